@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli.h - the reviewbot subcommands. Each lives in bot/cmd_<name>.c and
+ * returns the process exit code: 0 success, 1 the work ran and reported a
+ * failure, 2 usage or configuration error. Only main.c calls exit().
+ */
+#ifndef RB_BOT_CLI_H
+#define RB_BOT_CLI_H
+
+#include <stdbool.h>
+
+enum { RB_EXIT_OK = 0, RB_EXIT_FAIL = 1, RB_EXIT_USAGE = 2 };
+
+struct rb_cmd {
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv);
+};
+
+int cmd_review(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_check_config(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_series(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_maintainers(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
+
+/* True when argv holds -h or --help before any "--". */
+bool rb_cli_wants_help(int argc, char **argv);
+
+#endif

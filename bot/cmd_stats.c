@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+
+#include "bot/cli.h"
+#include "util/banned.h"
+
+int cmd_stats(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "reviewbot: this command is not implemented yet\n");
+	return RB_EXIT_FAIL;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * config.h - the validated configuration, loaded from YAML with libyaml.
+ * config.yaml at the top of the project is the commented reference of
+ * every key. An unknown key, a wrong type or a bad value is reported as
+ * "FILE:LINE:COL: <key path>: message"; all errors are collected, not only
+ * the first. Secrets come only from *_file or *_env keys; the config keeps
+ * the secret's value in memory but never logs or prints it.
+ */
+#ifndef RB_BOT_CONFIG_H
+#define RB_BOT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum rb_source_type {
+	RB_SRC_IMAP,
+	RB_SRC_NNTP,
+	RB_SRC_MBOX,
+	RB_SRC_MAILDIR,
+	RB_SRC_EML,
+	RB_SRC_STDIN
+};
+
+struct rb_source_config {
+	enum rb_source_type type;
+	char *name; /* defaults to "<type><index>" */
+	char *url; /* imap://, imaps://, nntp://, nntps:// */
+	char *user;
+	char *password; /* read from password_file; never logged */
+	char **mailboxes; /* IMAP */
+	size_t n_mailboxes;
+	char **groups; /* NNTP */
+	size_t n_groups;
+	char *path; /* mbox, maildir, eml */
+	bool tls_verify; /* default true */
+	bool starttls; /* "required" (true, default) or "off" */
+	char *ca_file;
+	int poll_seconds; /* default 300 */
+};
+
+struct rb_tree_config {
+	char *name; /* "mm-unstable", "linux-next", "mainline" */
+	char *path; /* a local git repository */
+	char *url; /* where to fetch it from, or NULL */
+	char *branch; /* the ref to review on; default HEAD */
+	int fetch_minutes; /* default 60; 0: never fetch */
+};
+
+enum rb_mode {
+	RB_MODE_OFF,
+	RB_MODE_SHADOW,
+	RB_MODE_ADVISORY,
+	RB_MODE_BLOCKING
+};
+enum rb_severity {
+	RB_SEV_INFO,
+	RB_SEV_LOW,
+	RB_SEV_MEDIUM,
+	RB_SEV_HIGH,
+	RB_SEV_CRITICAL
+};
+
+enum rb_recipient {
+	RB_RCPT_AUTHOR = 1 << 0,
+	RB_RCPT_MAINTAINERS = 1 << 1,
+	RB_RCPT_LIST = 1 << 2,
+};
+
+struct rb_policy {
+	char *name; /* "default" or a MAINTAINERS section name or a list id */
+	enum rb_mode mode;
+	char **bases; /* tree names, in order */
+	size_t n_bases;
+	unsigned recipients; /* enum rb_recipient bits */
+	int embargo_minutes;
+	enum rb_severity min_severity;
+	int max_findings; /* per patch */
+	bool send_when_empty;
+	bool report_apply_failures; /* to the author only; default true */
+	char **skip_authors;
+	size_t n_skip_authors;
+	char **checkpatch_ignore; /* checkpatch types to drop */
+	size_t n_checkpatch_ignore;
+	char *blocking_text; /* what "blocking" means for this subsystem */
+	int suppress_similar; /* N rejected like it: suppress; 0 = off */
+	bool require_dkim; /* verdict replies must pass DKIM */
+	char *templates_dir; /* per-subsystem template overrides, or NULL */
+};
+
+struct rb_model_config {
+	char *provider; /* "openai", "anthropic", "command", "none" */
+	char *url;
+	char *name;
+	char *api_key; /* from api_key_env or api_key_file; never logged */
+	char *command;
+	char *max_tokens_field; /* "max_tokens" or "max_completion_tokens" */
+	int max_tokens;
+	int timeout_seconds;
+	int concurrency;
+	int max_retries;
+	double cost_per_mtok_in, cost_per_mtok_out;
+	bool keep_uncertain;
+	int max_findings; /* per patch, default 3 */
+	int max_words; /* per patch, default 400 */
+};
+
+struct rb_config {
+	char *file; /* the path loaded, or NULL for the embedded defaults */
+
+	char *store_path; /* SQLite; default ./reviewbot.db */
+	char *store_url; /* postgresql://..., or NULL */
+
+	struct rb_source_config *sources;
+	size_t n_sources;
+	struct rb_tree_config *trees;
+	size_t n_trees;
+
+	char *smtp_url; /* NULL: write to the Maildir outbox */
+	char *smtp_from; /* also used as From: in the Maildir outbox */
+	char *smtp_user;
+	char *smtp_password;
+	bool smtp_starttls; /* "required" (true) or "off" */
+	char *smtp_ca_file;
+	char *outbox_maildir; /* default ./outbox */
+	char *kill_switch_file; /* sending stops while this file exists */
+	int rate_per_hour; /* global send limit, default 60 */
+	int rate_per_recipient_hour; /* default 10 */
+	int max_recipients; /* default 20 */
+
+	struct rb_model_config model;
+
+	struct rb_policy policy_default;
+	struct rb_policy *policies; /* policy.subsystems.<name> */
+	size_t n_policies;
+
+	char **admins;
+	size_t n_admins;
+	char **list_ids; /* the List-Id allow-list; empty: accept all */
+	size_t n_list_ids;
+	char **known_bots; /* sender addresses never reacted to */
+	size_t n_known_bots;
+	char *http_listen; /* default 127.0.0.1:8080; NULL: off */
+
+	size_t max_message_size; /* default 32 MiB */
+	int incomplete_wait_minutes; /* default 60 */
+	bool ack_verdicts; /* default false */
+	bool reply_to_cover; /* one summary reply to the cover letter */
+	int checkers_parallel;
+	bool checkpatch_strict;
+};
+
+/* One problem found in a config file. */
+struct rb_config_error {
+	int line, col; /* 1-based; 0 when not known */
+	char *msg; /* "policy.subsystems.MM.mdoe: unknown key" */
+};
+
+struct rb_config_errors {
+	struct rb_config_error *v;
+	size_t n;
+};
+
+/* The embedded defaults: no sources, SQLite, the Maildir outbox. */
+int rb_config_defaults(struct rb_config **out);
+
+/*
+ * Loads and validates @path. On success *out is owned by the caller. On
+ * failure returns -RB_ECONFIG and, when @errs is not NULL, fills it with
+ * every error found (free with rb_config_errors_release()).
+ */
+int rb_config_load(struct rb_config **out, const char *path,
+		   struct rb_config_errors *errs);
+/* Same, from memory; @name is used in messages. */
+int rb_config_load_mem(struct rb_config **out, const char *name,
+		       const char *yaml, size_t len,
+		       struct rb_config_errors *errs);
+void rb_config_free(struct rb_config *cfg);
+void rb_config_errors_release(struct rb_config_errors *errs);
+
+/* The policy for a subsystem or list name, else the default. Borrowed. */
+const struct rb_policy *rb_config_policy(const struct rb_config *cfg,
+					 const char *name);
+const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
+					    const char *name);
+
+const char *rb_mode_name(enum rb_mode m);
+const char *rb_severity_name(enum rb_severity s);
+/* Returns -1 for an unknown name. */
+int rb_severity_parse(const char *s);
+
+#endif

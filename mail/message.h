@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * message.h - one list mail, parsed (RFC 5322, RFC 2045-2049 MIME,
+ * RFC 2047 encoded words, RFC 3676 format=flowed) with libetpan, and the
+ * patch-mail subject grammar ("[RFC PATCH net-next v2 1/3] ...").
+ *
+ * Everything in these structs is owned by the struct and freed with it;
+ * all text is UTF-8 and NUL-terminated.
+ */
+#ifndef RB_MAIL_MESSAGE_H
+#define RB_MAIL_MESSAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rb_addr {
+	char *name; /* display name, decoded; may be NULL */
+	char *addr; /* local@domain */
+};
+
+struct rb_addr_list {
+	struct rb_addr *v;
+	size_t n;
+};
+
+/* What a subject line says about the mail. */
+struct rb_subject {
+	char *title; /* the subject without reply prefixes and [tags] */
+	char *tags; /* the text inside the patch brackets, or NULL */
+	char *subsystem; /* a tree tag such as "net-next", or NULL */
+	bool is_patch; /* [PATCH ...], PATCH n/m, [RFC ...] */
+	bool is_reply; /* Re:, Fwd:, AW:, 回复: ... */
+	bool is_rfc;
+	bool is_resend;
+	bool is_pull; /* [GIT PULL]: not a patch */
+	int version; /* 1 when not stated */
+	int index; /* 0 for a cover letter or a single patch */
+	int total; /* 0 when not stated (a single patch) */
+};
+
+/* Parses a decoded subject line. Never fails on content; -RB_ENOMEM only. */
+int rb_subject_parse(struct rb_subject *out, const char *subject);
+void rb_subject_release(struct rb_subject *s);
+
+struct rb_trailer {
+	char *key; /* as written: "Signed-off-by" */
+	char *value;
+};
+
+/* Problems found while parsing; reported, never silently "fixed". */
+enum rb_msg_problem {
+	RB_MSG_FLOWED = 1 << 0, /* format=flowed text/plain carrying a patch */
+	RB_MSG_WS_DAMAGE = 1 << 1, /* context lines lost their leading space */
+	RB_MSG_CRLF = 1 << 2, /* CRLF line endings in the body */
+	RB_MSG_BAD_BOUNDARY = 1 << 3, /* a MIME boundary we refused to parse */
+	RB_MSG_NO_MSGID = 1 << 4, /* Message-ID missing: a synthetic one */
+	RB_MSG_CHARSET = 1 << 5, /* a charset that could not be converted */
+};
+
+struct rb_message {
+	char *message_id; /* without the angle brackets */
+	char *in_reply_to; /* the first id of In-Reply-To, or NULL */
+	char **references; /* References, oldest first */
+	size_t n_references;
+	struct rb_addr from;
+	struct rb_addr_list to;
+	struct rb_addr_list cc;
+	char *date_raw; /* the Date header as sent, or NULL */
+	int64_t date; /* seconds since the epoch, 0 when unparseable */
+	char *list_id; /* the id inside List-Id's angle brackets, or NULL */
+	char *subject_raw; /* decoded, may hold any character */
+	struct rb_subject subject;
+
+	/* Loop rules (DESIGN.md fact 6). */
+	char *auto_submitted;
+	char *precedence;
+	char *x_reviewbot; /* our own X-Reviewbot-Series on our own mail */
+
+	char *body; /* the text/plain body, decoded to UTF-8, LF endings */
+	char *commit_msg; /* the body up to the "---" line (or the diff) */
+	struct rb_trailer *trailers; /* from commit_msg and after "---" */
+	size_t n_trailers;
+	char *diffstat; /* between "---" and the diff, or NULL */
+	char *patch; /* the unified diff text, or NULL: not a patch */
+	size_t patch_len;
+
+	unsigned problems; /* enum rb_msg_problem bits */
+	char *problem_text; /* human-readable, NULL when none */
+};
+
+struct rb_parse_opts {
+	size_t max_size; /* bytes; 0 means the default, 32 MiB */
+};
+#define RB_PARSE_OPTS_INIT \
+	{                  \
+		0          \
+	}
+#define RB_MSG_DEFAULT_MAX (32u << 20)
+
+/*
+ * Parses one raw message (LF or CRLF). *out is owned by the caller and
+ * freed with rb_message_free(). Fails with -RB_EPARSE (the reason is in
+ * rb_errmsg()) for mail that is not a message at all, -RB_ETOOBIG past the
+ * size cap; anything recoverable is noted in problems instead.
+ * A message without Message-ID gets a stable synthetic one derived from its
+ * content ("rb-<sha256 prefix>@reviewbot.invalid").
+ */
+int rb_message_parse(struct rb_message **out, const char *raw, size_t len,
+		     const struct rb_parse_opts *opts);
+void rb_message_free(struct rb_message *m);
+
+/* The value of the first trailer named @key (case-insensitive), or NULL. */
+const char *rb_message_trailer(const struct rb_message *m, const char *key);
+
+#endif

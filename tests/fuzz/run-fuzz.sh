@@ -1,0 +1,25 @@
+#!/bin/bash
+# run-fuzz.sh FUZZER NAME - runs a libFuzzer target for a bounded time over
+# seeds drawn from ../shared (never copied into the project tree).
+# A target may provide tests/fuzz/NAME.seeds.sh, which writes seed files
+# into the directory given as $1; otherwise the seeds are the first
+# messages of the linux-api corpus, one file each.
+set -eu
+fuzzer=$1
+name=$2
+here=$(cd "$(dirname "$0")" && pwd)
+shared=${RB_SHARED:-$here/../../../shared}
+work=$(mktemp -d "${TMPDIR:-/tmp}/rb-fuzz-$name.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/seeds" "$work/new"
+if [ -x "$here/$name.seeds.sh" ] || [ -f "$here/$name.seeds.sh" ]; then
+	bash "$here/$name.seeds.sh" "$work/seeds"
+else
+	xz -dc "$shared/corpus/linux-api.mbox.xz" | head -c 4000000 |
+		awk -v d="$work/seeds" '/^From /{n++} n{f=sprintf("%s/m%05d",d,n); print > f; if (n%50==0) close(f)}'
+fi
+# Bounded: RB_FUZZ_SECONDS (default 20) of mutation after the seeds ran.
+"$fuzzer" -max_total_time="${RB_FUZZ_SECONDS:-20}" -rss_limit_mb=2048 \
+	-max_len=65536 -timeout=10 -print_final_stats=1 \
+	"$work/new" "$work/seeds" 2>&1 | tail -n 15
+exit "${PIPESTATUS[0]}"

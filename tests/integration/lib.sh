@@ -1,0 +1,104 @@
+# lib.sh - helpers for integration tests: free loopback ports, servers
+# started, waited for and stopped by PID. Source it from a t_*.sh test.
+# Every server listens on 127.0.0.1 only. Exit 77 means "skipped".
+
+set -u
+RB_TEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rb-test.XXXXXX")
+RB_PIDS=""
+
+rb_cleanup()
+{
+	local p
+	for p in $RB_PIDS; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in $RB_PIDS; do
+		local i=0
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	[ -n "${RB_KEEP:-}" ] || rm -rf "$RB_TEST_DIR"
+}
+trap rb_cleanup EXIT
+
+# rb_free_port: prints a TCP port on 127.0.0.1 that nothing listens on.
+rb_free_port()
+{
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# rb_wait_port PORT [TRIES]: waits until 127.0.0.1:PORT accepts.
+rb_wait_port()
+{
+	local i=0 max=${2:-400}
+	until (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt "$max" ] && { echo "port $1 did not come up" >&2; return 1; }
+		sleep 0.025
+	done
+}
+
+# rb_start NAME CMD...: starts a server in the background, logs to
+# $RB_TEST_DIR/NAME.log, remembers its PID for rb_cleanup; prints the PID.
+rb_start()
+{
+	local name=$1
+	shift
+	"$@" >"$RB_TEST_DIR/$name.log" 2>&1 &
+	local pid=$!
+	RB_PIDS="$RB_PIDS $pid"
+	echo "$pid" >"$RB_TEST_DIR/$name.pid"
+}
+
+# rb_stop NAME: stops the server started as NAME, by its PID.
+rb_stop()
+{
+	local pid
+	pid=$(cat "$RB_TEST_DIR/$1.pid")
+	kill -TERM "$pid" 2>/dev/null || true
+	local i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+rb_skip() { echo "SKIP: $*"; exit 77; }
+rb_fail() { echo "FAIL: $*" >&2; exit 1; }
+rb_need() { command -v "$1" >/dev/null 2>&1 || rb_skip "$1 not installed"; }
+
+# rb_start_aiosmtpd DIR: an SMTP sink writing a Maildir; sets RB_SMTP_PORT.
+rb_start_aiosmtpd()
+{
+	RB_SMTP_PORT=$(rb_free_port)
+	mkdir -p "$1"
+	rb_start aiosmtpd /usr/bin/python3 -m aiosmtpd -n \
+		-l "127.0.0.1:$RB_SMTP_PORT" -c aiosmtpd.handlers.Mailbox "$1"
+	rb_wait_port "$RB_SMTP_PORT"
+}
+
+# rb_start_dovecot [tls]: Dovecot IMAP+LMTP from ../shared/rig on free
+# ports; sets RB_IMAP_PORT, RB_LMTP_PORT (and RB_IMAPS_PORT with tls) and
+# RB_DOVECOT_CONF. The user is bot / botpass.
+rb_start_dovecot()
+{
+	local rig=${RB_SHARED}/rig conf=dovecot.conf d=$RB_TEST_DIR/dovecot
+	[ "${1:-}" = tls ] && conf=dovecot-tls.conf
+	rb_need dovecot
+	mkdir -p "$d/run" "$d/state" "$RB_TEST_DIR/mail"
+	chmod 0777 "$RB_TEST_DIR/mail"
+	cp "$rig/passwd" "$d/passwd"
+	RB_IMAP_PORT=$(rb_free_port)
+	RB_LMTP_PORT=$(rb_free_port)
+	RB_IMAPS_PORT=$(rb_free_port)
+	sed -e "s#@RIG@#$RB_TEST_DIR#g" -e "s/10143/$RB_IMAP_PORT/" \
+		-e "s/10024/$RB_LMTP_PORT/" -e "s/10993/$RB_IMAPS_PORT/" \
+		"$rig/$conf" >"$d/dovecot.conf"
+	RB_DOVECOT_CONF=$d/dovecot.conf
+	rb_start dovecot dovecot -F -c "$d/dovecot.conf"
+	rb_wait_port "$RB_IMAP_PORT"
+	rb_wait_port "$RB_LMTP_PORT"
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * log.h - structured logs: one line per event, "ts=... level=... event=...
+ * key=value ...", on stderr. Values with spaces or quotes are quoted, and
+ * control characters from mail are escaped, so a log line is always one
+ * line. Secrets are never passed here.
+ */
+#ifndef RB_UTIL_LOG_H
+#define RB_UTIL_LOG_H
+
+enum rb_log_level { RB_LOG_DEBUG, RB_LOG_INFO, RB_LOG_WARN, RB_LOG_ERROR };
+
+void rb_log_set_level(enum rb_log_level lvl);
+/* Silences logging below ERROR (for CLI commands that print results). */
+void rb_log_set_quiet(int quiet);
+
+/*
+ * Logs @event with key/value pairs given as alternating const char *
+ * arguments, terminated by NULL: rb_log(RB_LOG_INFO, "msg.stored",
+ * "id", mid, "source", name, NULL).
+ */
+void rb_log(enum rb_log_level lvl, const char *event, ...)
+	__attribute__((sentinel));
+
+#endif
