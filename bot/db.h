@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * db.h - the SQL driver under the store: one table of operations, two
+ * backends (SQLite, the embedded default, and PostgreSQL through libpq for
+ * workers on several machines). The store writes its SQL once, with '?'
+ * placeholders and the subset of SQL both engines share (ON CONFLICT,
+ * RETURNING); the drivers translate placeholders and map errors to
+ * -RB_ESTORE with the engine's message.
+ */
+#ifndef RB_BOT_DB_H
+#define RB_BOT_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rb_dbt { RB_DBT_NULL, RB_DBT_INT, RB_DBT_TEXT, RB_DBT_BLOB };
+
+/* A parameter or a column value. Strings are borrowed. */
+struct rb_dbv {
+	enum rb_dbt t;
+	int64_t i;
+	const char *s; /* TEXT (NUL-terminated) or BLOB (len bytes) */
+	size_t len;
+};
+
+#define RB_DB_INT(v) ((struct rb_dbv){ .t = RB_DBT_INT, .i = (v) })
+#define RB_DB_TEXT(v) \
+	((struct rb_dbv){ .t = (v) ? RB_DBT_TEXT : RB_DBT_NULL, .s = (v) })
+#define RB_DB_BLOB(p, n) \
+	((struct rb_dbv){ .t = RB_DBT_BLOB, .s = (p), .len = (n) })
+#define RB_DB_NULL ((struct rb_dbv){ .t = RB_DBT_NULL })
+
+struct rb_db;
+
+/* A result row; values are valid only during the callback. */
+struct rb_dbrow {
+	size_t n;
+	const struct rb_dbv *v;
+};
+
+/* Return 0 to go on, 1 to stop early (not an error), <0 to fail. */
+typedef int (*rb_dbrow_fn)(const struct rb_dbrow *row, void *payload);
+
+struct rb_db_ops {
+	const char *name; /* "sqlite", "postgresql" */
+	void (*close)(struct rb_db *db);
+	/* Runs @sql (several statements allowed only when n == 0). */
+	int (*exec)(struct rb_db *db, const char *sql,
+		    const struct rb_dbv *params, size_t n);
+	/* Runs one statement and calls @fn for each row. */
+	int (*query)(struct rb_db *db, const char *sql,
+		     const struct rb_dbv *params, size_t n, rb_dbrow_fn fn,
+		     void *payload);
+	/* BEGIN that takes the write lock at once where the engine has one. */
+	int (*begin)(struct rb_db *db);
+	int (*commit)(struct rb_db *db);
+	int (*rollback)(struct rb_db *db);
+	/* Rows changed by the last exec. */
+	int64_t (*changes)(struct rb_db *db);
+	/* SQL text for "claim one row": "" for SQLite, " FOR UPDATE SKIP
+	 * LOCKED" for PostgreSQL, appended to the claim subquery. */
+	const char *skip_locked;
+	/* The column type of an auto-increment key in CREATE TABLE. */
+	const char *autoid;
+	const char *blob;
+};
+
+struct rb_db {
+	const struct rb_db_ops *ops;
+};
+
+/* Opens "postgresql://..." / "postgres://..." with libpq, else a SQLite
+ * file path (WAL, synchronous=FULL, busy timeout). */
+int rb_db_open(struct rb_db **out, const char *path_or_url);
+int rb_db_sqlite_open(struct rb_db **out, const char *path);
+int rb_db_pg_open(struct rb_db **out, const char *url);
+
+static inline void rb_db_close(struct rb_db *db)
+{
+	if (db)
+		db->ops->close(db);
+}
+
+/* Convenience: the first column of the first row as an integer. */
+int rb_db_query_int(struct rb_db *db, int64_t *out, const char *sql,
+		    const struct rb_dbv *params, size_t n);
+/* The first column of the first row as a malloc'd string (NULL if none). */
+int rb_db_query_text(struct rb_db *db, char **out, const char *sql,
+		     const struct rb_dbv *params, size_t n);
+
+#endif

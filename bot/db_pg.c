@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * db_pg.c - the PostgreSQL backend (libpq), for a queue that workers on
+ * several machines share. Placeholders '?' become $1..$n; parameters go
+ * as text, except blobs, which go binary. Results come back as text;
+ * bytea columns are unescaped, integer columns parsed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libpq-fe.h>
+
+#include "bot/db.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+#define OID_BYTEA 17
+#define OID_INT8 20
+#define OID_INT2 21
+#define OID_INT4 23
+
+struct pg_db {
+	struct rb_db base;
+	PGconn *c;
+	int64_t changes;
+};
+
+static struct pg_db *P(struct rb_db *db)
+{
+	return (struct pg_db *)db;
+}
+
+/* '?' outside quotes becomes $N. */
+static int translate(struct rb_buf *out, const char *sql)
+{
+	int n = 0, ret = 0;
+	char q = 0;
+
+	for (; *sql && !ret; sql++) {
+		if (q) {
+			if (*sql == q)
+				q = 0;
+			ret = rb_buf_putc(out, *sql);
+		} else if (*sql == '\'' || *sql == '"') {
+			q = *sql;
+			ret = rb_buf_putc(out, *sql);
+		} else if (*sql == '?') {
+			ret = rb_buf_printf(out, "$%d", ++n);
+		} else {
+			ret = rb_buf_putc(out, *sql);
+		}
+	}
+	return ret;
+}
+
+static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
+		  size_t n, rb_dbrow_fn fn, void *payload)
+{
+	struct pg_db *d = P(db);
+	struct rb_buf q = RB_BUF_INIT(1 << 20);
+	const char *vals[64];
+	int lens[64], fmts[64];
+	char nums[64][24];
+	struct rb_dbv row_v[32];
+	struct rb_dbrow row = { 0, row_v };
+	unsigned char *un[32] = { 0 };
+	PGresult *r = NULL;
+	ExecStatusType st;
+	int ret = 0, i, j, nrows, ncols;
+	size_t k;
+
+	if (n > 64)
+		return rb_err(RB_EINVAL, "too many SQL parameters");
+	ret = translate(&q, sql);
+	if (ret)
+		goto out;
+	for (k = 0; k < n; k++) {
+		fmts[k] = 0;
+		lens[k] = 0;
+		switch (p[k].t) {
+		case RB_DBT_NULL:
+			vals[k] = NULL;
+			break;
+		case RB_DBT_INT:
+			snprintf(nums[k], sizeof(nums[k]), "%lld",
+				 (long long)p[k].i);
+			vals[k] = nums[k];
+			break;
+		case RB_DBT_TEXT:
+			vals[k] = p[k].s;
+			break;
+		case RB_DBT_BLOB:
+			vals[k] = p[k].s ? p[k].s : "";
+			lens[k] = (int)p[k].len;
+			fmts[k] = 1;
+			break;
+		}
+	}
+	if (n == 0 && !fn)
+		r = PQexec(d->c, q.ptr);
+	else
+		r = PQexecParams(d->c, q.ptr, (int)n, NULL, vals, lens, fmts,
+				 0);
+	st = PQresultStatus(r);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		ret = rb_err(RB_ESTORE, "postgresql: %s",
+			     PQresultErrorMessage(r));
+		goto out;
+	}
+	d->changes = strtoll(PQcmdTuples(r), NULL, 10);
+	if (!fn || st != PGRES_TUPLES_OK)
+		goto out;
+	nrows = PQntuples(r);
+	ncols = PQnfields(r);
+	if (ncols > 32)
+		ncols = 32;
+	for (i = 0; i < nrows; i++) {
+		for (j = 0; j < ncols; j++) {
+			struct rb_dbv *v = &row_v[j];
+			Oid t = PQftype(r, j);
+
+			memset(v, 0, sizeof(*v));
+			PQfreemem(un[j]);
+			un[j] = NULL;
+			if (PQgetisnull(r, i, j)) {
+				v->t = RB_DBT_NULL;
+			} else if (t == OID_INT8 || t == OID_INT4 ||
+				   t == OID_INT2) {
+				v->t = RB_DBT_INT;
+				v->i = strtoll(PQgetvalue(r, i, j), NULL, 10);
+			} else if (t == OID_BYTEA) {
+				size_t len = 0;
+
+				un[j] = PQunescapeBytea(
+					(const unsigned char *)PQgetvalue(r, i,
+									  j),
+					&len);
+				v->t = RB_DBT_BLOB;
+				v->s = (const char *)un[j];
+				v->len = len;
+			} else {
+				v->t = RB_DBT_TEXT;
+				v->s = PQgetvalue(r, i, j);
+				v->len = (size_t)PQgetlength(r, i, j);
+			}
+		}
+		row.n = (size_t)ncols;
+		ret = fn(&row, payload);
+		if (ret) {
+			ret = ret > 0 ? 0 : ret;
+			break;
+		}
+	}
+out:
+	for (j = 0; j < 32; j++)
+		PQfreemem(un[j]);
+	PQclear(r);
+	rb_buf_release(&q);
+	return ret;
+}
+
+static int pg_exec(struct rb_db *db, const char *sql, const struct rb_dbv *p,
+		   size_t n)
+{
+	return pg_run(db, sql, p, n, NULL, NULL);
+}
+
+static int pg_begin(struct rb_db *db)
+{
+	return pg_exec(db, "BEGIN", NULL, 0);
+}
+
+static int pg_commit(struct rb_db *db)
+{
+	return pg_exec(db, "COMMIT", NULL, 0);
+}
+
+static int pg_rollback(struct rb_db *db)
+{
+	return pg_exec(db, "ROLLBACK", NULL, 0);
+}
+
+static int64_t pg_changes(struct rb_db *db)
+{
+	return P(db)->changes;
+}
+
+static void pg_close(struct rb_db *db)
+{
+	PQfinish(P(db)->c);
+	free(db);
+}
+
+static const struct rb_db_ops pg_ops = {
+	.name = "postgresql",
+	.close = pg_close,
+	.exec = pg_exec,
+	.query = pg_run,
+	.begin = pg_begin,
+	.commit = pg_commit,
+	.rollback = pg_rollback,
+	.changes = pg_changes,
+	.skip_locked = " FOR UPDATE SKIP LOCKED",
+	.autoid = "BIGSERIAL PRIMARY KEY",
+	.blob = "BYTEA",
+};
+
+int rb_db_pg_open(struct rb_db **out, const char *url)
+{
+	struct pg_db *d = calloc(1, sizeof(*d));
+	int ret;
+
+	if (!d)
+		return rb_err(RB_ENOMEM, "out of memory");
+	d->base.ops = &pg_ops;
+	d->c = PQconnectdb(url);
+	if (PQstatus(d->c) != CONNECTION_OK) {
+		/* The URL may hold a password: do not echo it. */
+		ret = rb_err(RB_EAGAIN, "postgresql: cannot connect: %s",
+			     PQerrorMessage(d->c));
+		PQfinish(d->c);
+		free(d);
+		return ret;
+	}
+	pg_exec(&d->base, "SET client_min_messages = warning", NULL, 0);
+	*out = &d->base;
+	return 0;
+}
