@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * store.h - the durable state of reviewbot: raw messages, series, apply
+ * attempts, findings, reviews, the outbox, verdicts and the job table that
+ * drives the stages. Every stage reads its input from the store and writes
+ * its output in one transaction, so that a crash or kill -9 at any point
+ * resumes without loss or repetition.
+ *
+ * The schema is versioned; migrations run in order inside a transaction
+ * (rb_store_migrate). The same SQL runs on SQLite and PostgreSQL (bot/db.h).
+ */
+#ifndef RB_BOT_STORE_H
+#define RB_BOT_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bot/db.h"
+
+struct rb_store {
+	struct rb_db *db;
+	char *where; /* path or URL with any password removed, for messages */
+	int lock_fd; /* the single-owner lock of a SQLite store, or -1 */
+};
+
+#define RB_SCHEMA_VERSION 1
+
+/*
+ * Opens the store and runs pending migrations. For SQLite, takes an
+ * exclusive lock on "<path>.lock" so that one process owns the store:
+ * -RB_ELOCKED when another holds it. With @shared (workers on
+ * PostgreSQL) no lock is taken.
+ */
+int rb_store_open(struct rb_store **out, const char *path_or_url, bool shared);
+void rb_store_close(struct rb_store *st);
+
+/* Creates or upgrades the schema; @from and @to report the versions before and after. */
+int rb_store_migrate(struct rb_store *st, int *from, int *to);
+
+int rb_store_begin(struct rb_store *st);
+int rb_store_commit(struct rb_store *st);
+void rb_store_rollback(struct rb_store *st);
+
+/* The clock: time(NULL), or RB_NOW from the environment, for tests and replay. */
+int64_t rb_now(void);
+
+/* --- messages --- */
+
+/*
+ * Stores a raw message under @message_id (or, when NULL, a key derived
+ * from the bytes) unless one with that id is already stored. Returns 0 when
+ * stored, -RB_EEXISTS when it was there already (a duplicate or a
+ * cross-post). Commits before returning unless inside a transaction.
+ */
+int rb_store_add_raw(struct rb_store *st, const char *message_id,
+		     const char *raw, size_t len, const char *origin);
+
+/* Records a message that cannot be stored as mail (too big, unreadable). */
+int rb_store_add_bad(struct rb_store *st, const char *origin,
+		     const char *reason, const char *raw, size_t len);
+
+struct rb_msgrow {
+	char *message_id;
+	char *origin;
+	char *raw;
+	size_t len;
+};
+void rb_msgrow_release(struct rb_msgrow *m);
+
+/* Calls @fn for each message in state 'new', oldest first. */
+int rb_store_each_new(struct rb_store *st,
+		      int (*fn)(struct rb_msgrow *m, void *payload),
+		      void *payload);
+
+/* Marks a message parsed with its metadata, or malformed with a reason. */
+struct rb_msgmeta {
+	const char *kind; /* "patch", "cover", "reply", "other", "ignored" */
+	const char *subject;
+	const char *from_addr;
+	const char *from_name;
+	int64_t date;
+	const char *list_id;
+	const char *in_reply_to;
+	const char *references; /* space-separated */
+	int version, idx, total;
+	const char *change_id;
+	const char *reason; /* why ignored/malformed, or NULL */
+};
+int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
+			 const struct rb_msgmeta *meta);
+int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
+			    const char *reason);
+
+/* Reads a stored message's raw bytes (caller frees m). */
+int rb_store_get_raw(struct rb_store *st, const char *message_id,
+		     struct rb_msgrow *m);
+
+/* Calls @fn with each parsed patch/cover/reply message's metadata. */
+int rb_store_each_meta(struct rb_store *st,
+		       int (*fn)(const struct rb_msgmeta *meta,
+				 const char *message_id, void *payload),
+		       void *payload);
+
+/* --- series --- */
+
+struct rb_series;
+/* Inserts or updates a series and its patch list from assembly. */
+int rb_store_put_series(struct rb_store *st, const struct rb_series *s);
+int rb_store_series_state(struct rb_store *st, const char *series_id,
+			  char **state);
+int rb_store_set_series_state(struct rb_store *st, const char *series_id,
+			      const char *state, const char *detail);
+
+/* --- jobs: the stage queue --- */
+
+struct rb_job {
+	int64_t id;
+	char *kind; /* "review", ... */
+	char *key; /* the series id */
+	int attempts;
+};
+void rb_job_release(struct rb_job *j);
+
+/* Enqueues once per (kind, key); -RB_EEXISTS when already there. */
+int rb_store_job_add(struct rb_store *st, const char *kind, const char *key,
+		     int64_t not_before);
+/*
+ * Claims the oldest ready job (or one whose lease expired) for @owner for
+ * @lease_seconds: -RB_ENOTFOUND when there is none.
+ */
+int rb_store_job_claim(struct rb_store *st, const char *owner,
+		       int lease_seconds, struct rb_job *out);
+int rb_store_job_done(struct rb_store *st, int64_t id, const char *error);
+/* Puts a claimed job back for later (a temporary failure). */
+int rb_store_job_retry(struct rb_store *st, int64_t id, int64_t not_before,
+		       const char *error);
+
+/* --- apply attempts, findings, reviews --- */
+
+int rb_store_add_attempt(struct rb_store *st, const char *series_id,
+			 const char *base_name, const char *base_commit,
+			 bool ok, int failed_patch, const char *failed_file,
+			 int failed_hunk, const char *reason);
+
+struct rb_finding;
+/* Stores a finding of a review with its id "Fn" and state. */
+int rb_store_add_finding(struct rb_store *st, const char *series_id,
+			 const char *review_msgid, const char *fid,
+			 const struct rb_finding *f, const char *state);
+
+/* True when a verdict marked this fingerprint a false positive. */
+int rb_store_fingerprint_rejected(struct rb_store *st, const char *fp,
+				  bool *out);
+
+/*
+ * Stores a review and its outgoing mail in the outbox (state queued, or
+ * held until @send_after). Unique by the mail's Message-ID: -RB_EEXISTS
+ * when that mail is already there.
+ */
+struct rb_outmail {
+	const char *message_id;
+	const char *series_id;
+	const char *kind; /* "review", "apply-failure", "incomplete", ... */
+	int patch_idx;
+	const char *env_from;
+	const char *rcpts; /* newline-separated envelope recipients */
+	const char *bytes;
+	size_t len;
+	int words; /* words of commentary */
+	int64_t send_after;
+	const char *policy;
+};
+int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m);
+
+/* --- outbox --- */
+
+struct rb_outrow {
+	char *message_id;
+	char *env_from;
+	char *rcpts;
+	char *bytes;
+	size_t len;
+	int attempts;
+};
+void rb_outrow_release(struct rb_outrow *o);
+
+/* Moves the next due mail from queued to sending and returns it. */
+int rb_store_outbox_next(struct rb_store *st, struct rb_outrow *out);
+int rb_store_outbox_sent(struct rb_store *st, const char *message_id);
+/* A temporary failure: back to queued at @next; permanent: failed. */
+int rb_store_outbox_failed(struct rb_store *st, const char *message_id,
+			   bool permanent, int64_t next, const char *error);
+/* Mails left in 'sending' by a crash go back to 'queued' (resend is
+ * byte-identical, and the receiver drops the duplicate by Message-ID). */
+int rb_store_outbox_recover(struct rb_store *st);
+
+/* Mails sent in the last @seconds, globally or to @rcpt (rate limits). */
+int rb_store_outbox_sent_since(struct rb_store *st, const char *rcpt,
+			       int64_t since, int64_t *out);
+
+/* --- source state --- */
+int rb_store_source_get(struct rb_store *st, const char *source,
+			const char *mailbox, int64_t *validity, int64_t *last);
+int rb_store_source_set(struct rb_store *st, const char *source,
+			const char *mailbox, int64_t validity, int64_t last);
+
+#endif
