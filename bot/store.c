@@ -562,6 +562,98 @@ int rb_store_set_series_state(struct rb_store *st, const char *series_id,
 		    RB_DB_TEXT(series_id));
 }
 
+void rb_series_row_release(struct rb_series_row *r)
+{
+	int i;
+
+	if (r->msgids)
+		for (i = 0; i <= r->total; i++)
+			free(r->msgids[i]);
+	free(r->msgids);
+	free(r->id);
+	free(r->title);
+	free(r->author);
+	free(r->state);
+	free(r->previous);
+	memset(r, 0, sizeof(*r));
+}
+
+static int series_row(const struct rb_dbrow *row, void *payload)
+{
+	struct rb_series_row *r = payload;
+
+	r->id = dupv(&row->v[0]);
+	r->version = (int)row->v[1].i;
+	r->total = (int)row->v[2].i;
+	r->title = dupv(&row->v[3]);
+	r->author = dupv(&row->v[4]);
+	r->state = dupv(&row->v[5]);
+	r->previous = dupv(&row->v[6]);
+	r->last_date = row->v[7].i;
+	return 1;
+}
+
+static int patch_row(const struct rb_dbrow *row, void *payload)
+{
+	struct rb_series_row *r = payload;
+	int64_t idx = row->v[0].i;
+
+	if (idx >= 0 && idx <= r->total && !r->msgids[idx])
+		r->msgids[idx] = dupv(&row->v[1]);
+	return 0;
+}
+
+int rb_store_series_load(struct rb_store *st, const char *series_id,
+			 struct rb_series_row *out)
+{
+	struct rb_series_row r = { 0 };
+	struct rb_dbv p = RB_DB_TEXT(series_id);
+	int ret;
+
+	ret = st->db->ops->query(st->db,
+				 "SELECT id, version, total, title, author,"
+				 " state, previous, last_date FROM series"
+				 " WHERE id = ?",
+				 &p, 1, series_row, &r);
+	if (!ret && !r.id)
+		ret = rb_err(RB_ENOTFOUND, "series <%s> is not stored",
+			     series_id);
+	if (ret)
+		goto fail;
+	if (r.total < 0 || r.total > 10000) {
+		ret = rb_err(RB_EINVAL, "series <%s>: bad total %d", series_id,
+			     r.total);
+		goto fail;
+	}
+	r.msgids = calloc((size_t)r.total + 1, sizeof(*r.msgids));
+	if (!r.msgids) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto fail;
+	}
+	ret = st->db->ops->query(st->db,
+				 "SELECT idx, message_id FROM patches"
+				 " WHERE series_id = ? ORDER BY idx",
+				 &p, 1, patch_row, &r);
+	if (ret)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	rb_series_row_release(&r);
+	return ret;
+}
+
+int rb_store_series_applied(struct rb_store *st, const char *series_id,
+			    const char *base_name, const char *base_commit,
+			    const char *applied_commit)
+{
+	return EXEC(st,
+		    "UPDATE series SET base_name = ?, base_commit = ?,"
+		    " applied_commit = ? WHERE id = ?",
+		    RB_DB_TEXT(base_name), RB_DB_TEXT(base_commit),
+		    RB_DB_TEXT(applied_commit), RB_DB_TEXT(series_id));
+}
+
 /* --- jobs --- */
 
 void rb_job_release(struct rb_job *j)

@@ -112,6 +112,26 @@ int rb_store_series_state(struct rb_store *st, const char *series_id,
 int rb_store_set_series_state(struct rb_store *st, const char *series_id,
 			      const char *state, const char *detail);
 
+/* A stored series with the Message-IDs of its parts. */
+struct rb_series_row {
+	char *id;
+	int version;
+	int total;
+	char *title;
+	char *author;
+	char *state;
+	char *previous;
+	int64_t last_date;
+	char **msgids; /* [0] the cover or NULL, [i] patch i or NULL */
+};
+void rb_series_row_release(struct rb_series_row *r);
+int rb_store_series_load(struct rb_store *st, const char *series_id,
+			 struct rb_series_row *out);
+/* Records where the series was applied. */
+int rb_store_series_applied(struct rb_store *st, const char *series_id,
+			    const char *base_name, const char *base_commit,
+			    const char *applied_commit);
+
 /* --- jobs: the stage queue --- */
 
 struct rb_job {
