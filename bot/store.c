@@ -45,6 +45,7 @@ static const char *const migrations[] = {
 	" complete INTEGER NOT NULL DEFAULT 0, last_date BIGINT,"
 	" first_seen BIGINT NOT NULL, updated_at BIGINT NOT NULL,"
 	" state TEXT NOT NULL DEFAULT 'waiting', detail TEXT,"
+	" subsystem TEXT, list_id TEXT,"
 	" base_name TEXT, base_commit TEXT, applied_commit TEXT);"
 	"CREATE TABLE patches ("
 	" series_id TEXT NOT NULL, idx INTEGER NOT NULL,"
@@ -58,6 +59,10 @@ static const char *const migrations[] = {
 	" message_id TEXT PRIMARY KEY," /* the outgoing mail */
 	" series_id TEXT NOT NULL, kind TEXT NOT NULL,"
 	" patch_idx INTEGER NOT NULL, policy TEXT, words INTEGER,"
+	" findings INTEGER, subsystem TEXT, model TEXT,"
+	" tokens_in BIGINT, tokens_out BIGINT,"
+	" cost BIGINT," /* micro-dollars */
+	" latency BIGINT," /* seconds from the last patch to the review */
 	" created_at BIGINT NOT NULL,"
 	" UNIQUE (series_id, kind, patch_idx));"
 	"CREATE TABLE findings ("
@@ -643,6 +648,15 @@ fail:
 	return ret;
 }
 
+int rb_store_series_subsystem(struct rb_store *st, const char *series_id,
+			      const char *subsystem, const char *list_id)
+{
+	return EXEC(st,
+		    "UPDATE series SET subsystem = ?, list_id = ? WHERE id = ?",
+		    RB_DB_TEXT(subsystem), RB_DB_TEXT(list_id),
+		    RB_DB_TEXT(series_id));
+}
+
 int rb_store_series_applied(struct rb_store *st, const char *series_id,
 			    const char *base_name, const char *base_commit,
 			    const char *applied_commit)
@@ -807,11 +821,18 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 
 	ret = EXEC(st,
 		   "INSERT INTO reviews (message_id, series_id, kind,"
-		   " patch_idx, policy, words, created_at)"
-		   " VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+		   " patch_idx, policy, words, findings, subsystem, model,"
+		   " tokens_in, tokens_out, cost, latency, created_at)"
+		   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+		   " ON CONFLICT DO NOTHING",
 		   RB_DB_TEXT(m->message_id), RB_DB_TEXT(m->series_id),
 		   RB_DB_TEXT(m->kind), RB_DB_INT(m->patch_idx),
-		   RB_DB_TEXT(m->policy), RB_DB_INT(m->words), RB_DB_INT(now));
+		   RB_DB_TEXT(m->policy), RB_DB_INT(m->words),
+		   RB_DB_INT(m->findings), RB_DB_TEXT(m->subsystem),
+		   RB_DB_TEXT(m->model), RB_DB_INT(m->tokens_in),
+		   RB_DB_INT(m->tokens_out),
+		   RB_DB_INT((int64_t)(m->cost * 1e6)), RB_DB_INT(m->latency),
+		   RB_DB_INT(now));
 	if (ret)
 		return ret;
 	if (!st->db->ops->changes(st->db))

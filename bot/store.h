@@ -127,6 +127,9 @@ struct rb_series_row {
 void rb_series_row_release(struct rb_series_row *r);
 int rb_store_series_load(struct rb_store *st, const char *series_id,
 			 struct rb_series_row *out);
+/* Records the subsystem (MAINTAINERS section) whose policy applies. */
+int rb_store_series_subsystem(struct rb_store *st, const char *series_id,
+			      const char *subsystem, const char *list_id);
 /* Records where the series was applied. */
 int rb_store_series_applied(struct rb_store *st, const char *series_id,
 			    const char *base_name, const char *base_commit,
@@ -188,8 +191,14 @@ struct rb_outmail {
 	const char *bytes;
 	size_t len;
 	int words; /* words of commentary */
+	int findings; /* findings in this mail */
 	int64_t send_after;
 	const char *policy;
+	const char *subsystem; /* the MAINTAINERS section whose policy ruled */
+	const char *model; /* the model used, or NULL */
+	int64_t tokens_in, tokens_out;
+	double cost;
+	int64_t latency; /* seconds from the last patch to this review */
 };
 int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m);
 
