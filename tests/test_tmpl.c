@@ -57,6 +57,7 @@ static void test_vars(void **state)
 	check("{{a.x.c}}", "{\"a\":{\"b\":{\"c\":\"deep\"}}}", "");
 	check("no tags at all\n", NULL, "no tags at all\n");
 	check("{{! a comment }}x", NULL, "x");
+	check("a\n{{! a comment\n   over lines }}\nb", NULL, "a\nb");
 	check("", NULL, "");
 }
 

@@ -157,15 +157,17 @@ static int parse(struct rb_tmpl *t)
 				      t->name, line);
 		inner_end = (size_t)(close - src);
 		tag_end = inner_end + (triple ? 3 : 2);
-		if (memchr(src + inner, '\n', inner_end - inner))
-			return rb_err(RB_EPARSE,
-				      "%s:%d: a tag must not span lines",
-				      t->name, line);
 		if (!triple && inner < inner_end &&
 		    strchr("#^/!&>=", src[inner])) {
 			sigil = src[inner];
 			inner++;
 		}
+		/* Only a comment may span lines. */
+		if (sigil != '!' &&
+		    memchr(src + inner, '\n', inner_end - inner))
+			return rb_err(RB_EPARSE,
+				      "%s:%d: a tag must not span lines",
+				      t->name, line);
 		if (sigil == '>')
 			return rb_err(RB_EPARSE,
 				      "%s:%d: partials are not supported",

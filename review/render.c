@@ -1,0 +1,1181 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * render.c - the mail bodies (see render.h): the data each template gets,
+ * the choice of quoted lines, and the 72-column layout pass.
+ */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "review/diff.h"
+#include "review/render.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/tmpl.h"
+#include "util/banned.h"
+
+/* Lines of new-side context quoted on each side of a finding's line. */
+#define QUOTE_CONTEXT 2
+/* A rendered mail body never needs more than this before layout. */
+#define RENDER_MAX (4u << 20)
+
+/* How untrusted text is cleaned (see clean()). */
+enum {
+	CL_TABS = 1 << 0, /* keep tabs (quoted code) */
+	CL_PARA = 1 << 1, /* prose: collapse blanks, keep paragraph breaks */
+	CL_LINE = 1 << 2, /* one line: newlines become spaces */
+};
+
+static const char *const trailers[] = { "reviewed-by:", "acked-by:",
+					"tested-by:" };
+
+/* Length of a valid UTF-8 sequence at @s (at most @n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* C1 controls are as unwelcome as C0 ones. */
+	if (cp >= 0x80 && cp <= 0x9f)
+		return 0;
+	return len;
+}
+
+/* Drops the colon of a trailer name anywhere in @b, from @from on. */
+static void neutralise(struct rb_buf *b, size_t from)
+{
+	size_t i, k;
+
+	for (i = from; i < b->len; i++) {
+		for (k = 0; k < sizeof(trailers) / sizeof(trailers[0]); k++) {
+			size_t tl = strlen(trailers[k]);
+
+			if (b->len - i >= tl &&
+			    !strncasecmp(b->ptr + i, trailers[k], tl)) {
+				memmove(b->ptr + i + tl - 1, b->ptr + i + tl,
+					b->len - i - tl + 1);
+				b->len--;
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Appends @s cleaned: invalid UTF-8 becomes U+FFFD, control characters
+ * become spaces (CR goes), and trailer names lose their colon.
+ */
+static int clean(struct rb_buf *out, const char *s, size_t n, unsigned how)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t start = out->len, i = 0;
+	int nl = 0, space = 0, ret = 0;
+
+	while (i < n && !ret) {
+		unsigned char c = p[i];
+		size_t l;
+
+		if (c == '\r') {
+			i++;
+			continue;
+		}
+		if (how & CL_PARA) {
+			if (c == '\n' || c == ' ' || c == '\t' || c < 0x20 ||
+			    c == 0x7f) {
+				nl += c == '\n';
+				space = 1;
+				i++;
+				continue;
+			}
+			if (space && out->len > start)
+				ret = rb_buf_puts(out, nl > 1 ? "\n\n" : " ");
+			nl = 0;
+			space = 0;
+			if (ret)
+				break;
+		} else if (c == '\n') {
+			ret = rb_buf_putc(out, (how & CL_LINE) ? ' ' : '\n');
+			i++;
+			continue;
+		} else if (c == '\t' && (how & CL_TABS)) {
+			ret = rb_buf_putc(out, '\t');
+			i++;
+			continue;
+		} else if (c < 0x20 || c == 0x7f) {
+			ret = rb_buf_putc(out, ' ');
+			i++;
+			continue;
+		}
+		l = utf8_len(p + i, n - i);
+		if (!l) {
+			ret = rb_buf_puts(out, "\xef\xbf\xbd");
+			i++;
+		} else {
+			ret = rb_buf_add(out, p + i, l);
+			i += l;
+		}
+	}
+	if (!ret)
+		neutralise(out, start);
+	return ret;
+}
+
+/* Sets @key of @obj to the cleaned @s (NULL: ""). */
+static int set_text(json_t *obj, const char *key, const char *s, size_t n,
+		    unsigned how)
+{
+	struct rb_buf b = RB_BUF_INIT(RENDER_MAX);
+	json_t *v;
+	int ret;
+
+	/* Set even when empty, so the name does not resolve outwards. */
+	if (!s) {
+		s = "";
+		n = 0;
+	}
+	ret = clean(&b, s, n, how);
+	if (ret)
+		goto out;
+	v = json_stringn_nocheck(b.ptr, b.len);
+	if (!v || json_object_set_new(obj, key, v)) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+out:
+	rb_buf_release(&b);
+	return ret;
+}
+
+static int set_str(json_t *obj, const char *key, const char *s)
+{
+	return set_text(obj, key, s, s ? strlen(s) : 0, CL_LINE);
+}
+
+static int set_int(json_t *obj, const char *key, long long v)
+{
+	if (json_object_set_new(obj, key, json_integer(v)))
+		return rb_err(RB_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int set_bool(json_t *obj, const char *key, bool v)
+{
+	if (json_object_set_new(obj, key, json_boolean(v)))
+		return rb_err(RB_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int set_new(json_t *obj, const char *key, json_t *v)
+{
+	if (!v || json_object_set_new(obj, key, v))
+		return rb_err(RB_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int push_new(json_t *arr, json_t *v)
+{
+	if (!v || json_array_append_new(arr, v))
+		return rb_err(RB_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* "v2 4/9", "4/9", "v2" or "the patch". */
+static int set_label(json_t *obj, int version, int index, int total)
+{
+	char b[64];
+
+	if (total > 0 && version > 1)
+		snprintf(b, sizeof(b), "v%d %d/%d", version, index, total);
+	else if (total > 0)
+		snprintf(b, sizeof(b), "%d/%d", index, total);
+	else if (version > 1)
+		snprintf(b, sizeof(b), "v%d", version);
+	else
+		snprintf(b, sizeof(b), "the patch");
+	return set_str(obj, "label", b);
+}
+
+/* "vlabel": "v2" from version 2 on, else "". */
+static int set_vlabel(json_t *obj, int version)
+{
+	char b[32];
+
+	b[0] = '\0';
+	if (version > 1)
+		snprintf(b, sizeof(b), "v%d", version);
+	return set_str(obj, "vlabel", b);
+}
+
+/* What every template gets: mode, its flags and the subsystem. */
+static int set_common(json_t *d, const char *mode, const char *subsystem,
+		      const char *blocking_text)
+{
+	char cap[32];
+	int ret;
+
+	if (!mode)
+		mode = "advisory";
+	snprintf(cap, sizeof(cap), "%s", mode);
+	cap[0] = (char)toupper((unsigned char)cap[0]);
+	ret = set_str(d, "mode", mode);
+	ret = ret ?: set_str(d, "Mode", cap);
+	ret = ret ?: set_bool(d, "advisory", !strcmp(mode, "advisory"));
+	ret = ret ?: set_bool(d, "blocking", !strcmp(mode, "blocking"));
+	ret = ret ?: set_bool(d, "shadow", !strcmp(mode, "shadow"));
+	ret = ret   ?:
+		      set_str(d, "subsystem",
+			      subsystem ? subsystem : "this list");
+	ret = ret   ?:
+		      set_str(d, "blocking_text",
+			      blocking_text ?
+				      blocking_text :
+				      "please answer each finding before the series is merged.");
+	return ret;
+}
+
+/* "summary" (array) and "summary_text" (one paragraph) from @lines. */
+static int set_summary(json_t *d, const char *const *lines, size_t n)
+{
+	struct rb_buf all = RB_BUF_INIT(RENDER_MAX);
+	struct rb_buf one = RB_BUF_INIT(RENDER_MAX);
+	json_t *arr = json_array();
+	size_t i;
+	int ret = 0;
+
+	if (!arr)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < n && !ret; i++) {
+		if (!lines[i] || !*lines[i])
+			continue;
+		rb_buf_reset(&one);
+		ret = clean(&one, lines[i], strlen(lines[i]), CL_LINE);
+		ret = ret   ?:
+			      push_new(arr,
+				       json_stringn_nocheck(one.ptr, one.len));
+		if (!ret && all.len)
+			ret = rb_buf_putc(&all, ' ');
+		ret = ret ?: rb_buf_add(&all, one.ptr, one.len);
+	}
+	ret = ret ?: set_new(d, "summary", json_incref(arr));
+	ret = ret   ?:
+		      set_new(d, "summary_text",
+			      json_stringn_nocheck(all.ptr, all.len));
+	json_decref(arr);
+	rb_buf_release(&all);
+	rb_buf_release(&one);
+	return ret;
+}
+
+/* Where a finding shows up in the mail. */
+enum loc_kind { LOC_COMMIT, LOC_DIFF, LOC_NONE };
+
+struct loc {
+	size_t fi; /* index into the patch's findings */
+	enum loc_kind kind;
+	size_t file_no, hunk_no; /* LOC_DIFF */
+	size_t at; /* line index in the hunk, or commit-message line index */
+	size_t from, to; /* quoted range, inclusive */
+};
+
+struct text_line {
+	const char *s;
+	size_t len;
+};
+
+/* The patch text as the renderer looks at it. */
+struct source {
+	struct rb_diff *diff; /* NULL when the patch did not parse */
+	struct text_line *msg; /* commit-message lines */
+	size_t n_msg;
+};
+
+static void source_release(struct source *src)
+{
+	rb_diff_free(src->diff);
+	free(src->msg);
+}
+
+static int source_init(struct source *src, const struct rb_render_patch *p)
+{
+	const char *s = p->commit_msg;
+	size_t cap = 0;
+
+	memset(src, 0, sizeof(*src));
+	if (p->patch && p->patch_len &&
+	    rb_diff_parse(&src->diff, p->patch, p->patch_len))
+		src->diff = NULL; /* findings then go to the end, unquoted */
+	while (s && *s) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (src->n_msg == cap) {
+			struct text_line *v;
+
+			cap = cap ? cap * 2 : 64;
+			v = realloc(src->msg, cap * sizeof(*v));
+			if (!v)
+				return rb_err(RB_ENOMEM, "out of memory");
+			src->msg = v;
+		}
+		src->msg[src->n_msg].s = s;
+		src->msg[src->n_msg].len = len;
+		src->n_msg++;
+		s = e ? e + 1 : s + len;
+	}
+	return 0;
+}
+
+/* The first non-blank line of @code, trimmed, for matching. */
+static void code_key(const char *code, const char **out, size_t *len)
+{
+	const char *s = code, *e;
+
+	*out = NULL;
+	*len = 0;
+	while (s && *s) {
+		e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s);
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+		while (e > s && isspace((unsigned char)e[-1]))
+			e--;
+		/* A quoted diff line: match its text, not its marker. */
+		if (e > s && (*s == '+' || *s == '-')) {
+			s++;
+			while (s < e && isspace((unsigned char)*s))
+				s++;
+		}
+		if (e > s) {
+			*out = s;
+			*len = (size_t)(e - s);
+			return;
+		}
+		s = *e ? e + 1 : e;
+	}
+}
+
+static bool contains(const char *s, size_t n, const char *key, size_t kl)
+{
+	return kl && n >= kl && memmem(s, n, key, kl);
+}
+
+static bool new_side(const struct rb_diff_line *l)
+{
+	return l->origin == '+' || l->origin == ' ';
+}
+
+static void quote_range(const struct rb_diff_hunk *h, size_t at, size_t *from,
+			size_t *to)
+{
+	size_t i = at, seen = 0;
+
+	while (i > 0 && seen < QUOTE_CONTEXT) {
+		i--;
+		if (new_side(&h->lines[i])) {
+			seen++;
+			*from = i;
+		}
+	}
+	if (!seen)
+		*from = at;
+	*to = at;
+	for (i = at + 1, seen = 0; i < h->n_lines && seen < QUOTE_CONTEXT;
+	     i++) {
+		if (new_side(&h->lines[i])) {
+			seen++;
+			*to = i;
+		}
+	}
+}
+
+static bool locate_diff(const struct source *src, const struct rb_finding *f,
+			struct loc *l)
+{
+	const char *key;
+	size_t kl, fno, hno, i;
+	int pass;
+
+	if (!src->diff || !f->file)
+		return false;
+	code_key(f->code, &key, &kl);
+	for (fno = 0; fno < src->diff->n_files; fno++) {
+		const struct rb_diff_file *df = &src->diff->files[fno];
+		const char *np = df->new_path, *op = df->old_path;
+
+		if (!(np && !strcmp(np, f->file)) &&
+		    !(op && !strcmp(op, f->file)))
+			continue;
+		/* First the line it names; then, failing that, its code. */
+		for (pass = 0; pass < 2; pass++) {
+			for (hno = 0; hno < df->n_hunks; hno++) {
+				const struct rb_diff_hunk *h = &df->hunks[hno];
+
+				for (i = 0; i < h->n_lines; i++) {
+					const struct rb_diff_line *dl =
+						&h->lines[i];
+
+					if (!new_side(dl))
+						continue;
+					if (pass == 0 ?
+						    f->line > 0 &&
+							    dl->new_lineno ==
+								    (uint32_t)f
+									    ->line :
+						    contains(dl->text, dl->len,
+							     key, kl)) {
+						l->kind = LOC_DIFF;
+						l->file_no = fno;
+						l->hunk_no = hno;
+						l->at = i;
+						quote_range(h, i, &l->from,
+							    &l->to);
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+	return false;
+}
+
+static bool locate_commit(const struct source *src, const struct rb_finding *f,
+			  struct loc *l)
+{
+	const char *key;
+	size_t kl, i;
+
+	if (f->file || !src->n_msg)
+		return false;
+	code_key(f->code, &key, &kl);
+	for (i = 0; kl && i < src->n_msg; i++) {
+		if (contains(src->msg[i].s, src->msg[i].len, key, kl))
+			goto found;
+	}
+	if (f->line > 0 && (size_t)f->line <= src->n_msg &&
+	    src->msg[f->line - 1].len) {
+		i = (size_t)f->line - 1;
+		goto found;
+	}
+	return false;
+found:
+	l->kind = LOC_COMMIT;
+	l->at = l->from = l->to = i;
+	return true;
+}
+
+static int loc_cmp(const void *a, const void *b)
+{
+	const struct loc *x = a, *y = b;
+
+#define CMP(f)                                       \
+	do {                                         \
+		if (x->f != y->f)                    \
+			return x->f < y->f ? -1 : 1; \
+	} while (0)
+	CMP(kind);
+	CMP(file_no);
+	CMP(hunk_no);
+	CMP(at);
+	CMP(fi);
+#undef CMP
+	return 0;
+}
+
+static int quote_diff_line(struct rb_buf *q, const struct rb_diff_line *dl)
+{
+	int ret;
+
+	if (q->len)
+		ret = rb_buf_putc(q, '\n');
+	else
+		ret = 0;
+	if (!ret && dl->origin == ' ' && !dl->len)
+		return rb_buf_putc(q, '>');
+	ret = ret ?: rb_buf_puts(q, "> ");
+	ret = ret ?: rb_buf_putc(q, dl->origin);
+	ret = ret ?: clean(q, dl->text, dl->len, CL_TABS | CL_LINE);
+	return ret;
+}
+
+/* The quote of one block: lines [from, to] of a hunk or the message. */
+static int quote_block(json_t *blk, const struct source *src,
+		       const struct loc *l, bool file_header)
+{
+	struct rb_buf q = RB_BUF_INIT(RENDER_MAX);
+	size_t i;
+	int ret = 0;
+
+	if (l->kind == LOC_COMMIT) {
+		for (i = l->from; i <= l->to && !ret; i++) {
+			if (q.len)
+				ret = rb_buf_putc(&q, '\n');
+			if (!src->msg[i].len) {
+				ret = ret ?: rb_buf_putc(&q, '>');
+				continue;
+			}
+			ret = ret ?: rb_buf_puts(&q, "> ");
+			ret = ret   ?:
+				      clean(&q, src->msg[i].s, src->msg[i].len,
+					    CL_TABS | CL_LINE);
+		}
+	} else {
+		const struct rb_diff_file *df = &src->diff->files[l->file_no];
+		const struct rb_diff_hunk *h = &df->hunks[l->hunk_no];
+
+		if (file_header) {
+			const char *op = df->old_path ? df->old_path :
+							df->new_path;
+			const char *np = df->new_path ? df->new_path :
+							df->old_path;
+
+			ret = rb_buf_puts(&q, "> diff --git a/");
+			ret = ret ?: clean(&q, op, strlen(op), CL_LINE);
+			ret = ret ?: rb_buf_puts(&q, " b/");
+			ret = ret ?: clean(&q, np, strlen(np), CL_LINE);
+		}
+		for (i = l->from; i <= l->to && !ret; i++)
+			if (new_side(&h->lines[i]))
+				ret = quote_diff_line(&q, &h->lines[i]);
+	}
+	if (!ret)
+		ret = set_new(blk, "quote", json_stringn_nocheck(q.ptr, q.len));
+	rb_buf_release(&q);
+	return ret;
+}
+
+static const char *finding_where(const struct rb_finding *f, char *b, size_t n)
+{
+	if (f->file && f->line > 0)
+		snprintf(b, n, "%s:%d", f->file, f->line);
+	else if (f->file)
+		snprintf(b, n, "%s", f->file);
+	else
+		return NULL;
+	return b;
+}
+
+static int finding_json(json_t **out, const struct rb_finding *f, int id,
+			bool with_where)
+{
+	json_t *o = json_object();
+	char idb[32], where[512];
+	int ret;
+
+	if (!o)
+		return rb_err(RB_ENOMEM, "out of memory");
+	snprintf(idb, sizeof(idb), "F%d", id);
+	ret = set_str(o, "id", idb);
+	ret = ret ?: set_int(o, "n", id);
+	ret = ret ?: set_str(o, "severity", rb_fsev_name(f->severity));
+	ret = ret ?: set_str(o, "checker", f->checker);
+	ret = ret ?: set_str(o, "category", f->category);
+	ret = ret   ?:
+		      set_text(o, "message", f->message,
+			       f->message ? strlen(f->message) : 0, CL_PARA);
+	if (!ret && with_where)
+		ret = set_str(o, "where",
+			      finding_where(f, where, sizeof(where)));
+	if (ret) {
+		json_decref(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+/*
+ * Fills @d with "blocks" (quote + findings, in patch order), "unlocated"
+ * and "n_findings" for patch @p; numbers findings from *next_id on.
+ */
+static int patch_findings(json_t *d, const struct rb_render_patch *p,
+			  int *next_id)
+{
+	struct source src;
+	struct loc *locs = NULL;
+	json_t *blocks = json_array(), *unloc = json_array(), *blk = NULL;
+	json_t *fl = NULL;
+	size_t i, n = p->n_findings, last_file = (size_t)-1;
+	const struct loc *cur = NULL;
+	struct loc span;
+	int *ids = NULL, ret;
+
+	memset(&span, 0, sizeof(span));
+	ret = source_init(&src, p);
+	if (ret)
+		goto out;
+	if (!blocks || !unloc) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	locs = calloc(n ? n : 1, sizeof(*locs));
+	ids = calloc(n ? n : 1, sizeof(*ids));
+	if (!locs || !ids) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		locs[i].fi = i;
+		locs[i].kind = LOC_NONE;
+		if (!locate_diff(&src, &p->findings[i], &locs[i]) &&
+		    !locate_commit(&src, &p->findings[i], &locs[i]))
+			locs[i].kind = LOC_NONE;
+	}
+	qsort(locs, n, sizeof(*locs), loc_cmp);
+
+	for (i = 0; i < n && !ret; i++) {
+		const struct loc *l = &locs[i];
+		const struct rb_finding *f = &p->findings[l->fi];
+		json_t *fo = NULL;
+		int id = (*next_id)++;
+
+		ids[l->fi] = id;
+		if (l->kind == LOC_NONE) {
+			ret = finding_json(&fo, f, id, true);
+			ret = ret ?: push_new(unloc, fo);
+			continue;
+		}
+		/* Overlapping or touching quotes in one hunk share a block. */
+		if (cur && cur->kind == l->kind && cur->file_no == l->file_no &&
+		    cur->hunk_no == l->hunk_no && l->from <= span.to + 1) {
+			if (l->to > span.to)
+				span.to = l->to;
+		} else {
+			if (blk) {
+				ret = quote_block(
+					blk, &src, &span,
+					span.kind == LOC_DIFF &&
+						src.diff->n_files > 1 &&
+						span.file_no != last_file);
+				if (!ret && span.kind == LOC_DIFF)
+					last_file = span.file_no;
+				ret = ret ?: push_new(blocks, blk);
+				blk = NULL;
+				if (ret)
+					break;
+			}
+			blk = json_object();
+			fl = json_array();
+			ret = set_new(blk, "findings", fl);
+			if (ret)
+				break;
+			span = *l;
+		}
+		cur = l;
+		ret = ret ?: finding_json(&fo, f, id, false);
+		ret = ret ?: push_new(fl, fo);
+	}
+	if (!ret && blk) {
+		ret = quote_block(blk, &src, &span,
+				  span.kind == LOC_DIFF &&
+					  src.diff->n_files > 1 &&
+					  span.file_no != last_file);
+		ret = ret ?: push_new(blocks, blk);
+		blk = NULL;
+	}
+	if (ret)
+		goto out;
+	ret = set_bool(d, "unlocated_heading",
+		       json_array_size(blocks) && json_array_size(unloc));
+	ret = ret ?: set_new(d, "blocks", json_incref(blocks));
+	ret = ret ?: set_new(d, "unlocated", json_incref(unloc));
+	ret = ret ?: set_int(d, "n_findings", (long long)n);
+	ret = ret ?: set_bool(d, "has_findings", n > 0);
+	if (!ret && p->ids)
+		memcpy(p->ids, ids, n * sizeof(*ids));
+out:
+	json_decref(blk);
+	json_decref(blocks);
+	json_decref(unloc);
+	free(locs);
+	free(ids);
+	source_release(&src);
+	return ret;
+}
+
+/* Joins the strings of @arr as "a", "a and b" or "a, b and c". */
+static int set_list_text(json_t *d, const char *key, const json_t *arr)
+{
+	struct rb_buf b = RB_BUF_INIT(RENDER_MAX);
+	size_t i, n = json_array_size(arr);
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		if (i)
+			ret = rb_buf_puts(&b, i + 1 == n ? " and " : ", ");
+		ret = ret   ?:
+			      rb_buf_puts(&b, json_string_value(
+						      json_array_get(arr, i)));
+	}
+	ret = ret ?: set_new(d, key, json_stringn_nocheck(b.ptr, b.len));
+	rb_buf_release(&b);
+	return ret;
+}
+
+/* "1 finding.", "3 findings.", "No findings." */
+static int set_findings_line(json_t *d, size_t n, const char *suffix)
+{
+	char b[128];
+
+	if (!n)
+		snprintf(b, sizeof(b), "No findings%s.", suffix);
+	else
+		snprintf(b, sizeof(b), "%zu finding%s%s.", n, n == 1 ? "" : "s",
+			 suffix);
+	return set_str(d, "findings_line", b);
+}
+
+static int set_base(json_t *d, const char *name, const char *commit)
+{
+	char c[13];
+	int ret;
+
+	ret = set_str(d, "base_name", name);
+	if (!ret && commit) {
+		snprintf(c, sizeof(c), "%s", commit);
+		ret = set_str(d, "base_commit", c);
+	}
+	return ret;
+}
+
+static bool is_trailer_line(const char *s, size_t n)
+{
+	size_t k;
+
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	for (k = 0; k < sizeof(trailers) / sizeof(trailers[0]); k++) {
+		size_t tl = strlen(trailers[k]) - 1; /* without the colon */
+		size_t i = tl;
+
+		if (n < tl || strncasecmp(s, trailers[k], tl))
+			continue;
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i < n && s[i] == ':')
+			return true;
+	}
+	return false;
+}
+
+/* Display columns of @n bytes of UTF-8 (continuation bytes are free). */
+static size_t columns(const char *s, size_t n)
+{
+	size_t c = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\t')
+			c = (c + 8) & ~(size_t)7;
+		else if (((unsigned char)s[i] & 0xc0) != 0x80)
+			c++;
+	}
+	return c;
+}
+
+/* Bytes of @s (length @n) that fit in @cols columns, at least 1 char. */
+static size_t fit(const char *s, size_t n, size_t cols)
+{
+	size_t i = 0, c = 0;
+
+	while (i < n) {
+		size_t l = 1;
+
+		while (i + l < n && ((unsigned char)s[i + l] & 0xc0) == 0x80)
+			l++;
+		if (c + 1 > cols && i)
+			break;
+		c++;
+		i += l;
+	}
+	return i;
+}
+
+static int wrap_line(struct rb_buf *out, const char *s, size_t n, int width)
+{
+	size_t ind = 0, i, col, w = (size_t)width;
+	int ret = 0;
+
+	while (ind < n && s[ind] == ' ')
+		ind++;
+	if (ind > w / 2)
+		ind = 0; /* deep indentation would leave no room */
+	ret = rb_buf_add(out, s, ind);
+	col = ind;
+	i = ind;
+	while (i < n && !ret) {
+		size_t ws, we, wl;
+
+		ws = i;
+		while (ws < n && s[ws] == ' ')
+			ws++;
+		if (ws == n)
+			break;
+		we = ws;
+		while (we < n && s[we] != ' ')
+			we++;
+		wl = columns(s + ws, we - ws);
+		if (col > ind && col + 1 + wl > w) {
+			ret = rb_buf_putc(out, '\n');
+			ret = ret ?: rb_buf_add(out, s, ind);
+			col = ind;
+		} else if (col > ind) {
+			ret = rb_buf_putc(out, ' ');
+			col++;
+		}
+		/* A word wider than the line is split where it must be. */
+		while (!ret && col + wl > w && we > ws) {
+			size_t take = fit(s + ws, we - ws, w - col);
+
+			ret = rb_buf_add(out, s + ws, take);
+			ret = ret ?: rb_buf_putc(out, '\n');
+			ret = ret ?: rb_buf_add(out, s, ind);
+			col = ind;
+			ws += take;
+			wl = columns(s + ws, we - ws);
+		}
+		ret = ret ?: rb_buf_add(out, s + ws, we - ws);
+		col += wl;
+		i = we;
+	}
+	return ret;
+}
+
+int rb_render_layout(struct rb_buf *buf, int width, const char *name)
+{
+	struct rb_buf out = RB_BUF_INIT(buf->max);
+	const char *s = buf->ptr, *end = buf->ptr + buf->len;
+	int line = 0, ret = 0;
+
+	while (s < end && !ret) {
+		const char *e = memchr(s, '\n', (size_t)(end - s));
+		size_t n = e ? (size_t)(e - s) : (size_t)(end - s);
+
+		line++;
+		if (n && s[0] == '>') {
+			ret = rb_buf_add(&out, s, n);
+		} else if (n == 3 && !memcmp(s, "-- ", 3)) {
+			ret = rb_buf_add(&out, s, n);
+		} else {
+			while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+				n--;
+			if (is_trailer_line(s, n)) {
+				ret = rb_err(
+					RB_EINVAL,
+					"%s: line %d would carry a trailer (\"%.*s\"); reviewbot never sends one",
+					name, line, (int)(n > 40 ? 40 : n), s);
+				break;
+			}
+			if (columns(s, n) > (size_t)width)
+				ret = wrap_line(&out, s, n, width);
+			else
+				ret = rb_buf_add(&out, s, n);
+		}
+		if (!ret && e)
+			ret = rb_buf_putc(&out, '\n');
+		s = e ? e + 1 : end;
+	}
+	if (ret) {
+		rb_buf_release(&out);
+		return ret;
+	}
+	rb_buf_release(buf);
+	*buf = out;
+	return 0;
+}
+
+/* Renders @file with @d, lays it out and appends it to @out. */
+static int render(struct rb_buf *out, const struct rb_render_dirs *dirs,
+		  const char *file, const json_t *d)
+{
+	const char *dv[2];
+	struct rb_buf tmp;
+	int ret;
+
+	if (!dirs->templates_dir && !dirs->override_dir)
+		return rb_err(RB_EINVAL, "%s: no template directory given",
+			      file);
+	dv[0] = dirs->override_dir;
+	dv[1] = dirs->templates_dir;
+	rb_buf_init(&tmp, out->max < RENDER_MAX ? out->max : RENDER_MAX);
+	ret = rb_tmpl_render_file(&tmp, dv, 2, file, d);
+	ret = ret ?: rb_render_layout(&tmp, RB_RENDER_WIDTH, file);
+	ret = ret ?: rb_buf_add(out, tmp.ptr, tmp.len);
+	rb_buf_release(&tmp);
+	return ret;
+}
+
+int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
+{
+	struct rb_render_patch p;
+	json_t *d = json_object();
+	int next = 1, ret;
+
+	if (!d)
+		return rb_err(RB_ENOMEM, "out of memory");
+	memset(&p, 0, sizeof(p));
+	p.index = ctx->index;
+	p.title = ctx->title;
+	p.findings = ctx->findings;
+	p.n_findings = ctx->n_findings;
+	p.commit_msg = ctx->commit_msg;
+	p.patch = ctx->patch;
+	p.patch_len = ctx->patch_len;
+	p.ids = ctx->ids;
+
+	ret = set_common(d, ctx->mode, ctx->subsystem, ctx->blocking_text);
+	ret = ret ?: set_label(d, ctx->version, ctx->index, ctx->total);
+	ret = ret ?: set_int(d, "version", ctx->version);
+	ret = ret ?: set_int(d, "index", ctx->index);
+	ret = ret ?: set_int(d, "total", ctx->total);
+	ret = ret ?: set_str(d, "title", ctx->title);
+	ret = ret ?: set_base(d, ctx->base_name, ctx->base_commit);
+	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
+	ret = ret ?: set_str(d, "model_line", ctx->model_line);
+	ret = ret ?: patch_findings(d, &p, &next);
+	ret = ret ?: set_findings_line(d, ctx->n_findings, "");
+	ret = ret ?: set_str(d, "first_id", "F1");
+	ret = ret ?: render(out, &ctx->dirs, "review.txt", d);
+	json_decref(d);
+	return ret;
+}
+
+int rb_render_summary(struct rb_buf *out,
+		      const struct rb_render_summary_ctx *ctx)
+{
+	json_t *d = json_object(), *patches = json_array(), *clean_arr;
+	size_t i, total_findings = 0, with = 0;
+	char suffix[64];
+	int next = 1, ret;
+
+	clean_arr = json_array();
+	if (!d || !patches || !clean_arr) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = set_common(d, ctx->mode, ctx->subsystem, ctx->blocking_text);
+	ret = ret ?: set_vlabel(d, ctx->version);
+	ret = ret ?: set_int(d, "version", ctx->version);
+	ret = ret ?: set_int(d, "total", ctx->total);
+	ret = ret ?: set_str(d, "title", ctx->title);
+	ret = ret ?: set_base(d, ctx->base_name, ctx->base_commit);
+	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
+	ret = ret ?: set_str(d, "model_line", ctx->model_line);
+	for (i = 0; i < ctx->n_patches && !ret; i++) {
+		const struct rb_render_patch *p = &ctx->patches[i];
+		json_t *po = json_object();
+
+		ret = po ? 0 : rb_err(RB_ENOMEM, "out of memory");
+		ret = ret ?: set_label(po, 1, p->index, ctx->total);
+		ret = ret ?: set_str(po, "title", p->title);
+		ret = ret ?: set_summary(po, p->summary, p->n_summary);
+		ret = ret ?: patch_findings(po, p, &next);
+		if (ret) {
+			json_decref(po);
+			break;
+		}
+		total_findings += p->n_findings;
+		if (p->n_findings) {
+			with++;
+			ret = push_new(patches, po);
+		} else {
+			ret = push_new(clean_arr, json_incref(json_object_get(
+							  po, "label")));
+			json_decref(po);
+		}
+	}
+	if (ret)
+		goto out;
+	if (total_findings)
+		snprintf(suffix, sizeof(suffix), " in %zu of %zu patches", with,
+			 ctx->n_patches);
+	else
+		suffix[0] = '\0';
+	ret = set_findings_line(d, total_findings, suffix);
+	ret = ret ?: set_int(d, "n_findings", (long long)total_findings);
+	ret = ret ?: set_new(d, "patches", json_incref(patches));
+	ret = ret ?: set_new(d, "clean", json_incref(clean_arr));
+	ret = ret ?: set_list_text(d, "clean_text", clean_arr);
+	ret = ret   ?:
+		      set_bool(d, "has_clean",
+			       total_findings && json_array_size(clean_arr));
+	ret = ret ?: set_str(d, "first_id", "F1");
+	ret = ret ?: render(out, &ctx->dirs, "summary.txt", d);
+out:
+	json_decref(d);
+	json_decref(patches);
+	json_decref(clean_arr);
+	return ret;
+}
+
+int rb_render_apply_failure(struct rb_buf *out,
+			    const struct rb_render_apply_ctx *ctx)
+{
+	json_t *d = json_object(), *arr = json_array();
+	size_t i;
+	int ret;
+
+	if (!d || !arr) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = set_common(d, ctx->mode, ctx->subsystem, NULL);
+	ret = ret ?: set_vlabel(d, ctx->version);
+	ret = ret ?: set_int(d, "version", ctx->version);
+	ret = ret ?: set_int(d, "total", ctx->total);
+	ret = ret ?: set_str(d, "title", ctx->title);
+	ret = ret ?: set_bool(d, "series", ctx->total > 1);
+	for (i = 0; i < ctx->n_attempts && !ret; i++) {
+		const struct rb_render_apply_attempt *a = &ctx->attempts[i];
+		json_t *o = json_object();
+		char pl[64];
+
+		ret = o ? 0 : rb_err(RB_ENOMEM, "out of memory");
+		ret = ret   ?:
+			      set_base(o, a->base_name ? a->base_name : "?",
+				       a->base_commit);
+		if (!ret && a->patch_index > 0) {
+			if (ctx->total > 0)
+				snprintf(pl, sizeof(pl), "%d/%d",
+					 a->patch_index, ctx->total);
+			else
+				snprintf(pl, sizeof(pl), "%d", a->patch_index);
+			ret = set_str(o, "patch", pl);
+		}
+		ret = ret ?: set_str(o, "patch_title", a->patch_title);
+		ret = ret ?: set_str(o, "file", a->file);
+		if (!ret && a->hunk > 0)
+			ret = set_int(o, "hunk", a->hunk);
+		if (!ret && a->hunk_header)
+			ret = set_text(o, "hunk_header", a->hunk_header,
+				       strlen(a->hunk_header),
+				       CL_TABS | CL_LINE);
+		ret = ret   ?:
+			      set_str(o, "reason",
+				      a->reason ? a->reason :
+						  "it did not apply");
+		if (ret) {
+			json_decref(o);
+			break;
+		}
+		ret = push_new(arr, o);
+	}
+	ret = ret ?: set_new(d, "attempts", json_incref(arr));
+	ret = ret ?: render(out, &ctx->dirs, "apply-failure.txt", d);
+out:
+	json_decref(d);
+	json_decref(arr);
+	return ret;
+}
+
+int rb_render_incomplete(struct rb_buf *out,
+			 const struct rb_render_incomplete_ctx *ctx)
+{
+	json_t *d = json_object();
+	struct rb_buf m = RB_BUF_INIT(1 << 16);
+	size_t i;
+	int ret;
+
+	if (!d)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = set_common(d, ctx->mode, ctx->subsystem, NULL);
+	ret = ret ?: set_vlabel(d, ctx->version);
+	ret = ret ?: set_int(d, "version", ctx->version);
+	ret = ret ?: set_int(d, "total", ctx->total);
+	ret = ret   ?:
+		      set_int(d, "received",
+			      ctx->total - (long long)ctx->n_missing);
+	ret = ret ?: set_str(d, "title", ctx->title);
+	ret = ret ?: set_int(d, "wait_minutes", ctx->wait_minutes);
+	for (i = 0; i < ctx->n_missing && !ret; i++) {
+		if (i)
+			ret = rb_buf_puts(
+				&m, i + 1 == ctx->n_missing ? " and " : ", ");
+		ret = ret   ?:
+			      rb_buf_printf(&m, "%d/%d", ctx->missing[i],
+					    ctx->total);
+	}
+	ret = ret ?: set_str(d, "missing", m.ptr);
+	ret = ret ?: set_bool(d, "one_missing", ctx->n_missing == 1);
+	ret = ret ?: render(out, &ctx->dirs, "incomplete.txt", d);
+	json_decref(d);
+	rb_buf_release(&m);
+	return ret;
+}
+
+int rb_render_ack(struct rb_buf *out, const struct rb_render_ack_ctx *ctx)
+{
+	static const char *const words[] = { "false positive", "valid",
+					     "fixed" };
+	json_t *d = json_object(), *arr = json_array();
+	size_t i;
+	int ret = 0;
+
+	if (!d || !arr) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < ctx->n_items && !ret; i++) {
+		const struct rb_render_ack_item *it = &ctx->items[i];
+		json_t *o = json_object();
+		char id[32];
+
+		if ((unsigned)it->verdict > RB_VERDICT_FIXED) {
+			json_decref(o);
+			ret = rb_err(RB_EINVAL, "unknown verdict %d",
+				     (int)it->verdict);
+			break;
+		}
+		snprintf(id, sizeof(id), "F%d", it->id);
+		ret = o ? 0 : rb_err(RB_ENOMEM, "out of memory");
+		ret = ret ?: set_str(o, "id", id);
+		ret = ret ?: set_str(o, "verdict", words[it->verdict]);
+		ret = ret   ?:
+			      set_bool(o, "false_positive",
+				       it->verdict ==
+					       RB_VERDICT_FALSE_POSITIVE);
+		ret = ret ?: set_bool(o, "last", i + 1 == ctx->n_items);
+		if (ret) {
+			json_decref(o);
+			break;
+		}
+		ret = push_new(arr, o);
+	}
+	ret = ret ?: set_new(d, "items", json_incref(arr));
+	ret = ret ?: render(out, &ctx->dirs, "ack.txt", d);
+out:
+	json_decref(d);
+	json_decref(arr);
+	return ret;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * render.h - what reviewbot's mails say: the review of one patch, one
+ * summary reply to the cover letter, apply failures, incomplete series and
+ * verdict acknowledgements. Each is a template in templates/ (overridable
+ * per subsystem) filled from the data below, then laid out for mail:
+ *
+ *  - plain text, LF line endings (the composer turns them into CRLF);
+ *  - every line at most 72 columns, except quoted code ("> " lines),
+ *    which is never rewrapped;
+ *  - a review quotes only the lines of a hunk that matter: the line a
+ *    finding names with two new-side lines of context either side from
+ *    the same hunk, "+"/" " marker kept; findings overlapping in a hunk
+ *    share one quote; findings on the commit message quote its line;
+ *    findings with no usable location come last;
+ *  - findings are numbered F1..Fn in the order they appear in the mail;
+ *  - no line ever starts with Reviewed-by:, Acked-by: or Tested-by:
+ *    (DESIGN.md fact 7): such text in findings or other untrusted input
+ *    is neutralised (the colon is dropped), and a template that would
+ *    still produce one is refused with -RB_EINVAL.
+ *
+ * Untrusted text (titles, findings, patch lines) is cleaned: control
+ * characters go, invalid UTF-8 becomes U+FFFD.
+ *
+ * All pointers in the contexts are borrowed. Each function appends to @out
+ * (whose cap bounds the mail) and returns 0, -RB_EPARSE for a broken
+ * template (FILE:LINE in rb_errmsg()), -RB_ENOTFOUND when no template
+ * directory holds the template, -RB_EINVAL, -RB_ETOOBIG or -RB_ENOMEM.
+ */
+#ifndef RB_REVIEW_RENDER_H
+#define RB_REVIEW_RENDER_H
+
+#include <stddef.h>
+
+#include "review/findings.h"
+
+struct rb_buf;
+
+/* The text width of everything but quoted code. */
+#define RB_RENDER_WIDTH 72
+
+/* Where templates come from: @override_dir first, then @templates_dir. */
+struct rb_render_dirs {
+	const char *templates_dir; /* the default set (bot: RB_TEMPLATES_DIR) */
+	const char *override_dir; /* the subsystem's policy templates_dir */
+};
+
+/* One patch of a series as the renderer needs it. */
+struct rb_render_patch {
+	int index; /* 1-based index in the series; 0: a single patch */
+	const char *title; /* the subject's title */
+	const char *const *summary; /* this patch's checker lines, or NULL */
+	size_t n_summary;
+	/* The findings to show (already filtered by the policy). */
+	const struct rb_finding *findings;
+	size_t n_findings;
+	const char *commit_msg; /* to quote commit-message findings */
+	const char *patch; /* the unified diff, to quote from; may be NULL */
+	size_t patch_len;
+	/*
+	 * Out, may be NULL: [n_findings], set to N for the finding shown as
+	 * "[FN]" (unique within the mail), filled on success.
+	 */
+	int *ids;
+};
+
+/* The review of one patch, a reply to that patch. */
+struct rb_render_ctx {
+	const char *mode; /* "advisory", "blocking" or "shadow" */
+	const char *subsystem; /* "MEMORY MANAGEMENT" */
+	const char *blocking_text; /* what blocking means there, or NULL */
+	int version; /* 1 when the subject does not say */
+	int index, total; /* 4, 9; 0, 0 for a single patch */
+	const char *title;
+	const char *base_name; /* "mm-unstable" */
+	const char *base_commit; /* hex; the first 12 digits are shown */
+	/* "checkpatch: clean.", "Build (x86_64 defconfig, W=1): ..." */
+	const char *const *summary;
+	size_t n_summary;
+	const char *model_line; /* "The model stage is off; ...", or NULL */
+	const struct rb_finding *findings; /* this patch's, policy-filtered */
+	size_t n_findings;
+	const char *commit_msg;
+	const char *patch;
+	size_t patch_len;
+	int *ids; /* out, may be NULL: as in struct rb_render_patch */
+	struct rb_render_dirs dirs;
+};
+
+/* templates/review.txt */
+int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx);
+
+/* One reply to the cover letter that sums up the whole series. */
+struct rb_render_summary_ctx {
+	const char *mode, *subsystem, *blocking_text;
+	int version, total;
+	const char *title; /* the cover letter's title */
+	const char *base_name, *base_commit;
+	const char *const *summary; /* series-wide checker lines */
+	size_t n_summary;
+	const char *model_line;
+	const struct rb_render_patch *patches; /* in series order */
+	size_t n_patches;
+	struct rb_render_dirs dirs;
+};
+
+/* templates/summary.txt; finding numbers run across the whole mail. */
+int rb_render_summary(struct rb_buf *out,
+		      const struct rb_render_summary_ctx *ctx);
+
+/* One base the series was tried on, and where it failed. */
+struct rb_render_apply_attempt {
+	const char *base_name; /* "mm-unstable" */
+	const char *base_commit; /* or NULL */
+	int patch_index; /* the patch that failed; 0: not known */
+	const char *patch_title; /* or NULL */
+	const char *file; /* or NULL */
+	int hunk; /* 1-based hunk of that file; 0: not known */
+	const char *hunk_header; /* "@@ -10,7 +10,8 @@ ...", or NULL */
+	const char *reason; /* "no match for the preimage near line 120" */
+};
+
+struct rb_render_apply_ctx {
+	const char *mode, *subsystem;
+	int version, total;
+	const char *title;
+	const struct rb_render_apply_attempt *attempts;
+	size_t n_attempts;
+	struct rb_render_dirs dirs;
+};
+
+/* templates/apply-failure.txt */
+int rb_render_apply_failure(struct rb_buf *out,
+			    const struct rb_render_apply_ctx *ctx);
+
+struct rb_render_incomplete_ctx {
+	const char *mode, *subsystem;
+	int version, total;
+	const char *title;
+	const int *missing; /* 1-based indices of the missing patches */
+	size_t n_missing;
+	int wait_minutes; /* how long reviewbot waited */
+	struct rb_render_dirs dirs;
+};
+
+/* templates/incomplete.txt */
+int rb_render_incomplete(struct rb_buf *out,
+			 const struct rb_render_incomplete_ctx *ctx);
+
+enum rb_verdict {
+	RB_VERDICT_FALSE_POSITIVE,
+	RB_VERDICT_VALID,
+	RB_VERDICT_FIXED
+};
+
+struct rb_render_ack_item {
+	int id; /* N of "FN" */
+	enum rb_verdict verdict;
+};
+
+struct rb_render_ack_ctx {
+	const struct rb_render_ack_item *items;
+	size_t n_items;
+	struct rb_render_dirs dirs;
+};
+
+/* templates/ack.txt: one line, "Recorded: F1 false positive, F3 valid." */
+int rb_render_ack(struct rb_buf *out, const struct rb_render_ack_ctx *ctx);
+
+/*
+ * The layout pass every mail goes through, exported for tests and for
+ * other text that goes out: wraps lines wider than @width at spaces
+ * (keeping their indentation; a word longer than the width is split), and
+ * leaves lines starting with '>' and the "-- " separator as they are;
+ * drops trailing blanks elsewhere. Then refuses (-RB_EINVAL, naming the
+ * line) a line that starts with a Reviewed-by:, Acked-by: or Tested-by:
+ * trailer. Replaces @buf's content.
+ */
+int rb_render_layout(struct rb_buf *buf, int width, const char *name);
+
+#endif
