@@ -1,0 +1,1198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * apply.c - in-memory apply with git apply's semantics (see apply.h). The
+ * hunk placement follows git's apply.c (apply_one_fragment, find_pos,
+ * match_fragment, update_image) for the default options: no whitespace
+ * fixing, no --recount, no --unidiff-zero, no --allow-overlap.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+
+#include "review/apply.h"
+#include "review/diff.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+#define MODE_TYPE 0170000
+#define MODE_TREE 0040000
+#define MODE_FILE 0100000
+#define MODE_LINK 0120000
+#define MODE_GITLINK 0160000
+
+/* Blobs above this are not patched (a kernel source file is < 1 MiB). */
+#define RB_APPLY_MAX_BLOB (64u << 20)
+
+/* ---- images: a file as an array of lines (git's struct image) ---- */
+
+struct iline {
+	const char *p; /* borrowed: blob content or patch text */
+	size_t len; /* including the '\n', when there is one */
+	uint32_t hash;
+	bool patched; /* written by an earlier hunk: never matched again */
+};
+
+struct image {
+	struct iline *v;
+	size_t n, cap;
+};
+
+static uint32_t line_hash(const char *p, size_t len)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	return h;
+}
+
+static int image_push(struct image *img, const char *p, size_t len)
+{
+	if (img->n == img->cap) {
+		size_t ncap = img->cap ? img->cap * 2 : 64;
+		struct iline *nv = realloc(img->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -RB_ENOMEM;
+		img->v = nv;
+		img->cap = ncap;
+	}
+	img->v[img->n].p = p;
+	img->v[img->n].len = len;
+	img->v[img->n].hash = line_hash(p, len);
+	img->v[img->n].patched = false;
+	img->n++;
+	return 0;
+}
+
+static int image_load(struct image *img, const char *buf, size_t len)
+{
+	size_t off = 0;
+	int ret;
+
+	img->n = 0;
+	while (off < len) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t l = nl ? (size_t)(nl - (buf + off)) + 1 : len - off;
+
+		ret = image_push(img, buf + off, l);
+		if (ret)
+			return ret;
+		off += l;
+	}
+	return 0;
+}
+
+static void image_release(struct image *img)
+{
+	free(img->v);
+	memset(img, 0, sizeof(*img));
+}
+
+static bool line_eq(const struct iline *a, const struct iline *b)
+{
+	return a->len == b->len && a->hash == b->hash &&
+	       !memcmp(a->p, b->p, a->len);
+}
+
+/* match_fragment() for exact matching. */
+static bool match_at(const struct image *img, const struct iline *pre,
+		     size_t pre_n, size_t lno, bool match_beginning,
+		     bool match_end)
+{
+	size_t i;
+
+	if (pre_n + lno > img->n)
+		return false;
+	if (match_end && pre_n + lno != img->n)
+		return false;
+	if (match_beginning && lno)
+		return false;
+	for (i = 0; i < pre_n; i++)
+		if (img->v[lno + i].patched ||
+		    !line_eq(&img->v[lno + i], &pre[i]))
+			return false;
+	return true;
+}
+
+/*
+ * find_pos(): tries @line, then line+1, line-1, line+2, ... until both
+ * ends of the image are reached. Returns the line or -1.
+ */
+static long find_pos(const struct image *img, const struct iline *pre,
+		     size_t pre_n, long line, bool match_beginning,
+		     bool match_end)
+{
+	size_t back, fwd, cur;
+	unsigned long i;
+
+	if (match_beginning)
+		line = 0;
+	else if (match_end)
+		line = (long)img->n - (long)pre_n;
+	if (line < 0 || (size_t)line > img->n)
+		line = (long)img->n;
+	back = fwd = cur = (size_t)line;
+	for (i = 0;; i++) {
+		if (match_at(img, pre, pre_n, cur, match_beginning, match_end))
+			return (long)cur;
+again:
+		if (back == 0 && fwd == img->n)
+			break;
+		if (i & 1) {
+			if (back == 0) {
+				i++;
+				goto again;
+			}
+			cur = --back;
+		} else {
+			if (fwd == img->n) {
+				i++;
+				goto again;
+			}
+			cur = ++fwd;
+		}
+	}
+	return -1;
+}
+
+/* update_image(): replaces pre_n lines at @at by the postimage. */
+static int image_replace(struct image *img, size_t at, size_t pre_n,
+			 const struct iline *post, size_t post_n)
+{
+	size_t i;
+
+	if (post_n > pre_n) {
+		size_t need = img->n + post_n - pre_n;
+
+		if (need > img->cap) {
+			struct iline *nv = realloc(img->v, need * sizeof(*nv));
+
+			if (!nv)
+				return -RB_ENOMEM;
+			img->v = nv;
+			img->cap = need;
+		}
+	}
+	memmove(img->v + at + post_n, img->v + at + pre_n,
+		(img->n - at - pre_n) * sizeof(*img->v));
+	img->n = img->n + post_n - pre_n;
+	for (i = 0; i < post_n; i++) {
+		img->v[at + i] = post[i];
+		img->v[at + i].patched = true;
+	}
+	return 0;
+}
+
+/* ---- the state of the tree while a patch is applied ---- */
+
+struct change {
+	char *path;
+	bool deleted;
+	git_oid oid;
+	uint32_t mode;
+};
+
+struct work {
+	git_repository *repo;
+	git_tree *tree; /* the tree the current patch applies to */
+	const struct rb_apply_opts *opts;
+	struct change *chg;
+	size_t n_chg, cap_chg;
+	struct rb_apply_result *res;
+	size_t patch_no; /* 1-based */
+	/* the failure of the current patch */
+	enum rb_apply_fail fail;
+	char *fail_file;
+	size_t fail_hunk;
+	struct rb_buf reason;
+};
+
+static int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return rb_err(RB_EIO, "libgit2: %s: %s", what,
+		      e && e->message ? e->message : "unknown error");
+}
+
+/* Records why the current patch failed; returns 1 (a patch failure). */
+static int __attribute__((format(printf, 5, 6)))
+fail(struct work *w, enum rb_apply_fail kind, const char *file, size_t hunk,
+     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->fail)
+		return 1;
+	w->fail = kind;
+	free(w->fail_file);
+	w->fail_file = file ? strdup(file) : NULL;
+	w->fail_hunk = hunk;
+	rb_buf_reset(&w->reason);
+	va_start(ap, fmt);
+	rb_buf_vprintf(&w->reason, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static struct change *change_find(struct work *w, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_chg; i++)
+		if (!strcmp(w->chg[i].path, path))
+			return &w->chg[i];
+	return NULL;
+}
+
+static int change_set(struct work *w, const char *path, bool deleted,
+		      const git_oid *oid, uint32_t mode)
+{
+	struct change *c = change_find(w, path);
+
+	if (!c) {
+		if (w->n_chg == w->cap_chg) {
+			size_t ncap = w->cap_chg ? w->cap_chg * 2 : 16;
+			struct change *nv = realloc(w->chg, ncap * sizeof(*nv));
+
+			if (!nv)
+				return -RB_ENOMEM;
+			w->chg = nv;
+			w->cap_chg = ncap;
+		}
+		c = &w->chg[w->n_chg];
+		memset(c, 0, sizeof(*c));
+		c->path = strdup(path);
+		if (!c->path)
+			return -RB_ENOMEM;
+		w->n_chg++;
+	}
+	c->deleted = deleted;
+	if (oid)
+		git_oid_cpy(&c->oid, oid);
+	c->mode = mode;
+	return 0;
+}
+
+static void changes_clear(struct work *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_chg; i++)
+		free(w->chg[i].path);
+	w->n_chg = 0;
+}
+
+/*
+ * What is at @path now: *mode 0 when nothing is there, MODE_TREE for a
+ * directory. Returns 0 or a negative code.
+ */
+static int state_get(struct work *w, const char *path, git_oid *oid,
+		     uint32_t *mode)
+{
+	struct change *c = change_find(w, path);
+	git_tree_entry *e = NULL;
+	int ret;
+
+	if (c) {
+		*mode = c->deleted ? 0 : c->mode;
+		if (!c->deleted)
+			git_oid_cpy(oid, &c->oid);
+		return 0;
+	}
+	ret = git_tree_entry_bypath(&e, w->tree, path);
+	if (ret == GIT_ENOTFOUND) {
+		*mode = 0;
+		return 0;
+	}
+	if (ret < 0)
+		return git_fail("tree lookup");
+	*mode = (uint32_t)git_tree_entry_filemode(e);
+	git_oid_cpy(oid, git_tree_entry_id(e));
+	git_tree_entry_free(e);
+	return 0;
+}
+
+/*
+ * A path is safe when it is relative, has no "", ".", ".." or ".git"
+ * component, and no parent of it is (now) a file or a symlink. Returns 0
+ * when safe, 1 after fail(), negative on error.
+ */
+static int check_path(struct work *w, const char *path)
+{
+	const char *p = path, *slash;
+	char *prefix = NULL;
+	int ret = 0;
+
+	if (!*path || *path == '/')
+		return fail(w, RB_APPLY_FAIL_UNSAFE, path, 0,
+			    "refusing the absolute or empty path '%s'", path);
+	for (;;) {
+		size_t n;
+
+		slash = strchr(p, '/');
+		n = slash ? (size_t)(slash - p) : strlen(p);
+		if (!n || (n == 1 && p[0] == '.') ||
+		    (n == 2 && !memcmp(p, "..", 2)) ||
+		    (n == 4 && !strncasecmp(p, ".git", 4)))
+			return fail(w, RB_APPLY_FAIL_UNSAFE, path, 0,
+				    "refusing the path '%s': it has a '%.*s' "
+				    "component",
+				    path, (int)n, p);
+		if (!slash)
+			break;
+		p = slash + 1;
+	}
+	/* Every parent must be a directory or absent. */
+	for (slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		git_oid oid;
+		uint32_t mode;
+
+		free(prefix);
+		prefix = strndup(path, (size_t)(slash - path));
+		if (!prefix)
+			return -RB_ENOMEM;
+		ret = state_get(w, prefix, &oid, &mode);
+		if (ret)
+			goto out;
+		if (mode && (mode & MODE_TYPE) != MODE_TREE) {
+			ret = fail(w, RB_APPLY_FAIL_UNSAFE, path, 0,
+				   "refusing to write '%s' beyond %s '%s'",
+				   path,
+				   (mode & MODE_TYPE) == MODE_LINK ?
+					   "the symbolic link" :
+					   "the file",
+				   prefix);
+			goto out;
+		}
+	}
+out:
+	free(prefix);
+	return ret;
+}
+
+static uint32_t normalize_mode(uint32_t mode)
+{
+	switch (mode & MODE_TYPE) {
+	case MODE_LINK:
+		return MODE_LINK;
+	case MODE_GITLINK:
+		return MODE_GITLINK;
+	default:
+		return (mode & 0100) ? 0100755 : 0100644;
+	}
+}
+
+static void note_mode(struct work *w, const char *path, uint32_t mode)
+{
+	struct rb_apply_result *r = w->res;
+
+	if (!(mode & 06000) || r->setuid)
+		return;
+	r->setuid = true;
+	r->setuid_path = strdup(path);
+}
+
+/*
+ * Builds the preimage and postimage of @h (apply_one_fragment) and places
+ * it in @img. Returns 0 and fills @hr, 1 when it does not fit (no fail()
+ * recorded: the caller decides), negative on error.
+ */
+static int apply_hunk(struct image *img, const struct rb_diff_hunk *h, int fuzz,
+		      struct rb_apply_hunk_result *hr)
+{
+	struct iline *pre = NULL, *post = NULL, *pr, *po;
+	size_t pre_n = 0, post_n = 0, i;
+	unsigned long leading = h->leading, trailing = h->trailing;
+	unsigned long p_context = fuzz < 0 ? (unsigned long)-1 :
+					     (unsigned long)fuzz;
+	bool match_beginning, match_end;
+	long pos, at;
+	uint32_t dropped = 0;
+	int ret = 0;
+
+	pre = malloc((h->n_lines + 1) * sizeof(*pre));
+	post = malloc((h->n_lines + 1) * sizeof(*post));
+	if (!pre || !post) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < h->n_lines; i++) {
+		const struct rb_diff_line *l = &h->lines[i];
+		struct iline il;
+
+		/* An empty context line followed by "\ No newline": nothing */
+		if (l->no_newline && !l->len && l->origin == ' ')
+			continue;
+		il.p = l->len ? l->text : "\n";
+		il.len = l->len + (l->no_newline ? 0 : 1);
+		il.hash = line_hash(il.p, il.len);
+		il.patched = false;
+		if (l->origin != '+')
+			pre[pre_n++] = il;
+		if (l->origin != '-')
+			post[post_n++] = il;
+	}
+	match_beginning = !h->old_start || h->old_start == 1;
+	match_end = !trailing;
+	pos = h->new_start ? (long)h->new_start - 1 : 0;
+	pr = pre;
+	po = post;
+	for (;;) {
+		at = find_pos(img, pr, pre_n, pos, match_beginning, match_end);
+		if (at >= 0)
+			break;
+		if (leading <= p_context && trailing <= p_context)
+			break;
+		if (match_beginning || match_end) {
+			match_beginning = match_end = false;
+			continue;
+		}
+		if (leading >= trailing) {
+			pr++;
+			po++;
+			pre_n--;
+			post_n--;
+			pos--;
+			leading--;
+			dropped++;
+		}
+		if (trailing > leading) {
+			pre_n--;
+			post_n--;
+			trailing--;
+			dropped++;
+		}
+	}
+	if (at < 0) {
+		ret = 1;
+		goto out;
+	}
+	ret = image_replace(img, (size_t)at, pre_n, po, post_n);
+	if (ret)
+		goto out;
+	hr->line = (uint32_t)at + 1;
+	hr->offset = (int32_t)(at - pos);
+	hr->context_dropped = dropped;
+out:
+	free(pre);
+	free(post);
+	return ret;
+}
+
+static int image_apply_all(struct image *img, const struct rb_diff_file *f,
+			   int fuzz, struct rb_apply_hunk_result *hrs,
+			   size_t *failed_hunk)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < f->n_hunks; i++) {
+		ret = apply_hunk(img, &f->hunks[i], fuzz, &hrs[i]);
+		if (ret) {
+			*failed_hunk = i + 1;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int image_flatten(struct rb_buf *out, const struct image *img)
+{
+	size_t i;
+	int ret;
+
+	rb_buf_reset(out);
+	for (i = 0; i < img->n; i++) {
+		ret = rb_buf_add(out, img->v[i].p, img->v[i].len);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Looks up a blob by the hex prefix of an index line. */
+static int find_blob(git_blob **out, git_repository *repo, const char *hex)
+{
+	git_oid oid;
+	size_t len = strlen(hex);
+
+	if (len < 7 || git_oid_fromstrn(&oid, hex, len) < 0)
+		return GIT_ENOTFOUND;
+	return git_blob_lookup_prefix(out, repo, &oid, len);
+}
+
+/*
+ * The 3-way fallback (git apply --3way): apply @f to its preimage blob,
+ * then merge the result into @ours. On success @out holds the merged
+ * content. Returns 0, 1 when it cannot help (reason recorded only for
+ * conflicts), negative on error.
+ */
+static int three_way(struct work *w, struct rb_buf *out,
+		     const struct rb_diff_file *f, const char *ours,
+		     size_t ours_len, const char *path)
+{
+	git_blob *base = NULL;
+	struct image img = { 0 };
+	struct rb_buf theirs = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
+	struct rb_apply_hunk_result *hrs = NULL;
+	git_merge_file_input a = GIT_MERGE_FILE_INPUT_INIT;
+	git_merge_file_input o = GIT_MERGE_FILE_INPUT_INIT;
+	git_merge_file_input t = GIT_MERGE_FILE_INPUT_INIT;
+	git_merge_file_result mr = { 0 };
+	size_t bad = 0;
+	int ret;
+
+	if (!f->old_id[0] || find_blob(&base, w->repo, f->old_id) < 0) {
+		git_error_clear();
+		return 1;
+	}
+	hrs = calloc(f->n_hunks + 1, sizeof(*hrs));
+	if (!hrs) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	ret = image_load(&img, git_blob_rawcontent(base),
+			 (size_t)git_blob_rawsize(base));
+	if (ret)
+		goto out;
+	ret = image_apply_all(&img, f, -1, hrs, &bad);
+	if (ret)
+		goto out;
+	ret = image_flatten(&theirs, &img);
+	if (ret)
+		goto out;
+	a.ptr = git_blob_rawcontent(base);
+	a.size = (size_t)git_blob_rawsize(base);
+	a.path = path;
+	o.ptr = ours;
+	o.size = ours_len;
+	o.path = path;
+	t.ptr = theirs.ptr;
+	t.size = theirs.len;
+	t.path = path;
+	if (git_merge_file(&mr, &a, &o, &t, NULL) < 0) {
+		ret = git_fail("merge_file");
+		goto out;
+	}
+	if (!mr.automergeable) {
+		ret = fail(w, RB_APPLY_FAIL_MERGE, path, 0,
+			   "%s does not apply, and the 3-way merge with its "
+			   "preimage %s has conflicts",
+			   path, f->old_id);
+		goto out;
+	}
+	rb_buf_reset(out);
+	ret = rb_buf_add(out, mr.ptr, mr.len);
+out:
+	git_merge_file_result_free(&mr);
+	rb_buf_release(&theirs);
+	image_release(&img);
+	free(hrs);
+	git_blob_free(base);
+	return ret;
+}
+
+static bool blob_exists(git_repository *repo, const git_oid *oid)
+{
+	git_odb *odb = NULL;
+	bool ok;
+
+	if (git_repository_odb(&odb, repo) < 0)
+		return false;
+	ok = git_odb_exists(odb, oid);
+	git_odb_free(odb);
+	return ok;
+}
+
+/*
+ * A binary section. The decoded data stays deflated (no zlib here), so
+ * this applies exactly what git apply does first: the full postimage id of
+ * the index line, when the repository already has that blob.
+ */
+static int apply_binary(struct work *w, const struct rb_diff_file *f,
+			const char *path, const git_oid *cur, bool exists,
+			git_oid *out)
+{
+	git_oid want;
+
+	if (f->status == RB_DIFF_DELETED)
+		return 0;
+	if (strlen(f->old_id) != 40 || strlen(f->new_id) != 40)
+		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			    "cannot apply the binary patch to %s without a "
+			    "full index line",
+			    path);
+	if (exists) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), cur);
+		if (strcmp(hex, f->old_id))
+			return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+				    "the binary patch to %s does not apply: "
+				    "the file is %.12s, the patch expects "
+				    "%.12s",
+				    path, hex, f->old_id);
+	}
+	if (git_oid_fromstr(&want, f->new_id) < 0)
+		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			    "bad index line for %s", path);
+	if (!blob_exists(w->repo, &want))
+		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			    "binary patch to %s: its result %.12s is not in "
+			    "the repository, and binary data is not decoded",
+			    path, f->new_id);
+	git_oid_cpy(out, &want);
+	return 0;
+}
+
+/* Applies one file section of the current patch. 0, 1 (failed), <0. */
+static int apply_file(struct work *w, const struct rb_diff_file *f,
+		      struct rb_apply_file_result *fr)
+{
+	const char *opath = f->old_path, *npath = f->new_path;
+	const char *path = rb_diff_file_path(f);
+	git_oid old_oid, new_oid, tmp;
+	uint32_t old_mode = 0, nmode_now = 0, new_mode;
+	git_blob *blob = NULL;
+	struct image img = { 0 };
+	struct rb_buf content = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
+	const char *data = "";
+	size_t size = 0, bad = 0;
+	int ret;
+
+	fr->path = strdup(path);
+	if (!fr->path)
+		return -RB_ENOMEM;
+	if ((opath && (ret = check_path(w, opath))) ||
+	    (npath && (ret = check_path(w, npath))))
+		goto out;
+
+	if (opath) {
+		ret = state_get(w, opath, &old_oid, &old_mode);
+		if (ret)
+			goto out;
+		if (!old_mode) {
+			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+				   "%s does not exist in the tree", opath);
+			goto out;
+		}
+		if ((old_mode & MODE_TYPE) == MODE_TREE) {
+			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+				   "%s is a directory in the tree", opath);
+			goto out;
+		}
+		if ((old_mode & MODE_TYPE) == MODE_GITLINK) {
+			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+				   "%s is a submodule: not applied", opath);
+			goto out;
+		}
+		if (f->old_mode && ((f->old_mode ^ old_mode) & MODE_TYPE)) {
+			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+				   "%s: wrong type (the tree has %o, the "
+				   "patch expects %o)",
+				   opath, old_mode, f->old_mode);
+			goto out;
+		}
+	}
+	if (npath && (!opath || strcmp(opath, npath))) {
+		ret = state_get(w, npath, &tmp, &nmode_now);
+		if (ret)
+			goto out;
+		if (nmode_now) {
+			ret = fail(w, RB_APPLY_FAIL_FILE, npath, 0,
+				   "%s already exists in the tree", npath);
+			goto out;
+		}
+	}
+
+	fr->hunks = calloc(f->n_hunks + 1, sizeof(*fr->hunks));
+	if (!fr->hunks) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	fr->n_hunks = f->n_hunks;
+
+	new_mode = f->new_mode ? f->new_mode : old_mode ? old_mode : 0100644;
+	if (npath)
+		note_mode(w, npath, new_mode);
+	new_mode = normalize_mode(new_mode);
+	if ((new_mode & MODE_TYPE) == MODE_GITLINK) {
+		ret = fail(w, RB_APPLY_FAIL_FILE, path, 0,
+			   "%s: submodule changes are not applied", path);
+		goto out;
+	}
+
+	if (f->is_binary) {
+		ret = apply_binary(w, f, path, &old_oid, opath != NULL,
+				   &new_oid);
+		if (ret)
+			goto out;
+		free(fr->hunks);
+		fr->hunks = NULL;
+		fr->n_hunks = 0;
+		goto record;
+	}
+
+	if (opath) {
+		if (git_blob_lookup(&blob, w->repo, &old_oid) < 0) {
+			ret = git_fail("blob lookup");
+			goto out;
+		}
+		data = git_blob_rawcontent(blob);
+		size = (size_t)git_blob_rawsize(blob);
+		if (size > RB_APPLY_MAX_BLOB) {
+			ret = fail(w, RB_APPLY_FAIL_LIMIT, opath, 0,
+				   "%s is too big to patch (%zu bytes)", opath,
+				   size);
+			goto out;
+		}
+	}
+	if (!f->n_hunks && opath) {
+		/* a pure rename, copy or mode change */
+		git_oid_cpy(&new_oid, &old_oid);
+		goto record;
+	}
+	ret = image_load(&img, data, size);
+	if (ret)
+		goto out;
+	ret = image_apply_all(&img, f, w->opts->fuzz, fr->hunks, &bad);
+	if (ret < 0)
+		goto out;
+	if (ret == 0) {
+		ret = image_flatten(&content, &img);
+		if (ret)
+			goto out;
+		for (size_t i = 0; i < f->n_hunks; i++)
+			if (fr->hunks[i].context_dropped)
+				w->res->fuzzed = true;
+	} else {
+		const struct rb_diff_hunk *h = &f->hunks[bad - 1];
+
+		ret = 1;
+		if (w->opts->three_way && opath)
+			ret = three_way(w, &content, f, data, size, path);
+		if (ret < 0 || w->fail)
+			goto out;
+		if (ret) {
+			ret = fail(w, RB_APPLY_FAIL_HUNK, path, bad,
+				   "hunk #%zu of %s does not match at line %u "
+				   "or nearby",
+				   bad, path, h->old_start);
+			goto out;
+		}
+		fr->merged = true;
+		w->res->merged = true;
+		free(fr->hunks);
+		fr->hunks = NULL;
+		fr->n_hunks = 0;
+	}
+	if (!npath) {
+		if (content.len) {
+			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+				   "removal patch leaves %s with content",
+				   opath);
+			goto out;
+		}
+	} else if (git_blob_create_from_buffer(&new_oid, w->repo, content.ptr,
+					       content.len) < 0) {
+		ret = git_fail("blob write");
+		goto out;
+	}
+record:
+	if (opath && (!npath || f->status == RB_DIFF_RENAMED)) {
+		ret = change_set(w, opath, true, NULL, 0);
+		if (ret)
+			goto out;
+	}
+	if (npath)
+		ret = change_set(w, npath, false, &new_oid, new_mode);
+out:
+	rb_buf_release(&content);
+	image_release(&img);
+	git_blob_free(blob);
+	return ret;
+}
+
+/* ---- rebuilding the trees along the touched paths ---- */
+
+/* strcmp with '/' sorting first, so a directory's entries stay together. */
+static int path_cmp(const void *a, const void *b)
+{
+	const unsigned char *p =
+		(const unsigned char *)((const struct change *)a)->path;
+	const unsigned char *q =
+		(const unsigned char *)((const struct change *)b)->path;
+
+	for (; *p && *p == *q; p++, q++)
+		;
+	return (*p == '/' ? 1 : *p + 1) - (*q == '/' ? 1 : *q + 1);
+}
+
+static int build_tree(git_oid *out, bool *empty, git_repository *repo,
+		      const git_tree *base, const struct change *chg, size_t n,
+		      size_t skip)
+{
+	git_treebuilder *tb = NULL;
+	size_t i = 0;
+	int ret = 0;
+
+	if (git_treebuilder_new(&tb, repo, base) < 0)
+		return git_fail("treebuilder");
+	while (i < n) {
+		const char *name = chg[i].path + skip;
+		const char *slash = strchr(name, '/');
+		size_t clen = slash ? (size_t)(slash - name) : strlen(name);
+		const struct change *leaf = NULL;
+		size_t j = i, sub_start, sub_n;
+		char *comp = strndup(name, clen);
+		bool sub_empty = true;
+
+		if (!comp) {
+			ret = -RB_ENOMEM;
+			goto out;
+		}
+		if (!slash) {
+			leaf = &chg[i];
+			j++;
+		}
+		sub_start = j;
+		while (j < n && !strncmp(chg[j].path + skip, comp, clen) &&
+		       chg[j].path[skip + clen] == '/')
+			j++;
+		sub_n = j - sub_start;
+		if (sub_n) {
+			const git_tree_entry *e = git_treebuilder_get(tb, comp);
+			git_tree *sub = NULL;
+			git_oid sub_oid;
+
+			if (e && git_tree_entry_type(e) == GIT_OBJECT_TREE &&
+			    git_tree_lookup(&sub, repo, git_tree_entry_id(e)) <
+				    0) {
+				free(comp);
+				ret = git_fail("tree lookup");
+				goto out;
+			}
+			ret = build_tree(&sub_oid, &sub_empty, repo, sub,
+					 chg + sub_start, sub_n,
+					 skip + clen + 1);
+			git_tree_free(sub);
+			if (!ret && sub_empty && e)
+				ret = git_treebuilder_remove(tb, comp) < 0 ?
+					      git_fail("tree remove") :
+					      0;
+			else if (!ret && !sub_empty &&
+				 git_treebuilder_insert(NULL, tb, comp,
+							&sub_oid,
+							GIT_FILEMODE_TREE) < 0)
+				ret = git_fail("tree insert");
+		}
+		if (!ret && leaf) {
+			if (leaf->deleted) {
+				const git_tree_entry *e =
+					git_treebuilder_get(tb, comp);
+
+				if (e && sub_empty &&
+				    git_tree_entry_type(e) != GIT_OBJECT_TREE &&
+				    git_treebuilder_remove(tb, comp) < 0)
+					ret = git_fail("tree remove");
+			} else if (git_treebuilder_insert(
+					   NULL, tb, comp, &leaf->oid,
+					   (git_filemode_t)leaf->mode) < 0) {
+				ret = git_fail("tree insert");
+			}
+		}
+		free(comp);
+		if (ret)
+			goto out;
+		i = j;
+	}
+	*empty = git_treebuilder_entrycount(tb) == 0;
+	if (git_treebuilder_write(out, tb) < 0)
+		ret = git_fail("tree write");
+out:
+	git_treebuilder_free(tb);
+	return ret;
+}
+
+/* ---- the series ---- */
+
+static int make_commit(git_oid *out, git_repository *repo,
+		       const struct rb_apply_patch *p, size_t no,
+		       const git_tree *tree, const git_commit *parent)
+{
+	git_signature *author = NULL, *committer = NULL;
+	struct rb_buf msg = RB_BUF_INIT(1u << 20);
+	int64_t when = p->date;
+	int ret = 0;
+
+	if (git_signature_new(
+		    &author,
+		    p->author_name && *p->author_name ? p->author_name :
+							"unknown",
+		    p->author_email && *p->author_email ? p->author_email :
+							  "unknown@invalid",
+		    when, p->tz_offset) < 0 &&
+	    git_signature_new(&author, "unknown", "unknown@invalid", when,
+			      p->tz_offset) < 0) {
+		ret = git_fail("signature");
+		goto out;
+	}
+	if (git_signature_new(&committer, "reviewbot",
+			      "reviewbot@reviewbot.invalid", when,
+			      p->tz_offset) < 0) {
+		ret = git_fail("signature");
+		goto out;
+	}
+	if (p->message && *p->message)
+		ret = rb_buf_puts(&msg, p->message);
+	else
+		ret = rb_buf_printf(&msg, "patch %zu\n", no);
+	if (!ret && msg.ptr[msg.len - 1] != '\n')
+		ret = rb_buf_putc(&msg, '\n');
+	if (ret)
+		goto out;
+	if (git_commit_create(out, repo, NULL, author, committer, NULL, msg.ptr,
+			      tree, 1, &parent) < 0)
+		ret = git_fail("commit");
+out:
+	rb_buf_release(&msg);
+	git_signature_free(author);
+	git_signature_free(committer);
+	return ret;
+}
+
+static void record_fail(struct work *w, enum rb_apply_fail kind,
+			const char *reason)
+{
+	struct rb_apply_result *r = w->res;
+
+	r->fail = kind;
+	r->failed_patch = w->patch_no;
+	r->failed_file = w->fail_file;
+	w->fail_file = NULL;
+	r->failed_hunk = w->fail_hunk;
+	r->reason = strdup(reason);
+}
+
+/* Applies one parsed patch to w->tree; sets pr->tree. 0, 1, <0. */
+static int apply_one(struct work *w, const struct rb_diff *d,
+		     struct rb_apply_patch_result *pr)
+{
+	size_t i;
+	bool empty;
+	int ret;
+
+	changes_clear(w);
+	pr->files = calloc(d->n_files, sizeof(*pr->files));
+	if (!pr->files)
+		return -RB_ENOMEM;
+	for (i = 0; i < d->n_files; i++) {
+		pr->n_files++;
+		ret = apply_file(w, &d->files[i], &pr->files[i]);
+		if (ret)
+			return ret;
+	}
+	qsort(w->chg, w->n_chg, sizeof(*w->chg), path_cmp);
+	return build_tree(&pr->tree, &empty, w->repo, w->tree, w->chg, w->n_chg,
+			  0);
+}
+
+static int open_private(git_repository **out, git_repository *repo)
+{
+	git_odb_backend *mempack = NULL;
+	git_repository *priv = NULL;
+	git_odb *odb = NULL;
+	const char *path = git_repository_path(repo);
+
+	if (git_repository_open_bare(&priv, path) < 0 &&
+	    git_repository_open(&priv, path) < 0)
+		return git_fail("open");
+	if (git_repository_odb(&odb, priv) < 0 ||
+	    git_mempack_new(&mempack) < 0 ||
+	    git_odb_add_backend(odb, mempack, 999) < 0) {
+		git_odb_free(odb);
+		git_repository_free(priv);
+		return git_fail("mempack");
+	}
+	git_odb_free(odb);
+	*out = priv;
+	return 0;
+}
+
+int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
+		    const git_oid *base_commit,
+		    const struct rb_apply_patch *patches, size_t n,
+		    const struct rb_apply_opts *opts)
+{
+	struct rb_apply_opts defaults = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *r = NULL;
+	struct rb_diff **diffs = NULL;
+	git_repository *priv = NULL;
+	git_commit *commit = NULL;
+	struct work w = { 0 };
+	size_t i, lines = 0, files = 0;
+	int ret = 0;
+
+	if (!opts)
+		opts = &defaults;
+	rb_buf_init(&w.reason, 4096);
+	r = calloc(1, sizeof(*r));
+	diffs = calloc(n + 1, sizeof(*diffs));
+	if (!r || !diffs ||
+	    !(r->patches = calloc(n + 1, sizeof(*r->patches)))) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	r->n_patches = n;
+	if (opts->in_memory) {
+		ret = open_private(&priv, repo);
+		if (ret)
+			goto out;
+		repo = priv;
+	}
+	w.repo = repo;
+	w.opts = opts;
+	w.res = r;
+	if (git_commit_lookup(&commit, repo, base_commit) < 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), base_commit);
+		ret = rb_err(RB_ENOTFOUND, "base commit %s is not in %s", hex,
+			     git_repository_path(repo));
+		goto out;
+	}
+	git_oid_cpy(&r->base, base_commit);
+	git_oid_cpy(&r->commit, base_commit);
+	git_oid_cpy(&r->tree, git_commit_tree_id(commit));
+	if (git_commit_tree(&w.tree, commit) < 0) {
+		ret = git_fail("commit tree");
+		goto out;
+	}
+
+	/* Parse everything and check the limits before touching anything. */
+	for (i = 0; i < n; i++) {
+		w.patch_no = i + 1;
+		ret = rb_diff_parse(&diffs[i], patches[i].patch,
+				    patches[i].len);
+		if (ret == -RB_EPARSE) {
+			record_fail(&w, RB_APPLY_FAIL_PARSE, rb_errmsg());
+			ret = 0;
+			goto done;
+		}
+		if (ret)
+			goto out;
+		for (size_t j = 0; j < diffs[i]->n_files; j++)
+			lines += diffs[i]->files[j].added +
+				 diffs[i]->files[j].removed;
+		files += diffs[i]->n_files;
+		if ((opts->max_lines && lines > opts->max_lines) ||
+		    (opts->max_files && files > opts->max_files)) {
+			rb_buf_reset(&w.reason);
+			rb_buf_printf(&w.reason,
+				      "the series is too big to review: %zu "
+				      "changed lines in %zu files (limits: %zu "
+				      "lines, %zu files)",
+				      lines, files, opts->max_lines,
+				      opts->max_files);
+			record_fail(&w, RB_APPLY_FAIL_LIMIT, w.reason.ptr);
+			goto done;
+		}
+	}
+
+	for (i = 0; i < n; i++) {
+		struct rb_apply_patch_result *pr = &r->patches[i];
+		git_tree *next = NULL;
+
+		w.patch_no = i + 1;
+		ret = apply_one(&w, diffs[i], pr);
+		if (ret < 0)
+			goto out;
+		if (ret > 0) {
+			record_fail(&w, w.fail, w.reason.ptr);
+			ret = 0;
+			goto done;
+		}
+		if (git_tree_lookup(&next, repo, &pr->tree) < 0) {
+			ret = git_fail("tree lookup");
+			goto out;
+		}
+		git_tree_free(w.tree);
+		w.tree = next;
+		if (opts->commit) {
+			git_commit *c = NULL;
+
+			ret = make_commit(&pr->commit, repo, &patches[i], i + 1,
+					  next, commit);
+			if (ret)
+				goto out;
+			if (git_commit_lookup(&c, repo, &pr->commit) < 0) {
+				ret = git_fail("commit lookup");
+				goto out;
+			}
+			git_commit_free(commit);
+			commit = c;
+			git_oid_cpy(&r->commit, &pr->commit);
+		}
+		pr->applied = true;
+		git_oid_cpy(&r->tree, &pr->tree);
+		r->n_applied++;
+	}
+	r->ok = true;
+done:
+	*out = r;
+	r = NULL;
+out:
+	for (i = 0; diffs && i < n; i++)
+		rb_diff_free(diffs[i]);
+	free(diffs);
+	changes_clear(&w);
+	free(w.chg);
+	free(w.fail_file);
+	rb_buf_release(&w.reason);
+	git_tree_free(w.tree);
+	git_commit_free(commit);
+	git_repository_free(priv);
+	rb_apply_result_free(r);
+	return ret;
+}
+
+void rb_apply_result_free(struct rb_apply_result *r)
+{
+	size_t i, j;
+
+	if (!r)
+		return;
+	for (i = 0; r->patches && i < r->n_patches; i++) {
+		struct rb_apply_patch_result *pr = &r->patches[i];
+
+		for (j = 0; j < pr->n_files; j++) {
+			free(pr->files[j].path);
+			free(pr->files[j].hunks);
+		}
+		free(pr->files);
+	}
+	free(r->patches);
+	free(r->failed_file);
+	free(r->reason);
+	free(r->setuid_path);
+	free(r);
+}
+
+const char *rb_apply_fail_name(enum rb_apply_fail f)
+{
+	static const char *const names[] = {
+		"ok",	  "parse", "hunk",   "file",
+		"unsafe", "limit", "binary", "merge",
+	};
+
+	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] :
+								"unknown";
+}

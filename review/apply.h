@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * apply.h - applies a patch series to a tree in memory with libgit2, with
+ * the results of "git apply" (DESIGN.md fact 4): no worktree and no index
+ * of the whole tree. Each touched blob is read, every hunk is located with
+ * git's offset search (apply.c find_pos/match_fragment: the nearest exact
+ * match of the preimage, searching outward from the line the header
+ * names; hunks without leading/trailing context must match at the
+ * beginning/end), new blobs are written and only the trees along the
+ * touched paths are rebuilt (git_treebuilder). When a file does not apply
+ * and its "index" line names a preimage blob that the repository holds, a
+ * 3-way merge (git_merge_file) is tried.
+ *
+ * A series becomes a chain of commits on the base: author and date from
+ * the mail, committer "reviewbot" with the same date, so that applying the
+ * same series twice gives the same commit ids.
+ *
+ * Safety (the patched tree belongs to whoever sent the patch): paths with
+ * "..", ".git" or a leading "/" are refused, and so are writes through a
+ * symlink or a file (a path whose parent in the tree is not a directory).
+ * Size limits are options; a mode with setuid/setgid is flagged (the tree
+ * stores it as 100755, as git does).
+ */
+#ifndef RB_REVIEW_APPLY_H
+#define RB_REVIEW_APPLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <git2.h>
+
+struct rb_apply_patch {
+	const char *patch; /* borrowed: the diff text (or a whole mail body) */
+	size_t len;
+	const char *author_name; /* borrowed; NULL: "unknown" */
+	const char *author_email; /* borrowed; NULL: "unknown@invalid" */
+	int64_t date; /* seconds since the epoch */
+	int tz_offset; /* minutes east of UTC */
+	const char *message; /* borrowed; the commit message; NULL: "patch N" */
+};
+
+struct rb_apply_opts {
+	/*
+	 * -1 (default): context must match exactly, like git apply. n >= 0:
+	 * like "git apply -C<n>": leading and trailing context may be
+	 * dropped down to n lines each to find a place for a hunk.
+	 */
+	int fuzz;
+	bool three_way; /* fall back to git_merge_file (default true) */
+	bool commit; /* make a commit per patch (default true) */
+	/*
+	 * Write blobs, trees and commits to a private in-memory object store
+	 * dropped when the call returns: for trial applies (base selection,
+	 * "--check"). Result ids are then valid but not in the repository.
+	 */
+	bool in_memory;
+	size_t max_lines; /* added + removed over the series; 0: no limit */
+	size_t max_files; /* file sections over the series; 0: no limit */
+};
+
+#define RB_APPLY_MAX_LINES 10000 /* as Sashiko skips */
+#define RB_APPLY_MAX_FILES 200
+#define RB_APPLY_OPTS_INIT                                                    \
+	{                                                                     \
+		-1, true, true, false, RB_APPLY_MAX_LINES, RB_APPLY_MAX_FILES \
+	}
+
+struct rb_apply_hunk_result {
+	uint32_t line; /* 1-based line where the hunk went in */
+	int32_t offset; /* from the line its header names, like git */
+	uint32_t context_dropped; /* lines of context ignored (fuzz) */
+};
+
+struct rb_apply_file_result {
+	char *path; /* the path after the patch (old path if deleted) */
+	bool merged; /* applied with the 3-way fallback */
+	struct rb_apply_hunk_result *hunks; /* NULL when merged or binary */
+	size_t n_hunks;
+};
+
+struct rb_apply_patch_result {
+	bool applied;
+	git_oid tree; /* the tree after this patch, when applied */
+	git_oid commit; /* when applied and opts.commit */
+	struct rb_apply_file_result *files;
+	size_t n_files;
+};
+
+enum rb_apply_fail {
+	RB_APPLY_OK = 0,
+	RB_APPLY_FAIL_PARSE, /* the patch text is corrupt */
+	RB_APPLY_FAIL_HUNK, /* a hunk does not match */
+	RB_APPLY_FAIL_FILE, /* missing / already existing file, wrong type */
+	RB_APPLY_FAIL_UNSAFE, /* a refused path */
+	RB_APPLY_FAIL_LIMIT, /* over max_lines or max_files */
+	RB_APPLY_FAIL_BINARY, /* a binary patch that cannot be applied */
+	RB_APPLY_FAIL_MERGE, /* the 3-way fallback had conflicts */
+};
+
+struct rb_apply_result {
+	bool ok; /* every patch applied */
+	git_oid base; /* the base commit */
+	git_oid tree; /* the final tree (base tree when nothing applied) */
+	git_oid commit; /* the final commit (base when nothing applied) */
+	struct rb_apply_patch_result *patches; /* n_patches entries */
+	size_t n_patches;
+	size_t n_applied;
+
+	/* The first failure; all zero/NULL when ok. */
+	enum rb_apply_fail fail;
+	size_t failed_patch; /* 1-based */
+	char *failed_file; /* NULL when no file is to blame */
+	size_t failed_hunk; /* 1-based, 0 when no hunk is to blame */
+	char *reason; /* "hunk #2 of mm/x.c does not match at line 12 ..." */
+
+	bool setuid; /* some patch sets a setuid/setgid mode */
+	char *setuid_path; /* the first such path */
+	bool merged; /* some file needed the 3-way fallback */
+	bool fuzzed; /* some hunk needed fuzz */
+};
+
+/*
+ * Applies @n patches in order on @base_commit of @repo (borrowed). Returns
+ * 0 when it ran, whatever the outcome (read *out, owned by the caller,
+ * rb_apply_result_free()); a negative code for an infrastructure failure:
+ * -RB_ENOTFOUND when the base commit is not in the repository, -RB_EIO
+ * when libgit2 failed to read or write, -RB_ENOMEM.
+ */
+int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
+		    const git_oid *base_commit,
+		    const struct rb_apply_patch *patches, size_t n,
+		    const struct rb_apply_opts *opts);
+void rb_apply_result_free(struct rb_apply_result *r);
+
+/* Short name of a failure class: "hunk", "file", "unsafe", ... */
+const char *rb_apply_fail_name(enum rb_apply_fail f);
+
+#endif

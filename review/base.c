@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * base.c - base selection (DESIGN.md fact 9), the guess from index blob
+ * ids (after b4's --guess-base), fetching and staleness of trees.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "review/base.h"
+#include "review/diff.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#define RB_GUESS_DEPTH 1000
+
+static int git_fail(const char *what)
+{
+	const git_error *e = git_error_last();
+
+	return rb_err(RB_EIO, "libgit2: %s: %s", what,
+		      e && e->message ? e->message : "unknown error");
+}
+
+static int resolve(git_oid *out, git_repository *repo, const char *ref)
+{
+	git_object *obj = NULL, *c = NULL;
+	int ret = 0;
+
+	if (git_revparse_single(&obj, repo, ref) < 0 ||
+	    git_object_peel(&c, obj, GIT_OBJECT_COMMIT) < 0) {
+		ret = rb_err(RB_ENOTFOUND, "no commit '%s' in %s", ref,
+			     git_repository_path(repo));
+		goto out;
+	}
+	git_oid_cpy(out, git_object_id(c));
+out:
+	git_object_free(c);
+	git_object_free(obj);
+	return ret;
+}
+
+/* ---- the guess from preimage blob ids ---- */
+
+struct want {
+	char *path;
+	git_oid oid; /* the prefix, zero-padded */
+	size_t hexlen;
+};
+
+struct wants {
+	struct want *v;
+	size_t n;
+};
+
+static void wants_release(struct wants *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->v[i].path);
+	free(w->v);
+}
+
+static bool in_list(char **list, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/*
+ * The (path, preimage id) pairs of a series: only files that exist before
+ * the series, so a path the series wrote earlier is skipped.
+ */
+static int collect_wants(struct wants *out,
+			 const struct rb_apply_patch *patches, size_t n)
+{
+	char **seen = NULL;
+	size_t n_seen = 0, i, j;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rb_diff *d = NULL;
+
+		if (rb_diff_parse(&d, patches[i].patch, patches[i].len)) {
+			rb_err_clear();
+			continue; /* apply reports it */
+		}
+		for (j = 0; j < d->n_files; j++) {
+			const struct rb_diff_file *f = &d->files[j];
+			size_t len = strlen(f->old_id);
+			struct want *nv;
+			char **ns;
+
+			if (f->old_path && len >= 7 &&
+			    strspn(f->old_id, "0") != len &&
+			    !in_list(seen, n_seen, f->old_path)) {
+				nv = realloc(out->v,
+					     (out->n + 1) * sizeof(*nv));
+				if (!nv) {
+					ret = -RB_ENOMEM;
+					break;
+				}
+				out->v = nv;
+				nv = &out->v[out->n];
+				if (git_oid_fromstrn(&nv->oid, f->old_id, len) <
+				    0)
+					continue;
+				nv->hexlen = len;
+				nv->path = strdup(f->old_path);
+				if (!nv->path) {
+					ret = -RB_ENOMEM;
+					break;
+				}
+				out->n++;
+			}
+			if (f->new_path &&
+			    !in_list(seen, n_seen, f->new_path)) {
+				ns = realloc(seen, (n_seen + 1) * sizeof(*ns));
+				if (!ns) {
+					ret = -RB_ENOMEM;
+					break;
+				}
+				seen = ns;
+				seen[n_seen] = strdup(f->new_path);
+				if (!seen[n_seen]) {
+					ret = -RB_ENOMEM;
+					break;
+				}
+				n_seen++;
+			}
+		}
+		rb_diff_free(d);
+		if (ret)
+			break;
+	}
+	for (i = 0; i < n_seen; i++)
+		free(seen[i]);
+	free(seen);
+	return ret;
+}
+
+static bool tree_has_all(git_tree *tree, const struct wants *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		git_tree_entry *e = NULL;
+		bool ok;
+
+		if (git_tree_entry_bypath(&e, tree, w->v[i].path) < 0) {
+			git_error_clear();
+			return false;
+		}
+		ok = !git_oid_ncmp(git_tree_entry_id(e), &w->v[i].oid,
+				   w->v[i].hexlen);
+		git_tree_entry_free(e);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static int guess_in_tree(git_oid *out, const struct rb_base_tree *t,
+			 const struct wants *w, size_t depth)
+{
+	git_revwalk *walk = NULL;
+	git_oid head, oid, last_tree;
+	bool have_last = false;
+	size_t k = 0;
+	int ret;
+
+	ret = resolve(&head, t->repo, t->ref);
+	if (ret)
+		return ret;
+	if (git_revwalk_new(&walk, t->repo) < 0 ||
+	    git_revwalk_push(walk, &head) < 0) {
+		ret = git_fail("revwalk");
+		goto out;
+	}
+	git_revwalk_simplify_first_parent(walk);
+	ret = -RB_ENOTFOUND;
+	while (k++ < depth && !git_revwalk_next(&oid, walk)) {
+		git_commit *c = NULL;
+		git_tree *tree = NULL;
+		bool hit;
+
+		if (git_commit_lookup(&c, t->repo, &oid) < 0) {
+			ret = git_fail("commit lookup");
+			goto out;
+		}
+		if (have_last &&
+		    git_oid_equal(&last_tree, git_commit_tree_id(c))) {
+			git_commit_free(c);
+			continue;
+		}
+		git_oid_cpy(&last_tree, git_commit_tree_id(c));
+		have_last = true;
+		if (git_commit_tree(&tree, c) < 0) {
+			git_commit_free(c);
+			ret = git_fail("commit tree");
+			goto out;
+		}
+		hit = tree_has_all(tree, w);
+		git_tree_free(tree);
+		git_commit_free(c);
+		if (hit) {
+			git_oid_cpy(out, &oid);
+			ret = 0;
+			break;
+		}
+	}
+out:
+	git_error_clear();
+	git_revwalk_free(walk);
+	return ret;
+}
+
+int rb_base_guess(git_oid *out, size_t *tree_index,
+		  const struct rb_base_tree *trees, size_t n_trees,
+		  const struct rb_apply_patch *patches, size_t n_patches,
+		  size_t depth)
+{
+	struct wants w = { 0 };
+	size_t i;
+	int ret;
+
+	ret = collect_wants(&w, patches, n_patches);
+	if (ret)
+		goto out;
+	if (!w.n) {
+		ret = rb_err(RB_ENOTFOUND,
+			     "the patches name no preimage blob to guess from");
+		goto out;
+	}
+	for (i = 0; i < n_trees; i++) {
+		ret = guess_in_tree(out, &trees[i], &w,
+				    depth ? depth : RB_GUESS_DEPTH);
+		if (!ret) {
+			*tree_index = i;
+			goto out;
+		}
+		if (ret != -RB_ENOTFOUND)
+			goto out;
+	}
+	ret = rb_err(RB_ENOTFOUND,
+		     "no recent commit of the configured trees holds every "
+		     "preimage blob");
+out:
+	wants_release(&w);
+	return ret;
+}
+
+/* ---- selection ---- */
+
+static struct rb_base_attempt *
+add_attempt(struct rb_base_report *r, enum rb_base_kind kind, const char *name)
+{
+	struct rb_base_attempt *nv, *a;
+
+	nv = realloc(r->attempts, (r->n_attempts + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	r->attempts = nv;
+	a = &r->attempts[r->n_attempts];
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	if (name && !(a->name = strdup(name)))
+		return NULL;
+	r->n_attempts++;
+	return a;
+}
+
+static bool already_tried(const struct rb_base_report *r, const git_oid *oid)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_attempts; i++)
+		if (r->attempts[i].tried &&
+		    git_oid_equal(&r->attempts[i].commit, oid))
+			return true;
+	return false;
+}
+
+static int try_base(struct rb_base_report *r, struct rb_base_attempt *a,
+		    const struct rb_base_tree *t,
+		    const struct rb_base_request *req,
+		    const struct rb_apply_opts *opts)
+{
+	struct rb_apply_result *res = NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+	int ret;
+
+	ret = rb_apply_series(&res, t->repo, &a->commit, req->patches,
+			      req->n_patches, opts);
+	if (ret)
+		return ret;
+	a->tried = true;
+	a->result = res;
+	a->applied = res->ok;
+	git_oid_tostr(hex, 13, &a->commit);
+	if (res->ok) {
+		r->ok = true;
+		r->chosen = (size_t)(a - r->attempts);
+		rb_log(RB_LOG_INFO, "base.applied", "tree", t->name, "commit",
+		       hex, NULL);
+		return 0;
+	}
+	a->failed_patch = res->failed_patch;
+	a->failed_hunk = res->failed_hunk;
+	if (res->failed_file && !(a->failed_file = strdup(res->failed_file)))
+		return -RB_ENOMEM;
+	a->reason = strdup(res->reason ? res->reason : "did not apply");
+	rb_log(RB_LOG_INFO, "base.failed", "tree", t->name, "commit", hex,
+	       "reason", a->reason, NULL);
+	return a->reason ? 0 : -RB_ENOMEM;
+}
+
+static int set_reason(struct rb_base_attempt *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int set_reason(struct rb_base_attempt *a, const char *fmt, ...)
+{
+	struct rb_buf b = RB_BUF_INIT(4096);
+	va_list ap;
+
+	va_start(ap, fmt);
+	rb_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	a->reason = rb_buf_detach(&b, NULL);
+	return a->reason ? 0 : -RB_ENOMEM;
+}
+
+static int find_base_commit(git_oid *out, size_t *index,
+			    const struct rb_base_tree *trees, size_t n,
+			    const char *hex)
+{
+	git_oid prefix;
+	size_t len = strlen(hex), i;
+
+	if (len < 7 || len > GIT_OID_HEXSZ ||
+	    git_oid_fromstrn(&prefix, hex, len) < 0)
+		return -RB_EINVAL;
+	for (i = 0; i < n; i++) {
+		git_commit *c = NULL;
+
+		if (git_commit_lookup_prefix(&c, trees[i].repo, &prefix, len) <
+		    0) {
+			git_error_clear();
+			continue;
+		}
+		git_oid_cpy(out, git_commit_id(c));
+		git_commit_free(c);
+		*index = i;
+		return 0;
+	}
+	return -RB_ENOTFOUND;
+}
+
+int rb_base_select(struct rb_base_report **out,
+		   const struct rb_base_tree *trees, size_t n_trees,
+		   const struct rb_base_request *req,
+		   const struct rb_apply_opts *opts)
+{
+	struct rb_base_report *r;
+	struct rb_base_attempt *a;
+	git_oid oid;
+	size_t i, ti;
+	int ret = 0;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -RB_ENOMEM;
+
+	/* 1. base-commit: */
+	if (req->base_commit && *req->base_commit) {
+		ret = find_base_commit(&oid, &ti, trees, n_trees,
+				       req->base_commit);
+		if (ret == 0) {
+			a = add_attempt(r, RB_BASE_COMMIT, trees[ti].name);
+			if (!a)
+				goto nomem;
+			git_oid_cpy(&a->commit, &oid);
+			ret = try_base(r, a, &trees[ti], req, opts);
+			if (ret || r->ok)
+				goto done;
+		} else {
+			a = add_attempt(r, RB_BASE_COMMIT, NULL);
+			if (!a)
+				goto nomem;
+			ret = set_reason(a,
+					 ret == -RB_EINVAL ?
+						 "base-commit '%.64s' is not a "
+						 "commit id" :
+						 "base-commit %.64s is in no "
+						 "configured tree",
+					 req->base_commit);
+			if (ret)
+				goto done;
+		}
+	}
+
+	/* 2. prerequisites: not stored yet, so they are missing. */
+	if (req->n_prereq) {
+		struct rb_buf b = RB_BUF_INIT(4096);
+
+		r->prereq_missing = true;
+		rb_buf_printf(&b,
+			      "missing prerequisite: prerequisite-patch-id "
+			      "%.64s",
+			      req->prereq_ids[0]);
+		if (req->n_prereq > 1)
+			rb_buf_printf(&b, " (and %zu more)", req->n_prereq - 1);
+		rb_buf_puts(&b, " is not stored");
+		r->prereq_reason = rb_buf_detach(&b, NULL);
+		if (!r->prereq_reason)
+			goto nomem;
+	}
+
+	/* 3. the guess from index blob ids */
+	ret = rb_base_guess(&oid, &ti, trees, n_trees, req->patches,
+			    req->n_patches, req->guess_depth);
+	if (ret == 0 && !already_tried(r, &oid)) {
+		a = add_attempt(r, RB_BASE_GUESSED, trees[ti].name);
+		if (!a)
+			goto nomem;
+		git_oid_cpy(&a->commit, &oid);
+		ret = try_base(r, a, &trees[ti], req, opts);
+		if (ret || r->ok)
+			goto done;
+	} else if (ret == -RB_ENOTFOUND) {
+		a = add_attempt(r, RB_BASE_GUESSED, NULL);
+		if (!a)
+			goto nomem;
+		ret = set_reason(a, "no guessed base: %s", rb_errmsg());
+		rb_err_clear();
+		if (ret)
+			goto done;
+	} else if (ret) {
+		goto done;
+	}
+
+	/* 4-6. the configured trees in order */
+	for (i = 0; i < n_trees; i++) {
+		ret = resolve(&oid, trees[i].repo, trees[i].ref);
+		if (ret)
+			goto done;
+		if (already_tried(r, &oid))
+			continue;
+		a = add_attempt(r, RB_BASE_TREE, trees[i].name);
+		if (!a)
+			goto nomem;
+		git_oid_cpy(&a->commit, &oid);
+		ret = try_base(r, a, &trees[i], req, opts);
+		if (ret || r->ok)
+			goto done;
+	}
+	ret = 0;
+done:
+	if (ret) {
+		rb_base_report_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+nomem:
+	rb_base_report_free(r);
+	return -RB_ENOMEM;
+}
+
+void rb_base_report_free(struct rb_base_report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->n_attempts; i++) {
+		free(r->attempts[i].name);
+		free(r->attempts[i].reason);
+		free(r->attempts[i].failed_file);
+		rb_apply_result_free(r->attempts[i].result);
+	}
+	free(r->attempts);
+	free(r->prereq_reason);
+	free(r);
+}
+
+/* ---- trees: fetch and staleness ---- */
+
+int rb_base_fetch(git_oid *out, git_repository *repo, const char *url,
+		  const char *branch)
+{
+	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	git_remote *remote = NULL;
+	struct rb_buf spec = RB_BUF_INIT(4096), ref = RB_BUF_INIT(4096);
+	char *specs[1];
+	git_strarray arr = { specs, 1 };
+	int valid = 0, ret = 0;
+
+	if (rb_buf_printf(&ref, "refs/remotes/reviewbot/%s", branch) ||
+	    rb_buf_printf(&spec, "+refs/heads/%s:%s", branch, ref.ptr)) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	if (git_reference_name_is_valid(&valid, ref.ptr) < 0 || !valid) {
+		ret = rb_err(RB_EINVAL, "bad branch name '%s'", branch);
+		goto out;
+	}
+	specs[0] = spec.ptr;
+	if (git_remote_create_anonymous(&remote, repo, url) < 0) {
+		ret = rb_err(RB_EINVAL, "bad remote '%s': %s", url,
+			     git_error_last() ? git_error_last()->message : "");
+		goto out;
+	}
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (git_remote_fetch(remote, &arr, &fo, "reviewbot: fetch") < 0) {
+		ret = rb_err(RB_EAGAIN, "fetch of %s from %s failed: %s",
+			     branch, url,
+			     git_error_last() ? git_error_last()->message : "");
+		goto out;
+	}
+	if (git_reference_name_to_id(out, repo, ref.ptr) < 0)
+		ret = rb_err(RB_ENOTFOUND, "%s has no branch %s", url, branch);
+out:
+	git_remote_free(remote);
+	rb_buf_release(&spec);
+	rb_buf_release(&ref);
+	return ret;
+}
+
+int rb_base_is_stale(bool *out, git_repository *repo, const char *ref,
+		     int64_t now, unsigned max_age_days)
+{
+	git_commit *c = NULL;
+	git_oid oid;
+	int ret;
+
+	ret = resolve(&oid, repo, ref);
+	if (ret)
+		return ret;
+	if (git_commit_lookup(&c, repo, &oid) < 0)
+		return git_fail("commit lookup");
+	*out = now - (int64_t)git_commit_time(c) >
+	       (int64_t)max_age_days * 86400;
+	git_commit_free(c);
+	return 0;
+}
