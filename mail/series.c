@@ -1,53 +1,1550 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Placeholder until the mail issue lands: fails visibly. */
+/*
+ * series.c - series assembly, following b4 0.12 (b4/__init__.py:
+ * LoreMailbox.add_message, get_series, partial_reroll; LoreSubject;
+ * LoreMessage's has_diff, has_diffstat and follow-up trailers) so that
+ * `reviewbot series` picks the same patches as `b4 am -m MBOX -v N MSGID`,
+ * plus what b4 does not do: many threads at once, versions linked across
+ * threads (change-id:, then the same title and author), and patchwork's
+ * fallback for mail without any threading header.
+ *
+ * Memory: per message only its ids (interned), flags, numbers, sender,
+ * title, date and change-id; threads come from a union-find over the
+ * interned ids, so the whole 30k-message corpus costs a few MB and linear
+ * time.
+ */
+#include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "mail/message.h"
 #include "mail/series.h"
 #include "util/err.h"
 #include "util/banned.h"
 
+#define NONE UINT32_MAX
+/* b4 reads counters with \d{1,4}: anything bigger is not a counter. */
+#define MAX_COUNTER 9999
+#define DEFAULT_WINDOW (12 * 3600)
+/* Bound on walks up In-Reply-To chains: hostile ids may form a cycle. */
+#define MAX_WALK 4096
+
+enum {
+	F_DIFF = 1 << 0, /* b4 DIFF_RE matches the body */
+	F_DIFFSTAT = 1 << 1, /* b4 DIFFSTAT_RE matches the body */
+	F_REPLY = 1 << 2, /* b4's "reply": Re:-like subject, or trailers */
+	F_SUBJ_REPLY = 1 << 3, /* the subject says it is a reply */
+	F_CINF = 1 << 4, /* no N/M in the subject: counters inferred */
+	F_RINF = 1 << 5, /* no vN in the subject: revision inferred */
+	F_PATCHPFX = 1 << 6, /* a PATCH prefix */
+	F_RESEND = 1 << 7,
+	F_PULL = 1 << 8, /* [GIT PULL] */
+	F_NOTHREAD = 1 << 9, /* neither In-Reply-To nor References */
+	F_TRAILERS = 1 << 10, /* follow-up trailers in the body */
+	F_ACK = 1 << 11, /* Acked-by, Reviewed-by, Tested-by, ... */
+	F_BOT = 1 << 12, /* a known bot, or our own mail */
+	F_DONE = 1 << 13, /* seen by the per-thread pass (b4's msgid_map) */
+};
+
+struct node {
+	char *id;
+	uint32_t parent; /* union-find over ids: threads */
+	uint32_t msg; /* the message with this id, or NONE (only referenced) */
+};
+
+struct ent {
+	uint32_t node;
+	uint32_t irt; /* node of In-Reply-To, or NONE */
+	uint32_t *refs; /* nodes of References, oldest first */
+	uint32_t n_refs;
+	char *from;
+	char *title;
+	char *change_id;
+	int64_t date;
+	int rev, erev; /* revision from the subject; as b4 settles it */
+	int counter, expected;
+	uint32_t flags;
+	uint32_t answers; /* message index, or NONE */
+	uint32_t series; /* series index, or NONE */
+	uint8_t kind;
+};
+
+/* A series while one thread is assembled (b4's LoreSeries). */
+struct tser {
+	int rev;
+	uint32_t *slot; /* message indexes, NONE when missing; [len] */
+	size_t len;
+	bool complete;
+	bool partial;
+	bool used;
+	uint32_t title_msg;
+	size_t out; /* index in set->series */
+};
+
+struct rb_series_set {
+	struct node *nodes;
+	size_t n_nodes, cap_nodes;
+	uint32_t *hash; /* node index + 1; 0 is empty */
+	size_t cap_hash;
+	struct ent *ents;
+	size_t n_ents, cap_ents;
+	struct rb_series *series;
+	size_t n_series;
+	int64_t window;
+};
+
+/* ---------------------------------------------------------------- ids */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int hash_grow(struct rb_series_set *set)
+{
+	size_t cap = set->cap_hash ? set->cap_hash * 2 : 1024;
+	uint32_t *h = calloc(cap, sizeof(*h));
+	size_t i;
+
+	if (!h)
+		return rb_err(RB_ENOMEM, "out of memory for the id table");
+	for (i = 0; i < set->n_nodes; i++) {
+		size_t p = hash_str(set->nodes[i].id) & (cap - 1);
+
+		while (h[p])
+			p = (p + 1) & (cap - 1);
+		h[p] = (uint32_t)i + 1;
+	}
+	free(set->hash);
+	set->hash = h;
+	set->cap_hash = cap;
+	return 0;
+}
+
+static uint32_t node_find(const struct rb_series_set *set, const char *id)
+{
+	size_t p;
+
+	if (!set->cap_hash)
+		return NONE;
+	p = hash_str(id) & (set->cap_hash - 1);
+	while (set->hash[p]) {
+		uint32_t n = set->hash[p] - 1;
+
+		if (!strcmp(set->nodes[n].id, id))
+			return n;
+		p = (p + 1) & (set->cap_hash - 1);
+	}
+	return NONE;
+}
+
+/* Interns @id; *out is its node. */
+static int node_intern(uint32_t *out, struct rb_series_set *set, const char *id)
+{
+	uint32_t n = node_find(set, id);
+	size_t p;
+	int ret;
+
+	if (n != NONE) {
+		*out = n;
+		return 0;
+	}
+	if ((set->n_nodes + 1) * 2 > set->cap_hash) {
+		ret = hash_grow(set);
+		if (ret)
+			return ret;
+	}
+	if (set->n_nodes == set->cap_nodes) {
+		size_t cap = set->cap_nodes ? set->cap_nodes * 2 : 1024;
+		struct node *v = realloc(set->nodes, cap * sizeof(*v));
+
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory for ids");
+		set->nodes = v;
+		set->cap_nodes = cap;
+	}
+	n = (uint32_t)set->n_nodes;
+	set->nodes[n].id = strdup(id);
+	if (!set->nodes[n].id)
+		return rb_err(RB_ENOMEM, "out of memory for ids");
+	set->nodes[n].parent = n;
+	set->nodes[n].msg = NONE;
+	set->n_nodes++;
+	p = hash_str(id) & (set->cap_hash - 1);
+	while (set->hash[p])
+		p = (p + 1) & (set->cap_hash - 1);
+	set->hash[p] = n + 1;
+	*out = n;
+	return 0;
+}
+
+static uint32_t uf_find(struct node *nodes, uint32_t n)
+{
+	while (nodes[n].parent != n) {
+		nodes[n].parent = nodes[nodes[n].parent].parent;
+		n = nodes[n].parent;
+	}
+	return n;
+}
+
+static void uf_union(struct node *nodes, uint32_t a, uint32_t b)
+{
+	a = uf_find(nodes, a);
+	b = uf_find(nodes, b);
+	if (a == b)
+		return;
+	/* The smaller index wins, so roots are stable and deterministic. */
+	if (a < b)
+		nodes[b].parent = a;
+	else
+		nodes[a].parent = b;
+}
+
+/* --------------------------------------------------- body inspection */
+
+static bool ci_prefix(const char *s, const char *end, const char *p)
+{
+	size_t n = strlen(p);
+
+	return (size_t)(end - s) >= n && !strncasecmp(s, p, n);
+}
+
+static bool is_word(unsigned char c)
+{
+	return isalnum(c) || c == '_' || c >= 0x80;
+}
+
+static bool is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* "\w/\S+" at @s; returns the end, or NULL. */
+static const char *diff_path(const char *s, const char *end)
+{
+	if (s + 2 >= end || !is_word((unsigned char)s[0]) || s[1] != '/' ||
+	    is_space((unsigned char)s[2]) || s[2] == '\n')
+		return NULL;
+	s += 2;
+	while (s < end && !is_space((unsigned char)*s) && *s != '\n')
+		s++;
+	return s;
+}
+
+/* b4 DIFF_RE: ^(---.*\n\+\+\+|GIT binary patch|diff --git \w/\S+ \w/\S+) */
+static bool has_diff(const char *t)
+{
+	const char *l = t;
+
+	while (l && *l) {
+		const char *e = strchr(l, '\n');
+		const char *end = e ? e : l + strlen(l);
+
+		if (end - l >= 3 && !memcmp(l, "---", 3) && e &&
+		    !strncmp(e + 1, "+++", 3))
+			return true;
+		if (ci_prefix(l, end, "GIT binary patch"))
+			return true;
+		if (ci_prefix(l, end, "diff --git ")) {
+			const char *p = diff_path(l + 11, end);
+
+			if (p && p < end && *p == ' ' && diff_path(p + 1, end))
+				return true;
+		}
+		l = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* b4 DIFFSTAT_RE: ^\s*\d+ file.*\d+ (insertion|deletion), case-blind. */
+static bool has_diffstat(const char *t)
+{
+	const char *l = t;
+
+	while (l && *l) {
+		const char *e = strchr(l, '\n');
+		const char *end = e ? e : l + strlen(l);
+		const char *p = l;
+
+		while (p < end && is_space((unsigned char)*p))
+			p++;
+		if (p < end && isdigit((unsigned char)*p)) {
+			while (p < end && isdigit((unsigned char)*p))
+				p++;
+			if (ci_prefix(p, end, " file")) {
+				for (p += 5; p < end; p++) {
+					const char *q = p;
+
+					if (!isdigit((unsigned char)*q) ||
+					    (p > l &&
+					     isdigit((unsigned char)p[-1])))
+						continue;
+					while (q < end &&
+					       isdigit((unsigned char)*q))
+						q++;
+					if (ci_prefix(q, end, " insertion") ||
+					    ci_prefix(q, end, " deletion"))
+						return true;
+				}
+			}
+		}
+		l = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* b4's \S+@\S+\.\S+ inside [s, end). */
+static bool has_person(const char *s, const char *end)
+{
+	const char *p;
+
+	for (p = s + 1; p < end; p++) {
+		const char *q;
+
+		if (*p != '@' || is_space((unsigned char)p[-1]))
+			continue;
+		for (q = p + 2; q + 1 < end && !is_space((unsigned char)*q);
+		     q++)
+			if (*q == '.' && !is_space((unsigned char)q[1]) &&
+			    !is_space((unsigned char)p[1]))
+				return true;
+	}
+	return false;
+}
+
+static bool name_in(const char *name, size_t n, const char *const *list)
+{
+	for (; *list; list++)
+		if (strlen(*list) == n && !strncasecmp(name, *list, n))
+			return true;
+	return false;
+}
+
+static bool line_is_bracketed_addr(const char *s, const char *end)
+{
+	const char *p;
+
+	if (end - s < 3 || *s != '<' || end[-1] != '>')
+		return false;
+	for (p = s + 1; p < end - 1; p++)
+		if (*p == '>')
+			return false;
+	return true;
+}
+
+/*
+ * b4 LoreMessage.find_trailers(body, followup=True): is there a line
+ * "Name: value" above the signature whose value names a person (an
+ * address) or a known non-person trailer, and holds no URL? Sets F_ACK for
+ * review trailers. Returns F_TRAILERS | F_ACK bits.
+ */
+static uint32_t scan_trailers(const char *body)
+{
+	static const char *const ignores[] = { "phone", "email", NULL };
+	static const char *const headers[] = { "subject", "date", "from",
+					       NULL };
+	static const char *const nonperson[] = {
+		"fixes",	"subject",   "date",	    "link", "buglink",
+		"obsoleted-by", "change-id", "base-commit", NULL
+	};
+	static const char *const acks[] = { "acked-by",	   "reviewed-by",
+					    "tested-by",   "nacked-by",
+					    "reported-by", NULL };
+	const char *sig, *l, *stop;
+	bool others = false;
+	uint32_t f = 0;
+
+	if (!body)
+		return 0;
+	sig = strstr(body, "\n-- \n");
+	stop = sig ? sig : body + strlen(body);
+	for (l = body; l < stop;) {
+		const char *e = memchr(l, '\n', (size_t)(stop - l));
+		const char *end = e ? e : stop;
+		const char *p = l, *name, *colon, *v, *vend = end;
+		bool ascii = true, person;
+		size_t n;
+
+		while (end > l && end[-1] == '\r')
+			end--;
+		vend = end;
+		while (p < end && is_space((unsigned char)*p))
+			p++;
+		name = p;
+		if (p >= end || !is_word((unsigned char)*p))
+			goto other;
+		while (p < end && !is_space((unsigned char)*p))
+			p++;
+		colon = p - 1;
+		if (colon - name < 2 || *colon != ':' || p >= end)
+			goto other;
+		v = p;
+		while (v < end && is_space((unsigned char)*v))
+			v++;
+		if (v >= end)
+			goto other;
+		n = (size_t)(colon - name);
+		if (name_in(name, n, ignores))
+			goto next;
+		if (others && name_in(name, n, headers))
+			goto next;
+		for (p = name; p < colon; p++)
+			if ((unsigned char)*p >= 0x80)
+				ascii = false;
+		if (!ascii)
+			goto next;
+		person = has_person(v, vend);
+		/* "Signed-off-by: Long Name\n<addr>" is joined by b4. */
+		if (!person && e && e + 1 < stop && !memchr(v, '<', vend - v)) {
+			const char *n2 = e + 1;
+			const char *n2e = memchr(n2, '\n', (size_t)(stop - n2));
+
+			if (!n2e)
+				n2e = stop;
+			if (line_is_bracketed_addr(n2, n2e))
+				person = has_person(n2, n2e);
+		}
+		if (!person && !name_in(name, n, nonperson))
+			goto next;
+		if (memmem(v, (size_t)(vend - v), "http://", 7) ||
+		    memmem(v, (size_t)(vend - v), "https://", 8))
+			goto next;
+		f |= F_TRAILERS;
+		if (name_in(name, n, acks))
+			f |= F_ACK;
+		goto next;
+other:
+		others = true;
+next:
+		l = e ? e + 1 : stop;
+	}
+	return f;
+}
+
+/* b4 LoreSubject: ^(Re|Aw|Fwd): or ^\w{2,3}:\s*\[ */
+static bool subject_is_reply(const char *s)
+{
+	const char *p = s;
+	size_t n = 0;
+
+	if (!s)
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!strncasecmp(p, "re:", 3) || !strncasecmp(p, "aw:", 3) ||
+	    !strncasecmp(p, "fwd:", 4))
+		return true;
+	/* \w{2,3} counts characters: a UTF-8 sequence is one. */
+	while (*p && is_word((unsigned char)*p) && n <= 3) {
+		p++;
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+		n++;
+	}
+	if (n < 2 || n > 3 || *p != ':')
+		return false;
+	for (p++; *p == ' ' || *p == '\t'; p++)
+		;
+	return *p == '[';
+}
+
+static bool is_bot(const struct rb_message *m)
+{
+	static const char *const bots[] = { "lkp@intel.com", "syzbot",
+					    "patchwork-bot", "noreply",
+					    "no-reply",	     "bot@kernel.org",
+					    "kernelci",	     "ci_notify",
+					    "robot",	     NULL };
+	const char *a = m->from.addr ? m->from.addr : "";
+	const char *const *b;
+
+	if (m->x_reviewbot)
+		return true;
+	for (b = bots; *b; b++)
+		if (strcasestr(a, *b))
+			return true;
+	return m->from.name && strcasestr(m->from.name, "test robot");
+}
+
+/* -------------------------------------------------------------- API */
+
 int rb_series_set_new(struct rb_series_set **out)
 {
-	(void)out;
-	return rb_err(RB_EFAIL, "series assembly is not implemented yet");
+	struct rb_series_set *set = calloc(1, sizeof(*set));
+
+	if (!set)
+		return rb_err(RB_ENOMEM, "out of memory for a series set");
+	set->window = DEFAULT_WINDOW;
+	*out = set;
+	return 0;
+}
+
+static void series_clear(struct rb_series_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n_series; i++)
+		free(set->series[i].patches);
+	free(set->series);
+	set->series = NULL;
+	set->n_series = 0;
 }
 
 void rb_series_set_free(struct rb_series_set *set)
 {
-	(void)set;
+	size_t i;
+
+	if (!set)
+		return;
+	series_clear(set);
+	for (i = 0; i < set->n_ents; i++) {
+		free(set->ents[i].refs);
+		free(set->ents[i].from);
+		free(set->ents[i].title);
+		free(set->ents[i].change_id);
+	}
+	for (i = 0; i < set->n_nodes; i++)
+		free(set->nodes[i].id);
+	free(set->ents);
+	free(set->nodes);
+	free(set->hash);
+	free(set);
+}
+
+void rb_series_set_window(struct rb_series_set *set, int64_t seconds)
+{
+	set->window = seconds;
+}
+
+size_t rb_series_set_messages(const struct rb_series_set *set)
+{
+	return set->n_ents;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
 }
 
 int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
 {
-	(void)set;
-	(void)m;
-	return rb_err(RB_EFAIL, "series assembly is not implemented yet");
+	const struct rb_subject *sj = &m->subject;
+	struct ent e = { 0 };
+	const char *cid;
+	uint32_t n;
+	size_t i;
+	int ret;
+
+	if (!m->message_id || !*m->message_id)
+		return rb_err(RB_EINVAL, "a message without a Message-ID");
+	n = node_find(set, m->message_id);
+	if (n != NONE && set->nodes[n].msg != NONE)
+		return -RB_EEXISTS; /* cross-posted: stored once */
+	if (set->n_ents >= NONE - 1 || set->n_nodes >= NONE / 4)
+		return rb_err(RB_ETOOBIG, "too many messages in one set");
+
+	ret = node_intern(&e.node, set, m->message_id);
+	if (ret)
+		return ret;
+	e.irt = NONE;
+	e.answers = NONE;
+	e.series = NONE;
+	if (m->in_reply_to && *m->in_reply_to &&
+	    strcmp(m->in_reply_to, m->message_id)) {
+		ret = node_intern(&e.irt, set, m->in_reply_to);
+		if (ret)
+			return ret;
+	}
+	if (m->n_references) {
+		e.refs = calloc(m->n_references, sizeof(*e.refs));
+		if (!e.refs)
+			return rb_err(RB_ENOMEM,
+				      "out of memory for references");
+		for (i = 0; i < m->n_references; i++) {
+			uint32_t r;
+
+			if (!m->references[i] || !*m->references[i] ||
+			    !strcmp(m->references[i], m->message_id))
+				continue;
+			ret = node_intern(&r, set, m->references[i]);
+			if (ret)
+				goto fail;
+			e.refs[e.n_refs++] = r;
+		}
+	}
+
+	/* What b4 reads from the subject and the body. */
+	if (subject_is_reply(m->subject_raw) || sj->is_reply)
+		e.flags |= F_SUBJ_REPLY | F_REPLY;
+	if (has_diff(m->body) || (m->patch && has_diff(m->patch)))
+		e.flags |= F_DIFF;
+	if (has_diffstat(m->body) || (m->diffstat && has_diffstat(m->diffstat)))
+		e.flags |= F_DIFFSTAT;
+	if (e.irt == NONE && !e.n_refs)
+		e.flags |= F_NOTHREAD;
+	if (sj->is_pull)
+		e.flags |= F_PULL;
+	if (is_bot(m))
+		e.flags |= F_BOT;
+	/* A reply's subject is not parsed by b4: v1, 1/1 inferred. */
+	e.rev = 1;
+	e.counter = 1;
+	e.expected = 1;
+	e.flags |= F_CINF | F_RINF;
+	if (!(e.flags & F_SUBJ_REPLY)) {
+		if (sj->is_patch)
+			e.flags |= F_PATCHPFX;
+		if (sj->is_resend)
+			e.flags |= F_RESEND;
+		if (sj->version > 1 && sj->version <= MAX_COUNTER) {
+			e.rev = sj->version;
+			e.flags &= ~F_RINF;
+		}
+		if (sj->total > 0 && sj->total <= MAX_COUNTER &&
+		    sj->index >= 0 && sj->index <= MAX_COUNTER) {
+			e.counter = sj->index;
+			e.expected = sj->total;
+			/* [PATCH 6/5] */
+			if (e.counter > e.expected)
+				e.expected = e.counter;
+			e.flags &= ~F_CINF;
+		}
+	}
+	e.flags |= scan_trailers(m->body);
+	/* b4: trailers in a reply without a diff make it a follow-up. */
+	if ((e.flags & F_TRAILERS) && e.irt != NONE && !(e.flags & F_DIFF))
+		e.flags |= F_REPLY;
+	e.date = m->date;
+	e.from = dup_or_null(m->from.addr ? m->from.addr : "");
+	e.title = dup_or_null(sj->title ? sj->title : m->subject_raw);
+	cid = NULL;
+	for (i = 0; i < m->n_trailers && !cid; i++)
+		if (m->trailers[i].key &&
+		    !strcasecmp(m->trailers[i].key, "change-id"))
+			cid = m->trailers[i].value;
+	e.change_id = dup_or_null(cid);
+	if (!e.from || (!e.title && (sj->title || m->subject_raw)) ||
+	    (cid && !e.change_id)) {
+		ret = rb_err(RB_ENOMEM, "out of memory for a message");
+		goto fail;
+	}
+
+	if (set->n_ents == set->cap_ents) {
+		size_t cap = set->cap_ents ? set->cap_ents * 2 : 1024;
+		struct ent *v = realloc(set->ents, cap * sizeof(*v));
+
+		if (!v) {
+			ret = rb_err(RB_ENOMEM, "out of memory for messages");
+			goto fail;
+		}
+		set->ents = v;
+		set->cap_ents = cap;
+	}
+	set->nodes[e.node].msg = (uint32_t)set->n_ents;
+	set->ents[set->n_ents++] = e;
+	return 0;
+fail:
+	free(e.refs);
+	free(e.from);
+	free(e.title);
+	free(e.change_id);
+	return ret;
+}
+
+/* ----------------------------------------------------- the assembly */
+
+struct asm_ctx {
+	struct rb_series_set *set;
+	struct tser *ts; /* this thread's series */
+	size_t n_ts, cap_ts;
+	uint32_t *covers; /* [rev] = message, per thread: pairs */
+	int *cover_rev;
+	size_t n_covers, cap_covers;
+	struct rb_series *out;
+	size_t n_out, cap_out;
+	uint32_t *out_first; /* first arrival of each output series */
+	uint32_t *out_prev_local; /* same-thread previous (out index) */
+	bool thread_unthreaded;
+};
+
+static bool seen(const struct asm_ctx *c, uint32_t node, uint32_t *msg)
+{
+	uint32_t m;
+
+	if (node == NONE)
+		return false;
+	m = c->set->nodes[node].msg;
+	if (m == NONE || !(c->set->ents[m].flags & F_DONE))
+		return false;
+	*msg = m;
+	return true;
+}
+
+static struct tser *ts_find(struct asm_ctx *c, int rev)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_ts; i++)
+		if (c->ts[i].rev == rev)
+			return &c->ts[i];
+	return NULL;
+}
+
+static int ts_resize(struct tser *s, size_t len)
+{
+	uint32_t *v;
+	size_t i;
+
+	if (s->len >= len)
+		return 0;
+	v = realloc(s->slot, len * sizeof(*v));
+	if (!v)
+		return rb_err(RB_ENOMEM, "out of memory for a series");
+	for (i = s->len; i < len; i++)
+		v[i] = NONE;
+	s->slot = v;
+	s->len = len;
+	return 0;
+}
+
+/* b4: self.series[rev] = LoreSeries(rev, expected), replacing any. */
+static int ts_new(struct tser **out, struct asm_ctx *c, int rev, int expected)
+{
+	struct tser *s = ts_find(c, rev);
+	int ret;
+
+	if (!s) {
+		if (c->n_ts == c->cap_ts) {
+			size_t cap = c->cap_ts ? c->cap_ts * 2 : 8;
+			struct tser *v = realloc(c->ts, cap * sizeof(*v));
+
+			if (!v)
+				return rb_err(RB_ENOMEM, "out of memory");
+			c->ts = v;
+			c->cap_ts = cap;
+		}
+		s = &c->ts[c->n_ts++];
+		memset(s, 0, sizeof(*s));
+	}
+	free(s->slot);
+	memset(s, 0, sizeof(*s));
+	s->rev = rev;
+	s->title_msg = NONE;
+	ret = ts_resize(s, (size_t)expected + 1);
+	if (ret)
+		return ret;
+	*out = s;
+	return 0;
+}
+
+static void ts_update(struct asm_ctx *c, struct tser *s)
+{
+	size_t i;
+
+	s->complete = true;
+	for (i = 1; i < s->len; i++)
+		if (s->slot[i] == NONE)
+			s->complete = false;
+	if (s->slot[0] != NONE)
+		s->title_msg = s->slot[0];
+	else if (s->len > 1 && s->slot[1] != NONE)
+		s->title_msg = s->slot[1];
+	(void)c;
+}
+
+/* b4 LoreSeries.add_patch */
+static int ts_add(struct asm_ctx *c, struct tser *s, uint32_t m)
+{
+	const struct ent *e = &c->set->ents[m];
+	int ret = ts_resize(s, (size_t)e->expected + 1);
+
+	if (ret)
+		return ret;
+	if (s->slot[e->counter] != NONE) {
+		const struct ent *o = &c->set->ents[s->slot[e->counter]];
+
+		if ((o->flags & F_REPLY) ||
+		    ((o->flags & F_CINF) && !(e->flags & F_CINF)))
+			s->slot[e->counter] = m;
+	} else {
+		s->slot[e->counter] = m;
+	}
+	ts_update(c, s);
+	return 0;
+}
+
+static int cover_set(struct asm_ctx *c, int rev, uint32_t m)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_covers; i++)
+		if (c->cover_rev[i] == rev) {
+			c->covers[i] = m; /* b4: the last one wins */
+			return 0;
+		}
+	if (c->n_covers == c->cap_covers) {
+		size_t cap = c->cap_covers ? c->cap_covers * 2 : 8;
+		uint32_t *v = realloc(c->covers, cap * sizeof(*v));
+		int *r;
+
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		c->covers = v;
+		r = realloc(c->cover_rev, cap * sizeof(*r));
+		if (!r)
+			return rb_err(RB_ENOMEM, "out of memory");
+		c->cover_rev = r;
+		c->cap_covers = cap;
+	}
+	c->covers[c->n_covers] = m;
+	c->cover_rev[c->n_covers++] = rev;
+	return 0;
+}
+
+/* b4 LoreMailbox.add_message, for a message of the current thread. */
+static int add_one(struct asm_ctx *c, uint32_t m)
+{
+	struct ent *e = &c->set->ents[m];
+	struct tser *s;
+	uint32_t p;
+	int rev, ret;
+
+	e->erev = e->rev;
+	e->flags |= F_DONE;
+	if (e->flags & (F_REPLY | F_PULL))
+		return 0;
+	if (e->counter == 0)
+		return cover_set(c, e->rev, m);
+	if (!(e->flags & F_DIFF))
+		return 0;
+	rev = e->rev;
+	if (!ts_find(c, rev) && (e->flags & F_RINF) && seen(c, e->irt, &p)) {
+		const struct ent *pe = &c->set->ents[p];
+
+		if ((pe->flags & F_DIFFSTAT) && !(pe->flags & F_DIFF))
+			rev = pe->erev;
+		else if (e->counter > 0 && (pe->flags & F_DIFF) &&
+			 pe->counter == 1)
+			rev = pe->erev;
+	}
+	s = ts_find(c, rev);
+	if (!s) {
+		ret = ts_new(&s, c, rev, e->expected);
+		if (ret)
+			return ret;
+	}
+	/* b4: an unnumbered [PATCH] again from the same author is a new
+	 * revision. */
+	if (e->counter == 1 && (e->flags & F_CINF) && (e->flags & F_PATCHPFX) &&
+	    !(e->flags & F_RESEND) && s->len > 1 && s->slot[1] != NONE) {
+		const struct ent *o = &c->set->ents[s->slot[1]];
+
+		if ((o->flags & F_CINF) && !strcmp(o->from, e->from) &&
+		    o->date < e->date) {
+			rev = (int)c->n_ts + 1;
+			ret = ts_new(&s, c, rev, e->expected);
+			if (ret)
+				return ret;
+		}
+	}
+	e->erev = rev;
+	return ts_add(c, s, m);
+}
+
+/* b4 LoreMailbox.partial_reroll */
+static int partial_reroll(struct asm_ctx *c, struct tser *s)
+{
+	struct rb_series_set *set = c->set;
+	struct tser *ps;
+	size_t at;
+	int ret;
+
+	if (s->rev <= 1)
+		return 0;
+	ps = ts_find(c, s->rev - 1);
+	if (!ps)
+		return 0;
+	for (at = 0; at < s->len; at++) {
+		const struct ent *e, *pe;
+		uint32_t p;
+		bool found = false;
+		int steps;
+
+		if (s->slot[at] == NONE)
+			continue;
+		e = &set->ents[s->slot[at]];
+		if (!seen(c, e->irt, &p))
+			return 0;
+		pe = &set->ents[p];
+		for (steps = 0; steps < MAX_WALK; steps++) {
+			if (e->counter == pe->counter &&
+			    e->expected == pe->expected) {
+				found = true;
+				break;
+			}
+			if (!seen(c, pe->irt, &p))
+				break;
+			pe = &set->ents[p];
+		}
+		if (!found)
+			return 0;
+	}
+	/* b4 indexes the previous version by position; it would raise
+	 * IndexError past its end, we stop there. */
+	/* Unlike b4, the previous version's cover is not taken over: a
+	 * cover belongs to one version (patches are what parity checks). */
+	ret = 0;
+	for (at = 1; at < s->len && at < ps->len; at++) {
+		if (ps->slot[at] == NONE)
+			continue;
+		if (s->slot[at] == NONE)
+			s->slot[at] = ps->slot[at];
+	}
+	ts_update(c, s);
+	if (s->complete) {
+		s->partial = true;
+		s->title_msg = ps->title_msg;
+	}
+	return ret;
+}
+
+/* b4 LoreMailbox.get_series, for each revision of the thread. */
+static int finish_ts(struct asm_ctx *c, struct tser *s)
+{
+	struct rb_series_set *set = c->set;
+	size_t i;
+	int ret;
+
+	if (!s->complete) {
+		ret = partial_reroll(c, s);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < c->n_covers; i++)
+		if (c->cover_rev[i] == s->rev)
+			return ts_add(c, s, c->covers[i]);
+	for (i = 0; i < s->len; i++) {
+		uint32_t p;
+
+		if (s->slot[i] == NONE ||
+		    !seen(c, set->ents[s->slot[i]].irt, &p))
+			continue;
+		/* b4 would also take another version's explicit 0/N. */
+		if (set->ents[p].counter == 0 && set->ents[p].rev != s->rev)
+			continue;
+		if ((set->ents[p].flags & F_DIFFSTAT) &&
+		    !(set->ents[p].flags & F_DIFF)) {
+			s->slot[0] = p;
+			ts_update(c, s);
+			break;
+		}
+	}
+	return 0;
+}
+
+static int rev_cmp(const void *a, const void *b)
+{
+	const struct tser *x = a, *y = b;
+
+	return (x->rev > y->rev) - (x->rev < y->rev);
+}
+
+static const char *msg_id(const struct rb_series_set *set, uint32_t m)
+{
+	return set->nodes[set->ents[m].node].id;
+}
+
+/* Turns the thread's series into output series. */
+static int emit_thread(struct asm_ctx *c)
+{
+	struct rb_series_set *set = c->set;
+	size_t i, j, prev = (size_t)-1;
+	int ret;
+
+	if (c->n_ts)
+		qsort(c->ts, c->n_ts, sizeof(*c->ts), rev_cmp);
+	for (i = 0; i < c->n_ts; i++) {
+		ret = finish_ts(c, &c->ts[i]);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < c->n_ts; i++) {
+		struct tser *s = &c->ts[i];
+		struct rb_series *o;
+		uint32_t first = NONE, head = NONE, tm;
+		bool any = false;
+
+		for (j = 1; j < s->len; j++)
+			any |= s->slot[j] != NONE;
+		if (!any)
+			continue;
+		if (c->n_out == c->cap_out) {
+			size_t cap = c->cap_out ? c->cap_out * 2 : 256;
+			struct rb_series *v = realloc(c->out, cap * sizeof(*v));
+			uint32_t *f;
+
+			if (!v)
+				return rb_err(RB_ENOMEM, "out of memory");
+			c->out = v;
+			f = realloc(c->out_first, cap * sizeof(*f));
+			if (!f)
+				return rb_err(RB_ENOMEM, "out of memory");
+			c->out_first = f;
+			f = realloc(c->out_prev_local, cap * sizeof(*f));
+			if (!f)
+				return rb_err(RB_ENOMEM, "out of memory");
+			c->out_prev_local = f;
+			c->cap_out = cap;
+		}
+		o = &c->out[c->n_out];
+		memset(o, 0, sizeof(*o));
+		o->patches = calloc(s->len, sizeof(*o->patches));
+		if (!o->patches)
+			return rb_err(RB_ENOMEM, "out of memory");
+		o->version = s->rev;
+		o->total = (int)s->len - 1;
+		o->complete = s->complete;
+		o->partial_reroll = s->partial;
+		o->unthreaded = c->thread_unthreaded;
+		o->first_date = INT64_MAX;
+		for (j = 0; j < s->len; j++) {
+			const struct ent *e;
+
+			if (s->slot[j] == NONE)
+				continue;
+			e = &set->ents[s->slot[j]];
+			if (j == 0)
+				o->cover = set->nodes[e->node].id;
+			else
+				o->patches[j - 1] = set->nodes[e->node].id;
+			/* Parts taken from the previous version (partial
+			 * reroll) do not name or date this series. */
+			if (j && e->erev != s->rev)
+				continue;
+			if (head == NONE)
+				head = s->slot[j];
+			if (first == NONE || s->slot[j] < first)
+				first = s->slot[j];
+			if (e->date > o->last_date)
+				o->last_date = e->date;
+			if (e->date < o->first_date)
+				o->first_date = e->date;
+		}
+		if (o->first_date == INT64_MAX)
+			o->first_date = 0;
+		/* The id: the cover, else patch 1, else the first present. */
+		if (s->slot[0] == NONE && s->slot[1] != NONE &&
+		    set->ents[s->slot[1]].erev == s->rev)
+			head = s->slot[1];
+		if (head == NONE) /* only copies: cannot happen, be safe */
+			head = s->slot[1] != NONE ? s->slot[1] : s->slot[0];
+		o->id = (char *)msg_id(set, head);
+		tm = s->title_msg != NONE ? s->title_msg : head;
+		o->title = set->ents[tm].title;
+		o->author = set->ents[head].from;
+		o->change_id = set->ents[head].change_id;
+		for (j = 1; !o->change_id && j < s->len; j++)
+			if (s->slot[j] != NONE)
+				o->change_id = set->ents[s->slot[j]].change_id;
+		c->out_first[c->n_out] = first;
+		c->out_prev_local[c->n_out] =
+			prev == (size_t)-1 ? NONE : (uint32_t)prev;
+		s->out = c->n_out;
+		s->used = true;
+		prev = c->n_out;
+		c->n_out++;
+	}
+	return 0;
+}
+
+/* qsort has no context argument: the set being sorted (one thread only). */
+static const struct rb_series_set *cmp_set;
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct ent *x = &cmp_set->ents[*(const uint32_t *)a];
+	const struct ent *y = &cmp_set->ents[*(const uint32_t *)b];
+	int r = strcmp(x->from, y->from);
+
+	if (r)
+		return r;
+	if (x->rev != y->rev)
+		return x->rev < y->rev ? -1 : 1;
+	if (x->expected != y->expected)
+		return x->expected < y->expected ? -1 : 1;
+	if (x->date != y->date)
+		return x->date < y->date ? -1 : 1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) -
+	       (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* Patchwork's fallback: unthreaded parts of one posting are joined. */
+static int join_unthreaded(struct rb_series_set *set, bool *joined_roots)
+{
+	uint32_t *cand = NULL;
+	unsigned char *used = NULL;
+	size_t n = 0, i, start = 0;
+	int ret = 0;
+
+	cand = malloc((set->n_ents + 1) * sizeof(*cand));
+	used = calloc(MAX_COUNTER + 2, 1);
+	if (!cand || !used) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < set->n_ents; i++) {
+		const struct ent *e = &set->ents[i];
+
+		if ((e->flags & (F_NOTHREAD | F_REPLY | F_CINF | F_PULL)) !=
+		    F_NOTHREAD)
+			continue;
+		if (e->expected < 2 || (e->counter && !(e->flags & F_DIFF)))
+			continue;
+		cand[n++] = (uint32_t)i;
+	}
+	cmp_set = set;
+	qsort(cand, n, sizeof(*cand), cand_cmp);
+	cmp_set = NULL;
+	for (i = 0; i < n; i++) {
+		const struct ent *e = &set->ents[cand[i]];
+		const struct ent *g = i ? &set->ents[cand[i - 1]] : NULL;
+
+		if (!g || strcmp(g->from, e->from) || g->rev != e->rev ||
+		    g->expected != e->expected ||
+		    e->date - g->date > set->window || used[e->counter]) {
+			memset(used, 0, MAX_COUNTER + 2);
+			start = i;
+		}
+		used[e->counter] = 1;
+		if (i != start) {
+			uf_union(set->nodes, set->ents[cand[start]].node,
+				 e->node);
+			joined_roots[cand[start]] = true;
+			joined_roots[cand[i]] = true;
+		}
+	}
+out:
+	free(cand);
+	free(used);
+	return ret;
+}
+
+struct link_key {
+	const char *key;
+	size_t out;
+};
+
+static struct rb_series *link_series;
+
+static int link_cmp(const void *a, const void *b)
+{
+	const struct link_key *x = a, *y = b;
+	int r = strcmp(x->key, y->key);
+
+	if (r)
+		return r;
+	if (link_series[x->out].version != link_series[y->out].version)
+		return link_series[x->out].version <
+				       link_series[y->out].version ?
+			       -1 :
+			       1;
+	return (x->out > y->out) - (x->out < y->out);
+}
+
+/* Links each version to the version before it by @keys (sorted). */
+static void link_by(struct rb_series *out, struct link_key *keys, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i, k;
+
+		while (j < n && !strcmp(keys[j].key, keys[i].key))
+			j++;
+		for (k = i; k < j; k++) {
+			struct rb_series *s = &out[keys[k].out];
+			size_t p;
+
+			if (s->previous || s->version <= 1)
+				continue;
+			/* The newest series of the highest lower version. */
+			for (p = k; p-- > i;)
+				if (out[keys[p].out].version < s->version) {
+					s->previous = out[keys[p].out].id;
+					break;
+				}
+		}
+		i = j;
+	}
+}
+
+static char *title_key(const struct rb_series *s)
+{
+	size_t n = strlen(s->title ? s->title : "") +
+		   strlen(s->author ? s->author : "") + 2;
+	char *k = malloc(n), *p;
+	const char *q;
+	bool sp = false;
+
+	if (!k)
+		return NULL;
+	p = k;
+	for (q = s->title ? s->title : ""; *q; q++) {
+		if (isspace((unsigned char)*q)) {
+			sp = p != k;
+			continue;
+		}
+		if (sp)
+			*p++ = ' ';
+		sp = false;
+		*p++ = (char)tolower((unsigned char)*q);
+	}
+	*p++ = '\n';
+	for (q = s->author ? s->author : ""; *q; q++)
+		*p++ = (char)tolower((unsigned char)*q);
+	*p = 0;
+	return k;
+}
+
+static int link_versions(struct rb_series *out, size_t n)
+{
+	struct link_key *keys = calloc(n + 1, sizeof(*keys));
+	char **tk = calloc(n + 1, sizeof(*tk));
+	size_t i, k = 0;
+	int ret = 0;
+
+	if (!keys || !tk) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	link_series = out;
+	for (i = 0; i < n; i++)
+		if (out[i].change_id)
+			keys[k++] = (struct link_key){ out[i].change_id, i };
+	qsort(keys, k, sizeof(*keys), link_cmp);
+	link_by(out, keys, k);
+	k = 0;
+	for (i = 0; i < n; i++) {
+		tk[i] = title_key(&out[i]);
+		if (!tk[i]) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+		keys[k++] = (struct link_key){ tk[i], i };
+	}
+	qsort(keys, k, sizeof(*keys), link_cmp);
+	link_by(out, keys, k);
+out:
+	link_series = NULL;
+	for (i = 0; tk && i < n; i++)
+		free(tk[i]);
+	free(tk);
+	free(keys);
+	return ret;
+}
+
+static uint32_t *sort_first;
+
+static int out_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (sort_first[x] != sort_first[y])
+		return sort_first[x] < sort_first[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static void classify(struct rb_series_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n_ents; i++) {
+		struct ent *e = &set->ents[i];
+
+		if (e->flags & F_PULL)
+			e->kind = RB_KIND_PULL;
+		else if (e->flags & F_REPLY)
+			e->kind = (e->flags & F_BOT) ? RB_KIND_BOT :
+				  (e->flags & F_ACK) ? RB_KIND_TRAILERS :
+						       RB_KIND_REPLY;
+		else if (e->counter == 0)
+			e->kind = RB_KIND_COVER;
+		else if (e->flags & F_DIFF)
+			e->kind = RB_KIND_PATCH;
+		else
+			e->kind = RB_KIND_OTHER;
+	}
+}
+
+static uint32_t parent_of(const struct rb_series_set *set, const struct ent *e)
+{
+	uint32_t i;
+
+	if (e->irt != NONE && set->nodes[e->irt].msg != NONE)
+		return set->nodes[e->irt].msg;
+	for (i = e->n_refs; i-- > 0;)
+		if (set->nodes[e->refs[i]].msg != NONE)
+			return set->nodes[e->refs[i]].msg;
+	return NONE;
+}
+
+static void link_answers(struct rb_series_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n_ents; i++) {
+		struct ent *e = &set->ents[i];
+		uint32_t p = parent_of(set, e);
+		int steps;
+
+		e->answers = NONE;
+		if (e->kind == RB_KIND_PATCH || e->kind == RB_KIND_COVER)
+			continue;
+		for (steps = 0; p != NONE && steps < MAX_WALK; steps++) {
+			const struct ent *pe = &set->ents[p];
+
+			if (pe->kind == RB_KIND_PATCH ||
+			    pe->kind == RB_KIND_COVER) {
+				e->answers = p;
+				break;
+			}
+			if (pe->kind == RB_KIND_OTHER ||
+			    pe->kind == RB_KIND_PULL)
+				break;
+			p = parent_of(set, pe);
+		}
+	}
 }
 
 int rb_series_set_assemble(struct rb_series_set *set)
 {
-	(void)set;
-	return rb_err(RB_EFAIL, "series assembly is not implemented yet");
+	struct asm_ctx c = { .set = set };
+	uint32_t *order = NULL, *root = NULL, *start = NULL;
+	size_t *perm = NULL;
+	bool *joined = NULL;
+	size_t i, n = set->n_ents, nt = 0;
+	int ret = 0;
+
+	series_clear(set);
+	for (i = 0; i < set->n_nodes; i++)
+		set->nodes[i].parent = (uint32_t)i;
+	for (i = 0; i < n; i++) {
+		struct ent *e = &set->ents[i];
+		uint32_t r;
+
+		e->flags &= ~F_DONE;
+		e->series = NONE;
+		if (e->irt != NONE)
+			uf_union(set->nodes, e->node, e->irt);
+		for (r = 0; r < e->n_refs; r++)
+			uf_union(set->nodes, e->node, e->refs[r]);
+	}
+	joined = calloc(n + 1, sizeof(*joined));
+	order = malloc((n + 1) * sizeof(*order));
+	root = malloc((n + 1) * sizeof(*root));
+	start = calloc(set->n_nodes + 2, sizeof(*start));
+	if (!joined || !order || !root || !start) {
+		ret = rb_err(RB_ENOMEM, "out of memory for assembly");
+		goto out;
+	}
+	ret = join_unthreaded(set, joined);
+	if (ret)
+		goto out;
+
+	/* Counting sort of messages by thread root, stable in arrival. */
+	for (i = 0; i < n; i++) {
+		root[i] = uf_find(set->nodes, set->ents[i].node);
+		start[root[i] + 1]++;
+	}
+	for (i = 0; i < set->n_nodes; i++)
+		start[i + 1] += start[i];
+	{
+		uint32_t *pos = malloc((set->n_nodes + 1) * sizeof(*pos));
+
+		if (!pos) {
+			ret = rb_err(RB_ENOMEM, "out of memory for assembly");
+			goto out;
+		}
+		memcpy(pos, start, (set->n_nodes + 1) * sizeof(*pos));
+		for (i = 0; i < n; i++)
+			order[pos[root[i]]++] = (uint32_t)i;
+		free(pos);
+	}
+
+	/* Each thread in the order of its first message. */
+	for (i = 0; i < n; i++) {
+		uint32_t r = root[i], k;
+
+		if (start[r] == start[r + 1] || order[start[r]] != i)
+			continue;
+		nt++;
+		c.n_ts = 0;
+		c.n_covers = 0;
+		c.thread_unthreaded = false;
+		for (k = start[r]; k < start[r + 1]; k++) {
+			c.thread_unthreaded |= joined[order[k]];
+			ret = add_one(&c, order[k]);
+			if (ret)
+				goto out;
+		}
+		ret = emit_thread(&c);
+		if (ret)
+			goto out;
+		for (k = 0; k < c.n_ts; k++) {
+			free(c.ts[k].slot);
+			c.ts[k].slot = NULL;
+		}
+	}
+
+	/* Series in order of first arrival; same-thread previous kept. */
+	perm = malloc((c.n_out + 1) * sizeof(*perm));
+	set->series = calloc(c.n_out + 1, sizeof(*set->series));
+	if (!perm || !set->series) {
+		ret = rb_err(RB_ENOMEM, "out of memory for assembly");
+		goto out;
+	}
+	for (i = 0; i < c.n_out; i++)
+		perm[i] = i;
+	sort_first = c.out_first;
+	qsort(perm, c.n_out, sizeof(*perm), out_cmp);
+	sort_first = NULL;
+	for (i = 0; i < c.n_out; i++) {
+		set->series[i] = c.out[perm[i]];
+		if (c.out_prev_local[perm[i]] != NONE)
+			set->series[i].previous =
+				c.out[c.out_prev_local[perm[i]]].id;
+	}
+	set->n_series = c.n_out;
+	c.n_out = 0;
+	ret = link_versions(set->series, set->n_series);
+	if (ret)
+		goto out;
+
+	classify(set);
+	for (i = 0; i < set->n_series; i++) {
+		const struct rb_series *s = &set->series[i];
+		int j;
+
+		if (s->cover) {
+			uint32_t m = set->nodes[node_find(set, s->cover)].msg;
+
+			set->ents[m].kind = RB_KIND_COVER;
+			if (set->ents[m].series == NONE)
+				set->ents[m].series = (uint32_t)i;
+		}
+		for (j = 0; j < s->total; j++) {
+			uint32_t m;
+
+			if (!s->patches[j])
+				continue;
+			m = set->nodes[node_find(set, s->patches[j])].msg;
+			if (set->ents[m].series == NONE)
+				set->ents[m].series = (uint32_t)i;
+		}
+	}
+	link_answers(set);
+	(void)nt;
+out:
+	for (i = 0; i < c.n_out; i++)
+		free(c.out[i].patches);
+	for (i = 0; i < c.cap_ts && c.ts; i++)
+		if (i < c.n_ts)
+			free(c.ts[i].slot);
+	free(c.ts);
+	free(c.covers);
+	free(c.cover_rev);
+	free(c.out);
+	free(c.out_first);
+	free(c.out_prev_local);
+	free(perm);
+	free(joined);
+	free(order);
+	free(root);
+	free(start);
+	if (ret)
+		series_clear(set);
+	return ret;
 }
 
 size_t rb_series_set_count(const struct rb_series_set *set)
 {
-	(void)set;
-	return 0;
+	return set->n_series;
 }
 
 const struct rb_series *rb_series_set_get(const struct rb_series_set *set,
 					  size_t i)
 {
-	(void)set;
-	(void)i;
-	return NULL;
+	return i < set->n_series ? &set->series[i] : NULL;
 }
 
 size_t rb_series_missing(const struct rb_series *s, int *out, size_t max)
 {
-	(void)s;
-	(void)out;
-	(void)max;
-	return 0;
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < s->total; i++)
+		if (!s->patches[i]) {
+			if (n < max)
+				out[n] = i + 1;
+			n++;
+		}
+	return n;
+}
+
+static const struct ent *ent_of(const struct rb_series_set *set,
+				const char *msgid)
+{
+	uint32_t n = msgid ? node_find(set, msgid) : NONE;
+
+	if (n == NONE || set->nodes[n].msg == NONE)
+		return NULL;
+	return &set->ents[set->nodes[n].msg];
+}
+
+enum rb_msg_kind rb_series_set_kind(const struct rb_series_set *set,
+				    const char *msgid)
+{
+	const struct ent *e = ent_of(set, msgid);
+
+	return e ? (enum rb_msg_kind)e->kind : RB_KIND_UNKNOWN;
+}
+
+const char *rb_msg_kind_name(enum rb_msg_kind kind)
+{
+	static const char *const names[] = {
+		[RB_KIND_UNKNOWN] = "unknown",	 [RB_KIND_PATCH] = "patch",
+		[RB_KIND_COVER] = "cover",	 [RB_KIND_REPLY] = "reply",
+		[RB_KIND_TRAILERS] = "trailers", [RB_KIND_BOT] = "bot",
+		[RB_KIND_PULL] = "pull",	 [RB_KIND_OTHER] = "other",
+	};
+
+	if ((unsigned)kind >= sizeof(names) / sizeof(names[0]))
+		return "unknown";
+	return names[kind];
+}
+
+const char *rb_series_set_answers(const struct rb_series_set *set,
+				  const char *msgid)
+{
+	const struct ent *e = ent_of(set, msgid);
+
+	if (!e || e->answers == NONE)
+		return NULL;
+	return msg_id(set, e->answers);
+}
+
+const struct rb_series *rb_series_set_find(const struct rb_series_set *set,
+					   const char *msgid)
+{
+	const struct ent *e = ent_of(set, msgid);
+
+	if (!e || e->series == NONE || e->series >= set->n_series)
+		return NULL;
+	return &set->series[e->series];
 }

@@ -6,6 +6,12 @@
  * change-id or a reply to the previous version, partial rerolls, and
  * unthreaded mail (same sender, version and total in a time window, as
  * patchwork does).
+ *
+ * Within one thread (messages linked by In-Reply-To and References) the
+ * rules are b4 0.12's LoreMailbox: one series per version, the first patch
+ * seen for a number wins, a cover is an explicit 0/N (or the diffstat-only
+ * parent of a patch), and an incomplete v(n) whose patches reply to the
+ * same numbers of v(n-1) is filled from v(n-1) (a partial reroll).
  */
 #ifndef RB_MAIL_SERIES_H
 #define RB_MAIL_SERIES_H
@@ -16,6 +22,7 @@
 
 struct rb_message;
 
+/* All char * fields are borrowed from the set and live as long as it. */
 struct rb_series {
 	char *id; /* stable: the cover's Message-ID, else patch 1's */
 	int version;
@@ -28,6 +35,22 @@ struct rb_series {
 	char *title; /* the cover's title, else patch 1's */
 	char *author; /* address of the sender */
 	int64_t last_date; /* date of the newest part seen */
+	int64_t first_date; /* date of the oldest part seen */
+	/* Slots filled from the previous version (b4's partial reroll). */
+	bool partial_reroll;
+	bool unthreaded; /* grouped by the patchwork fallback */
+};
+
+/* What a message is to the series assembly. */
+enum rb_msg_kind {
+	RB_KIND_UNKNOWN = 0, /* not in the set */
+	RB_KIND_PATCH, /* a patch: has a diff, not a reply */
+	RB_KIND_COVER, /* an explicit 0/N cover letter */
+	RB_KIND_REPLY, /* a reply: review or discussion */
+	RB_KIND_TRAILERS, /* a reply giving Acked-by/Reviewed-by/Tested-by */
+	RB_KIND_BOT, /* a reply from a known bot (or from us) */
+	RB_KIND_PULL, /* [GIT PULL]: not a series */
+	RB_KIND_OTHER, /* none of the above (no diff, not a reply) */
 };
 
 struct rb_series_set;
@@ -36,10 +59,26 @@ struct rb_series_set;
 int rb_series_set_new(struct rb_series_set **out);
 void rb_series_set_free(struct rb_series_set *set);
 
-/* Adds a message (copies what it needs). Non-patches are kept as replies. */
+/*
+ * Time window for unthreaded mail (default 12 hours): parts without any
+ * threading header from the same sender with the same version and total
+ * join one series when each is within @seconds of the previous part.
+ */
+void rb_series_set_window(struct rb_series_set *set, int64_t seconds);
+
+/*
+ * Adds a message (copies what it needs). Non-patches are kept as replies.
+ * A Message-ID added before is ignored (cross-posting): returns
+ * -RB_EEXISTS without recording a reason. -RB_EINVAL for a message
+ * without a Message-ID, -RB_ENOMEM.
+ */
 int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m);
 
-/* Groups what was added into series; call after the last add. */
+/*
+ * Groups what was added into series; call after the last add. It may be
+ * called again after more adds: the series are rebuilt and earlier
+ * rb_series pointers become invalid.
+ */
 int rb_series_set_assemble(struct rb_series_set *set);
 
 size_t rb_series_set_count(const struct rb_series_set *set);
@@ -49,5 +88,25 @@ const struct rb_series *rb_series_set_get(const struct rb_series_set *set,
 
 /* Fills @out with the missing patch numbers (1-based); returns the count. */
 size_t rb_series_missing(const struct rb_series *s, int *out, size_t max);
+
+/* Messages stored (distinct Message-IDs). */
+size_t rb_series_set_messages(const struct rb_series_set *set);
+
+/* The kind of the message @msgid (after assemble), RB_KIND_UNKNOWN if absent. */
+enum rb_msg_kind rb_series_set_kind(const struct rb_series_set *set,
+				    const char *msgid);
+const char *rb_msg_kind_name(enum rb_msg_kind kind);
+
+/*
+ * The Message-ID of the patch or cover letter that the reply @msgid
+ * answers (following In-Reply-To, else the nearest known References id,
+ * up through other replies), or NULL. After assemble.
+ */
+const char *rb_series_set_answers(const struct rb_series_set *set,
+				  const char *msgid);
+
+/* The series that holds @msgid as its cover or a patch, or NULL. */
+const struct rb_series *rb_series_set_find(const struct rb_series_set *set,
+					   const char *msgid);
 
 #endif
