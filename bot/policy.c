@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * policy.c - resolving the per-subsystem policy of a series and applying
+ * it: recipients, embargo, finding filters. The rules are in policy.h.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bot/policy.h"
+#include "mail/addr.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+/* Names shown in the footer before "and N more". */
+#define SHOWN_NAMES 3
+
+enum rb_mode rb_mode_most_restrictive(enum rb_mode a, enum rb_mode b)
+{
+	/* The enum runs from the most restrictive (off) to the least. */
+	return a < b ? a : b;
+}
+
+static const struct rb_policy *find_entry(const struct rb_config *cfg,
+					  const char *name)
+{
+	size_t i;
+
+	if (!name || !*name)
+		return NULL;
+	for (i = 0; i < cfg->n_policies; i++)
+		if (cfg->policies[i].name &&
+		    !strcmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	for (i = 0; i < cfg->n_policies; i++)
+		if (cfg->policies[i].name &&
+		    !strcasecmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	return NULL;
+}
+
+static int add_skip(struct rb_effective_policy *out,
+		    const struct rb_policy *pol)
+{
+	size_t i, k;
+
+	for (i = 0; i < pol->n_skip_authors; i++) {
+		const char **v;
+		bool dup = false;
+
+		for (k = 0; k < out->n_skip_authors && !dup; k++)
+			dup = !strcasecmp(out->skip_authors[k],
+					  pol->skip_authors[i]);
+		if (dup)
+			continue;
+		v = realloc(out->skip_authors,
+			    (out->n_skip_authors + 1) * sizeof(*v));
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		out->skip_authors = v;
+		v[out->n_skip_authors++] = pol->skip_authors[i];
+	}
+	return 0;
+}
+
+/* Folds @pol into @out; @first says whether it is the first one. */
+static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
+		 bool first)
+{
+	if (first) {
+		out->mode = pol->mode;
+		out->recipients = pol->recipients;
+		out->embargo_minutes = pol->embargo_minutes;
+		out->min_severity = pol->min_severity;
+		out->max_findings = pol->max_findings > 0 ? pol->max_findings :
+							    0;
+		out->send_when_empty = pol->send_when_empty;
+		out->report_apply_failures = pol->report_apply_failures;
+		out->require_dkim = pol->require_dkim;
+		out->suppress_similar =
+			pol->suppress_similar > 0 ? pol->suppress_similar : 0;
+		out->governing = pol;
+		return add_skip(out, pol);
+	}
+	if (pol->mode < out->mode) {
+		out->mode = pol->mode;
+		out->governing = pol;
+	}
+	out->recipients &= pol->recipients;
+	if (pol->embargo_minutes > out->embargo_minutes)
+		out->embargo_minutes = pol->embargo_minutes;
+	if (pol->min_severity > out->min_severity)
+		out->min_severity = pol->min_severity;
+	if (pol->max_findings > 0 &&
+	    (!out->max_findings || pol->max_findings < out->max_findings))
+		out->max_findings = pol->max_findings;
+	out->send_when_empty = out->send_when_empty && pol->send_when_empty;
+	out->report_apply_failures = out->report_apply_failures &&
+				     pol->report_apply_failures;
+	out->require_dkim = out->require_dkim || pol->require_dkim;
+	if (pol->suppress_similar > 0 &&
+	    (!out->suppress_similar ||
+	     pol->suppress_similar < out->suppress_similar))
+		out->suppress_similar = pol->suppress_similar;
+	return add_skip(out, pol);
+}
+
+static int add_name(struct rb_buf *b, size_t *shown, size_t *more,
+		    const char *name)
+{
+	if (*shown == SHOWN_NAMES) {
+		(*more)++;
+		return 0;
+	}
+	int ret = 0;
+
+	if (*shown)
+		ret = rb_buf_puts(b, ", ");
+	(*shown)++;
+	return ret ?: rb_buf_puts(b, name);
+}
+
+int rb_policy_resolve(struct rb_effective_policy *out,
+		      const struct rb_config *cfg, const char *const *sections,
+		      size_t n_sections, const char *list_id)
+{
+	struct rb_effective_policy p;
+	struct rb_buf names = RB_BUF_INIT(1 << 16);
+	const struct rb_policy *list_pol = find_entry(cfg, list_id);
+	size_t i, k, shown = 0, more = 0, used = 0;
+	int ret = 0;
+
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < n_sections && !ret; i++) {
+		const struct rb_policy *pol;
+		bool dup = false;
+
+		if (!sections[i])
+			continue;
+		for (k = 0; k < i && !dup; k++)
+			dup = sections[k] && !strcmp(sections[k], sections[i]);
+		if (dup)
+			continue;
+		pol = find_entry(cfg, sections[i]);
+		ret = merge(&p, pol ? pol : &cfg->policy_default, !used++);
+		ret = ret ?: add_name(&names, &shown, &more, sections[i]);
+	}
+	if (!ret && list_pol) {
+		ret = merge(&p, list_pol, !used++);
+		ret = ret ?: add_name(&names, &shown, &more, list_id);
+	}
+	if (!ret && !used) {
+		ret = merge(&p, &cfg->policy_default, true);
+		ret = ret ?: rb_buf_puts(&names, list_id ? list_id : "default");
+	}
+	if (!ret && more)
+		ret = rb_buf_printf(&names, " and %zu more", more);
+	if (!ret) {
+		p.blocking_text = p.governing->blocking_text;
+		p.templates_dir = p.governing->templates_dir;
+		p.subsystem = rb_buf_detach(&names, NULL);
+		if (!p.subsystem)
+			ret = rb_err(RB_ENOMEM, "out of memory");
+	}
+	rb_buf_release(&names);
+	if (ret) {
+		rb_effective_policy_release(&p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+void rb_effective_policy_release(struct rb_effective_policy *p)
+{
+	free(p->skip_authors);
+	free(p->subsystem);
+	memset(p, 0, sizeof(*p));
+}
+
+bool rb_policy_skip_author(const struct rb_effective_policy *p,
+			   const char *author)
+{
+	struct rb_addr a = { 0 };
+	const char *addr = author;
+	bool skip = false;
+	size_t i;
+
+	if (!author)
+		return false;
+	if (!rb_addr_parse(&a, author))
+		addr = a.addr;
+	for (i = 0; i < p->n_skip_authors && !skip; i++) {
+		const char *pat = p->skip_authors[i];
+		const char *at = strrchr(addr, '@');
+
+		if (pat[0] == '@')
+			skip = at && !strcasecmp(at, pat);
+		else if (strpbrk(pat, "*?["))
+			skip = !fnmatch(pat, addr, FNM_CASEFOLD);
+		else
+			skip = rb_addr_same(pat, addr);
+	}
+	rb_addr_release(&a);
+	return skip;
+}
+
+int64_t rb_policy_send_after(const struct rb_effective_policy *p,
+			     int64_t last_patch_date)
+{
+	int64_t m = p->embargo_minutes > 0 ? p->embargo_minutes : 0;
+
+	return last_patch_date + m * 60;
+}
+
+size_t rb_policy_filter_findings(const struct rb_effective_policy *p,
+				 const struct rb_finding *v, size_t n,
+				 bool *keep)
+{
+	size_t i, k, kept = 0;
+
+	for (i = 0; i < n; i++)
+		keep[i] = (int)v[i].severity >= (int)p->min_severity;
+	if (p->max_findings > 0) {
+		/*
+		 * Per patch: a finding loses its place when max_findings
+		 * others of that patch rank above it (more severe, or as
+		 * severe and earlier).
+		 */
+		for (i = 0; i < n; i++) {
+			int above = 0;
+
+			if (!keep[i])
+				continue;
+			for (k = 0; k < n; k++) {
+				if (k == i || !keep[k] ||
+				    v[k].patch_index != v[i].patch_index)
+					continue;
+				if (v[k].severity > v[i].severity ||
+				    (v[k].severity == v[i].severity && k < i))
+					above++;
+			}
+			if (above >= p->max_findings)
+				keep[i] = false;
+		}
+	}
+	for (i = 0; i < n; i++)
+		kept += keep[i];
+	return kept;
+}
+
+bool rb_policy_should_send(const struct rb_effective_policy *p,
+			   size_t n_findings)
+{
+	if (p->mode == RB_MODE_OFF)
+		return false;
+	return n_findings > 0 || p->send_when_empty;
+}
+
+/* Builds a recipient list in priority order, checked, unique, capped. */
+struct rcpt_builder {
+	struct rb_recipients *r;
+	size_t max;
+	struct rb_addr *seen; /* parsed kept entries, for rb_addr_same() */
+	size_t n_seen;
+};
+
+static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to)
+{
+	struct rb_recipients *r = b->r;
+	struct rb_addr a = { 0 };
+	char ***v = to ? &r->to : &r->cc;
+	size_t *n = to ? &r->n_to : &r->n_cc;
+	struct rb_addr *sv;
+	char **nv, *copy;
+	size_t i;
+
+	if (!mailbox)
+		return 0;
+	if (rb_addr_parse(&a, mailbox) || !rb_addr_valid(a.addr)) {
+		/* The reason, not the address: it may hold CR/LF. */
+		rb_log(RB_LOG_WARN, "policy.recipient_invalid", "reason",
+		       a.addr ? "not an RFC 5321 address" : rb_errmsg(), NULL);
+		r->n_dropped++;
+		rb_addr_release(&a);
+		return 0;
+	}
+	for (i = 0; i < b->n_seen; i++) {
+		if (rb_addr_same(b->seen[i].addr, a.addr)) {
+			r->n_dropped++;
+			rb_addr_release(&a);
+			return 0;
+		}
+	}
+	if (b->n_seen >= b->max) {
+		rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr", a.addr,
+		       NULL);
+		r->n_dropped++;
+		rb_addr_release(&a);
+		return 0;
+	}
+	copy = strdup(mailbox);
+	sv = realloc(b->seen, (b->n_seen + 1) * sizeof(*sv));
+	if (sv)
+		b->seen = sv;
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (nv)
+		*v = nv;
+	if (!copy || !sv || !nv) {
+		free(copy);
+		rb_addr_release(&a);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	b->seen[b->n_seen++] = a;
+	nv[(*n)++] = copy;
+	return 0;
+}
+
+static int rcpt_add_all(struct rcpt_builder *b, const char *const *v, size_t n,
+			bool to)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = rcpt_add(b, v[i], to);
+	return ret;
+}
+
+static void rcpt_builder_init(struct rcpt_builder *b, struct rb_recipients *r,
+			      const struct rb_config *cfg)
+{
+	memset(r, 0, sizeof(*r));
+	memset(b, 0, sizeof(*b));
+	b->r = r;
+	b->max = cfg->max_recipients > 0 ? (size_t)cfg->max_recipients :
+					   RB_ADDR_LIST_MAX;
+	if (b->max > RB_ADDR_LIST_MAX)
+		b->max = RB_ADDR_LIST_MAX;
+}
+
+static void rcpt_builder_release(struct rcpt_builder *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_seen; i++)
+		rb_addr_release(&b->seen[i]);
+	free(b->seen);
+}
+
+/* Without a To, the first Cc takes its place. */
+static void promote_first_cc(struct rb_recipients *r)
+{
+	if (r->n_to || !r->n_cc)
+		return;
+	r->to = r->cc;
+	r->n_to = 1;
+	r->cc = NULL;
+	if (r->n_cc > 1) {
+		r->cc = malloc((r->n_cc - 1) * sizeof(*r->cc));
+		if (!r->cc) {
+			/* Keep everyone as To rather than lose anyone. */
+			r->n_to = r->n_cc;
+			r->n_cc = 0;
+			return;
+		}
+		memcpy(r->cc, r->to + 1, (r->n_cc - 1) * sizeof(*r->cc));
+	}
+	r->n_cc--;
+}
+
+int rb_policy_recipients(struct rb_recipients *out,
+			 const struct rb_effective_policy *p,
+			 const struct rb_config *cfg,
+			 const struct rb_policy_people *who)
+{
+	struct rb_recipients r;
+	struct rcpt_builder b;
+	int ret = 0;
+
+	rcpt_builder_init(&b, &r, cfg);
+	switch (p->mode) {
+	case RB_MODE_OFF:
+		break;
+	case RB_MODE_SHADOW:
+		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
+				   cfg->n_admins, true);
+		break;
+	case RB_MODE_ADVISORY:
+	case RB_MODE_BLOCKING:
+		if (p->recipients & RB_RCPT_AUTHOR)
+			ret = rcpt_add(&b, who->author, true);
+		if (!ret && (p->recipients & RB_RCPT_MAINTAINERS))
+			ret = rcpt_add_all(&b, who->maintainers,
+					   who->n_maintainers, false);
+		if (!ret && (p->recipients & RB_RCPT_LIST))
+			ret = rcpt_add_all(&b, who->lists, who->n_lists, false);
+		if (!ret &&
+		    (p->recipients & (RB_RCPT_MAINTAINERS | RB_RCPT_LIST)))
+			ret = rcpt_add_all(&b, who->orig_cc, who->n_orig_cc,
+					   false);
+		if (!ret)
+			promote_first_cc(&r);
+		break;
+	}
+	rcpt_builder_release(&b);
+	if (ret) {
+		rb_recipients_release(&r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+int rb_policy_apply_failure_recipients(struct rb_recipients *out,
+				       const struct rb_effective_policy *p,
+				       const struct rb_config *cfg,
+				       const char *author)
+{
+	struct rb_recipients r;
+	struct rcpt_builder b;
+	int ret = 0;
+
+	rcpt_builder_init(&b, &r, cfg);
+	if (p->mode == RB_MODE_SHADOW && p->report_apply_failures)
+		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
+				   cfg->n_admins, true);
+	else if (p->mode != RB_MODE_OFF && p->report_apply_failures)
+		ret = rcpt_add(&b, author, true);
+	rcpt_builder_release(&b);
+	if (ret) {
+		rb_recipients_release(&r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+void rb_recipients_release(struct rb_recipients *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_to; i++)
+		free(r->to[i]);
+	for (i = 0; i < r->n_cc; i++)
+		free(r->cc[i]);
+	free(r->to);
+	free(r->cc);
+	memset(r, 0, sizeof(*r));
+}
