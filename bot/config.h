@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum rb_source_type {
 	RB_SRC_IMAP,
@@ -165,6 +166,21 @@ struct rb_config_errors {
 int rb_config_defaults(struct rb_config **out);
 
 /*
+ * What commands other than check-config call: loads @path_or_null when it
+ * is given; otherwise ./config.yaml when that file exists, else the
+ * embedded defaults (cfg->file is then NULL). Errors as rb_config_load().
+ */
+int rb_config_load_or_defaults(struct rb_config **out, const char *path_or_null,
+			       struct rb_config_errors *errs);
+
+/*
+ * Prints each error as "FILE:LINE:COL: message" (or "FILE: message" when
+ * the position is not known), one per line, in file order.
+ */
+void rb_config_errors_print(const struct rb_config_errors *e, const char *file,
+			    FILE *f);
+
+/*
  * Loads and validates @path. On success *out is owned by the caller. On
  * failure returns -RB_ECONFIG and, when @errs is not NULL, fills it with
  * every error found (free with rb_config_errors_release()).
@@ -185,6 +201,7 @@ const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 					    const char *name);
 
 const char *rb_mode_name(enum rb_mode m);
+const char *rb_source_type_name(enum rb_source_type t);
 const char *rb_severity_name(enum rb_severity s);
 /* Returns -1 for an unknown name. */
 int rb_severity_parse(const char *s);
