@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_config.c - the config loader: defaults, every key of
+ * tests/data/config/full.yaml, the shipped config.yaml, the error format
+ * FILE:LINE:COL: key.path: message, all errors at once, secrets, and
+ * policy inheritance.
+ */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bot/config.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+static char datadir[PATH_MAX];
+static char tmpdir[PATH_MAX];
+
+static void data_path(char *out, size_t size, const char *name)
+{
+	snprintf(out, size, "%s/%s", datadir, name);
+}
+
+/* Writes @text to @name in the temporary directory; returns its path. */
+static const char *write_tmp(const char *name, const char *text)
+{
+	static char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* The errors as check-config prints them, in one string. */
+static char *printed(const struct rb_config_errors *e, const char *file)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	assert_non_null(f);
+	rb_config_errors_print(e, file, f);
+	fclose(f);
+	return s;
+}
+
+static int load_mem(struct rb_config **out, const char *yaml,
+		    struct rb_config_errors *e)
+{
+	char name[PATH_MAX];
+
+	snprintf(name, sizeof(name), "%s/config.yaml", tmpdir);
+	return rb_config_load_mem(out, name, yaml, strlen(yaml), e);
+}
+
+static bool has_error(const struct rb_config_errors *e, int line,
+		      const char *needle)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		if ((!line || e->v[i].line == line) &&
+		    strstr(e->v[i].msg, needle))
+			return true;
+	return false;
+}
+
+static void test_defaults(void **state)
+{
+	struct rb_config *cfg = NULL;
+	const struct rb_policy *p;
+
+	assert_int_equal(rb_config_defaults(&cfg), 0);
+	assert_null(cfg->file);
+	assert_string_equal(cfg->store_path, "./reviewbot.db");
+	assert_null(cfg->store_url);
+	assert_string_equal(cfg->outbox_maildir, "./outbox");
+	assert_null(cfg->smtp_url);
+	assert_string_equal(cfg->smtp_from, "reviewbot <reviewbot@localhost>");
+	assert_true(cfg->smtp_starttls);
+	assert_int_equal(cfg->rate_per_hour, 60);
+	assert_int_equal(cfg->rate_per_recipient_hour, 10);
+	assert_int_equal(cfg->max_recipients, 20);
+	assert_string_equal(cfg->model.provider, "none");
+	assert_int_equal(cfg->model.max_findings, 3);
+	assert_int_equal(cfg->model.max_words, 400);
+	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
+	assert_int_equal(cfg->max_message_size, 32u << 20);
+	assert_int_equal(cfg->incomplete_wait_minutes, 60);
+	assert_int_equal(cfg->n_sources, 0);
+	assert_int_equal(cfg->n_trees, 0);
+
+	/* Every subsystem is off until it opts in (DESIGN.md fact 10). */
+	p = rb_config_policy(cfg, "MEMORY MANAGEMENT");
+	assert_ptr_equal(p, &cfg->policy_default);
+	assert_int_equal(p->mode, RB_MODE_OFF);
+	assert_int_equal(p->recipients,
+			 RB_RCPT_AUTHOR | RB_RCPT_MAINTAINERS | RB_RCPT_LIST);
+	assert_int_equal(p->min_severity, RB_SEV_LOW);
+	assert_int_equal(p->max_findings, 3);
+	assert_false(p->send_when_empty);
+	assert_true(p->report_apply_failures);
+	assert_int_equal(p->embargo_minutes, 0);
+	rb_config_free(cfg);
+
+	/* An empty file is the defaults, too. */
+	assert_int_equal(load_mem(&cfg, "", NULL), 0);
+	assert_string_equal(cfg->store_path, "./reviewbot.db");
+	assert_int_equal(cfg->policy_default.mode, RB_MODE_OFF);
+	rb_config_free(cfg);
+}
+
+static void test_full(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	const struct rb_source_config *s;
+	const struct rb_policy *p, *d;
+	char path[PATH_MAX], want[PATH_MAX + 32];
+	int ret;
+
+	data_path(path, sizeof(path), "full.yaml");
+	ret = rb_config_load(&cfg, path, &e);
+	if (ret) {
+		char *p = printed(&e, path);
+
+		fail_msg("full.yaml: %s", p);
+	}
+	assert_int_equal(e.n, 0);
+	assert_string_equal(cfg->file, path);
+
+	/* Relative paths are relative to the config's directory. */
+	snprintf(want, sizeof(want), "%s/state/bot.db", datadir);
+	assert_string_equal(cfg->store_path, want);
+	assert_string_equal(cfg->store_url,
+			    "postgresql://127.0.0.1:5432/reviewbot");
+
+	assert_int_equal(cfg->n_sources, 4);
+	s = &cfg->sources[0];
+	assert_int_equal(s->type, RB_SRC_IMAP);
+	assert_string_equal(s->name, "lists");
+	assert_string_equal(s->url, "imaps://127.0.0.1:9993");
+	assert_string_equal(s->user, "bot");
+	assert_string_equal(s->password, "imap-test-password");
+	assert_int_equal(s->n_mailboxes, 2);
+	assert_string_equal(s->mailboxes[1], "linux-mm");
+	assert_false(s->tls_verify);
+	assert_false(s->starttls);
+	assert_non_null(s->ca_file);
+	assert_int_equal(s->poll_seconds, 60);
+	s = &cfg->sources[1];
+	assert_int_equal(s->type, RB_SRC_NNTP);
+	assert_string_equal(s->name, "nntp1");
+	assert_true(s->tls_verify);
+	assert_int_equal(s->poll_seconds, 300);
+	assert_int_equal(s->n_groups, 1);
+	assert_int_equal(cfg->sources[2].type, RB_SRC_MAILDIR);
+	assert_string_equal(cfg->sources[2].path, "/var/mail/bot");
+	assert_int_equal(cfg->sources[3].type, RB_SRC_STDIN);
+
+	assert_int_equal(cfg->n_trees, 2);
+	assert_string_equal(cfg->trees[0].branch, "mm-unstable");
+	assert_int_equal(cfg->trees[0].fetch_minutes, 15);
+	assert_string_equal(cfg->trees[1].branch, "HEAD");
+	assert_int_equal(cfg->trees[1].fetch_minutes, 60);
+	assert_ptr_equal(rb_config_tree(cfg, "mainline"), &cfg->trees[1]);
+	assert_null(rb_config_tree(cfg, "linux-next"));
+
+	assert_string_equal(cfg->smtp_url, "smtp://127.0.0.1:2525");
+	assert_string_equal(cfg->smtp_from, "Review Bot <bot@example.org>");
+	/* First line only, without CR LF. */
+	assert_string_equal(cfg->smtp_password, "smtp-test-password");
+	assert_true(cfg->smtp_starttls);
+	assert_int_equal(cfg->rate_per_hour, 30);
+	assert_int_equal(cfg->rate_per_recipient_hour, 5);
+	assert_int_equal(cfg->max_recipients, 12);
+	assert_string_equal(cfg->kill_switch_file, "/tmp/STOP");
+
+	assert_string_equal(cfg->model.provider, "anthropic");
+	/* A file without a final newline is read whole. */
+	assert_string_equal(cfg->model.api_key, "model-test-key");
+	assert_string_equal(cfg->model.max_tokens_field,
+			    "max_completion_tokens");
+	assert_int_equal(cfg->model.concurrency, 4);
+	assert_true(cfg->model.cost_per_mtok_in == 3.5);
+	assert_true(cfg->model.keep_uncertain);
+	assert_int_equal(cfg->model.max_words, 250);
+
+	d = &cfg->policy_default;
+	assert_int_equal(d->min_severity, RB_SEV_MEDIUM);
+	assert_int_equal(cfg->n_policies, 2);
+	p = rb_config_policy(cfg, "memory management");
+	assert_string_equal(p->name, "MEMORY MANAGEMENT");
+	assert_int_equal(p->mode, RB_MODE_ADVISORY);
+	assert_int_equal(p->n_bases, 2);
+	assert_string_equal(p->bases[0], "mm-unstable");
+	assert_int_equal(p->recipients, RB_RCPT_AUTHOR | RB_RCPT_LIST);
+	assert_int_equal(p->min_severity, RB_SEV_HIGH);
+	assert_true(p->send_when_empty);
+	assert_false(p->report_apply_failures);
+	assert_int_equal(p->n_checkpatch_ignore, 2);
+	assert_string_equal(p->blocking_text,
+			    "Please answer each finding\nbefore this is "
+			    "applied.\n");
+	assert_int_equal(p->suppress_similar, 2);
+	assert_true(p->require_dkim);
+	/* Set here, so not inherited from the default. */
+	assert_int_equal(p->embargo_minutes, 30);
+	assert_string_equal(p->skip_authors[0], "akpm@linux-foundation.org");
+
+	/* A list id, matched with or without its angle brackets. */
+	p = rb_config_policy(cfg, "<linux-api.vger.kernel.org>");
+	assert_string_equal(p->name, "linux-api.vger.kernel.org");
+	assert_ptr_equal(p, rb_config_policy(cfg, "linux-api.vger.kernel.org"));
+	assert_int_equal(p->mode, RB_MODE_SHADOW);
+
+	assert_int_equal(cfg->n_admins, 2);
+	assert_int_equal(cfg->n_list_ids, 2);
+	assert_string_equal(cfg->list_ids[0], "linux-mm.kvack.org");
+	assert_string_equal(cfg->known_bots[0], "lkp@intel.com");
+	assert_string_equal(cfg->http_listen, "[::1]:9090");
+	assert_int_equal(cfg->max_message_size, 512 * 1024);
+	assert_int_equal(cfg->incomplete_wait_minutes, 120);
+	assert_true(cfg->ack_verdicts);
+	assert_true(cfg->reply_to_cover);
+	assert_int_equal(cfg->checkers_parallel, 3);
+	assert_true(cfg->checkpatch_strict);
+	rb_config_free(cfg);
+}
+
+/* Keys a subsystem leaves out come from policy.default. */
+static void test_inheritance(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	const struct rb_policy *p;
+
+	assert_int_equal(
+		load_mem(&cfg,
+			 "trees:\n"
+			 "  - {name: a, path: /a}\n"
+			 "  - {name: b, path: /b}\n"
+			 "admins: [x@example.org]\n"
+			 "policy:\n"
+			 "  subsystems:\n"
+			 "    NETWORKING [GENERAL]:\n"
+			 "      mode: blocking\n"
+			 "      bases: [b]\n"
+			 "    MM: ~\n"
+			 "  default:\n" /* after: order does not matter */
+			 "    mode: shadow\n"
+			 "    bases: [a, b]\n"
+			 "    embargo_minutes: 45\n"
+			 "    min_severity: high\n"
+			 "    recipients: [maintainers]\n"
+			 "    checkpatch_ignore: [LONG_LINE]\n"
+			 "    blocking_text: Answer first.\n",
+			 &e),
+		0);
+	p = rb_config_policy(cfg, "networking [general]");
+	assert_string_equal(p->name, "NETWORKING [GENERAL]");
+	assert_int_equal(p->mode, RB_MODE_BLOCKING);
+	assert_int_equal(p->n_bases, 1);
+	assert_string_equal(p->bases[0], "b");
+	assert_int_equal(p->embargo_minutes, 45);
+	assert_int_equal(p->min_severity, RB_SEV_HIGH);
+	assert_int_equal(p->recipients, RB_RCPT_MAINTAINERS);
+	assert_int_equal(p->n_checkpatch_ignore, 1);
+	assert_string_equal(p->blocking_text, "Answer first.");
+	/* A subsystem with no keys is the default under its own name. */
+	p = rb_config_policy(cfg, "MM");
+	assert_string_equal(p->name, "MM");
+	assert_int_equal(p->mode, RB_MODE_SHADOW);
+	assert_int_equal(p->n_bases, 2);
+	/* Deep copies: the default's lists are not shared. */
+	assert_ptr_not_equal(p->bases, cfg->policy_default.bases);
+	assert_ptr_equal(rb_config_policy(cfg, "unknown"),
+			 &cfg->policy_default);
+	assert_ptr_equal(rb_config_policy(cfg, NULL), &cfg->policy_default);
+	rb_config_free(cfg);
+}
+
+/* The acceptance case: a misspelled key under a policy. */
+static void test_misspelled_key(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	char path[PATH_MAX], want[PATH_MAX + 200], *out;
+
+	data_path(path, sizeof(path), "mdoe.yaml");
+	assert_int_equal(rb_config_load(&cfg, path, &e), -RB_ECONFIG);
+	assert_null(cfg);
+	assert_int_equal(e.n, 1);
+	assert_int_equal(e.v[0].line, 5);
+	assert_int_equal(e.v[0].col, 7);
+	out = printed(&e, path);
+	snprintf(want, sizeof(want),
+		 "%s:5:7: policy.subsystems.MEMORY MANAGEMENT.mdoe: unknown "
+		 "key (did you mean 'mode'?)\n",
+		 path);
+	assert_string_equal(out, want);
+	free(out);
+	/* The recorded reason names the first error too. */
+	assert_non_null(strstr(rb_errmsg(), "mdoe.yaml:5:7: policy."));
+	rb_config_errors_release(&e);
+	assert_int_equal(e.n, 0);
+}
+
+static void test_missing_secret(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	char want[PATH_MAX + 200], *out;
+	const char *conf;
+
+	conf = write_tmp("secret.yaml",
+			 "smtp:\n"
+			 "  url: smtp://127.0.0.1:25\n"
+			 "  user: bot\n"
+			 "  password_file: nope/smtp-password\n");
+	assert_int_equal(rb_config_load(&cfg, conf, &e), -RB_ECONFIG);
+	assert_int_equal(e.n, 1);
+	out = printed(&e, "secret.yaml");
+	snprintf(want, sizeof(want),
+		 "secret.yaml:4:18: smtp.password_file: cannot read "
+		 "'%s/nope/smtp-password': No such file or directory\n",
+		 tmpdir);
+	assert_string_equal(out, want);
+	free(out);
+	rb_config_errors_release(&e);
+
+	/* A directory is not a secret file; an empty file is an error. */
+	write_tmp("empty-secret", "\n");
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n"
+				  "  provider: command\n"
+				  "  command: ./m\n"
+				  "  api_key_file: .\n"
+				  "sources:\n"
+				  "  - type: imap\n"
+				  "    url: imap://127.0.0.1:143\n"
+				  "    user: u\n"
+				  "    password_file: empty-secret\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_int_equal(e.n, 2);
+	assert_true(has_error(&e, 4, "not a regular file"));
+	assert_true(has_error(&e, 9, "empty-secret' is empty"));
+	rb_config_errors_release(&e);
+}
+
+/* A secret's value reaches the struct, never a message. */
+static void test_secret_never_printed(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	const char *yaml = "model:\n"
+			   "  provider: openai\n"
+			   "  url: http://127.0.0.1:8000/v1/chat/completions\n"
+			   "  name: m\n"
+			   "  api_key_env: RB_TEST_KEY\n"
+			   "smtp:\n"
+			   "  url: smtp://127.0.0.1:25\n"
+			   "  user: u\n"
+			   "  password_file: pw\n";
+	char *out;
+
+	write_tmp("pw", "Sup3rSecret-pw\n");
+	setenv("RB_TEST_KEY", "Sup3rSecret-env", 1);
+	assert_int_equal(load_mem(&cfg, yaml, &e), 0);
+	assert_string_equal(cfg->model.api_key, "Sup3rSecret-env");
+	assert_string_equal(cfg->smtp_password, "Sup3rSecret-pw");
+	rb_config_free(cfg);
+
+	/* Now with errors all around the secrets. */
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n"
+				  "  provider: openai\n"
+				  "  api_key_env: RB_TEST_KEY\n"
+				  "  api_key_file: pw\n"
+				  "  api_key: Sup3rSecret-inline\n"
+				  "smtp:\n"
+				  "  password_file: pw\n"
+				  "  url: smtp://u:Sup3rSecret-url@127.0.0.1\n",
+				  &e),
+			 -RB_ECONFIG);
+	out = printed(&e, "config.yaml");
+	assert_null(strstr(out, "Sup3rSecret"));
+	assert_non_null(strstr(out, "model.api_key: unknown key: secrets are "
+				    "never written inline; use "
+				    "'api_key_file'"));
+	assert_non_null(strstr(out, "set api_key_env or api_key_file, not "
+				    "both"));
+	assert_non_null(strstr(out, "smtp.url: the URL holds a user name or "
+				    "password"));
+	assert_null(strstr(rb_errmsg(), "Sup3rSecret"));
+	free(out);
+	rb_config_errors_release(&e);
+
+	unsetenv("RB_TEST_KEY");
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n  provider: command\n"
+				  "  command: x\n  api_key_env: RB_TEST_KEY\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 4,
+			      "model.api_key_env: the environment variable "
+			      "RB_TEST_KEY is not set"));
+	rb_config_errors_release(&e);
+}
+
+static void test_wrong_types(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	assert_int_equal(load_mem(&cfg,
+				  "store: [a]\n"
+				  "outbox:\n"
+				  "  rate_per_hour: {a: 1}\n"
+				  "  max_recipients: \"12x\"\n"
+				  "feedback:\n"
+				  "  ack: perhaps\n"
+				  "admins: x@example.org\n"
+				  "model:\n"
+				  "  name: [a, b]\n"
+				  "  cost_per_mtok_in: cheap\n"
+				  "policy:\n"
+				  "  default:\n"
+				  "    mode: sometimes\n"
+				  "    min_severity: 3\n"
+				  "    max_findings: 51\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 1, "store: expected a mapping, got a list"));
+	assert_true(has_error(&e, 3,
+			      "outbox.rate_per_hour: expected an integer, got "
+			      "a mapping"));
+	assert_true(has_error(&e, 4, "expected an integer, got '12x'"));
+	assert_true(has_error(&e, 6,
+			      "feedback.ack: expected true or false, got "
+			      "'perhaps'"));
+	assert_true(has_error(&e, 7, "admins: expected a list, got a string"));
+	assert_true(has_error(&e, 9,
+			      "model.name: expected a string, got a "
+			      "list"));
+	assert_true(has_error(&e, 10, "expected a number, got 'cheap'"));
+	assert_true(has_error(&e, 13,
+			      "policy.default.mode: 'sometimes' is not one "
+			      "of: off, shadow, advisory, blocking"));
+	assert_true(has_error(&e, 14, "'3' is not one of: info, low"));
+	assert_true(has_error(&e, 15, "51 is out of range (0 to 50)"));
+	assert_int_equal(e.n, 10);
+	rb_config_errors_release(&e);
+}
+
+/* All errors are reported, in file order, not only the first. */
+static void test_multiple_errors(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	char path[PATH_MAX];
+	size_t i;
+
+	data_path(path, sizeof(path), "errors.yaml");
+	assert_int_equal(rb_config_load(&cfg, path, &e), -RB_ECONFIG);
+	assert_int_equal(e.n, 7);
+	for (i = 1; i < e.n; i++)
+		assert_true(e.v[i - 1].line <= e.v[i].line);
+	assert_true(has_error(&e, 3, "store.path: expected a path"));
+	assert_true(has_error(&e, 5, "outbox.rate_per_hour"));
+	assert_true(has_error(&e, 6, "outbox.max_recipients: 0 is out of"));
+	assert_true(has_error(&e, 8,
+			      "smtp: user and password_file go "
+			      "together"));
+	assert_true(has_error(&e, 9, "smtp.password_file: cannot read"));
+	assert_true(has_error(&e, 12, "policy.default.send_when_empty"));
+	assert_true(has_error(&e, 13,
+			      "policy.default.bases[0]: no tree named "
+			      "'nowhere'"));
+	rb_config_errors_release(&e);
+}
+
+static void test_sources_and_trees(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	assert_int_equal(load_mem(&cfg,
+				  "sources:\n"
+				  "  - type: imap\n" /* 2 */
+				  "    url: nntp://127.0.0.1\n"
+				  "    groups: [x]\n"
+				  "  - type: mbox\n" /* 5 */
+				  "    url: imap://127.0.0.1\n"
+				  "  - type: pop3\n" /* 7 */
+				  "  - name: dup\n" /* 8 */
+				  "    type: stdin\n"
+				  "  - name: dup\n" /* 10 */
+				  "    type: eml\n"
+				  "    path: a.eml\n"
+				  "trees:\n"
+				  "  - name: \"bad name\"\n" /* 14 */
+				  "    path: /x\n"
+				  "  - url: x\n" /* 16 */
+				  "policy:\n"
+				  "  default:\n"
+				  "    mode: shadow\n" /* 19: admins is empty */
+				  "    recipients: []\n", /* 20 */
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 2, "sources[0]: missing key 'user'"));
+	assert_true(has_error(&e, 2,
+			      "sources[0]: missing key "
+			      "'password_file'"));
+	assert_true(has_error(&e, 3,
+			      "sources[0].url: 'nntp://127.0.0.1' is "
+			      "not a URL of the expected kind "
+			      "(imap://, imaps://)"));
+	assert_true(has_error(&e, 4,
+			      "sources[0].groups: not used by a "
+			      "source of type imap"));
+	assert_true(has_error(&e, 5, "sources[1]: missing key 'path'"));
+	assert_true(has_error(&e, 6,
+			      "sources[1].url: not used by a source "
+			      "of type mbox"));
+	assert_true(has_error(&e, 7, "sources[2].type: 'pop3' is not one of"));
+	assert_true(has_error(&e, 10, "the source name 'dup' is used twice"));
+	assert_true(has_error(&e, 14,
+			      "trees[0].name: 'bad name' is not a "
+			      "tree name"));
+	assert_true(has_error(&e, 16, "trees[1]: missing key 'name'"));
+	assert_true(has_error(&e, 16, "trees[1]: missing key 'path'"));
+	assert_true(has_error(&e, 19,
+			      "policy.default.mode: shadow sends to "
+			      "the admins only, but admins is empty"));
+	assert_true(has_error(&e, 20, "policy.default.recipients: is empty"));
+	assert_int_equal(e.n, 13);
+	rb_config_errors_release(&e);
+}
+
+static void test_syntax_errors(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	char *deep;
+	size_t i;
+	clock_t t0;
+
+	assert_int_equal(load_mem(&cfg, "store:\n  path: [a,\n  x: y\n", &e),
+			 -RB_ECONFIG);
+	assert_int_equal(e.n, 1);
+	assert_true(e.v[0].line > 0);
+	assert_non_null(strstr(e.v[0].msg, "YAML syntax error"));
+	rb_config_errors_release(&e);
+
+	assert_int_equal(load_mem(&cfg, "a: 1\n---\nb: 2\n", &e), -RB_ECONFIG);
+	assert_true(has_error(&e, 1, "a: unknown key"));
+	assert_true(has_error(&e, 3, "one YAML document"));
+	rb_config_errors_release(&e);
+
+	assert_int_equal(load_mem(&cfg, "store:\n  path: \"a\\0b\"\n", &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 2, "store.path: contains a NUL byte"));
+	rb_config_errors_release(&e);
+
+	/* Deep flow nesting is refused before libyaml slows down. */
+	deep = malloc(400001);
+	assert_non_null(deep);
+	for (i = 0; i < 200000; i++) {
+		deep[i] = '[';
+		deep[400000 - 1 - i] = ']';
+	}
+	deep[400000] = '\0';
+	t0 = clock();
+	assert_int_equal(load_mem(&cfg, deep, &e), -RB_ECONFIG);
+	assert_true(clock() - t0 < 2 * CLOCKS_PER_SEC);
+	assert_true(has_error(&e, 1, "nested too deep"));
+	free(deep);
+	rb_config_errors_release(&e);
+}
+
+/* The shipped config.yaml is the reference, and it loads cleanly. */
+static void test_shipped_config(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	const char *src = getenv("RB_SRC");
+	char path[PATH_MAX];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/config.yaml", src ? src : "..");
+	ret = rb_config_load(&cfg, path, &e);
+	if (ret) {
+		char *p = printed(&e, path);
+
+		fail_msg("%s", p);
+	}
+	assert_string_equal(cfg->model.provider, "none");
+	assert_null(cfg->smtp_url);
+	assert_int_equal(cfg->policy_default.mode, RB_MODE_OFF);
+	assert_int_equal(rb_config_policy(cfg, "MEMORY MANAGEMENT")->mode,
+			 RB_MODE_SHADOW);
+	assert_true(cfg->n_sources >= 1);
+	assert_true(cfg->n_admins >= 1);
+	rb_config_free(cfg);
+}
+
+static void test_load_or_defaults(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	char cwd[PATH_MAX];
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tmpdir), 0);
+	unlink("config.yaml");
+	assert_int_equal(rb_config_load_or_defaults(&cfg, NULL, &e), 0);
+	assert_null(cfg->file);
+	rb_config_free(cfg);
+
+	write_tmp("config.yaml", "store:\n  path: here.db\n");
+	assert_int_equal(rb_config_load_or_defaults(&cfg, NULL, &e), 0);
+	assert_string_equal(cfg->file, "config.yaml");
+	assert_string_equal(cfg->store_path, "./here.db");
+	rb_config_free(cfg);
+
+	assert_int_equal(rb_config_load_or_defaults(&cfg, "missing.yaml", &e),
+			 -RB_ECONFIG);
+	assert_int_equal(e.n, 1);
+	assert_int_equal(e.v[0].line, 0);
+	assert_string_equal(e.v[0].msg, "cannot read 'missing.yaml': No such "
+					"file or directory");
+	rb_config_errors_release(&e);
+	unlink("config.yaml");
+	assert_int_equal(chdir(cwd), 0);
+}
+
+static void remove_tmp(void)
+{
+	const char *names[] = { "secret.yaml", "empty-secret", "pw",
+				"config.yaml" };
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
+		unlink(path);
+	}
+	rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_inheritance),
+		cmocka_unit_test(test_misspelled_key),
+		cmocka_unit_test(test_missing_secret),
+		cmocka_unit_test(test_secret_never_printed),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_multiple_errors),
+		cmocka_unit_test(test_sources_and_trees),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_shipped_config),
+		cmocka_unit_test(test_load_or_defaults),
+	};
+	const char *src = getenv("RB_SRC");
+	int ret;
+
+	snprintf(datadir, sizeof(datadir), "%s/tests/data/config",
+		 src ? src : "..");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/rb-config-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	remove_tmp();
+	return ret;
+}
