@@ -361,6 +361,21 @@ static bool name_ok(const char *s)
 	return true;
 }
 
+static bool bad_scheme(struct ctx *c, const yaml_node_t *n, const char *u,
+		       const char *const *schemes)
+{
+	struct rb_buf b = RB_BUF_INIT(512);
+	char tmp[80];
+	size_t i;
+
+	for (i = 0; schemes[i]; i++)
+		(void)rb_buf_printf(&b, "%s%s://", i ? ", " : "", schemes[i]);
+	cerr(c, n, "'%s' is not a URL of the expected kind (%s)",
+	     shown(tmp, sizeof(tmp), u), b.ptr);
+	rb_buf_release(&b);
+	return false;
+}
+
 /*
  * Checks "scheme://host[:port][/rest]" against the NULL-terminated
  * @schemes. A user or password inside the URL is refused: the user has
@@ -371,7 +386,6 @@ static bool url_check(struct ctx *c, const yaml_node_t *n, const char *u,
 {
 	const char *sep = strstr(u, "://"), *host, *end, *p;
 	size_t i, slen;
-	char tmp[80];
 
 	for (p = u; *p; p++)
 		if ((unsigned char)*p <= 0x20) {
@@ -379,14 +393,14 @@ static bool url_check(struct ctx *c, const yaml_node_t *n, const char *u,
 			return false;
 		}
 	if (!sep)
-		goto bad_scheme;
+		return bad_scheme(c, n, u, schemes);
 	slen = (size_t)(sep - u);
 	for (i = 0; schemes[i]; i++)
 		if (strlen(schemes[i]) == slen &&
 		    !strncasecmp(u, schemes[i], slen))
 			break;
 	if (!schemes[i])
-		goto bad_scheme;
+		return bad_scheme(c, n, u, schemes);
 	host = sep + 3;
 	end = host + strcspn(host, "/?#");
 	if (memchr(host, '@', (size_t)(end - host))) {
@@ -400,17 +414,6 @@ static bool url_check(struct ctx *c, const yaml_node_t *n, const char *u,
 		return false;
 	}
 	return true;
-
-bad_scheme : {
-	struct rb_buf b = RB_BUF_INIT(512);
-
-	for (i = 0; schemes[i]; i++)
-		(void)rb_buf_printf(&b, "%s%s://", i ? ", " : "", schemes[i]);
-	cerr(c, n, "'%s' is not a URL of the expected kind (%s)",
-	     shown(tmp, sizeof(tmp), u), b.ptr);
-	rb_buf_release(&b);
-}
-	return false;
 }
 
 /* ---- paths and secrets ----------------------------------------------- */
@@ -1053,7 +1056,7 @@ static void policy_recipients(struct ctx *c, yaml_node_t *v, void *obj)
 					     NULL };
 	struct rb_policy *p = obj;
 	yaml_node_item_t *it;
-	unsigned bits = 0;
+	unsigned int bits = 0;
 	size_t i = 0, old;
 	int k;
 
@@ -1178,34 +1181,43 @@ static int strv_dup(char ***out, char **v, size_t n)
 }
 
 /* A deep copy of @src named @name, into @dst (released by the caller). */
+static int str_dup(char **out, const char *s)
+{
+	*out = s ? strdup(s) : NULL;
+	return s && !*out ? -RB_ENOMEM : 0;
+}
+
 static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 		       const char *name)
 {
+	int ret;
+
 	*dst = *src;
-	dst->name = NULL;
+	dst->name = dst->blocking_text = dst->templates_dir = NULL;
 	dst->bases = dst->skip_authors = dst->checkpatch_ignore = NULL;
-	dst->blocking_text = dst->templates_dir = NULL;
-	dst->name = strdup(name);
-	if (!dst->name || strv_dup(&dst->bases, src->bases, src->n_bases) ||
-	    strv_dup(&dst->skip_authors, src->skip_authors,
-		     src->n_skip_authors) ||
-	    strv_dup(&dst->checkpatch_ignore, src->checkpatch_ignore,
-		     src->n_checkpatch_ignore) ||
-	    (src->blocking_text &&
-	     !(dst->blocking_text = strdup(src->blocking_text))) ||
-	    (src->templates_dir &&
-	     !(dst->templates_dir = strdup(src->templates_dir)))) {
-		/* Counts must match what was copied before releasing. */
-		if (!dst->bases)
-			dst->n_bases = 0;
-		if (!dst->skip_authors)
-			dst->n_skip_authors = 0;
-		if (!dst->checkpatch_ignore)
-			dst->n_checkpatch_ignore = 0;
-		policy_release(dst);
-		return -RB_ENOMEM;
+	dst->n_bases = dst->n_skip_authors = dst->n_checkpatch_ignore = 0;
+	ret = str_dup(&dst->name, name);
+	if (!ret)
+		ret = str_dup(&dst->blocking_text, src->blocking_text);
+	if (!ret)
+		ret = str_dup(&dst->templates_dir, src->templates_dir);
+	if (!ret) {
+		ret = strv_dup(&dst->bases, src->bases, src->n_bases);
+		dst->n_bases = ret ? 0 : src->n_bases;
 	}
-	return 0;
+	if (!ret) {
+		ret = strv_dup(&dst->skip_authors, src->skip_authors,
+			       src->n_skip_authors);
+		dst->n_skip_authors = ret ? 0 : src->n_skip_authors;
+	}
+	if (!ret) {
+		ret = strv_dup(&dst->checkpatch_ignore, src->checkpatch_ignore,
+			       src->n_checkpatch_ignore);
+		dst->n_checkpatch_ignore = ret ? 0 : src->n_checkpatch_ignore;
+	}
+	if (ret)
+		policy_release(dst);
+	return ret;
 }
 
 static void policy_default(struct ctx *c, yaml_node_t *v, void *obj)
@@ -1367,7 +1379,7 @@ static const struct key source_keys[] = {
 #define FILE_KEYS (B(SK_TYPE) | B(SK_NAME) | B(SK_PATH) | B(SK_POLL_SECONDS))
 
 /* Which keys each source type uses. */
-static const unsigned source_allowed[] = {
+static const unsigned int source_allowed[] = {
 	[RB_SRC_IMAP] = NET_KEYS | B(SK_MAILBOXES),
 	[RB_SRC_NNTP] = NET_KEYS | B(SK_GROUPS),
 	[RB_SRC_MBOX] = FILE_KEYS,
@@ -2351,17 +2363,17 @@ const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 
 const char *rb_mode_name(enum rb_mode m)
 {
-	return (unsigned)m <= RB_MODE_BLOCKING ? mode_names[m] : "off";
+	return (unsigned int)m <= RB_MODE_BLOCKING ? mode_names[m] : "off";
 }
 
 const char *rb_source_type_name(enum rb_source_type t)
 {
-	return (unsigned)t <= RB_SRC_STDIN ? source_type_names[t] : "?";
+	return (unsigned int)t <= RB_SRC_STDIN ? source_type_names[t] : "?";
 }
 
 const char *rb_severity_name(enum rb_severity s)
 {
-	return (unsigned)s <= RB_SEV_CRITICAL ? sev_names[s] : "info";
+	return (unsigned int)s <= RB_SEV_CRITICAL ? sev_names[s] : "info";
 }
 
 int rb_severity_parse(const char *s)
