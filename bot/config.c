@@ -438,7 +438,8 @@ static char *resolve(struct ctx *c, const yaml_node_t *n, const char *v)
 	} else {
 		while (v[0] == '.' && v[1] == '/')
 			v += 2;
-		ret = rb_buf_printf(&b, "%s/%s", c->dir, v);
+		ret = rb_buf_printf(&b, "%s%s%s", c->dir,
+				    strcmp(c->dir, "/") ? "/" : "", v);
 	}
 	if (ret) {
 		rb_buf_release(&b);
