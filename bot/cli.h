@@ -27,6 +27,19 @@ int cmd_maintainers(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 
+struct rb_config;
+struct rb_store;
+
+/*
+ * Loads the config (@path, else ./config.yaml when it exists, else the
+ * embedded defaults) and prints every error as FILE:LINE:COL: message.
+ * @store_override replaces store.path. Returns an exit code.
+ */
+int rb_cli_load_config(struct rb_config **out, const char *path);
+/* Opens the configured store (or @override); prints the error. */
+int rb_cli_open_store(struct rb_store **out, const struct rb_config *cfg,
+		      const char *override, bool shared);
+
 /* True when argv holds -h or --help before any "--". */
 bool rb_cli_wants_help(int argc, char **argv);
 

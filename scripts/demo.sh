@@ -1,5 +1,7 @@
 #!/bin/bash
-# demo.sh REVIEWBOT - the quick start's main job on the embedded defaults.
+# demo.sh REVIEWBOT [DIR] - the quick start's main job on the embedded
+# defaults. With "--make-only DIR" it only writes the example tree and
+# series into DIR (tests use that).
 #
 # Creates ./demo/tree, a small example git tree written by this project
 # (a few C files, a MAINTAINERS file, a Makefile), and ./demo/series.mbox,
@@ -9,9 +11,14 @@
 # ./demo/reviewbot.db, replies in the Maildir ./demo/outbox) and prints
 # the reply, headers and body, from the outbox.
 set -euo pipefail
-bin=$(realpath "${1:?usage: demo.sh REVIEWBOT}")
-top=$(pwd)
-demo=$top/demo
+make_only=
+if [ "${1:-}" = --make-only ]; then
+	make_only=1
+	demo=$(realpath -m "${2:?usage: demo.sh --make-only DIR}")
+else
+	bin=$(realpath "${1:?usage: demo.sh REVIEWBOT}")
+	demo=$(pwd)/demo
+fi
 rm -rf "$demo"
 mkdir -p "$demo/tree"
 cd "$demo/tree"
@@ -158,6 +165,7 @@ for f in "$demo"/patches/*.patch; do
 	sed -e '0,/^Subject:/s//To: demo-list@example.org\nList-Id: <demo-list.example.org>\nSubject:/' "$f"
 done >"$demo/series.mbox"
 git reset -q --hard HEAD~3
+[ -z "$make_only" ] || exit 0
 
 cd "$demo"
 echo "== reviewbot review --tree demo/tree demo/series.mbox (no config: embedded defaults)"

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * source.h - where mail comes from: local files (mbox, Maildir, eml,
+ * stdin), IMAP (RFC 3501, RFC 2177 IDLE) and NNTP (RFC 3977), behind one
+ * table of operations. A source hands each raw message to the deliver
+ * callback, which makes it durable before returning; only then does the
+ * source move its high-water mark (last UID, article number).
+ */
+#ifndef RB_MAIL_SOURCE_H
+#define RB_MAIL_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a source asks of its owner. All return 0 or a negative code. */
+struct rb_source_env {
+	/* The message is durable when this returns 0. */
+	int (*deliver)(const char *raw, size_t len, const char *origin,
+		       void *payload);
+	/* -RB_ENOTFOUND when nothing is stored for (source, mailbox). */
+	int (*get_state)(const char *source, const char *mailbox,
+			 int64_t *validity, int64_t *last, void *payload);
+	int (*set_state)(const char *source, const char *mailbox,
+			 int64_t validity, int64_t last, void *payload);
+	void *payload;
+};
+
+struct rb_source;
+
+struct rb_source_ops {
+	const char *name; /* "file", "imap", "nntp" */
+	/* Fetches what is new since the last call; 0, or -RB_EAGAIN when
+	 * the server is down (retry later), -RB_ECONFIG for a bad config
+	 * or refused credentials. */
+	int (*poll)(struct rb_source *src, const struct rb_source_env *env);
+	/* Blocks until there may be new mail or @timeout_ms passes; returns
+	 * early when *@stop becomes non-zero. */
+	int (*wait)(struct rb_source *src, int timeout_ms,
+		    volatile const int *stop);
+	void (*free)(struct rb_source *src);
+};
+
+struct rb_source {
+	const struct rb_source_ops *ops;
+	char *name;
+};
+
+enum rb_source_kind {
+	RB_SOURCE_FILE, /* mbox, Maildir, eml or "-" */
+	RB_SOURCE_IMAP,
+	RB_SOURCE_NNTP,
+};
+
+struct rb_source_opts {
+	enum rb_source_kind kind;
+	const char *name;
+	const char *path; /* file sources */
+	const char *url; /* imap://, imaps://, nntp://, nntps:// */
+	const char *user;
+	const char *password; /* never logged */
+	const char *const *mailboxes; /* IMAP mailboxes or NNTP groups */
+	size_t n_mailboxes;
+	bool tls_verify;
+	bool starttls; /* required (true) or off */
+	const char *ca_file;
+	int poll_seconds;
+	size_t max_size; /* message size cap */
+};
+
+int rb_source_file_new(struct rb_source **out, const struct rb_source_opts *o);
+int rb_source_imap_new(struct rb_source **out, const struct rb_source_opts *o);
+int rb_source_nntp_new(struct rb_source **out, const struct rb_source_opts *o);
+
+static inline void rb_source_free(struct rb_source *s)
+{
+	if (s)
+		s->ops->free(s);
+}
+
+#endif
