@@ -497,6 +497,7 @@ int rb_base_fetch(git_oid *out, git_repository *repo, const char *url,
 		  const char *branch)
 {
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	git_remote_create_options co = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	git_remote *remote = NULL;
 	struct rb_buf spec = RB_BUF_INIT(4096), ref = RB_BUF_INIT(4096);
 	char *specs[1];
@@ -513,7 +514,15 @@ int rb_base_fetch(git_oid *out, git_repository *repo, const char *url,
 		goto out;
 	}
 	specs[0] = spec.ptr;
-	if (git_remote_create_anonymous(&remote, repo, url) < 0) {
+	/*
+	 * Anonymous, without url.*.insteadOf: that lookup leaks in
+	 * libgit2 1.5 (pcre2 match data), and a tree's URL is taken as
+	 * configured.
+	 */
+	co.repository = repo;
+	co.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
+		   GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	if (git_remote_create_with_opts(&remote, url, &co) < 0) {
 		ret = rb_err(RB_EINVAL, "bad remote '%s': %s", url,
 			     git_error_last() ? git_error_last()->message : "");
 		goto out;

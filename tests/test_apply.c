@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_apply.c - in-memory apply and base selection on small real git
+ * repositories built with libgit2 in a temporary directory: offset apply,
+ * fuzz refusal and -C, the 3-way fallback, new/deleted/renamed files,
+ * no newline at EOF, path safety, limits, setuid, commit chains, a
+ * base-commit no tree holds, a guessed base, and a series that fails on
+ * every base with a report per base.
+ */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <git2.h>
+
+#include "review/apply.h"
+#include "review/base.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+struct fx {
+	char dir[64];
+	git_repository *repo;
+};
+
+struct file {
+	const char *path;
+	const char *content;
+	unsigned mode; /* 0: 100644 */
+};
+
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/rb-test-apply.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(&f->repo, f->dir, 0), 0);
+	rb_log_set_quiet(1);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	git_repository_free(f->repo);
+	git_libgit2_shutdown();
+	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+/*
+ * Commits exactly @files (a whole tree) on @parent (NULL: root commit)
+ * through the repository's index.
+ */
+static void commit_files(git_oid *out, git_repository *repo,
+			 const git_oid *parent, const struct file *files,
+			 size_t n, int64_t when)
+{
+	git_index *idx = NULL;
+	git_oid tree_oid;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_commit *pc = NULL;
+	const git_commit *parents[1];
+	size_t i;
+
+	assert_int_equal(git_repository_index(&idx, repo), 0);
+	assert_int_equal(git_index_clear(idx), 0);
+	for (i = 0; i < n; i++) {
+		git_index_entry e;
+
+		memset(&e, 0, sizeof(e));
+		e.path = files[i].path;
+		e.mode = files[i].mode ? files[i].mode : 0100644;
+		assert_int_equal(
+			git_index_add_from_buffer(idx, &e, files[i].content,
+						  strlen(files[i].content)),
+			0);
+	}
+	assert_int_equal(git_index_write_tree(&tree_oid, idx), 0);
+	assert_int_equal(git_tree_lookup(&tree, repo, &tree_oid), 0);
+	assert_int_equal(git_signature_new(&sig, "T", "t@example.org", when, 0),
+			 0);
+	if (parent) {
+		assert_int_equal(git_commit_lookup(&pc, repo, parent), 0);
+		parents[0] = pc;
+	}
+	assert_int_equal(git_commit_create(out, repo, NULL, sig, sig, NULL,
+					   "test\n", tree, parent ? 1 : 0,
+					   parents),
+			 0);
+	git_commit_free(pc);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(idx);
+}
+
+static void set_ref(git_repository *repo, const char *name, const git_oid *oid)
+{
+	git_reference *ref = NULL;
+
+	assert_int_equal(git_reference_create(&ref, repo, name, oid, 1, "test"),
+			 0);
+	git_reference_free(ref);
+}
+
+/* The content of @path in the final tree of @r, malloc'd. */
+static char *tree_file(git_repository *repo, const git_oid *tree_oid,
+		       const char *path, unsigned *mode)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	char *s = NULL;
+
+	assert_int_equal(git_tree_lookup(&tree, repo, tree_oid), 0);
+	if (git_tree_entry_bypath(&e, tree, path) == 0) {
+		if (mode)
+			*mode = git_tree_entry_filemode(e);
+		assert_int_equal(
+			git_blob_lookup(&blob, repo, git_tree_entry_id(e)), 0);
+		s = strndup(git_blob_rawcontent(blob),
+			    (size_t)git_blob_rawsize(blob));
+	}
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	return s;
+}
+
+/* "line 1\n" ... "line n\n", with @extra lines "pre k\n" before them. */
+static char *numbered(int n, int extra)
+{
+	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	int i;
+
+	for (i = 1; i <= extra; i++)
+		rb_buf_printf(&b, "pre %d\n", i);
+	for (i = 1; i <= n; i++)
+		rb_buf_printf(&b, "line %d\n", i);
+	return rb_buf_detach(&b, NULL);
+}
+
+static void blob_hex(char out[GIT_OID_HEXSZ + 1], const char *content)
+{
+	git_oid oid;
+
+	assert_int_equal(git_odb_hash(&oid, content, strlen(content),
+				      GIT_OBJECT_BLOB),
+			 0);
+	git_oid_tostr(out, GIT_OID_HEXSZ + 1, &oid);
+}
+
+/* A patch of f.c changing "line 10" to "LINE TEN", made on numbered(20). */
+static const char *patch10 = "diff --git a/f.c b/f.c\n"
+			     "index %.7s..1234567 100644\n"
+			     "--- a/f.c\n"
+			     "+++ b/f.c\n"
+			     "@@ -7,7 +7,7 @@ func\n"
+			     " line 7\n"
+			     " line 8\n"
+			     " line 9\n"
+			     "-line 10\n"
+			     "+LINE TEN\n"
+			     " line 11\n"
+			     " line 12\n"
+			     " line 13\n";
+
+static char *make_patch10(void)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	char *v1 = numbered(20, 0);
+	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+
+	blob_hex(hex, v1);
+	free(v1);
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wformat-nonliteral"
+	rb_buf_printf(&b, patch10, hex);
+#pragma clang diagnostic pop
+	return rb_buf_detach(&b, NULL);
+}
+
+static struct rb_apply_result *apply1(git_repository *repo, const git_oid *base,
+				      const char *patch,
+				      const struct rb_apply_opts *opts)
+{
+	struct rb_apply_result *r = NULL;
+	struct rb_apply_patch p = { 0 };
+
+	p.patch = patch;
+	p.len = strlen(patch);
+	p.author_name = "A U Thor";
+	p.author_email = "author@example.org";
+	p.date = 1700000000;
+	p.message = "subject\n\nbody\n";
+	assert_int_equal(rb_apply_series(&r, repo, base, &p, 1, opts), 0);
+	assert_non_null(r);
+	return r;
+}
+
+static void test_offset(void **state)
+{
+	struct fx *f = *state;
+	char *v = numbered(20, 5), *patch = make_patch10(), *got;
+	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_apply_result *r;
+	git_oid base;
+
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	r = apply1(f->repo, &base, patch, NULL);
+	assert_true(r->ok);
+	assert_int_equal(r->patches[0].n_files, 1);
+	assert_int_equal(r->patches[0].files[0].n_hunks, 1);
+	assert_int_equal(r->patches[0].files[0].hunks[0].offset, 5);
+	assert_int_equal(r->patches[0].files[0].hunks[0].line, 12);
+	got = tree_file(f->repo, &r->tree, "f.c", NULL);
+	assert_non_null(strstr(got, "pre 5\nline 1\n"));
+	assert_non_null(strstr(got, "line 9\nLINE TEN\nline 11\n"));
+	assert_null(strstr(got, "line 10\n"));
+	free(got);
+	rb_apply_result_free(r);
+	free(v);
+	free(patch);
+}
+
+static void test_fuzz(void **state)
+{
+	struct fx *f = *state;
+	char *v = numbered(20, 0), *patch = make_patch10(), *p;
+	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *r;
+	git_oid base;
+
+	/* The first context line differs: git apply refuses, -C2 accepts. */
+	p = strstr(v, "line 7\n");
+	memcpy(p, "LiNe 7", 6);
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	opts.three_way = false;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_HUNK);
+	assert_int_equal(r->failed_patch, 1);
+	assert_int_equal(r->failed_hunk, 1);
+	assert_string_equal(r->failed_file, "f.c");
+	assert_string_equal(
+		r->reason, "hunk #1 of f.c does not match at line 7 or nearby");
+	assert_int_equal(r->n_applied, 0);
+	rb_apply_result_free(r);
+
+	opts.fuzz = 2;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_true(r->ok);
+	assert_true(r->fuzzed);
+	assert_true(r->patches[0].files[0].hunks[0].context_dropped > 0);
+	rb_apply_result_free(r);
+
+	/* -C3 keeps all three lines of context: still refused. */
+	opts.fuzz = 3;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_false(r->ok);
+	rb_apply_result_free(r);
+	free(v);
+	free(patch);
+}
+
+static void test_three_way(void **state)
+{
+	struct fx *f = *state;
+	char *v1 = numbered(20, 0), *v2 = numbered(20, 0);
+	char *patch = make_patch10(), *got, *p;
+	struct file f1[] = { { "f.c", v1, 0 } }, f2[] = { { "f.c", v2, 0 } };
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *r;
+	git_oid a, b;
+
+	/* B changes line 8, inside the hunk's context: no exact match. */
+	p = strstr(v2, "line 8\n");
+	memcpy(p, "LINE 8", 6);
+	commit_files(&a, f->repo, NULL, f1, 1, 1000);
+	commit_files(&b, f->repo, &a, f2, 1, 2000);
+
+	opts.three_way = false;
+	r = apply1(f->repo, &b, patch, &opts);
+	assert_false(r->ok);
+	rb_apply_result_free(r);
+
+	r = apply1(f->repo, &b, patch, NULL);
+	assert_true(r->ok);
+	assert_true(r->merged);
+	assert_true(r->patches[0].files[0].merged);
+	got = tree_file(f->repo, &r->tree, "f.c", NULL);
+	assert_non_null(strstr(got, "line 7\nLINE 8\nline 9\nLINE TEN\n"));
+	free(got);
+	rb_apply_result_free(r);
+	free(v1);
+	free(v2);
+	free(patch);
+}
+
+static void test_three_way_conflict(void **state)
+{
+	struct fx *f = *state;
+	char *v1 = numbered(20, 0), *v2 = numbered(20, 0);
+	char *patch = make_patch10(), *p;
+	struct file f1[] = { { "f.c", v1, 0 } }, f2[] = { { "f.c", v2, 0 } };
+	struct rb_apply_result *r;
+	git_oid a, b;
+
+	p = strstr(v2, "line 10\n");
+	memcpy(p, "LINE 10", 7);
+	commit_files(&a, f->repo, NULL, f1, 1, 1000);
+	commit_files(&b, f->repo, &a, f2, 1, 2000);
+	r = apply1(f->repo, &b, patch, NULL);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_MERGE);
+	assert_non_null(strstr(r->reason, "conflicts"));
+	rb_apply_result_free(r);
+	free(v1);
+	free(v2);
+	free(patch);
+}
+
+static void test_new_delete_rename(void **state)
+{
+	struct fx *f = *state;
+	char *v = numbered(20, 0), *got;
+	struct file files[] = {
+		{ "dir/old.c", v, 0 },
+		{ "gone.txt", "bye\n", 0 },
+		{ "keep/x.h", "x\n", 0 },
+	};
+	const char *patch = "Subject: a commit message first, as in a mail\n"
+			    "\n"
+			    "---\n"
+			    " 3 files changed\n"
+			    "\n"
+			    "diff --git a/dir/old.c b/dir/new.c\n"
+			    "similarity index 90%\n"
+			    "rename from dir/old.c\n"
+			    "rename to dir/new.c\n"
+			    "index 1111111..2222222 100644\n"
+			    "--- a/dir/old.c\n"
+			    "+++ b/dir/new.c\n"
+			    "@@ -1,4 +1,4 @@\n"
+			    "-line 1\n"
+			    "+LINE 1\n"
+			    " line 2\n"
+			    " line 3\n"
+			    " line 4\n"
+			    "diff --git a/gone.txt b/gone.txt\n"
+			    "deleted file mode 100644\n"
+			    "index 2222222..0000000\n"
+			    "--- a/gone.txt\n"
+			    "+++ /dev/null\n"
+			    "@@ -1 +0,0 @@\n"
+			    "-bye\n"
+			    "diff --git a/new/deep/file.sh b/new/deep/file.sh\n"
+			    "new file mode 100755\n"
+			    "index 0000000..3333333\n"
+			    "--- /dev/null\n"
+			    "+++ b/new/deep/file.sh\n"
+			    "@@ -0,0 +1,2 @@\n"
+			    "+#!/bin/sh\n"
+			    "+echo hi\n"
+			    "diff --git a/empty b/empty\n"
+			    "new file mode 100644\n"
+			    "index 0000000..e69de29\n"
+			    "-- \n"
+			    "2.39.5\n";
+	struct rb_apply_result *r;
+	unsigned mode = 0;
+	git_oid base;
+
+	commit_files(&base, f->repo, NULL, files, 3, 1000);
+	r = apply1(f->repo, &base, patch, NULL);
+	assert_true(r->ok);
+	assert_null(tree_file(f->repo, &r->tree, "dir/old.c", NULL));
+	assert_null(tree_file(f->repo, &r->tree, "gone.txt", NULL));
+	got = tree_file(f->repo, &r->tree, "dir/new.c", NULL);
+	assert_non_null(got);
+	assert_int_equal(strncmp(got, "LINE 1\nline 2\n", 14), 0);
+	free(got);
+	got = tree_file(f->repo, &r->tree, "new/deep/file.sh", &mode);
+	assert_string_equal(got, "#!/bin/sh\necho hi\n");
+	assert_int_equal(mode, 0100755);
+	free(got);
+	got = tree_file(f->repo, &r->tree, "empty", NULL);
+	assert_string_equal(got, "");
+	free(got);
+	got = tree_file(f->repo, &r->tree, "keep/x.h", NULL);
+	assert_string_equal(got, "x\n");
+	free(got);
+	rb_apply_result_free(r);
+
+	/* Deleting the only file of a directory removes the directory. */
+	r = apply1(f->repo, &base,
+		   "diff --git a/keep/x.h b/keep/x.h\n"
+		   "deleted file mode 100644\n"
+		   "--- a/keep/x.h\n"
+		   "+++ /dev/null\n"
+		   "@@ -1 +0,0 @@\n"
+		   "-x\n",
+		   NULL);
+	assert_true(r->ok);
+	{
+		git_tree *t = NULL;
+
+		assert_int_equal(git_tree_lookup(&t, f->repo, &r->tree), 0);
+		assert_null(git_tree_entry_byname(t, "keep"));
+		assert_non_null(git_tree_entry_byname(t, "dir"));
+		git_tree_free(t);
+	}
+	rb_apply_result_free(r);
+
+	/* A new file that exists, a change to a missing one. */
+	r = apply1(f->repo, &base,
+		   "--- /dev/null\n+++ b/gone.txt\n@@ -0,0 +1 @@\n+x\n", NULL);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_FILE);
+	assert_string_equal(r->reason, "gone.txt already exists in the tree");
+	rb_apply_result_free(r);
+	r = apply1(f->repo, &base,
+		   "--- a/nope.c\n+++ b/nope.c\n@@ -1 +1 @@\n-a\n+b\n", NULL);
+	assert_false(r->ok);
+	assert_string_equal(r->reason, "nope.c does not exist in the tree");
+	rb_apply_result_free(r);
+	/* A removal patch that leaves content. */
+	r = apply1(f->repo, &base,
+		   "diff --git a/dir/old.c b/dir/old.c\n"
+		   "deleted file mode 100644\n"
+		   "--- a/dir/old.c\n+++ /dev/null\n"
+		   "@@ -20 +19,0 @@\n-line 20\n",
+		   NULL);
+	assert_false(r->ok);
+	assert_non_null(strstr(r->reason, "removal patch leaves"));
+	rb_apply_result_free(r);
+	free(v);
+}
+
+static void test_no_newline(void **state)
+{
+	struct fx *f = *state;
+	struct file files[] = { { "a.txt", "one\ntwo\nthree", 0 } };
+	struct rb_apply_result *r;
+	git_oid base;
+	char *got;
+
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	r = apply1(f->repo, &base,
+		   "diff --git a/a.txt b/a.txt\n"
+		   "--- a/a.txt\n+++ b/a.txt\n"
+		   "@@ -2,2 +2,2 @@\n"
+		   " two\n"
+		   "-three\n"
+		   "\\ No newline at end of file\n"
+		   "+three\n",
+		   NULL);
+	assert_true(r->ok);
+	got = tree_file(f->repo, &r->tree, "a.txt", NULL);
+	assert_string_equal(got, "one\ntwo\nthree\n");
+	free(got);
+	rb_apply_result_free(r);
+
+	/* The other way round, and a mismatch: "three\n" is not there. */
+	r = apply1(f->repo, &base,
+		   "--- a/a.txt\n+++ b/a.txt\n"
+		   "@@ -3 +3 @@\n"
+		   "-three\n"
+		   "+3\n"
+		   "\\ No newline at end of file\n",
+		   NULL);
+	assert_false(r->ok);
+	rb_apply_result_free(r);
+}
+
+static void test_blank_context(void **state)
+{
+	struct fx *f = *state;
+	struct file files[] = { { "b.c", "int a;\n\nint b;\n\nint c;\n", 0 } };
+	struct rb_apply_result *r;
+	git_oid base;
+	char *got;
+
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	/* The blank context lines lost their leading space in the mail. */
+	r = apply1(f->repo, &base,
+		   "--- a/b.c\n+++ b/b.c\n"
+		   "@@ -1,5 +1,5 @@\n"
+		   " int a;\n"
+		   "\n"
+		   "-int b;\n"
+		   "+long b;\n"
+		   "\n"
+		   " int c;\n",
+		   NULL);
+	assert_true(r->ok);
+	got = tree_file(f->repo, &r->tree, "b.c", NULL);
+	assert_string_equal(got, "int a;\n\nlong b;\n\nint c;\n");
+	free(got);
+	rb_apply_result_free(r);
+}
+
+static void expect_unsafe(git_repository *repo, const git_oid *base,
+			  const char *patch, const char *needle)
+{
+	struct rb_apply_result *r = apply1(repo, base, patch, NULL);
+
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_UNSAFE);
+	if (!strstr(r->reason, needle))
+		fail_msg("reason '%s' lacks '%s'", r->reason, needle);
+	rb_apply_result_free(r);
+}
+
+static void test_safety(void **state)
+{
+	struct fx *f = *state;
+	struct file files[] = {
+		{ "link", "target", 0120000 },
+		{ "file", "x\n", 0 },
+	};
+	git_oid base;
+
+	commit_files(&base, f->repo, NULL, files, 2, 1000);
+	expect_unsafe(f->repo, &base,
+		      "--- /dev/null\n+++ b/../etc/passwd\n@@ -0,0 +1 @@\n+x\n",
+		      "'..' component");
+	expect_unsafe(f->repo, &base,
+		      "--- /dev/null\n+++ b/.git/config\n@@ -0,0 +1 @@\n+x\n",
+		      "'.git' component");
+	expect_unsafe(
+		f->repo, &base,
+		"--- /dev/null\n+++ b/sub/.GIT/hooks\n@@ -0,0 +1 @@\n+x\n",
+		"'.GIT' component");
+	expect_unsafe(f->repo, &base,
+		      "diff --git a/file b/file\nsimilarity index 100%\n"
+		      "rename from file\nrename to /tmp/x\n",
+		      "absolute");
+	expect_unsafe(f->repo, &base,
+		      "--- /dev/null\n+++ b/link/x\n@@ -0,0 +1 @@\n+x\n",
+		      "beyond the symbolic link 'link'");
+	expect_unsafe(f->repo, &base,
+		      "--- /dev/null\n+++ b/file/x\n@@ -0,0 +1 @@\n+x\n",
+		      "beyond the file 'file'");
+	/* A symlink created earlier in the same patch counts too. */
+	expect_unsafe(f->repo, &base,
+		      "diff --git a/l2 b/l2\nnew file mode 120000\n"
+		      "--- /dev/null\n+++ b/l2\n@@ -0,0 +1 @@\n+/etc\n"
+		      "\\ No newline at end of file\n"
+		      "--- /dev/null\n+++ b/l2/passwd\n@@ -0,0 +1 @@\n+x\n",
+		      "beyond the symbolic link 'l2'");
+}
+
+static void test_limits_and_setuid(void **state)
+{
+	struct fx *f = *state;
+	char *v = numbered(20, 0), *patch = make_patch10();
+	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *r;
+	unsigned mode = 0;
+	char *got;
+	git_oid base;
+
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	opts.max_lines = 1;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_LIMIT);
+	assert_non_null(strstr(r->reason, "too big"));
+	rb_apply_result_free(r);
+
+	r = apply1(f->repo, &base,
+		   "diff --git a/f.c b/f.c\nold mode 100644\nnew mode 104755\n",
+		   NULL);
+	assert_true(r->ok);
+	assert_true(r->setuid);
+	assert_string_equal(r->setuid_path, "f.c");
+	got = tree_file(f->repo, &r->tree, "f.c", &mode);
+	assert_int_equal(mode, 0100755);
+	assert_string_equal(got, v);
+	free(got);
+	rb_apply_result_free(r);
+
+	/* A corrupt patch is a failure of that patch, with its line. */
+	r = apply1(f->repo, &base,
+		   "--- a/f.c\n+++ b/f.c\n@@ -1,3 +1,3 @@\n line 1\n-line 2\n",
+		   NULL);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_PARSE);
+	assert_non_null(strstr(r->reason, "patch line"));
+	rb_apply_result_free(r);
+	free(v);
+	free(patch);
+}
+
+static void test_series_commits(void **state)
+{
+	struct fx *f = *state;
+	struct file files[] = { { "s.txt", "a\nb\nc\n", 0 } };
+	struct rb_apply_patch p[2];
+	struct rb_apply_result *r1 = NULL, *r2 = NULL;
+	git_commit *c = NULL;
+	git_oid base;
+	char *got;
+
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	memset(p, 0, sizeof(p));
+	p[0].patch =
+		"--- a/s.txt\n+++ b/s.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+	p[1].patch =
+		"--- a/s.txt\n+++ b/s.txt\n@@ -1,3 +1,4 @@\n a\n B\n c\n+d\n";
+	p[0].len = strlen(p[0].patch);
+	p[1].len = strlen(p[1].patch);
+	p[0].author_name = "First Author";
+	p[0].author_email = "first@example.org";
+	p[0].date = 1700000000;
+	p[0].tz_offset = 60;
+	p[0].message = "s: capitalise b\n";
+	p[1].message = "s: add d";
+	assert_int_equal(rb_apply_series(&r1, f->repo, &base, p, 2, NULL), 0);
+	assert_true(r1->ok);
+	assert_int_equal(r1->n_applied, 2);
+	got = tree_file(f->repo, &r1->tree, "s.txt", NULL);
+	assert_string_equal(got, "a\nB\nc\nd\n");
+	free(got);
+	assert_int_equal(git_commit_lookup(&c, f->repo, &r1->commit), 0);
+	assert_true(git_oid_equal(git_commit_parent_id(c, 0),
+				  &r1->patches[0].commit));
+	assert_string_equal(git_commit_message(c), "s: add d\n");
+	git_commit_free(c);
+	assert_int_equal(git_commit_lookup(&c, f->repo, &r1->patches[0].commit),
+			 0);
+	assert_string_equal(git_commit_author(c)->name, "First Author");
+	assert_string_equal(git_commit_committer(c)->name, "reviewbot");
+	assert_int_equal(git_commit_committer(c)->when.time, 1700000000);
+	assert_int_equal(git_commit_author(c)->when.offset, 60);
+	git_commit_free(c);
+
+	/* Reproducible, also through the in-memory object store. */
+	{
+		struct rb_apply_opts o = RB_APPLY_OPTS_INIT;
+
+		o.in_memory = true;
+		assert_int_equal(rb_apply_series(&r2, f->repo, &base, p, 2, &o),
+				 0);
+	}
+	assert_true(r2->ok);
+	assert_true(git_oid_equal(&r1->commit, &r2->commit));
+	rb_apply_result_free(r2);
+
+	/* The second patch alone does not apply: patch 1 of 1 fails. */
+	assert_int_equal(rb_apply_series(&r2, f->repo, &base, p + 1, 1, NULL),
+			 0);
+	assert_false(r2->ok);
+	assert_int_equal(r2->failed_patch, 1);
+	assert_true(git_oid_equal(&r2->commit, &base));
+	rb_apply_result_free(r2);
+	rb_apply_result_free(r1);
+}
+
+/* ---- base selection ---- */
+
+static void test_base_commit_missing(void **state)
+{
+	struct fx *f = *state;
+	char *v = numbered(20, 0), *patch = make_patch10();
+	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_base_tree trees[] = { { "mainline", f->repo, "HEAD" } };
+	struct rb_base_request req = { 0 };
+	struct rb_apply_patch p = { 0 };
+	struct rb_base_report *rep = NULL;
+	const char *prereq[] = { "0123456789abcdef0123456789abcdef01234567" };
+	git_oid a;
+
+	commit_files(&a, f->repo, NULL, files, 1, 1000);
+	set_ref(f->repo, "refs/heads/master", &a);
+	p.patch = patch;
+	p.len = strlen(patch);
+	req.base_commit = "deadbeefdeadbeefdeadbeefdeadbeefdeadbeef";
+	req.prereq_ids = prereq;
+	req.n_prereq = 1;
+	req.patches = &p;
+	req.n_patches = 1;
+	assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
+	assert_true(rep->ok);
+	assert_true(rep->prereq_missing);
+	assert_non_null(strstr(rep->prereq_reason, "missing prerequisite"));
+	assert_true(rep->n_attempts >= 2);
+	assert_int_equal(rep->attempts[0].kind, RB_BASE_COMMIT);
+	assert_false(rep->attempts[0].tried);
+	assert_non_null(
+		strstr(rep->attempts[0].reason, "is in no configured tree"));
+	/* The guess finds the head itself, which applies. */
+	assert_int_equal(rep->attempts[rep->chosen].kind, RB_BASE_GUESSED);
+	assert_true(git_oid_equal(&rep->attempts[rep->chosen].commit, &a));
+	rb_base_report_free(rep);
+
+	/* A base-commit that a tree does hold is tried first. */
+	{
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &a);
+		hex[12] = '\0';
+		req.base_commit = hex;
+		req.n_prereq = 0;
+		assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
+	}
+	assert_true(rep->ok);
+	assert_int_equal(rep->chosen, 0);
+	assert_int_equal(rep->attempts[0].kind, RB_BASE_COMMIT);
+	assert_string_equal(rep->attempts[0].name, "mainline");
+	rb_base_report_free(rep);
+	free(v);
+	free(patch);
+}
+
+static void test_base_guess(void **state)
+{
+	struct fx *f = *state;
+	char *v1 = numbered(20, 0), *v2 = numbered(20, 0), *p;
+	char *patch = make_patch10();
+	struct file f1[] = { { "f.c", v1, 0 }, { "other", "1\n", 0 } };
+	struct file f2[] = { { "f.c", v1, 0 }, { "other", "2\n", 0 } };
+	struct file f3[] = { { "f.c", v2, 0 }, { "other", "2\n", 0 } };
+	struct rb_base_tree trees[] = { { "mm-unstable", f->repo, "HEAD" } };
+	struct rb_base_request req = { 0 };
+	struct rb_apply_patch ap = { 0 };
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_base_report *rep = NULL;
+	git_oid a, b, c, g;
+	size_t ti = 9;
+
+	/* Head C rewrote line 10, so the patch only applies on A or B. */
+	p = strstr(v2, "line 10\n");
+	memcpy(p, "line XX", 7);
+	commit_files(&a, f->repo, NULL, f1, 2, 1000);
+	commit_files(&b, f->repo, &a, f2, 2, 2000);
+	commit_files(&c, f->repo, &b, f3, 2, 3000);
+	set_ref(f->repo, "refs/heads/master", &c);
+	ap.patch = patch;
+	ap.len = strlen(patch);
+	assert_int_equal(rb_base_guess(&g, &ti, trees, 1, &ap, 1, 0), 0);
+	assert_int_equal(ti, 0);
+	assert_true(git_oid_equal(&g, &b)); /* the newest that fits */
+
+	req.patches = &ap;
+	req.n_patches = 1;
+	opts.three_way = false;
+	assert_int_equal(rb_base_select(&rep, trees, 1, &req, &opts), 0);
+	assert_true(rep->ok);
+	assert_int_equal(rep->attempts[rep->chosen].kind, RB_BASE_GUESSED);
+	assert_true(git_oid_equal(&rep->attempts[rep->chosen].commit, &b));
+	rb_base_report_free(rep);
+
+	/* With a depth of 1 only C is searched: no guess. */
+	assert_int_equal(rb_base_guess(&g, &ti, trees, 1, &ap, 1, 1),
+			 -RB_ENOTFOUND);
+	free(v1);
+	free(v2);
+	free(patch);
+}
+
+static void test_base_fails_everywhere(void **state)
+{
+	struct fx *f = *state;
+	struct file f1[] = { { "a.c", "a\n", 0 } };
+	struct file f2[] = { { "a.c", "a\n", 0 }, { "b.c", "b\n", 0 } };
+	struct rb_base_tree trees[] = {
+		{ "mm-unstable", f->repo, "refs/heads/mm" },
+		{ "linux-next", f->repo, "refs/heads/next" },
+		{ "mainline", f->repo, "refs/heads/master" },
+	};
+	struct rb_apply_patch p[2] = { { 0 } };
+	struct rb_base_request req = { 0 };
+	struct rb_base_report *rep = NULL;
+	git_oid a, b;
+	size_t i;
+
+	commit_files(&a, f->repo, NULL, f1, 1, 1000);
+	commit_files(&b, f->repo, &a, f2, 2, 2000);
+	set_ref(f->repo, "refs/heads/mm", &b);
+	set_ref(f->repo, "refs/heads/next", &a);
+	set_ref(f->repo, "refs/heads/master", &a);
+	/* Patch 1 applies everywhere, patch 2 needs a c.c nobody has. */
+	p[0].patch = "--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-a\n+A\n";
+	p[1].patch = "--- a/c.c\n+++ b/c.c\n@@ -1 +1 @@\n-c\n+C\n";
+	p[0].len = strlen(p[0].patch);
+	p[1].len = strlen(p[1].patch);
+	req.patches = p;
+	req.n_patches = 2;
+	assert_int_equal(rb_base_select(&rep, trees, 3, &req, NULL), 0);
+	assert_false(rep->ok);
+	/* guess (none), mm-unstable, linux-next; mainline is the same
+	 * commit as linux-next and is not tried twice */
+	assert_int_equal(rep->n_attempts, 3);
+	assert_int_equal(rep->attempts[0].kind, RB_BASE_GUESSED);
+	assert_false(rep->attempts[0].tried);
+	for (i = 1; i < rep->n_attempts; i++) {
+		struct rb_base_attempt *at = &rep->attempts[i];
+
+		assert_int_equal(at->kind, RB_BASE_TREE);
+		assert_true(at->tried);
+		assert_false(at->applied);
+		assert_int_equal(at->failed_patch, 2);
+		assert_string_equal(at->failed_file, "c.c");
+		assert_string_equal(at->reason,
+				    "c.c does not exist in the tree");
+	}
+	assert_string_equal(rep->attempts[1].name, "mm-unstable");
+	assert_true(git_oid_equal(&rep->attempts[1].commit, &b));
+	assert_string_equal(rep->attempts[2].name, "linux-next");
+	rb_base_report_free(rep);
+}
+
+static void test_fetch_and_stale(void **state)
+{
+	struct fx *f = *state;
+	struct file f1[] = { { "a.c", "a\n", 0 } };
+	git_repository *clone = NULL;
+	char path[128];
+	git_oid a, got;
+	bool stale = false;
+
+	commit_files(&a, f->repo, NULL, f1, 1, 1000000);
+	set_ref(f->repo, "refs/heads/master", &a);
+	snprintf(path, sizeof(path), "%s/clone", f->dir);
+	assert_int_equal(git_repository_init(&clone, path, 1), 0);
+	assert_int_equal(rb_base_fetch(&got, clone, f->dir, "master"), 0);
+	assert_true(git_oid_equal(&got, &a));
+	assert_int_equal(rb_base_is_stale(&stale, clone,
+					  "refs/remotes/reviewbot/master",
+					  1000000 + 86400 * 3, 7),
+			 0);
+	assert_false(stale);
+	assert_int_equal(rb_base_is_stale(&stale, clone,
+					  "refs/remotes/reviewbot/master",
+					  1000000 + 86400 * 8, 7),
+			 0);
+	assert_true(stale);
+	assert_int_equal(rb_base_fetch(&got, clone, f->dir, "nope"),
+			 -RB_ENOTFOUND);
+	assert_int_equal(rb_base_fetch(&got, clone, "/nonexistent/repo",
+				       "master"),
+			 -RB_EAGAIN);
+	assert_int_equal(rb_base_fetch(&got, clone, f->dir, "a..b"),
+			 -RB_EINVAL);
+	git_repository_free(clone);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+		T(test_offset),
+		T(test_fuzz),
+		T(test_three_way),
+		T(test_three_way_conflict),
+		T(test_new_delete_rename),
+		T(test_no_newline),
+		T(test_blank_context),
+		T(test_safety),
+		T(test_limits_and_setuid),
+		T(test_series_commits),
+		T(test_base_commit_missing),
+		T(test_base_guess),
+		T(test_base_fails_everywhere),
+		T(test_fetch_and_stale),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
