@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check_build.c - the "build" checker: an incremental, sandboxed build of
+ * the objects that the series touches (make O=/out W=1 path/file.o), first
+ * on the base and then with the series applied. A diagnostic is new when
+ * its normalised form (file, level, message; no line or column) was not
+ * in the base build: line shifts do not make old warnings new.
+ *
+ * Layout of the cache (opts->build_cache_dir, else $RB_BUILD_CACHE, else
+ * /var/tmp/reviewbot-build; it must be reachable by uid 65534):
+ *   KEY/src       checkout of the base commit (read-only in the sandbox)
+ *   KEY/out       the base build output, kept between series
+ *   KEY.lock      flock: one build per base and config at a time
+ *   run-XXXXXX/   per series: src (hard links of KEY/src plus the applied
+ *                 blobs) and out (a copy of KEY/out); removed afterwards
+ * KEY is the base commit id and a hash of the config. The patched sources
+ * are written from the applied commit's blobs; nothing from them runs
+ * outside the sandbox (review/sandbox.h).
+ *
+ * Severity: new warning medium, new error high, a build that fails with
+ * the series and not without it (no diagnostic to point at) high.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "mail/message.h"
+#include "review/checks.h"
+#include "review/sandbox.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#define CHECKER "build"
+#define VERSION "1"
+#define MAX_TARGETS 64
+
+static const char *git_msg(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+/* Trims the sandbox's view of a path to a path in the tree. */
+static const char *tree_path(const char *p)
+{
+	if (!strncmp(p, "/src/", 5))
+		return p + 5;
+	while (!strncmp(p, "../", 3) || !strncmp(p, "./", 2))
+		p += p[1] == '/' ? 2 : 3;
+	return p;
+}
+
+/*
+ * "FILE:LINE[:COL]: warning|error: MESSAGE". Fills the parts; false when
+ * the line is not a diagnostic of a file in the tree.
+ */
+static bool parse_diag(char *s, const char **file, int *line,
+		       const char **level, const char **msg)
+{
+	char *p, *e;
+	long ln;
+
+	if (*s == ' ' || *s == '\0')
+		return false;
+	/* Files under /usr (system headers) are not the series' fault. */
+	if (!strncmp(s, "/usr/", 5) || !strncmp(s, "In file included", 16))
+		return false;
+	for (p = s; (p = strchr(p, ':')); p++) {
+		if (!isdigit((unsigned char)p[1]))
+			continue;
+		ln = strtol(p + 1, &e, 10);
+		if (*e != ':')
+			continue;
+		if (isdigit((unsigned char)e[1]))
+			strtol(e + 1, &e, 10);
+		if (*e != ':' || e[1] != ' ')
+			continue;
+		e += 2;
+		if (!strncmp(e, "warning: ", 9)) {
+			*level = "warning";
+			*msg = e + 9;
+		} else if (!strncmp(e, "error: ", 7) ||
+			   !strncmp(e, "fatal error: ", 13)) {
+			*level = "error";
+			*msg = strchr(e, ':') + 2;
+		} else {
+			return false;
+		}
+		*p = '\0';
+		*file = tree_path(s);
+		*line = (int)ln;
+		return **file != '\0' && ln > 0;
+	}
+	return false;
+}
+
+int rb_build_parse(struct rb_findings *out, const char *text)
+{
+	const char *cur = text;
+	int ret = 0;
+
+	while (*cur && !ret) {
+		const char *nl = strchr(cur, '\n');
+		size_t n = nl ? (size_t)(nl - cur) : strlen(cur);
+		char *s = strndup(cur, n);
+		const char *file, *level, *msg;
+		int line;
+
+		cur += n + (nl ? 1 : 0);
+		if (!s)
+			return rb_err(RB_ENOMEM, "out of memory");
+		if (parse_diag(s, &file, &line, &level, &msg)) {
+			char code[1024];
+			bool dup = false;
+			size_t i;
+
+			snprintf(code, sizeof(code), "%s: %s", level, msg);
+			/* make -k and -j print some twice. */
+			for (i = 0; i < out->n && !dup; i++)
+				dup = out->v[i].line == line &&
+				      !strcmp(out->v[i].file, file) &&
+				      !strcmp(out->v[i].code, code);
+			if (!dup)
+				ret = rb_findings_add(
+					out, CHECKER, VERSION,
+					*level == 'w' ? "build-warning" :
+							"build-error",
+					*level == 'w' ? RB_FSEV_MEDIUM :
+							RB_FSEV_HIGH,
+					file, line, code, msg, 0);
+		}
+		free(s);
+	}
+	return ret;
+}
+
+static int mkdir_0755(const char *path)
+{
+	char buf[4096], *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return rb_err(RB_EINVAL, "path too long: %s", path);
+	for (p = buf + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return rb_err(RB_EIO, "mkdir %s: %s", buf,
+				      strerror(errno));
+		*p = c;
+		if (!c)
+			break;
+	}
+	return 0;
+}
+
+struct targets {
+	char *v[MAX_TARGETS]; /* "mm/foo.o" */
+	int patch[MAX_TARGETS]; /* the last patch touching the .c */
+	size_t n;
+};
+
+static void targets_release(struct targets *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->v[i]);
+	t->n = 0;
+}
+
+/* The last patch whose diff names "+++ b/@file". */
+static int patch_of(const struct rb_check_ctx *ctx, const char *file)
+{
+	char needle[4200];
+	size_t i;
+	int found = 0;
+
+	snprintf(needle, sizeof(needle), "\n+++ b/%s\n", file);
+	for (i = 0; i < ctx->n_patches; i++) {
+		const struct rb_message *m = ctx->patches[i].msg;
+		const char *p = m && m->patch ? m->patch : ctx->patches[i].raw;
+
+		if (p && strstr(p, needle))
+			found = (int)i + 1;
+	}
+	return found;
+}
+
+/* Safe in a shell word: the path charset of kernel sources. */
+static bool plain_path(const char *p)
+{
+	for (; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/._-+,", *p))
+			return false;
+	return true;
+}
+
+static int find_targets(struct targets *t, git_repository *repo,
+			const struct rb_check_ctx *ctx)
+{
+	git_commit *cb = NULL, *ca = NULL;
+	git_tree *tb = NULL, *ta = NULL;
+	git_diff *diff = NULL;
+	size_t i;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (git_commit_lookup(&cb, repo, &ctx->base) ||
+	    git_commit_lookup(&ca, repo, &ctx->applied) ||
+	    git_commit_tree(&tb, cb) || git_commit_tree(&ta, ca) ||
+	    git_diff_tree_to_tree(&diff, repo, tb, ta, NULL)) {
+		ret = rb_err(RB_EIO, "diff base..applied: %s", git_msg());
+		goto out;
+	}
+	for (i = 0; i < git_diff_num_deltas(diff) && t->n < MAX_TARGETS; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *p = d->new_file.path;
+		size_t n = strlen(p);
+
+		if (d->status == GIT_DELTA_DELETED || n < 3 ||
+		    strcmp(p + n - 2, ".c") || !plain_path(p) ||
+		    !strncmp(p, "tools/", 6) || !strncmp(p, "scripts/", 8) ||
+		    strstr(p, "selftests/"))
+			continue;
+		t->v[t->n] = strdup(p);
+		if (!t->v[t->n]) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+		t->v[t->n][n - 1] = 'o';
+		t->patch[t->n] = patch_of(ctx, p);
+		t->n++;
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(tb);
+	git_tree_free(ta);
+	git_commit_free(cb);
+	git_commit_free(ca);
+	return ret;
+}
+
+/* The shell script run in the sandbox; config first when /out is new. */
+static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
+		       const struct targets *t)
+{
+	const char *cfg = o->build_config ? o->build_config : "defconfig";
+	int jobs = o->build_jobs > 0 ? o->build_jobs : 2;
+	size_t i;
+
+	if (!plain_path(cfg))
+		return rb_err(RB_ECONFIG, "bad build config target '%s'", cfg);
+	rb_buf_printf(
+		b,
+		"if [ ! -f /out/.config ]; then\n"
+		" make -s O=/out %s || { echo rb-config-failed; exit 100; }\n",
+		cfg);
+	if (o->n_build_options) {
+		rb_buf_puts(b, " /src/scripts/config --file /out/.config");
+		for (i = 0; i < o->n_build_options; i++) {
+			if (!plain_path(o->build_options[i]))
+				return rb_err(RB_ECONFIG,
+					      "bad build option '%s'",
+					      o->build_options[i]);
+			rb_buf_printf(b, " -e %s", o->build_options[i]);
+		}
+		rb_buf_puts(b, " && make -s O=/out olddefconfig || "
+			       "{ echo rb-config-failed; exit 100; }\n");
+	}
+	rb_buf_puts(b, "fi\ncd /out && rm -f");
+	for (i = 0; i < t->n; i++)
+		rb_buf_printf(b, " %s", t->v[i]);
+	rb_buf_printf(b, "\ncd /src && make -s -k -j%d O=/out W=1%s", jobs,
+		      o->build_sparse ? " C=1" : "");
+	for (i = 0; i < t->n; i++)
+		rb_buf_printf(b, " %s", t->v[i]);
+	return rb_buf_puts(b, " 2>&1\necho rb-make-exit=$?\n");
+}
+
+static int sandbox_build(struct rb_proc_result *res,
+			 const struct rb_check_ctx *ctx, const char *src,
+			 const char *out, const char *script)
+{
+	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
+	int left = rb_check_time_left_ms(ctx, 1800000) / 1000;
+
+	so.src = src;
+	so.out = out;
+	so.timeout_seconds = left > 0 ? left : 1;
+	so.mem_mb = ctx->opts->build_mem_mb ? ctx->opts->build_mem_mb : 4096;
+	return rb_sandbox_run(res, &so, script);
+}
+
+static int make_exit(const struct rb_proc_result *r)
+{
+	const char *p = strstr(r->out.ptr, "rb-make-exit=");
+
+	if (r->timed_out)
+		return -1;
+	return p ? atoi(p + 13) : (r->exit_code ? r->exit_code : -1);
+}
+
+/* The text of line @line of @file under @dir, for the finding's code. */
+static char *source_line(const char *dir, const char *file, int line)
+{
+	struct rb_buf b = RB_BUF_INIT(8u << 20);
+	char path[4096];
+	const char *p;
+	char *s = NULL;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (rb_read_file(&b, path))
+		goto out;
+	for (p = b.ptr, i = 1; p && i < line; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (p && *p)
+		s = strndup(p, strcspn(p, "\n"));
+out:
+	rb_buf_release(&b);
+	return s;
+}
+
+static bool in_base(const struct rb_findings *base, const struct rb_finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < base->n; i++)
+		if (!strcmp(base->v[i].file, f->file) &&
+		    !strcmp(base->v[i].code, f->code))
+			return true;
+	return false;
+}
+
+/* The last lines of make's output, for a failure with no diagnostic. */
+static void tail_lines(char *dst, size_t size, const char *text, int lines)
+{
+	const char *end = strstr(text, "rb-make-exit=");
+	const char *p;
+
+	if (!end)
+		end = text + strlen(text);
+	p = end;
+	while (p > text && lines >= 0) {
+		p--;
+		if (*p == '\n')
+			lines--;
+	}
+	if (*p == '\n')
+		p++;
+	snprintf(dst, size, "%.*s", (int)(end - p), p);
+}
+
+static int cmp_diag(const void *a, const void *b)
+{
+	const struct rb_finding *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+
+	return c ? c : x->line - y->line;
+}
+
+static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
+{
+	const struct rb_check_opts *o = ctx->opts;
+	char cache[2048], key[4096], path[4096], run_dir[4096];
+	char cfg_hash[RB_SHA256_HEX], patched_src[4200], patched_out[4200];
+	char base_out[4200];
+	struct rb_buf script = RB_BUF_INIT(1 << 20), cfg = RB_BUF_INIT(1 << 16);
+	struct rb_findings base_diags = { 0 }, new_diags = { 0 };
+	struct rb_proc_result rb, rp;
+	bool have_rb = false, have_rp = false;
+	git_repository *repo = NULL;
+	struct targets t = { 0 };
+	const char *env;
+	int lock = -1, ret = 0, base_exit, patched_exit;
+	size_t i;
+
+	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
+		return rb_err(
+			RB_EINVAL,
+			"the build check needs the base and applied trees");
+	git_libgit2_init();
+	run_dir[0] = '\0';
+	if (git_repository_open(&repo, ctx->repo_path)) {
+		ret = rb_err(RB_EIO, "cannot open %s: %s", ctx->repo_path,
+			     git_msg());
+		goto out;
+	}
+	ret = find_targets(&t, repo, ctx);
+	if (ret || !t.n)
+		goto out;
+
+	env = getenv("RB_BUILD_CACHE");
+	snprintf(cache, sizeof(cache), "%s",
+		 o->build_cache_dir ? o->build_cache_dir :
+		 env && *env	    ? env :
+				      "/var/tmp/reviewbot-build");
+	rb_buf_printf(&cfg, "%s",
+		      o->build_config ? o->build_config : "defconfig");
+	for (i = 0; i < o->n_build_options; i++)
+		rb_buf_printf(&cfg, " %s", o->build_options[i]);
+	rb_sha256_hex(cfg_hash, cfg.ptr, cfg.len);
+	snprintf(key, sizeof(key), "%s/%s-%.12s", cache,
+		 git_oid_tostr_s(&ctx->base), cfg_hash);
+	ret = mkdir_0755(key);
+	if (ret)
+		goto out;
+
+	snprintf(path, sizeof(path), "%s.lock", key);
+	lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX)) {
+		ret = rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
+		goto out;
+	}
+
+	/* The base sources, once per base. */
+	snprintf(path, sizeof(path), "%s/src.done", key);
+	if (access(path, F_OK)) {
+		char src[4200];
+
+		snprintf(src, sizeof(src), "%s/src", key);
+		ret = rb_remove_tree(src);
+		if (!ret)
+			ret = rb_tree_checkout(repo, &ctx->base, src);
+		if (!ret)
+			ret = rb_write_file_atomic(path, "", 0, 0644);
+		if (ret)
+			goto out;
+	}
+	snprintf(path, sizeof(path), "%s/out", key);
+	ret = rb_sandbox_prepare_dir(path);
+	if (ret)
+		goto out;
+
+	ret = make_script(&script, o, &t);
+	if (ret)
+		goto out;
+	snprintf(path, sizeof(path), "%s/src", key);
+	snprintf(base_out, sizeof(base_out), "%s/out", key);
+	ret = sandbox_build(&rb, ctx, path, base_out, script.ptr);
+	if (ret)
+		goto out;
+	have_rb = true;
+	if (rb.timed_out) {
+		ret = rb_err(RB_ETIMEOUT,
+			     "the base build did not finish in time");
+		goto out;
+	}
+	if (rb.exit_code == 100 || strstr(rb.out.ptr, "rb-config-failed")) {
+		char tail[600];
+
+		tail_lines(tail, sizeof(tail), rb.out.ptr, 4);
+		ret = rb_err(RB_EFAIL, "the base does not configure: %s", tail);
+		goto out;
+	}
+	base_exit = make_exit(&rb);
+	ret = rb_build_parse(&base_diags, rb.out.ptr);
+	if (ret)
+		goto out;
+	/* Without one diagnostic to blame, a broken base says nothing. */
+	if (base_exit != 0 && !base_diags.n) {
+		char tail[600];
+
+		tail_lines(tail, sizeof(tail), rb.out.ptr, 4);
+		ret = rb_err(RB_EFAIL, "the base does not build (exit %d): %s",
+			     base_exit, tail);
+		goto out;
+	}
+
+	/* The series: sources from the applied blobs, a copy of the output. */
+	snprintf(run_dir, sizeof(run_dir), "%s/run-XXXXXX", cache);
+	if (!mkdtemp(run_dir)) {
+		ret = rb_err(RB_EIO, "mkdtemp %s: %s", run_dir,
+			     strerror(errno));
+		run_dir[0] = '\0';
+		goto out;
+	}
+	chmod(run_dir, 0755);
+	snprintf(path, sizeof(path), "%s/src", key);
+	snprintf(patched_src, sizeof(patched_src), "%s/src", run_dir);
+	ret = rb_tree_overlay(repo, &ctx->base, &ctx->applied, path,
+			      patched_src);
+	if (ret)
+		goto out;
+	{
+		const char *argv[] = { "cp", "-a", "--", NULL, NULL, NULL };
+		struct rb_proc_opts po = RB_PROC_OPTS_INIT;
+		struct rb_proc_result rc;
+
+		snprintf(path, sizeof(path), "%s/out", key);
+		snprintf(patched_out, sizeof(patched_out), "%s/out", run_dir);
+		argv[3] = path;
+		argv[4] = patched_out;
+		po.argv = argv;
+		po.merge_stderr = true;
+		po.timeout_ms = 600000;
+		ret = rb_proc_run(&rc, &po);
+		if (ret)
+			goto out;
+		if (rc.exit_code)
+			ret = rb_err(RB_EIO, "cp -a %s: %.200s", path,
+				     rc.out.ptr);
+		rb_proc_result_release(&rc);
+		if (ret)
+			goto out;
+	}
+	ret = sandbox_build(&rp, ctx, patched_src, patched_out, script.ptr);
+	if (ret)
+		goto out;
+	have_rp = true;
+	patched_exit = make_exit(&rp);
+	ret = rb_build_parse(&new_diags, rp.out.ptr);
+	if (ret)
+		goto out;
+	/* make -j prints in the order jobs finish; report in file order. */
+	if (new_diags.n > 1)
+		qsort(new_diags.v, new_diags.n, sizeof(*new_diags.v), cmp_diag);
+
+	for (i = 0; i < new_diags.n && !ret; i++) {
+		struct rb_finding *f = &new_diags.v[i];
+		char *code;
+		size_t k;
+		int patch = 0;
+
+		if (in_base(&base_diags, f))
+			continue;
+		for (k = 0; k < t.n; k++) {
+			size_t n = strlen(t.v[k]);
+
+			if (!strncmp(t.v[k], f->file, n - 1) &&
+			    !strcmp(f->file + n - 1, "c"))
+				patch = t.patch[k];
+		}
+		code = source_line(patched_src, f->file, f->line);
+		{
+			char msg[1200];
+
+			snprintf(msg, sizeof(msg),
+				 "With this series applied, W=1 reports a new "
+				 "%s here: \"%s\". Is that intended?",
+				 f->category + 6, f->message);
+			ret = rb_findings_add(out, CHECKER, VERSION,
+					      f->category, f->severity, f->file,
+					      f->line, code ? code : f->code,
+					      msg, patch);
+		}
+		free(code);
+	}
+	if (!ret && rp.timed_out) {
+		ret = rb_findings_add(out, CHECKER, VERSION, "build-failed",
+				      RB_FSEV_HIGH, NULL, 0, NULL,
+				      "The build with this series applied did "
+				      "not finish in time (the base build "
+				      "did). Does something in it hang?",
+				      0);
+	} else if (!ret && patched_exit != 0 && base_exit == 0) {
+		bool any = false;
+
+		for (i = 0; i < new_diags.n; i++)
+			any |= !in_base(&base_diags, &new_diags.v[i]);
+		if (!any) {
+			char tail[800], msg[1000];
+
+			tail_lines(tail, sizeof(tail), rp.out.ptr, 6);
+			snprintf(msg, sizeof(msg),
+				 "The build fails with this series applied "
+				 "(exit %d) and not without it. The last "
+				 "lines of its output are quoted.",
+				 patched_exit);
+			ret = rb_findings_add(out, CHECKER, VERSION,
+					      "build-failed", RB_FSEV_HIGH,
+					      NULL, 0, tail, msg, 0);
+		}
+	}
+	{
+		char nb[16], nn[16];
+
+		snprintf(nb, sizeof(nb), "%zu", base_diags.n);
+		snprintf(nn, sizeof(nn), "%zu", new_diags.n);
+		rb_log(RB_LOG_INFO, "check.build", "targets", t.v[0], "base",
+		       nb, "patched", nn, NULL);
+	}
+out:
+	if (have_rb)
+		rb_proc_result_release(&rb);
+	if (have_rp)
+		rb_proc_result_release(&rp);
+	if (run_dir[0])
+		rb_remove_tree(run_dir);
+	if (lock >= 0)
+		close(lock);
+	rb_findings_release(&base_diags);
+	rb_findings_release(&new_diags);
+	rb_buf_release(&script);
+	rb_buf_release(&cfg);
+	targets_release(&t);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+const struct rb_checker_ops rb_check_build_ops = {
+	.name = "build",
+	.version = VERSION,
+	.run = run,
+};

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check_checkpatch.c - the "checkpatch" checker. scripts/checkpatch.pl and
+ * the files it reads (spelling.txt, const_structs.checkpatch) are taken
+ * from the BASE commit through libgit2 into a private temporary directory:
+ * the patched tree belongs to the sender (DESIGN.md fact 5). The patches
+ * of a series go to one checkpatch process (it accepts many files and its
+ * output is the same as one run per file: bench/checks.sh measures both).
+ *
+ * Output options: --emacs --show-types --quiet --no-summary --no-tree
+ * --color=never. Each report then starts with "PATCHFILE:N: LEVEL:TYPE:
+ * message", which names the input file, so one batched run can be split
+ * per patch; the "#N: FILE: path:line:" line that follows gives the file
+ * and new-side line, and the next line the code. --no-tree: there is no
+ * tree to give it (it would run get_maintainer.pl and git from there).
+ *
+ * Severity: ERROR medium, WARNING low, CHECK info.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "review/checks.h"
+#include "review/sandbox.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/banned.h"
+
+#define CHECKER "checkpatch"
+
+/* What checkpatch.pl reads besides itself, relative to scripts/. */
+static const char *const needed[] = { "checkpatch.pl", "spelling.txt",
+				      "const_structs.checkpatch" };
+
+static int extract(git_repository *repo, const git_oid *base, const char *dir)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *te = NULL;
+	git_blob *blob = NULL;
+	char path[4096], rel[64];
+	size_t i;
+	int ret = 0;
+
+	if (git_commit_lookup(&commit, repo, base) ||
+	    git_commit_tree(&tree, commit)) {
+		ret = rb_err(RB_ENOTFOUND, "base commit %s: %s",
+			     git_oid_tostr_s(base),
+			     git_error_last() ? git_error_last()->message :
+						"?");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/scripts", dir);
+	if (mkdir(path, 0700)) {
+		ret = rb_err(RB_EIO, "mkdir %s: %s", path, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		snprintf(rel, sizeof(rel), "scripts/%s", needed[i]);
+		if (git_tree_entry_bypath(&te, tree, rel)) {
+			/* Only checkpatch.pl itself is required. */
+			if (i == 0) {
+				ret = rb_err(RB_ENOTFOUND,
+					     "%s is not in base commit %s", rel,
+					     git_oid_tostr_s(base));
+				goto out;
+			}
+			continue;
+		}
+		if (git_tree_entry_type(te) != GIT_OBJECT_BLOB ||
+		    git_blob_lookup(&blob, repo, git_tree_entry_id(te))) {
+			ret = rb_err(RB_EIO, "%s in %s is not a file", rel,
+				     git_oid_tostr_s(base));
+			goto out;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, rel);
+		ret = rb_write_file_atomic(path, git_blob_rawcontent(blob),
+					   (size_t)git_blob_rawsize(blob),
+					   0600);
+		if (ret)
+			goto out;
+		git_blob_free(blob);
+		blob = NULL;
+		git_tree_entry_free(te);
+		te = NULL;
+	}
+out:
+	git_blob_free(blob);
+	git_tree_entry_free(te);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return ret;
+}
+
+static bool in_path(const char *prog)
+{
+	const char *p = getenv("PATH");
+	char buf[4096];
+
+	while (p && *p) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, prog);
+		if (!access(buf, X_OK))
+			return true;
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+static bool ignored(const struct rb_check_opts *o, const char *type)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_checkpatch_ignore; i++)
+		if (!strcasecmp(o->checkpatch_ignore[i], type))
+			return true;
+	return false;
+}
+
+/* One report being assembled. */
+struct report {
+	int patch;
+	char level[16];
+	char type[96];
+	struct rb_buf msg;
+	char *file;
+	int line;
+	char *code;
+	bool have_here; /* the "#N:" line was seen */
+	bool open;
+};
+
+static enum rb_fsev level_sev(const char *level)
+{
+	if (!strcmp(level, "ERROR"))
+		return RB_FSEV_MEDIUM;
+	if (!strcmp(level, "WARNING"))
+		return RB_FSEV_LOW;
+	return RB_FSEV_INFO;
+}
+
+static int flush(struct report *r, const struct rb_check_opts *o,
+		 const char *version, struct rb_findings *out)
+{
+	int ret = 0;
+
+	if (!r->open)
+		return 0;
+	while (r->msg.len && r->msg.ptr[r->msg.len - 1] == '\n')
+		rb_buf_truncate(&r->msg, r->msg.len - 1);
+	if (!ignored(o, r->type))
+		ret = rb_findings_add(out, CHECKER, version, r->type,
+				      level_sev(r->level), r->file, r->line,
+				      r->code, r->msg.ptr, r->patch);
+	rb_buf_release(&r->msg);
+	free(r->file);
+	free(r->code);
+	r->file = r->code = NULL;
+	r->line = 0;
+	r->have_here = r->open = false;
+	return ret;
+}
+
+/*
+ * "DIR/NNNN.patch:LINE: LEVEL:TYPE: message": returns the patch number
+ * and fills @r (unless NULL), or 0 when @s is not a report line.
+ */
+static int report_start(struct report *r, const char *s, const char *dir,
+			size_t n_patches)
+{
+	size_t dl = strlen(dir);
+	const char *p, *lv, *ty, *colon;
+	char *end;
+	long idx;
+
+	if (strncmp(s, dir, dl) || s[dl] != '/')
+		return 0;
+	p = s + dl + 1;
+	idx = strtol(p, &end, 10);
+	if (end == p || strncmp(end, ".patch:", 7) || idx < 1 ||
+	    (size_t)idx > n_patches)
+		return 0;
+	p = end + 7;
+	strtol(p, &end, 10);
+	if (end == p || strncmp(end, ": ", 2))
+		return 0;
+	lv = end + 2;
+	if (strncmp(lv, "ERROR:", 6) && strncmp(lv, "WARNING:", 8) &&
+	    strncmp(lv, "CHECK:", 6))
+		return 0;
+	colon = strchr(lv, ':');
+	ty = colon + 1;
+	colon = strchr(ty, ':');
+	if (!colon || colon[1] != ' ' ||
+	    (size_t)(colon - ty) >= sizeof(r->type))
+		return 0;
+	if (!r)
+		return (int)idx;
+	snprintf(r->level, sizeof(r->level), "%.*s", (int)(ty - 1 - lv), lv);
+	snprintf(r->type, sizeof(r->type), "%.*s", (int)(colon - ty), ty);
+	rb_buf_init(&r->msg, 1 << 16);
+	rb_buf_puts(&r->msg, colon + 2);
+	r->patch = (int)idx;
+	r->open = true;
+	return (int)idx;
+}
+
+/* "#N: FILE: path:line:" */
+static void parse_here(struct report *r, const char *s)
+{
+	const char *f = strstr(s, ": FILE: ");
+	const char *end;
+	char *e;
+	long line;
+
+	r->have_here = true;
+	if (!f)
+		return;
+	f += 8;
+	end = f + strlen(f);
+	/* The path may hold ':'; the line is the last ":N:". */
+	if (end - f < 3 || end[-1] != ':')
+		return;
+	end--;
+	while (end > f && end[-1] >= '0' && end[-1] <= '9')
+		end--;
+	if (end <= f || end[-1] != ':')
+		return;
+	line = strtol(end, &e, 10);
+	r->line = (int)line;
+	r->file = strndup(f, (size_t)(end - 1 - f));
+}
+
+int rb_checkpatch_parse(struct rb_findings *out, const char *text,
+			const char *dir, size_t n_patches,
+			const struct rb_check_opts *o, const char *version)
+{
+	struct report r;
+	const char *cur = text;
+	int ret = 0;
+
+	memset(&r, 0, sizeof(r));
+	while (*cur && !ret) {
+		const char *nl = strchr(cur, '\n');
+		size_t n = nl ? (size_t)(nl - cur) : strlen(cur);
+		char *s = strndup(cur, n);
+
+		cur += n + (nl ? 1 : 0);
+		if (!s) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+		if (report_start(NULL, s, dir, n_patches)) {
+			ret = flush(&r, o, version, out);
+			if (!ret)
+				report_start(&r, s, dir, n_patches);
+		} else if (r.open && !r.have_here && s[0] == '#' &&
+			   strchr(s, ':')) {
+			parse_here(&r, s);
+		} else if (r.open && r.have_here && !r.code && s[0]) {
+			r.code = strdup(s);
+		} else if (r.open && !r.have_here && s[0]) {
+			rb_buf_putc(&r.msg, '\n');
+			rb_buf_puts(&r.msg, s);
+		}
+		free(s);
+	}
+	if (!ret)
+		ret = flush(&r, o, version, out);
+	else
+		flush(&r, o, version, &(struct rb_findings){ 0 });
+	return ret;
+}
+
+static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
+{
+	const struct rb_check_opts *o = ctx->opts;
+	git_repository *repo = NULL;
+	char tmpl[] = "/tmp/rb-checkpatch-XXXXXX";
+	char *dir = NULL, script[4096], version[16];
+	const char **argv = NULL;
+	char **files = NULL;
+	struct rb_buf ign = RB_BUF_INIT(1 << 16);
+	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
+	struct rb_proc_result res;
+	bool have_res = false;
+	size_t i, n = 0;
+	int ret = 0;
+
+	if (!ctx->repo_path || !ctx->has_base)
+		return rb_err(RB_EINVAL, "checkpatch needs the base tree");
+	if (!ctx->n_patches)
+		return 0;
+	git_libgit2_init();
+	if (git_repository_open(&repo, ctx->repo_path)) {
+		ret = rb_err(RB_EIO, "cannot open %s: %s", ctx->repo_path,
+			     git_error_last() ? git_error_last()->message :
+						"?");
+		goto out;
+	}
+	dir = mkdtemp(tmpl);
+	if (!dir) {
+		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
+		goto out;
+	}
+	ret = extract(repo, &ctx->base, dir);
+	if (ret)
+		goto out;
+	snprintf(version, sizeof(version), "%.12s",
+		 git_oid_tostr_s(&ctx->base));
+
+	argv = calloc(ctx->n_patches + 20, sizeof(*argv));
+	files = calloc(ctx->n_patches, sizeof(*files));
+	if (!argv || !files) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	snprintf(script, sizeof(script), "%s/scripts/checkpatch.pl", dir);
+	/* GIT_DIR would make checkpatch run git: there is no tree here. */
+	argv[n++] = "env";
+	argv[n++] = "-u";
+	argv[n++] = "GIT_DIR";
+	argv[n++] = "perl";
+	argv[n++] = script;
+	argv[n++] = "--no-tree";
+	argv[n++] = "--emacs";
+	argv[n++] = "--show-types";
+	argv[n++] = "--quiet";
+	argv[n++] = "--no-summary";
+	argv[n++] = "--color=never";
+	if (o->checkpatch_strict)
+		argv[n++] = "--strict";
+	if (o->checkpatch_codespell && in_path("codespell"))
+		argv[n++] = "--codespell";
+	for (i = 0; i < o->n_checkpatch_ignore; i++)
+		rb_buf_printf(&ign, "%s%s", i ? "," : "",
+			      o->checkpatch_ignore[i]);
+	if (ign.len) {
+		argv[n++] = "--ignore";
+		argv[n++] = ign.ptr;
+	}
+	for (i = 0; i < ctx->n_patches; i++) {
+		struct rb_buf p = RB_BUF_INIT(4096);
+
+		rb_buf_printf(&p, "%s/%04zu.patch", dir, i + 1);
+		files[i] = rb_buf_detach(&p, NULL);
+		if (!files[i]) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+		ret = rb_write_file_atomic(files[i], ctx->patches[i].raw,
+					   ctx->patches[i].raw_len, 0600);
+		if (ret)
+			goto out;
+		argv[n++] = files[i];
+	}
+	argv[n] = NULL;
+	po.argv = argv;
+	po.cwd = dir;
+	po.timeout_ms = rb_check_time_left_ms(ctx, 600000);
+	po.max_output = 32u << 20;
+	ret = rb_proc_run(&res, &po);
+	if (ret)
+		goto out;
+	have_res = true;
+	if (res.timed_out) {
+		ret = rb_err(RB_ETIMEOUT,
+			     "checkpatch.pl did not finish in time");
+		goto out;
+	}
+	/* It exits 1 when it found something; 2 and up is its own failure. */
+	if (res.exit_code > 1 && !res.out.len) {
+		ret = rb_err(RB_EFAIL, "checkpatch.pl failed (exit %d): %.300s",
+			     res.exit_code, res.err.ptr);
+		goto out;
+	}
+	ret = rb_checkpatch_parse(out, res.out.ptr, dir, ctx->n_patches, o,
+				  version);
+out:
+	if (have_res)
+		rb_proc_result_release(&res);
+	if (dir)
+		rb_remove_tree(dir);
+	if (files)
+		for (i = 0; i < ctx->n_patches; i++)
+			free(files[i]);
+	free(files);
+	free(argv);
+	rb_buf_release(&ign);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+const struct rb_checker_ops rb_check_checkpatch_ops = {
+	.name = "checkpatch",
+	.version = "base",
+	.run = run,
+};

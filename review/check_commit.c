@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * check_commit.c - the "commit-msg" checker: the rules of
+ * Documentation/process/submitting-patches.rst and stable-kernel-rules.rst
+ * that a machine can judge without guessing. Each rule is written to stay
+ * silent when in doubt: a noisy bot is the problem this project solves.
+ *
+ * Categories and severities (a severity says how much a maintainer loses
+ * when the finding is ignored):
+ *   signed-off-by      high    no Signed-off-by: the patch cannot be taken
+ *                              (Developer's Certificate of Origin)
+ *   author-signoff     medium  nobody with the author's address signed off
+ *                              (low when only the name matches)
+ *   fixes-format       low     Fixes: not "<12+ hex> ("subject")"
+ *   fixes-unknown      medium  the Fixes: target is not in the repository
+ *   fixes-subject      low     the quoted subject is not the target's
+ *   stable-cc          medium  stable@kernel.org etc.: not the stable list
+ *                      low     a comment after the address without "#"
+ *   subject-length     low     the title is longer than 75 characters
+ *                              (checkpatch's commit-log limit; the docs say
+ *                              70-75; reply prefixes and [PATCH] tags are
+ *                              not counted, as "git am" drops them)
+ *   subject-prefix     low     no "subsystem: " prefix at all
+ *   link-tag           low     Link:/Closes: that is not a URL
+ *   series-cover       low     3 or more patches and no cover letter
+ *   series-size        low     more patches than opts->max_patches
+ *
+ * A Fixes: target is looked up only when the base has history (not a
+ * shallow clone, not a single imported commit): otherwise "not found"
+ * would say nothing about the patch.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <git2.h>
+
+#include "mail/message.h"
+#include "review/checks.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+#define CHECKER "commit-msg"
+#define VERSION "1"
+
+struct cm {
+	const struct rb_check_ctx *ctx;
+	struct rb_findings *out;
+	git_repository *repo;
+	bool history; /* the base has history to look Fixes: targets up */
+	int patch; /* 1-based */
+	int ret;
+};
+
+static void add(struct cm *c, const char *cat, enum rb_fsev sev,
+		const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void add(struct cm *c, const char *cat, enum rb_fsev sev,
+		const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (c->ret)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->ret = rb_findings_add(c->out, CHECKER, VERSION, cat, sev, NULL, 0,
+				 code, msg, c->patch);
+}
+
+/* A line of the commit message, without its newline. */
+struct line {
+	const char *p;
+	size_t n;
+};
+
+static bool next_line(const char **cur, struct line *l)
+{
+	const char *s = *cur, *e;
+
+	if (!s || !*s)
+		return false;
+	e = strchr(s, '\n');
+	l->p = s;
+	l->n = e ? (size_t)(e - s) : strlen(s);
+	*cur = e ? e + 1 : s + l->n;
+	return true;
+}
+
+static char *line_dup(const struct line *l)
+{
+	char *s = malloc(l->n + 1);
+
+	if (s) {
+		memcpy(s, l->p, l->n);
+		s[l->n] = '\0';
+		/* Mail may still carry a CR. */
+		if (l->n && s[l->n - 1] == '\r')
+			s[l->n - 1] = '\0';
+	}
+	return s;
+}
+
+/* "Key: value" with @key matched case-insensitively; value trimmed. */
+static const char *tag_value(const char *line, const char *key)
+{
+	size_t k = strlen(key);
+
+	if (strncasecmp(line, key, k) || line[k] != ':')
+		return NULL;
+	line += k + 1;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
+static void rtrim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+/*
+ * The address in "Name <addr>" or a bare "addr"; copies into @addr and
+ * the name (may be empty) into @name. False when there is no '@'.
+ */
+static bool split_addr(const char *v, char *name, size_t nname, char *addr,
+		       size_t naddr)
+{
+	const char *lt = strchr(v, '<'), *gt;
+	size_t n;
+
+	name[0] = addr[0] = '\0';
+	if (lt) {
+		gt = strchr(lt, '>');
+		if (!gt)
+			return false;
+		n = (size_t)(gt - lt - 1);
+		if (n >= naddr)
+			return false;
+		memcpy(addr, lt + 1, n);
+		addr[n] = '\0';
+		n = (size_t)(lt - v);
+		if (n >= nname)
+			n = nname - 1;
+		memcpy(name, v, n);
+		name[n] = '\0';
+	} else {
+		n = strcspn(v, " \t#");
+		if (n >= naddr)
+			return false;
+		memcpy(addr, v, n);
+		addr[n] = '\0';
+	}
+	rtrim(name);
+	/* Drop quotes around a display name. */
+	n = strlen(name);
+	if (n >= 2 && name[0] == '"' && name[n - 1] == '"') {
+		memmove(name, name + 1, n - 2);
+		name[n - 2] = '\0';
+	}
+	return strchr(addr, '@') != NULL;
+}
+
+struct signoff {
+	char name[256];
+	char addr[256];
+};
+
+struct author {
+	char name[256];
+	char addr[256];
+	bool from_body;
+};
+
+/* Whitespace runs collapsed, for comparing subjects. */
+static void squash(char *s)
+{
+	char *w = s;
+	bool sp = false;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t') {
+			sp = true;
+			continue;
+		}
+		if (sp)
+			*w++ = ' ';
+		sp = false;
+		*w++ = *s;
+	}
+	*w = '\0';
+}
+
+static void check_fixes(struct cm *c, const char *line, const char *v)
+{
+	size_t hexlen = strspn(v, "0123456789abcdefABCDEF");
+	const char *open, *close;
+	char sha[GIT_OID_HEXSZ + 1], quoted[512], summary[512];
+	git_object *obj = NULL;
+	git_oid oid;
+	size_t n;
+	int err;
+
+	if (!hexlen || (v[hexlen] && v[hexlen] != ' ' && v[hexlen] != '\t')) {
+		add(c, "fixes-format", RB_FSEV_LOW, line,
+		    "This Fixes: tag does not start with a commit id. The "
+		    "form is: Fixes: <12+ chars of sha1> (\"<title>\").");
+		return;
+	}
+	open = strstr(v + hexlen, "(\"");
+	close = strrchr(v, ')');
+	if (hexlen < 12 || hexlen > GIT_OID_HEXSZ || !open || !close ||
+	    close < open + 2 || close[-1] != '"' ||
+	    strspn(v + hexlen, " \t") != (size_t)(open - v - hexlen)) {
+		add(c, "fixes-format", RB_FSEV_LOW, line,
+		    "Could this Fixes: tag use the usual form, Fixes: <12+ "
+		    "chars of sha1> (\"<title>\")? Tools that follow fixes "
+		    "parse it.");
+		return;
+	}
+	if (!c->repo || !c->history)
+		return;
+	memcpy(sha, v, hexlen);
+	sha[hexlen] = '\0';
+	if (git_oid_fromstrn(&oid, sha, hexlen))
+		return;
+	err = git_object_lookup_prefix(&obj, c->repo, &oid, hexlen,
+				       GIT_OBJECT_ANY);
+	if (err == GIT_ENOTFOUND) {
+		add(c, "fixes-unknown", RB_FSEV_MEDIUM, line,
+		    "Fixes: names %s, but no commit with that id is in the "
+		    "tree this was applied to. Is the id right?",
+		    sha);
+		return;
+	}
+	if (err) /* ambiguous prefix, or the repository failed: say nothing */
+		return;
+	if (git_object_type(obj) != GIT_OBJECT_COMMIT) {
+		add(c, "fixes-unknown", RB_FSEV_MEDIUM, line,
+		    "Fixes: names %s, which is not a commit in the tree this "
+		    "was applied to. Is the id right?",
+		    sha);
+		goto out;
+	}
+	n = (size_t)(close - 1 - (open + 2));
+	if (n >= sizeof(quoted))
+		goto out;
+	memcpy(quoted, open + 2, n);
+	quoted[n] = '\0';
+	snprintf(summary, sizeof(summary), "%s",
+		 git_commit_summary((git_commit *)obj) ?
+			 git_commit_summary((git_commit *)obj) :
+			 "");
+	squash(quoted);
+	squash(summary);
+	if (strcmp(quoted, summary)) {
+		char abbrev[13];
+
+		memcpy(abbrev, git_oid_tostr_s(git_object_id(obj)), 12);
+		abbrev[12] = '\0';
+		add(c, "fixes-subject", RB_FSEV_LOW, line,
+		    "The title quoted in this Fixes: tag differs from that of "
+		    "commit %s (\"%s\"). Should it be Fixes: %s (\"%s\")?",
+		    abbrev, summary, abbrev, summary);
+	}
+out:
+	git_object_free(obj);
+}
+
+static void check_stable(struct cm *c, const char *line, const char *v)
+{
+	char name[256], addr[256];
+	const char *rest;
+	size_t n;
+
+	if (!split_addr(v, name, sizeof(name), addr, sizeof(addr)))
+		return;
+	if (strncasecmp(addr, "stable@", 7))
+		return;
+	if (strcasecmp(addr, "stable@vger.kernel.org")) {
+		add(c, "stable-cc", RB_FSEV_MEDIUM, line,
+		    "%s is not the stable list. Did you mean "
+		    "Cc: stable@vger.kernel.org?",
+		    addr);
+		return;
+	}
+	/* What follows the address must be empty or a "# comment". */
+	rest = strchr(v, '>');
+	rest = rest ? rest + 1 : v + strcspn(v, " \t");
+	n = strspn(rest, " \t");
+	if (rest[n] && rest[n] != '#')
+		add(c, "stable-cc", RB_FSEV_LOW, line,
+		    "stable-kernel-rules.rst puts notes after the address as "
+		    "a comment: Cc: stable@vger.kernel.org # 5.10+. Could "
+		    "this tag use that form?");
+}
+
+static void check_link(struct cm *c, const char *line, const char *key,
+		       const char *v)
+{
+	if (*v == '<')
+		v++;
+	if (!strncasecmp(v, "https://", 8) || !strncasecmp(v, "http://", 7))
+		return;
+	add(c, "link-tag", RB_FSEV_LOW, line,
+	    "%s: is meant to carry a URL (for example "
+	    "https://lore.kernel.org/r/<message-id>). Is this one complete?",
+	    key);
+}
+
+/* Characters, not bytes: UTF-8 continuation bytes are not counted. */
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+static void check_subject(struct cm *c, const struct rb_message *m)
+{
+	const char *t = m->subject.title;
+	size_t len, max;
+	const char *colon;
+
+	if (!t || !*t)
+		return;
+	max = c->ctx->opts->subject_max > 0 ?
+		      (size_t)c->ctx->opts->subject_max :
+		      75;
+	len = utf8_len(t);
+	if (len > max)
+		add(c, "subject-length", RB_FSEV_LOW, t,
+		    "The title is %zu characters long. Could it be shortened "
+		    "to %zu or fewer, so that it reads well in git log "
+		    "--oneline?",
+		    len, max);
+	/* Reverts and merges carry no prefix of their own. */
+	if (!strncmp(t, "Revert \"", 8) || !strncmp(t, "Reapply \"", 9) ||
+	    !strncmp(t, "Merge ", 6))
+		return;
+	colon = strchr(t, ':');
+	if (!colon)
+		add(c, "subject-prefix", RB_FSEV_LOW, t,
+		    "The title has no subsystem prefix. Would \"<subsystem>: "
+		    "%s\" (as in git log --oneline of the files touched) "
+		    "help?",
+		    t);
+}
+
+/*
+ * The author: the body's leading "From:" line when there is one (it wins,
+ * as in git am), else the mail's From.
+ */
+static void find_author(struct author *a, const struct rb_message *m)
+{
+	const char *cur = m->commit_msg;
+	struct line l;
+
+	memset(a, 0, sizeof(*a));
+	while (next_line(&cur, &l)) {
+		char *s;
+		const char *v;
+
+		if (!l.n || (l.n == 1 && l.p[0] == '\r'))
+			break;
+		s = line_dup(&l);
+		if (!s)
+			break;
+		v = tag_value(s, "From");
+		if (v && split_addr(v, a->name, sizeof(a->name), a->addr,
+				    sizeof(a->addr))) {
+			a->from_body = true;
+			free(s);
+			return;
+		}
+		/* Only pseudo-headers may come first (git am: From/Date/Subject). */
+		if (!tag_value(s, "Date") && !tag_value(s, "Subject")) {
+			free(s);
+			break;
+		}
+		free(s);
+	}
+	if (m->from.addr)
+		snprintf(a->addr, sizeof(a->addr), "%s", m->from.addr);
+	if (m->from.name)
+		snprintf(a->name, sizeof(a->name), "%s", m->from.name);
+}
+
+static void check_patch(struct cm *c, const struct rb_message *m)
+{
+	struct signoff *sobs = NULL;
+	size_t n_sob = 0, i;
+	struct author a;
+	const char *cur = m->commit_msg;
+	struct line l;
+	bool name_match = false;
+
+	check_subject(c, m);
+	while (!c->ret && next_line(&cur, &l)) {
+		char *s = line_dup(&l);
+		const char *v;
+
+		if (!s) {
+			c->ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+		rtrim(s);
+		if ((v = tag_value(s, "Signed-off-by"))) {
+			struct signoff *ns =
+				realloc(sobs, (n_sob + 1) * sizeof(*sobs));
+
+			if (ns) {
+				sobs = ns;
+				if (split_addr(v, sobs[n_sob].name,
+					       sizeof(sobs[n_sob].name),
+					       sobs[n_sob].addr,
+					       sizeof(sobs[n_sob].addr)))
+					n_sob++;
+			}
+		} else if ((v = tag_value(s, "Fixes"))) {
+			check_fixes(c, s, v);
+		} else if ((v = tag_value(s, "Cc"))) {
+			check_stable(c, s, v);
+		} else if ((v = tag_value(s, "Link"))) {
+			check_link(c, s, "Link", v);
+		} else if ((v = tag_value(s, "Closes"))) {
+			check_link(c, s, "Closes", v);
+		}
+		free(s);
+	}
+	if (c->ret)
+		goto out;
+	if (!n_sob) {
+		add(c, "signed-off-by", RB_FSEV_HIGH, NULL,
+		    "There is no Signed-off-by: line. Could you add one (see "
+		    "\"Developer's Certificate of Origin\" in "
+		    "submitting-patches.rst)?");
+		goto out;
+	}
+	find_author(&a, m);
+	if (!a.addr[0])
+		goto out;
+	for (i = 0; i < n_sob; i++) {
+		if (!strcasecmp(sobs[i].addr, a.addr))
+			goto out;
+		if (a.name[0] && !strcasecmp(sobs[i].name, a.name))
+			name_match = true;
+	}
+	/* A list that rewrote From (DMARC) says nothing about the author. */
+	if (!a.from_body && strstr(a.name, " via "))
+		goto out;
+	if (name_match)
+		add(c, "author-signoff", RB_FSEV_LOW, a.addr,
+		    "The author's address (%s) is not in any Signed-off-by: "
+		    "line, though the name is. Should the sign-off use the "
+		    "same address?",
+		    a.addr);
+	else
+		add(c, "author-signoff", RB_FSEV_MEDIUM, a.addr,
+		    "The author (%s) has not signed off. If %s wrote this, "
+		    "could they add their Signed-off-by:, or if you did, "
+		    "should the From: line say so?",
+		    a.addr, a.name[0] ? a.name : a.addr);
+out:
+	free(sobs);
+}
+
+static int has_history(git_repository *repo, const git_oid *base)
+{
+	git_commit *commit = NULL;
+	bool ok;
+
+	if (git_repository_is_shallow(repo) == 1)
+		return false;
+	if (git_commit_lookup(&commit, repo, base))
+		return false;
+	ok = git_commit_parentcount(commit) > 0;
+	git_commit_free(commit);
+	return ok;
+}
+
+static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
+{
+	const struct rb_check_opts *o = ctx->opts;
+	struct cm c = { .ctx = ctx, .out = out };
+	size_t i;
+
+	git_libgit2_init();
+	if (ctx->repo_path && ctx->has_base) {
+		if (git_repository_open(&c.repo, ctx->repo_path)) {
+			c.ret = rb_err(RB_EIO, "cannot open %s: %s",
+				       ctx->repo_path,
+				       git_error_last() ?
+					       git_error_last()->message :
+					       "?");
+			goto out;
+		}
+		c.history = has_history(c.repo, &ctx->base);
+	}
+	for (i = 0; i < ctx->n_patches && !c.ret; i++) {
+		const struct rb_message *m = ctx->patches[i].msg;
+
+		c.patch = (int)i + 1;
+		if (m && m->commit_msg && m->patch)
+			check_patch(&c, m);
+	}
+	c.patch = 0;
+	if (o->require_cover && ctx->n_patches >= 3 && !ctx->cover)
+		add(&c, "series-cover", RB_FSEV_LOW, NULL,
+		    "This series has %zu patches and no cover letter ([PATCH "
+		    "0/%zu]). Could the next version add one that says what "
+		    "the series does and why?",
+		    ctx->n_patches, ctx->n_patches);
+	if (o->max_patches > 0 && ctx->n_patches > (size_t)o->max_patches)
+		add(&c, "series-size", RB_FSEV_LOW, NULL,
+		    "This series has %zu patches, more than the %d this list "
+		    "takes in one posting. Could it be split?",
+		    ctx->n_patches, o->max_patches);
+out:
+	git_repository_free(c.repo);
+	git_libgit2_shutdown();
+	return c.ret;
+}
+
+const struct rb_checker_ops rb_check_commit_ops = {
+	.name = "commit-msg",
+	.version = VERSION,
+	.run = run,
+};

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * checks.h - checkers: commit-message rules, checkpatch, a sandboxed
+ * incremental build and external commands, behind one table of operations,
+ * and the runner that runs them in parallel and turns their results into
+ * findings (review/findings.h).
+ *
+ * Whoever sends a patch controls the patched tree (DESIGN.md fact 5):
+ * checkpatch.pl is taken from the base commit, and nothing from the
+ * patched tree runs outside the sandbox (review/sandbox.h).
+ */
+#ifndef RB_REVIEW_CHECKS_H
+#define RB_REVIEW_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <git2/oid.h>
+
+#include "review/findings.h"
+
+struct rb_message;
+
+/* One patch of the series, in series order. */
+struct rb_check_patch {
+	const struct rb_message *msg; /* borrowed; NULL: did not parse */
+	const char *raw; /* borrowed: the mail as received */
+	size_t raw_len;
+	const char *origin; /* borrowed: "FILE" or "FILE:N", for messages */
+};
+
+struct rb_check_opts {
+	/* Series rules (commit-msg). */
+	int max_patches; /* a bigger series is reported; default 30 */
+	int subject_max; /* characters of the title; default 75 */
+	bool require_cover; /* a cover letter for 3 or more; default true */
+
+	/* checkpatch. */
+	bool checkpatch_strict;
+	bool checkpatch_codespell; /* only when codespell is installed */
+	char **checkpatch_ignore; /* borrowed: types to drop */
+	size_t n_checkpatch_ignore;
+
+	/* build: DIR keeps the base sources and build output between runs. */
+	const char *build_cache_dir; /* NULL: $RB_BUILD_CACHE, else ~/.cache */
+	const char *build_config; /* make target; default "defconfig" */
+	char **build_options; /* borrowed: CONFIG_ names to enable */
+	size_t n_build_options;
+	int build_jobs; /* make -j; default 2 */
+	bool build_sparse; /* C=1 (needs sparse) */
+	long build_mem_mb; /* sandbox address-space limit; default 4096 */
+
+	/* external: a command run with the mbox and the applied tree. */
+	const char *external_name; /* default "external" */
+	const char *external_cmd; /* run by /bin/sh -c; NULL: none */
+
+	int timeout_seconds; /* per checker; default 600 */
+	int parallel; /* checkers at once; default 2 */
+};
+#define RB_CHECK_OPTS_INIT                                                     \
+	{                                                                      \
+		.max_patches = 30, .subject_max = 75, .require_cover = true,   \
+		.build_jobs = 2, .build_mem_mb = 4096, .timeout_seconds = 600, \
+		.parallel = 2                                                  \
+	}
+
+/* What a checker gets. Everything is borrowed. */
+struct rb_check_ctx {
+	const struct rb_message *cover; /* or NULL */
+	const struct rb_check_patch *patches; /* [i] is patch i + 1 */
+	size_t n_patches;
+	const char *repo_path; /* a git repository, or NULL: no tree checks */
+	git_oid base; /* the commit the series applies to */
+	bool has_base;
+	git_oid applied; /* the commit with the whole series applied */
+	bool has_applied;
+	const char *mbox_path; /* the series as an mbox file, or NULL */
+	const struct rb_check_opts *opts;
+	/* Set by the runner: CLOCK_MONOTONIC milliseconds, 0 = none. */
+	long long deadline_ms;
+};
+
+struct rb_checker_ops {
+	const char *name; /* "commit-msg", "checkpatch", "build", ... */
+	const char *version;
+	/*
+	 * Appends findings to @out. Returns 0 when the check ran (whatever it
+	 * found), or a negative code with rb_err() when it could not run;
+	 * the runner reports that as a problem, never as a fatal error.
+	 */
+	int (*run)(const struct rb_check_ctx *ctx, struct rb_findings *out);
+};
+
+extern const struct rb_checker_ops rb_check_commit_ops;
+extern const struct rb_checker_ops rb_check_checkpatch_ops;
+extern const struct rb_checker_ops rb_check_build_ops;
+extern const struct rb_checker_ops rb_check_external_ops;
+
+/* The checker named @name, or NULL. */
+const struct rb_checker_ops *rb_checker_find(const char *name);
+
+/*
+ * Runs the checkers named in @names (a comma-separated list; NULL means
+ * "commit-msg,checkpatch", plus "external" when one is configured) on
+ * @ctx, at most opts->parallel at once, each with its own deadline of
+ * opts->timeout_seconds. Findings are appended to @out in the order of
+ * @names. A checker that fails or times out adds one finding of category
+ * "checker-problem" (severity info) and the others go on. Returns 0, or
+ * -RB_EINVAL for an unknown checker name, -RB_ENOMEM.
+ */
+int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
+		  const char *names);
+
+/* Milliseconds left before ctx->deadline_ms (at least 1), or @dflt. */
+int rb_check_time_left_ms(const struct rb_check_ctx *ctx, int dflt);
+
+/*
+ * Parses the output of "checkpatch.pl --emacs --show-types --quiet
+ * --no-summary DIR/0001.patch DIR/0002.patch ..." into findings, one per
+ * report, with the patch index from the file name (exported for the fuzz
+ * target). Types in o->checkpatch_ignore are dropped. Returns 0 or
+ * -RB_ENOMEM.
+ */
+int rb_checkpatch_parse(struct rb_findings *out, const char *text,
+			const char *dir, size_t n_patches,
+			const struct rb_check_opts *o, const char *version);
+
+/*
+ * Parses an external checker's JSON lines into findings named @name; a bad
+ * line adds one "checker-problem" finding (exported for the fuzz target).
+ */
+int rb_external_parse(struct rb_findings *out, const char *name,
+		      const char *text, size_t n_patches);
+
+/*
+ * Parses compiler output of a build in the sandbox (paths under /src)
+ * into diagnostics "file:line: level: message" (exported for the fuzz
+ * target and the tests). Each is added to @out as a finding of category
+ * "build-warning" or "build-error" with code set to the normalised
+ * message. Returns 0 or -RB_ENOMEM.
+ */
+int rb_build_parse(struct rb_findings *out, const char *text);
+
+/*
+ * Prints one finding as a JSON object on one line (checker, version,
+ * severity, category, file, line, code, message, patch, fingerprint)
+ * into @b. Returns 0 or -RB_ENOMEM / -RB_ETOOBIG.
+ */
+struct rb_buf;
+int rb_finding_to_json(struct rb_buf *b, const struct rb_finding *f);
+
+#endif
