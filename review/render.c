@@ -394,6 +394,18 @@ static bool new_side(const struct rb_diff_line *l)
 	return l->origin == '+' || l->origin == ' ';
 }
 
+static bool blank_context(const struct rb_diff_line *l)
+{
+	size_t i;
+
+	if (l->origin != ' ')
+		return false;
+	for (i = 0; i < l->len; i++)
+		if (!isspace((unsigned char)l->text[i]))
+			return false;
+	return true;
+}
+
 static void quote_range(const struct rb_diff_hunk *h, size_t at, size_t *from,
 			size_t *to)
 {
@@ -416,6 +428,13 @@ static void quote_range(const struct rb_diff_hunk *h, size_t at, size_t *from,
 			*to = i;
 		}
 	}
+	/* Blank context at the edges of a quote says nothing. */
+	while (*from < at &&
+	       (!new_side(&h->lines[*from]) || blank_context(&h->lines[*from])))
+		(*from)++;
+	while (*to > at &&
+	       (!new_side(&h->lines[*to]) || blank_context(&h->lines[*to])))
+		(*to)--;
 }
 
 static bool locate_diff(const struct source *src, const struct rb_finding *f,
@@ -768,26 +787,57 @@ static int set_base(json_t *d, const char *name, const char *commit)
 	return ret;
 }
 
-static bool is_trailer_line(const char *s, size_t n)
+/*
+ * When the line @s (@n bytes) starts with a trailer name and its colon
+ * (blanks allowed around the name), returns the colon's offset + 1; else 0.
+ */
+static size_t trailer_colon(const char *s, size_t n)
 {
-	size_t k;
+	size_t k, lead = 0;
 
-	while (n && (*s == ' ' || *s == '\t')) {
-		s++;
-		n--;
-	}
+	while (lead < n && (s[lead] == ' ' || s[lead] == '\t'))
+		lead++;
 	for (k = 0; k < sizeof(trailers) / sizeof(trailers[0]); k++) {
 		size_t tl = strlen(trailers[k]) - 1; /* without the colon */
-		size_t i = tl;
+		size_t i = lead + tl;
 
-		if (n < tl || strncasecmp(s, trailers[k], tl))
+		if (n - lead < tl || strncasecmp(s + lead, trailers[k], tl))
 			continue;
 		while (i < n && (s[i] == ' ' || s[i] == '\t'))
 			i++;
 		if (i < n && s[i] == ':')
-			return true;
+			return i + 1;
 	}
-	return false;
+	return 0;
+}
+
+static bool is_trailer_line(const char *s, size_t n)
+{
+	return trailer_colon(s, n) != 0;
+}
+
+/*
+ * Wrapping can bring an untrusted word that a template followed with ':'
+ * (a file name, say) to the start of a line: drop that colon in the
+ * continuation lines from @from on.
+ */
+static void neutralise_wrapped(struct rb_buf *b, size_t from)
+{
+	char *s = memchr(b->ptr + from, '\n', b->len - from);
+
+	while (s) {
+		size_t off = (size_t)(s + 1 - b->ptr);
+		char *e = memchr(s + 1, '\n', b->len - off);
+		size_t n = e ? (size_t)(e - (s + 1)) : b->len - off, c;
+
+		c = trailer_colon(s + 1, n);
+		if (c) {
+			memmove(s + c, s + c + 1, b->len - off - c);
+			b->len--;
+			e = memchr(s + 1, '\n', b->len - off);
+		}
+		s = e;
+	}
 }
 
 /* Display columns of @n bytes of UTF-8 (continuation bytes are free). */
@@ -897,9 +947,13 @@ int rb_render_layout(struct rb_buf *buf, int width, const char *name)
 					name, line, (int)(n > 40 ? 40 : n), s);
 				break;
 			}
-			if (columns(s, n) > (size_t)width)
+			if (columns(s, n) > (size_t)width) {
+				size_t from = out.len;
+
 				ret = wrap_line(&out, s, n, width);
-			else
+				if (!ret)
+					neutralise_wrapped(&out, from);
+			} else
 				ret = rb_buf_add(&out, s, n);
 		}
 		if (!ret && e)

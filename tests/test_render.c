@@ -522,6 +522,18 @@ static void test_layout(void **state)
 		"xxxxxxxxxxxxxxxxxxxxxxxx\n"
 		"\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\xc3\xa9\n");
 	check_layout(b.ptr);
+
+	/* Wrapping never starts a line with a trailer built from parts. */
+	rb_buf_reset(&b);
+	assert_int_equal(
+		rb_buf_puts(&b, "[F6] (low) some-very-long-path/that/fills/"
+				"most/of/the/line/to/force/a/wrap.c "
+				"Acked-by: me\n"),
+		0);
+	assert_int_equal(rb_render_layout(&b, 72, "t"), 0);
+	assert_string_equal(
+		b.ptr, "[F6] (low)\nsome-very-long-path/that/fills/most/of/"
+		       "the/line/to/force/a/wrap.c\nAcked-by me\n");
 	rb_buf_release(&b);
 }
 
