@@ -82,6 +82,7 @@ struct rb_message {
 	struct rb_trailer *trailers; /* from commit_msg and after "---" */
 	size_t n_trailers;
 	char *diffstat; /* between "---" and the diff, or NULL */
+	char *notes; /* text between "---" and the diffstat ("v2: ..."), or NULL */
 	char *patch; /* the unified diff text, or NULL: not a patch */
 	size_t patch_len;
 

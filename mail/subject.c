@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * subject.c - the patch-mail subject grammar, as kernel lists write it and
+ * as b4 and patchwork read it:
+ *
+ *   [RFC PATCH net-next v2 1/3] title      [PATCHv3] title
+ *   [RFC][PATCH 1/2] title                 PATCH 1/8 title
+ *   Re: AW: 回复: [PATCH 5.10 1/3] title     [GIT PULL] title
+ *
+ * Reply prefixes (any number, mixed) and bracket groups are stripped from
+ * the front; the title is what is left, with whitespace collapsed.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mail/message.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+#define NUM_MAX 100000
+
+struct tagstate {
+	bool patch, rfc, resend, pull, git;
+	int version; /* 0: not stated */
+	int index, total;
+	bool counted;
+	const char *subsys; /* borrowed from the normalised copy */
+	size_t subsys_len;
+	const char *cand; /* a tree tag from a group that is not a patch tag */
+	size_t cand_len;
+};
+
+/* Reply prefixes of mailers in many languages; compared ignoring case. */
+static const char *const reply_words[] = {
+	"re",  "fwd",  "fw",   "aw",   "sv",   "antw", "wg",   "rif",
+	"odp", "回复", "答复", "回覆", "转发", "轉寄", "轉發", NULL,
+};
+
+static bool is_ws(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
+	       c == '\f';
+}
+
+/* Length of the reply prefix at @p ("Re:", "Re[2]:", "回复："), or 0. */
+static size_t reply_prefix(const char *p)
+{
+	size_t i, n;
+
+	for (i = 0; reply_words[i]; i++) {
+		n = strlen(reply_words[i]);
+		if (strncasecmp(p, reply_words[i], n))
+			continue;
+		/* "Re[2]:" and "Re(2):" count replies. */
+		if (p[n] == '[' || p[n] == '(') {
+			char close = p[n] == '[' ? ']' : ')';
+			size_t k = n + 1;
+
+			while (isdigit((unsigned char)p[k]))
+				k++;
+			if (k > n + 1 && p[k] == close)
+				n = k + 1;
+		}
+		while (p[n] == ' ')
+			n++;
+		if (p[n] == ':')
+			return n + 1;
+		if (!strncmp(p + n, "\xef\xbc\x9a", 3)) /* U+FF1A */
+			return n + 3;
+	}
+	return 0;
+}
+
+/* Parses a decimal number of @len digits, capped at NUM_MAX. */
+static bool number(const char *s, size_t len, int *out)
+{
+	size_t i;
+	long v = 0;
+
+	if (!len || len > 6)
+		return false;
+	for (i = 0; i < len; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > NUM_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* "v2", "V10": the version. */
+static bool version_tok(const char *s, size_t len, int *out)
+{
+	if (len < 2 || (s[0] != 'v' && s[0] != 'V'))
+		return false;
+	return number(s + 1, len - 1, out);
+}
+
+/* "1/3", "02/17": the index and the total. */
+static bool count_tok(const char *s, size_t len, int *idx, int *tot)
+{
+	const char *slash = memchr(s, '/', len);
+
+	if (!slash)
+		return false;
+	return number(s, (size_t)(slash - s), idx) &&
+	       number(slash + 1, len - (size_t)(slash - s) - 1, tot);
+}
+
+/*
+ * Classifies one token; returns false for a token that is none of the
+ * known tags (a tree tag such as "net-next" or "5.10", or a word).
+ */
+static bool known_tok(struct tagstate *t, const char *s, size_t len)
+{
+	int v, a, b;
+
+	if (len == 5 && !strncasecmp(s, "PATCH", 5)) {
+		t->patch = true;
+		return true;
+	}
+	if (len > 5 && !strncasecmp(s, "PATCH", 5)) {
+		/* "PATCHv3", "PATCH-v3" */
+		size_t k = s[5] == '-' ? 6 : 5;
+
+		if (version_tok(s + k, len - k, &v)) {
+			t->patch = true;
+			t->version = v;
+			return true;
+		}
+		return false;
+	}
+	if (len >= 3 && !strncasecmp(s, "RFC", 3)) {
+		if (len == 3) {
+			t->rfc = true;
+			return true;
+		}
+		if (version_tok(s + 3, len - 3, &v)) {
+			t->rfc = true;
+			t->version = v;
+			return true;
+		}
+		return false;
+	}
+	if (len == 6 && !strncasecmp(s, "RESEND", 6)) {
+		t->resend = true;
+		return true;
+	}
+	if (len == 3 && !strncasecmp(s, "GIT", 3)) {
+		t->git = true;
+		return true;
+	}
+	if (len == 4 && !strncasecmp(s, "PULL", 4)) {
+		t->pull = true;
+		return true;
+	}
+	if (version_tok(s, len, &v)) {
+		t->version = v;
+		return true;
+	}
+	if (count_tok(s, len, &a, &b)) {
+		t->index = a;
+		t->total = b;
+		t->counted = true;
+		return true;
+	}
+	return false;
+}
+
+/* One bracket group's content: tokens split on spaces and commas. */
+static void parse_group(struct tagstate *t, const char *s, size_t len)
+{
+	const char *unk = NULL;
+	size_t unk_len = 0, i = 0, start;
+	bool tagged = false;
+
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == ','))
+			i++;
+		start = i;
+		while (i < len && s[i] != ' ' && s[i] != ',')
+			i++;
+		if (i == start)
+			break;
+		if (known_tok(t, s + start, i - start))
+			tagged = true;
+		else if (!unk) {
+			unk = s + start;
+			unk_len = i - start;
+		}
+	}
+	if (!unk)
+		return;
+	if (tagged && !t->subsys) {
+		t->subsys = unk;
+		t->subsys_len = unk_len;
+	} else if (!tagged && !t->cand) {
+		t->cand = unk;
+		t->cand_len = unk_len;
+	}
+}
+
+/*
+ * "PATCH 1/8 title" without brackets: takes PATCH and the tag tokens that
+ * follow it; returns how many bytes were taken (0 when @p does not start
+ * so).
+ */
+static size_t bare_tags(struct tagstate *t, const char *p)
+{
+	size_t i = 0, start, len, taken = 0;
+	bool first = true;
+
+	if (strncmp(p, "PATCH", 5) && strncmp(p, "RFC PATCH", 9))
+		return 0;
+	for (;;) {
+		while (p[i] == ' ')
+			i++;
+		start = i;
+		while (p[i] && p[i] != ' ')
+			i++;
+		len = i - start;
+		if (!len)
+			break;
+		if (p[start + len - 1] == ':') {
+			/* "PATCH 1/8: title" */
+			if (len > 1 && known_tok(t, p + start, len - 1))
+				taken = i;
+			break;
+		}
+		if (!known_tok(t, p + start, len))
+			break;
+		if (first && !t->patch && !t->rfc)
+			break;
+		first = false;
+		taken = i;
+	}
+	return taken;
+}
+
+int rb_subject_parse(struct rb_subject *out, const char *subject)
+{
+	struct rb_buf norm = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf tags = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct tagstate t = { 0 };
+	struct rb_subject s = { 0 };
+	const char *p, *q;
+	size_t n, k;
+	int ret = 0;
+
+	if (!subject)
+		subject = "";
+	/* Collapse every run of whitespace to one space; trim. */
+	for (p = subject; *p && !ret; p++) {
+		if (is_ws(*p)) {
+			if (norm.len && norm.ptr[norm.len - 1] != ' ')
+				ret = rb_buf_putc(&norm, ' ');
+		} else {
+			ret = rb_buf_putc(&norm, *p);
+		}
+	}
+	if (ret)
+		goto out;
+	if (norm.len && norm.ptr[norm.len - 1] == ' ')
+		rb_buf_truncate(&norm, norm.len - 1);
+
+	p = norm.ptr;
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		n = reply_prefix(p);
+		if (n) {
+			s.is_reply = true;
+			p += n;
+			continue;
+		}
+		if (*p == '[') {
+			q = strchr(p + 1, ']');
+			if (!q)
+				break;
+			if (tags.len)
+				ret = rb_buf_putc(&tags, ' ');
+			if (!ret)
+				ret = rb_buf_add(&tags, p + 1,
+						 (size_t)(q - p - 1));
+			if (ret)
+				goto out;
+			parse_group(&t, p + 1, (size_t)(q - p - 1));
+			p = q + 1;
+			continue;
+		}
+		k = bare_tags(&t, p);
+		if (k) {
+			if (tags.len)
+				ret = rb_buf_putc(&tags, ' ');
+			if (!ret)
+				ret = rb_buf_add(&tags, p, k);
+			if (ret)
+				goto out;
+			p += k;
+			continue;
+		}
+		break;
+	}
+
+	s.is_pull = t.pull;
+	s.is_patch = t.patch || (t.rfc && !t.pull) ||
+		     (!t.pull && (t.resend || t.counted) &&
+		      (t.version || t.counted));
+	s.is_rfc = t.rfc;
+	s.is_resend = t.resend;
+	s.version = t.version > 0 ? t.version : 1;
+	if (t.counted && t.total > 0 && t.index <= t.total) {
+		s.index = t.index;
+		s.total = t.total;
+	}
+	if (!t.subsys && t.cand && s.is_patch) {
+		t.subsys = t.cand;
+		t.subsys_len = t.cand_len;
+	}
+	if (t.subsys) {
+		s.subsystem = strndup(t.subsys, t.subsys_len);
+		if (!s.subsystem)
+			goto nomem;
+	}
+	if (tags.len) {
+		s.tags = rb_buf_detach(&tags, NULL);
+		if (!s.tags)
+			goto nomem;
+	}
+	s.title = strdup(p);
+	if (!s.title)
+		goto nomem;
+	*out = s;
+	goto out;
+nomem:
+	rb_subject_release(&s);
+	ret = rb_err(RB_ENOMEM, "out of memory parsing a subject");
+out:
+	rb_buf_release(&norm);
+	rb_buf_release(&tags);
+	return ret;
+}
+
+void rb_subject_release(struct rb_subject *s)
+{
+	if (!s)
+		return;
+	free(s->title);
+	free(s->tags);
+	free(s->subsystem);
+	memset(s, 0, sizeof(*s));
+}
