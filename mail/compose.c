@@ -159,47 +159,77 @@ static int subject_clean(struct rb_buf *out, const char *s)
 	return ret;
 }
 
+/*
+ * A word of the subject that cannot be written as it is: non-ASCII, an
+ * "=?" that readers would take for an encoded word, or too long to fit a
+ * line (RFC 5322 2.1.1).
+ */
+static bool word_needs_encoding(const char *w, size_t len)
+{
+	size_t i;
+
+	if (len > LINE_HARD - 100)
+		return true;
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)w[i] >= 0x80)
+			return true;
+		if (w[i] == '=' && i + 1 < len && w[i + 1] == '?')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Subject: "Re: " once, then the words as they are, except that each run
+ * of words that need it becomes RFC 2047 encoded words (the spaces inside
+ * the run are encoded with it, RFC 2047 section 6.2), so an ASCII subject
+ * stays readable and searchable.
+ */
 static int put_subject(struct rb_buf *out, const char *subject)
 {
 	struct rb_buf s = RB_BUF_INIT(8192), enc = RB_BUF_INIT(65536);
 	struct hdr h = { out, 0, 0 };
-	const char *rest;
-	bool plain = true;
-	size_t i, word = 0;
+	const char *rest, *p;
 	int ret;
 
 	ret = subject_clean(&s, subject ? subject : "");
 	if (ret)
 		goto out;
-	/* "Re: " once: keep the original's own "Re:" (any case). */
+	/* Keep the original's own "Re:" (any case), never add a second. */
 	rest = s.ptr;
 	if (!strncasecmp(rest, "re:", 3))
 		rest += 3;
 	while (*rest == ' ')
 		rest++;
-	for (i = 0; rest[i]; i++) {
-		unsigned char c = (unsigned char)rest[i];
-
-		word = c == ' ' ? 0 : word + 1;
-		if (c >= 0x80 || word > LINE_HARD - 100)
-			plain = false;
-	}
-	/* An "=?" in plain text would be decoded by readers: encode it. */
-	if (strstr(rest, "=?"))
-		plain = false;
 	ret = hdr_start(&h, "Subject");
 	if (!ret)
 		ret = hdr_word(&h, "Re:", 3, false);
-	if (ret || !*rest)
-		goto end;
-	if (plain) {
-		ret = hdr_text(&h, rest, true);
-	} else {
-		ret = rb_rfc2047_encode(&enc, rest, strlen(rest));
+	p = rest;
+	while (*p && !ret) {
+		const char *w = p, *run_end;
+		size_t len = strcspn(w, " ");
+
+		if (!word_needs_encoding(w, len)) {
+			ret = hdr_word(&h, w, len, true);
+			p = w + len + (w[len] == ' ');
+			continue;
+		}
+		/* Extend the run over the following words that need it. */
+		run_end = w + len;
+		while (*run_end == ' ') {
+			const char *nw = run_end + 1;
+			size_t nl = strcspn(nw, " ");
+
+			if (!word_needs_encoding(nw, nl))
+				break;
+			run_end = nw + nl;
+		}
+		rb_buf_reset(&enc);
+		ret = rb_rfc2047_encode(&enc, w, (size_t)(run_end - w));
 		if (!ret)
 			ret = hdr_text(&h, enc.ptr, true);
+		p = run_end + (*run_end == ' ');
 	}
-end:
 	if (!ret)
 		ret = hdr_end(&h);
 out:

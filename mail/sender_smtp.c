@@ -47,6 +47,7 @@ struct transcript {
 	char reply[REPLY_MAX];
 	size_t reply_len;
 	bool reply_done; /* the last line had "xyz " (not "xyz-") */
+	bool frozen; /* an error reply was seen: keep it (not QUIT's 221) */
 };
 
 struct upload {
@@ -101,6 +102,8 @@ static int debug_cb(CURL *c, curl_infotype type, char *data, size_t size,
 {
 	struct transcript *t = arg;
 
+	if (t->frozen)
+		return 0;
 	if (type == CURLINFO_HEADER_OUT) {
 		size_t verb = 0;
 
@@ -123,6 +126,8 @@ static int debug_cb(CURL *c, curl_infotype type, char *data, size_t size,
 					  sizeof(t->reply) - t->reply_len, data,
 					  size);
 		t->reply_done = !(size > 3 && data[3] == '-');
+		if (t->reply_done && (data[0] == '4' || data[0] == '5'))
+			t->frozen = true;
 	}
 	return 0;
 }
