@@ -43,7 +43,7 @@
 
 struct rb_effective_policy {
 	enum rb_mode mode;
-	unsigned recipients; /* enum rb_recipient bits */
+	unsigned int recipients; /* enum rb_recipient bits */
 	int embargo_minutes;
 	enum rb_severity min_severity;
 	int max_findings; /* per patch; 0: no cap */

@@ -24,6 +24,8 @@
 /* A rendered mail body never needs more than this before layout. */
 #define RENDER_MAX (4u << 20)
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* How untrusted text is cleaned (see clean()). */
 enum {
 	CL_TABS = 1 << 0, /* keep tabs (quoted code) */
@@ -76,7 +78,7 @@ static void neutralise(struct rb_buf *b, size_t from)
 	size_t i, k;
 
 	for (i = from; i < b->len; i++) {
-		for (k = 0; k < sizeof(trailers) / sizeof(trailers[0]); k++) {
+		for (k = 0; k < ARRAY_SIZE(trailers); k++) {
 			size_t tl = strlen(trailers[k]);
 
 			if (b->len - i >= tl &&
@@ -94,7 +96,7 @@ static void neutralise(struct rb_buf *b, size_t from)
  * Appends @s cleaned: invalid UTF-8 becomes U+FFFD, control characters
  * become spaces (CR goes), and trailer names lose their colon.
  */
-static int clean(struct rb_buf *out, const char *s, size_t n, unsigned how)
+static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t start = out->len, i = 0;
@@ -151,7 +153,7 @@ static int clean(struct rb_buf *out, const char *s, size_t n, unsigned how)
 
 /* Sets @key of @obj to the cleaned @s (NULL: ""). */
 static int set_text(json_t *obj, const char *key, const char *s, size_t n,
-		    unsigned how)
+		    unsigned int how)
 {
 	struct rb_buf b = RB_BUF_INIT(RENDER_MAX);
 	json_t *v;
@@ -513,22 +515,24 @@ found:
 	return true;
 }
 
+static int cmp_size(size_t a, size_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
 static int loc_cmp(const void *a, const void *b)
 {
 	const struct loc *x = a, *y = b;
 
-#define CMP(f)                                       \
-	do {                                         \
-		if (x->f != y->f)                    \
-			return x->f < y->f ? -1 : 1; \
-	} while (0)
-	CMP(kind);
-	CMP(file_no);
-	CMP(hunk_no);
-	CMP(at);
-	CMP(fi);
-#undef CMP
-	return 0;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->file_no != y->file_no)
+		return cmp_size(x->file_no, y->file_no);
+	if (x->hunk_no != y->hunk_no)
+		return cmp_size(x->hunk_no, y->hunk_no);
+	if (x->at != y->at)
+		return cmp_size(x->at, y->at);
+	return cmp_size(x->fi, y->fi);
 }
 
 static int quote_diff_line(struct rb_buf *q, const struct rb_diff_line *dl)
@@ -797,7 +801,7 @@ static size_t trailer_colon(const char *s, size_t n)
 
 	while (lead < n && (s[lead] == ' ' || s[lead] == '\t'))
 		lead++;
-	for (k = 0; k < sizeof(trailers) / sizeof(trailers[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(trailers); k++) {
 		size_t tl = strlen(trailers[k]) - 1; /* without the colon */
 		size_t i = lead + tl;
 
@@ -1205,7 +1209,7 @@ int rb_render_ack(struct rb_buf *out, const struct rb_render_ack_ctx *ctx)
 		json_t *o = json_object();
 		char id[32];
 
-		if ((unsigned)it->verdict > RB_VERDICT_FIXED) {
+		if ((unsigned int)it->verdict > RB_VERDICT_FIXED) {
 			json_decref(o);
 			ret = rb_err(RB_EINVAL, "unknown verdict %d",
 				     (int)it->verdict);

@@ -275,8 +275,7 @@ static void test_mixed(void **state)
 						  RB_MODE_BLOCKING),
 			 RB_MODE_OFF);
 
-	/* Blocking mm + advisory net: advisory, and every knob the
-	 * stricter one. */
+	/* Blocking mm + advisory net: advisory, every knob the stricter. */
 	resolve(&p, "MEMORY MANAGEMENT", "NETWORKING [GENERAL]", NULL);
 	assert_int_equal(p.mode, RB_MODE_ADVISORY);
 	assert_ptr_equal(p.governing, &pols[1]);

@@ -229,8 +229,10 @@ static void test_golden_review(void **state)
 	struct rb_buf out = RB_BUF_INIT(1 << 20);
 	struct rb_render_ctx c;
 	int ids[7] = { 0 };
-	/* Mail order: commit message, then the header, then page_counter.c
-	 * hunk by hunk, then the findings with no place in the patch. */
+	/*
+	 * Mail order: commit message, then the header, then page_counter.c
+	 * hunk by hunk, then the findings with no place in the patch.
+	 */
 	const int want_ids[7] = { 5, 3, 4, 1, 2, 6, 7 };
 	char tag[16];
 	const char *prev = NULL, *at;
