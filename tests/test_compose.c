@@ -840,6 +840,12 @@ static void test_smtp_live(void **state)
 	base_reply(&r);
 	r.subject =
 		"[PATCH v2 4/9] mm: f\xc3\xbcr J\xc3\xb6rg\r\nBcc: evil@example.org";
+	/* RB_SMTP_TAG makes distinct replies (distinct Message-IDs). */
+	if (getenv("RB_SMTP_TAG")) {
+		rb_buf_printf(&body, "%sTag: %s\n", r.body,
+			      getenv("RB_SMTP_TAG"));
+		r.body = body.ptr;
+	}
 	if (!strcmp(mode, "sink") || !strcmp(mode, "postfix")) {
 		/* Deliver one reply; the shell test inspects the sink. */
 		s = live_sender(RB_STARTTLS_OFF, 20000);
