@@ -898,7 +898,8 @@ static void mm_finish(struct mm_build *mb, struct mm_ent **v, size_t *n)
 {
 	size_t i, o = 0;
 
-	qsort(mb->v, mb->n, sizeof(*mb->v), mm_cmp);
+	if (mb->n)
+		qsort(mb->v, mb->n, sizeof(*mb->v), mm_cmp);
 	for (i = 0; i < mb->n; i++) {
 		if (o && !strcmp(mb->v[o - 1].key, mb->v[i].key))
 			mb->v[o - 1] = mb->v[i];
@@ -1995,6 +1996,8 @@ static void sort_uniq(struct strv *sv)
 {
 	size_t i, o = 0;
 
+	if (!sv->n)
+		return;
 	qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
 	for (i = 0; i < sv->n; i++) {
 		if (o && !strcmp(sv->v[o - 1], sv->v[i]))

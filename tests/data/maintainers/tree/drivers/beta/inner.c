@@ -1,0 +1,1 @@
+a beta file

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_maintainers.c - the MAINTAINERS lookup on a hand-written fixture
+ * (tests/data/maintainers): globs, X:, N:, K:, depth ordering, .mailmap
+ * in its four forms, roles, list kinds, the "in file" addresses of a
+ * .yaml file and a directory pattern without its "/". The expected
+ * outputs (patches/NN.out and NN.roles) were recorded once from linux
+ * 6.1's scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback
+ * [--norolestats] run in a copy of the fixture tree; t_maintainers_parity
+ * re-checks them against the real script when a kernel tree is present.
+ * Also: sections, -f paths, the Perl regex translation, the blob cache on
+ * a real git repository, and hostile input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "review/maint_regex.h"
+#include "review/maintainers.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/banned.h"
+
+static char data[4096];
+
+static void data_path(char *out, size_t len, const char *rel)
+{
+	snprintf(out, len, "%s/%s", data, rel);
+}
+
+static struct rb_maint *load_fixture(void)
+{
+	char mf[4200], mm[4200], tree[4200];
+	struct rb_maint *m = NULL;
+
+	data_path(mf, sizeof(mf), "MAINTAINERS");
+	data_path(mm, sizeof(mm), "mailmap");
+	data_path(tree, sizeof(tree), "tree");
+	assert_int_equal(rb_maint_load_file(&m, mf, mm, tree), 0);
+	assert_non_null(m);
+	return m;
+}
+
+static void check_golden(struct rb_maint *m, const char *name)
+{
+	struct rb_buf patch = RB_BUF_INIT(1 << 20), want = RB_BUF_INIT(1 << 20),
+		      got = RB_BUF_INIT(1 << 20);
+	struct rb_maint_result *r = NULL;
+	char p[4200];
+	int roles;
+
+	data_path(p, sizeof(p), "patches/");
+	assert_true(strlen(p) + strlen(name) + 8 < sizeof(p));
+	snprintf(p + strlen(p), sizeof(p) - strlen(p), "%s.patch", name);
+	assert_int_equal(rb_read_file(&patch, p), 0);
+	assert_int_equal(rb_maint_lookup_patch(&r, m, patch.ptr, patch.len), 0);
+	for (roles = 0; roles < 2; roles++) {
+		data_path(p, sizeof(p), "patches/");
+		snprintf(p + strlen(p), sizeof(p) - strlen(p), "%s.%s", name,
+			 roles ? "roles" : "out");
+		rb_buf_reset(&want);
+		rb_buf_reset(&got);
+		assert_int_equal(rb_read_file(&want, p), 0);
+		assert_int_equal(rb_maint_format(&got, r,
+						 roles ? RB_MAINT_FMT_ROLES :
+							 0),
+				 0);
+		if (strcmp(want.ptr, got.ptr))
+			fprintf(stderr, "%s:\nwant:\n%sgot:\n%s", p, want.ptr,
+				got.ptr);
+		assert_string_equal(want.ptr, got.ptr);
+	}
+	rb_maint_result_free(r);
+	rb_buf_release(&patch);
+	rb_buf_release(&want);
+	rb_buf_release(&got);
+}
+
+/* drivers/alpha: depth order, X: exclusion, a keyword in the message. */
+static void test_depth_exclude(void **state)
+{
+	struct rb_maint *m = load_fixture();
+
+	check_golden(m, "01-alpha");
+	rb_maint_free(m);
+}
+
+/* K: only on +/- lines once the diff began; (?i); list dedup by lc(). */
+static void test_keywords(void **state)
+{
+	struct rb_maint *m = load_fixture();
+
+	check_golden(m, "02-keywords");
+	rb_maint_free(m);
+}
+
+/* * ? [ch] globs, slash counts, N:, and "F: drivers/beta" as a dir. */
+static void test_globs(void **state)
+{
+	struct rb_maint *m = load_fixture();
+
+	check_golden(m, "03-globs");
+	rb_maint_free(m);
+}
+
+/* .mailmap forms, renames, a quoted name, a name cut at 50 bytes. */
+static void test_mailmap(void **state)
+{
+	struct rb_maint *m = load_fixture();
+
+	check_golden(m, "04-mailmap");
+	rb_maint_free(m);
+}
+
+/* Addresses in a .yaml file, "in file" roles. */
+static void test_yaml(void **state)
+{
+	struct rb_maint *m = load_fixture();
+
+	check_golden(m, "05-yaml");
+	rb_maint_free(m);
+}
+
+static void test_sections(void **state)
+{
+	struct rb_maint *m = load_fixture();
+	struct rb_buf patch = RB_BUF_INIT(1 << 20);
+	struct rb_maint_result *r = NULL;
+	const struct rb_maint_section *s;
+	char p[4200];
+
+	data_path(p, sizeof(p), "patches/01-alpha.patch");
+	assert_int_equal(rb_read_file(&patch, p), 0);
+	assert_int_equal(rb_maint_lookup_patch(&r, m, patch.ptr, patch.len), 0);
+	assert_int_equal(r->nsections, 4);
+	assert_string_equal(r->sections[0]->name, "ALPHA CORE FILE");
+	assert_string_equal(r->sections[1]->name, "ALPHA DRIVER");
+	assert_string_equal(r->sections[2]->name, "THE REST");
+	assert_string_equal(r->sections[3]->name, "KEYWORDS");
+	s = r->sections[1];
+	assert_string_equal(s->status, "Maintained");
+	assert_int_equal(s->ntrees, 1);
+	assert_string_equal(s->trees[0],
+			    "git git://git.example.org/alpha.git alpha-next");
+	assert_int_equal(s->nlists, 1);
+	assert_string_equal(s->lists[0], "alpha-list@example.org");
+	assert_int_equal(s->nmaintainers, 1);
+	assert_int_equal(s->nreviewers, 1);
+	assert_string_equal(s->reviewers[0],
+			    "Bob Reviewer <bob@example.org> (reviews only)");
+	assert_int_equal(s->nwebs, 1);
+	assert_int_equal(r->nfiles, 3);
+	assert_string_equal(r->files[0], "drivers/alpha/core.c");
+	assert_int_equal(r->to[0].kind, RB_MAINT_PERSON);
+	assert_int_equal(r->to[r->nto - 1].kind, RB_MAINT_LIST);
+
+	s = rb_maint_find_section(m, "GLOB SECTION");
+	assert_non_null(s);
+	assert_string_equal(s->status, "Supported");
+	assert_int_equal(s->nmaintainers, 2);
+	assert_null(rb_maint_find_section(m, "NO SUCH SECTION"));
+	assert_int_equal(rb_maint_nsections(m), 11);
+	assert_string_equal(rb_maint_section_at(m, 0)->name,
+			    "3C FIRST SECTION");
+	assert_null(rb_maint_section_at(m, 11));
+	assert_string_equal(rb_maint_warnings(m), "");
+	rb_maint_result_free(r);
+	rb_buf_release(&patch);
+	rb_maint_free(m);
+}
+
+/* get_maintainer -f: a directory gets its "/", a file its keywords. */
+static void test_paths(void **state)
+{
+	static const char *const paths[] = { "drivers/beta", "./lib//bits.c" };
+	static const char *const missing[] = { "no/such/file.c" };
+	struct rb_maint *m = load_fixture();
+	struct rb_maint_result *r = NULL;
+	struct rb_buf got = RB_BUF_INIT(1 << 20);
+
+	assert_int_equal(rb_maint_lookup_paths(&r, m, paths, 1), 0);
+	assert_string_equal(r->files[0], "drivers/beta/");
+	assert_int_equal(rb_maint_format(&got, r, RB_MAINT_FMT_ROLES), 0);
+	assert_string_equal(got.ptr, "Beth Beta <beth@example.org> "
+				     "(supporter:BETA DIRECTORY WITHOUT A "
+				     "SLASH)\nlinux-kernel@vger.kernel.org "
+				     "(open list)\n");
+	rb_maint_result_free(r);
+	r = NULL;
+	/* Not in the fixture tree: get_maintainer dies, so do we. */
+	assert_int_equal(rb_maint_lookup_paths(&r, m, paths + 1, 1),
+			 -RB_ENOTFOUND);
+	assert_int_equal(rb_maint_lookup_paths(&r, m, missing, 1),
+			 -RB_ENOTFOUND);
+	assert_null(r);
+	rb_buf_release(&got);
+	rb_maint_free(m);
+}
+
+static bool perl_match(const char *pat, bool x, const char *s)
+{
+	struct rb_perl_re r = { 0 };
+	bool ok;
+
+	assert_int_equal(rb_perl_re_compile(&r, pat, strlen(pat), x), 0);
+	ok = rb_perl_re_match(&r, s, strlen(s));
+	rb_perl_re_release(&r);
+	return ok;
+}
+
+static void test_regex(void **state)
+{
+	struct rb_perl_re r = { 0 };
+	static const char *const refused[] = { "a(?=b)", "(a)\\1", "\\Gx",
+					       "a++",	 "(?s:.)", "[a",
+					       "a)",	 "\\p{L}" };
+	size_t i;
+
+	assert_true(perl_match("(?:\\b|_)bpf(?:\\b|_)", true, "+ x_bpf_y\n"));
+	assert_false(perl_match("(?:\\b|_)bpf(?:\\b|_)", true, "+ xbpfy\n"));
+	assert_true(perl_match("\\b(?i:clang|llvm)\\b", true, "use LLVM now"));
+	assert_false(perl_match("\\b(?i:clang|llvm)\\b", true, "useLLVM"));
+	assert_true(perl_match("^[+-].*(?i)pidfd", true, "+PIDFD_open\n"));
+	assert_false(perl_match("^[+-].*(?i)pidfd", true, " pidfd\n"));
+	/* The prefix binds to the first alternative only, as in Perl. */
+	assert_true(perl_match("^[+-].*phylink\\.h|struct\\s+phylink", true,
+			       " struct  phylink *pl;\n"));
+	assert_true(perl_match("[^@]sifive", true, "x sifive"));
+	assert_false(perl_match("[^@]sifive", true, "a@sifive"));
+	/* /x: white space and comments are not part of the pattern. */
+	assert_true(perl_match("foo bar # a comment", true, "foobar"));
+	assert_false(perl_match("foo bar", false, "foobar"));
+	/* "." never matches "\n"; "$" matches before a final "\n". */
+	assert_false(perl_match("a.b", false, "a\nb"));
+	assert_true(perl_match("end$", false, "the end\n"));
+	assert_true(
+		perl_match("(devm_)?hwmon_device_(un)?register(|_with_info)",
+			   true, "hwmon_device_register_with_info"));
+	assert_true(perl_match("bcm[9]?6878", true, "arch/arm/bcm96878.dts"));
+	assert_true(perl_match("a{2,3}b", false, "caab"));
+	assert_true(perl_match("\\x41\\d+", false, "A12"));
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		memset(&r, 0, sizeof(r));
+		assert_true(rb_perl_re_compile(&r, refused[i],
+					       strlen(refused[i]), false) < 0);
+	}
+	/* The literal prefilter: every match holds one of them. */
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(
+		rb_perl_re_compile(&r, "\\b(?i:clang|llvm)\\b", 19, true), 0);
+	assert_int_equal(r.nlits, 2);
+	assert_true(rb_perl_re_maybe(&r, "x llvm", 6));
+	assert_false(rb_perl_re_maybe(&r, "x gcc", 5));
+	rb_perl_re_release(&r);
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int sh(const char *fmt, ...)
+{
+	struct rb_buf b = RB_BUF_INIT(1 << 16);
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	assert_int_equal(rb_buf_vprintf(&b, fmt, ap), 0);
+	va_end(ap);
+	rc = system(b.ptr);
+	rb_buf_release(&b);
+	return rc;
+}
+
+/* A real repository: blobs, not the worktree; the cache reloads only
+ * when the MAINTAINERS or .mailmap blob changes. */
+static void test_git_cache(void **state)
+{
+	char dir[] = "/tmp/rb-maint-git.XXXXXX";
+	struct rb_maint_cache *c = NULL;
+	struct rb_maint *m1 = NULL, *m2 = NULL, *m3 = NULL, *old = NULL;
+	struct rb_maint *none = NULL;
+	struct rb_maint_result *r = NULL;
+	static const char *const f[] = { "drivers/beta/inner.c" };
+	struct rb_buf got = RB_BUF_INIT(1 << 16);
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(
+		sh("set -e; cd %s; git init -q .; cp -r %s/tree/. .;"
+		   "cp %s/MAINTAINERS MAINTAINERS; cp %s/mailmap .mailmap;"
+		   "git add -A; git -c user.name=t -c user.email=t@t "
+		   "commit -q -m one",
+		   dir, data, data, data),
+		0);
+	assert_int_equal(rb_maint_cache_new(&c), 0);
+	assert_int_equal(rb_maint_cache_get(&m1, c, dir, NULL), 0);
+	assert_int_equal(rb_maint_cache_loads(c), 1);
+	assert_int_equal(rb_maint_lookup_paths(&r, m1, f, 1), 0);
+	assert_int_equal(rb_maint_format(&got, r, 0), 0);
+	assert_string_equal(got.ptr, "Beth Beta <beth@example.org>\n"
+				     "linux-kernel@vger.kernel.org\n");
+	rb_maint_result_free(r);
+	r = NULL;
+
+	/* Another commit that leaves MAINTAINERS alone: no reload. The
+	 * worktree's MAINTAINERS is edited but never read. */
+	assert_int_equal(
+		sh("set -e; cd %s; echo x > other.c; git add other.c;"
+		   "git -c user.name=t -c user.email=t@t commit -q -m two;"
+		   "echo 'garbage' > MAINTAINERS",
+		   dir),
+		0);
+	assert_int_equal(rb_maint_cache_get(&m2, c, dir, "HEAD"), 0);
+	assert_int_equal(rb_maint_cache_loads(c), 1);
+	assert_int_equal(rb_maint_nsections(m2), 11);
+
+	/* A new MAINTAINERS blob: reloaded. */
+	assert_int_equal(
+		sh("set -e; cd %s; git checkout -q MAINTAINERS;"
+		   "sed -i 's/^M:\tBeth Beta <beth@example.org>/M:\tBen "
+		   "Beta <ben@example.org>/' MAINTAINERS;"
+		   "git -c user.name=t -c user.email=t@t commit -q -a -m 3",
+		   dir),
+		0);
+	assert_int_equal(rb_maint_cache_get(&m3, c, dir, NULL), 0);
+	assert_int_equal(rb_maint_cache_loads(c), 2);
+	rb_buf_reset(&got);
+	assert_int_equal(rb_maint_lookup_paths(&r, m3, f, 1), 0);
+	assert_int_equal(rb_maint_format(&got, r, 0), 0);
+	assert_string_equal(got.ptr, "Ben Beta <ben@example.org>\n"
+				     "linux-kernel@vger.kernel.org\n");
+	rb_maint_result_free(r);
+	r = NULL;
+
+	/* An older revision, and handles that outlive the cache. */
+	assert_int_equal(rb_maint_load_git(&old, dir, "HEAD~2"), 0);
+	rb_maint_cache_free(c);
+	rb_buf_reset(&got);
+	assert_int_equal(rb_maint_lookup_paths(&r, old, f, 1), 0);
+	assert_int_equal(rb_maint_format(&got, r, 0), 0);
+	assert_string_equal(got.ptr, "Beth Beta <beth@example.org>\n"
+				     "linux-kernel@vger.kernel.org\n");
+	rb_maint_result_free(r);
+	assert_int_equal(rb_maint_load_git(&none, dir, "no-such-rev"),
+			 -RB_ENOTFOUND);
+	assert_int_equal(rb_maint_load_git(&none, "/nonexistent/repo", NULL),
+			 -RB_ENOTFOUND);
+	assert_null(none); /* *out is set only on success */
+	rb_maint_free(m1);
+	rb_maint_free(m2);
+	rb_maint_free(m3);
+	rb_maint_free(old);
+	rb_buf_release(&got);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
+/* Hostile MAINTAINERS text and patches: errors or empty output, no
+ * crash; unsupported regexes are reported, not fatal. */
+static void test_hostile(void **state)
+{
+	static const char bad[] = "X\n"
+				  "F:\n"
+				  "K:\t(?=lookahead)\n"
+				  "N:\t[unclosed\n"
+				  "F:\t[\n"
+				  "F:\t(a|b)+/\n"
+				  "M:\t<\n"
+				  "L:\t \n"
+				  "S:\n"
+				  "\0\xff binary \x01\n"
+				  "M:";
+	static const char mm[] = "<a> <b>\n<>\n a <b> c <d>\nx<y><z>\n#\n";
+	static const char patch[] = "+++ \n--- /\n+++ b/a//b\n@@ -1 +1 @@\n"
+				    "diff --git a/x b/y z\n rename from \n"
+				    "+lookahead\n\0nul\n";
+	struct rb_maint *m = NULL;
+	struct rb_maint_result *r = NULL;
+	struct rb_buf out = RB_BUF_INIT(1 << 16);
+
+	assert_int_equal(rb_maint_load_mem(&m, bad, sizeof(bad) - 1, mm,
+					   sizeof(mm) - 1),
+			 0);
+	assert_non_null(strstr(rb_maint_warnings(m), "K: (?=lookahead)"));
+	assert_non_null(strstr(rb_maint_warnings(m), "N: [unclosed"));
+	assert_int_equal(rb_maint_lookup_patch(&r, m, patch, sizeof(patch) - 1),
+			 0);
+	assert_int_equal(rb_maint_format(&out, r, RB_MAINT_FMT_ROLES), 0);
+	assert_int_equal(rb_maint_format_sections(&out, r), 0);
+	rb_maint_result_free(r);
+	rb_maint_free(m);
+	m = NULL;
+	assert_int_equal(rb_maint_load_mem(&m, "", 0, NULL, 0), 0);
+	assert_int_equal(rb_maint_nsections(m), 0);
+	assert_int_equal(rb_maint_lookup_patch(&r, m, "", 0), 0);
+	assert_int_equal(r->nto, 0);
+	rb_maint_result_free(r);
+	rb_maint_free(m);
+	rb_buf_release(&out);
+}
+
+int main(void)
+{
+	const char *src = getenv("RB_SRC");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_depth_exclude),
+		cmocka_unit_test(test_keywords),
+		cmocka_unit_test(test_globs),
+		cmocka_unit_test(test_mailmap),
+		cmocka_unit_test(test_yaml),
+		cmocka_unit_test(test_sections),
+		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_regex),
+		cmocka_unit_test(test_git_cache),
+		cmocka_unit_test(test_hostile),
+	};
+
+	snprintf(data, sizeof(data), "%s/tests/data/maintainers",
+		 src ? src : "..");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
