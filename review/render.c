@@ -648,7 +648,7 @@ static int patch_findings(json_t *d, const struct rb_render_patch *p,
 	struct loc *locs = NULL;
 	json_t *blocks = json_array(), *unloc = json_array(), *blk = NULL;
 	json_t *fl = NULL;
-	size_t i, n = p->n_findings, last_file = (size_t)-1;
+	size_t i, m = 0, n = p->n_findings, last_file = (size_t)-1;
 	const struct loc *cur = NULL;
 	struct loc span;
 	int *ids = NULL, ret;
@@ -668,15 +668,20 @@ static int patch_findings(json_t *d, const struct rb_render_patch *p,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		locs[i].fi = i;
-		locs[i].kind = LOC_NONE;
-		if (!locate_diff(&src, &p->findings[i], &locs[i]) &&
-		    !locate_commit(&src, &p->findings[i], &locs[i]))
-			locs[i].kind = LOC_NONE;
-	}
-	qsort(locs, n, sizeof(*locs), loc_cmp);
+		struct loc *l = &locs[m];
 
-	for (i = 0; i < n && !ret; i++) {
+		if (p->show && !p->show[i])
+			continue;
+		m++;
+		l->fi = i;
+		l->kind = LOC_NONE;
+		if (!locate_diff(&src, &p->findings[i], l) &&
+		    !locate_commit(&src, &p->findings[i], l))
+			l->kind = LOC_NONE;
+	}
+	qsort(locs, m, sizeof(*locs), loc_cmp);
+
+	for (i = 0; i < m && !ret; i++) {
 		const struct loc *l = &locs[i];
 		const struct rb_finding *f = &p->findings[l->fi];
 		json_t *fo = NULL;
@@ -732,8 +737,8 @@ static int patch_findings(json_t *d, const struct rb_render_patch *p,
 		       json_array_size(blocks) && json_array_size(unloc));
 	ret = ret ?: set_new(d, "blocks", json_incref(blocks));
 	ret = ret ?: set_new(d, "unlocated", json_incref(unloc));
-	ret = ret ?: set_int(d, "n_findings", (long long)n);
-	ret = ret ?: set_bool(d, "has_findings", n > 0);
+	ret = ret ?: set_int(d, "n_findings", (long long)m);
+	ret = ret ?: set_bool(d, "has_findings", m > 0);
 	if (!ret && p->ids)
 		memcpy(p->ids, ids, n * sizeof(*ids));
 out:
@@ -763,6 +768,16 @@ static int set_list_text(json_t *d, const char *key, const json_t *arr)
 	ret = ret ?: set_new(d, key, json_stringn_nocheck(b.ptr, b.len));
 	rb_buf_release(&b);
 	return ret;
+}
+
+/* How many findings of @p the mail shows. */
+static size_t shown(const struct rb_render_patch *p)
+{
+	size_t i, m = 0;
+
+	for (i = 0; i < p->n_findings; i++)
+		m += !p->show || p->show[i];
+	return m;
 }
 
 /* "1 finding.", "3 findings.", "No findings." */
@@ -1007,6 +1022,7 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 	p.title = ctx->title;
 	p.findings = ctx->findings;
 	p.n_findings = ctx->n_findings;
+	p.show = ctx->show;
 	p.commit_msg = ctx->commit_msg;
 	p.patch = ctx->patch;
 	p.patch_len = ctx->patch_len;
@@ -1022,7 +1038,7 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
 	ret = ret ?: set_str(d, "model_line", ctx->model_line);
 	ret = ret ?: patch_findings(d, &p, &next);
-	ret = ret ?: set_findings_line(d, ctx->n_findings, "");
+	ret = ret ?: set_findings_line(d, shown(&p), "");
 	ret = ret ?: set_str(d, "first_id", "F1");
 	ret = ret ?: render(out, &ctx->dirs, "review.txt", d);
 	json_decref(d);
@@ -1063,8 +1079,8 @@ int rb_render_summary(struct rb_buf *out,
 			json_decref(po);
 			break;
 		}
-		total_findings += p->n_findings;
-		if (p->n_findings) {
+		total_findings += shown(p);
+		if (shown(p)) {
 			with++;
 			ret = push_new(patches, po);
 		} else {

@@ -30,6 +30,7 @@
 #ifndef RB_REVIEW_RENDER_H
 #define RB_REVIEW_RENDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "review/findings.h"
@@ -51,15 +52,20 @@ struct rb_render_patch {
 	const char *title; /* the subject's title */
 	const char *const *summary; /* this patch's checker lines, or NULL */
 	size_t n_summary;
-	/* The findings to show (already filtered by the policy). */
+	/*
+	 * The patch's findings; with @show (rb_policy_filter_findings()
+	 * fills it), only those it marks are shown.
+	 */
 	const struct rb_finding *findings;
 	size_t n_findings;
+	const bool *show; /* [n_findings], or NULL: show all */
 	const char *commit_msg; /* to quote commit-message findings */
 	const char *patch; /* the unified diff, to quote from; may be NULL */
 	size_t patch_len;
 	/*
 	 * Out, may be NULL: [n_findings], set to N for the finding shown as
-	 * "[FN]" (unique within the mail), filled on success.
+	 * "[FN]" (unique within the mail), 0 for one not shown; filled on
+	 * success.
 	 */
 	int *ids;
 };
@@ -78,8 +84,9 @@ struct rb_render_ctx {
 	const char *const *summary;
 	size_t n_summary;
 	const char *model_line; /* "The model stage is off; ...", or NULL */
-	const struct rb_finding *findings; /* this patch's, policy-filtered */
+	const struct rb_finding *findings; /* this patch's */
 	size_t n_findings;
+	const bool *show; /* as in struct rb_render_patch */
 	const char *commit_msg;
 	const char *patch;
 	size_t patch_len;

@@ -342,6 +342,26 @@ static void test_modes_and_empty(void **state)
 	assert_non_null(strstr(out.ptr, "reviewbot, blocking for MEMORY "
 					"MANAGEMENT: please answer"));
 
+	/* The policy's filter: hidden findings get no number. */
+	{
+		const bool show[7] = { true, false, false, false,
+				       true, false, false };
+		int ids[7];
+		const int want[7] = { 2, 0, 0, 0, 1, 0, 0 };
+		int i;
+
+		rb_buf_reset(&out);
+		review_ctx(&c, &series[0], 1, ids);
+		c.show = show;
+		assert_int_equal(rb_render_review(&out, &c), 0);
+		check_layout(out.ptr);
+		for (i = 0; i < 7; i++)
+			assert_int_equal(ids[i], want[i]);
+		assert_non_null(strstr(out.ptr, "\n2 findings.\n"));
+		assert_null(strstr(out.ptr, "[F3]"));
+		assert_null(strstr(out.ptr, "Fixes:"));
+	}
+
 	/* A patch that is not a diff: every finding goes to the end. */
 	rb_buf_reset(&out);
 	review_ctx(&c, &series[0], 1, NULL);
