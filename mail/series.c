@@ -454,6 +454,104 @@ static bool subject_is_reply(const char *s)
 	return *p == '[';
 }
 
+/* The numbers b4's LoreSubject reads from a subject (not a reply). */
+struct b4_subject {
+	int revision, counter, expected;
+	bool rinf, cinf, patch, resend;
+};
+
+static bool all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return n > 0;
+}
+
+static void b4_chunk(struct b4_subject *b, const char *c, size_t n)
+{
+	const char *slash;
+
+	while (n && (*c == ',' || *c == ';'))
+		c++, n--;
+	while (n && (c[n - 1] == ',' || c[n - 1] == ';'))
+		n--;
+	if (!n)
+		return;
+	slash = memchr(c, '/', n);
+	if (slash && slash - c >= 1 && slash - c <= 4 &&
+	    all_digits(c, (size_t)(slash - c)) &&
+	    n - (size_t)(slash - c) - 1 >= 1 &&
+	    n - (size_t)(slash - c) - 1 <= 4 &&
+	    all_digits(slash + 1, n - (size_t)(slash - c) - 1)) {
+		b->counter = atoi(c);
+		b->expected = atoi(slash + 1);
+		b->cinf = false;
+	} else if ((*c == 'v' || *c == 'V') && n >= 2 && n <= 5 &&
+		   all_digits(c + 1, n - 1)) {
+		b->revision = atoi(c + 1);
+		b->rinf = false;
+	} else if (n >= 3 && !strncasecmp(c, "rfc", 3)) {
+		/* b4 notes it; nothing here depends on it */
+	} else if (n >= 6 && !strncasecmp(c, "resend", 6)) {
+		b->resend = true;
+	} else if (n >= 5 && !strncasecmp(c, "patch", 5)) {
+		b->patch = true;
+	}
+}
+
+/*
+ * b4 LoreSubject: leading [bracketed] groups, each split on white space;
+ * "N/M" with up to 4 digits each, "vN", and PATCH, RESEND prefixes;
+ * "[PATCHv3]" reads as "[PATCH v3]". Versions past 4 digits are ignored.
+ */
+static void b4_subject_parse(struct b4_subject *b, const char *s)
+{
+	memset(b, 0, sizeof(*b));
+	b->revision = b->counter = b->expected = 1;
+	b->rinf = b->cinf = true;
+	if (!s)
+		return;
+	while (isspace((unsigned char)*s))
+		s++;
+	while (*s == '[') {
+		const char *end = strchr(s + 1, ']'), *p = s + 1;
+
+		if (!end)
+			break;
+		while (p < end) {
+			const char *q;
+
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+			q = p;
+			while (q < end && !isspace((unsigned char)*q))
+				q++;
+			/* "PATCHv3": the version is a chunk of its own. */
+			if (q - p > 6) {
+				const char *v = p;
+
+				for (; v + 6 < q; v++)
+					if (!strncasecmp(v, "patchv", 6) &&
+					    isdigit((unsigned char)v[6]))
+						break;
+				if (v + 6 < q) {
+					b4_chunk(b, p, (size_t)(v + 5 - p));
+					p = v + 5;
+				}
+			}
+			if (q > p)
+				b4_chunk(b, p, (size_t)(q - p));
+			p = q;
+		}
+		s = end + 1;
+		while (isspace((unsigned char)*s))
+			s++;
+	}
+}
+
 static bool is_bot(const struct rb_message *m)
 {
 	static const char *const bots[] = { "lkp@intel.com", "syzbot",
@@ -598,21 +696,21 @@ int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
 	e.expected = 1;
 	e.flags |= F_CINF | F_RINF;
 	if (!(e.flags & F_SUBJ_REPLY)) {
-		if (sj->is_patch)
+		struct b4_subject b;
+
+		b4_subject_parse(&b, m->subject_raw);
+		if (b.patch)
 			e.flags |= F_PATCHPFX;
-		if (sj->is_resend)
+		if (b.resend)
 			e.flags |= F_RESEND;
-		if (sj->version > 1 && sj->version <= MAX_COUNTER) {
-			e.rev = sj->version;
+		e.rev = b.revision;
+		if (!b.rinf)
 			e.flags &= ~F_RINF;
-		}
-		if (sj->total > 0 && sj->total <= MAX_COUNTER &&
-		    sj->index >= 0 && sj->index <= MAX_COUNTER) {
-			e.counter = sj->index;
-			e.expected = sj->total;
+		if (!b.cinf) {
+			e.counter = b.counter;
 			/* [PATCH 6/5] */
-			if (e.counter > e.expected)
-				e.expected = e.counter;
+			e.expected = b.counter > b.expected ? b.counter :
+							      b.expected;
 			e.flags &= ~F_CINF;
 		}
 	}
