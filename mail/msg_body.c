@@ -428,9 +428,10 @@ static int walk_diff(struct walk *w, const char *s, size_t n, size_t off,
 				old_rem--;
 				new_rem--;
 			} else {
-				ret = damage(w, line_no_of(w->body, l.p),
-					     "hunk ends early (line does not "
-					     "match the hunk header's count)");
+				ret = damage(
+					w, line_no_of(w->body, l.p),
+					"hunk line starts with neither ' ', "
+					"'+' nor '-': the hunk ends early");
 				break;
 			}
 			good = l.next;
@@ -559,6 +560,32 @@ static int split_region(struct rb_message *m, const char *s, size_t n)
 	return scan_b4_trailers(m, s, n);
 }
 
+/*
+ * Where the text of a mail without a patch ends: before the signature
+ * ("-- " line), or before a mangled one ("--" then a version line such
+ * as "2.53.0" at the very end).
+ */
+static size_t body_end(const char *s, size_t n)
+{
+	size_t off, sig = n, last = n, prev = n;
+	struct line l;
+
+	for (off = 0; next_line(s, n, off, &l); off = l.next) {
+		if (l.len == 3 && !memcmp(l.p, "-- ", 3))
+			sig = off;
+		if (l.len) {
+			prev = last;
+			last = off;
+		}
+	}
+	if (sig != n)
+		return sig;
+	if (prev != n && last != n && isdigit((unsigned char)s[last]) &&
+	    n - last < 24 && !memcmp(s + prev, "--\n", 3))
+		return prev;
+	return n;
+}
+
 int rb_msg_split_body(struct rb_message *m)
 {
 	const char *s = m->body;
@@ -577,7 +604,7 @@ int rb_msg_split_body(struct rb_message *m)
 			break;
 		}
 	}
-	ret = dup_trim(&m->commit_msg, s, brk);
+	ret = dup_trim(&m->commit_msg, s, brk == n ? body_end(s, n) : brk);
 	if (ret)
 		return ret;
 	if (m->commit_msg) {

@@ -169,7 +169,10 @@ static bool known_tok(struct tagstate *t, const char *s, size_t len)
 		t->counted = true;
 		return true;
 	}
-	return false;
+	/* "123456789/3": a count out of range is still not a tree tag */
+	return len && isdigit((unsigned char)s[0]) &&
+	       isdigit((unsigned char)s[len - 1]) && memchr(s, '/', len) &&
+	       strspn(s, "0123456789/") >= len;
 }
 
 /* One bracket group's content: tokens split on spaces and commas. */

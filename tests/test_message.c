@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_message.c - message parsing: golden files (tests/data/mail/NNNN.eml
+ * next to NNNN.expected; RB_UPDATE_GOLDEN=1 rewrites the expectations,
+ * which is then a reviewed change), the seed series in ../shared/seeds,
+ * hostile input, and the first messages of the linux-api corpus.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cmocka.h>
+
+#include "mail/message.h"
+#include "mail/msg_internal.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/banned.h"
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static void read_all(struct rb_buf *b, const char *path)
+{
+	rb_buf_init(b, 64u << 20);
+	if (rb_read_file(b, path))
+		fail_msg("cannot read %s: %s", path, rb_errmsg());
+}
+
+static void put_field(struct rb_buf *o, const char *k, const char *v)
+{
+	const char *p;
+
+	rb_buf_printf(o, "%s:", k);
+	if (!v) {
+		rb_buf_puts(o, " (null)\n");
+		return;
+	}
+	if (!strchr(v, '\n')) {
+		rb_buf_printf(o, " %s\n", v);
+		return;
+	}
+	/* multi-line values: each line indented with "| " */
+	rb_buf_putc(o, '\n');
+	for (p = v; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		rb_buf_puts(o, "| ");
+		rb_buf_add(o, p, n);
+		rb_buf_putc(o, '\n');
+		p += n + (nl ? 1 : 0);
+	}
+}
+
+static void put_addr(struct rb_buf *o, const char *k, const struct rb_addr *a)
+{
+	rb_buf_printf(o, "%s: %s <%s>\n", k, a->name ? a->name : "(null)",
+		      a->addr ? a->addr : "");
+}
+
+/* A canonical text form of everything the parser found. */
+static void dump(struct rb_buf *o, const struct rb_message *m)
+{
+	const struct rb_subject *s = &m->subject;
+	size_t i;
+
+	put_field(o, "message-id", m->message_id);
+	put_field(o, "in-reply-to", m->in_reply_to);
+	for (i = 0; i < m->n_references; i++)
+		put_field(o, "reference", m->references[i]);
+	put_addr(o, "from", &m->from);
+	for (i = 0; i < m->to.n; i++)
+		put_addr(o, "to", &m->to.v[i]);
+	for (i = 0; i < m->cc.n; i++)
+		put_addr(o, "cc", &m->cc.v[i]);
+	put_field(o, "date-raw", m->date_raw);
+	rb_buf_printf(o, "date: %lld\n", (long long)m->date);
+	put_field(o, "list-id", m->list_id);
+	put_field(o, "subject", m->subject_raw);
+	put_field(o, "title", s->title);
+	put_field(o, "tags", s->tags);
+	put_field(o, "subsystem", s->subsystem);
+	rb_buf_printf(o,
+		      "patch=%d reply=%d rfc=%d resend=%d pull=%d v%d %d/%d\n",
+		      s->is_patch, s->is_reply, s->is_rfc, s->is_resend,
+		      s->is_pull, s->version, s->index, s->total);
+	put_field(o, "auto-submitted", m->auto_submitted);
+	put_field(o, "precedence", m->precedence);
+	put_field(o, "x-reviewbot-series", m->x_reviewbot);
+	put_field(o, "commit-msg", m->commit_msg);
+	for (i = 0; i < m->n_trailers; i++) {
+		rb_buf_printf(o, "trailer: %s = %s\n", m->trailers[i].key,
+			      m->trailers[i].value);
+	}
+	put_field(o, "notes", m->notes);
+	put_field(o, "diffstat", m->diffstat);
+	put_field(o, "patch", m->patch);
+	rb_buf_printf(o, "problems: 0x%x\n", m->problems);
+	put_field(o, "problem-text", m->problem_text);
+}
+
+static void test_golden(void **state)
+{
+	char dir[4096], path[4200];
+	struct dirent **ents = NULL;
+	int n, i, checked = 0;
+	bool update = getenv("RB_UPDATE_GOLDEN") != NULL;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/tests/data/mail", env_or("RB_SRC", "."));
+	n = scandir(dir, &ents, NULL, alphasort);
+	assert_true(n > 0);
+	for (i = 0; i < n; i++) {
+		struct rb_buf raw, want, got = RB_BUF_INIT(RB_BUF_NOLIMIT);
+		struct rb_message *m = NULL;
+		size_t len = strlen(ents[i]->d_name);
+		int ret;
+
+		if (len < 5 || strcmp(ents[i]->d_name + len - 4, ".eml")) {
+			free(ents[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
+		read_all(&raw, path);
+		ret = rb_message_parse(&m, raw.ptr, raw.len, NULL);
+		if (ret)
+			fail_msg("%s: %s", path, rb_errmsg());
+		dump(&got, m);
+		snprintf(path, sizeof(path), "%s/%.*s.expected", dir,
+			 (int)(len - 4), ents[i]->d_name);
+		if (update) {
+			assert_int_equal(rb_write_file_atomic(path, got.ptr,
+							      got.len, 0644),
+					 0);
+		} else {
+			read_all(&want, path);
+			if (strcmp(want.ptr, got.ptr)) {
+				print_error("%s differs; got:\n%s\n", path,
+					    got.ptr);
+				fail();
+			}
+			rb_buf_release(&want);
+		}
+		checked++;
+		rb_message_free(m);
+		rb_buf_release(&raw);
+		rb_buf_release(&got);
+		free(ents[i]);
+	}
+	free(ents);
+	assert_true(checked >= 10);
+}
+
+/*
+ * ../shared/seeds: a real v2 series of 9 (8/9 missing) without
+ * Message-ID or threading headers, only From, Date and Subject.
+ */
+static void test_seeds(void **state)
+{
+	char dir[4096], path[4400];
+	struct dirent **ents = NULL;
+	int n, i, patches = 0, covers = 0;
+	char *first_id = NULL;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/seeds",
+		 env_or("RB_SHARED", "../shared"));
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n <= 0) {
+		print_message("no seeds in %s; skipped\n", dir);
+		skip();
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		struct rb_message *m = NULL, *again = NULL;
+		struct rb_buf raw;
+		bool cover = !strncmp(name, "001-cover", 9);
+
+		if (!(cover || (strlen(name) > 6 &&
+				!strcmp(name + strlen(name) - 6, ".patch")))) {
+			free(ents[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		read_all(&raw, path);
+		if (rb_message_parse(&m, raw.ptr, raw.len, NULL))
+			fail_msg("%s: %s", path, rb_errmsg());
+		print_message("%s: v%d %d/%d %s\n", name, m->subject.version,
+			      m->subject.index, m->subject.total,
+			      m->message_id);
+		assert_true(m->subject.is_patch);
+		assert_int_equal(m->subject.version, 2);
+		assert_int_equal(m->subject.total, 9);
+		assert_string_equal(m->from.addr, "ljs@kernel.org");
+		assert_string_equal(m->from.name, "Lorenzo Stoakes (Oracle)");
+		assert_true(m->date > 1773900000 && m->date < 1774000000);
+		assert_true(m->problems & RB_MSG_NO_MSGID);
+		assert_true(!strncmp(m->message_id, "rb-", 3));
+		assert_int_equal(strlen(m->message_id),
+				 3 + 24 + strlen("@reviewbot.invalid"));
+		/* stable: the same content gives the same id */
+		assert_int_equal(
+			rb_message_parse(&again, raw.ptr, raw.len, NULL), 0);
+		assert_string_equal(again->message_id, m->message_id);
+		rb_message_free(again);
+		if (!first_id)
+			first_id = strdup(m->message_id);
+		else
+			assert_string_not_equal(first_id, m->message_id);
+		if (cover) {
+			covers++;
+			assert_int_equal(m->subject.index, 0);
+			assert_null(m->patch);
+			/* the mangled signature "--\n2.53." is not text */
+			assert_null(strstr(m->commit_msg, "2.53."));
+		} else {
+			size_t pl;
+
+			patches++;
+			assert_true(m->subject.index >= 1 &&
+				    m->subject.index <= 9);
+			assert_non_null(m->patch);
+			assert_true(m->patch_len > 100);
+			assert_int_equal(strlen(m->patch), m->patch_len);
+			assert_true(!strncmp(m->patch, "diff --git ", 11));
+			/* no signature, mangled or not, in the patch */
+			pl = m->patch_len;
+			assert_null(strstr(m->patch, "2.53.0"));
+			assert_true(pl < 3 ||
+				    strcmp(m->patch + pl - 3, "--\n"));
+			assert_null(strstr(m->patch, "\n-- \n"));
+			assert_non_null(rb_message_trailer(m, "signed-off-by"));
+			assert_non_null(m->diffstat);
+			/* 4/9 has a context line that lost its space */
+			if (m->subject.index == 4) {
+				assert_true(m->problems & RB_MSG_WS_DAMAGE);
+				assert_non_null(
+					strstr(m->problem_text,
+					       "lost its leading space"));
+			} else {
+				assert_false(m->problems & RB_MSG_WS_DAMAGE);
+			}
+		}
+		rb_message_free(m);
+		rb_buf_release(&raw);
+		free(ents[i]);
+	}
+	free(ents);
+	free(first_id);
+	assert_int_equal(covers, 1);
+	assert_int_equal(patches, 8);
+}
+
+static int parse_str(struct rb_message **m, const char *s)
+{
+	return rb_message_parse(m, s, strlen(s), NULL);
+}
+
+static void test_hostile(void **state)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_message *m = NULL;
+	static const char bin[] = "\x00\x01\x02garbage\xff\xfe\n\n";
+	char *big;
+	int ret;
+
+	(void)state;
+	assert_int_equal(parse_str(&m, ""), -RB_EPARSE);
+	assert_int_equal(parse_str(&m, "\n\nbody only\n"), -RB_EPARSE);
+	assert_non_null(strstr(rb_errmsg(), "no header fields"));
+	assert_int_equal(parse_str(&m, "no colon here\n\nbody\n"), -RB_EPARSE);
+	ret = rb_message_parse(&m, bin, sizeof(bin) - 1, NULL);
+	assert_int_equal(ret, -RB_EPARSE);
+
+	/* the size cap */
+	opts.max_size = 64;
+	big = calloc(1, 200);
+	assert_non_null(big);
+	memset(big, 'a', 199);
+	memcpy(big, "Subject: x\n\n", 12);
+	assert_int_equal(rb_message_parse(&m, big, 199, &opts), -RB_ETOOBIG);
+	assert_non_null(strstr(rb_errmsg(), "cap"));
+	assert_int_equal(rb_message_parse(&m, big, 199, NULL), 0);
+	assert_true(m->problems & RB_MSG_NO_MSGID);
+	rb_message_free(m);
+	free(big);
+
+	/* headers only, no body, no final newline */
+	assert_int_equal(parse_str(&m, "Subject: [PATCH] x"), 0);
+	assert_string_equal(m->subject.title, "x");
+	assert_null(m->patch);
+	rb_message_free(m);
+
+	/* a multipart whose boundary never occurs */
+	assert_int_equal(parse_str(&m, "Content-Type: multipart/mixed; "
+				       "boundary=nowhere\n\ntext\n"),
+			 0);
+	assert_true(m->problems & RB_MSG_BAD_BOUNDARY);
+	assert_string_equal(m->body, "text\n");
+	rb_message_free(m);
+
+	/* a boundary of 71 characters */
+	assert_int_equal(
+		parse_str(
+			&m,
+			"Content-Type: multipart/mixed; boundary=\""
+			"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			"aaaaaaaaaaaaaaaa\"\n\ntext\n"),
+		0);
+	assert_true(m->problems & RB_MSG_BAD_BOUNDARY);
+	rb_message_free(m);
+
+	/* empty boundary */
+	assert_int_equal(parse_str(&m, "Content-Type: multipart/mixed; "
+				       "boundary=\"\"\n\n--\ntext\n"),
+			 0);
+	assert_true(m->problems & RB_MSG_BAD_BOUNDARY);
+	rb_message_free(m);
+
+	/* an encoded word that never ends, and a bad charset */
+	assert_int_equal(parse_str(&m, "Subject: =?x-nonesuch?q?a=ff?= "
+				       "=?utf-8?q?unterminated\n\n"),
+			 0);
+	assert_true(m->problems & RB_MSG_CHARSET);
+	rb_message_free(m);
+}
+
+static void test_msgid_forms(void **state)
+{
+	struct rb_message *m = NULL;
+
+	(void)state;
+	assert_int_equal(parse_str(&m,
+				   "Message-ID: bare@example.org\n"
+				   "In-Reply-To: <a@x> <b@x>\n"
+				   "References: <a@x>\n <b@\n x>  junk <c@x>\n"
+				   "List-Id: Linux API <linux-api.vger>\n"
+				   "\nbody\n"),
+			 0);
+	assert_string_equal(m->message_id, "bare@example.org");
+	assert_string_equal(m->in_reply_to, "a@x");
+	assert_int_equal(m->n_references, 3);
+	assert_string_equal(m->references[1], "b@x");
+	assert_string_equal(m->references[2], "c@x");
+	assert_string_equal(m->list_id, "linux-api.vger");
+	assert_false(m->problems & RB_MSG_NO_MSGID);
+	assert_null(rb_message_trailer(m, "Signed-off-by"));
+	assert_null(rb_message_trailer(NULL, "x"));
+	rb_message_free(m);
+	rb_message_free(NULL);
+}
+
+static void free_list(struct rb_addr_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].addr);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* Are the fast address path and mailimf of one mind about @v? */
+static bool addrs_agree(const char *v, size_t n)
+{
+	struct rb_addr_list a = { 0 }, b = { 0 };
+	bool same;
+	size_t i;
+
+	rb_msg_parse_addrs(&a, v, n, false);
+	rb_msg_parse_addrs(&b, v, n, true);
+	same = a.n == b.n;
+	for (i = 0; same && i < a.n; i++) {
+		const char *x = a.v[i].name ? a.v[i].name : "";
+		const char *y = b.v[i].name ? b.v[i].name : "";
+
+		same = !strcmp(a.v[i].addr, b.v[i].addr) && !strcmp(x, y);
+	}
+	free_list(&a);
+	free_list(&b);
+	return same;
+}
+
+struct corpus_stats {
+	long n, parsed, with_id, patch_subj, patch_found, addr_fields,
+		addr_agree;
+};
+
+/* Checks the To: and Cc: fields of @raw with both address parsers. */
+static void check_addrs(struct corpus_stats *st, const char *raw, size_t len)
+{
+	struct rb_buf f = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	const char *p = raw, *end = raw + len;
+
+	while (p < end && *p != '\n') {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		bool want = !strncasecmp(p, "To:", 3) ||
+			    !strncasecmp(p, "Cc:", 3);
+
+		if (want) {
+			rb_buf_reset(&f);
+			rb_buf_add(&f, p + 3, (size_t)(le - p - 3));
+		}
+		p = nl ? nl + 1 : end;
+		while (p < end && (*p == ' ' || *p == '\t')) {
+			nl = memchr(p, '\n', (size_t)(end - p));
+			le = nl ? nl : end;
+			if (want)
+				rb_buf_add(&f, p, (size_t)(le - p));
+			p = nl ? nl + 1 : end;
+		}
+		if (want) {
+			const char *v = f.ptr;
+
+			while (*v == ' ')
+				v++;
+			st->addr_fields++;
+			st->addr_agree += addrs_agree(v, strlen(v));
+		}
+	}
+	rb_buf_release(&f);
+}
+
+static void corpus_one(struct corpus_stats *st, char *raw, size_t len)
+{
+	struct rb_message *m = NULL;
+	const struct rb_subject *s;
+	char *w = raw, *p = raw, *end = raw + len;
+
+	/* mboxrd: ">From " and ">>From " lose one '>' */
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		size_t k = 0;
+
+		while (k < ll && p[k] == '>')
+			k++;
+		if (k && ll - k >= 5 && !memcmp(p + k, "From ", 5)) {
+			p++;
+			ll--;
+		}
+		memmove(w, p, ll);
+		w += ll;
+		p += ll;
+	}
+	len = (size_t)(w - raw);
+	st->n++;
+	check_addrs(st, raw, len);
+	if (rb_message_parse(&m, raw, len, NULL)) {
+		print_message("corpus message %ld: %s\n", st->n, rb_errmsg());
+		return;
+	}
+	st->parsed++;
+	if (!(m->problems & RB_MSG_NO_MSGID))
+		st->with_id++;
+	s = &m->subject;
+	/* a patch itself, not a reply, a cover letter or a pull request */
+	if (s->is_patch && !s->is_rfc && !s->is_reply && !s->is_pull &&
+	    (s->index > 0 || s->total == 0)) {
+		st->patch_subj++;
+		if (m->patch)
+			st->patch_found++;
+		else
+			print_message("no patch in %s: %s\n", m->message_id,
+				      m->subject_raw);
+	}
+	rb_message_free(m);
+}
+
+/*
+ * The first messages of ../shared/corpus/linux-api.mbox.xz (mboxrd,
+ * read through xz): nothing crashes, Message-IDs are found, patches are
+ * found where the subject says PATCH, and both address parsers agree.
+ */
+static void test_corpus(void **state)
+{
+	struct corpus_stats st = { 0 };
+	struct rb_buf msg = RB_BUF_INIT(64u << 20);
+	long limit = atol(env_or("RB_CORPUS_MESSAGES", "3000"));
+	char cmd[4300], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool have = false;
+	FILE *f;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "xz -dc '%s/corpus/linux-api.mbox.xz'",
+		 env_or("RB_SHARED", "../shared"));
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (n >= 5 && !memcmp(line, "From ", 5)) {
+			if (have)
+				corpus_one(&st, msg.ptr, msg.len);
+			if (st.n >= limit)
+				break;
+			rb_buf_reset(&msg);
+			have = true;
+			continue;
+		}
+		assert_int_equal(rb_buf_add(&msg, line, (size_t)n), 0);
+	}
+	if (have && st.n < limit)
+		corpus_one(&st, msg.ptr, msg.len);
+	free(line);
+	pclose(f);
+	rb_buf_release(&msg);
+	print_message("corpus: %ld messages, %ld parsed, %ld with Message-ID, "
+		      "%ld/%ld patches found, %ld/%ld address fields agree\n",
+		      st.n, st.parsed, st.with_id, st.patch_found,
+		      st.patch_subj, st.addr_agree, st.addr_fields);
+	if (!st.n) {
+		print_message("no corpus; skipped\n");
+		skip();
+	}
+	assert_true(st.parsed == st.n);
+	assert_true(st.with_id * 100 > st.n * 99);
+	assert_true(st.patch_found * 100 > st.patch_subj * 99);
+	assert_true(st.addr_agree * 1000 >= st.addr_fields * 999);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_msgid_forms),
+		cmocka_unit_test(test_corpus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
