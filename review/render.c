@@ -96,12 +96,16 @@ static void neutralise(struct rb_buf *b, size_t from)
  * Appends @s cleaned: invalid UTF-8 becomes U+FFFD, control characters
  * become spaces (CR goes), and trailer names lose their colon.
  */
+static int clean_para(struct rb_buf *out, const char *s, size_t n);
+
 static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t start = out->len, i = 0;
-	int nl = 0, space = 0, ret = 0;
+	int ret = 0;
 
+	if (how & CL_PARA)
+		return clean_para(out, s, n);
 	while (i < n && !ret) {
 		unsigned char c = p[i];
 		size_t l;
@@ -110,21 +114,7 @@ static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 			i++;
 			continue;
 		}
-		if (how & CL_PARA) {
-			if (c == '\n' || c == ' ' || c == '\t' || c < 0x20 ||
-			    c == 0x7f) {
-				nl += c == '\n';
-				space = 1;
-				i++;
-				continue;
-			}
-			if (space && out->len > start)
-				ret = rb_buf_puts(out, nl > 1 ? "\n\n" : " ");
-			nl = 0;
-			space = 0;
-			if (ret)
-				break;
-		} else if (c == '\n') {
+		if (c == '\n') {
 			ret = rb_buf_putc(out, (how & CL_LINE) ? ' ' : '\n');
 			i++;
 			continue;
@@ -146,6 +136,90 @@ static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 			i += l;
 		}
 	}
+	if (!ret)
+		neutralise(out, start);
+	return ret;
+}
+
+/* A line that keeps its own line in prose: indented, or a list item. */
+static bool structured(const char *s, size_t n, size_t indent)
+{
+	size_t i = 0;
+
+	if (indent)
+		return true;
+	if (n >= 2 && strchr("-*+", s[0]) && s[1] == ' ')
+		return true;
+	while (i < n && i < 3 && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i && i + 1 < n && (s[i] == '.' || s[i] == ')') &&
+	       s[i + 1] == ' ';
+}
+
+/*
+ * Prose from a finding: lines are joined into paragraphs and runs of
+ * blanks collapse, but blank lines stay paragraph breaks, and indented
+ * lines (code) and list items keep their own lines, indentation as
+ * spaces (a tab is 8, at most 16 in all); the line after an indented one
+ * starts a line of its own too.
+ */
+static int clean_para(struct rb_buf *out, const char *s, size_t n)
+{
+	struct rb_buf line = RB_BUF_INIT(RENDER_MAX);
+	const char *end = s + n;
+	size_t start = out->len;
+	bool para = false;
+	size_t prev_indent = 0;
+	int ret = 0;
+
+	while (s < end && !ret) {
+		const char *e = memchr(s, '\n', (size_t)(end - s));
+		size_t len = e ? (size_t)(e - s) : (size_t)(end - s);
+		size_t indent = 0, i = 0, k;
+		bool space = false;
+
+		while (i < len &&
+		       (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) {
+			if (s[i] != '\r')
+				indent = s[i] == '\t' ?
+						 (indent + 8) & ~(size_t)7 :
+						 indent + 1;
+			i++;
+		}
+		rb_buf_reset(&line);
+		ret = clean(&line, s + i, len - i, CL_LINE);
+		s = e ? e + 1 : end;
+		if (ret)
+			break;
+		while (line.len && line.ptr[line.len - 1] == ' ')
+			line.len--;
+		if (!line.len) {
+			para = out->len > start;
+			continue;
+		}
+		if (out->len > start) {
+			if (para)
+				ret = rb_buf_puts(out, "\n\n");
+			else if (prev_indent ||
+				 structured(line.ptr, line.len, indent))
+				ret = rb_buf_putc(out, '\n');
+			else
+				ret = rb_buf_putc(out, ' ');
+		}
+		para = false;
+		prev_indent = indent;
+		if (indent > 16)
+			indent = 16;
+		for (k = 0; k < indent && !ret; k++)
+			ret = rb_buf_putc(out, ' ');
+		for (k = 0; k < line.len && !ret; k++) {
+			if (line.ptr[k] == ' ' && space)
+				continue;
+			space = line.ptr[k] == ' ';
+			ret = rb_buf_putc(out, line.ptr[k]);
+		}
+	}
+	rb_buf_release(&line);
 	if (!ret)
 		neutralise(out, start);
 	return ret;
