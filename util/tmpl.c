@@ -5,6 +5,7 @@
  * ends, so rendering is a walk over index ranges with a context stack.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,15 +42,42 @@ struct rb_tmpl {
 	size_t n, cap;
 };
 
-static int line_of(const char *src, size_t off)
-{
-	int line = 1;
-	size_t i;
+/* Line numbers for messages: a binary search over the line starts. */
+struct lines {
+	size_t *start;
+	size_t n;
+};
 
-	for (i = 0; i < off; i++)
+static int lines_init(struct lines *l, const char *src, size_t len)
+{
+	size_t i, n = 1;
+
+	for (i = 0; i < len; i++)
+		n += src[i] == '\n';
+	l->start = malloc(n * sizeof(*l->start));
+	if (!l->start)
+		return rb_err(RB_ENOMEM, "out of memory");
+	l->n = 0;
+	l->start[l->n++] = 0;
+	for (i = 0; i < len; i++)
 		if (src[i] == '\n')
-			line++;
-	return line;
+			l->start[l->n++] = i + 1;
+	return 0;
+}
+
+static int line_at(const struct lines *l, size_t off)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->start[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo + 1 > (size_t)INT_MAX ? INT_MAX : (int)(lo + 1);
 }
 
 static int add_node(struct rb_tmpl *t, enum node_type type, const char *s,
@@ -125,7 +153,7 @@ static int check_name(const struct rb_tmpl *t, int line, const char **s,
 	return 0;
 }
 
-static int parse(struct rb_tmpl *t)
+static int parse_nodes(struct rb_tmpl *t, const struct lines *l)
 {
 	const char *src = t->src;
 	size_t len = t->src_len, pos = 0, text_start = 0;
@@ -144,7 +172,7 @@ static int parse(struct rb_tmpl *t)
 		if (!open)
 			break;
 		tag_start = (size_t)(open - src);
-		line = line_of(src, tag_start);
+		line = line_at(l, tag_start);
 		inner = tag_start + 2;
 		if (inner < len && src[inner] == '{') {
 			triple = true;
@@ -204,7 +232,7 @@ static int parse(struct rb_tmpl *t)
 			if (ls > text_start) {
 				ret = add_node(t, N_TEXT, src + text_start,
 					       ls - text_start,
-					       line_of(src, text_start));
+					       line_at(l, text_start));
 				if (ret)
 					return ret;
 			}
@@ -213,7 +241,7 @@ static int parse(struct rb_tmpl *t)
 			if (tag_start > text_start) {
 				ret = add_node(t, N_TEXT, src + text_start,
 					       tag_start - text_start,
-					       line_of(src, text_start));
+					       line_at(l, text_start));
 				if (ret)
 					return ret;
 			}
@@ -269,7 +297,7 @@ static int parse(struct rb_tmpl *t)
 	}
 	if (len > text_start) {
 		ret = add_node(t, N_TEXT, src + text_start, len - text_start,
-			       line_of(src, text_start));
+			       line_at(l, text_start));
 		if (ret)
 			return ret;
 	}
@@ -281,6 +309,19 @@ static int parse(struct rb_tmpl *t)
 			      o->line, (int)o->len, o->s);
 	}
 	return 0;
+}
+
+static int parse(struct rb_tmpl *t)
+{
+	struct lines l;
+	int ret;
+
+	ret = lines_init(&l, t->src, t->src_len);
+	if (ret)
+		return ret;
+	ret = parse_nodes(t, &l);
+	free(l.start);
+	return ret;
 }
 
 int rb_tmpl_parse(struct rb_tmpl **out, const char *name, const char *text,
