@@ -260,11 +260,21 @@ static int on_mail(const char *raw, size_t len, const char *origin,
 	return from_mail(in, raw, len);
 }
 
+/*
+ * A file is a bare patch (not a mail) when its first line is neither an
+ * mbox "From " line nor a header ("Name: value"): "diff --git", "---",
+ * the output of git mailinfo, a diffstat...
+ */
 static bool is_raw_diff(const char *p, size_t len)
 {
-	return (len >= 5 && !memcmp(p, "diff ", 5)) ||
-	       (len >= 4 && !memcmp(p, "--- ", 4)) ||
-	       (len >= 7 && !memcmp(p, "Index: ", 7));
+	size_t i = 0;
+
+	if (len >= 5 && !memcmp(p, "From ", 5))
+		return false;
+	while (i < len && p[i] != ':' && p[i] != '\n' && p[i] != ' ' &&
+	       p[i] != '\t')
+		i++;
+	return !(i > 0 && i < len && p[i] == ':');
 }
 
 static int read_input(struct inputs *ins, const char *path)

@@ -612,27 +612,86 @@ static bool blob_exists(git_repository *repo, const git_oid *oid)
 	return ok;
 }
 
+static int build_tree(git_oid *out, bool *empty, git_repository *repo,
+		      const git_tree *base, const struct change *chg, size_t n,
+		      size_t skip);
+
 /*
- * A binary section. The decoded data stays deflated (no zlib here), so
- * this applies exactly what git apply does first: the full postimage id of
- * the index line, when the repository already has that blob.
+ * Decodes and applies a "GIT binary patch" with libgit2's own binary
+ * support, on a tree that holds only this one file (so libgit2's index of
+ * the whole tree stays small). Returns 0 with *out set, 1 after fail().
+ */
+static int binary_via_libgit2(struct work *w, const struct rb_diff_file *f,
+			      const char *path, const git_oid *cur,
+			      uint32_t cur_mode, git_oid *out)
+{
+	struct change ch = { 0 };
+	git_oid toid;
+	git_tree *tree = NULL;
+	git_diff *diff = NULL;
+	git_index *idx = NULL;
+	const git_index_entry *e;
+	bool empty;
+	int ret = 0;
+
+	if (f->old_path) {
+		ch.path = f->old_path;
+		git_oid_cpy(&ch.oid, cur);
+		ch.mode = cur_mode;
+		ret = build_tree(&toid, &empty, w->repo, NULL, &ch, 1, 0);
+	} else {
+		ret = build_tree(&toid, &empty, w->repo, NULL, NULL, 0, 0);
+	}
+	if (ret)
+		goto out;
+	if (git_tree_lookup(&tree, w->repo, &toid) < 0) {
+		ret = git_fail("tree lookup");
+		goto out;
+	}
+	if (git_diff_from_buffer(&diff, f->raw, f->raw_len) < 0 ||
+	    git_apply_to_tree(&idx, w->repo, tree, diff, NULL) < 0) {
+		const git_error *ge = git_error_last();
+
+		ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			   "the binary patch to %s does not apply: %s", path,
+			   ge && ge->message ? ge->message : "libgit2 failed");
+		git_error_clear();
+		goto out;
+	}
+	e = git_index_get_bypath(idx, f->new_path, 0);
+	if (!e) {
+		ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			   "the binary patch to %s gave no file", path);
+		goto out;
+	}
+	git_oid_cpy(out, &e->id);
+out:
+	git_index_free(idx);
+	git_diff_free(diff);
+	git_tree_free(tree);
+	return ret;
+}
+
+/*
+ * A binary section, as git apply_binary(): the index line must carry
+ * full ids, the file must be the preimage it names, and the result must
+ * have the postimage id. When the repository already has the postimage
+ * blob it is used as it is; else the literal or delta data is applied.
  */
 static int apply_binary(struct work *w, const struct rb_diff_file *f,
-			const char *path, const git_oid *cur, bool exists,
+			const char *path, const git_oid *cur, uint32_t cur_mode,
 			git_oid *out)
 {
-	git_oid want;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid want, got;
+	int ret;
 
-	if (f->status == RB_DIFF_DELETED)
-		return 0;
 	if (strlen(f->old_id) != 40 || strlen(f->new_id) != 40)
 		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
 			    "cannot apply the binary patch to %s without a "
 			    "full index line",
 			    path);
-	if (exists) {
-		char hex[GIT_OID_HEXSZ + 1];
-
+	if (f->old_path) {
 		git_oid_tostr(hex, sizeof(hex), cur);
 		if (strcmp(hex, f->old_id))
 			return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
@@ -641,15 +700,31 @@ static int apply_binary(struct work *w, const struct rb_diff_file *f,
 				    "%.12s",
 				    path, hex, f->old_id);
 	}
+	if (!f->new_path)
+		return 0;
 	if (git_oid_fromstr(&want, f->new_id) < 0)
 		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
 			    "bad index line for %s", path);
-	if (!blob_exists(w->repo, &want))
+	if (blob_exists(w->repo, &want)) {
+		git_oid_cpy(out, &want);
+		return 0;
+	}
+	if (f->bin_forward.type == RB_DIFF_BIN_NONE)
 		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
-			    "binary patch to %s: its result %.12s is not in "
-			    "the repository, and binary data is not decoded",
+			    "binary patch to %s without data (\"Binary files "
+			    "differ\"), and its result %.12s is not in the "
+			    "repository",
 			    path, f->new_id);
-	git_oid_cpy(out, &want);
+	ret = binary_via_libgit2(w, f, path, cur, cur_mode, &got);
+	if (ret)
+		return ret;
+	if (!git_oid_equal(&got, &want)) {
+		git_oid_tostr(hex, sizeof(hex), &got);
+		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			    "the binary patch to %s gives %.12s, not %.12s",
+			    path, hex, f->new_id);
+	}
+	git_oid_cpy(out, &got);
 	return 0;
 }
 
@@ -679,7 +754,14 @@ static int apply_file(struct work *w, const struct rb_diff_file *f,
 		ret = state_get(w, opath, &old_oid, &old_mode);
 		if (ret)
 			goto out;
-		if (!old_mode) {
+		/*
+		 * A traditional diff of a file that does not exist, with one
+		 * hunk that has no old lines, creates it (git's is_new < 0).
+		 */
+		if (!old_mode && !f->is_git && f->n_hunks == 1 &&
+		    !f->hunks[0].old_count) {
+			opath = NULL;
+		} else if (!old_mode) {
 			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
 				   "%s does not exist in the tree", opath);
 			goto out;
@@ -694,7 +776,8 @@ static int apply_file(struct work *w, const struct rb_diff_file *f,
 				   "%s is a submodule: not applied", opath);
 			goto out;
 		}
-		if (f->old_mode && ((f->old_mode ^ old_mode) & MODE_TYPE)) {
+		if (opath && f->old_mode &&
+		    ((f->old_mode ^ old_mode) & MODE_TYPE)) {
 			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
 				   "%s: wrong type (the tree has %o, the "
 				   "patch expects %o)",
@@ -731,8 +814,7 @@ static int apply_file(struct work *w, const struct rb_diff_file *f,
 	}
 
 	if (f->is_binary) {
-		ret = apply_binary(w, f, path, &old_oid, opath != NULL,
-				   &new_oid);
+		ret = apply_binary(w, f, path, &old_oid, old_mode, &new_oid);
 		if (ret)
 			goto out;
 		free(fr->hunks);

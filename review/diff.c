@@ -900,28 +900,24 @@ int rb_diff_parse(struct rb_diff **out, const char *text, size_t len)
 		memset(f, 0, sizeof(*f));
 		f->similarity = -1;
 		f->patch_lineno = c.lineno;
+		f->raw = c.p;
 		ret = git ? parse_git_header(f, &c) : parse_traditional(f, &c);
 		if (ret)
 			goto fail;
-		if (c.p < c.end && git) {
-			ll = line_len(&c);
-			if (starts(c.p, ll, "GIT binary patch")) {
-				ret = parse_binary(f, &c);
-				if (ret)
-					goto fail;
-				continue;
-			}
-			if (starts(c.p, ll, "Binary files ")) {
-				f->is_binary = true;
-				advance(&c, ll);
-				continue;
-			}
+		ll = c.p < c.end ? line_len(&c) : 0;
+		if (git && starts(c.p, ll, "GIT binary patch")) {
+			ret = parse_binary(f, &c);
+		} else if (git && starts(c.p, ll, "Binary files ")) {
+			f->is_binary = true;
+			advance(&c, ll);
+		} else {
+			while (!ret && c.p < c.end &&
+			       starts(c.p, line_len(&c), "@@ -"))
+				ret = parse_hunk(f, &c);
 		}
-		while (c.p < c.end && starts(c.p, line_len(&c), "@@ -")) {
-			ret = parse_hunk(f, &c);
-			if (ret)
-				goto fail;
-		}
+		if (ret)
+			goto fail;
+		f->raw_len = (size_t)(c.p - f->raw);
 		if (!f->n_hunks && !git) {
 			ret = rb_err(RB_EPARSE,
 				     "patch line %u: diff without hunks",

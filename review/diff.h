@@ -82,6 +82,8 @@ struct rb_diff_file {
 	struct rb_diff_binary bin_forward; /* type NONE for "Binary files" */
 	struct rb_diff_binary bin_reverse;
 	uint32_t patch_lineno; /* the first line of the section */
+	const char *raw; /* the whole section in the text, header included */
+	size_t raw_len;
 	uint32_t added, removed; /* over all hunks */
 	struct rb_diff_hunk *hunks;
 	size_t n_hunks;

@@ -37,6 +37,7 @@ struct file {
 	const char *path;
 	const char *content;
 	unsigned mode; /* 0: 100644 */
+	size_t len; /* 0: strlen(content) */
 };
 
 static int rm_one(const char *p, const struct stat *st, int flag,
@@ -93,14 +94,15 @@ static void commit_files(git_oid *out, git_repository *repo,
 	assert_int_equal(git_index_clear(idx), 0);
 	for (i = 0; i < n; i++) {
 		git_index_entry e;
+		size_t len;
 
 		memset(&e, 0, sizeof(e));
 		e.path = files[i].path;
 		e.mode = files[i].mode ? files[i].mode : 0100644;
-		assert_int_equal(
-			git_index_add_from_buffer(idx, &e, files[i].content,
-						  strlen(files[i].content)),
-			0);
+		len = files[i].len ? files[i].len : strlen(files[i].content);
+		assert_int_equal(git_index_add_from_buffer(
+					 idx, &e, files[i].content, len),
+				 0);
 	}
 	assert_int_equal(git_index_write_tree(&tree_oid, idx), 0);
 	assert_int_equal(git_tree_lookup(&tree, repo, &tree_oid), 0);
@@ -875,6 +877,54 @@ static void test_fetch_and_stale(void **state)
 	git_repository_free(clone);
 }
 
+static void test_binary(void **state)
+{
+	struct fx *f = *state;
+	struct file files[] = { { "img/bin", "A\0B", 0, 3 } };
+	const char *patch = "diff --git a/img/bin b/img/bin\n"
+			    "index c2000e7f432c502e785f1d0928304a1a4ee332bd.."
+			    "13145ff2e38bc79ddb6eb684ac60cb45350eaf08 100644\n"
+			    "GIT binary patch\n"
+			    "literal 5\n"
+			    "McmZ={aB^k@00Nf)$N&HU\n"
+			    "\n"
+			    "literal 3\n"
+			    "KcmZ={Z~_1U2mpit\n"
+			    "\n";
+	struct rb_apply_result *r;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid base;
+
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	r = apply1(f->repo, &base, patch, NULL);
+	if (!r->ok)
+		fail_msg("binary: %s", r->reason);
+	assert_int_equal(git_tree_lookup(&t, f->repo, &r->tree), 0);
+	assert_int_equal(git_tree_entry_bypath(&e, t, "img/bin"), 0);
+	git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e));
+	assert_string_equal(hex, "13145ff2e38bc79ddb6eb684ac60cb45350eaf08");
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	rb_apply_result_free(r);
+
+	/* Applied twice, the second time the preimage is wrong. */
+	{
+		struct rb_apply_patch p[2] = { { 0 } };
+
+		p[0].patch = p[1].patch = patch;
+		p[0].len = p[1].len = strlen(patch);
+		assert_int_equal(
+			rb_apply_series(&r, f->repo, &base, p, 2, NULL), 0);
+	}
+	assert_false(r->ok);
+	assert_int_equal(r->failed_patch, 2);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_BINARY);
+	assert_non_null(strstr(r->reason, "the patch expects c2000e7f432c"));
+	rb_apply_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -888,6 +938,7 @@ int main(void)
 		T(test_blank_context),
 		T(test_safety),
 		T(test_limits_and_setuid),
+		T(test_binary),
 		T(test_series_commits),
 		T(test_base_commit_missing),
 		T(test_base_guess),
