@@ -75,21 +75,26 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 /* Drops the colon of a trailer name anywhere in @b, from @from on. */
 static void neutralise(struct rb_buf *b, size_t from)
 {
-	size_t i, k;
+	size_t r = from, w = from, k;
 
-	for (i = from; i < b->len; i++) {
+	while (r < b->len) {
 		for (k = 0; k < ARRAY_SIZE(trailers); k++) {
 			size_t tl = strlen(trailers[k]);
 
-			if (b->len - i >= tl &&
-			    !strncasecmp(b->ptr + i, trailers[k], tl)) {
-				memmove(b->ptr + i + tl - 1, b->ptr + i + tl,
-					b->len - i - tl + 1);
-				b->len--;
+			if (b->len - r >= tl &&
+			    !strncasecmp(b->ptr + r, trailers[k], tl)) {
+				/* Copy the name, skip its colon. */
+				memmove(b->ptr + w, b->ptr + r, tl - 1);
+				w += tl - 1;
+				r += tl;
 				break;
 			}
 		}
+		if (k == ARRAY_SIZE(trailers))
+			b->ptr[w++] = b->ptr[r++];
 	}
+	b->len = w;
+	b->ptr[w] = '\0';
 }
 
 /*
