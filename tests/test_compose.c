@@ -777,10 +777,19 @@ static struct rb_sender *live_sender(enum rb_starttls tls, long timeout_ms)
 	struct rb_buf url = RB_BUF_INIT(256);
 	struct rb_sender *s = NULL;
 
-	rb_buf_printf(&url, "smtp://127.0.0.1:%s", getenv("RB_SMTP_PORT"));
+	/* RB_SMTP_URL (smtps://...), RB_SMTP_CA, RB_SMTP_USER and
+	 * RB_SMTP_PASSWORD override the defaults. */
+	if (getenv("RB_SMTP_URL"))
+		rb_buf_puts(&url, getenv("RB_SMTP_URL"));
+	else
+		rb_buf_printf(&url, "smtp://127.0.0.1:%s",
+			      getenv("RB_SMTP_PORT"));
 	o.url = url.ptr;
 	o.starttls = tls;
 	o.timeout_ms = timeout_ms;
+	o.ca_file = getenv("RB_SMTP_CA");
+	o.user = getenv("RB_SMTP_USER");
+	o.password = getenv("RB_SMTP_PASSWORD");
 	if (rb_sender_smtp_new(&s, &o))
 		fail_msg("smtp_new: %s", rb_errmsg());
 	rb_buf_release(&url);
@@ -889,6 +898,36 @@ static void test_smtp_live(void **state)
 		s = live_sender(RB_STARTTLS_REQUIRED, 10000);
 		ret = live_send(s, &r, &msg, &id);
 		assert_int_equal(ret, -RB_ECONFIG);
+	} else if (!strcmp(mode, "tls")) {
+		/* STARTTLS (or smtps://) with the certificate verified
+		 * against RB_SMTP_CA; the shell test inspects the sink. */
+		s = live_sender(RB_STARTTLS_REQUIRED, 20000);
+		ret = live_send(s, &r, &msg, &id);
+		if (ret)
+			fail_msg("send: %s", rb_errmsg());
+		record_sent(id, &msg);
+	} else if (!strcmp(mode, "tlsbad")) {
+		/* A certificate that RB_SMTP_CA does not vouch for. */
+		s = live_sender(RB_STARTTLS_REQUIRED, 20000);
+		ret = live_send(s, &r, &msg, &id);
+		if (ret != -RB_ECONFIG)
+			fail_msg("want ECONFIG: %d %s", ret, rb_errmsg());
+	} else if (!strcmp(mode, "auth")) {
+		/* AUTH on a loopback server (RB_SMTP_USER/PASSWORD). */
+		s = live_sender(RB_STARTTLS_OFF, 10000);
+		ret = live_send(s, &r, &msg, &id);
+		if (ret)
+			fail_msg("send: %s", rb_errmsg());
+		record_sent(id, &msg);
+	} else if (!strcmp(mode, "authbad")) {
+		/* Credentials refused: ECONFIG, and the reason never holds
+		 * the password. */
+		s = live_sender(RB_STARTTLS_OFF, 10000);
+		ret = live_send(s, &r, &msg, &id);
+		if (ret != -RB_ECONFIG || !strstr(rb_errmsg(), "535"))
+			fail_msg("want ECONFIG with 535: %d %s", ret,
+				 rb_errmsg());
+		assert_null(strstr(rb_errmsg(), getenv("RB_SMTP_PASSWORD")));
 	} else if (!strcmp(mode, "stall")) {
 		/* The server never answers: a timeout, EAGAIN. */
 		s = live_sender(RB_STARTTLS_OFF, 1500);

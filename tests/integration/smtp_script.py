@@ -13,12 +13,14 @@ Scenarios:
   notls   a plain server (no STARTTLS in the EHLO reply)
   stall   accepts connections and never says a word
   accept  250 to everything
+  auth    AUTH PLAIN required, user "bot", password "botpass" (RFC 4954)
 
 The transcript has one line per command ("C: MAIL FROM:<a@b>") and per
 reply code ("S: 250"); the message data is not in it. Accepted messages
 (dot-unstuffed, byte for byte) are written to MAILDIR/new/N.eml.
 Only listens on 127.0.0.1.
 """
+import base64
 import os
 import socket
 import sys
@@ -59,6 +61,7 @@ def session(conn, scenario, log, maildir, state):
 
     log.write("-- connect\n")
     reply("220 script.test ESMTP scripted")
+    authed = scenario != "auth"
     while True:
         raw = f.readline(4096)
         if not raw:
@@ -71,16 +74,42 @@ def session(conn, scenario, log, maildir, state):
         line = raw[:-2].decode("ascii", "replace")
         verb = line.split(" ", 1)[0].upper()
         # Never log credentials.
-        log.write("C: %s\n" % (line if verb != "AUTH" else "AUTH ..."))
+        log.write("C: %s\n" % (line if verb != "AUTH" else
+                                " ".join(line.split(" ")[:2])))
         if verb in ("EHLO", "HELO"):
             if verb == "EHLO":
-                conn.sendall(b"250-script.test\r\n250-8BITMIME\r\n"
+                ext = b"250-AUTH PLAIN\r\n" if scenario == "auth" else b""
+                conn.sendall(b"250-script.test\r\n250-8BITMIME\r\n" + ext +
                              b"250 SIZE 10485760\r\n")
                 log.write("S: 250\n")
             else:
                 reply("250 script.test")
+        elif verb == "AUTH" and scenario == "auth":
+            parts = line.split(" ")
+            if len(parts) < 2 or parts[1].upper() != "PLAIN":
+                reply("504 5.5.4 mechanism not supported")
+                continue
+            if len(parts) >= 3:
+                resp = parts[2]
+            else:
+                reply("334 ")
+                resp = f.readline(4096).rstrip(b"\r\n").decode("ascii",
+                                                               "replace")
+                log.write("C: <credentials>\n")
+            try:
+                ok = base64.b64decode(resp) == b"\0bot\0botpass"
+            except ValueError:
+                ok = False
+            if ok:
+                authed = True
+                reply("235 2.7.0 Authentication successful")
+            else:
+                reply("535 5.7.8 Authentication credentials invalid")
         elif verb == "MAIL":
-            reply("250 2.1.0 Ok")
+            if authed:
+                reply("250 2.1.0 Ok")
+            else:
+                reply("530 5.7.0 Authentication required")
         elif verb == "RCPT":
             if scenario == "reject" and "<linux-mm@kvack.org>" in line:
                 reply("550 5.1.1 no such user")

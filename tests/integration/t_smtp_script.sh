@@ -8,21 +8,24 @@
 #  - 550 to a RCPT: EFAIL with the server's text, nothing delivered;
 #  - STARTTLS required but not offered: ECONFIG before MAIL FROM;
 #  - a server that never answers: EAGAIN after the timeout;
-#  - nothing listening: EAGAIN.
+#  - nothing listening: EAGAIN;
+#  - AUTH PLAIN accepted; AUTH refused (535): ECONFIG, and neither the
+#    reason nor anything else of ours shows the password.
 # The driver is test_compose's test_smtp_live (RB_SMTP_MODE).
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 drv=${RB_BUILD:?}/tests/test_compose
 [ -x "$drv" ] || rb_skip "no $drv"
 
-# run_scenario NAME MODE: starts the scripted server, runs the driver.
+# run_scenario NAME MODE [SCENARIO]: starts the scripted server (with
+# SCENARIO, default NAME), runs the driver in MODE.
 run_scenario()
 {
-	local name=$1 mode=$2
+	local name=$1 mode=$2 scenario=${3:-$1}
 	RB_SMTP_PORT=$(rb_free_port)
 	mkdir -p "$RB_TEST_DIR/$name"
 	rb_start "srv-$name" /usr/bin/python3 "$here/smtp_script.py" \
-		"$RB_SMTP_PORT" "$name" "$RB_TEST_DIR/$name/transcript" \
+		"$RB_SMTP_PORT" "$scenario" "$RB_TEST_DIR/$name/transcript" \
 		"$RB_TEST_DIR/$name/mail"
 	rb_wait_port "$RB_SMTP_PORT" || rb_fail "$name: server did not start"
 	# rb_wait_port's probe is a connection too: start the transcript anew.
@@ -115,6 +118,16 @@ grep -q '^C: EHLO' "$RB_TEST_DIR/notls/transcript" ||
 
 # A server that accepts and never answers.
 run_scenario stall stall
+
+# AUTH PLAIN (RFC 4954), right and wrong password.
+RB_SMTP_USER=bot RB_SMTP_PASSWORD=botpass run_scenario auth auth
+grep -q '^C: AUTH PLAIN' "$RB_TEST_DIR/auth/transcript" || rb_fail "auth: no AUTH"
+[ "$(ls "$RB_TEST_DIR/auth/mail/new" | wc -l)" = 1 ] || rb_fail "auth: not delivered"
+RB_SMTP_USER=bot RB_SMTP_PASSWORD=wrong-secret run_scenario authbad authbad auth
+grep -q '^C: MAIL' "$RB_TEST_DIR/authbad/transcript" &&
+	rb_fail "authbad: MAIL FROM after a refused AUTH"
+grep -q 'wrong-secret' "$RB_TEST_DIR/authbad/driver.log" &&
+	rb_fail "authbad: the password shows in the output"
 
 # Nothing listening at all.
 port=$(rb_free_port)
