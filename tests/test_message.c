@@ -322,6 +322,17 @@ static void test_hostile(void **state)
 	assert_true(m->problems & RB_MSG_BAD_BOUNDARY);
 	rb_message_free(m);
 
+	/*
+	 * DESIGN.md fact 2: this value unescapes to a lone quote, and
+	 * libetpan 1.9.4 then calls strncpy() with a size of -1.
+	 */
+	assert_int_equal(parse_str(&m, "Content-Type: multipart/mixed; "
+				       "boundary=\"\\\"\"\n\n--x\ntext\n"),
+			 0);
+	assert_true(m->problems & RB_MSG_BAD_BOUNDARY);
+	assert_non_null(strstr(m->body, "text"));
+	rb_message_free(m);
+
 	/* empty boundary */
 	assert_int_equal(parse_str(&m, "Content-Type: multipart/mixed; "
 				       "boundary=\"\"\n\n--\ntext\n"),
