@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <git2.h>
 
 #include "bot/cli.h"
 #include "util/banned.h"
@@ -57,9 +58,16 @@ int main(int argc, char **argv)
 		printf("reviewbot %s\n", RB_VERSION);
 		exit(RB_EXIT_OK);
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			exit(commands[i].fn(argc - 1, argv + 1));
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			int ret;
+
+			git_libgit2_init();
+			ret = commands[i].fn(argc - 1, argv + 1);
+			git_libgit2_shutdown();
+			exit(ret);
+		}
+	}
 	fprintf(stderr, "reviewbot: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	exit(RB_EXIT_USAGE);

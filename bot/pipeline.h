@@ -16,6 +16,8 @@
 
 struct rb_config;
 struct rb_store;
+struct rb_sender;
+struct rb_maint_cache;
 
 struct rb_pipeline_stats {
 	size_t stored; /* new raw messages */
@@ -25,6 +27,7 @@ struct rb_pipeline_stats {
 	size_t series;
 	size_t reviewed;
 	size_t apply_failed;
+	size_t deferred; /* a tree or server was down: retried later */
 	size_t queued; /* mails put in the outbox */
 	size_t sent;
 	size_t send_failed;
@@ -36,7 +39,17 @@ struct rb_pipeline {
 	struct rb_pipeline_stats stats;
 	bool force_complete; /* review incomplete series now (no wait) */
 	const char *owner; /* worker name for job leases */
+	const char *cli_tree; /* a tree given on the command line, or NULL */
+	const char *outbox_override; /* --outbox DIR, or NULL */
+	const char *templates_dir; /* NULL: the built-in templates */
+
+	/* Owned, made on first use; rb_pipeline_release() frees them. */
+	struct rb_sender *sender;
+	struct rb_maint_cache *maint;
+	bool recovered; /* outbox 'sending' rows were requeued */
 };
+
+void rb_pipeline_release(struct rb_pipeline *p);
 
 /* Stores every message of @path (mbox, Maildir, eml, "-"). Bad messages
  * are recorded with their origin and skipped. */

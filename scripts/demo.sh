@@ -170,7 +170,7 @@ git reset -q --hard HEAD~3
 cd "$demo"
 echo "== reviewbot review --tree demo/tree demo/series.mbox (no config: embedded defaults)"
 set +e
-RB_NOW=1762160400 "$bin" review --tree "$demo/tree" --store "$demo/reviewbot.db" \
+RB_NOW=1793700000 "$bin" review --tree "$demo/tree" --store "$demo/reviewbot.db" \
 	--outbox "$demo/outbox" "$demo/series.mbox"
 rc=$?
 set -e

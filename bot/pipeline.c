@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pipeline.c - ingest, parse, assemble, the job loop and sending. The
+ * review of one series lives in review_stage.c.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "bot/config.h"
+#include "bot/pipeline.h"
+#include "bot/review_stage.h"
+#include "bot/store.h"
+#include "mail/mbox.h"
+#include "mail/message.h"
+#include "mail/sender.h"
+#include "mail/series.h"
+#include "review/maintainers.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+void rb_fault_point(const char *stage)
+{
+	static char name[64];
+	static long target = -1, count;
+	const char *env = getenv("RB_FAULT");
+	const char *colon;
+
+	if (!env || !*env)
+		return;
+	if (target < 0) {
+		colon = strchr(env, ':');
+		if (!colon || (size_t)(colon - env) >= sizeof(name))
+			return;
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - env), env);
+		target = strtol(colon + 1, NULL, 10);
+	}
+	if (strcmp(name, stage))
+		return;
+	if (++count == target) {
+		fprintf(stderr, "reviewbot: RB_FAULT: killed after %s:%ld\n",
+			stage, count);
+		raise(SIGKILL);
+	}
+}
+
+static size_t max_size(const struct rb_pipeline *p)
+{
+	return p->cfg->max_message_size ? p->cfg->max_message_size :
+					  RB_MSG_DEFAULT_MAX;
+}
+
+/*
+ * A cheap first look before the parser: the first line must be a header
+ * field (RFC 5322 2.2: printable ASCII but ':' then ':'), and a message
+ * that ends mid-line without ever ending its header section was cut short.
+ */
+static bool looks_like_mail(const char *raw, size_t len, const char **why)
+{
+	size_t i;
+
+	if (!len) {
+		*why = "empty";
+		return false;
+	}
+	for (i = 0; i < len && raw[i] != ':'; i++) {
+		unsigned char ch = (unsigned char)raw[i];
+
+		if (ch < 33 || ch > 126) {
+			*why = "the first line is not a header field";
+			return false;
+		}
+	}
+	if (i == 0 || i == len) {
+		*why = "the first line is not a header field";
+		return false;
+	}
+	if (raw[len - 1] != '\n' && !memmem(raw, len, "\n\n", 2) &&
+	    !memmem(raw, len, "\n\r\n", 3)) {
+		*why = "truncated: it ends inside its header section";
+		return false;
+	}
+	return true;
+}
+
+int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
+			   const char *origin)
+{
+	const char *why = NULL;
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_message *m = NULL;
+	struct rb_buf reason = RB_BUF_INIT(4096);
+	int ret;
+
+	if (!raw) {
+		rb_buf_printf(&reason,
+			      "%s: message of %zu bytes is over the "
+			      "size cap of %zu bytes; recorded and "
+			      "skipped",
+			      origin, len, max_size(p));
+		goto bad;
+	}
+	if (!looks_like_mail(raw, len, &why)) {
+		rb_buf_printf(&reason,
+			      "%s: not a mail message (%s); recorded "
+			      "and skipped",
+			      origin, why);
+		goto bad;
+	}
+	opts.max_size = max_size(p);
+	ret = rb_message_parse(&m, raw, len, &opts);
+	if (ret) {
+		rb_buf_printf(&reason, "%s: %s; recorded and skipped", origin,
+			      rb_errmsg());
+		goto bad;
+	}
+	ret = rb_store_add_raw(p->st, m->message_id, raw, len, origin);
+	rb_message_free(m);
+	if (ret == -RB_EEXISTS) {
+		p->stats.duplicates++;
+		ret = 0;
+	} else if (!ret) {
+		p->stats.stored++;
+		rb_fault_point("ingest");
+	}
+	rb_buf_release(&reason);
+	return ret;
+bad:
+	p->stats.malformed++;
+	fprintf(stderr, "reviewbot: %s\n", reason.ptr);
+	rb_log(RB_LOG_WARN, "msg.malformed", "reason", reason.ptr, NULL);
+	ret = rb_store_add_bad(p->st, origin, reason.ptr, raw, raw ? len : 0);
+	rb_buf_release(&reason);
+	return ret;
+}
+
+static int ingest_cb(const char *raw, size_t len, const char *origin,
+		     void *payload)
+{
+	return rb_pipeline_ingest_raw(payload, raw, len, origin);
+}
+
+int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
+{
+	return rb_mail_walk(path, max_size(p), ingest_cb, p);
+}
+
+/* DESIGN.md fact 6: only listed lists, never our own mail or a bot's. */
+static const char *loop_reason(const struct rb_pipeline *p,
+			       const struct rb_message *m)
+{
+	const struct rb_config *c = p->cfg;
+	size_t i;
+
+	if (m->x_reviewbot)
+		return "our own mail (X-Reviewbot-Series)";
+	if (m->from.addr && c->smtp_from &&
+	    strcasestr(c->smtp_from, m->from.addr))
+		return "our own mail (From)";
+	for (i = 0; m->from.addr && i < c->n_known_bots; i++)
+		if (!strcasecmp(m->from.addr, c->known_bots[i]))
+			return "a known bot";
+	if (m->auto_submitted && strcasecmp(m->auto_submitted, "no"))
+		return "Auto-Submitted mail";
+	if (c->n_list_ids) {
+		for (i = 0; i < c->n_list_ids; i++)
+			if (m->list_id &&
+			    !strcasecmp(m->list_id, c->list_ids[i]))
+				break;
+		if (i == c->n_list_ids)
+			return "List-Id not on the allow-list";
+	}
+	return NULL;
+}
+
+static const char *kind_of(const struct rb_message *m)
+{
+	const struct rb_subject *s = &m->subject;
+
+	if (s->is_pull)
+		return "other";
+	if (s->is_patch && !s->is_reply) {
+		if (s->index == 0 && s->total > 0)
+			return "cover";
+		if (m->patch)
+			return "patch";
+	}
+	if (s->is_reply || m->in_reply_to)
+		return "reply";
+	return "other";
+}
+
+static int parse_one(struct rb_msgrow *row, void *payload)
+{
+	struct rb_pipeline *p = payload;
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_message *m = NULL;
+	struct rb_buf refs = RB_BUF_INIT(1 << 20);
+	struct rb_msgmeta meta = { 0 };
+	size_t i;
+	int ret;
+
+	ret = rb_store_begin(p->st);
+	if (ret)
+		return ret;
+	opts.max_size = max_size(p);
+	if (rb_message_parse(&m, row->raw, row->len, &opts)) {
+		struct rb_buf why = RB_BUF_INIT(4096);
+
+		rb_buf_printf(&why, "%s: %s", row->origin, rb_errmsg());
+		fprintf(stderr, "reviewbot: %s; recorded and skipped\n",
+			why.ptr);
+		ret = rb_store_mark_malformed(p->st, row->message_id, why.ptr);
+		rb_buf_release(&why);
+		p->stats.malformed++;
+		goto out;
+	}
+	for (i = 0; i < m->n_references; i++)
+		rb_buf_printf(&refs, "%s%s", i ? " " : "", m->references[i]);
+	meta.kind = kind_of(m);
+	meta.reason = loop_reason(p, m);
+	if (meta.reason)
+		meta.kind = "ignored";
+	meta.subject = m->subject_raw;
+	meta.from_addr = m->from.addr;
+	meta.from_name = m->from.name;
+	meta.date = m->date;
+	meta.list_id = m->list_id;
+	meta.in_reply_to = m->in_reply_to;
+	meta.references = refs.ptr;
+	meta.version = m->subject.version;
+	meta.idx = m->subject.index;
+	meta.total = m->subject.total;
+	meta.change_id = rb_message_trailer(m, "change-id");
+	ret = rb_store_mark_parsed(p->st, row->message_id, &meta);
+	p->stats.parsed++;
+out:
+	rb_message_free(m);
+	rb_buf_release(&refs);
+	if (ret) {
+		rb_store_rollback(p->st);
+		return ret;
+	}
+	ret = rb_store_commit(p->st);
+	if (!ret)
+		rb_fault_point("parse");
+	return ret;
+}
+
+int rb_pipeline_parse(struct rb_pipeline *p)
+{
+	return rb_store_each_new(p->st, parse_one, p);
+}
+
+struct assemble_ctx {
+	struct rb_pipeline *p;
+	struct rb_series_set *set;
+	int err;
+};
+
+static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
+		      void *payload)
+{
+	struct assemble_ctx *a = payload;
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_msgrow row = { 0 };
+	struct rb_message *m = NULL;
+	int ret;
+
+	(void)meta;
+	ret = rb_store_get_raw(a->p->st, msgid, &row);
+	if (ret)
+		return ret;
+	opts.max_size = max_size(a->p);
+	if (!rb_message_parse(&m, row.raw, row.len, &opts)) {
+		ret = rb_series_set_add(a->set, m);
+		rb_message_free(m);
+	}
+	rb_msgrow_release(&row);
+	return ret;
+}
+
+int rb_pipeline_assemble(struct rb_pipeline *p)
+{
+	struct assemble_ctx a = { .p = p };
+	int64_t now = rb_now(), wait;
+	size_t i;
+	int ret;
+
+	ret = rb_series_set_new(&a.set);
+	if (ret)
+		return ret;
+	ret = rb_store_each_meta(p->st, add_stored, &a);
+	if (!ret)
+		ret = rb_series_set_assemble(a.set);
+	if (ret)
+		goto out;
+	wait = (int64_t)p->cfg->incomplete_wait_minutes * 60;
+	ret = rb_store_begin(p->st);
+	if (ret)
+		goto out;
+	for (i = 0; i < rb_series_set_count(a.set) && !ret; i++) {
+		const struct rb_series *s = rb_series_set_get(a.set, i);
+
+		ret = rb_store_put_series(p->st, s);
+		if (ret)
+			break;
+		p->stats.series++;
+		if (s->complete) {
+			ret = rb_store_job_add(p->st, "review", s->id, now);
+		} else {
+			/* The wait runs from the newest part seen. */
+			int64_t due = p->force_complete ? now :
+							  s->last_date + wait;
+
+			ret = rb_store_job_add(p->st, "incomplete", s->id,
+					       due > now ? due : now);
+		}
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+	}
+	if (ret) {
+		rb_store_rollback(p->st);
+		goto out;
+	}
+	ret = rb_store_commit(p->st);
+	if (!ret)
+		rb_fault_point("assemble");
+out:
+	rb_series_set_free(a.set);
+	return ret;
+}
+
+int rb_pipeline_review(struct rb_pipeline *p)
+{
+	struct rb_job job;
+	int ret;
+
+	for (;;) {
+		ret = rb_store_begin(p->st);
+		if (ret)
+			return ret;
+		ret = rb_store_job_claim(p->st, p->owner ? p->owner : "local",
+					 3600, &job);
+		if (ret == -RB_ENOTFOUND) {
+			rb_store_rollback(p->st);
+			return 0;
+		}
+		if (ret || (ret = rb_store_commit(p->st))) {
+			rb_store_rollback(p->st);
+			return ret;
+		}
+		ret = rb_review_job(p, &job);
+		if (ret == -RB_EAGAIN) {
+			/* A tree or a server is down: retry later. */
+			p->stats.deferred++;
+			rb_log(RB_LOG_WARN, "review.deferred", "series",
+			       job.key, "reason", rb_errmsg(), NULL);
+			if (p->force_complete)
+				fprintf(stderr,
+					"reviewbot: series <%s> deferred: %s\n",
+					job.key, rb_errmsg());
+			rb_store_job_retry(p->st, job.id, rb_now() + 300,
+					   rb_errmsg());
+			rb_job_release(&job);
+			return 0;
+		}
+		rb_job_release(&job);
+		if (ret)
+			return ret;
+		rb_fault_point("review");
+	}
+}
+
+int rb_pipeline_step(struct rb_pipeline *p)
+{
+	int ret;
+
+	ret = rb_pipeline_parse(p);
+	if (!ret)
+		ret = rb_pipeline_assemble(p);
+	if (!ret)
+		ret = rb_pipeline_review(p);
+	if (!ret)
+		ret = rb_pipeline_send(p);
+	return ret;
+}
+
+void rb_pipeline_release(struct rb_pipeline *p)
+{
+	rb_sender_free(p->sender);
+	p->sender = NULL;
+	rb_maint_cache_free(p->maint);
+	p->maint = NULL;
+}

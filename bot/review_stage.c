@@ -1,0 +1,1025 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * review_stage.c - the review of one series. See review_stage.h.
+ *
+ * Order (DESIGN.md, the pipeline): subsystem and policy from MAINTAINERS
+ * of the trusted tree; base selection and in-memory apply (fact 9);
+ * checkers; the model stage; suppression of findings judged false before;
+ * the policy's severity floor and cap; render; compose. Everything it
+ * decides is written in one transaction with the job's end.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <git2.h>
+
+#include "bot/config.h"
+#include "bot/pipeline.h"
+#include "bot/policy.h"
+#include "bot/review_stage.h"
+#include "bot/store.h"
+#include "mail/addr.h"
+#include "mail/compose.h"
+#include "mail/message.h"
+#include "review/apply.h"
+#include "review/base.h"
+#include "review/checks.h"
+#include "review/findings.h"
+#include "review/maintainers.h"
+#include "review/render.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#ifndef RB_TEMPLATES_DIR
+#define RB_TEMPLATES_DIR "templates"
+#endif
+
+#define MODEL_OFF_LINE \
+	"The model stage is off; set model.provider in config.yaml to turn it on."
+
+struct tree {
+	const char *name;
+	const char *path;
+	const char *ref;
+	git_repository *repo;
+};
+
+/* One mail to queue, with the findings it shows. */
+struct outgoing {
+	struct rb_buf bytes;
+	char *message_id;
+	char *env_from;
+	struct rb_buf rcpts;
+	const char *kind;
+	int patch_idx;
+	int words;
+	size_t *finding_idx; /* indices into the series' findings */
+	int *ids; /* their Fn */
+	size_t n;
+};
+
+struct series_ctx {
+	struct rb_pipeline *p;
+	const struct rb_job *job;
+	struct rb_series_row row;
+	struct rb_msgrow *raws; /* [total + 1], [0] the cover */
+	struct rb_message **msgs; /* [total + 1], NULL where missing */
+	struct rb_message *first; /* the first part we have */
+	int first_idx; /* its index: 0 the cover, else the first patch */
+
+	struct tree *trees;
+	size_t n_trees;
+
+	struct rb_maint *maint_index; /* the tree's MAINTAINERS */
+	struct rb_maint_result *maint;
+	struct rb_effective_policy pol;
+
+	struct rb_base_report *base;
+	const struct tree *base_tree;
+	git_oid base_oid, applied_oid;
+	bool applied;
+
+	struct rb_findings findings;
+	char **states; /* per finding: raised, suppressed, dropped */
+	struct rb_buf summary; /* lines, NUL-separated */
+	const char *summary_v[8];
+	size_t n_summary;
+
+	struct outgoing *out;
+	size_t n_out;
+	const char *series_state;
+	char detail[512];
+};
+
+static void release(struct series_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; c->raws && (int)i <= c->row.total; i++) {
+		rb_msgrow_release(&c->raws[i]);
+		rb_message_free(c->msgs[i]);
+	}
+	free(c->raws);
+	free(c->msgs);
+	for (i = 0; i < c->n_trees; i++)
+		git_repository_free(c->trees[i].repo);
+	free(c->trees);
+	rb_maint_result_free(c->maint);
+	rb_maint_free(c->maint_index);
+	rb_effective_policy_release(&c->pol);
+	rb_base_report_free(c->base);
+	for (i = 0; i < c->findings.n; i++)
+		free(c->states ? c->states[i] : NULL);
+	free(c->states);
+	rb_findings_release(&c->findings);
+	rb_buf_release(&c->summary);
+	for (i = 0; i < c->n_out; i++) {
+		rb_buf_release(&c->out[i].bytes);
+		rb_buf_release(&c->out[i].rcpts);
+		free(c->out[i].message_id);
+		free(c->out[i].env_from);
+		free(c->out[i].finding_idx);
+		free(c->out[i].ids);
+	}
+	free(c->out);
+	rb_series_row_release(&c->row);
+}
+
+static size_t max_size(const struct rb_pipeline *p)
+{
+	return p->cfg->max_message_size ? p->cfg->max_message_size :
+					  RB_MSG_DEFAULT_MAX;
+}
+
+static int load_messages(struct series_ctx *c)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	int i, ret;
+
+	ret = rb_store_series_load(c->p->st, c->job->key, &c->row);
+	if (ret)
+		return ret;
+	c->raws = calloc((size_t)c->row.total + 1, sizeof(*c->raws));
+	c->msgs = calloc((size_t)c->row.total + 1, sizeof(*c->msgs));
+	if (!c->raws || !c->msgs)
+		return rb_err(RB_ENOMEM, "out of memory");
+	opts.max_size = max_size(c->p);
+	for (i = 0; i <= c->row.total; i++) {
+		if (!c->row.msgids[i])
+			continue;
+		ret = rb_store_get_raw(c->p->st, c->row.msgids[i], &c->raws[i]);
+		if (ret)
+			return ret;
+		if (rb_message_parse(&c->msgs[i], c->raws[i].raw,
+				     c->raws[i].len, &opts))
+			c->msgs[i] = NULL;
+		if (c->msgs[i] && !c->first && i > 0) {
+			c->first = c->msgs[i];
+			c->first_idx = i;
+		}
+	}
+	if (c->msgs[0])
+		c->first_idx = 0;
+	if (!c->first)
+		c->first = c->msgs[0];
+	if (!c->first)
+		return rb_err(RB_EINVAL, "series <%s>: no part parses",
+			      c->job->key);
+	return 0;
+}
+
+static int open_trees(struct series_ctx *c)
+{
+	const struct rb_config *cfg = c->p->cfg;
+	size_t i, n = cfg->n_trees + (c->p->cli_tree ? 1 : 0);
+
+	c->trees = calloc(n ? n : 1, sizeof(*c->trees));
+	if (!c->trees)
+		return rb_err(RB_ENOMEM, "out of memory");
+	if (c->p->cli_tree) {
+		const char *slash = strrchr(c->p->cli_tree, '/');
+
+		/* Named after its directory, as people call their trees. */
+		c->trees[c->n_trees].name = slash && slash[1] ? slash + 1 :
+								c->p->cli_tree;
+		c->trees[c->n_trees].path = c->p->cli_tree;
+		c->trees[c->n_trees].ref = "HEAD";
+		c->n_trees++;
+	}
+	for (i = 0; i < cfg->n_trees; i++) {
+		struct tree *t = &c->trees[c->n_trees++];
+
+		t->name = cfg->trees[i].name;
+		t->path = cfg->trees[i].path;
+		t->ref = cfg->trees[i].branch ? cfg->trees[i].branch : "HEAD";
+	}
+	for (i = 0; i < c->n_trees; i++) {
+		if (git_repository_open(&c->trees[i].repo, c->trees[i].path)) {
+			const git_error *e = git_error_last();
+
+			return rb_err(RB_EAGAIN, "tree %s (%s): %s",
+				      c->trees[i].name, c->trees[i].path,
+				      e ? e->message : "cannot open");
+		}
+	}
+	return 0;
+}
+
+/* MAINTAINERS from the first tree, the trusted base (DESIGN.md fact 5). */
+static int find_sections(struct series_ctx *c)
+{
+	struct rb_maint_query *q = NULL;
+	int i, ret;
+
+	if (!c->n_trees)
+		return 0;
+	if (!c->p->maint) {
+		ret = rb_maint_cache_new(&c->p->maint);
+		if (ret)
+			return ret;
+	}
+	ret = rb_maint_cache_get(&c->maint_index, c->p->maint, c->trees[0].path,
+				 c->trees[0].ref);
+	if (ret) {
+		/* A tree without MAINTAINERS: no sections, default policy. */
+		rb_log(RB_LOG_WARN, "maintainers.unavailable", "tree",
+		       c->trees[0].name, "reason", rb_errmsg(), NULL);
+		return 0;
+	}
+	ret = rb_maint_query_new(&q, c->maint_index);
+	for (i = 1; !ret && i <= c->row.total; i++)
+		if (c->msgs[i] && c->msgs[i]->patch)
+			ret = rb_maint_query_add_patch(q, c->msgs[i]->patch,
+						       c->msgs[i]->patch_len);
+	if (!ret)
+		ret = rb_maint_query_run(&c->maint, q);
+	rb_maint_query_free(q);
+	return ret;
+}
+
+static int decide_policy(struct series_ctx *c)
+{
+	const char **names = NULL;
+	size_t i, n = c->maint ? c->maint->nsections : 0;
+	int ret;
+
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		names[i] = c->maint->sections[i]->name;
+	ret = rb_policy_resolve(&c->pol, c->p->cfg, (const char *const *)names,
+				n, c->first->list_id);
+	free(names);
+	return ret;
+}
+
+static int add_summary(struct series_ctx *c, const char *line)
+{
+	if (c->n_summary >= sizeof(c->summary_v) / sizeof(c->summary_v[0]))
+		return 0;
+	/* Pointers are fixed up after the buffer stops growing. */
+	c->summary_v[c->n_summary++] = (const char *)(uintptr_t)c->summary.len;
+	return rb_buf_add(&c->summary, line, strlen(line) + 1);
+}
+
+static void fix_summary(struct series_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_summary; i++)
+		c->summary_v[i] = c->summary.ptr + (uintptr_t)c->summary_v[i];
+}
+
+/*
+ * Trees in the order to try: the policy's bases first, then every other
+ * configured tree in config order (linux-next and mainline last, as the
+ * config lists them).
+ */
+static size_t order_trees(struct series_ctx *c, struct rb_base_tree *out)
+{
+	const struct rb_policy *pol = c->pol.governing;
+	size_t n = 0, i, k;
+	bool *used = calloc(c->n_trees ? c->n_trees : 1, sizeof(*used));
+
+	for (k = 0; used && pol && k < pol->n_bases; k++)
+		for (i = 0; i < c->n_trees; i++)
+			if (!used[i] &&
+			    !strcmp(c->trees[i].name, pol->bases[k])) {
+				used[i] = true;
+				out[n].name = c->trees[i].name;
+				out[n].repo = c->trees[i].repo;
+				out[n].ref = c->trees[i].ref;
+				n++;
+			}
+	for (i = 0; used && i < c->n_trees; i++)
+		if (!used[i]) {
+			out[n].name = c->trees[i].name;
+			out[n].repo = c->trees[i].repo;
+			out[n].ref = c->trees[i].ref;
+			n++;
+		}
+	free(used);
+	return n;
+}
+
+static int apply_series(struct series_ctx *c)
+{
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_base_request req = { 0 };
+	struct rb_apply_patch *ap = NULL;
+	struct rb_base_tree *bt = NULL;
+	size_t i, n = 0, nt;
+	int ret = 0;
+
+	if (!c->n_trees) {
+		add_summary(c, "Not applied: no tree is configured.");
+		return 0;
+	}
+	ap = calloc((size_t)c->row.total, sizeof(*ap));
+	bt = calloc(c->n_trees, sizeof(*bt));
+	if (!ap || !bt) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 1; i <= (size_t)c->row.total; i++) {
+		const struct rb_message *m = c->msgs[i];
+
+		if (!m || !m->patch)
+			continue;
+		ap[n].patch = m->patch;
+		ap[n].len = m->patch_len;
+		ap[n].author_name = m->from.name;
+		ap[n].author_email = m->from.addr;
+		ap[n].date = m->date;
+		ap[n].message = m->commit_msg;
+		n++;
+		if (!req.base_commit)
+			req.base_commit = rb_message_trailer(m, "base-commit");
+	}
+	if (c->msgs[0] && !req.base_commit)
+		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
+	req.patches = ap;
+	req.n_patches = n;
+	nt = order_trees(c, bt);
+	ret = rb_base_select(&c->base, bt, nt, &req, &opts);
+	if (ret)
+		goto out;
+	if (c->base->ok) {
+		const struct rb_base_attempt *a =
+			&c->base->attempts[c->base->chosen];
+		char line[256];
+
+		c->applied = true;
+		git_oid_cpy(&c->base_oid, &a->commit);
+		git_oid_cpy(&c->applied_oid, &a->result->commit);
+		for (i = 0; i < c->n_trees; i++)
+			if (a->name && !strcmp(a->name, c->trees[i].name))
+				c->base_tree = &c->trees[i];
+		if (a->kind != RB_BASE_TREE) {
+			snprintf(line, sizeof(line), "The base is %s.",
+				 a->kind == RB_BASE_COMMIT ?
+					 "the series' base-commit" :
+					 "guessed from the index blob ids");
+			add_summary(c, line);
+		}
+	}
+out:
+	free(ap);
+	free(bt);
+	return ret;
+}
+
+static int run_checkers(struct series_ctx *c)
+{
+	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
+	struct rb_check_ctx ctx = { 0 };
+	struct rb_check_patch *cp;
+	const struct rb_policy *pol = c->pol.governing;
+	char names[128] = "commit-msg";
+	int i, ret;
+
+	cp = calloc((size_t)c->row.total, sizeof(*cp));
+	if (!cp)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 1; i <= c->row.total; i++) {
+		cp[i - 1].msg = c->msgs[i];
+		cp[i - 1].raw = c->raws[i].raw;
+		cp[i - 1].raw_len = c->raws[i].len;
+		cp[i - 1].origin = c->raws[i].origin;
+	}
+	ctx.cover = c->msgs[0];
+	ctx.patches = cp;
+	ctx.n_patches = (size_t)c->row.total;
+	opts.checkpatch_strict = c->p->cfg->checkpatch_strict;
+	if (pol) {
+		opts.checkpatch_ignore = pol->checkpatch_ignore;
+		opts.n_checkpatch_ignore = pol->n_checkpatch_ignore;
+	}
+	if (c->p->cfg->checkers_parallel > 0)
+		opts.parallel = c->p->cfg->checkers_parallel;
+	ctx.opts = &opts;
+	if (c->applied && c->base_tree) {
+		git_object *obj = NULL;
+
+		ctx.repo_path = c->base_tree->path;
+		git_oid_cpy(&ctx.base, &c->base_oid);
+		ctx.has_base = true;
+		git_oid_cpy(&ctx.applied, &c->applied_oid);
+		ctx.has_applied = true;
+		/* checkpatch only where the trusted base tree ships it. */
+		if (!git_revparse_single(&obj, c->base_tree->repo,
+					 "HEAD:scripts/checkpatch.pl")) {
+			snprintf(names, sizeof(names), "commit-msg,checkpatch");
+			git_object_free(obj);
+		}
+	}
+	ret = rb_checks_run(&c->findings, &ctx, names);
+	free(cp);
+	if (ret)
+		return ret;
+	add_summary(c, strstr(names, "checkpatch") ?
+			       "Checks: commit message and checkpatch." :
+			       "Checks: commit message.");
+	return 0;
+}
+
+/* Suppression by earlier verdicts, then the policy's floor and cap. */
+static int filter_findings(struct series_ctx *c)
+{
+	size_t i, n = c->findings.n;
+	bool *keep, *rejected;
+	int ret = 0;
+
+	c->states = calloc(n ? n : 1, sizeof(*c->states));
+	keep = calloc(n ? n : 1, sizeof(*keep));
+	rejected = calloc(n ? n : 1, sizeof(*rejected));
+	if (!c->states || !keep || !rejected) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = rb_store_fingerprint_rejected(
+			c->p->st, c->findings.v[i].fingerprint, &rejected[i]);
+	if (ret)
+		goto out;
+	rb_policy_filter_findings(&c->pol, c->findings.v, n, keep);
+	for (i = 0; i < n; i++) {
+		c->states[i] = strdup(rejected[i] ? "suppressed" :
+				      keep[i]	  ? "raised" :
+						    "dropped");
+		if (!c->states[i]) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	/* A suppressed finding must not take a kept one's place in the cap:
+	 * filter again without them. */
+	if (!ret) {
+		struct rb_finding *v = calloc(n ? n : 1, sizeof(*v));
+		size_t *map = calloc(n ? n : 1, sizeof(*map)), m = 0;
+
+		if (!v || !map) {
+			free(v);
+			free(map);
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			if (!rejected[i]) {
+				v[m] = c->findings.v[i];
+				map[m++] = i;
+			}
+		memset(keep, 0, n * sizeof(*keep));
+		rb_policy_filter_findings(&c->pol, v, m, keep);
+		for (i = 0; i < m; i++) {
+			free(c->states[map[i]]);
+			c->states[map[i]] =
+				strdup(keep[i] ? "raised" : "dropped");
+		}
+		free(v);
+		free(map);
+	}
+out:
+	free(keep);
+	free(rejected);
+	return ret;
+}
+
+static int count_words(const char *s)
+{
+	int n = 0, in = 0;
+
+	for (; s && *s; s++) {
+		if (*s == ' ' || *s == '\n' || *s == '\t') {
+			in = 0;
+		} else if (!in) {
+			in = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+static struct outgoing *new_out(struct series_ctx *c, const char *kind,
+				int patch_idx)
+{
+	struct outgoing *v = realloc(c->out, (c->n_out + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	c->out = v;
+	v = &c->out[c->n_out++];
+	memset(v, 0, sizeof(*v));
+	rb_buf_init(&v->bytes, 4u << 20);
+	rb_buf_init(&v->rcpts, 1u << 20);
+	v->kind = kind;
+	v->patch_idx = patch_idx;
+	return v;
+}
+
+/* "Name <addr>" for an address of a parsed mail. */
+static char *mailbox_of(const struct rb_addr *a)
+{
+	struct rb_buf b = RB_BUF_INIT(4096);
+
+	if (!a->addr)
+		return NULL;
+	if (rb_addr_format(&b, a)) {
+		rb_buf_release(&b);
+		return NULL;
+	}
+	return rb_buf_detach(&b, NULL);
+}
+
+/* The arrays behind a struct rb_policy_people. */
+struct people_buf {
+	const char **maint;
+	const char **lists;
+	char **orig;
+	size_t n_orig;
+	char *author;
+};
+
+/* The people of the touched sections, split as the policy wants them. */
+static int people_of(struct series_ctx *c, const struct rb_message *m,
+		     struct rb_policy_people *who, struct people_buf *b)
+{
+	size_t i, n_m = 0, n_l = 0;
+	size_t n = c->maint ? c->maint->nto : 0;
+
+	b->maint = calloc(n + 1, sizeof(*b->maint));
+	b->lists = calloc(n + 1, sizeof(*b->lists));
+	b->orig = calloc(m->to.n + m->cc.n + 1, sizeof(*b->orig));
+	if (!b->maint || !b->lists || !b->orig)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		const struct rb_maint_recipient *r = &c->maint->to[i];
+
+		if (r->kind == RB_MAINT_LIST)
+			b->lists[n_l++] = r->addr;
+		else
+			b->maint[n_m++] = r->addr;
+	}
+	for (i = 0; i < m->to.n; i++)
+		if ((b->orig[b->n_orig] = mailbox_of(&m->to.v[i])))
+			b->n_orig++;
+	for (i = 0; i < m->cc.n; i++)
+		if ((b->orig[b->n_orig] = mailbox_of(&m->cc.v[i])))
+			b->n_orig++;
+	b->author = mailbox_of(&m->from);
+	who->author = b->author;
+	who->maintainers = b->maint;
+	who->n_maintainers = n_m;
+	who->lists = b->lists;
+	who->n_lists = n_l;
+	who->orig_cc = (const char *const *)b->orig;
+	who->n_orig_cc = b->n_orig;
+	return 0;
+}
+
+static void people_release(struct people_buf *b)
+{
+	size_t i;
+
+	for (i = 0; b->orig && i < b->n_orig; i++)
+		free(b->orig[i]);
+	free(b->orig);
+	free(b->maint);
+	free(b->lists);
+	free(b->author);
+}
+
+/*
+ * Composes @body as a reply to part @idx (0: the cover) to the recipients
+ * the policy names (the author only for reports such as apply failures),
+ * and keeps the bytes in @o for the store.
+ */
+static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
+		       const char *body, bool author_only)
+{
+	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
+	struct rb_policy_people who = { 0 };
+	struct rb_recipients r = { 0 };
+	struct rb_reply reply = { 0 };
+	struct people_buf pb = { 0 };
+	const char **refs = NULL;
+	char **env = NULL;
+	size_t i, n_env = 0;
+	int ret;
+
+	ret = people_of(c, m, &who, &pb);
+	if (!ret && author_only)
+		ret = rb_policy_apply_failure_recipients(&r, &c->pol, c->p->cfg,
+							 pb.author);
+	else if (!ret)
+		ret = rb_policy_recipients(&r, &c->pol, c->p->cfg, &who);
+	if (ret)
+		goto out;
+	if (!r.n_to) {
+		ret = rb_err(RB_EINVAL,
+			     "no valid recipient for a reply to <%s>",
+			     m->message_id);
+		goto out;
+	}
+	refs = calloc(m->n_references + 1, sizeof(*refs));
+	if (!refs) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < m->n_references; i++)
+		refs[i] = m->references[i];
+	refs[i] = m->message_id;
+	reply.from = c->p->cfg->smtp_from;
+	reply.to = (const char *const *)r.to;
+	reply.n_to = r.n_to;
+	reply.cc = (const char *const *)r.cc;
+	reply.n_cc = r.n_cc;
+	reply.subject = m->subject_raw ? m->subject_raw : "";
+	reply.in_reply_to = m->message_id;
+	reply.references = refs;
+	reply.n_references = m->n_references + 1;
+	reply.date = rb_now();
+	reply.policy = rb_mode_name(c->pol.mode);
+	reply.series_id = c->row.id;
+	reply.body = body;
+	ret = rb_compose(&o->bytes, &o->message_id, &reply);
+	if (!ret)
+		ret = rb_compose_envelope(&o->env_from, &env, &n_env, &reply);
+	for (i = 0; !ret && i < n_env; i++)
+		ret = rb_buf_printf(&o->rcpts, "%s%s", i ? "\n" : "", env[i]);
+	o->words = count_words(body);
+out:
+	if (env)
+		rb_addr_list_free(env, n_env);
+	free(refs);
+	people_release(&pb);
+	rb_recipients_release(&r);
+	return ret;
+}
+
+static struct rb_render_dirs dirs_of(const struct series_ctx *c)
+{
+	struct rb_render_dirs d = {
+		.templates_dir = c->p->templates_dir ? c->p->templates_dir :
+						       RB_TEMPLATES_DIR,
+		.override_dir = c->pol.templates_dir,
+	};
+	return d;
+}
+
+/* One reply per patch that has findings (or every patch when the policy
+ * says send_when_empty). Series-wide findings go with the cover's reply
+ * when there is a cover, else with patch 1's. */
+static int render_reviews(struct series_ctx *c)
+{
+	bool when_empty = c->pol.send_when_empty;
+	char base_hex[GIT_OID_HEXSZ + 1] = "";
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct rb_finding *sel = NULL;
+	size_t *idx = NULL;
+	int i, ret = 0;
+
+	if (c->applied)
+		git_oid_tostr(base_hex, sizeof(base_hex), &c->base_oid);
+	fix_summary(c);
+	sel = calloc(c->findings.n + 1, sizeof(*sel));
+	idx = calloc(c->findings.n + 1, sizeof(*idx));
+	if (!sel || !idx) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = c->msgs[0] ? 0 : 1; i <= c->row.total && !ret; i++) {
+		const struct rb_message *m = c->msgs[i];
+		struct rb_render_ctx r = { 0 };
+		struct outgoing *o;
+		size_t k, n = 0;
+
+		if (!m)
+			continue;
+		for (k = 0; k < c->findings.n; k++) {
+			int pi = c->findings.v[k].patch_index;
+
+			if (strcmp(c->states[k], "raised"))
+				continue;
+			if (pi == i || (pi == 0 && i == 1 && !c->msgs[0])) {
+				sel[n] = c->findings.v[k];
+				idx[n++] = k;
+			}
+		}
+		if (!n && !(when_empty && i > 0))
+			continue;
+		o = new_out(c, i ? "review" : "summary", i);
+		if (!o) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+		o->finding_idx = calloc(n + 1, sizeof(size_t));
+		o->ids = calloc(n + 1, sizeof(int));
+		if (!o->finding_idx || !o->ids) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+		memcpy(o->finding_idx, idx, n * sizeof(size_t));
+		o->n = n;
+		r.mode = rb_mode_name(c->pol.mode);
+		r.subsystem = c->pol.subsystem;
+		r.blocking_text = c->pol.blocking_text;
+		r.version = m->subject.version;
+		r.index = m->subject.index;
+		r.total = m->subject.total;
+		r.title = m->subject.title;
+		r.base_name = c->applied && c->base_tree ? c->base_tree->name :
+							   NULL;
+		r.base_commit = c->applied ? base_hex : NULL;
+		r.summary = c->summary_v;
+		r.n_summary = c->n_summary;
+		r.model_line = MODEL_OFF_LINE;
+		r.findings = sel;
+		r.n_findings = n;
+		r.commit_msg = m->commit_msg;
+		r.patch = m->patch;
+		r.patch_len = m->patch_len;
+		r.ids = o->ids;
+		r.dirs = dirs_of(c);
+		rb_buf_reset(&body);
+		ret = rb_render_review(&body, &r);
+		if (!ret)
+			ret = queue_reply(c, o, i, body.ptr, false);
+	}
+out:
+	free(sel);
+	free(idx);
+	rb_buf_release(&body);
+	return ret;
+}
+
+static int render_apply_failure(struct series_ctx *c)
+{
+	struct rb_render_apply_attempt *at = NULL;
+	struct rb_render_apply_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	char(*hex)[GIT_OID_HEXSZ + 1] = NULL;
+	struct outgoing *o;
+	size_t i, n = c->base ? c->base->n_attempts : 0;
+	int ret;
+
+	if (!c->pol.report_apply_failures)
+		return 0;
+	at = calloc(n + 1, sizeof(*at));
+	hex = calloc(n + 1, sizeof(*hex));
+	if (!at || !hex) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rb_base_attempt *a = &c->base->attempts[i];
+		int pi = (int)a->failed_patch;
+
+		git_oid_tostr(hex[i], sizeof(hex[i]), &a->commit);
+		at[i].base_name = a->name ? a->name : "base-commit";
+		at[i].base_commit = a->tried ? hex[i] : NULL;
+		at[i].patch_index = pi;
+		at[i].patch_title = pi > 0 && pi <= c->row.total &&
+						    c->msgs[pi] ?
+					    c->msgs[pi]->subject.title :
+					    NULL;
+		at[i].file = a->failed_file;
+		at[i].hunk = (int)a->failed_hunk;
+		at[i].reason = a->reason;
+	}
+	r.mode = rb_mode_name(c->pol.mode);
+	r.subsystem = c->pol.subsystem;
+	r.version = c->row.version;
+	r.total = c->row.total;
+	r.title = c->row.title;
+	r.attempts = at;
+	r.n_attempts = n;
+	r.dirs = dirs_of(c);
+	ret = rb_render_apply_failure(&body, &r);
+	if (ret)
+		goto out;
+	o = new_out(c, "apply-failure", 0);
+	if (!o) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* To the author only, in reply to the cover (or patch 1). */
+	ret = queue_reply(c, o, c->first_idx, body.ptr, true);
+out:
+	free(at);
+	free(hex);
+	rb_buf_release(&body);
+	return ret;
+}
+
+static int render_incomplete(struct series_ctx *c)
+{
+	struct rb_render_incomplete_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	int *missing;
+	struct outgoing *o;
+	int i, n = 0, ret;
+
+	missing = calloc((size_t)c->row.total + 1, sizeof(*missing));
+	if (!missing)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 1; i <= c->row.total; i++)
+		if (!c->row.msgids[i])
+			missing[n++] = i;
+	snprintf(c->detail, sizeof(c->detail), "%d of %d parts missing", n,
+		 c->row.total);
+	r.mode = rb_mode_name(c->pol.mode);
+	r.subsystem = c->pol.subsystem;
+	r.version = c->row.version;
+	r.total = c->row.total;
+	r.title = c->row.title;
+	r.missing = missing;
+	r.n_missing = (size_t)n;
+	r.wait_minutes =
+		c->p->force_complete ? 0 : c->p->cfg->incomplete_wait_minutes;
+	r.dirs = dirs_of(c);
+	ret = rb_render_incomplete(&body, &r);
+	if (!ret) {
+		o = new_out(c, "incomplete", 0);
+		ret = o ? queue_reply(c, o, c->first_idx, body.ptr, true) :
+			  rb_err(RB_ENOMEM, "out of memory");
+	}
+	free(missing);
+	rb_buf_release(&body);
+	return ret;
+}
+
+/* Everything decided, in one transaction with the end of the job. */
+static int write_results(struct series_ctx *c)
+{
+	struct rb_store *st = c->p->st;
+	int64_t now = rb_now();
+	char hex[GIT_OID_HEXSZ + 1], hex2[GIT_OID_HEXSZ + 1];
+	size_t i, k;
+	int ret;
+
+	ret = rb_store_begin(st);
+	if (ret)
+		return ret;
+	ret = rb_store_series_subsystem(st, c->row.id, c->pol.subsystem,
+					c->first->list_id);
+	for (i = 0; !ret && c->base && i < c->base->n_attempts; i++) {
+		const struct rb_base_attempt *a = &c->base->attempts[i];
+
+		git_oid_tostr(hex, sizeof(hex), &a->commit);
+		ret = rb_store_add_attempt(st, c->row.id,
+					   a->name ? a->name : "base-commit",
+					   hex, a->applied,
+					   (int)a->failed_patch, a->failed_file,
+					   (int)a->failed_hunk, a->reason);
+	}
+	if (!ret && c->applied) {
+		git_oid_tostr(hex, sizeof(hex), &c->base_oid);
+		git_oid_tostr(hex2, sizeof(hex2), &c->applied_oid);
+		ret = rb_store_series_applied(
+			st, c->row.id, c->base_tree ? c->base_tree->name : NULL,
+			hex, hex2);
+	}
+	for (i = 0; !ret && i < c->n_out; i++) {
+		struct outgoing *o = &c->out[i];
+		int64_t latency = now - c->row.last_date;
+		struct rb_outmail m = {
+			.message_id = o->message_id,
+			.series_id = c->row.id,
+			.kind = o->kind,
+			.patch_idx = o->patch_idx,
+			.env_from = o->env_from,
+			.rcpts = o->rcpts.ptr,
+			.bytes = o->bytes.ptr,
+			.len = o->bytes.len,
+			.words = o->words,
+			.findings = (int)o->n,
+			.send_after =
+				rb_policy_send_after(&c->pol, c->row.last_date),
+			.policy = rb_mode_name(c->pol.mode),
+			.subsystem = c->pol.subsystem,
+			.latency = latency > 0 ? latency : 0,
+		};
+
+		ret = rb_store_add_outmail(st, &m);
+		if (ret == -RB_EEXISTS) {
+			/* The same mail from an earlier run: nothing new. */
+			ret = 0;
+			continue;
+		}
+		c->p->stats.queued++;
+		for (k = 0; !ret && k < o->n; k++) {
+			char fid[16];
+			size_t fi = o->finding_idx[k];
+
+			snprintf(fid, sizeof(fid), "F%d", o->ids[k]);
+			ret = rb_store_add_finding(st, c->row.id, o->message_id,
+						   fid, &c->findings.v[fi],
+						   c->states[fi]);
+			free(c->states[fi]);
+			c->states[fi] = NULL;
+		}
+	}
+	/* Findings not shown in any mail are kept for the stats. */
+	for (i = 0; !ret && c->states && i < c->findings.n; i++)
+		if (c->states[i])
+			ret = rb_store_add_finding(st, c->row.id, NULL, NULL,
+						   &c->findings.v[i],
+						   c->states[i]);
+	if (!ret)
+		ret = rb_store_set_series_state(st, c->row.id, c->series_state,
+						c->detail[0] ? c->detail :
+							       NULL);
+	if (!ret)
+		ret = rb_store_job_done(st, c->job->id, NULL);
+	if (ret) {
+		rb_store_rollback(st);
+		return ret;
+	}
+	return rb_store_commit(st);
+}
+
+static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
+		    const char *why)
+{
+	int ret = rb_store_begin(p->st);
+
+	if (ret)
+		return ret;
+	ret = rb_store_set_series_state(p->st, job->key, "error", why);
+	if (!ret)
+		ret = rb_store_job_done(p->st, job->id, why);
+	if (ret) {
+		rb_store_rollback(p->st);
+		return ret;
+	}
+	return rb_store_commit(p->st);
+}
+
+int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
+{
+	struct series_ctx c = { .p = p, .job = job };
+	bool incomplete = !strcmp(job->kind, "incomplete");
+	int ret;
+
+	rb_buf_init(&c.summary, 64 * 1024);
+	ret = load_messages(&c);
+	if (!ret)
+		ret = open_trees(&c);
+	if (!ret)
+		ret = find_sections(&c);
+	if (!ret)
+		ret = decide_policy(&c);
+	if (ret)
+		goto out;
+	if (c.pol.mode == RB_MODE_OFF) {
+		c.series_state = "skipped";
+		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
+			 c.pol.subsystem ? c.pol.subsystem : "this series");
+	} else if (rb_policy_skip_author(&c.pol, c.first->from.addr)) {
+		c.series_state = "skipped";
+		snprintf(c.detail, sizeof(c.detail),
+			 "policy: author is in skip_authors");
+	} else if (incomplete) {
+		c.series_state = "incomplete";
+		ret = render_incomplete(&c);
+		p->stats.reviewed++;
+	} else {
+		ret = apply_series(&c);
+		if (!ret && c.n_trees && !c.applied) {
+			c.series_state = "apply_failed";
+			snprintf(c.detail, sizeof(c.detail),
+				 "applies on none of %zu bases",
+				 c.base ? c.base->n_attempts : 0);
+			p->stats.apply_failed++;
+			ret = render_apply_failure(&c);
+		} else if (!ret) {
+			c.series_state = "reviewed";
+			ret = run_checkers(&c);
+			if (!ret)
+				ret = filter_findings(&c);
+			if (!ret)
+				ret = render_reviews(&c);
+			p->stats.reviewed++;
+		}
+	}
+	if (!ret)
+		ret = write_results(&c);
+out:
+	if (ret && ret != -RB_EAGAIN && ret != -RB_ESTORE) {
+		/* This series cannot be reviewed: record why, go on. */
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", rb_errmsg());
+		rb_log(RB_LOG_ERROR, "review.failed", "series", job->key,
+		       "reason", why, NULL);
+		fprintf(stderr, "reviewbot: series <%s>: %s\n", job->key, why);
+		ret = fail_job(p, job, why);
+	}
+	release(&c);
+	return ret;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bot/config.h"
+#include "bot/pipeline.h"
+#include "bot/sources.h"
+#include "bot/store.h"
+#include "mail/source.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+struct rb_sources {
+	struct rb_source **v;
+	size_t n;
+	int poll_seconds; /* the shortest */
+	struct rb_store *st; /* borrowed */
+	struct rb_pipeline *p; /* borrowed, during a poll */
+};
+
+static int env_deliver(const char *raw, size_t len, const char *origin,
+		       void *payload)
+{
+	struct rb_sources *s = payload;
+
+	return rb_pipeline_ingest_raw(s->p, raw, len, origin);
+}
+
+static int env_get(const char *source, const char *mailbox, int64_t *validity,
+		   int64_t *last, void *payload)
+{
+	struct rb_sources *s = payload;
+
+	return rb_store_source_get(s->st, source, mailbox, validity, last);
+}
+
+static int env_set(const char *source, const char *mailbox, int64_t validity,
+		   int64_t last, void *payload)
+{
+	struct rb_sources *s = payload;
+
+	return rb_store_source_set(s->st, source, mailbox, validity, last);
+}
+
+size_t rb_sources_count(const struct rb_sources *s)
+{
+	return s ? s->n : 0;
+}
+
+void rb_sources_free(struct rb_sources *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++)
+		rb_source_free(s->v[i]);
+	free(s->v);
+	free(s);
+}
+
+int rb_sources_new(struct rb_sources **out, const struct rb_config *cfg,
+		   struct rb_store *st)
+{
+	struct rb_sources *s = calloc(1, sizeof(*s));
+	size_t i;
+	int ret = 0;
+
+	if (!s)
+		return rb_err(RB_ENOMEM, "out of memory");
+	s->st = st;
+	s->poll_seconds = 300;
+	s->v = calloc(cfg->n_sources + 1, sizeof(*s->v));
+	if (!s->v) {
+		free(s);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < cfg->n_sources && !ret; i++) {
+		const struct rb_source_config *sc = &cfg->sources[i];
+		struct rb_source_opts o = { 0 };
+
+		o.name = sc->name;
+		o.path = sc->type == RB_SRC_STDIN ? "-" : sc->path;
+		o.url = sc->url;
+		o.user = sc->user;
+		o.password = sc->password;
+		o.tls_verify = sc->tls_verify;
+		o.starttls = sc->starttls;
+		o.ca_file = sc->ca_file;
+		o.poll_seconds = sc->poll_seconds;
+		o.max_size = cfg->max_message_size;
+		if (sc->type == RB_SRC_IMAP) {
+			o.mailboxes = (const char *const *)sc->mailboxes;
+			o.n_mailboxes = sc->n_mailboxes;
+			ret = rb_source_imap_new(&s->v[s->n], &o);
+		} else if (sc->type == RB_SRC_NNTP) {
+			o.mailboxes = (const char *const *)sc->groups;
+			o.n_mailboxes = sc->n_groups;
+			ret = rb_source_nntp_new(&s->v[s->n], &o);
+		} else {
+			ret = rb_source_file_new(&s->v[s->n], &o);
+		}
+		if (!ret) {
+			s->n++;
+			if (sc->poll_seconds > 0 &&
+			    sc->poll_seconds < s->poll_seconds)
+				s->poll_seconds = sc->poll_seconds;
+		}
+	}
+	if (ret) {
+		rb_sources_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int rb_sources_poll(struct rb_sources *s, struct rb_pipeline *p)
+{
+	struct rb_source_env env = { env_deliver, env_get, env_set, s };
+	size_t i;
+	int ret, first = 0;
+
+	s->p = p;
+	for (i = 0; i < s->n; i++) {
+		ret = s->v[i]->ops->poll(s->v[i], &env);
+		if (ret) {
+			rb_log(RB_LOG_WARN, "source.poll_failed", "source",
+			       s->v[i]->name, "reason", rb_errmsg(), NULL);
+			if (!first)
+				first = ret;
+		}
+	}
+	s->p = NULL;
+	return first;
+}
+
+void rb_sources_wait(struct rb_sources *s, volatile sig_atomic_t *stop,
+		     volatile sig_atomic_t *reload)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	/* IDLE on the first network source wakes us early; the others are
+	 * polled at the shortest interval. */
+	if (s && s->n && strcmp(s->v[0]->ops->name, "file")) {
+		s->v[0]->ops->wait(s->v[0], s->poll_seconds * 1000,
+				   (volatile const int *)stop);
+		return;
+	}
+	for (i = 0; i < (s ? s->poll_seconds : 30) * 10 && !*stop && !*reload;
+	     i++)
+		nanosleep(&ts, NULL);
+}
