@@ -5,6 +5,7 @@
  * rb_sender_send() / rb_sender_free() wrappers and the envelope check
  * shared by every sender.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/banned.h"
 
@@ -98,6 +100,30 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* True when new/NAME or cur/NAME[:info] exists. */
+static bool already_delivered(const char *dir, const char *name)
+{
+	struct rb_buf p = RB_BUF_INIT(8192);
+	struct dirent *de;
+	size_t n = strlen(name);
+	bool found;
+	DIR *d;
+
+	rb_buf_printf(&p, "%s/new/%s", dir, name);
+	found = access(p.ptr, F_OK) == 0;
+	rb_buf_reset(&p);
+	rb_buf_printf(&p, "%s/cur", dir);
+	d = found ? NULL : opendir(p.ptr);
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, name, n) &&
+		    (de->d_name[n] == '\0' || de->d_name[n] == ':'))
+			found = true;
+	if (d)
+		closedir(d);
+	rb_buf_release(&p);
+	return found;
+}
+
 static int maildir_send(struct rb_sender *base, const char *env_from,
 			const char *const *rcpts, size_t n_rcpts,
 			const char *msg, size_t len)
@@ -108,10 +134,23 @@ static int maildir_send(struct rb_sender *base, const char *env_from,
 	unsigned long seq;
 	int fd = -1, ret, tries;
 	bool created = false, moved = false;
+	char hex[RB_SHA256_HEX], name[160];
 
 	ret = rb_sender_check_envelope(env_from, rcpts, n_rcpts, msg, len);
 	if (ret)
 		return ret;
+	/*
+	 * The file in new/ is named after the bytes, so a resend after a
+	 * crash (the outbox is at-least-once) replaces the same file with the
+	 * same bytes: the Maildir holds each mail once. A mail already moved
+	 * to cur/ by a reader is not delivered again.
+	 */
+	rb_sha256_hex(hex, msg, len);
+	snprintf(name, sizeof(name), "rb-%.40s.%s", hex, m->host);
+	if (already_delivered(m->dir, name)) {
+		rb_log(RB_LOG_INFO, "maildir.duplicate", "file", name, NULL);
+		return 0;
+	}
 	for (tries = 0; tries < 10; tries++) {
 		pthread_mutex_lock(&m->lock);
 		seq = ++m->seq;
@@ -123,8 +162,7 @@ static int maildir_send(struct rb_sender *base, const char *env_from,
 				    (long long)tv.tv_sec, (long)tv.tv_usec,
 				    (long)getpid(), seq, m->host);
 		if (!ret)
-			ret = rb_buf_printf(&dst, "%s/new/%s", m->dir,
-					    strrchr(tmp.ptr, '/') + 1);
+			ret = rb_buf_printf(&dst, "%s/new/%s", m->dir, name);
 		if (ret)
 			goto out;
 		fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
