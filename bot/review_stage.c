@@ -240,19 +240,33 @@ static int find_sections(struct series_ctx *c)
 	return ret;
 }
 
+/*
+ * MAINTAINERS ends with THE REST, whose "F: *" patterns match every file:
+ * it would make every series span several subsystems, and since every
+ * subsystem is off until it opts in, nothing would ever be reviewed. It
+ * takes part only when no other section is touched.
+ */
+static bool catch_all(const char *name)
+{
+	return !strcasecmp(name, "THE REST");
+}
+
 static int decide_policy(struct series_ctx *c)
 {
 	const char **names = NULL;
-	size_t i, n = c->maint ? c->maint->nsections : 0;
+	size_t i, k = 0, n = c->maint ? c->maint->nsections : 0;
 	int ret;
 
 	names = calloc(n ? n : 1, sizeof(*names));
 	if (!names)
 		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++)
-		names[i] = c->maint->sections[i]->name;
+		if (!catch_all(c->maint->sections[i]->name))
+			names[k++] = c->maint->sections[i]->name;
+	for (i = 0; !k && i < n; i++)
+		names[k++] = c->maint->sections[i]->name;
 	ret = rb_policy_resolve(&c->pol, c->p->cfg, (const char *const *)names,
-				n, c->first->list_id);
+				k, c->first->list_id);
 	free(names);
 	return ret;
 }
