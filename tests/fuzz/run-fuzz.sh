@@ -19,7 +19,19 @@ else
 		awk -v d="$work/seeds" '/^From /{n++} n{f=sprintf("%s/m%05d",d,n); print > f; if (n%50==0) close(f)}'
 fi
 # Bounded: RB_FUZZ_SECONDS (default 20) of mutation after the seeds ran.
+# A crash leaves its input as crash-* in the working directory.
+set +e
 "$fuzzer" -max_total_time="${RB_FUZZ_SECONDS:-20}" -rss_limit_mb=2048 \
 	-max_len=65536 -timeout=10 -print_final_stats=1 \
-	"$work/new" "$work/seeds" 2>&1 | tail -n 15
-exit "${PIPESTATUS[0]}"
+	-artifact_prefix="$PWD/$name-" "$work/new" "$work/seeds" \
+	>"$work/log" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+	# The report, not the fuzzer's progress lines.
+	grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|INITED)' "$work/log" |
+		grep -A 60 -m 1 -E 'ERROR|runtime error|Sanitizer|timeout|out-of-memory' ||
+		tail -n 40 "$work/log"
+else
+	tail -n 8 "$work/log"
+fi
+exit $rc
