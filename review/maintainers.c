@@ -328,7 +328,7 @@ static void src_release(struct tree_src *s)
 /* One element of get_maintainer's @typevalue. */
 struct tv {
 	char type; /* 'A'..'Z', or 0: a line that is not "X: value" */
-	const char *str; /* the element: "F:value" or the whole line */
+	const char *str; /* a line that is not a type line; else NULL */
 	const char *val; /* for type lines: after "X:" */
 	size_t vlen;
 };
@@ -340,6 +340,12 @@ struct gtok {
 	enum gtok_kind kind;
 	unsigned char c;
 	const uint8_t *set; /* 32-byte bitmap for G_SET */
+};
+
+struct pat_rx {
+	struct rb_perl_re re[2];
+	char *perl[2]; /* the Perl texts to compile lazily */
+	int state[2]; /* 0 not compiled, 1 compiled, -1 failed */
 };
 
 struct pat {
@@ -355,9 +361,7 @@ struct pat {
 	size_t litlen; /* leading literal bytes (quick reject) */
 	/* N:, or F:/X: patterns beyond the glob subset ("^" prepended);
 	 * re[1] is the same with "/" appended (a directory). */
-	struct rb_perl_re re[2];
-	char *perl[2]; /* the Perl texts to compile lazily */
-	int state[2]; /* 0 not compiled, 1 compiled, -1 failed */
+	struct pat_rx *rx;
 };
 
 enum cat_kind { CAT_LIST, CAT_M, CAT_R };
@@ -396,6 +400,7 @@ struct mm_ent {
 
 struct index {
 	int refs;
+	char *text; /* MAINTAINERS, cut into lines in place */
 	struct arena ar;
 	struct tv *tv;
 	size_t ntv;
@@ -1142,7 +1147,8 @@ static bool lazy_re(struct index *ix, struct rb_perl_re *dst, int *state,
 
 static bool pat_re(struct index *ix, struct pat *p, int k)
 {
-	return lazy_re(ix, &p->re[k], &p->state[k], p->perl[k], p->type == 'N');
+	return lazy_re(ix, &p->rx->re[k], &p->rx->state[k], p->rx->perl[k],
+		       p->type == 'N');
 }
 
 static bool kw_re(struct index *ix, struct kw *k, int which)
@@ -1158,13 +1164,16 @@ static int setup_pat(struct index *ix, struct pat *p)
 	int err = 0;
 
 	if (p->type == 'N') {
-		p->perl[0] = xstrndup(p->val, p->vlen);
-		if (!p->perl[0])
+		p->rx = calloc(1, sizeof(*p->rx));
+		if (!p->rx)
+			return rb_err(RB_ENOMEM, "maintainers: no memory");
+		p->rx->perl[0] = xstrndup(p->val, p->vlen);
+		if (!p->rx->perl[0])
 			return rb_err(RB_ENOMEM, "maintainers: no memory");
 		/* The literals now; the regex when first needed. */
-		if (rb_perl_re_translate(&ere, &p->re[0], p->val, p->vlen,
+		if (rb_perl_re_translate(&ere, &p->rx->re[0], p->val, p->vlen,
 					 true)) {
-			p->state[0] = -1;
+			p->rx->state[0] = -1;
 			return add_warning(ix, "N:", p->val, p->vlen);
 		}
 		free(ere);
@@ -1179,15 +1188,18 @@ static int setup_pat(struct index *ix, struct pat *p)
 	if (glob_compile(ix, p))
 		return 0;
 	/* Beyond the glob subset: m@^$pattern@ as a Perl regex. */
+	p->rx = calloc(1, sizeof(*p->rx));
+	if (!p->rx)
+		return rb_err(RB_ENOMEM, "maintainers: no memory");
 	err = rb_buf_printf(&b, "^%.*s", (int)p->vlen, p->val);
 	if (!err) {
-		p->perl[0] = xstrdup(b.ptr);
+		p->rx->perl[0] = xstrdup(b.ptr);
 		err = rb_buf_putc(&b, '/');
 	}
 	if (!err)
-		p->perl[1] = xstrdup(b.ptr);
+		p->rx->perl[1] = xstrdup(b.ptr);
 	rb_buf_release(&b);
-	if (!err && (!p->perl[0] || !p->perl[1]))
+	if (!err && (!p->rx->perl[0] || !p->rx->perl[1]))
 		err = rb_err(RB_ENOMEM, "maintainers: no memory");
 	return err;
 }
@@ -1219,13 +1231,31 @@ static size_t end_of(const struct index *ix, size_t i)
 	return i;
 }
 
+static char *arena_cat(struct arena *ar, const char *a, const char *b,
+		       size_t blen, const char *c);
+
+/* The @typevalue element: the line, or "X:value" for a type line (only
+ * ever asked for a section that starts at index 0). */
+static const char *tv_str(struct index *ix, size_t i)
+{
+	const struct tv *t = &ix->tv[i];
+	char ty[3] = { t->type, ':', '\0' };
+
+	if (!t->type)
+		return t->str;
+	return arena_cat(&ix->ar, ty, t->val, t->vlen, "");
+}
+
 /* get_subsystem_name(): the header, cut to 50 bytes with "...". */
 static char *subsystem_name(struct index *ix, size_t start)
 {
-	const char *h = ix->tv[start].str;
-	size_t len = strlen(h);
+	const char *h = tv_str(ix, start);
+	size_t len;
 	char *o;
 
+	if (!h)
+		return NULL;
+	len = strlen(h);
 	if (len <= SUBSYS_MAXLEN)
 		return (char *)h;
 	len = SUBSYS_MAXLEN - 3;
@@ -1255,6 +1285,23 @@ static char *arena_printf(struct arena *ar, const char *fmt, ...)
 	if (!err)
 		o = arena_strndup(ar, b.ptr, b.len);
 	rb_buf_release(&b);
+	return o;
+}
+
+/* "a" "b" "c" concatenated in the arena (no printf: this runs for
+ * every line of MAINTAINERS). */
+static char *arena_cat(struct arena *ar, const char *a, const char *b,
+		       size_t blen, const char *c)
+{
+	size_t al = strlen(a), cl = strlen(c);
+	char *o = arena_alloc(ar, al + blen + cl + 1);
+
+	if (o) {
+		memcpy(o, a, al);
+		memcpy(o + al, b, blen);
+		memcpy(o + al + blen, c, cl);
+		o[al + blen + cl] = '\0';
+	}
 	return o;
 }
 
@@ -1318,7 +1365,9 @@ static int sect_public(struct index *ix, struct sect *s)
 	static const char letters[5] = { 'M', 'R', 'L', 'T', 'W' };
 	int k;
 
-	s->pub.name = ix->tv[s->start].str;
+	s->pub.name = tv_str(ix, s->start);
+	if (!s->pub.name)
+		return rb_err(RB_ENOMEM, "maintainers: no memory");
 	s->pub.status = "";
 	for (i = s->start + 1; i < s->end; i++)
 		for (k = 0; k < 5; k++)
@@ -1354,6 +1403,7 @@ static int sect_cats(struct index *ix, struct sect *s, struct vec *cats)
 {
 	const char *name = subsystem_name(ix, s->start);
 	const char *rw = role_word(ix, s);
+	const char *rm = NULL, *rr = NULL, *ro = NULL, *rmod = NULL;
 	size_t i;
 
 	if (!name || !rw)
@@ -1371,11 +1421,16 @@ static int sect_cats(struct index *ix, struct sect *s, struct vec *cats)
 		if (t->type == 'M') {
 			c->kind = CAT_M;
 			c->val = t->val;
-			c->role = arena_printf(&ix->ar, "%s:%s", rw, name);
+			if (!rm)
+				rm = arena_cat(&ix->ar, rw, ":", 1, name);
+			c->role = rm;
 		} else if (t->type == 'R') {
 			c->kind = CAT_R;
 			c->val = t->val;
-			c->role = arena_printf(&ix->ar, "reviewer:%s", name);
+			if (!rr)
+				rr = arena_cat(&ix->ar, "reviewer:", "", 0,
+					       name);
+			c->role = rr;
 		} else {
 			/* m/([^\s]+)\s+(.*)$/: the address ends at the first
 			 * white space, the rest is what follows it. */
@@ -1402,10 +1457,17 @@ static int sect_cats(struct index *ix, struct sect *s, struct vec *cats)
 			/* get_list_role(): no name for THE REST. */
 			if (!strcmp(name, "THE REST"))
 				c->role = mod ? "moderated list" : "open list";
+			else if (mod)
+				c->role = rmod =
+					rmod ? rmod :
+					       arena_cat(&ix->ar,
+							 "moderated list:", "",
+							 0, name);
 			else
-				c->role = arena_printf(
-					&ix->ar, "%s list:%s",
-					mod ? "moderated" : "open", name);
+				c->role = ro = ro ? ro :
+						    arena_cat(&ix->ar,
+							      "open list:", "",
+							      0, name);
 		}
 		if (!c->val || !c->role)
 			return rb_err(RB_ENOMEM, "maintainers: no memory");
@@ -1414,7 +1476,7 @@ static int sect_cats(struct index *ix, struct sect *s, struct vec *cats)
 	return 0;
 }
 
-static int parse_maintainers(struct index *ix, const char *text, size_t len)
+static int parse_maintainers(struct index *ix, char *text, size_t len)
 {
 	struct vec tvs = { .size = sizeof(struct tv) };
 	struct vec sects = { .size = sizeof(struct sect) };
@@ -1424,13 +1486,15 @@ static int parse_maintainers(struct index *ix, const char *text, size_t len)
 	size_t i = 0, tvi, k;
 	int err = 0;
 
-	/* read_maintainer_file(): @typevalue. */
+	/* read_maintainer_file(): @typevalue. The lines are cut in place
+	 * in the index's copy of the text. */
 	while (i < len) {
-		const char *l = text + i, *nl = memchr(l, '\n', len - i);
+		char *l = text + i, *nl = memchr(l, '\n', len - i);
 		size_t ll = nl ? (size_t)(nl - l) : len - i, j;
 		struct tv *t;
 
 		i += ll + (nl ? 1 : 0);
+		l[ll] = '\0';
 		if (ll >= 2 && l[0] >= 'A' && l[0] <= 'Z' && l[1] == ':') {
 			/* m/^([A-Z]):\s*(.*)/ */
 			const char *v = l + 2;
@@ -1457,13 +1521,7 @@ static int parse_maintainers(struct index *ix, const char *text, size_t len)
 				v = cv;
 				vl = cl;
 			}
-			t->str = arena_printf(&ix->ar, "%c:%.*s", l[0], (int)vl,
-					      v);
-			if (!t->str) {
-				err = rb_err(RB_ENOMEM, "maintainers: memory");
-				goto out;
-			}
-			t->val = t->str + 2;
+			t->val = v;
 			t->vlen = vl;
 			continue;
 		}
@@ -1477,11 +1535,7 @@ static int parse_maintainers(struct index *ix, const char *text, size_t len)
 			err = rb_err(RB_ENOMEM, "maintainers: memory");
 			goto out;
 		}
-		t->str = arena_strndup(&ix->ar, l, ll);
-		if (!t->str) {
-			err = rb_err(RB_ENOMEM, "maintainers: memory");
-			goto out;
-		}
+		t->str = l;
 	}
 	ix->tv = tvs.v;
 	ix->ntv = tvs.n;
@@ -1648,7 +1702,14 @@ static int index_new(struct index **out, const char *text, size_t len,
 	ix->refs = 1;
 	rb_buf_init(&ix->warnings, 1 << 20);
 	pthread_mutex_init(&ix->lock, NULL);
-	err = parse_maintainers(ix, text, len);
+	ix->text = malloc(len + 1);
+	if (!ix->text) {
+		index_unref(ix);
+		return rb_err(RB_ENOMEM, "maintainers: out of memory");
+	}
+	memcpy(ix->text, text, len);
+	ix->text[len] = '\0';
+	err = parse_maintainers(ix, ix->text, len);
 	if (!err && mailmap)
 		err = parse_mailmap(ix, mailmap, mlen);
 	if (err) {
@@ -1666,16 +1727,19 @@ static void index_unref(struct index *ix)
 
 	if (!ix || __atomic_sub_fetch(&ix->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	for (i = 0; i < ix->npat; i++)
-		for (k = 0; k < 2; k++) {
-			rb_perl_re_release(&ix->pat[i].re[k]);
-			free(ix->pat[i].perl[k]);
+	for (i = 0; i < ix->npat; i++) {
+		for (k = 0; ix->pat[i].rx && k < 2; k++) {
+			rb_perl_re_release(&ix->pat[i].rx->re[k]);
+			free(ix->pat[i].rx->perl[k]);
 		}
+		free(ix->pat[i].rx);
+	}
 	for (i = 0; i < ix->nkw; i++)
 		for (k = 0; k < 2; k++) {
 			rb_perl_re_release(&ix->kw[i].re[k]);
 			free(ix->kw[i].perl[k]);
 		}
+	free(ix->text);
 	free(ix->tv);
 	free(ix->tv_sect);
 	free(ix->sect);
@@ -2335,7 +2399,7 @@ static bool file_match(struct rb_maint *m, size_t pi, const char *file,
 			return false;
 	} else {
 		if (!pat_re(ix, p, 0) ||
-		    !rb_perl_re_match(&p->re[0], file, flen))
+		    !rb_perl_re_match(&p->rx->re[0], file, flen))
 			return false;
 	}
 	if (p->trailing)
@@ -2359,7 +2423,7 @@ static bool file_match(struct rb_maint *m, size_t pi, const char *file,
 		if (p->toks)
 			return glob_match(p->toks, p->ntoks, file, flen, true);
 		return pat_re(ix, p, 1) &&
-		       rb_perl_re_match(&p->re[1], file, flen);
+		       rb_perl_re_match(&p->rx->re[1], file, flen);
 	}
 	return fslashes == p->slashes;
 }
@@ -2934,10 +2998,12 @@ static int match_file(struct collect *c, const char *file, struct hit *hits,
 
 			if (p->type == 'N') {
 				/* $file =~ m/$value/x */
-				if (p->state[0] < 0 ||
-				    !rb_perl_re_maybe(&p->re[0], lower, flen) ||
+				if (p->rx->state[0] < 0 ||
+				    !rb_perl_re_maybe(&p->rx->re[0], lower,
+						      flen) ||
 				    !pat_re(ix, p, 0) ||
-				    !rb_perl_re_match(&p->re[0], file, flen))
+				    !rb_perl_re_match(&p->rx->re[0], file,
+						      flen))
 					continue;
 				depth = 0;
 			} else {
