@@ -102,3 +102,38 @@ rb_start_dovecot()
 	rb_wait_port "$RB_IMAP_PORT"
 	rb_wait_port "$RB_LMTP_PORT"
 }
+
+# rb_start_pg: a private PostgreSQL 15 (Debian's postgresql) in a fresh
+# data directory on a free loopback port, run as an unprivileged user
+# (nobody when we are root). Sets RB_PG_PORT and RB_PG_URL (database
+# "reviewbot", user "reviewbot", trust auth on loopback only).
+rb_start_pg()
+{
+	local bin=/usr/lib/postgresql/15/bin d=$RB_TEST_DIR/pg run=
+	[ -x "$bin/initdb" ] || rb_skip "PostgreSQL 15 is not installed"
+	mkdir -p "$d"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown nobody:nogroup "$d"
+		chmod 0755 "$RB_TEST_DIR"
+		run="runuser -u nobody --"
+	fi
+	RB_PG_PORT=$(rb_free_port)
+	$run "$bin/initdb" -D "$d/data" -U reviewbot -A trust \
+		--no-sync >"$RB_TEST_DIR/initdb.log" 2>&1 ||
+		rb_fail "initdb failed: $(cat "$RB_TEST_DIR/initdb.log")"
+	rb_start postgres $run "$bin/postgres" -D "$d/data" \
+		-c listen_addresses=127.0.0.1 -c port="$RB_PG_PORT" \
+		-c unix_socket_directories="$d" -c fsync=off \
+		-c max_connections=50
+	rb_wait_port "$RB_PG_PORT" 800
+	local i=0
+	until psql -h 127.0.0.1 -p "$RB_PG_PORT" -U reviewbot -d postgres \
+		-qc 'SELECT 1' >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && rb_fail "PostgreSQL did not accept connections"
+		sleep 0.05
+	done
+	psql -h 127.0.0.1 -p "$RB_PG_PORT" -U reviewbot -d postgres \
+		-qc 'CREATE DATABASE reviewbot' >/dev/null
+	RB_PG_URL="postgresql://reviewbot@127.0.0.1:$RB_PG_PORT/reviewbot"
+}
