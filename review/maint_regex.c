@@ -801,12 +801,27 @@ bool rb_perl_re_maybe(const struct rb_perl_re *r, const char *lower, size_t len)
 bool rb_perl_re_match(const struct rb_perl_re *r, const char *s, size_t len)
 {
 	regmatch_t m[1];
+	char stack[512], *copy = stack;
+	bool ok;
 
 	if (!r->compiled)
 		return false;
+	/* A NUL-terminated copy: subjects are slices of a patch, and
+	 * regexec() (or a sanitizer's interceptor) may look for the NUL
+	 * even with REG_STARTEND, which lets NUL bytes inside match. */
+	if (len >= sizeof(stack)) {
+		copy = malloc(len + 1);
+		if (!copy)
+			return false;
+	}
+	memcpy(copy, s, len);
+	copy[len] = '\0';
 	m[0].rm_so = 0;
 	m[0].rm_eo = (regoff_t)len;
-	return regexec(&r->re, s, 1, m, REG_STARTEND) == 0;
+	ok = regexec(&r->re, copy, 1, m, REG_STARTEND) == 0;
+	if (copy != stack)
+		free(copy);
+	return ok;
 }
 
 void rb_perl_re_release(struct rb_perl_re *r)
