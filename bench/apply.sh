@@ -172,8 +172,9 @@ git_pp=$(awk -v t="$t_am" -v k="$k" 'BEGIN{printf "%.0f", t * 1000 / (5 * k)}')
 cat >"$out" <<EOF
 ## apply: in-memory apply vs git apply / git worktree + git am
 
-Measured $(date -u +%Y-%m-%d) on linux 6.1.192 ($(nproc) cores, shared),
-reviewbot built with ASan+UBSan, git $(git --version | cut -d' ' -f3).
+Measured $(date -u +%Y-%m-%d) on linux 6.1.192 ($(nproc) cores, shared
+with other jobs), git $(git --version | cut -d' ' -f3), reviewbot
+$(basename "$(dirname "$(dirname "$bin")")")/bot/reviewbot.
 Repeat with: \`bench/apply.sh bench/RESULTS-apply.md\` (NEG_MAX=$neg_max).
 
 Parity with git apply --cached + git write-tree on a fresh index:
