@@ -89,10 +89,10 @@ static bool ipv4_literal_valid(const char *s, size_t len)
 	int part;
 
 	for (part = 0; part < 4; part++) {
-		unsigned v = 0, nd = 0;
+		unsigned int v = 0, nd = 0;
 
 		while (i < len && s[i] >= '0' && s[i] <= '9' && nd < 3) {
-			v = v * 10 + (unsigned)(s[i] - '0');
+			v = v * 10 + (unsigned int)(s[i] - '0');
 			i++;
 			nd++;
 		}
@@ -137,8 +137,10 @@ static bool domain_valid(const char *d)
 		while (i < len &&
 		       (is_alnum((unsigned char)d[i]) || d[i] == '-'))
 			i++;
-		/* Let-dig [Ldh-str]: no leading or trailing hyphen; RFC 1035
-		 * 2.3.4: a label is at most 63 octets. */
+		/*
+		 * Let-dig [Ldh-str]: no leading or trailing hyphen; RFC 1035
+		 * 2.3.4: a label is at most 63 octets.
+		 */
 		if (i == start || i - start > 63 || d[start] == '-' ||
 		    d[i - 1] == '-')
 			return false;
@@ -401,8 +403,10 @@ int rb_rfc2047_encode(struct rb_buf *out, const char *text, size_t len)
 	if (!rb_utf8_valid(text, len))
 		return rb_err(RB_EINVAL, "header text is not valid UTF-8");
 	blen = (len + 2) / 3 * 4;
-	/* Q stays readable; B only when it is much shorter (mostly
-	 * non-Latin text). */
+	/*
+	 * Q stays readable; B only when it is much shorter (mostly
+	 * non-Latin text).
+	 */
 	use_b = blen * 3 < qlen * 2;
 
 	start = 0;

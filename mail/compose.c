@@ -309,8 +309,10 @@ static int put_threading(struct rb_buf *out, const struct rb_reply *r)
 		goto out;
 	ret = hdr_start(&h, "References");
 	for (i = 0; i < n && !ret; i++) {
-		/* RFC 5322 3.6.4 lets a long chain be trimmed; keep the
-		 * root and the newest REFS_MAX - 1. */
+		/*
+		 * RFC 5322 3.6.4 lets a long chain be trimmed; keep the
+		 * root and the newest REFS_MAX - 1.
+		 */
 		if (n > REFS_MAX && i > 0 && i < n - (REFS_MAX - 1))
 			continue;
 		rb_buf_reset(&one);

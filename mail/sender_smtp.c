@@ -233,8 +233,10 @@ static int smtp_send(struct rb_sender *base, const char *env_from,
 		}
 		list = tmp;
 	}
-	/* The EHLO name is the URL's path for libcurl; default to the
-	 * envelope sender's domain when it is a host name. */
+	/*
+	 * The EHLO name is the URL's path for libcurl; default to the
+	 * envelope sender's domain when it is a host name.
+	 */
 	if (!helo) {
 		helo = strrchr(env_from, '@') + 1;
 		if (*helo == '[')
@@ -394,8 +396,10 @@ int rb_sender_smtp_new(struct rb_sender **out, const struct rb_smtp_opts *o)
 		goto out;
 	}
 	s->base.ops = &smtp_ops;
-	/* curl writes "smtp://host:port/": drop the slash, we add the
-	 * EHLO name as the path at each send. */
+	/*
+	 * curl writes "smtp://host:port/": drop the slash, we add the
+	 * EHLO name as the path at each send.
+	 */
 	if (norm[0] && norm[strlen(norm) - 1] == '/')
 		norm[strlen(norm) - 1] = '\0';
 	s->url = strdup(norm);
