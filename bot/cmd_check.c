@@ -72,7 +72,11 @@ static void usage(FILE *f)
 		"$RB_BUILD_CACHE or\n"
 		"                    /var/tmp/reviewbot-build)\n"
 		"  --build-config T  the config target (default defconfig)\n"
-		"  --build-option N  a CONFIG_ option to enable (repeatable)\n\n"
+		"  --build-option N  a CONFIG_ option to enable (repeatable)\n"
+		"  --no-apply        do not apply: only checkers that need no "
+		"applied tree\n"
+		"                    (commit-msg, checkpatch), patches in the "
+		"order given\n\n"
 		"Exit: 0 the checks ran (whatever they found), 1 the series "
 		"did not apply or\n"
 		"could not be read, 2 usage.\n");
@@ -186,6 +190,7 @@ int cmd_check(int argc, char **argv)
 		{ "build-cache", required_argument, NULL, 'C' },
 		{ "build-config", required_argument, NULL, 'K' },
 		{ "build-option", required_argument, NULL, 'O' },
+		{ "no-apply", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -204,6 +209,7 @@ int cmd_check(int argc, char **argv)
 	git_repository *repo = NULL;
 	git_object *obj = NULL;
 	bool json = false, ordered = true, git_inited = false;
+	bool no_apply = false;
 	size_t i, n = 0, n_opt = 0;
 	int c, ret, rc = RB_EXIT_FAIL;
 
@@ -257,6 +263,9 @@ int cmd_check(int argc, char **argv)
 		case 'O':
 			options[n_opt++] = optarg;
 			break;
+		case 'N':
+			no_apply = true;
+			break;
 		default:
 			usage(stderr);
 			rc = RB_EXIT_USAGE;
@@ -291,13 +300,19 @@ int cmd_check(int argc, char **argv)
 		}
 		/* Mail that did not parse is passed on: apply decides. */
 		patches[n++] = &ms.v[i];
-		if (!ms.v[i].msg || ms.v[i].msg->subject.index <= 0)
+		if (!ms.v[i].msg || !patches[0]->msg ||
+		    ms.v[i].msg->subject.index <= 0 ||
+		    ms.v[i].msg->subject.total !=
+			    patches[0]->msg->subject.total)
 			ordered = false;
 	}
 	if (!n) {
 		fprintf(stderr, "reviewbot check: no patch in the input\n");
 		goto out;
 	}
+	/* Sorted only when the mails are one series: 1/n .. n/n. */
+	if (n != (size_t)(patches[0]->msg ? patches[0]->msg->subject.total : 0))
+		ordered = false;
 	if (ordered)
 		qsort(patches, n, sizeof(*patches), cmp_index);
 
@@ -327,6 +342,11 @@ int cmd_check(int argc, char **argv)
 	cps = calloc(n, sizeof(*cps));
 	if (!aps || !cps)
 		goto out;
+	ctx.repo_path = git_repository_path(repo);
+	ctx.cover = cover ? cover->msg : NULL;
+	ctx.patches = cps;
+	ctx.n_patches = n;
+	ctx.opts = &opts;
 	for (i = 0; i < n; i++) {
 		const struct rb_message *m = patches[i]->msg;
 		const char *body = strstr(patches[i]->raw, "\n\n");
@@ -348,6 +368,8 @@ int cmd_check(int argc, char **argv)
 			aps[i].len = strlen(aps[i].patch);
 		}
 	}
+	if (no_apply)
+		goto check;
 	ret = rb_apply_series(&ar, repo, &ctx.base, aps, n, &ao);
 	if (ret) {
 		fprintf(stderr, "reviewbot check: apply: %s\n", rb_errmsg());
@@ -365,12 +387,7 @@ int cmd_check(int argc, char **argv)
 	}
 	git_oid_cpy(&ctx.applied, &ar->commit);
 	ctx.has_applied = true;
-	ctx.repo_path = git_repository_path(repo);
-	ctx.cover = cover ? cover->msg : NULL;
-	ctx.patches = cps;
-	ctx.n_patches = n;
-	ctx.opts = &opts;
-
+check:
 	ret = rb_checks_run(&found, &ctx, checkers);
 	if (ret) {
 		fprintf(stderr, "reviewbot check: %s\n", rb_errmsg());

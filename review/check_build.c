@@ -94,8 +94,20 @@ static bool parse_diag(char *s, const char **file, int *line,
 			*msg = e + 9;
 		} else if (!strncmp(e, "error: ", 7) ||
 			   !strncmp(e, "fatal error: ", 13)) {
+			char *w = strstr(e, " [-Werror=");
+
 			*level = "error";
 			*msg = strchr(e, ':') + 2;
+			/*
+			 * CONFIG_WERROR (on in x86 defconfig) turns warnings
+			 * into "error: ... [-Werror=X]": still a warning, named
+			 * as without it, so both builds compare alike.
+			 */
+			if (w && !strchr(w + 10, ' ') &&
+			    w[strlen(w) - 1] == ']') {
+				*level = "warning";
+				memmove(w + 4, w + 10, strlen(w + 10) + 1);
+			}
 		} else {
 			return false;
 		}

@@ -12,7 +12,9 @@
  * message", which names the input file, so one batched run can be split
  * per patch; the "#N: FILE: path:line:" line that follows gives the file
  * and new-side line, and the next line the code. --no-tree: there is no
- * tree to give it (it would run get_maintainer.pl and git from there).
+ * checkout to give it (it would run get_maintainer.pl from there), but
+ * GIT_DIR names the base repository so that commit ids quoted in the log
+ * are looked up as in a run from the tree.
  *
  * Severity: ERROR medium, WARNING low, CHECK info.
  */
@@ -286,7 +288,7 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	const struct rb_check_opts *o = ctx->opts;
 	git_repository *repo = NULL;
 	char tmpl[] = "/tmp/rb-checkpatch-XXXXXX";
-	char *dir = NULL, script[4096], version[16];
+	char *dir = NULL, script[4096], version[16], gitdir[4200];
 	const char **argv = NULL;
 	char **files = NULL;
 	struct rb_buf ign = RB_BUF_INIT(1 << 16);
@@ -325,10 +327,14 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		goto out;
 	}
 	snprintf(script, sizeof(script), "%s/scripts/checkpatch.pl", dir);
-	/* GIT_DIR would make checkpatch run git: there is no tree here. */
+	/*
+	 * checkpatch looks commit ids up (GIT_COMMIT_ID) with "git log" in
+	 * $GIT_DIR: the base repository, as when it runs from the tree.
+	 */
+	snprintf(gitdir, sizeof(gitdir), "GIT_DIR=%s",
+		 git_repository_path(repo));
 	argv[n++] = "env";
-	argv[n++] = "-u";
-	argv[n++] = "GIT_DIR";
+	argv[n++] = gitdir;
 	argv[n++] = "perl";
 	argv[n++] = script;
 	argv[n++] = "--no-tree";

@@ -206,8 +206,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		goto out;
 	have_res = true;
 	if (res.timed_out) {
-		ret = rb_err(RB_ETIMEOUT, "%s did not finish in %d s", name,
-			     po.timeout_ms / 1000);
+		ret = rb_err(RB_ETIMEOUT, "%s did not finish within %d s", name,
+			     o->timeout_seconds);
 		goto out;
 	}
 	if (res.exit_code && !res.out.len) {

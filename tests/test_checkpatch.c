@@ -298,12 +298,52 @@ static void test_linux(void **state)
 		rb_buf_release(&raw[i]);
 }
 
+/* Compiler output of the build checker (kept here with the other parser). */
+static void test_build_parse(void **state)
+{
+	static const char text[] =
+		"In file included from /src/include/linux/mm.h:3,\n"
+		"                 from /src/mm/a.c:2:\n"
+		"/src/mm/a.c: In function 'f':\n"
+		"/src/mm/a.c:12:5: warning: unused variable 'x' "
+		"[-Wunused-variable]\n"
+		"   12 |  int x;\n"
+		"/src/kernel/ksysfs.c:50:13: error: unused variable 'y' "
+		"[-Werror=unused-variable]\n"
+		"../mm/b.c:3: error: expected ';' before '}' token\n"
+		"/usr/include/stdio.h:1:1: warning: not ours\n"
+		"/src/mm/a.c:12:5: warning: unused variable 'x' "
+		"[-Wunused-variable]\n"
+		"make[2]: *** [/src/scripts/Makefile.build:250: mm/b.o] Error 1\n";
+	struct rb_findings out = { 0 };
+
+	(void)state;
+	assert_int_equal(rb_build_parse(&out, text), 0);
+	assert_int_equal(out.n, 3);
+	assert_string_equal(out.v[0].file, "mm/a.c");
+	assert_int_equal(out.v[0].line, 12);
+	assert_string_equal(out.v[0].category, "build-warning");
+	assert_string_equal(out.v[0].code,
+			    "warning: unused variable 'x' [-Wunused-variable]");
+	/* CONFIG_WERROR: still a warning, named as without it. */
+	assert_string_equal(out.v[1].file, "kernel/ksysfs.c");
+	assert_string_equal(out.v[1].category, "build-warning");
+	assert_string_equal(out.v[1].message,
+			    "unused variable 'y' [-Wunused-variable]");
+	assert_string_equal(out.v[2].file, "mm/b.c");
+	assert_int_equal(out.v[2].line, 3);
+	assert_string_equal(out.v[2].category, "build-error");
+	assert_int_equal(out.v[2].severity, RB_FSEV_HIGH);
+	rb_findings_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_trusted_base),
 		cmocka_unit_test(test_linux),
+		cmocka_unit_test(test_build_parse),
 	};
 	int ret;
 
