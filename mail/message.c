@@ -1308,6 +1308,19 @@ out:
 	return ret;
 }
 
+static int copy_addr(struct rb_addr *out, const struct rb_addr *a)
+{
+	out->name = a->name ? strdup(a->name) : NULL;
+	out->addr = strdup(a->addr ? a->addr : "");
+	if ((a->name && !out->name) || !out->addr) {
+		free(out->name);
+		free(out->addr);
+		out->name = out->addr = NULL;
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 /* LF copy of a CRLF message (IMAP and SMTP deliver CRLF). */
 static int to_lf(char **out, size_t *out_len, const char *raw, size_t len)
 {
@@ -1384,6 +1397,8 @@ int rb_message_parse(struct rb_message **out, const char *raw, size_t len,
 		goto fail;
 	}
 	ret = rb_msg_split_body(c.m);
+	if (!ret && !c.m->author.addr)
+		ret = copy_addr(&c.m->author, &c.m->from);
 	if (ret)
 		goto fail;
 	if (c.flowed && c.m->patch)
@@ -1433,6 +1448,7 @@ void rb_message_free(struct rb_message *m)
 	free(m->in_reply_to);
 	free_ids(m->references, m->n_references);
 	addr_release(&m->from);
+	addr_release(&m->author);
 	addr_list_release(&m->to);
 	addr_list_release(&m->cc);
 	free(m->date_raw);

@@ -64,6 +64,9 @@ struct rb_message {
 	char **references; /* References, oldest first */
 	size_t n_references;
 	struct rb_addr from;
+	/* The patch's author: an in-body "From:" line at the top of the
+	 * body (as git am reads it), else the same as from. */
+	struct rb_addr author;
 	struct rb_addr_list to;
 	struct rb_addr_list cc;
 	char *date_raw; /* the Date header as sent, or NULL */

@@ -561,6 +561,55 @@ static int split_region(struct rb_message *m, const char *s, size_t n)
 }
 
 /*
+ * git mailinfo's in-body headers: "From:", "Subject:" and "Date:" lines
+ * at the top of the body (someone sending another author's patch), then
+ * a blank line. The in-body From: becomes m->author. Returns where the
+ * commit message starts (within @n); *ret is 0 or -RB_ENOMEM.
+ */
+static size_t inbody_headers(struct rb_message *m, const char *s, size_t n,
+			     int *ret)
+{
+	size_t off = 0, start = 0;
+	bool any = false;
+	struct line l;
+
+	*ret = 0;
+	while (next_line(s, n, off, &l) && !l.len)
+		off = l.next;
+	for (; next_line(s, n, off, &l); off = l.next) {
+		if (!l.len) {
+			if (any)
+				start = l.next;
+			break;
+		}
+		if (l.len > 5 && !strncasecmp(l.p, "From:", 5)) {
+			struct rb_addr_list a = { 0 };
+			size_t i;
+
+			*ret = rb_msg_parse_addrs(&a, l.p + 5, l.len - 5,
+						  false);
+			if (!*ret && a.n && !m->author.addr) {
+				m->author = a.v[0];
+				a.v[0].name = NULL;
+				a.v[0].addr = NULL;
+			}
+			for (i = 0; i < a.n; i++) {
+				free(a.v[i].name);
+				free(a.v[i].addr);
+			}
+			free(a.v);
+			if (*ret)
+				return 0;
+		} else if (!(l.len > 8 && !strncasecmp(l.p, "Subject:", 8)) &&
+			   !(l.len > 5 && !strncasecmp(l.p, "Date:", 5))) {
+			break;
+		}
+		any = true;
+	}
+	return start;
+}
+
+/*
  * Where the text of a mail without a patch ends: before the signature
  * ("-- " line), or before a mangled one ("--" then a version line such
  * as "2.53.0" at the very end).
@@ -590,6 +639,7 @@ int rb_msg_split_body(struct rb_message *m)
 {
 	const char *s = m->body;
 	size_t n = s ? strlen(s) : 0, off, brk = n, brk_next = n, dstart = n;
+	size_t start;
 	size_t pend, plen;
 	struct walk w = { m, s, 0, 0 };
 	struct line l;
@@ -604,7 +654,11 @@ int rb_msg_split_body(struct rb_message *m)
 			break;
 		}
 	}
-	ret = dup_trim(&m->commit_msg, s, brk == n ? body_end(s, n) : brk);
+	start = inbody_headers(m, s, brk, &ret);
+	if (ret)
+		return ret;
+	ret = dup_trim(&m->commit_msg, s + start,
+		       (brk == n ? body_end(s, n) : brk) - start);
 	if (ret)
 		return ret;
 	if (m->commit_msg) {

@@ -81,6 +81,7 @@ static void dump(struct rb_buf *o, const struct rb_message *m)
 	for (i = 0; i < m->n_references; i++)
 		put_field(o, "reference", m->references[i]);
 	put_addr(o, "from", &m->from);
+	put_addr(o, "author", &m->author);
 	for (i = 0; i < m->to.n; i++)
 		put_addr(o, "to", &m->to.v[i]);
 	for (i = 0; i < m->cc.n; i++)
@@ -546,6 +547,112 @@ static void test_corpus(void **state)
 	assert_true(st.addr_agree * 1000 >= st.addr_fields * 999);
 }
 
+/* Runs @cmd through sh and appends its stdout to @out. */
+static int run_capture(struct rb_buf *out, const char *cmd)
+{
+	char chunk[4096];
+	size_t n;
+	FILE *f = popen(cmd, "r");
+
+	if (!f)
+		return -1;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		rb_buf_add(out, chunk, n);
+	return pclose(f);
+}
+
+/*
+ * Parity with git (the real peer): over ../shared/corpus/apply-6.1, the
+ * 112 real patch mails that git apply accepts on linux 6.1, the patch we
+ * extract must describe the same change as the one git mailinfo
+ * extracts (same `git apply --numstat`, which needs no tree), and our
+ * commit message must be git mailinfo's.
+ */
+static void test_git_parity(void **state)
+{
+	char dir[4096], tmpl[] = "/tmp/rb-test-message.XXXXXX", cmd[9000];
+	struct dirent **ents = NULL;
+	int n, i, checked = 0, same_patch = 0, same_msg = 0;
+	char *tmp;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/corpus/apply-6.1",
+		 env_or("RB_SHARED", "../shared"));
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n <= 0 || system("git --version >/dev/null 2>&1")) {
+		print_message("no %s or no git; skipped\n", dir);
+		skip();
+	}
+	tmp = mkdtemp(tmpl);
+	assert_non_null(tmp);
+	for (i = 0; i < n; i++) {
+		struct rb_buf raw, ours = RB_BUF_INIT(RB_BUF_NOLIMIT);
+		struct rb_buf theirs = RB_BUF_INIT(RB_BUF_NOLIMIT);
+		struct rb_buf msg = RB_BUF_INIT(RB_BUF_NOLIMIT);
+		struct rb_message *m = NULL;
+		const char *name = ents[i]->d_name;
+		char path[4400], ppath[4400];
+		size_t len = strlen(name), k;
+
+		if (len < 5 || strcmp(name + len - 4, ".eml")) {
+			free(ents[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		read_all(&raw, path);
+		if (rb_message_parse(&m, raw.ptr, raw.len, NULL))
+			fail_msg("%s: %s", path, rb_errmsg());
+		if (!m->patch)
+			fail_msg("%s: no patch found", path);
+		snprintf(ppath, sizeof(ppath), "%s/ours.patch", tmp);
+		assert_int_equal(rb_write_file_atomic(ppath, m->patch,
+						      m->patch_len, 0600),
+				 0);
+		snprintf(cmd, sizeof(cmd),
+			 "cd '%s' && git apply --numstat ours.patch 2>&1", tmp);
+		run_capture(&ours, cmd);
+		snprintf(cmd, sizeof(cmd),
+			 "cd '%s' && git mailinfo msg git.patch <'%s' "
+			 ">/dev/null && git apply --numstat git.patch 2>&1",
+			 tmp, path);
+		run_capture(&theirs, cmd);
+		checked++;
+		if (!strcmp(ours.ptr, theirs.ptr) && ours.len)
+			same_patch++;
+		else
+			print_message("%s: numstat differs:\n%s---\n%s", name,
+				      ours.ptr, theirs.ptr);
+		/* git mailinfo's msg: the commit message, blank edges cut */
+		snprintf(path, sizeof(path), "%s/msg", tmp);
+		read_all(&msg, path);
+		k = msg.len;
+		while (k && (msg.ptr[k - 1] == '\n' || msg.ptr[k - 1] == ' '))
+			k--;
+		rb_buf_truncate(&msg, k);
+		if (m->commit_msg && !strcmp(m->commit_msg, msg.ptr))
+			same_msg++;
+		else if (!m->commit_msg && !msg.len)
+			same_msg++;
+		else
+			print_message("%s: commit message differs\n", name);
+		rb_message_free(m);
+		rb_buf_release(&raw);
+		rb_buf_release(&ours);
+		rb_buf_release(&theirs);
+		rb_buf_release(&msg);
+		free(ents[i]);
+	}
+	free(ents);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+	print_message("git parity: %d mails, %d same patch, %d same commit "
+		      "message\n",
+		      checked, same_patch, same_msg);
+	assert_true(checked >= 100);
+	assert_int_equal(same_patch, checked);
+	assert_true(same_msg * 100 >= checked * 95);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_msgid_forms),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_git_parity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
