@@ -612,63 +612,67 @@ static bool blob_exists(git_repository *repo, const git_oid *oid)
 	return ok;
 }
 
-static int build_tree(git_oid *out, bool *empty, git_repository *repo,
-		      const git_tree *base, const struct change *chg, size_t n,
-		      size_t skip);
+/* apply_binary.c */
+int rb_binary_inflate(struct rb_buf *out, const unsigned char *in, size_t len,
+		      uint64_t expect);
+int rb_binary_delta(struct rb_buf *out, const unsigned char *src,
+		    size_t src_len, const unsigned char *delta, size_t len);
 
 /*
- * Decodes and applies a "GIT binary patch" with libgit2's own binary
- * support, on a tree that holds only this one file (so libgit2's index of
- * the whole tree stays small). Returns 0 with *out set, 1 after fail().
+ * Decodes the forward data of a binary patch: a literal is the new
+ * content, a delta applies to the current blob @cur. Returns 0 with the
+ * new blob in *out, 1 after fail(), negative on error.
  */
-static int binary_via_libgit2(struct work *w, const struct rb_diff_file *f,
-			      const char *path, const git_oid *cur,
-			      uint32_t cur_mode, git_oid *out)
+static int binary_decode(struct work *w, const struct rb_diff_file *f,
+			 const char *path, const git_oid *cur, git_oid *out)
 {
-	struct change ch = { 0 };
-	git_oid toid;
-	git_tree *tree = NULL;
-	git_diff *diff = NULL;
-	git_index *idx = NULL;
-	const git_index_entry *e;
-	bool empty;
-	int ret = 0;
+	const struct rb_diff_binary *bin = &f->bin_forward;
+	struct rb_buf data = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
+	struct rb_buf res = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
+	git_blob *blob = NULL;
+	int ret;
 
-	if (f->old_path) {
-		ch.path = f->old_path;
-		git_oid_cpy(&ch.oid, cur);
-		ch.mode = cur_mode;
-		ret = build_tree(&toid, &empty, w->repo, NULL, &ch, 1, 0);
-	} else {
-		ret = build_tree(&toid, &empty, w->repo, NULL, NULL, 0, 0);
+	if (bin->inflated_size > RB_APPLY_MAX_BLOB) {
+		ret = fail(w, RB_APPLY_FAIL_LIMIT, path, 0,
+			   "the binary patch to %s is too big", path);
+		goto out;
+	}
+	ret = rb_binary_inflate(&data, bin->data, bin->len, bin->inflated_size);
+	if (!ret && bin->type == RB_DIFF_BIN_DELTA) {
+		if (!f->old_path) {
+			ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+				   "binary delta for the new file %s", path);
+			goto out;
+		}
+		if (git_blob_lookup(&blob, w->repo, cur) < 0) {
+			ret = git_fail("blob lookup");
+			goto out;
+		}
+		ret = rb_binary_delta(&res, git_blob_rawcontent(blob),
+				      (size_t)git_blob_rawsize(blob),
+				      (const unsigned char *)data.ptr,
+				      data.len);
+	}
+	if (ret == -RB_EINVAL || ret == -RB_ETOOBIG) {
+		ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			   "the binary patch to %s does not apply: %s", path,
+			   rb_errmsg());
+		goto out;
 	}
 	if (ret)
 		goto out;
-	if (git_tree_lookup(&tree, w->repo, &toid) < 0) {
-		ret = git_fail("tree lookup");
-		goto out;
-	}
-	if (git_diff_from_buffer(&diff, f->raw, f->raw_len) < 0 ||
-	    git_apply_to_tree(&idx, w->repo, tree, diff, NULL) < 0) {
-		const git_error *ge = git_error_last();
-
-		ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
-			   "the binary patch to %s does not apply: %s", path,
-			   ge && ge->message ? ge->message : "libgit2 failed");
-		git_error_clear();
-		goto out;
-	}
-	e = git_index_get_bypath(idx, f->new_path, 0);
-	if (!e) {
-		ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
-			   "the binary patch to %s gave no file", path);
-		goto out;
-	}
-	git_oid_cpy(out, &e->id);
+	if (bin->type == RB_DIFF_BIN_DELTA)
+		ret = git_blob_create_from_buffer(out, w->repo, res.ptr,
+						  res.len);
+	else
+		ret = git_blob_create_from_buffer(out, w->repo, data.ptr,
+						  data.len);
+	if (ret < 0)
+		ret = git_fail("blob write");
 out:
-	git_index_free(idx);
-	git_diff_free(diff);
-	git_tree_free(tree);
+	git_blob_free(blob);
+	rb_buf_release(&data);
+	rb_buf_release(&res);
 	return ret;
 }
 
@@ -676,11 +680,11 @@ out:
  * A binary section, as git apply_binary(): the index line must carry
  * full ids, the file must be the preimage it names, and the result must
  * have the postimage id. When the repository already has the postimage
- * blob it is used as it is; else the literal or delta data is applied.
+ * blob it is used as it is; else the literal or delta data is decoded
+ * (apply_binary.c) and applied.
  */
 static int apply_binary(struct work *w, const struct rb_diff_file *f,
-			const char *path, const git_oid *cur, uint32_t cur_mode,
-			git_oid *out)
+			const char *path, const git_oid *cur, git_oid *out)
 {
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid want, got;
@@ -715,7 +719,7 @@ static int apply_binary(struct work *w, const struct rb_diff_file *f,
 			    "differ\"), and its result %.12s is not in the "
 			    "repository",
 			    path, f->new_id);
-	ret = binary_via_libgit2(w, f, path, cur, cur_mode, &got);
+	ret = binary_decode(w, f, path, cur, &got);
 	if (ret)
 		return ret;
 	if (!git_oid_equal(&got, &want)) {
@@ -814,7 +818,7 @@ static int apply_file(struct work *w, const struct rb_diff_file *f,
 	}
 
 	if (f->is_binary) {
-		ret = apply_binary(w, f, path, &old_oid, old_mode, &new_oid);
+		ret = apply_binary(w, f, path, &old_oid, &new_oid);
 		if (ret)
 			goto out;
 		free(fr->hunks);

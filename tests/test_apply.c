@@ -925,6 +925,60 @@ static void test_binary(void **state)
 	rb_apply_result_free(r);
 }
 
+/* A delta made by git diff --binary: bytes 100 and 3000 changed, and a
+ * tail added, on 4000 bytes of (i * 7) % 251. */
+static void test_binary_delta(void **state)
+{
+	struct fx *f = *state;
+	static char content[4000];
+	struct file files[] = { { "d.bin", content, 0, sizeof(content) } };
+	const char *patch =
+		"diff --git a/d.bin b/d.bin\n"
+		"index 48b387d42912c551616ea73d330b36263188f9ad.."
+		"6f7ba40f695f9fbf8074c07e4e38b950d887e32f 100644\n"
+		"GIT binary patch\n"
+		"delta 29\n"
+		"lcmZ1=zeIjQ3giFHfh_*qtlg7lE@0UFkoh??OG#p84gjoq3u6EP\n"
+		"\n"
+		"delta 16\n"
+		"YcmZ1?zd(LM%H{x;4ED_rn6Iz{05>NFUH||9\n"
+		"\n";
+	struct rb_apply_result *r;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	char hex[GIT_OID_HEXSZ + 1], *bad;
+	git_oid base;
+	size_t i;
+
+	for (i = 0; i < sizeof(content); i++)
+		content[i] = (char)((i * 7) % 251);
+	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	/*
+	 * One corrupt base85 digit: a clear refusal, never a hang. (First:
+	 * once the repository has the postimage blob, it is used as is.)
+	 */
+	bad = strdup(patch);
+	assert_non_null(bad);
+	*strstr(bad, "zeIjQ") = 'y';
+	r = apply1(f->repo, &base, bad, NULL);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_BINARY);
+	assert_non_null(strstr(r->reason, "binary"));
+	rb_apply_result_free(r);
+	free(bad);
+
+	r = apply1(f->repo, &base, patch, NULL);
+	if (!r->ok)
+		fail_msg("binary delta: %s", r->reason);
+	assert_int_equal(git_tree_lookup(&t, f->repo, &r->tree), 0);
+	assert_int_equal(git_tree_entry_bypath(&e, t, "d.bin"), 0);
+	git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e));
+	assert_string_equal(hex, "6f7ba40f695f9fbf8074c07e4e38b950d887e32f");
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	rb_apply_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +993,7 @@ int main(void)
 		T(test_safety),
 		T(test_limits_and_setuid),
 		T(test_binary),
+		T(test_binary_delta),
 		T(test_series_commits),
 		T(test_base_commit_missing),
 		T(test_base_guess),

@@ -2,13 +2,23 @@
 /*
  * fuzz_diff.c - libFuzzer target for the unified-diff parser
  * (review/diff.h): any input parses or fails with -RB_EPARSE, and every
- * parsed line lies inside the parser's copy of the text.
+ * parsed line lies inside the parser's copy of the text. A patch that
+ * parses is then applied (review/apply.h, in memory) to a small repository
+ * made at start-up in a temporary directory, so the hunk search, the
+ * 3-way fallback, binary patches and the path checks see hostile input
+ * too.
  */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <git2.h>
+
+#include "review/apply.h"
 #include "review/diff.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -26,6 +36,100 @@ static int check_line(const struct rb_diff_hunk *h, size_t hunk_no,
 	if (l->origin != ' ' && l->origin != '-' && l->origin != '+')
 		abort();
 	return 0;
+}
+
+static char repo_dir[64];
+static git_repository *repo;
+static git_oid base;
+
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void cleanup(void)
+{
+	git_repository_free(repo);
+	if (repo_dir[0])
+		nftw(repo_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The files the seeds of fuzz_diff.seeds.sh patch. */
+static void make_repo(void)
+{
+	static const struct {
+		const char *path, *content;
+		unsigned mode;
+	} files[] = {
+		{ "a.c",
+		  "int a;\n\nint b;\n\nint c;\nint d;\nint e;\n"
+		  "int f;\nint g;\n",
+		  0100644 },
+		{ "dir/b.h", "#define B 1\n#define C 2\n", 0100644 },
+		{ "link", "a.c", 0120000 },
+		{ "bin", "A\0B", 0100644 },
+	};
+	git_index *idx = NULL;
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_oid;
+	size_t i;
+
+	snprintf(repo_dir, sizeof(repo_dir), "/tmp/rb-fuzz-diff.XXXXXX");
+	if (!mkdtemp(repo_dir) || git_repository_init(&repo, repo_dir, 0) ||
+	    git_repository_index(&idx, repo))
+		abort();
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		git_index_entry e;
+
+		memset(&e, 0, sizeof(e));
+		e.path = files[i].path;
+		e.mode = files[i].mode;
+		if (git_index_add_from_buffer(
+			    idx, &e, files[i].content,
+			    i == 3 ? 3 : strlen(files[i].content)))
+			abort();
+	}
+	if (git_index_write_tree(&tree_oid, idx) ||
+	    git_tree_lookup(&tree, repo, &tree_oid) ||
+	    git_signature_new(&sig, "f", "f@example.org", 1, 0) ||
+	    git_commit_create(&base, repo, NULL, sig, sig, NULL, "base\n", tree,
+			      0, NULL))
+		abort();
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(idx);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	git_libgit2_init();
+	make_repo();
+	atexit(cleanup);
+	return 0;
+}
+
+static void fuzz_apply(const uint8_t *data, size_t size)
+{
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_patch p = { 0 };
+	struct rb_apply_result *r = NULL;
+
+	p.patch = (const char *)data;
+	p.len = size;
+	opts.in_memory = true;
+	opts.fuzz = size & 1 ? 1 : -1;
+	if (rb_apply_series(&r, repo, &base, &p, 1, &opts))
+		return;
+	if (!r->ok && (!r->reason || !r->failed_patch))
+		abort();
+	rb_apply_result_free(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,5 +158,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rb_diff_find_file(d, rb_diff_file_path(f));
 	}
 	rb_diff_free(d);
+	fuzz_apply(data, size);
 	return 0;
 }
