@@ -14,6 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <libetpan/libetpan.h>
+
 #include "mail/addr.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -216,6 +218,28 @@ static int name_check(const char *name, size_t len)
 	return 0;
 }
 
+/*
+ * Decodes RFC 2047 encoded words in an unquoted display name (libetpan,
+ * any charset it knows, to UTF-8), so that what rb_addr_format() writes
+ * parses back to the same name and is never encoded twice. Text that is
+ * not a valid encoded word stays as it is.
+ */
+static int name_decode(struct rb_buf *b, const char *s, size_t len)
+{
+	char *dec = NULL;
+	size_t idx = 0;
+	int r;
+
+	r = mailmime_encoded_phrase_parse("utf-8", s, len, &idx, "utf-8", &dec);
+	if (r != MAILIMF_NO_ERROR || !dec || idx != len) {
+		free(dec);
+		return rb_buf_add(b, s, len);
+	}
+	r = rb_buf_puts(b, dec);
+	free(dec);
+	return r;
+}
+
 /* Copies a display name, removing the quotes of a quoted string. */
 static int name_unquote(char **out, const char *s, size_t len)
 {
@@ -238,6 +262,10 @@ static int name_unquote(char **out, const char *s, size_t len)
 			if (ret)
 				goto out;
 		}
+	} else if (memmem(s, len, "=?", 2)) {
+		ret = name_decode(&b, s, len);
+		if (ret)
+			goto out;
 	} else {
 		ret = rb_buf_add(&b, s, len);
 		if (ret)

@@ -44,9 +44,12 @@ bool rb_addr_valid(const char *addr);
 
 /*
  * Parses one mailbox: "Name <local@domain>", "\"Name, Jr.\" <a@b>",
- * "<a@b>", "a@b" or the old "a@b (Name)". The display name is taken as
- * UTF-8 text (already decoded from RFC 2047): quotes and backslash escapes
- * are removed; it must hold no control character and be valid UTF-8.
+ * "<a@b>", "a@b" or the old "a@b (Name)". The display name is UTF-8
+ * text: quotes and backslash escapes are removed, and RFC 2047 encoded
+ * words outside quotes are decoded, so that rb_addr_format()'s output
+ * parses back to the same name (never encoded twice). After that it must
+ * hold no control character (an encoded CR/LF is refused) and be valid
+ * UTF-8.
  * Fills *out (both strings malloc'd, name NULL when absent) on success;
  * free with rb_addr_release(). -RB_EINVAL (reason in rb_errmsg()) for a
  * bad address or name, -RB_ENOMEM.

@@ -242,6 +242,49 @@ static void test_format(void **state)
 	rb_buf_release(&b);
 }
 
+/* What rb_addr_format() writes parses back to the same name and address. */
+static void test_roundtrip(void **state)
+{
+	static const char *const names[] = {
+		"Andrew Morton",
+		"Lorenzo Stoakes (Oracle)",
+		"Doe, John \"JD\"",
+		"J\xc3\xb6rg R\xc3\xb6\144el",
+		"\xe5\xbc\xa0\xe4\xb8\x89",
+		"=?utf-8?q?literal?=",
+		"under_score and  two spaces",
+		" lead",
+	};
+	struct rb_buf b = RB_BUF_INIT(4096);
+	struct rb_addr a = { 0 }, back = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		a.name = (char *)names[i];
+		a.addr = "x@example.org";
+		rb_buf_reset(&b);
+		assert_int_equal(rb_addr_format(&b, &a), 0);
+		if (rb_addr_parse(&back, b.ptr))
+			fail_msg("%s: %s", b.ptr, rb_errmsg());
+		assert_string_equal(back.addr, "x@example.org");
+		assert_non_null(back.name);
+		if (strcmp(back.name, names[i]))
+			fail_msg("\"%s\" came back as \"%s\" from %s", names[i],
+				 back.name, b.ptr);
+		rb_addr_release(&back);
+	}
+	/* Encoded words in a mail's header decode; other charsets too. */
+	check_parse("=?iso-8859-1?q?J=F6rg?= <j@example.org>", "J\xc3\xb6rg",
+		    "j@example.org");
+	/* An encoded CR/LF is a control character: refused. */
+	assert_int_equal(rb_addr_parse(&back,
+				       "=?utf-8?q?a=0D=0ABcc:_x?= <a@b.org>"),
+			 -RB_EINVAL);
+	/* Inside quotes an encoded word is text (RFC 2047 5 (3)). */
+	check_parse("\"=?utf-8?q?x?=\" <a@b.org>", "=?utf-8?q?x?=", "a@b.org");
+	rb_buf_release(&b);
+}
+
 static void test_rfc2047(void **state)
 {
 	struct rb_buf b = RB_BUF_INIT(1 << 16);
@@ -324,9 +367,13 @@ static void test_thousand(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),  cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_format), cmocka_unit_test(test_rfc2047),
-		cmocka_unit_test(test_dedup),  cmocka_unit_test(test_thousand),
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_rfc2047),
+		cmocka_unit_test(test_dedup),
+		cmocka_unit_test(test_thousand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -349,9 +349,10 @@ static void test_subject(void **state)
 static void test_addresses(void **state)
 {
 	static const char *const to[] = {
-		"J\xc3\xb6rg R\xc3\xb6"
-		"del <joro@8bytes.org>",
+		"J\xc3\xb6rg R\xc3\xb6\144el <joro@8bytes.org>",
 		"\"Doe, John\" <jd@example.org>",
+		/* Wire form (rb_addr_format()'s output): not encoded twice. */
+		"=?utf-8?q?Jo=C3=ABl?= <joel@example.org>",
 	};
 	static const char *const evil[] = {
 		"Evil <a@b.org>\r\nBcc: victim@example.org",
@@ -368,7 +369,7 @@ static void test_addresses(void **state)
 
 	base_reply(&r);
 	r.to = to;
-	r.n_to = 2;
+	r.n_to = 3;
 	assert_int_equal(rb_compose(&b, NULL, &r), 0);
 	f = parse_fields(b.ptr, b.len);
 	for (it = clist_begin(f->fld_list); it; it = clist_next(it)) {
@@ -393,24 +394,29 @@ static void test_addresses(void **state)
 						    "del");
 				assert_string_equal(mb->mb_addr_spec,
 						    "joro@8bytes.org");
-			} else {
+			} else if (seen == 1) {
 				assert_string_equal(name, "Doe, John");
 				assert_string_equal(mb->mb_addr_spec,
 						    "jd@example.org");
+			} else {
+				assert_string_equal(name, "Jo\xc3\xabl");
+				assert_string_equal(mb->mb_addr_spec,
+						    "joel@example.org");
 			}
 			free(name);
 			seen++;
 		}
 	}
-	assert_int_equal(seen, 2);
+	assert_int_equal(seen, 3);
 	mailimf_fields_free(f);
 
 	/* The envelope: bare addresses, duplicates removed. */
 	assert_int_equal(rb_compose_envelope(&from, &rcpts, &n, &r), 0);
 	assert_string_equal(from, "reviewbot@example.org");
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 	assert_string_equal(rcpts[0], "joro@8bytes.org");
-	assert_string_equal(rcpts[3], "linux-mm@kvack.org");
+	assert_string_equal(rcpts[2], "joel@example.org");
+	assert_string_equal(rcpts[4], "linux-mm@kvack.org");
 	free(from);
 	rb_addr_list_free(rcpts, n);
 
@@ -827,9 +833,8 @@ static void record_sent(const char *id, const struct rb_buf *msg)
 	fprintf(f, "%s\n", id);
 	fclose(f);
 	rb_buf_printf(&eml, "%s.eml", path);
-	assert_int_equal(rb_write_file_atomic(eml.ptr, msg->ptr, msg->len,
-					      0600),
-			 0);
+	assert_int_equal(
+		rb_write_file_atomic(eml.ptr, msg->ptr, msg->len, 0600), 0);
 	rb_buf_release(&eml);
 }
 

@@ -40,6 +40,11 @@ static void check_format(const struct rb_addr *a)
 			      (unsigned char)b.ptr[i] < 127);
 		CHECK(rb_addr_parse(&again, b.ptr) == 0);
 		CHECK(!strcmp(again.addr, a->addr));
+		/* The name comes back too: never encoded twice. */
+		if (a->name && a->name[0])
+			CHECK(again.name && !strcmp(again.name, a->name));
+		else
+			CHECK(!again.name);
 		rb_addr_release(&again);
 	}
 	rb_buf_release(&b);
