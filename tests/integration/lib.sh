@@ -74,7 +74,7 @@ rb_need() { command -v "$1" >/dev/null 2>&1 || rb_skip "$1 not installed"; }
 rb_start_aiosmtpd()
 {
 	RB_SMTP_PORT=$(rb_free_port)
-	mkdir -p "$1"
+	mkdir -p "$1/tmp" "$1/new" "$1/cur" # mailbox.Maildir needs all three
 	rb_start aiosmtpd /usr/bin/python3 -m aiosmtpd -n \
 		-l "127.0.0.1:$RB_SMTP_PORT" -c aiosmtpd.handlers.Mailbox "$1"
 	rb_wait_port "$RB_SMTP_PORT"
