@@ -678,7 +678,8 @@ int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
 	}
 
 	/* What b4 reads from the subject and the body. */
-	if (subject_is_reply(m->subject_raw) || sj->is_reply)
+	/* b4's rule, not rb_subject's: "[PATCH] Re: foo" is a patch. */
+	if (subject_is_reply(m->subject_raw))
 		e.flags |= F_SUBJ_REPLY | F_REPLY;
 	if (has_diff(m->body) || (m->patch && has_diff(m->patch)))
 		e.flags |= F_DIFF;
