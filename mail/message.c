@@ -53,7 +53,7 @@ struct ctx {
 	bool charset_bad;
 };
 
-int rb_msg_problem(struct rb_message *m, unsigned bit, const char *fmt, ...)
+int rb_msg_problem(struct rb_message *m, unsigned int bit, const char *fmt, ...)
 {
 	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	va_list ap;
@@ -640,14 +640,14 @@ static int parse_addr_fields(struct ctx *c, struct rb_addr_list *l,
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+static int64_t days_from_civil(int64_t y, unsigned int m, unsigned int d)
 {
 	int64_t era;
-	unsigned yoe, doy, doe;
+	unsigned int yoe, doy, doe;
 
 	y -= m <= 2;
 	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
+	yoe = (unsigned int)(y - era * 400);
 	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 	return era * 146097 + (int64_t)doe - 719468;
@@ -677,7 +677,8 @@ static int64_t parse_date(const char *v, size_t n)
 	zs = (zone / 100) * 3600 + (zone % 100) * 60;
 	if (dt->dt_zone < 0)
 		zs = -zs;
-	t = days_from_civil(y, (unsigned)dt->dt_month, (unsigned)dt->dt_day) *
+	t = days_from_civil(y, (unsigned int)dt->dt_month,
+			    (unsigned int)dt->dt_day) *
 		    86400 +
 	    dt->dt_hour * 3600 + dt->dt_min * 60 + dt->dt_sec - zs;
 out:
@@ -817,8 +818,10 @@ static int qp_decode(struct rb_buf *out, const char *s, size_t n)
 			i += 1;
 		} else if (i + 2 < n && s[i + 1] == '\r' && s[i + 2] == '\n') {
 			i += 2;
-		} else if (i + 2 < n && (hi = hexdig(s[i + 1])) >= 0 &&
-			   (lo = hexdig(s[i + 2])) >= 0) {
+		} else if (i + 2 < n && hexdig(s[i + 1]) >= 0 &&
+			   hexdig(s[i + 2]) >= 0) {
+			hi = hexdig(s[i + 1]);
+			lo = hexdig(s[i + 2]);
 			ret = rb_buf_putc(out, (char)(hi * 16 + lo));
 			if (ret)
 				return ret;
@@ -955,8 +958,10 @@ static int walk_mime(struct ctx *c, struct mailmime *mm, int depth)
 		struct mailmime *child = clist_content(it);
 
 		if (!strcasecmp(sub, "alternative")) {
-			/* RFC 2046 5.1.4: the first text/plain, else the
-			 * first nested multipart; HTML is never read. */
+			/*
+			 * RFC 2046 5.1.4: the first text/plain, else the
+			 * first nested multipart; HTML is never read.
+			 */
 			if (child->mm_type == MAILMIME_SINGLE &&
 			    wanted_part(child->mm_content_type, NULL))
 				return walk_single(c, child);

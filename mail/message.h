@@ -64,8 +64,10 @@ struct rb_message {
 	char **references; /* References, oldest first */
 	size_t n_references;
 	struct rb_addr from;
-	/* The patch's author: an in-body "From:" line at the top of the
-	 * body (as git am reads it), else the same as from. */
+	/*
+	 * The patch's author: an in-body "From:" line at the top of the
+	 * body (as git am reads it), else the same as from.
+	 */
 	struct rb_addr author;
 	struct rb_addr_list to;
 	struct rb_addr_list cc;
@@ -89,7 +91,7 @@ struct rb_message {
 	char *patch; /* the unified diff text, or NULL: not a patch */
 	size_t patch_len;
 
-	unsigned problems; /* enum rb_msg_problem bits */
+	unsigned int problems; /* enum rb_msg_problem bits */
 	char *problem_text; /* human-readable, NULL when none */
 };
 

@@ -549,11 +549,13 @@ static int split_region(struct rb_message *m, const char *s, size_t n)
 			break;
 		}
 	}
-	if (ds_start == n || ds_end == n)
+	if (ds_start == n || ds_end == n) {
 		ds_start = n;
-	else if ((ret = dup_trim(&m->diffstat, s + ds_start,
-				 ds_end - ds_start)))
-		return ret;
+	} else {
+		ret = dup_trim(&m->diffstat, s + ds_start, ds_end - ds_start);
+		if (ret)
+			return ret;
+	}
 	ret = dup_trim(&m->notes, s, ds_start);
 	if (ret)
 		return ret;

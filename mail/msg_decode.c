@@ -29,7 +29,7 @@ static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
  */
 static size_t utf8_seq(const unsigned char *s, size_t len)
 {
-	unsigned c = s[0];
+	unsigned int c = s[0];
 
 	if (c < 0x80)
 		return 1;
@@ -264,7 +264,7 @@ static int q_decode(struct rb_buf *out, const char *s, size_t len)
 /* RFC 2047 4.1: the "B" encoding; stray characters are skipped. */
 static int b_decode(struct rb_buf *out, const char *s, size_t len)
 {
-	unsigned acc = 0;
+	unsigned int acc = 0;
 	int bits = 0, v, ret = 0;
 	size_t i;
 
@@ -272,7 +272,7 @@ static int b_decode(struct rb_buf *out, const char *s, size_t len)
 		v = b64val((unsigned char)s[i]);
 		if (v < 0)
 			continue;
-		acc = (acc << 6) | (unsigned)v;
+		acc = (acc << 6) | (unsigned int)v;
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;

@@ -37,7 +37,7 @@ bool rb_utf8_valid(const char *s, size_t len);
  * Records a problem: sets @bit in m->problems and appends one line to
  * m->problem_text. 0 or -RB_ENOMEM.
  */
-int rb_msg_problem(struct rb_message *m, unsigned bit, const char *fmt, ...)
+int rb_msg_problem(struct rb_message *m, unsigned int bit, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 struct rb_addr_list;
