@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bench/maintainers.sh - "reviewbot maintainers" against the real peer,
+# the tree's scripts/get_maintainer.pl, on linux 6.1.192
+# (scripts/setup-linux-tree.sh), in one run:
+#
+#  1. parity, byte for byte, in both modes:
+#       default  get_maintainer.pl --nogit --nogit-fallback --norolestats
+#       roles    get_maintainer.pl --nogit --nogit-fallback
+#     over the 112 mails of ../shared/corpus/apply-6.1 and >= 500 further
+#     real patch mails of ../shared/corpus/linux-api.mbox.xz (mboxrd, split
+#     here; mails with a "diff --git" line, every k-th, minus those already
+#     in apply-6.1 by Message-ID). get_maintainer runs with
+#     PERL_HASH_SEED=0; it runs again with seeds 1 and 2, and where the
+#     three runs disagree (Perl's hash order decides the order of sections
+#     of equal depth) reviewbot must print the same SET of lines as one of
+#     them. Every difference is listed.
+#  2. speed, side by side: the 112 patches with get_maintainer.pl (one
+#     process each), with one "reviewbot maintainers --each" process, and
+#     with one reviewbot process per patch. Wall and CPU (user+sys) time.
+#
+# usage: bench/maintainers.sh [RESULTS.md]
+#   SAMPLE=N     linux-api patch mails (default 505)
+#   APPLY_MAX=N  only the first N apply-6.1 mails (a quick try)
+#   RB_BIN       a reviewbot binary; default: a Release build made here in
+#                build-maint-rel
+# Exit status: 0 when every patch matches, 1 otherwise.
+set -eu -o pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+shared=${RB_SHARED:-$(cd "$src/.." && pwd)/shared}
+out=${1:-/dev/stdout}
+sample=${SAMPLE:-505}
+tree=$("$src/scripts/setup-linux-tree.sh")
+gm="$tree/scripts/get_maintainer.pl"
+if [ -z "${RB_BIN:-}" ]; then
+	cmake -S "$src" -B "$src/build-maint-rel" -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build "$src/build-maint-rel" -j2 --target reviewbot >/dev/null
+	RB_BIN=$src/build-maint-rel/bot/reviewbot
+fi
+bin=$RB_BIN
+work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-maint.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/mail" "$work/o0" "$work/o1" "$work/o2" "$work/r0" \
+	"$work/r1" "$work/r2" "$work/ours" "$work/oursr"
+
+# --- the patch set ----------------------------------------------------
+ls "$shared"/corpus/apply-6.1/*.eml | head -n "${APPLY_MAX:-1000}" \
+	> "$work/apply.list"
+grep -hi -m1 '^Message-ID:' $(cat "$work/apply.list") |
+	tr -d '\r' | awk '{print $2}' | sort -u > "$work/apply.ids"
+xz -dc "$shared/corpus/linux-api.mbox.xz" | awk -v d="$work/mail" '
+	/^From / { if (f) close(f); n++; f = sprintf("%s/api-%05d", d, n); next }
+	f { line = $0; if (line ~ /^>+From /) line = substr(line, 2);
+	    print line > f }'
+grep -l '^diff --git ' "$work"/mail/api-* | sort > "$work/patchmails"
+# The Message-ID of each patch mail, in one pass.
+xargs -a "$work/patchmails" awk 'FNR == 1 { done = 0 }
+	!done && tolower($1) == "message-id:" { print FILENAME, $2; done = 1 }
+	' | tr -d '\r' > "$work/patchmail.ids"
+awk 'NR == FNR { skip[$1] = 1; next } !($2 in skip) { print $1 }' \
+	"$work/apply.ids" "$work/patchmail.ids" | sort -u > "$work/further"
+total=$(wc -l < "$work/further")
+step=$(( total / sample ))
+[ "$step" -ge 1 ] || step=1
+awk -v s="$step" -v n="$sample" 'NR % s == 0 && c < n { print; c++ }' \
+	"$work/further" > "$work/sample.list"
+cat "$work/apply.list" "$work/sample.list" > "$work/all.list"
+napply=$(wc -l < "$work/apply.list")
+nsample=$(wc -l < "$work/sample.list")
+
+# --- the oracle (not timed; two at a time) -----------------------------
+oracle() { # SEED MODE(o|r) PATCH
+	local args=(--nogit --nogit-fallback)
+	[ "$2" = o ] && args+=(--norolestats)
+	(cd "$tree" && PERL_HASH_SEED=$1 perl "$gm" "${args[@]}" "$3" \
+		> "$work/$2$1/$(basename "$3")" 2>/dev/null) || true
+}
+export -f oracle
+export work tree gm
+xargs -a "$work/all.list" -P 2 -I{} bash -c 'oracle 0 o {}; oracle 0 r {};
+	oracle 1 o {}; oracle 2 o {}'
+
+# --- reviewbot, parity ---------------------------------------------------
+split_each() { # FILE DIR: "==> PATH <==" sections into DIR/basename
+	awk -v d="$2" '/^==> .* <==$/ { if (f) close(f);
+		p = substr($0, 5, length($0) - 8); n = split(p, a, "/");
+		f = d "/" a[n]; printf "" > f; next } { print > f }' "$1"
+}
+(cd "$tree" && "$bin" maintainers --tree . --each $(cat "$work/all.list")) \
+	> "$work/ours.txt"
+(cd "$tree" && "$bin" maintainers --tree . --roles --each \
+	$(cat "$work/all.list")) > "$work/oursr.txt"
+split_each "$work/ours.txt" "$work/ours"
+split_each "$work/oursr.txt" "$work/oursr"
+
+ok=0 bad=0 varied=0 varied_ok=0
+: > "$work/diffs"
+while read -r p; do
+	b=$(basename "$p")
+	for mode in o r; do
+		mine=$work/ours/$b
+		[ $mode = r ] && mine=$work/oursr/$b
+		if cmp -s "$mine" "$work/${mode}0/$b"; then
+			ok=$((ok + 1))
+			continue
+		fi
+		if ! cmp -s "$work/o0/$b" "$work/o1/$b" ||
+			! cmp -s "$work/o0/$b" "$work/o2/$b"; then
+			# Perl's hash order shows: compare sets of lines.
+			varied=$((varied + 1))
+			[ $mode = r ] && { oracle 1 r "$p"; oracle 2 r "$p"; }
+			match=no
+			for s in 0 1 2; do
+				if [ "$(sort "$mine")" = \
+					"$(sort "$work/${mode}$s/$b")" ]; then
+					match=yes
+				fi
+			done
+			if [ $match = yes ]; then
+				varied_ok=$((varied_ok + 1))
+				continue
+			fi
+		fi
+		bad=$((bad + 1))
+		{
+			echo "--- $p ($([ $mode = o ] && echo default || echo roles))"
+			diff "$work/${mode}0/$b" "$mine" || true
+		} >> "$work/diffs"
+	done
+done < "$work/all.list"
+
+# --- speed, side by side on the apply-6.1 patches ------------------------------
+clock() { # prints "wall cpu" in seconds for the command
+	local t0 t1 c0 c1 me=$BASHPID
+	t0=$(date +%s.%N)
+	c0=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+	"$@"
+	t1=$(date +%s.%N)
+	c1=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$me/stat")
+	echo "$t0 $t1 $c0 $c1 $(getconf CLK_TCK)" |
+		awk '{ printf "%.3f %.3f", $2 - $1, ($4 - $3) / $5 }'
+}
+run_gm() {
+	local p
+	for p in $(cat "$work/apply.list"); do
+		(cd "$tree" && perl "$gm" --nogit --nogit-fallback \
+			--norolestats "$p" > /dev/null 2>&1) || true
+	done
+}
+run_each() {
+	(cd "$tree" && "$bin" maintainers --tree . --each \
+		$(cat "$work/apply.list") > /dev/null)
+}
+run_oneshot() {
+	local p
+	for p in $(cat "$work/apply.list"); do
+		(cd "$tree" && "$bin" maintainers --tree . "$p" > /dev/null)
+	done
+}
+gm_t=$(clock run_gm)
+each_t=$(clock run_each)
+one_t=$(clock run_oneshot)
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+
+{
+	echo "## MAINTAINERS lookup (bench/maintainers.sh)"
+	echo
+	echo "linux 6.1.192 ($tree), $(date -u +%Y-%m-%d), load average $load."
+	echo "Repeat: \`bench/maintainers.sh\` (SAMPLE=$sample)."
+	echo
+	echo "### Parity with get_maintainer.pl"
+	echo
+	echo "| set | patches | outputs compared (2 modes) | byte-identical | same set where Perl's order varies | differ |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+	echo "| apply-6.1 + linux-api (every ${step}th patch mail) | $((napply + nsample)) ($napply + $nsample) | $(( (napply + nsample) * 2 )) | $ok | $varied_ok (of $varied) | $bad |"
+	echo
+	if [ "$bad" -gt 0 ]; then
+		echo "Differences (get_maintainer first):"
+		echo
+		echo '```'
+		cat "$work/diffs"
+		echo '```'
+		echo
+	fi
+	echo "### Speed, $napply patches of apply-6.1"
+	echo
+	echo "| run | wall s | CPU s | per patch (wall) | speed-up (wall) | speed-up (CPU) |"
+	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+	set -- $gm_t
+	gw=$1 gc=$2
+	echo "| get_maintainer.pl, one process per patch | $gw | $gc | $(awk -v n="$napply" -v w="$gw" 'BEGIN{printf "%.4f", w/n}') | 1x | 1x |"
+	for row in "reviewbot, one process (--each)|$each_t" \
+		"reviewbot, one process per patch|$one_t"; do
+		name=${row%%|*}
+		set -- ${row#*|}
+		echo "| $name | $1 | $2 | $(awk -v n="$napply" -v w="$1" 'BEGIN{printf "%.4f", w/n}') | $(awk -v a="$gw" -v b="$1" 'BEGIN{printf "%.0fx", a/b}') | $(awk -v a="$gc" -v b="$2" 'BEGIN{ if (b > 0) printf "%.0fx", a/b; else print "n/a" }') |"
+	done
+} > "$out"
+[ "$bad" -eq 0 ]
