@@ -1,21 +1,187 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* IMAP and NNTP sources: not implemented yet (issue 9); fail visibly. */
-#include "mail/source.h"
+/*
+ * source_net.c - what the IMAP and NNTP sources share: their URLs (RFC
+ * 3986, with no userinfo: a password only ever comes from a file), the
+ * reconnect backoff, TLS SNI, and waiting on a socket while watching the
+ * daemon's stop flag.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <libetpan/libetpan.h>
+
+#include "mail/tls_verify.h"
 #include "util/err.h"
 #include "util/banned.h"
 
-int rb_source_imap_new(struct rb_source **out, const struct rb_source_opts *o)
+static time_t mono_now(void)
 {
-	(void)out;
-	return rb_err(RB_ECONFIG,
-		      "source %s: IMAP sources are not implemented yet",
-		      o->name ? o->name : "?");
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
 }
 
-int rb_source_nntp_new(struct rb_source **out, const struct rb_source_opts *o)
+void rb_net_url_release(struct rb_net_url *u)
 {
-	(void)out;
-	return rb_err(RB_ECONFIG,
-		      "source %s: NNTP sources are not implemented yet",
-		      o->name ? o->name : "?");
+	if (!u)
+		return;
+	free(u->host);
+	u->host = NULL;
+}
+
+int rb_net_url_parse(struct rb_net_url *out, const char *url, const char *plain,
+		     uint16_t plain_port, const char *tls, uint16_t tls_port)
+{
+	const char *p, *host, *end, *port = NULL;
+	size_t hlen, n;
+	bool is_tls;
+	long v;
+	char *e;
+
+	if (!url || !*url)
+		return rb_err(RB_ECONFIG, "no url");
+	n = strlen(plain);
+	if (!strncasecmp(url, plain, n) && !strncmp(url + n, "://", 3)) {
+		is_tls = false;
+		p = url + n + 3;
+	} else if (n = strlen(tls),
+		   !strncasecmp(url, tls, n) && !strncmp(url + n, "://", 3)) {
+		is_tls = true;
+		p = url + n + 3;
+	} else {
+		return rb_err(RB_ECONFIG,
+			      "url %s: the scheme is not %s:// or "
+			      "%s://",
+			      url, plain, tls);
+	}
+	if (strchr(p, '@'))
+		return rb_err(RB_ECONFIG,
+			      "url %s: no user or password in "
+			      "the url; use user and password_file",
+			      url);
+	if (*p == '[') {
+		host = p + 1;
+		end = strchr(host, ']');
+		if (!end)
+			return rb_err(RB_ECONFIG, "url %s: unclosed [", url);
+		hlen = (size_t)(end - host);
+		p = end + 1;
+	} else {
+		host = p;
+		hlen = strcspn(p, ":/?#");
+		p += hlen;
+	}
+	if (*p == ':') {
+		port = ++p;
+		p += strspn(p, "0123456789");
+	}
+	if (*p == '/')
+		p++;
+	if (*p)
+		return rb_err(RB_ECONFIG,
+			      "url %s: unexpected '%s' (a path or "
+			      "query is not supported)",
+			      url, p);
+	if (!hlen || hlen > 255)
+		return rb_err(RB_ECONFIG, "url %s: no host", url);
+	if (memchr(host, '%', hlen) || memchr(host, ' ', hlen))
+		return rb_err(RB_ECONFIG, "url %s: bad host", url);
+	out->port = is_tls ? tls_port : plain_port;
+	if (port) {
+		errno = 0;
+		v = strtol(port, &e, 10);
+		if (e == port || v < 1 || v > 65535)
+			return rb_err(RB_ECONFIG, "url %s: bad port", url);
+		out->port = (uint16_t)v;
+	}
+	out->host = strndup(host, hlen);
+	if (!out->host)
+		return rb_err(RB_ENOMEM, "out of memory");
+	out->tls = is_tls;
+	return 0;
+}
+
+bool rb_net_is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (!strcasecmp(host, "localhost"))
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, host, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6);
+	return false;
+}
+
+void rb_net_sni_cb(struct mailstream_ssl_context *ctx, void *data)
+{
+	const char *host = data;
+	unsigned char buf[16];
+
+	if (inet_pton(AF_INET, host, buf) == 1 ||
+	    inet_pton(AF_INET6, host, buf) == 1)
+		return;
+	mailstream_ssl_set_server_name(ctx, (char *)host);
+}
+
+void rb_backoff_fail(struct rb_backoff *b)
+{
+	b->delay = b->delay ? b->delay * 2 : 1;
+	if (b->delay > RB_NET_BACKOFF_MAX)
+		b->delay = RB_NET_BACKOFF_MAX;
+	b->next = mono_now() + b->delay;
+}
+
+void rb_backoff_ok(struct rb_backoff *b)
+{
+	b->delay = 0;
+	b->next = 0;
+}
+
+int rb_backoff_remaining_ms(const struct rb_backoff *b)
+{
+	time_t now = mono_now();
+
+	return b->next > now ? (int)(b->next - now) * 1000 : 0;
+}
+
+int rb_net_wait_readable(int fd, int timeout_ms, volatile const int *stop)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int waited = 0, slice, r;
+
+	while (waited < timeout_ms && !(stop && *stop)) {
+		slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
+		pfd.revents = 0;
+		r = poll(&pfd, 1, slice);
+		if (r > 0)
+			return 1;
+		if (r < 0)
+			return errno == EINTR ? 2 : -1;
+		waited += slice;
+	}
+	return stop && *stop ? 2 : 0;
+}
+
+void rb_net_nap(int timeout_ms, volatile const int *stop)
+{
+	struct timespec ts;
+	int waited = 0, slice;
+
+	while (waited < timeout_ms && !(stop && *stop)) {
+		slice = timeout_ms - waited < 100 ? timeout_ms - waited : 100;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)slice * 1000000L;
+		if (nanosleep(&ts, NULL) && errno == EINTR)
+			return;
+		waited += slice;
+	}
 }

@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * source_imap.c - an IMAP mailbox as a mail source (RFC 3501; RFC 2177
+ * IDLE; RFC 4616 SASL PLAIN; RFC 2595 STARTTLS), with libetpan.
+ *
+ * For each mailbox the store keeps (UIDVALIDITY, last UID). A pass asks
+ * for "UID FETCH last+1:* (UID RFC822.SIZE)" and keeps only uid > last
+ * (RFC 3501 6.4.8: "n:*" always names the highest message, even when n is
+ * above it), then fetches each message with BODY.PEEK[] so that nothing is
+ * marked \Seen, in UID order. The last UID moves only after the deliver
+ * callback returned 0, i.e. after the store committed the message; a crash
+ * at any point fetches again what was not committed, and the store drops
+ * what it already has by Message-ID.
+ *
+ * A UIDVALIDITY change is handled as mbsync does: UIDs mean nothing any
+ * more, so the whole mailbox is fetched again and re-keyed by Message-ID
+ * (the store keeps each Message-ID once); nothing is reprocessed, because
+ * a message already stored is a duplicate.
+ *
+ * Size: the RFC822.SIZE is checked before fetching; a larger message is
+ * recorded as too big (deliver with raw NULL) and skipped. libetpan has no
+ * cap on a literal (DESIGN.md fact 2), so the bytes received during a
+ * fetch are also counted (the stream logger) and the stream is cancelled
+ * when a server sends more than it announced.
+ *
+ * TLS: imaps:// or STARTTLS (required unless starttls: off, which is only
+ * allowed on loopback); the chain and host name are checked with OpenSSL
+ * (tls_verify.c) before any credential is sent.
+ *
+ * Waiting: IDLE on the first mailbox, re-issued every 29 minutes (RFC 2177
+ * asks clients to re-issue within 29 minutes), wakes the daemon when mail
+ * arrives; the other mailboxes are read at each periodic pass.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libetpan/libetpan.h>
+
+#include "mail/source.h"
+#include "mail/tls_verify.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#define IDLE_MAX_MS (29 * 60 * 1000)
+/* What a server may send beyond a message's size in one FETCH response. */
+#define FETCH_SLACK (64 * 1024)
+
+struct imap_mbox {
+	char *name;
+	int64_t next_uid; /* last delivered UID + 1, after a pass */
+};
+
+struct imap_source {
+	struct rb_source base;
+	struct rb_net_url url;
+	char *user;
+	char *password;
+	char *ca_file;
+	struct imap_mbox *mb;
+	size_t n_mb;
+	bool tls_verify;
+	bool starttls;
+	size_t max_size;
+	mailimap *imap;
+	struct rb_backoff backoff;
+	int selected; /* index of the mailbox EXAMINEd, or -1 */
+	/* received-bytes guard for the current command */
+	size_t received;
+	size_t recv_cap; /* 0: no cap */
+	bool over_cap;
+};
+
+struct msg_ref {
+	uint32_t uid;
+	uint32_t size;
+};
+
+static void disconnect(struct imap_source *s)
+{
+	if (s->imap) {
+		mailimap_free(s->imap);
+		s->imap = NULL;
+	}
+	s->selected = -1;
+}
+
+/* A network failure: drop the connection and wait before the next try. */
+static int net_fail(struct imap_source *s, const char *what, int r)
+{
+	const char *resp =
+		s->imap && s->imap->imap_response ? s->imap->imap_response : "";
+
+	rb_err(RB_EAGAIN,
+	       "imap %s:%u: %s failed (libetpan error %d%s%s); "
+	       "retrying in %d s",
+	       s->url.host, s->url.port, what, r, *resp ? ": " : "", resp,
+	       s->backoff.delay ? s->backoff.delay * 2 : 1);
+	disconnect(s);
+	rb_backoff_fail(&s->backoff);
+	return -RB_EAGAIN;
+}
+
+static void stream_logger(mailimap *imap, int type, const char *str,
+			  size_t size, void *ctx)
+{
+	struct imap_source *s = ctx;
+
+	(void)str;
+	if (type != MAILSTREAM_LOG_TYPE_DATA_RECEIVED)
+		return;
+	s->received += size;
+	if (s->recv_cap && s->received > s->recv_cap && !s->over_cap) {
+		s->over_cap = true;
+		mailstream_cancel(imap->imap_stream);
+	}
+}
+
+static void guard(struct imap_source *s, size_t cap)
+{
+	s->received = 0;
+	s->recv_cap = cap;
+	s->over_cap = false;
+}
+
+static bool is_ok(int r)
+{
+	return r == MAILIMAP_NO_ERROR || r == MAILIMAP_NO_ERROR_AUTHENTICATED ||
+	       r == MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
+}
+
+/* A tagged NO or BAD (the server refused) rather than a broken stream. */
+static bool is_refusal(int r)
+{
+	return r != MAILIMAP_ERROR_STREAM && r != MAILIMAP_ERROR_PARSE &&
+	       r != MAILIMAP_ERROR_CONNECTION_REFUSED &&
+	       r != MAILIMAP_ERROR_MEMORY && r != MAILIMAP_ERROR_FATAL &&
+	       r != MAILIMAP_ERROR_SSL;
+}
+
+static int login(struct imap_source *s)
+{
+	const char *method;
+	int r;
+
+	if (mailimap_has_authentication(s->imap, "PLAIN")) {
+		method = "AUTHENTICATE PLAIN";
+		r = mailimap_authenticate(s->imap, "PLAIN", s->url.host, NULL,
+					  NULL, s->user, s->user, s->password,
+					  NULL);
+	} else if (mailimap_has_extension(s->imap, "LOGINDISABLED")) {
+		disconnect(s);
+		rb_backoff_fail(&s->backoff);
+		return rb_err(RB_ECONFIG,
+			      "imap %s: the server disables LOGIN and offers "
+			      "no AUTH=PLAIN",
+			      s->url.host);
+	} else {
+		method = "LOGIN";
+		r = mailimap_login(s->imap, s->user, s->password);
+	}
+	if (is_ok(r)) {
+		rb_log(RB_LOG_INFO, "imap.login", "source", s->base.name,
+		       "host", s->url.host, "method", method, NULL);
+		return 0;
+	}
+	if (!is_refusal(r))
+		return net_fail(s, method, r);
+	rb_err(RB_ECONFIG, "imap %s: %s as %s refused: %s", s->url.host, method,
+	       s->user,
+	       s->imap->imap_response ? s->imap->imap_response : "(no text)");
+	disconnect(s);
+	rb_backoff_fail(&s->backoff);
+	return -RB_ECONFIG;
+}
+
+static int refresh_capability(struct imap_source *s)
+{
+	struct mailimap_capability_data *cap = NULL;
+	int r = mailimap_capability(s->imap, &cap);
+
+	if (cap)
+		mailimap_capability_data_free(cap);
+	return is_ok(r) ? 0 : net_fail(s, "CAPABILITY", r);
+}
+
+static int connect_server(struct imap_source *s)
+{
+	bool tls = s->url.tls;
+	int r, ret;
+
+	if (rb_backoff_remaining_ms(&s->backoff))
+		return rb_err(RB_EAGAIN, "imap %s:%u: down; next try in %d ms",
+			      s->url.host, s->url.port,
+			      rb_backoff_remaining_ms(&s->backoff));
+	s->imap = mailimap_new(0, NULL);
+	if (!s->imap)
+		return rb_err(RB_ENOMEM, "out of memory");
+	mailimap_set_timeout(s->imap, RB_NET_TIMEOUT);
+	if (tls)
+		r = mailimap_ssl_connect_with_callback(s->imap, s->url.host,
+						       s->url.port,
+						       rb_net_sni_cb,
+						       s->url.host);
+	else
+		r = mailimap_socket_connect(s->imap, s->url.host, s->url.port);
+	if (!is_ok(r))
+		return net_fail(s, "connect", r);
+	if (!tls && s->starttls) {
+		ret = refresh_capability(s);
+		if (ret)
+			return ret;
+		if (!mailimap_has_extension(s->imap, "STARTTLS")) {
+			disconnect(s);
+			rb_backoff_fail(&s->backoff);
+			return rb_err(RB_ECONFIG,
+				      "imap %s: the server offers no STARTTLS "
+				      "(starttls: required)",
+				      s->url.host);
+		}
+		r = mailimap_socket_starttls_with_callback(
+			s->imap, rb_net_sni_cb, s->url.host);
+		if (!is_ok(r))
+			return net_fail(s, "STARTTLS", r);
+		tls = true;
+	}
+	if (tls && s->tls_verify) {
+		ret = rb_tls_verify_stream(s->imap->imap_stream, s->url.host,
+					   s->ca_file);
+		if (ret) {
+			rb_log(RB_LOG_ERROR, "imap.tls_refused", "source",
+			       s->base.name, "reason", rb_errmsg(), NULL);
+			disconnect(s);
+			rb_backoff_fail(&s->backoff);
+			return ret;
+		}
+	}
+	/* RFC 3501 6.2.1: capabilities change after STARTTLS. */
+	ret = refresh_capability(s);
+	if (ret)
+		return ret;
+	ret = login(s);
+	if (ret)
+		return ret;
+	ret = refresh_capability(s);
+	if (ret)
+		return ret;
+	mailimap_set_logger(s->imap, stream_logger, s);
+	rb_backoff_ok(&s->backoff);
+	return 0;
+}
+
+static int examine(struct imap_source *s, size_t i)
+{
+	int r;
+
+	guard(s, 0);
+	r = mailimap_examine(s->imap, s->mb[i].name);
+	if (is_ok(r)) {
+		s->selected = (int)i;
+		return 0;
+	}
+	s->selected = -1;
+	if (!is_refusal(r))
+		return net_fail(s, "EXAMINE", r);
+	return rb_err(RB_ENOTFOUND, "imap %s: mailbox %s: %s", s->url.host,
+		      s->mb[i].name,
+		      s->imap->imap_response ? s->imap->imap_response : "");
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct msg_ref *x = a, *y = b;
+
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+static void att_statics(struct mailimap_msg_att *att, uint32_t *uid,
+			uint32_t *size, char **body, size_t *len)
+{
+	clistiter *it;
+
+	for (it = clist_begin(att->att_list); it; it = clist_next(it)) {
+		struct mailimap_msg_att_item *item = clist_content(it);
+		struct mailimap_msg_att_static *st;
+
+		if (item->att_type != MAILIMAP_MSG_ATT_ITEM_STATIC)
+			continue;
+		st = item->att_data.att_static;
+		if (!st)
+			continue;
+		switch (st->att_type) {
+		case MAILIMAP_MSG_ATT_UID:
+			*uid = st->att_data.att_uid;
+			break;
+		case MAILIMAP_MSG_ATT_RFC822_SIZE:
+			if (size)
+				*size = st->att_data.att_rfc822_size;
+			break;
+		case MAILIMAP_MSG_ATT_BODY_SECTION:
+			if (body && st->att_data.att_body_section &&
+			    st->att_data.att_body_section->sec_body_part) {
+				*body = st->att_data.att_body_section
+						->sec_body_part;
+				*len = st->att_data.att_body_section->sec_length;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* UIDs above @last with their sizes, ascending; *out is malloc'd. */
+static int list_new(struct imap_source *s, int64_t last, struct msg_ref **out,
+		    size_t *n_out)
+{
+	struct mailimap_fetch_type *ft = NULL;
+	struct mailimap_set *set = NULL;
+	clist *res = NULL;
+	clistiter *it;
+	struct msg_ref *v = NULL;
+	size_t n = 0;
+	int r, ret = 0;
+
+	set = mailimap_set_new_interval((uint32_t)(last + 1), 0);
+	ft = mailimap_fetch_type_new_fetch_att_list_empty();
+	if (!set || !ft ||
+	    mailimap_fetch_type_new_fetch_att_list_add(
+		    ft, mailimap_fetch_att_new_uid()) ||
+	    mailimap_fetch_type_new_fetch_att_list_add(
+		    ft, mailimap_fetch_att_new_rfc822_size())) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* About 60 bytes a message in the answer. */
+	guard(s, 0);
+	r = mailimap_uid_fetch(s->imap, set, ft, &res);
+	if (!is_ok(r)) {
+		ret = is_refusal(r) ? rb_err(RB_EAGAIN,
+					     "imap %s: UID FETCH refused: %s",
+					     s->url.host,
+					     s->imap->imap_response ?
+						     s->imap->imap_response :
+						     "") :
+				      net_fail(s, "UID FETCH", r);
+		goto out;
+	}
+	v = calloc(clist_count(res) + 1, sizeof(*v));
+	if (!v) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (it = clist_begin(res); it; it = clist_next(it)) {
+		uint32_t uid = 0, size = 0;
+
+		att_statics(clist_content(it), &uid, &size, NULL, NULL);
+		if ((int64_t)uid > last) {
+			v[n].uid = uid;
+			v[n].size = size;
+			n++;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_ref);
+	*out = v;
+	*n_out = n;
+	v = NULL;
+out:
+	if (res)
+		mailimap_fetch_list_free(res);
+	if (set)
+		mailimap_set_free(set);
+	if (ft)
+		mailimap_fetch_type_free(ft);
+	free(v);
+	return ret;
+}
+
+/*
+ * Fetches one message and hands it to the store. 0 when it was delivered
+ * or recorded as skipped (the UID may move), else the error.
+ */
+static int fetch_one(struct imap_source *s, const struct rb_source_env *env,
+		     const char *origin, uint32_t uid, bool *gone)
+{
+	struct mailimap_fetch_type *ft = NULL;
+	struct mailimap_set *set = NULL;
+	struct mailimap_section *sec = NULL;
+	struct mailimap_fetch_att *fa = NULL;
+	clist *res = NULL;
+	clistiter *it;
+	char *body = NULL;
+	size_t len = 0;
+	int r, ret = 0;
+
+	*gone = false;
+	set = mailimap_set_new_single(uid);
+	ft = mailimap_fetch_type_new_fetch_att_list_empty();
+	sec = mailimap_section_new(NULL);
+	if (sec)
+		fa = mailimap_fetch_att_new_body_peek_section(sec);
+	if (!set || !ft || !fa ||
+	    mailimap_fetch_type_new_fetch_att_list_add(
+		    ft, mailimap_fetch_att_new_uid()) ||
+	    mailimap_fetch_type_new_fetch_att_list_add(ft, fa)) {
+		if (!fa && sec)
+			mailimap_section_free(sec);
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	guard(s, s->max_size + FETCH_SLACK);
+	r = mailimap_uid_fetch(s->imap, set, ft, &res);
+	if (s->over_cap) {
+		size_t got = s->received;
+
+		/* The server sent more than the size it announced. */
+		rb_log(RB_LOG_WARN, "imap.too_big", "origin", origin, "reason",
+		       "more bytes than the size cap", NULL);
+		ret = env->deliver(NULL, got, origin, env->payload);
+		disconnect(s);
+		goto out;
+	}
+	if (!is_ok(r)) {
+		ret = is_refusal(r) ?
+			      rb_err(RB_EAGAIN,
+				     "imap %s: UID FETCH %u refused: %s",
+				     s->url.host, uid,
+				     s->imap->imap_response ?
+					     s->imap->imap_response :
+					     "") :
+			      net_fail(s, "UID FETCH BODY.PEEK[]", r);
+		goto out;
+	}
+	for (it = clist_begin(res); it; it = clist_next(it)) {
+		uint32_t got = 0;
+		char *b = NULL;
+		size_t l = 0;
+
+		att_statics(clist_content(it), &got, NULL, &b, &l);
+		if (got == uid && b) {
+			body = b;
+			len = l;
+		}
+	}
+	if (!body) {
+		/* Expunged between the listing and now: nothing to keep. */
+		*gone = true;
+		goto out;
+	}
+	if (len > s->max_size)
+		ret = env->deliver(NULL, len, origin, env->payload);
+	else
+		ret = env->deliver(body, len, origin, env->payload);
+out:
+	if (res)
+		mailimap_fetch_list_free(res);
+	if (set)
+		mailimap_set_free(set);
+	if (ft)
+		mailimap_fetch_type_free(ft);
+	return ret;
+}
+
+static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
+			size_t i)
+{
+	struct imap_mbox *mb = &s->mb[i];
+	struct mailimap_selection_info *sel;
+	struct msg_ref *v = NULL;
+	int64_t validity = 0, last = 0, cur;
+	uint32_t uidnext;
+	char origin[512], vbuf[24], lbuf[24];
+	size_t n = 0, k;
+	bool gone;
+	int ret;
+
+	ret = examine(s, i);
+	if (ret)
+		return ret;
+	sel = s->imap->imap_selection_info;
+	if (!sel || !sel->sel_uidvalidity)
+		return rb_err(RB_EAGAIN, "imap %s: mailbox %s: no UIDVALIDITY",
+			      s->url.host, mb->name);
+	cur = sel->sel_uidvalidity;
+	uidnext = sel->sel_uidnext;
+	ret = env->get_state(s->base.name, mb->name, &validity, &last,
+			     env->payload);
+	if (ret == -RB_ENOTFOUND) {
+		validity = 0;
+		last = 0;
+	} else if (ret) {
+		return ret;
+	}
+	if (validity != cur) {
+		if (validity) {
+			/* mbsync: UIDs are void; refetch, the store re-keys
+			 * every message by its Message-ID. */
+			snprintf(vbuf, sizeof(vbuf), "%lld",
+				 (long long)validity);
+			snprintf(lbuf, sizeof(lbuf), "%lld", (long long)cur);
+			rb_log(RB_LOG_WARN, "imap.uidvalidity_changed",
+			       "source", s->base.name, "mailbox", mb->name,
+			       "old", vbuf, "new", lbuf, "action",
+			       "refetch all, dedupe by Message-ID", NULL);
+		}
+		last = 0;
+		ret = env->set_state(s->base.name, mb->name, cur, 0,
+				     env->payload);
+		if (ret)
+			return ret;
+	}
+	mb->next_uid = last + 1;
+	if (uidnext && (int64_t)uidnext <= last + 1)
+		return 0;
+	ret = list_new(s, last, &v, &n);
+	if (ret)
+		return ret;
+	for (k = 0; k < n; k++) {
+		snprintf(origin, sizeof(origin),
+			 "imap://%s:%u/%s;UIDVALIDITY=%lld/;UID=%u",
+			 s->url.host, s->url.port, mb->name, (long long)cur,
+			 v[k].uid);
+		if (v[k].size > s->max_size) {
+			ret = env->deliver(NULL, v[k].size, origin,
+					   env->payload);
+		} else {
+			ret = fetch_one(s, env, origin, v[k].uid, &gone);
+		}
+		if (ret)
+			break;
+		/* Committed (or recorded as skipped): move the mark. */
+		ret = env->set_state(s->base.name, mb->name, cur, v[k].uid,
+				     env->payload);
+		if (ret)
+			break;
+		mb->next_uid = (int64_t)v[k].uid + 1;
+		if (!s->imap) {
+			/* A cancelled oversized fetch closed the stream. */
+			ret = rb_err(RB_EAGAIN,
+				     "imap %s: reconnecting after "
+				     "an oversized message",
+				     s->url.host);
+			break;
+		}
+	}
+	free(v);
+	return ret;
+}
+
+static int imap_poll(struct rb_source *src, const struct rb_source_env *env)
+{
+	struct imap_source *s = (struct imap_source *)src;
+	size_t i;
+	int ret, first = 0;
+
+	if (!s->imap) {
+		ret = connect_server(s);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < s->n_mb; i++) {
+		ret = sync_mailbox(s, env, i);
+		if (!ret)
+			continue;
+		if (!s->imap || ret != -RB_ENOTFOUND)
+			return ret; /* server down or store failed */
+		/* A missing mailbox does not stop the others. */
+		rb_log(RB_LOG_WARN, "imap.mailbox", "source", s->base.name,
+		       "reason", rb_errmsg(), NULL);
+		if (!first)
+			first = ret;
+	}
+	return first;
+}
+
+static int imap_wait(struct rb_source *src, int timeout_ms,
+		     volatile const int *stop)
+{
+	struct imap_source *s = (struct imap_source *)src;
+	int left = timeout_ms, chunk, r, woke;
+	struct mailimap_selection_info *sel;
+
+	if (!s->imap) {
+		chunk = rb_backoff_remaining_ms(&s->backoff);
+		rb_net_nap(chunk && chunk < left ? chunk : left, stop);
+		return 0;
+	}
+	if (!mailimap_has_idle(s->imap) || !s->n_mb) {
+		rb_net_nap(left, stop);
+		return 0;
+	}
+	/* Open the first mailbox again: this also tells whether mail came
+	 * in since the pass ended. */
+	if (examine(s, 0))
+		return 0;
+	sel = s->imap->imap_selection_info;
+	if (sel && sel->sel_uidnext && sel->sel_uidnext > s->mb[0].next_uid)
+		return 0;
+	while (left > 0 && !*stop) {
+		chunk = left < IDLE_MAX_MS ? left : IDLE_MAX_MS;
+		guard(s, 0);
+		r = mailimap_idle(s->imap);
+		if (!is_ok(r)) {
+			net_fail(s, "IDLE", r);
+			return 0;
+		}
+		if (s->imap->imap_stream->read_buffer_len)
+			woke = 1;
+		else
+			woke = rb_net_wait_readable(
+				mailimap_idle_get_fd(s->imap), chunk, stop);
+		r = mailimap_idle_done(s->imap);
+		if (!is_ok(r)) {
+			net_fail(s, "IDLE DONE", r);
+			return 0;
+		}
+		if (woke) /* mail, a signal (SIGHUP) or stop */
+			return 0;
+		left -= chunk;
+	}
+	return 0;
+}
+
+static void imap_free(struct rb_source *src)
+{
+	struct imap_source *s = (struct imap_source *)src;
+	size_t i;
+
+	if (!s)
+		return;
+	if (s->imap)
+		mailimap_logout(s->imap);
+	disconnect(s);
+	for (i = 0; i < s->n_mb; i++)
+		free(s->mb[i].name);
+	free(s->mb);
+	if (s->password) {
+		explicit_bzero(s->password, strlen(s->password));
+		free(s->password);
+	}
+	free(s->user);
+	free(s->ca_file);
+	free(s->base.name);
+	rb_net_url_release(&s->url);
+	free(s);
+}
+
+static const struct rb_source_ops imap_ops = {
+	.name = "imap",
+	.poll = imap_poll,
+	.wait = imap_wait,
+	.free = imap_free,
+};
+
+int rb_source_imap_new(struct rb_source **out, const struct rb_source_opts *o)
+{
+	struct imap_source *s;
+	const char *name = o->name ? o->name : "imap";
+	size_t i, n = o->n_mailboxes ? o->n_mailboxes : 1;
+	int ret;
+
+	if (!o->user || !o->password)
+		return rb_err(RB_ECONFIG,
+			      "source %s: IMAP needs user and "
+			      "password_file",
+			      name);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return rb_err(RB_ENOMEM, "out of memory");
+	s->base.ops = &imap_ops;
+	s->selected = -1;
+	ret = rb_net_url_parse(&s->url, o->url, "imap", 143, "imaps", 993);
+	if (ret)
+		goto fail;
+	if (!s->url.tls && !o->starttls && !rb_net_is_loopback(s->url.host)) {
+		ret = rb_err(RB_ECONFIG,
+			     "source %s: starttls: off sends the password in "
+			     "clear; it is allowed only for a loopback server, "
+			     "not %s",
+			     name, s->url.host);
+		goto fail;
+	}
+	s->base.name = strdup(name);
+	s->user = strdup(o->user);
+	s->password = strdup(o->password);
+	s->ca_file = o->ca_file ? strdup(o->ca_file) : NULL;
+	s->mb = calloc(n, sizeof(*s->mb));
+	if (!s->base.name || !s->user || !s->password || !s->mb ||
+	    (o->ca_file && !s->ca_file)) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		s->mb[i].name =
+			strdup(o->n_mailboxes ? o->mailboxes[i] : "INBOX");
+		if (!s->mb[i].name) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto fail;
+		}
+		s->n_mb++;
+	}
+	s->tls_verify = o->tls_verify;
+	s->starttls = o->starttls;
+	s->max_size = o->max_size ? o->max_size : 32u << 20;
+	mailstream_network_delay.tv_sec = RB_NET_TIMEOUT;
+	mailstream_network_delay.tv_usec = 0;
+	*out = &s->base;
+	return 0;
+fail:
+	imap_free(&s->base);
+	return ret;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * source_nntp.c - newsgroups as a mail source (RFC 3977 NNTP; RFC 4643
+ * AUTHINFO USER/PASS; RFC 4642 nntps), with libetpan's newsnntp. Made for
+ * public-inbox servers such as lore.kernel.org, where each list is one
+ * group and article numbers never change.
+ *
+ * For each group the store keeps the highest article number delivered (as
+ * "last"; validity is always 1, NNTP has no UIDVALIDITY). A pass sends
+ * GROUP, then ARTICLE n for every n from last+1 to the group's high-water
+ * mark; a number the server does not have (423, a gap) is skipped. The
+ * mark moves only after the deliver callback returned 0, i.e. after the
+ * store committed the article. On first contact a group is read from its
+ * first article.
+ *
+ * Size: NNTP announces no size before ARTICLE, so the bytes received are
+ * counted (the stream logger) and the stream is cancelled past the cap;
+ * the article is then recorded as too big and skipped.
+ *
+ * Waiting: NNTP has no push; the daemon polls every poll_seconds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libetpan/libetpan.h>
+
+#include "mail/source.h"
+#include "mail/tls_verify.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+/* What a server may send beyond the cap in one ARTICLE response. */
+#define ARTICLE_SLACK (64 * 1024)
+
+struct nntp_source {
+	struct rb_source base;
+	struct rb_net_url url;
+	char *user; /* NULL: no AUTHINFO */
+	char *password;
+	char *ca_file;
+	char **groups;
+	size_t n_groups;
+	bool tls_verify;
+	size_t max_size;
+	newsnntp *nntp;
+	struct rb_backoff backoff;
+	size_t received;
+	size_t recv_cap;
+	bool over_cap;
+};
+
+static void disconnect(struct nntp_source *s)
+{
+	if (s->nntp) {
+		newsnntp_free(s->nntp);
+		s->nntp = NULL;
+	}
+}
+
+static int net_fail(struct nntp_source *s, const char *what, int r)
+{
+	const char *resp =
+		s->nntp && s->nntp->nntp_response ? s->nntp->nntp_response : "";
+
+	rb_err(RB_EAGAIN,
+	       "nntp %s:%u: %s failed (libetpan error %d%s%s); "
+	       "retrying in %d s",
+	       s->url.host, s->url.port, what, r, *resp ? ": " : "", resp,
+	       s->backoff.delay ? s->backoff.delay * 2 : 1);
+	disconnect(s);
+	rb_backoff_fail(&s->backoff);
+	return -RB_EAGAIN;
+}
+
+static void stream_logger(newsnntp *nntp, int type, const char *str,
+			  size_t size, void *ctx)
+{
+	struct nntp_source *s = ctx;
+
+	(void)str;
+	if (type != MAILSTREAM_LOG_TYPE_DATA_RECEIVED)
+		return;
+	s->received += size;
+	if (s->recv_cap && s->received > s->recv_cap && !s->over_cap) {
+		s->over_cap = true;
+		mailstream_cancel(nntp->nntp_stream);
+	}
+}
+
+static void guard(struct nntp_source *s, size_t cap)
+{
+	s->received = 0;
+	s->recv_cap = cap;
+	s->over_cap = false;
+}
+
+static int connect_server(struct nntp_source *s)
+{
+	int r, ret;
+
+	if (rb_backoff_remaining_ms(&s->backoff))
+		return rb_err(RB_EAGAIN, "nntp %s:%u: down; next try in %d ms",
+			      s->url.host, s->url.port,
+			      rb_backoff_remaining_ms(&s->backoff));
+	s->nntp = newsnntp_new(0, NULL);
+	if (!s->nntp)
+		return rb_err(RB_ENOMEM, "out of memory");
+	newsnntp_set_timeout(s->nntp, RB_NET_TIMEOUT);
+	if (s->url.tls)
+		r = newsnntp_ssl_connect_with_callback(s->nntp, s->url.host,
+						       s->url.port,
+						       rb_net_sni_cb,
+						       s->url.host);
+	else
+		r = newsnntp_socket_connect(s->nntp, s->url.host, s->url.port);
+	if (r != NEWSNNTP_NO_ERROR)
+		return net_fail(s, "connect", r);
+	if (s->url.tls && s->tls_verify) {
+		ret = rb_tls_verify_stream(s->nntp->nntp_stream, s->url.host,
+					   s->ca_file);
+		if (ret) {
+			rb_log(RB_LOG_ERROR, "nntp.tls_refused", "source",
+			       s->base.name, "reason", rb_errmsg(), NULL);
+			disconnect(s);
+			rb_backoff_fail(&s->backoff);
+			return ret;
+		}
+	}
+	if (s->user) {
+		r = newsnntp_authinfo_username(s->nntp, s->user);
+		if (r == NEWSNNTP_WARNING_REQUEST_AUTHORIZATION_PASSWORD)
+			r = newsnntp_authinfo_password(s->nntp, s->password);
+		if (r != NEWSNNTP_NO_ERROR) {
+			if (r == NEWSNNTP_ERROR_STREAM)
+				return net_fail(s, "AUTHINFO", r);
+			rb_err(RB_ECONFIG,
+			       "nntp %s: AUTHINFO as %s refused: %s",
+			       s->url.host, s->user,
+			       s->nntp->nntp_response ? s->nntp->nntp_response :
+							"(no text)");
+			disconnect(s);
+			rb_backoff_fail(&s->backoff);
+			return -RB_ECONFIG;
+		}
+	}
+	/* RFC 3977 5.3: a reader server may ignore it; errors do not matter
+	 * unless the stream broke. */
+	r = newsnntp_mode_reader(s->nntp);
+	if (r == NEWSNNTP_ERROR_STREAM)
+		return net_fail(s, "MODE READER", r);
+	newsnntp_set_logger(s->nntp, stream_logger, s);
+	rb_backoff_ok(&s->backoff);
+	return 0;
+}
+
+static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
+		      const char *group)
+{
+	struct newsnntp_group_info *info = NULL;
+	int64_t validity = 0, last = 0, n, high;
+	char origin[512];
+	char *art;
+	size_t len;
+	int r, ret;
+
+	guard(s, 0);
+	r = newsnntp_group(s->nntp, group, &info);
+	if (r == NEWSNNTP_ERROR_NO_SUCH_NEWS_GROUP)
+		return rb_err(RB_ENOTFOUND, "nntp %s: no group %s", s->url.host,
+			      group);
+	if (r != NEWSNNTP_NO_ERROR)
+		return net_fail(s, "GROUP", r);
+	high = info->grp_last;
+	n = info->grp_first;
+	newsnntp_group_free(info);
+	ret = env->get_state(s->base.name, group, &validity, &last,
+			     env->payload);
+	if (ret == -RB_ENOTFOUND) {
+		last = n > 0 ? n - 1 : 0;
+		rb_log(RB_LOG_INFO, "nntp.first_contact", "source",
+		       s->base.name, "group", group, NULL);
+	} else if (ret) {
+		return ret;
+	}
+	for (n = last + 1; n <= high; n++) {
+		snprintf(origin, sizeof(origin), "nntp://%s:%u/%s/%lld",
+			 s->url.host, s->url.port, group, (long long)n);
+		art = NULL;
+		len = 0;
+		guard(s, s->max_size + ARTICLE_SLACK);
+		r = newsnntp_article(s->nntp, (uint32_t)n, &art, &len);
+		if (s->over_cap) {
+			size_t got = s->received;
+
+			if (art)
+				newsnntp_article_free(art);
+			disconnect(s);
+			ret = env->deliver(NULL, got, origin, env->payload);
+			if (!ret)
+				ret = env->set_state(s->base.name, group, 1, n,
+						     env->payload);
+			return ret ? ret :
+				     rb_err(RB_EAGAIN,
+					    "nntp %s: reconnecting "
+					    "after an oversized "
+					    "article",
+					    s->url.host);
+		}
+		if (r == NEWSNNTP_ERROR_ARTICLE_NOT_FOUND ||
+		    r == NEWSNNTP_ERROR_INVALID_ARTICLE_NUMBER ||
+		    r == NEWSNNTP_ERROR_NO_ARTICLE_SELECTED) {
+			/* A gap (RFC 3977 6.2.1: 423). */
+			ret = 0;
+		} else if (r != NEWSNNTP_NO_ERROR) {
+			return net_fail(s, "ARTICLE", r);
+		} else if (len > s->max_size) {
+			ret = env->deliver(NULL, len, origin, env->payload);
+		} else {
+			ret = env->deliver(art, len, origin, env->payload);
+		}
+		if (art)
+			newsnntp_article_free(art);
+		if (ret)
+			return ret;
+		ret = env->set_state(s->base.name, group, 1, n, env->payload);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int nntp_poll(struct rb_source *src, const struct rb_source_env *env)
+{
+	struct nntp_source *s = (struct nntp_source *)src;
+	size_t i;
+	int ret, first = 0;
+
+	if (!s->nntp) {
+		ret = connect_server(s);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < s->n_groups; i++) {
+		ret = sync_group(s, env, s->groups[i]);
+		if (!ret)
+			continue;
+		if (!s->nntp || ret != -RB_ENOTFOUND)
+			return ret;
+		rb_log(RB_LOG_WARN, "nntp.group", "source", s->base.name,
+		       "reason", rb_errmsg(), NULL);
+		if (!first)
+			first = ret;
+	}
+	return first;
+}
+
+static int nntp_wait(struct rb_source *src, int timeout_ms,
+		     volatile const int *stop)
+{
+	struct nntp_source *s = (struct nntp_source *)src;
+	int left = rb_backoff_remaining_ms(&s->backoff);
+
+	rb_net_nap(!s->nntp && left && left < timeout_ms ? left : timeout_ms,
+		   stop);
+	return 0;
+}
+
+static void nntp_free(struct rb_source *src)
+{
+	struct nntp_source *s = (struct nntp_source *)src;
+	size_t i;
+
+	if (!s)
+		return;
+	if (s->nntp)
+		newsnntp_quit(s->nntp);
+	disconnect(s);
+	for (i = 0; i < s->n_groups; i++)
+		free(s->groups[i]);
+	free(s->groups);
+	if (s->password) {
+		explicit_bzero(s->password, strlen(s->password));
+		free(s->password);
+	}
+	free(s->user);
+	free(s->ca_file);
+	free(s->base.name);
+	rb_net_url_release(&s->url);
+	free(s);
+}
+
+static const struct rb_source_ops nntp_ops = {
+	.name = "nntp",
+	.poll = nntp_poll,
+	.wait = nntp_wait,
+	.free = nntp_free,
+};
+
+int rb_source_nntp_new(struct rb_source **out, const struct rb_source_opts *o)
+{
+	struct nntp_source *s;
+	const char *name = o->name ? o->name : "nntp";
+	size_t i;
+	int ret;
+
+	if (!o->n_mailboxes)
+		return rb_err(RB_ECONFIG, "source %s: NNTP needs groups", name);
+	if (!o->user != !o->password)
+		return rb_err(RB_ECONFIG,
+			      "source %s: user and password_file "
+			      "go together",
+			      name);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return rb_err(RB_ENOMEM, "out of memory");
+	s->base.ops = &nntp_ops;
+	ret = rb_net_url_parse(&s->url, o->url, "nntp", 119, "nntps", 563);
+	if (ret)
+		goto fail;
+	if (o->user && !s->url.tls && !rb_net_is_loopback(s->url.host)) {
+		ret = rb_err(RB_ECONFIG,
+			     "source %s: AUTHINFO over plain nntp:// sends "
+			     "the password in clear; use nntps://",
+			     name);
+		goto fail;
+	}
+	s->base.name = strdup(name);
+	s->user = o->user ? strdup(o->user) : NULL;
+	s->password = o->password ? strdup(o->password) : NULL;
+	s->ca_file = o->ca_file ? strdup(o->ca_file) : NULL;
+	s->groups = calloc(o->n_mailboxes, sizeof(*s->groups));
+	if (!s->base.name || !s->groups || (o->user && !s->user) ||
+	    (o->password && !s->password) || (o->ca_file && !s->ca_file)) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < o->n_mailboxes; i++) {
+		s->groups[i] = strdup(o->mailboxes[i]);
+		if (!s->groups[i]) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto fail;
+		}
+		s->n_groups++;
+	}
+	s->tls_verify = o->tls_verify;
+	s->max_size = o->max_size ? o->max_size : 32u << 20;
+	mailstream_network_delay.tv_sec = RB_NET_TIMEOUT;
+	mailstream_network_delay.tv_usec = 0;
+	*out = &s->base;
+	return 0;
+fail:
+	nntp_free(&s->base);
+	return ret;
+}
