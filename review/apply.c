@@ -14,6 +14,7 @@
 #include <git2/sys/odb_backend.h>
 
 #include "review/apply.h"
+#include "review/apply_binary.h"
 #include "review/diff.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -222,10 +223,13 @@ static int git_fail(const char *what)
 		      e && e->message ? e->message : "unknown error");
 }
 
+static int fail(struct work *w, enum rb_apply_fail kind, const char *file,
+		size_t hunk, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* Records why the current patch failed; returns 1 (a patch failure). */
-static int __attribute__((format(printf, 5, 6)))
-fail(struct work *w, enum rb_apply_fail kind, const char *file, size_t hunk,
-     const char *fmt, ...)
+static int fail(struct work *w, enum rb_apply_fail kind, const char *file,
+		size_t hunk, const char *fmt, ...)
 {
 	va_list ap;
 

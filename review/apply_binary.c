@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "review/apply_binary.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -279,10 +280,6 @@ static uint32_t adler32(const unsigned char *p, size_t n)
 	return (b << 16) | a;
 }
 
-/*
- * Inflates the zlib stream @in into @out, which must come out exactly
- * @expect bytes long. Returns 0 or -RB_EINVAL naming the problem.
- */
 int rb_binary_inflate(struct rb_buf *out, const unsigned char *in, size_t len,
 		      uint64_t expect)
 {
@@ -345,10 +342,6 @@ static int varint(uint64_t *out, const unsigned char **p,
 	return 0;
 }
 
-/*
- * Applies git's delta @delta to @src (patch-delta.c). Returns 0 or
- * -RB_EINVAL.
- */
 int rb_binary_delta(struct rb_buf *out, const unsigned char *src,
 		    size_t src_len, const unsigned char *delta, size_t len)
 {

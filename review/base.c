@@ -271,8 +271,11 @@ add_attempt(struct rb_base_report *r, enum rb_base_kind kind, const char *name)
 	a = &r->attempts[r->n_attempts];
 	memset(a, 0, sizeof(*a));
 	a->kind = kind;
-	if (name && !(a->name = strdup(name)))
-		return NULL;
+	if (name) {
+		a->name = strdup(name);
+		if (!a->name)
+			return NULL;
+	}
 	r->n_attempts++;
 	return a;
 }
@@ -314,8 +317,11 @@ static int try_base(struct rb_base_report *r, struct rb_base_attempt *a,
 	}
 	a->failed_patch = res->failed_patch;
 	a->failed_hunk = res->failed_hunk;
-	if (res->failed_file && !(a->failed_file = strdup(res->failed_file)))
-		return -RB_ENOMEM;
+	if (res->failed_file) {
+		a->failed_file = strdup(res->failed_file);
+		if (!a->failed_file)
+			return -RB_ENOMEM;
+	}
 	a->reason = strdup(res->reason ? res->reason : "did not apply");
 	rb_log(RB_LOG_INFO, "base.failed", "tree", t->name, "commit", hex,
 	       "reason", a->reason, NULL);
