@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# t_maintainers_parity.sh - "reviewbot maintainers" prints what the kernel
+# tree's scripts/get_maintainer.pl prints, byte for byte, on a sample:
+#  - every 10th mail of ../shared/corpus/apply-6.1 (12) and 6 patch mails
+#    from the start of linux-api.mbox.xz, in both modes (default:
+#    --nogit --nogit-fallback --norolestats; --roles: --nogit
+#    --nogit-fallback), on the linux 6.1 git tree;
+#  - the hand-written fixture of tests/data/maintainers, with the real
+#    script run with --no-tree in a copy of the fixture tree, and the
+#    recorded expectations there checked again.
+# Where get_maintainer's runs with PERL_HASH_SEED=0, 1, 2 disagree with
+# each other, the same set of lines is enough. bench/maintainers.sh
+# checks the whole corpus. Skips (77) without the kernel tree.
+set -eu -o pipefail
+src=${RB_SRC:?}
+shared=${RB_SHARED:?}
+bin=${RB_BIN:?}
+tree=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1}
+if [ ! -f "$tree/scripts/get_maintainer.pl" ] || [ ! -d "$tree/.git" ]; then
+	echo "SKIP: no kernel tree at $tree (scripts/setup-linux-tree.sh)"
+	exit 77
+fi
+gm=$tree/scripts/get_maintainer.pl
+work=$(mktemp -d "${TMPDIR:-/tmp}/rb-t-maint.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail=0
+
+# compare NAME OURS THEIRS RERUN... : byte equal, or the same set of lines
+# when the oracle's own order changes with the hash seed.
+compare() {
+	local name=$1 ours=$2 theirs=$3
+	shift 3
+	if cmp -s "$ours" "$theirs"; then
+		return 0
+	fi
+	PERL_HASH_SEED=1 "$@" > "$work/s1" 2>/dev/null || true
+	PERL_HASH_SEED=2 "$@" > "$work/s2" 2>/dev/null || true
+	if { ! cmp -s "$theirs" "$work/s1" || ! cmp -s "$theirs" "$work/s2"; } &&
+		[ "$(sort "$ours")" = "$(sort "$theirs")" ]; then
+		echo "ok (order varies in get_maintainer): $name"
+		return 0
+	fi
+	echo "FAIL: $name"
+	diff "$theirs" "$ours" | head -20 || true
+	fail=1
+}
+
+# The sample of real patches.
+ls "$shared"/corpus/apply-6.1/*.eml | awk 'NR % 10 == 1' > "$work/list"
+{ xz -dc "$shared/corpus/linux-api.mbox.xz" || true; } | head -c 3000000 |
+	awk -v d="$work" '/^From / { if (f) close(f); n++;
+		f = sprintf("%s/api-%03d", d, n); next }
+		f { l = $0; if (l ~ /^>+From /) l = substr(l, 2); print l > f }'
+grep -l '^diff --git ' "$work"/api-* | head -n 6 >> "$work/list"
+[ "$(wc -l < "$work/list")" -ge 18 ]
+
+cd "$tree"
+"$bin" maintainers --tree . --each $(cat "$work/list") > "$work/ours.txt"
+"$bin" maintainers --tree . --roles --each $(cat "$work/list") \
+	> "$work/oursr.txt"
+for mode in def roles; do
+	mkdir -p "$work/$mode"
+	file=$work/ours.txt
+	[ $mode = roles ] && file=$work/oursr.txt
+	awk -v d="$work/$mode" '/^==> .* <==$/ { if (f) close(f);
+		p = substr($0, 5, length($0) - 8); n = split(p, a, "/");
+		f = d "/" a[n]; printf "" > f; next } { print > f }' "$file"
+done
+n=0
+while read -r p; do
+	b=$(basename "$p")
+	PERL_HASH_SEED=0 perl "$gm" --nogit --nogit-fallback --norolestats \
+		"$p" > "$work/theirs" 2>/dev/null
+	compare "$b" "$work/def/$b" "$work/theirs" \
+		perl "$gm" --nogit --nogit-fallback --norolestats "$p"
+	PERL_HASH_SEED=0 perl "$gm" --nogit --nogit-fallback \
+		"$p" > "$work/theirs" 2>/dev/null
+	compare "$b (roles)" "$work/roles/$b" "$work/theirs" \
+		perl "$gm" --nogit --nogit-fallback "$p"
+	n=$((n + 1))
+done < "$work/list"
+echo "compared $n patches in both modes"
+
+# The fixture, against the real script and the recorded expectations.
+fx=$src/tests/data/maintainers
+mkdir -p "$work/fixture"
+cp -r "$fx/tree/." "$work/fixture/"
+cp "$fx/MAINTAINERS" "$work/fixture/MAINTAINERS"
+cp "$fx/mailmap" "$work/fixture/.mailmap"
+cd "$work/fixture"
+for p in "$fx"/patches/*.patch; do
+	b=$(basename "$p" .patch)
+	"$bin" maintainers --maintainers MAINTAINERS --mailmap .mailmap \
+		--dir . "$p" > "$work/ours"
+	"$bin" maintainers --maintainers MAINTAINERS --mailmap .mailmap \
+		--dir . --roles "$p" > "$work/oursr"
+	perl "$gm" --no-tree --nogit --nogit-fallback --norolestats "$p" \
+		> "$work/theirs" 2>/dev/null
+	compare "fixture $b" "$work/ours" "$work/theirs" \
+		perl "$gm" --no-tree --nogit --nogit-fallback --norolestats "$p"
+	compare "fixture $b (recorded)" "$work/ours" "$fx/patches/$b.out" true
+	perl "$gm" --no-tree --nogit --nogit-fallback "$p" \
+		> "$work/theirs" 2>/dev/null
+	compare "fixture $b (roles)" "$work/oursr" "$work/theirs" \
+		perl "$gm" --no-tree --nogit --nogit-fallback "$p"
+	compare "fixture $b (roles, recorded)" "$work/oursr" \
+		"$fx/patches/$b.roles" true
+done
+exit $fail
