@@ -32,6 +32,8 @@
 
 /* Enough problem lines to name the damage; the rest are counted. */
 #define MAX_DAMAGE_NOTES 3
+/* Folded trailer values stop growing here (no quadratic copying). */
+#define MAX_TRAILER_VALUE 4096
 
 struct line {
 	const char *p;
@@ -207,7 +209,9 @@ static int parse_trailers(struct rb_message *m, const char *msg, size_t n)
 			ret = add_trailer(m, l.p, k, l.p + k + 1,
 					  l.len - k - 1);
 		} else if (m->n_trailers > first && l.len &&
-			   (l.p[0] == ' ' || l.p[0] == '\t')) {
+			   (l.p[0] == ' ' || l.p[0] == '\t') &&
+			   strlen(m->trailers[m->n_trailers - 1].value) <
+				   MAX_TRAILER_VALUE) {
 			/* RFC 822-style folding of a long trailer value. */
 			struct rb_trailer *t = &m->trailers[m->n_trailers - 1];
 			struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
@@ -369,14 +373,17 @@ struct walk {
 	int damage; /* damaged lines seen */
 };
 
-static int damage(struct walk *w, size_t line_no, const char *what)
+static size_t line_no_of(const char *body, const char *p);
+
+/* Notes damage at @at; only the first few are named (and counted). */
+static int damage(struct walk *w, const char *at, const char *what)
 {
 	w->damage++;
 	if (w->notes >= MAX_DAMAGE_NOTES)
 		return 0;
 	w->notes++;
 	return rb_msg_problem(w->m, RB_MSG_WS_DAMAGE, "body line %zu: %s",
-			      line_no, what);
+			      line_no_of(w->body, at), what);
 }
 
 static size_t line_no_of(const char *body, const char *p)
@@ -422,14 +429,14 @@ static int walk_diff(struct walk *w, const char *s, size_t n, size_t off,
 			} else if (old_rem > 0 && new_rem > 0 &&
 				   (!l.len || (l.len == 1 && l.p[0] == '\r'))) {
 				/* git apply takes it as empty context. */
-				ret = damage(w, line_no_of(w->body, l.p),
+				ret = damage(w, l.p,
 					     "context line lost its leading "
 					     "space");
 				old_rem--;
 				new_rem--;
 			} else {
 				ret = damage(
-					w, line_no_of(w->body, l.p),
+					w, l.p,
 					"hunk line starts with neither ' ', "
 					"'+' nor '-': the hunk ends early");
 				break;
@@ -461,8 +468,7 @@ static int walk_diff(struct walk *w, const char *s, size_t n, size_t off,
 	}
 	if (!ret && st == HUNK && (old_rem > 0 || new_rem > 0) &&
 	    !next_line(s, n, off, &l))
-		ret = damage(w, line_no_of(w->body, s + n),
-			     "the patch ends inside a hunk");
+		ret = damage(w, s + n, "the patch ends inside a hunk");
 	*end = good;
 	return ret;
 }
