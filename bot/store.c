@@ -98,6 +98,16 @@ static const char *const migrations[] = {
 	"CREATE TABLE source_state ("
 	" source TEXT NOT NULL, mailbox TEXT NOT NULL, validity BIGINT,"
 	" last BIGINT, PRIMARY KEY (source, mailbox));",
+	/* 2: the feedback stage's bookkeeping (bot/feedback.c): each reply
+	 * looked at once, with what became of it */
+	"CREATE TABLE feedback ("
+	" message_id TEXT PRIMARY KEY," /* the reply */
+	" review_msgid TEXT," /* our review it answers, or NULL */
+	" state TEXT NOT NULL," /* unrelated no_verdict judged refused */
+	" judge TEXT, verdicts INTEGER NOT NULL DEFAULT 0, reason TEXT,"
+	" created_at BIGINT NOT NULL);"
+	"CREATE INDEX verdicts_fp ON verdicts(fingerprint);"
+	"CREATE INDEX verdicts_review ON verdicts(review_msgid, fid);",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
