@@ -116,10 +116,63 @@ static bool count_tok(const char *s, size_t len, int *idx, int *tot)
  * Classifies one token; returns false for a token that is none of the
  * known tags (a tree tag such as "net-next" or "5.10", or a word).
  */
+/* Words seen in real tags that say nothing about the tree (corpus). */
+static const char *const noise_tags[] = {
+	"RFT", "POC",	 "AUTOSEL", "NEEDS-REVIEW", "OPTIONAL",
+	"for", "REPOST", "v0",	    NULL,
+};
+
+static bool tok_is(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !strncasecmp(s, word, len);
+}
+
+static bool known_tok(struct tagstate *t, const char *s, size_t len);
+
+/* "RFC/PATCH", "OPTIONAL/RFC": every part a known tag. */
+static bool slashed_tok(struct tagstate *t, const char *s, size_t len)
+{
+	const char *slash = memchr(s, '/', len);
+	size_t k;
+
+	if (!slash || slash == s || slash == s + len - 1 ||
+	    isdigit((unsigned char)s[0]))
+		return false;
+	k = (size_t)(slash - s);
+	for (size_t i = 0; i < len; i++)
+		if (!isalpha((unsigned char)s[i]) && s[i] != '/')
+			return false;
+	return known_tok(t, s, k) && known_tok(t, slash + 1, len - k - 1);
+}
+
 static bool known_tok(struct tagstate *t, const char *s, size_t len)
 {
 	int v, a, b;
+	size_t i;
 
+	for (i = 0; noise_tags[i]; i++)
+		if (tok_is(s, len, noise_tags[i]))
+			return true;
+	/* "-V6", "-v2" */
+	if (len > 2 && s[0] == '-' && version_tok(s + 1, len - 1, &v)) {
+		t->version = v;
+		return true;
+	}
+	/* "v0.9.1": a release number of a tool, not a series version */
+	if (len > 3 && (s[0] == 'v' || s[0] == 'V') &&
+	    isdigit((unsigned char)s[1]) && memchr(s, '.', len) &&
+	    strspn(s + 1, "0123456789.") >= len - 1)
+		return true;
+	if (tok_is(s, len, "RERESEND") || tok_is(s, len, "(resend)")) {
+		t->resend = true;
+		return true;
+	}
+	if (tok_is(s, len, "PATCHSET") || tok_is(s, len, "PATCHES")) {
+		t->patch = true;
+		return true;
+	}
+	if (slashed_tok(t, s, len))
+		return true;
 	if (len == 5 && !strncasecmp(s, "PATCH", 5)) {
 		t->patch = true;
 		return true;
@@ -175,6 +228,24 @@ static bool known_tok(struct tagstate *t, const char *s, size_t len)
 	       strspn(s, "0123456789/") >= len;
 }
 
+/*
+ * A lone group such as "[net-next]" names a tree; "[EXT]" or
+ * "[External]" (mail gateways) do not: lower case, or a '-', '.' or '/'.
+ */
+static bool tree_like(const char *s, size_t len)
+{
+	size_t i;
+	bool lower = true;
+
+	for (i = 0; i < len; i++) {
+		if (s[i] == '-' || s[i] == '.' || s[i] == '/')
+			return true;
+		if (isupper((unsigned char)s[i]))
+			lower = false;
+	}
+	return lower;
+}
+
 /* One bracket group's content: tokens split on spaces and commas. */
 static void parse_group(struct tagstate *t, const char *s, size_t len)
 {
@@ -202,7 +273,7 @@ static void parse_group(struct tagstate *t, const char *s, size_t len)
 	if (tagged && !t->subsys) {
 		t->subsys = unk;
 		t->subsys_len = unk_len;
-	} else if (!tagged && !t->cand) {
+	} else if (!tagged && !t->cand && tree_like(unk, unk_len)) {
 		t->cand = unk;
 		t->cand_len = unk_len;
 	}
@@ -229,8 +300,8 @@ static size_t bare_tags(struct tagstate *t, const char *p)
 		len = i - start;
 		if (!len)
 			break;
-		if (p[start + len - 1] == ':') {
-			/* "PATCH 1/8: title" */
+		if (p[start + len - 1] == ':' || p[start + len - 1] == ']') {
+			/* "PATCH 1/8: title", "PATCH v2 0/2] title" */
 			if (len > 1 && known_tok(t, p + start, len - 1))
 				taken = i;
 			break;
