@@ -10,7 +10,9 @@
  * GROUP, then ARTICLE n for every n from last+1 to the group's high-water
  * mark; a number the server does not have (423, a gap) is skipped. The
  * mark moves only after the deliver callback returned 0, i.e. after the
- * store committed the article. On first contact a group is read from its
+ * store committed the article; it is written every RB_STATE_EVERY articles
+ * and at the end of a pass (what a crash makes us fetch again is dropped
+ * by the store as a duplicate). On first contact a group is read from its
  * first article.
  *
  * Size: NNTP announces no size before ARTICLE, so the bytes received are
@@ -159,7 +161,8 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 		      const char *group)
 {
 	struct newsnntp_group_info *info = NULL;
-	int64_t validity = 0, last = 0, n, high;
+	int64_t validity = 0, last = 0, n, high, mark, saved;
+	int unsaved = 0;
 	char origin[512];
 	char *art;
 	size_t len;
@@ -184,6 +187,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 	} else if (ret) {
 		return ret;
 	}
+	mark = saved = last;
 	for (n = last + 1; n <= high; n++) {
 		snprintf(origin, sizeof(origin), "nntp://%s:%u/%s/%lld",
 			 s->url.host, s->url.port, group, (long long)n);
@@ -198,15 +202,14 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 				newsnntp_article_free(art);
 			disconnect(s);
 			ret = env->deliver(NULL, got, origin, env->payload);
-			if (!ret)
-				ret = env->set_state(s->base.name, group, 1, n,
-						     env->payload);
-			return ret ? ret :
-				     rb_err(RB_EAGAIN,
-					    "nntp %s: reconnecting "
-					    "after an oversized "
-					    "article",
-					    s->url.host);
+			if (!ret) {
+				mark = n;
+				ret = rb_err(RB_EAGAIN,
+					     "nntp %s: reconnecting after an "
+					     "oversized article",
+					     s->url.host);
+			}
+			break;
 		}
 		if (r == NEWSNNTP_ERROR_ARTICLE_NOT_FOUND ||
 		    r == NEWSNNTP_ERROR_INVALID_ARTICLE_NUMBER ||
@@ -214,7 +217,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			/* A gap (RFC 3977 6.2.1: 423). */
 			ret = 0;
 		} else if (r != NEWSNNTP_NO_ERROR) {
-			return net_fail(s, "ARTICLE", r);
+			ret = net_fail(s, "ARTICLE", r);
 		} else if (len > s->max_size) {
 			ret = env->deliver(NULL, len, origin, env->payload);
 		} else {
@@ -223,12 +226,25 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 		if (art)
 			newsnntp_article_free(art);
 		if (ret)
-			return ret;
-		ret = env->set_state(s->base.name, group, 1, n, env->payload);
-		if (ret)
-			return ret;
+			break;
+		mark = n;
+		if (++unsaved >= RB_STATE_EVERY) {
+			ret = env->set_state(s->base.name, group, 1, mark,
+					     env->payload);
+			if (ret)
+				break;
+			saved = mark;
+			unsaved = 0;
+		}
 	}
-	return 0;
+	if (mark != saved) {
+		int r2 = env->set_state(s->base.name, group, 1, mark,
+					env->payload);
+
+		if (!ret)
+			ret = r2;
+	}
+	return ret;
 }
 
 static int nntp_poll(struct rb_source *src, const struct rb_source_env *env)

@@ -41,6 +41,9 @@ int rb_tls_verify_stream(struct _mailstream *s, const char *host,
  * down (mailstream_network_delay and each session's timeout). */
 #define RB_NET_TIMEOUT 60
 
+/* Messages delivered between two writes of a source's high-water mark. */
+#define RB_STATE_EVERY 32
+
 struct rb_net_url {
 	char *host; /* owned; without the [] of an IPv6 literal */
 	uint16_t port;
