@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_feedback.c - the feedback stage end to end on a real store, a real
+ * git tree (scripts/demo.sh's), real DKIM keys (opendkim-genkey) and
+ * signatures (libopendkim's signer):
+ *
+ *  1. a patch is reviewed with 3 commit-message findings;
+ *  2. its author replies (DKIM-signed) marking F2 false positive and F1
+ *     valid: two authorised verdicts with the findings' fingerprints;
+ *  3. `reviewbot stats --json` shows precision 1/2 for the subsystem and
+ *     the words per review;
+ *  4. a spoofed From: (neither author nor maintainer) and a maintainer's
+ *     reply whose DKIM signature fails (body changed after signing) are
+ *     recorded as refused and change nothing;
+ *  5. v2 of the patch raises the same findings: F2's is suppressed and not
+ *     in the mail;
+ *  6. the similar-findings rule, the acknowledgement, DKIM alignment.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+#include <git2.h>
+#include <jansson.h>
+#include <opendkim/dkim.h>
+
+#include "bot/config.h"
+#include "bot/feedback.h"
+#include "bot/pipeline.h"
+#include "bot/store.h"
+#include "mail/dkim.h"
+#include "review/findings.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/banned.h"
+
+static char dir[] = "/tmp/rb-feedback-XXXXXX";
+static char db_path[256], keys[256];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	struct rb_buf b = RB_BUF_INIT(1 << 16);
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rb_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	rc = system(b.ptr);
+	rb_buf_release(&b);
+	return rc;
+}
+
+static void write_text(const char *name, const char *text)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(rb_write_file_atomic(path, text, strlen(text), 0644),
+			 0);
+}
+
+/* The demo tree, then one patch with three commit-message problems. */
+static const char make_patch[] =
+	"set -e; cd %s; bash %s/scripts/demo.sh --make-only demo >/dev/null;"
+	" cd demo/tree;"
+	" export GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org"
+	" GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org"
+	" GIT_AUTHOR_DATE=2026-11-03T09:00:00Z"
+	" GIT_COMMITTER_DATE=2026-11-03T09:00:00Z;"
+	" sed -i 's/r->tail = 0;/r->tail = 0; \\/\\* empty \\*\\//' lib/ring.c;"
+	" printf 'ring: note that a new ring is empty\\n\\n"
+	"Say so where the indices are reset.\\n\\n"
+	"Fixes: 1234abc (ring)\\n"
+	"Cc: stable@vger.kernel.org 6.1+\\n' >../msg;"
+	" git commit -q -a -F ../msg;"
+	" git format-patch -q -1 --stdout HEAD >../v1.patch;"
+	" git format-patch -q -1 --stdout -v2 HEAD >../v2.patch;"
+	" git reset -q --hard HEAD~1;"
+	" for v in v1 v2; do sed -e '0,/^Subject:/s//To: demo-list@example.org\\n"
+	"Subject:/' ../$v.patch >../$v.mbox; done;"
+	/* v2 is a later mail with its own Message-ID */
+	" sed -i -e 's/^Message-Id: <\\(.*\\)>/Message-Id: <v2-\\1>/'"
+	" -e 's/^Date: .*/Date: Wed, 4 Nov 2026 09:00:00 +0000/' ../v2.mbox";
+
+static const char config_fmt[] =
+	"store:\n  path: %s\n"
+	"trees:\n  - name: demo\n    path: %s/demo/tree\n"
+	"outbox:\n  maildir: %s/outbox\n"
+	"admins: [root@example.net]\n"
+	"feedback:\n  ack: true\n"
+	"policy:\n  default:\n    mode: off\n"
+	"  subsystems:\n    RING BUFFER:\n      mode: advisory\n"
+	"      require_dkim: true\n      max_findings: 10\n";
+
+static int setup(void **state)
+{
+	const char *src = getenv("RB_SRC");
+
+	(void)state;
+	if (!src || system("command -v opendkim-genkey >/dev/null")) {
+		fprintf(stderr, "needs RB_SRC and opendkim-tools\n");
+		return -1;
+	}
+	if (!mkdtemp(dir))
+		return -1;
+	git_libgit2_init();
+	setenv("RB_NOW", "1793780000", 1);
+	snprintf(db_path, sizeof(db_path), "%s/rb.db", dir);
+	snprintf(keys, sizeof(keys), "%s/keys", dir);
+	if (sh(make_patch, dir, src))
+		return -1;
+	/* Two signing domains, their public keys in a DKIM_QUERY_FILE. */
+	if (sh("set -e; cd %s; for d in example.org evil.example; do"
+	       " mkdir -p k-$d; opendkim-genkey -D k-$d -d $d -s rbtest;"
+	       " python3 -c 'import re,sys; t=open(sys.argv[1]).read();"
+	       " print(\"rbtest._domainkey.\"+sys.argv[2]+\" \"+"
+	       "\"\".join(re.findall(r\"\\\"([^\\\"]*)\\\"\", t)))'"
+	       " k-$d/rbtest.txt $d >>keys; done",
+	       dir))
+		return -1;
+	setenv("RB_DKIM_KEYS", keys, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	git_libgit2_shutdown();
+	if (!getenv("RB_KEEP"))
+		sh("rm -rf %s", dir);
+	return 0;
+}
+
+struct env {
+	struct rb_config *cfg;
+	struct rb_store *st;
+	struct rb_pipeline p;
+};
+
+static void env_open(struct env *e)
+{
+	struct rb_buf y = RB_BUF_INIT(1 << 16);
+
+	memset(e, 0, sizeof(*e));
+	rb_buf_printf(&y, config_fmt, db_path, dir, dir);
+	if (rb_config_load_mem(&e->cfg, "test.yaml", y.ptr, y.len, NULL)) {
+		rb_buf_release(&y);
+		fail_msg("config: %s", rb_errmsg());
+	}
+	rb_buf_release(&y);
+	if (rb_store_open(&e->st, db_path, false))
+		fail_msg("store: %s", rb_errmsg());
+	e->p.cfg = e->cfg;
+	e->p.st = e->st;
+	e->p.force_complete = true;
+}
+
+static void env_close(struct env *e)
+{
+	rb_pipeline_release(&e->p);
+	rb_store_close(e->st);
+	rb_config_free(e->cfg);
+}
+
+/* Ingests @file of the test dir and runs every stage and feedback. */
+static void step(struct env *e, const char *file, struct rb_feedback_stats *fs)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (rb_pipeline_ingest_path(&e->p, path))
+		fail_msg("ingest %s: %s", file, rb_errmsg());
+	if (rb_pipeline_parse(&e->p) || rb_pipeline_assemble(&e->p) ||
+	    rb_feedback_run_stats(&e->p, fs) || rb_pipeline_review(&e->p) ||
+	    rb_pipeline_send(&e->p))
+		fail_msg("pipeline: %s", rb_errmsg());
+}
+
+static int64_t q_int(struct env *e, const char *sql)
+{
+	int64_t v = -1;
+
+	if (rb_db_query_int(e->st->db, &v, sql, NULL, 0))
+		fail_msg("%s: %s", sql, rb_errmsg());
+	return v;
+}
+
+static char *q_text(struct env *e, const char *sql)
+{
+	char *v = NULL;
+
+	if (rb_db_query_text(e->st->db, &v, sql, NULL, 0))
+		fail_msg("%s: %s", sql, rb_errmsg());
+	return v;
+}
+
+/*
+ * Signs test dir file @in into @out with @domain's key (selector rbtest),
+ * rsa-sha256, relaxed/simple, through libopendkim's signer.
+ * (opendkim-testmsg 2.11 signs with rsa-sha1 only.)
+ */
+static void dkim_sign_file(const char *in, const char *out, const char *domain)
+{
+	struct rb_buf key = RB_BUF_INIT(1 << 16), msg = RB_BUF_INIT(1 << 20);
+	struct rb_buf signed_msg = RB_BUF_INIT(1 << 20);
+	char path[512], hdr[4096], *r, *w;
+	DKIM_LIB *lib = dkim_init(NULL, NULL);
+	DKIM *d;
+	DKIM_STAT st;
+	unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
+
+	assert_non_null(lib);
+	dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags,
+		     sizeof(flags));
+	snprintf(path, sizeof(path), "%s/k-%s/rbtest.private", dir, domain);
+	assert_int_equal(rb_read_file(&key, path), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, in);
+	assert_int_equal(rb_read_file(&msg, path), 0);
+	d = dkim_sign(lib, (const unsigned char *)"test", NULL,
+		      (dkim_sigkey_t)key.ptr, (const unsigned char *)"rbtest",
+		      (const unsigned char *)domain, DKIM_CANON_RELAXED,
+		      DKIM_CANON_SIMPLE, DKIM_SIGN_RSASHA256, -1, &st);
+	assert_non_null(d);
+	assert_int_equal(dkim_chunk(d, (unsigned char *)msg.ptr, msg.len),
+			 DKIM_STAT_OK);
+	assert_int_equal(dkim_chunk(d, NULL, 0), DKIM_STAT_OK);
+	assert_int_equal(dkim_eom(d, NULL), DKIM_STAT_OK);
+	assert_int_equal(dkim_getsighdr(d, (unsigned char *)hdr, sizeof(hdr),
+					strlen(DKIM_SIGNHEADER) + 2),
+			 DKIM_STAT_OK);
+	/* The folding comes as CRLF; the rest of this file is LF. */
+	for (r = w = hdr; *r; r++)
+		if (*r != '\r')
+			*w++ = *r;
+	*w = '\0';
+	rb_buf_printf(&signed_msg, "%s: %s\n", DKIM_SIGNHEADER, hdr);
+	rb_buf_add(&signed_msg, msg.ptr, msg.len);
+	snprintf(path, sizeof(path), "%s/%s", dir, out);
+	assert_int_equal(rb_write_file_atomic(path, signed_msg.ptr,
+					      signed_msg.len, 0644),
+			 0);
+	dkim_free(d);
+	dkim_close(lib);
+	rb_buf_release(&key);
+	rb_buf_release(&msg);
+	rb_buf_release(&signed_msg);
+}
+
+/* A reply to our v1 review, signed by @sign_domain's key (or unsigned),
+ * then optionally changed after signing. */
+static void make_reply(struct env *e, const char *name, const char *from,
+		       const char *body, const char *sign_domain,
+		       const char *tamper)
+{
+	char *review = q_text(e, "SELECT message_id FROM reviews WHERE"
+				 " kind = 'review' ORDER BY created_at"
+				 " LIMIT 1");
+	struct rb_buf m = RB_BUF_INIT(1 << 16);
+	char raw[600];
+
+	assert_non_null(review);
+	rb_buf_printf(&m,
+		      "From: %s\nTo: reviewbot <reviewbot@localhost>\n"
+		      "Subject: Re: [PATCH] ring: note that a new ring is "
+		      "empty\nDate: Thu, 5 Nov 2026 10:00:00 +0000\n"
+		      "Message-ID: <%s@example.org>\nIn-Reply-To: %s\n"
+		      "References: %s\n\n%s",
+		      from, name, review, review, body);
+	snprintf(raw, sizeof(raw), "%s.raw", name);
+	write_text(raw, m.ptr);
+	if (sign_domain)
+		dkim_sign_file(raw, name, sign_domain);
+	else
+		assert_int_equal(sh("cd %s && cp %s %s", dir, raw, name), 0);
+	if (tamper)
+		assert_int_equal(
+			sh("cd %s && sed -i '%s' %s", dir, tamper, name), 0);
+	rb_buf_release(&m);
+	free(review);
+}
+
+static json_t *stats_json(void)
+{
+	struct rb_buf out = RB_BUF_INIT(1 << 20);
+	const char *bin = getenv("RB_BIN");
+	char cmd[1024], buf[4096];
+	json_error_t err;
+	json_t *j;
+	FILE *f;
+	size_t n;
+
+	assert_non_null(bin);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s stats --json --store %s", dir,
+		 bin, db_path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		rb_buf_add(&out, buf, n);
+	assert_int_equal(pclose(f), 0);
+	j = json_loads(out.ptr, 0, &err);
+	if (!j)
+		fail_msg("stats --json: %s: %s", err.text, out.ptr);
+	rb_buf_release(&out);
+	return j;
+}
+
+static void test_end_to_end(void **state)
+{
+	struct rb_feedback_stats fs = { 0 };
+	struct env e;
+	char *fp2, *msg2, *body;
+	json_t *j, *sub;
+	int64_t n;
+
+	(void)state;
+	env_open(&e);
+
+	/* 1. v1 is reviewed with three findings. */
+	step(&e, "demo/v1.mbox", &fs);
+	n = q_int(&e, "SELECT COUNT(*) FROM findings WHERE state = 'raised'"
+		      " AND fid IS NOT NULL");
+	assert_int_equal(n, 3);
+	fp2 = q_text(&e, "SELECT fingerprint FROM findings WHERE fid = 'F2'");
+	msg2 = q_text(&e, "SELECT message FROM findings WHERE fid = 'F2'");
+	assert_non_null(fp2);
+	assert_non_null(msg2);
+
+	/* 2. The author, signed by their domain: F2 false, F1 valid. */
+	make_reply(&e, "reply-author", "Ada Lovelace <ada@example.org>",
+		   "Thanks.\n\nF1: valid\nF2: false positive, the id is "
+		   "fine.\n",
+		   "example.org", NULL);
+	step(&e, "reply-author", &fs);
+	assert_int_equal(fs.judged, 1);
+	assert_int_equal(fs.verdicts, 2);
+	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+				   " authorised = 1 AND judge ="
+				   " 'ada@example.org'"),
+			 2);
+	n = q_int(&e, "SELECT COUNT(*) FROM verdicts v JOIN findings f ON"
+		      " f.review_msgid = v.review_msgid AND f.fid = v.fid"
+		      " WHERE v.fid = 'F2' AND v.verdict = 'false_positive'"
+		      " AND v.fingerprint = f.fingerprint");
+	assert_int_equal(n, 1);
+	/* The acknowledgement went to the judge. */
+	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM reviews WHERE"
+				   " kind = 'ack'"),
+			 1);
+	body = q_text(&e, "SELECT bytes FROM outbox o JOIN reviews r ON"
+			  " r.message_id = o.message_id WHERE r.kind = 'ack'");
+	assert_non_null(body);
+	assert_non_null(strstr(body, "F2"));
+	assert_non_null(strstr(body, "ada@example.org"));
+	free(body);
+
+	/* 4a. A From: that is neither author nor maintainer. */
+	make_reply(&e, "reply-spoof", "Mallory <mallory@evil.example>",
+		   "F1: false positive\nF3: false positive\n", "evil.example",
+		   NULL);
+	/* 4b. The maintainer's address, but the body changed after signing. */
+	make_reply(&e, "reply-tampered", "Grace Hopper <grace@example.org>",
+		   "F1: valid\n", "example.org", "s/^F1: valid/F1: wrong/");
+	step(&e, "reply-spoof", &fs);
+	step(&e, "reply-tampered", &fs);
+	assert_int_equal(fs.refused, 2);
+	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+				   " authorised = 1"),
+			 2);
+	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+				   " authorised = 0 AND reason LIKE"
+				   " '%neither an author%'"),
+			 2);
+	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+				   " authorised = 0 AND reason LIKE"
+				   " '%requires DKIM%'"),
+			 1);
+	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM feedback WHERE"
+				   " state = 'refused'"),
+			 2);
+	/* Looked at once: another pass changes nothing. */
+	assert_int_equal(rb_feedback_run(&e.p), 0);
+	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts"), 5);
+
+	/* 3. stats: precision 1/2 for the subsystem, words per review. */
+	env_close(&e);
+	j = stats_json();
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_object_get(j, "findings"), "judged")),
+			 2);
+	sub = json_object_get(json_object_get(j, "by_subsystem"),
+			      "RING BUFFER");
+	assert_non_null(sub);
+	assert_true(json_real_value(json_object_get(sub, "precision")) == 0.5);
+	assert_true(json_is_number(json_object_get(
+		json_object_get(j, "review_mails"), "words_per_review")));
+	assert_true(json_number_value(
+			    json_object_get(json_object_get(j, "review_mails"),
+					    "words_per_review")) > 10);
+	json_decref(j);
+
+	/* 5. v2 raises the same findings: F2's stays suppressed. */
+	env_open(&e);
+	step(&e, "demo/v2.mbox", &fs);
+	n = q_int(&e, "SELECT COUNT(*) FROM reviews WHERE kind = 'review'");
+	assert_int_equal(n, 2);
+	{
+		struct rb_buf sql = RB_BUF_INIT(4096);
+		char *v2;
+
+		rb_buf_printf(&sql,
+			      "SELECT COUNT(*) FROM findings f JOIN series s"
+			      " ON s.id = f.series_id WHERE s.version = 2"
+			      " AND f.state = 'suppressed' AND"
+			      " f.fingerprint = '%s'",
+			      fp2);
+		assert_int_equal(q_int(&e, sql.ptr), 1);
+		v2 = q_text(&e, "SELECT o.bytes FROM outbox o JOIN reviews r"
+				" ON r.message_id = o.message_id JOIN series s"
+				" ON s.id = r.series_id WHERE s.version = 2"
+				" AND r.kind = 'review'");
+		assert_non_null(v2);
+		/* The v2 mail shows two findings, not F2's text. */
+		assert_null(strstr(v2, "[F3]"));
+		assert_non_null(strstr(v2, "[F2]"));
+		assert_null(strstr(v2, msg2));
+		free(v2);
+		rb_buf_release(&sql);
+	}
+	free(fp2);
+	free(msg2);
+	env_close(&e);
+}
+
+static void test_similar(void **state)
+{
+	struct rb_finding f = { 0 };
+	struct env e;
+	bool out = true;
+	char *cat, *checker;
+
+	(void)state;
+	env_open(&e);
+	cat = q_text(&e, "SELECT category FROM findings WHERE fid = 'F2'");
+	checker = q_text(&e, "SELECT checker FROM findings WHERE fid = 'F2'");
+	if (!cat || !checker)
+		skip(); /* runs after test_end_to_end only */
+	f.checker = checker;
+	f.category = cat;
+	f.message = "x";
+	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 1, &out), 0);
+	assert_true(out);
+	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 2, &out), 0);
+	assert_false(out);
+	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 0, &out), 0);
+	assert_false(out);
+	f.file = "lib/ring.c"; /* another file: not similar */
+	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 1, &out), 0);
+	assert_false(out);
+	f.file = NULL;
+	f.category = "no-such-category";
+	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 1, &out), 0);
+	assert_false(out);
+	free(cat);
+	free(checker);
+	env_close(&e);
+}
+
+static void test_dkim(void **state)
+{
+	struct rb_dkim_result r;
+	struct rb_buf b = RB_BUF_INIT(1 << 20);
+	char path[512];
+
+	(void)state;
+	assert_true(rb_dkim_aligned("example.org", "a@example.org"));
+	assert_true(rb_dkim_aligned("example.org", "a@mail.EXAMPLE.org"));
+	assert_false(rb_dkim_aligned("example.org", "a@badexample.org"));
+	assert_false(rb_dkim_aligned("mail.example.org", "a@example.org"));
+	assert_false(rb_dkim_aligned("", "a@example.org"));
+	assert_false(rb_dkim_aligned("example.org", "no-at-sign"));
+
+	/* The signed author reply passes; the tampered one fails. */
+	snprintf(path, sizeof(path), "%s/reply-author", dir);
+	if (rb_read_file(&b, path))
+		skip(); /* runs after test_end_to_end only */
+	assert_int_equal(
+		rb_dkim_verify(&r, b.ptr, b.len, "ada@example.org", keys), 0);
+	assert_true(r.pass);
+	assert_string_equal(r.domain, "example.org");
+	/* Aligned only with its own domain. */
+	assert_int_equal(
+		rb_dkim_verify(&r, b.ptr, b.len, "x@evil.example", keys), 0);
+	assert_false(r.pass);
+	assert_non_null(strstr(r.reason, "not the From: domain"));
+	rb_buf_reset(&b);
+	snprintf(path, sizeof(path), "%s/reply-tampered", dir);
+	assert_int_equal(rb_read_file(&b, path), 0);
+	assert_int_equal(
+		rb_dkim_verify(&r, b.ptr, b.len, "grace@example.org", keys), 0);
+	assert_false(r.pass);
+	assert_non_null(strstr(r.reason, "body hash"));
+	/* Unsigned mail fails with a reason. */
+	assert_int_equal(rb_dkim_verify(&r, "From: a@example.org\n\nhi\n", 25,
+					"a@example.org", keys),
+			 0);
+	assert_false(r.pass);
+	assert_non_null(strstr(r.reason, "no DKIM signature"));
+	rb_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_end_to_end),
+		cmocka_unit_test(test_similar),
+		cmocka_unit_test(test_dkim),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
