@@ -359,6 +359,7 @@ struct pat {
 	struct gtok *toks; /* NULL: use the regexes */
 	size_t ntoks;
 	size_t litlen; /* leading literal bytes (quick reject) */
+	int first; /* the first byte when it is literal, else -1 */
 	/* N:, or F:/X: patterns beyond the glob subset ("^" prepended);
 	 * re[1] is the same with "/" appended (a directory). */
 	struct pat_rx *rx;
@@ -1185,8 +1186,12 @@ static int setup_pat(struct index *ix, struct pat *p)
 	p->depth = (int)p->slashes + (p->trailing ? 0 : 1);
 	if (p->vlen >= 2 && p->val[0] == '.' && p->val[1] == '*')
 		p->depth = -1;
-	if (glob_compile(ix, p))
+	p->first = -1;
+	if (glob_compile(ix, p)) {
+		if (p->litlen)
+			p->first = p->toks[0].c;
 		return 0;
+	}
 	/* Beyond the glob subset: m@^$pattern@ as a Perl regex. */
 	p->rx = calloc(1, sizeof(*p->rx));
 	if (!p->rx)
@@ -2988,7 +2993,10 @@ static int match_file(struct collect *c, const char *file, struct hit *hits,
 		bool excl = false;
 
 		for (i = 0; i < s->nx && !excl; i++)
-			excl = file_match(m, s->x0 + i, file, flen, fsl);
+			excl = (ix->pat[s->x0 + i].first < 0 ||
+				ix->pat[s->x0 + i].first ==
+					(unsigned char)file[0]) &&
+			       file_match(m, s->x0 + i, file, flen, fsl);
 		if (excl)
 			continue;
 		for (i = 0; i < s->npat; i++) {
@@ -3007,7 +3015,9 @@ static int match_file(struct collect *c, const char *file, struct hit *hits,
 					continue;
 				depth = 0;
 			} else {
-				if (!file_match(m, pi, file, flen, fsl))
+				if ((p->first >= 0 &&
+				     p->first != (unsigned char)file[0]) ||
+				    !file_match(m, pi, file, flen, fsl))
 					continue;
 				depth = p->depth;
 			}
