@@ -90,7 +90,7 @@ static const char make_patch[] =
 	"Subject:/' ../$v.patch >../$v.mbox; done;"
 	/* v2 is a later mail with its own Message-ID */
 	" sed -i -e 's/^Message-Id: <\\(.*\\)>/Message-Id: <v2-\\1>/'"
-	" -e 's/^Date: .*/Date: Wed, 4 Nov 2026 09:00:00 +0000/' ../v2.mbox";
+	" -e 's/^Date: .*/Date: Wed, 4 Nov 2026 07:00:00 +0000/' ../v2.mbox";
 
 static const char config_fmt[] =
 	"store:\n  path: %s\n"
@@ -331,7 +331,9 @@ static void test_end_to_end(void **state)
 		      " AND fid IS NOT NULL");
 	assert_int_equal(n, 3);
 	fp2 = q_text(&e, "SELECT fingerprint FROM findings WHERE fid = 'F2'");
-	msg2 = q_text(&e, "SELECT message FROM findings WHERE fid = 'F2'");
+	/* The start of its text: the mail wraps the rest. */
+	msg2 = q_text(&e, "SELECT substr(message, 1, 25) FROM findings WHERE"
+			  " fid = 'F2'");
 	assert_non_null(fp2);
 	assert_non_null(msg2);
 
