@@ -417,6 +417,11 @@ struct index {
 	struct mm_ent *mm_names, *mm_addrs;
 	size_t nmm_names, nmm_addrs;
 	pthread_mutex_t lock; /* lazy regex compilation */
+	/* rfc822_valid() and rfc822_validlist(), compiled when a value
+	 * with a "," first needs them. */
+	struct rb_perl_re rfc[2];
+	char *rfc_perl[2];
+	int rfc_state[2];
 	struct rb_buf warnings;
 	git_oid maint_id, mailmap_id; /* for the cache */
 };
@@ -1744,6 +1749,10 @@ static void index_unref(struct index *ix)
 			rb_perl_re_release(&ix->kw[i].re[k]);
 			free(ix->kw[i].perl[k]);
 		}
+	for (k = 0; k < 2; k++) {
+		rb_perl_re_release(&ix->rfc[k]);
+		free(ix->rfc_perl[k]);
+	}
 	free(ix->text);
 	free(ix->tv);
 	free(ix->tv_sect);
@@ -2528,17 +2537,210 @@ out:
 }
 
 /*
- * push_email_addresses(): get_maintainer splits a value into several
- * addresses only when it is no RFC 822 address but a valid list of them;
- * that needs a "," and, in every MAINTAINERS up to 6.1, never happens
- * (the "Lee, Chun-Yi" and "Pan, Xinhui" values are pushed whole).
+ * make_rfc822re(), as the Perl text of the regex. The one change: an atom
+ * ends in "(?:lwsp+|\Z|(?=[\["specials]))", a look-ahead POSIX does not
+ * have; "lwsp*" accepts the same strings, since atoms are maximal runs and
+ * nothing in the grammar may follow an atom but white space, a special, a
+ * quote or the end.
+ */
+static int rfc822_perl(struct rb_buf *b, bool list)
+{
+	static const char lwsp[] = "(?:(?:\\r\\n)?[ \\t])";
+	static const char specials[] = "()<>@,;:\\\\\".\\[\\]";
+	struct rb_buf atom = RB_BUF_INIT(1 << 16), qs = RB_BUF_INIT(1 << 16),
+		      dl = RB_BUF_INIT(1 << 16), word = RB_BUF_INIT(1 << 16),
+		      dom = RB_BUF_INIT(1 << 18), addr = RB_BUF_INIT(1 << 18),
+		      mbox = RB_BUF_INIT(1 << 20), re = RB_BUF_INIT(1 << 21);
+	int err;
+
+	err = rb_buf_printf(&atom, "[^%s \\000-\\037\\x7f]+%s*", specials,
+			    lwsp);
+	err = err   ?:
+		      rb_buf_printf(&qs, "\"(?:[^\\\"\\r\\\\]|\\\\.|%s)*\"%s*",
+				    lwsp, lwsp);
+	err = err   ?:
+		      rb_buf_printf(&dl, "\\[(?:[^\\[\\]\\r\\\\]|\\\\.)*\\]%s*",
+				    lwsp);
+	err = err ?: rb_buf_printf(&word, "(?:%s|%s)", atom.ptr, qs.ptr);
+	/* domain = sub_domain(?:\.lwsp*sub_domain)* */
+	err = err   ?:
+		      rb_buf_printf(&dom, "(?:%s|%s)(?:\\.%s*(?:%s|%s))*",
+				    atom.ptr, dl.ptr, lwsp, atom.ptr, dl.ptr);
+	/* addr_spec = localpart\@lwsp*domain */
+	err = err   ?:
+		      rb_buf_printf(&addr, "%s(?:\\.%s*%s)*\\@%s*%s", word.ptr,
+				    lwsp, word.ptr, lwsp, dom.ptr);
+	/* mailbox = (?:addr_spec|phrase route_addr) */
+	err = err   ?:
+		      rb_buf_printf(
+			      &mbox,
+			      "(?:%s|%s*\\<%s*(?:\\@%s(?:,\\@%s*%s)*:%s*)?"
+			      "%s\\>%s*)",
+			      addr.ptr, word.ptr, lwsp, dom.ptr, lwsp, dom.ptr,
+			      lwsp, addr.ptr, lwsp);
+	/* address = (?:mailbox|group); re = lwsp*address */
+	err = err   ?:
+		      rb_buf_printf(&re,
+				    "%s*(?:%s|%s*:%s*(?:%s(?:,\\s*%s)*)?;\\s*)",
+				    lwsp, mbox.ptr, word.ptr, lwsp, mbox.ptr,
+				    mbox.ptr);
+	if (!err && list)
+		err = rb_buf_printf(b, "^(?:%s)?(?:,(?:%s)?)*$", re.ptr,
+				    re.ptr);
+	else if (!err)
+		err = rb_buf_printf(b, "^%s$", re.ptr);
+	rb_buf_release(&atom);
+	rb_buf_release(&qs);
+	rb_buf_release(&dl);
+	rb_buf_release(&word);
+	rb_buf_release(&dom);
+	rb_buf_release(&addr);
+	rb_buf_release(&mbox);
+	rb_buf_release(&re);
+	return err;
+}
+
+static bool rfc822_match(struct index *ix, int list, const char *s)
+{
+	if (!__atomic_load_n(&ix->rfc_state[list], __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&ix->lock);
+		if (!ix->rfc_perl[list]) {
+			struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+
+			if (rfc822_perl(&b, list))
+				ix->rfc_state[list] = -1;
+			else
+				ix->rfc_perl[list] = rb_buf_detach(&b, NULL);
+			rb_buf_release(&b);
+		}
+		pthread_mutex_unlock(&ix->lock);
+		if (!ix->rfc_perl[list])
+			return false;
+	}
+	return lazy_re(ix, &ix->rfc[list], &ix->rfc_state[list],
+		       ix->rfc_perl[list], false) &&
+	       rb_perl_re_match(&ix->rfc[list], s, strlen(s));
+}
+
+/*
+ * rfc822_strip_comments(): while a "(...)" without parentheses inside is
+ * found outside quotes, the last one (the regex's greedy prefix) becomes
+ * one space.
+ */
+static char *strip_comments(const char *in)
+{
+	char *s = xstrdup(in);
+
+	while (s) {
+		size_t i, n = strlen(s), cand = n, close = 0;
+		bool q = false;
+
+		for (i = 0; i < n; i++) {
+			if (s[i] == '\\' && i + 1 < n) {
+				i++;
+				continue;
+			}
+			if (s[i] == '"') {
+				q = !q;
+				continue;
+			}
+			if (!q && s[i] == '(') {
+				size_t j = i + 1;
+
+				while (j < n && s[j] != '(' && s[j] != ')')
+					j += s[j] == '\\' && j + 1 < n ? 2 : 1;
+				if (j < n && s[j] == ')') {
+					cand = i;
+					close = j;
+				}
+			}
+		}
+		if (q) {
+			/* An open quote: the prefix stops before it, so only
+			 * comments before that quote count. Recompute. */
+			size_t lastq = n;
+
+			for (i = 0, q = false; i < n; i++) {
+				if (s[i] == '\\' && i + 1 < n) {
+					i++;
+					continue;
+				}
+				if (s[i] == '"') {
+					q = !q;
+					if (q)
+						lastq = i;
+				}
+			}
+			if (cand != n && cand > lastq)
+				cand = n;
+		}
+		if (cand == n)
+			break;
+		s[cand] = ' ';
+		memmove(s + cand + 1, s + close + 1, n - close);
+	}
+	return s;
+}
+
+/*
+ * push_email_addresses(): a value that is one RFC 822 address, or not an
+ * address list at all, is pushed whole; a valid list of addresses is
+ * pushed address by address. Only a "," can make the two differ.
  */
 static int push_email_addresses(struct collect *c, const char *val,
 				const char *role)
 {
+	struct index *ix = c->m->ix;
+	char *s = NULL;
 	bool pushed;
+	size_t i, start, n;
+	int err = 0, depth = 0;
+	bool q = false;
 
-	return push_email_address(c, val, role, &pushed);
+	if (!strchr(val, ','))
+		return push_email_address(c, val, role, &pushed);
+	s = strip_comments(val);
+	if (!s)
+		return rb_err(RB_ENOMEM, "maintainers: out of memory");
+	if (rfc822_match(ix, 0, s) || !rfc822_match(ix, 1, s)) {
+		free(s);
+		return push_email_address(c, val, role, &pushed);
+	}
+	/* The list's addresses: split at the commas outside quotes,
+	 * brackets and groups. */
+	n = strlen(s);
+	for (i = 0, start = 0; i <= n && !err; i++) {
+		if (i < n && s[i] == '\\' && i + 1 < n) {
+			i++;
+			continue;
+		}
+		if (i < n && s[i] == '"')
+			q = !q;
+		if (q && i < n)
+			continue;
+		if (i < n && (s[i] == '<' || s[i] == '[' || s[i] == ':'))
+			depth++;
+		if (i < n && (s[i] == '>' || s[i] == ']' || s[i] == ';') &&
+		    depth)
+			depth--;
+		if (i == n || (s[i] == ',' && !depth)) {
+			char *e = xstrndup(s + start, i - start);
+			const char *t = e;
+
+			if (!e) {
+				err = rb_err(RB_ENOMEM, "out of memory");
+				break;
+			}
+			while (*t && is_ws((unsigned char)*t))
+				t++;
+			if (*t)
+				err = push_email_address(c, t, role, &pushed);
+			free(e);
+			start = i + 1;
+		}
+	}
+	free(s);
+	return err;
 }
 
 static int add_categories(struct collect *c, size_t si)

@@ -3,9 +3,9 @@
  * test_maintainers.c - the MAINTAINERS lookup on a hand-written fixture
  * (tests/data/maintainers): globs, X:, N:, K:, depth ordering, .mailmap
  * in its four forms, roles, list kinds, the "in file" addresses of a
- * .yaml file and a directory pattern without its "/". The expected
- * outputs (patches/NN.out and NN.roles) were recorded once from linux
- * 6.1's scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback
+ * .yaml file, RFC 822 lists in M: and a directory pattern without its
+ * "/". The expected outputs (patches/NN.out and NN.roles) were recorded
+ * once from linux 6.1's scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback
  * [--norolestats] run in a copy of the fixture tree; t_maintainers_parity
  * re-checks them against the real script when a kernel tree is present.
  * Also: sections, -f paths, the Perl regex translation, the blob cache on
@@ -120,6 +120,16 @@ static void test_mailmap(void **state)
 	rb_maint_free(m);
 }
 
+/* M:/R: values that are RFC 822 address lists are split; others with a
+ * "," (a comment, a quoted or unquoted name) are not. */
+static void test_commas(void **state)
+{
+	struct rb_maint *m = load_fixture();
+
+	check_golden(m, "06-commas");
+	rb_maint_free(m);
+}
+
 /* Addresses in a .yaml file, "in file" roles. */
 static void test_yaml(void **state)
 {
@@ -167,10 +177,10 @@ static void test_sections(void **state)
 	assert_string_equal(s->status, "Supported");
 	assert_int_equal(s->nmaintainers, 2);
 	assert_null(rb_maint_find_section(m, "NO SUCH SECTION"));
-	assert_int_equal(rb_maint_nsections(m), 11);
+	assert_int_equal(rb_maint_nsections(m), 12);
 	assert_string_equal(rb_maint_section_at(m, 0)->name,
 			    "3C FIRST SECTION");
-	assert_null(rb_maint_section_at(m, 11));
+	assert_null(rb_maint_section_at(m, 12));
 	assert_string_equal(rb_maint_warnings(m), "");
 	rb_maint_result_free(r);
 	rb_buf_release(&patch);
@@ -318,7 +328,7 @@ static void test_git_cache(void **state)
 		0);
 	assert_int_equal(rb_maint_cache_get(&m2, c, dir, "HEAD"), 0);
 	assert_int_equal(rb_maint_cache_loads(c), 1);
-	assert_int_equal(rb_maint_nsections(m2), 11);
+	assert_int_equal(rb_maint_nsections(m2), 12);
 
 	/* A new MAINTAINERS blob: reloaded. */
 	assert_int_equal(
@@ -413,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_globs),
 		cmocka_unit_test(test_mailmap),
 		cmocka_unit_test(test_yaml),
+		cmocka_unit_test(test_commas),
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_regex),
