@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+# dashboard_driver.py - drives headless Chromium through chromedriver's
+# W3C WebDriver protocol (plain HTTP and JSON on 127.0.0.1, no Selenium):
+# opens dashboard pages, reads elements' text, counts elements, keeps
+# screenshots. Each command line argument is one step:
+#
+#   open:URL                 load URL
+#   text:CSS=SUBSTRING       the first element matching CSS (no "=" in it)
+#                            contains SUBSTRING
+#   count:CSS=N              exactly N elements match CSS
+#   shot:FILE                save a PNG screenshot of the page
+#
+# usage: dashboard_driver.py DRIVER_PORT USER_DATA_DIR STEP...
+import base64
+import json
+import sys
+import urllib.request
+
+port, profile, steps = sys.argv[1], sys.argv[2], sys.argv[3:]
+base = "http://127.0.0.1:%s" % port
+
+
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read())["value"]
+    except urllib.error.HTTPError as e:
+        raise SystemExit("webdriver %s %s: %s" % (method, path,
+                                                  e.read().decode()[:500]))
+
+
+flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync",
+         "--user-data-dir=" + profile, "--window-size=1200,1400"]
+caps = {"capabilities": {"alwaysMatch": {
+    "browserName": "chrome",
+    "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": flags}}}}
+sid = call("POST", "/session", caps)["sessionId"]
+fail = None
+try:
+    for step in steps:
+        kind, arg = step.split(":", 1)
+        if kind == "open":
+            call("POST", "/session/%s/url" % sid, {"url": arg})
+            print("opened", arg, "title:", call("GET", "/session/%s/title" % sid))
+        elif kind in ("text", "count"):
+            css, want = arg.split("=", 1)
+            els = call("POST", "/session/%s/elements" % sid,
+                       {"using": "css selector", "value": css})
+            if kind == "count":
+                if len(els) != int(want):
+                    fail = "%s: %d elements, want %s" % (css, len(els), want)
+                    break
+                print("count", css, len(els))
+                continue
+            if not els:
+                fail = "%s: no such element" % css
+                break
+            eid = list(els[0].values())[0]
+            text = call("GET", "/session/%s/element/%s/text" % (sid, eid))
+            if want not in text:
+                fail = "%s: %r does not contain %r" % (css, text, want)
+                break
+            print("text", css, repr(text[:80]))
+        elif kind == "shot":
+            png = base64.b64decode(call("GET", "/session/%s/screenshot" % sid))
+            if png[:8] != b"\x89PNG\r\n\x1a\n":
+                fail = "the screenshot is not a PNG"
+                break
+            open(arg, "wb").write(png)
+            print("screenshot", arg, len(png), "bytes")
+        else:
+            fail = "unknown step " + step
+            break
+finally:
+    call("DELETE", "/session/%s" % sid)
+if fail:
+    raise SystemExit("FAIL: " + fail)
