@@ -298,6 +298,12 @@ int cmd_check(int argc, char **argv)
 				cover = &ms.v[i];
 			continue;
 		}
+		/* Replies and other prose are not patches. */
+		if (ms.v[i].msg && !ms.v[i].msg->patch) {
+			rb_log(RB_LOG_INFO, "check.skip", "origin",
+			       ms.v[i].origin, "reason", "no patch", NULL);
+			continue;
+		}
 		/* Mail that did not parse is passed on: apply decides. */
 		patches[n++] = &ms.v[i];
 		if (!ms.v[i].msg || !patches[0]->msg ||
@@ -358,8 +364,10 @@ int cmd_check(int argc, char **argv)
 		if (m && m->patch) {
 			aps[i].patch = m->patch;
 			aps[i].len = m->patch_len;
-			aps[i].author_name = m->from.name;
-			aps[i].author_email = m->from.addr;
+			aps[i].author_name = m->author.addr ? m->author.name :
+							      m->from.name;
+			aps[i].author_email = m->author.addr ? m->author.addr :
+							       m->from.addr;
 			aps[i].date = m->date;
 			aps[i].message = m->commit_msg;
 		} else {

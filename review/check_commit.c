@@ -8,9 +8,12 @@
  * Categories and severities (a severity says how much a maintainer loses
  * when the finding is ignored):
  *   signed-off-by      high    no Signed-off-by: the patch cannot be taken
- *                              (Developer's Certificate of Origin)
- *   author-signoff     medium  nobody with the author's address signed off
- *                              (low when only the name matches)
+ *                              (Developer's Certificate of Origin); or a
+ *                              line such as "--- TEST PASSED ---" ends the
+ *                              message for git am before the sign-off
+ *   author-signoff     medium  nobody with the author's address or name
+ *                              signed off (same name, other address is
+ *                              left to checkpatch's FROM_SIGN_OFF_MISMATCH)
  *   fixes-format       low     Fixes: not "<12+ hex> ("subject")"
  *   fixes-unknown      medium  the Fixes: target is not in the repository
  *   fixes-subject      low     the quoted subject is not the target's
@@ -24,6 +27,9 @@
  *   link-tag           low     Link:/Closes: that is not a URL
  *   series-cover       low     3 or more patches and no cover letter
  *   series-size        low     more patches than opts->max_patches
+ *
+ * Only patches are judged: mail tagged [PATCH] that is neither a reply
+ * (reviewers post diffs in replies) nor a cover letter.
  *
  * A Fixes: target is looked up only when the base has history (not a
  * shallow clone, not a single imported commit): otherwise "not found"
@@ -394,10 +400,97 @@ static void find_author(struct author *a, const struct rb_message *m)
 		}
 		free(s);
 	}
+	/* The parser reads the in-body From: too (and may take it out). */
+	if (m->author.addr) {
+		snprintf(a->addr, sizeof(a->addr), "%s", m->author.addr);
+		if (m->author.name)
+			snprintf(a->name, sizeof(a->name), "%s",
+				 m->author.name);
+		a->from_body = !m->from.addr ||
+			       strcasecmp(m->author.addr, m->from.addr);
+		return;
+	}
 	if (m->from.addr)
 		snprintf(a->addr, sizeof(a->addr), "%s", m->from.addr);
 	if (m->from.name)
 		snprintf(a->name, sizeof(a->name), "%s", m->from.name);
+}
+
+/* git mailinfo's patchbreak(): "---" alone, or "--- " and more text. */
+static bool patchbreak(const char *l, size_t n)
+{
+	size_t i;
+
+	if (n < 3 || strncmp(l, "---", 3))
+		return false;
+	if (n > 4 && l[3] == ' ' && !isspace((unsigned char)l[4]))
+		return true;
+	for (i = 3; i < n; i++)
+		if (!isspace((unsigned char)l[i]))
+			return false;
+	return true;
+}
+
+/*
+ * When the body has a Signed-off-by: after the line where git am ends the
+ * commit message (other than a plain "---"), that line; malloc'd.
+ */
+static char *early_cut(const struct rb_message *m)
+{
+	const char *cur = m->body;
+	char *cut = NULL;
+	struct line l;
+
+	while (next_line(&cur, &l)) {
+		if (!cut && patchbreak(l.p, l.n)) {
+			char *s = line_dup(&l);
+
+			if (!s)
+				return NULL;
+			rtrim(s);
+			/* The usual "---" before the diffstat is fine. */
+			if (!strcmp(s, "---")) {
+				free(s);
+				return NULL;
+			}
+			cut = s;
+			continue;
+		}
+		if (!strncmp(l.p, "diff --git ", 11))
+			break;
+		if (cut && l.n > 14 && !strncasecmp(l.p, "Signed-off-by:", 14))
+			return cut;
+	}
+	free(cut);
+	return NULL;
+}
+
+/* A "From: Name <addr>" line anywhere in the message that signed off. */
+static bool later_from_signed(const struct rb_message *m,
+			      const struct signoff *sobs, size_t n_sob)
+{
+	const char *cur = m->commit_msg;
+	struct line l;
+	bool ok = false;
+
+	while (!ok && next_line(&cur, &l)) {
+		char name[256], addr[256];
+		const char *v;
+		char *s;
+		size_t i;
+
+		if (l.n < 6 || strncmp(l.p, "From: ", 6))
+			continue;
+		s = line_dup(&l);
+		if (!s)
+			break;
+		v = tag_value(s, "From");
+		if (v && split_addr(v, name, sizeof(name), addr, sizeof(addr)))
+			for (i = 0; i < n_sob; i++)
+				ok |= !strcasecmp(sobs[i].addr, addr);
+		free(s);
+	}
+	return ok;
 }
 
 static void check_patch(struct cm *c, const struct rb_message *m)
@@ -445,10 +538,20 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 	if (c->ret)
 		goto out;
 	if (!n_sob) {
-		add(c, "signed-off-by", RB_FSEV_HIGH, NULL,
-		    "There is no Signed-off-by: line. Could you add one (see "
-		    "\"Developer's Certificate of Origin\" in "
-		    "submitting-patches.rst)?");
+		char *cut = early_cut(m);
+
+		if (cut)
+			add(c, "signed-off-by", RB_FSEV_HIGH, cut,
+			    "git am ends the commit message at the line "
+			    "\"%s\", so the Signed-off-by: below it would be "
+			    "dropped. Could that line be reworded?",
+			    cut);
+		else
+			add(c, "signed-off-by", RB_FSEV_HIGH, NULL,
+			    "There is no Signed-off-by: line. Could you add "
+			    "one (see \"Developer's Certificate of Origin\" "
+			    "in submitting-patches.rst)?");
+		free(cut);
 		goto out;
 	}
 	find_author(&a, m);
@@ -460,16 +563,21 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 		if (a.name[0] && !strcasecmp(sobs[i].name, a.name))
 			name_match = true;
 	}
+	/*
+	 * Quilt-style mail (stable review queues) names the author in a
+	 * "From:" line further down the message: accept it when it signed.
+	 */
+	if (later_from_signed(m, sobs, n_sob))
+		goto out;
 	/* A list that rewrote From (DMARC) says nothing about the author. */
 	if (!a.from_body && strstr(a.name, " via "))
 		goto out;
-	if (name_match)
-		add(c, "author-signoff", RB_FSEV_LOW, a.addr,
-		    "The author's address (%s) is not in any Signed-off-by: "
-		    "line, though the name is. Should the sign-off use the "
-		    "same address?",
-		    a.addr);
-	else
+	/*
+	 * Same name, another address (roberto.sassu@huaweicloud.com signing
+	 * off as @huawei.com): checkpatch says FROM_SIGN_OFF_MISMATCH, and
+	 * maintainers take such patches. Once is enough.
+	 */
+	if (!name_match)
 		add(c, "author-signoff", RB_FSEV_MEDIUM, a.addr,
 		    "The author (%s) has not signed off. If %s wrote this, "
 		    "could they add their Signed-off-by:, or if you did, "
@@ -515,7 +623,13 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		const struct rb_message *m = ctx->patches[i].msg;
 
 		c.patch = (int)i + 1;
-		if (m && m->commit_msg && m->patch)
+		/*
+		 * Only the patch itself: not a reply that quotes or suggests
+		 * a diff, not a cover letter, not mail without [PATCH].
+		 */
+		if (m && m->commit_msg && m->patch && m->subject.is_patch &&
+		    !m->subject.is_reply &&
+		    !(m->subject.index == 0 && m->subject.total > 0))
 			check_patch(&c, m);
 	}
 	c.patch = 0;

@@ -186,10 +186,15 @@ static void test_signoff(void **state)
 	(void)state;
 	check_one("no-signoff.eml", "signed-off-by");
 	check_one("author-not-signed.eml", "author-signoff");
-	check_one("author-other-address.eml", "author-signoff");
+	/* Same name, other address: checkpatch's FROM_SIGN_OFF_MISMATCH. */
+	check_one("author-other-address.eml", "");
 	/* The body From: wins (git am), addresses compare without case. */
 	check_one("body-from.eml", "");
 	check_one("body-from-not-signed.eml", "author-signoff");
+	/* git am would cut the message before the sign-off. */
+	check_one("signoff-after-cut.eml", "signed-off-by");
+	/* A stable-queue mail names the author further down. */
+	check_one("stable-queue.eml", "");
 }
 
 static void test_signoff_severity(void **state)
@@ -202,15 +207,14 @@ static void test_signoff_severity(void **state)
 	struct rb_message *m;
 
 	(void)state;
-	m = load("author-other-address.eml", &raw);
+	m = load("author-not-signed.eml", &raw);
 	p.msg = m;
 	ctx.patches = &p;
 	ctx.n_patches = 1;
 	ctx.opts = &o;
 	assert_int_equal(rb_check_commit_ops.run(&ctx, &out), 0);
 	assert_int_equal(out.n, 1);
-	/* Only the address differs: low. */
-	assert_int_equal(out.v[0].severity, RB_FSEV_LOW);
+	assert_int_equal(out.v[0].severity, RB_FSEV_MEDIUM);
 	rb_findings_release(&out);
 	rb_message_free(m);
 	rb_buf_release(&raw);
