@@ -49,6 +49,10 @@
 #define IDLE_MAX_MS (29 * 60 * 1000)
 /* What a server may send beyond a message's size in one FETCH response. */
 #define FETCH_SLACK (64 * 1024)
+/* Caps on other answers: a mailbox's listing (about 60 bytes a message,
+ * so room for two million), and everything else. */
+#define LIST_CAP ((size_t)128 << 20)
+#define SMALL_CAP ((size_t)4 << 20)
 
 struct imap_mbox {
 	char *name;
@@ -73,6 +77,7 @@ struct imap_source {
 	size_t received;
 	size_t recv_cap; /* 0: no cap */
 	bool over_cap;
+	bool pass_ok; /* the last poll read every mailbox */
 };
 
 struct msg_ref {
@@ -258,7 +263,7 @@ static int examine(struct imap_source *s, size_t i)
 {
 	int r;
 
-	guard(s, 0);
+	guard(s, SMALL_CAP);
 	r = mailimap_examine(s->imap, s->mb[i].name);
 	if (is_ok(r)) {
 		s->selected = (int)i;
@@ -338,7 +343,7 @@ static int list_new(struct imap_source *s, int64_t last, struct msg_ref **out,
 		goto out;
 	}
 	/* About 60 bytes a message in the answer. */
-	guard(s, 0);
+	guard(s, LIST_CAP);
 	r = mailimap_uid_fetch(s->imap, set, ft, &res);
 	if (!is_ok(r)) {
 		ret = is_refusal(r) ? rb_err(RB_EAGAIN,
@@ -571,6 +576,7 @@ static int imap_poll(struct rb_source *src, const struct rb_source_env *env)
 	size_t i;
 	int ret, first = 0;
 
+	s->pass_ok = false;
 	if (!s->imap) {
 		ret = connect_server(s);
 		if (ret)
@@ -588,6 +594,7 @@ static int imap_poll(struct rb_source *src, const struct rb_source_env *env)
 		if (!first)
 			first = ret;
 	}
+	s->pass_ok = !first;
 	return first;
 }
 
@@ -609,14 +616,19 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 	}
 	/* Open the first mailbox again: this also tells whether mail came
 	 * in since the pass ended. */
-	if (examine(s, 0))
+	if (examine(s, 0)) {
+		/* Missing mailbox or server gone: no busy loop. */
+		chunk = s->imap ? left : rb_backoff_remaining_ms(&s->backoff);
+		rb_net_nap(chunk && chunk < left ? chunk : left, stop);
 		return 0;
+	}
 	sel = s->imap->imap_selection_info;
-	if (sel && sel->sel_uidnext && sel->sel_uidnext > s->mb[0].next_uid)
+	if (s->pass_ok && sel && sel->sel_uidnext &&
+	    sel->sel_uidnext > s->mb[0].next_uid)
 		return 0;
 	while (left > 0 && !*stop) {
 		chunk = left < IDLE_MAX_MS ? left : IDLE_MAX_MS;
-		guard(s, 0);
+		guard(s, SMALL_CAP);
 		r = mailimap_idle(s->imap);
 		if (!is_ok(r)) {
 			net_fail(s, "IDLE", r);

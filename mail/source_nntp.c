@@ -168,7 +168,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 	size_t len;
 	int r, ret;
 
-	guard(s, 0);
+	guard(s, (size_t)1 << 20);
 	r = newsnntp_group(s->nntp, group, &info);
 	if (r == NEWSNNTP_ERROR_NO_SUCH_NEWS_GROUP)
 		return rb_err(RB_ENOTFOUND, "nntp %s: no group %s", s->url.host,

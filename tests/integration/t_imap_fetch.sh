@@ -5,8 +5,9 @@
 # nothing is marked \Seen (BODY.PEEK), the last UID is kept in the store,
 # a second pass fetches only what is new, several mailboxes are read,
 # AUTHENTICATE PLAIN is used when offered (LOGIN is tested against
-# public-inbox-imapd in t_nntp_archive.sh), and wrong credentials are
-# refused with a clear reason.
+# public-inbox-imapd in t_nntp_archive.sh), messages over the size cap are
+# recorded and skipped, and wrong credentials are refused with a clear
+# reason.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 d=$RB_TEST_DIR
@@ -108,6 +109,21 @@ n=$(q "SELECT count(*) FROM messages")
 [ "$n" -eq 42 ] || rb_fail "expected 42 stored messages, got $n"
 last=$(q "SELECT last FROM source_state WHERE source='lists' AND mailbox='INBOX'")
 [ "$last" = 37 ] || rb_fail "last UID of INBOX is '$last', not 37"
+
+# The size cap: RFC822.SIZE is checked before fetching; a bigger message
+# is recorded as too big and skipped, and the last UID moves past it.
+sed -e "s#$d/rb.db#$d/small.db#" -e 's/^outbox:/limits:\n  max_message_size: 4K\noutbox:/' \
+	"$d/config.yaml" >"$d/small.yaml"
+"$RB_BIN" run -c "$d/small.yaml" --once 2>"$d/small.log" ||
+	rb_fail "run (small): $(tail -3 "$d/small.log")"
+qs() { sqlite3 "$d/small.db" "$1"; }
+big=$(qs "SELECT count(*) FROM messages WHERE reason LIKE '%over the size cap%'")
+all=$(qs "SELECT count(*) FROM messages")
+[ "$big" -gt 0 ] && [ "$big" -lt "$all" ] ||
+	rb_fail "size cap: $big of $all recorded as too big"
+[ "$all" -eq 42 ] || rb_fail "size cap: $all of 42 messages accounted for"
+[ "$(qs "SELECT last FROM source_state WHERE mailbox='INBOX'")" = 37 ] ||
+	rb_fail "size cap: the last UID did not move past the big ones"
 
 # Wrong credentials are refused with a clear reason, and nothing breaks.
 printf 'wrong\n' >"$d/imap-pass"
