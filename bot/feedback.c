@@ -614,12 +614,19 @@ int rb_feedback_run_stats(struct rb_pipeline *p,
 	size_t i;
 	int ret;
 
-	/* Collected first: each reply's writes touch these tables. */
+	/*
+	 * Collected first: each reply's writes touch these tables. A verdict
+	 * sent to the bot directly carries no List-Id, so the parse stage
+	 * ignores it (pipeline.c, loop_reason()); it is still read here,
+	 * since it must name one of our own mails to count. Mail ignored for
+	 * any other reason (our own, a bot's, Auto-Submitted) is not.
+	 */
 	ret = p->st->db->ops->query(
 		p->st->db,
 		"SELECT m.message_id FROM messages m WHERE m.state = 'parsed'"
-		" AND m.kind = 'reply' AND NOT EXISTS (SELECT 1 FROM feedback f"
-		" WHERE f.message_id = m.message_id)"
+		" AND (m.kind = 'reply' OR (m.kind = 'ignored' AND m.reason ="
+		" 'List-Id not on the allow-list')) AND NOT EXISTS (SELECT 1"
+		" FROM feedback f WHERE f.message_id = m.message_id)"
 		" ORDER BY m.received_at, m.message_id",
 		NULL, 0, pending_row, &l);
 	for (i = 0; !ret && i < l.n; i++)

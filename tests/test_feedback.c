@@ -33,6 +33,7 @@
 
 #include "bot/config.h"
 #include "bot/feedback.h"
+#include "bot/http.h"
 #include "bot/pipeline.h"
 #include "bot/store.h"
 #include "mail/dkim.h"
@@ -87,7 +88,8 @@ static const char make_patch[] =
 	" git format-patch -q -1 --stdout -v2 HEAD >../v2.patch;"
 	" git reset -q --hard HEAD~1;"
 	" for v in v1 v2; do sed -e '0,/^Subject:/s//To: demo-list@example.org\\n"
-	"Subject:/' ../$v.patch >../$v.mbox; done;"
+	"List-Id: <demo-list.example.org>\\nSubject:/' ../$v.patch >../$v.mbox;"
+	" done;"
 	/* v2 is a later mail with its own Message-ID */
 	" sed -i -e 's/^Message-Id: <\\(.*\\)>/Message-Id: <v2-\\1>/'"
 	" -e 's/^Date: .*/Date: Wed, 4 Nov 2026 07:00:00 +0000/' ../v2.mbox";
@@ -97,6 +99,8 @@ static const char config_fmt[] =
 	"trees:\n  - name: demo\n    path: %s/demo/tree\n"
 	"outbox:\n  maildir: %s/outbox\n"
 	"admins: [root@example.net]\n"
+	/* Replies come to the bot directly, without List-Id. */
+	"list_ids: [demo-list.example.org]\n"
 	"feedback:\n  ack: true\n"
 	"policy:\n  default:\n    mode: off\n"
 	"  subsystems:\n    RING BUFFER:\n      mode: advisory\n"
@@ -520,12 +524,139 @@ static void test_dkim(void **state)
 	rb_buf_release(&b);
 }
 
+/* A patch whose subject is markup: the dashboard must show it as text. */
+static const char xss_mail[] =
+	"From: Eve <eve@example.org>\n"
+	"To: demo-list@example.org\n"
+	"List-Id: <demo-list.example.org>\n"
+	"Subject: [PATCH] ring: <script>alert('x')</script> & \"q\"\n"
+	"Date: Tue, 3 Nov 2026 12:00:00 +0000\n"
+	"Message-ID: <xss-1@example.org>\n\n"
+	"Nothing to see.\n\n"
+	"Signed-off-by: Eve <eve@example.org>\n---\n"
+	" lib/ring.c | 1 +\n 1 file changed, 1 insertion(+)\n\n"
+	"diff --git a/lib/ring.c b/lib/ring.c\n"
+	"--- a/lib/ring.c\n+++ b/lib/ring.c\n"
+	"@@ -1,3 +1,4 @@\n"
+	" // SPDX-License-Identifier: GPL-2.0\n"
+	"+/* <img src=x onerror=alert(1)> */\n"
+	" #include <stdlib.h>\n"
+	" #include \"../include/ring.h\"\n";
+
+/* GET (or @method) http://127.0.0.1:@port@path with curl: body, status. */
+static char *fetch(int port, const char *method, const char *path, int *status)
+{
+	struct rb_buf out = RB_BUF_INIT(1 << 22);
+	char cmd[1024], buf[4096], *nl;
+	size_t n;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "curl -s -X %s -w '\\n%%{http_code}' "
+		 "'http://127.0.0.1:%d%s'",
+		 method, port, path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		rb_buf_add(&out, buf, n);
+	pclose(f);
+	assert_non_null(out.ptr);
+	nl = strrchr(out.ptr, '\n');
+	assert_non_null(nl);
+	*status = atoi(nl + 1);
+	*nl = '\0';
+	return rb_buf_detach(&out, NULL);
+}
+
+static void test_dashboard(void **state)
+{
+	struct rb_feedback_stats fs = { 0 };
+	struct rb_buf page = RB_BUF_INIT(1 << 22);
+	struct rb_http *h = NULL;
+	const char *ctype;
+	char *body, *xss_id, path[512];
+	struct env e;
+	int status, port;
+
+	(void)state;
+	if (system("command -v curl >/dev/null"))
+		skip();
+	env_open(&e);
+	if (!q_int(&e, "SELECT COUNT(*) FROM verdicts")) {
+		env_close(&e);
+		skip(); /* runs after test_end_to_end only */
+	}
+	write_text("xss.eml", xss_mail);
+	step(&e, "xss.eml", &fs);
+	xss_id = q_text(&e, "SELECT id FROM series WHERE title LIKE"
+			    " '%<script>%'");
+	assert_non_null(xss_id);
+
+	/* Rendered without a server. */
+	assert_int_equal(
+		rb_http_render(&page, e.st, "/", NULL, &status, &ctype), 0);
+	assert_int_equal(status, 200);
+	assert_null(strstr(page.ptr, "<script"));
+	assert_non_null(strstr(page.ptr,
+			       "ring: &lt;script&gt;alert(&#39;x&#39;)"
+			       "&lt;/script&gt; &amp; &quot;q&quot;"));
+	assert_non_null(
+		strstr(page.ptr, "ring: note that a new ring is empty"));
+	assert_non_null(strstr(page.ptr, "applied on demo at "));
+	env_close(&e);
+
+	/* Served, from its own connection to the store. */
+	assert_int_equal(rb_http_start(&h, "127.0.0.1:0", db_path), 0);
+	port = rb_http_port(h);
+	assert_true(port > 0);
+	body = fetch(port, "GET", "/stats", &status);
+	assert_int_equal(status, 200);
+	assert_non_null(strstr(body, "id=\"precision-finding\">0.50<"));
+	assert_non_null(strstr(body, "<svg id=\"chart-precision\""));
+	assert_non_null(strstr(body, "<svg id=\"chart-reviews-per-day\""));
+	assert_non_null(strstr(body, "<svg id=\"chart-latency\""));
+	free(body);
+	body = fetch(port, "GET", "/metrics", &status);
+	assert_int_equal(status, 200);
+	assert_non_null(
+		strstr(body, "\nreviewbot_precision_per_finding 0.5\n"));
+	assert_non_null(strstr(body, "reviewbot_precision{subsystem=\"RING "
+				     "BUFFER\"} 0.5\n"));
+	assert_non_null(strstr(body, "reviewbot_review_latency_seconds_count"));
+	free(body);
+	/* The series page: the hostile title and file line stay text. */
+	snprintf(path, sizeof(path), "/series?id=%s", xss_id);
+	body = fetch(port, "GET", path, &status);
+	assert_int_equal(status, 200);
+	assert_null(strstr(body, "<script"));
+	assert_null(strstr(body, "<img"));
+	assert_non_null(strstr(body, "&lt;script&gt;"));
+	free(body);
+	body = fetch(port, "GET", "/series?id=nope", &status);
+	assert_int_equal(status, 404);
+	free(body);
+	body = fetch(port, "POST", "/", &status);
+	assert_int_equal(status, 405);
+	free(body);
+	body = fetch(port, "GET", "/etc/passwd", &status);
+	assert_int_equal(status, 404);
+	free(body);
+	rb_http_stop(h);
+	assert_int_equal(rb_http_start(&h, "0.0.0.0:http", db_path),
+			 -RB_ECONFIG);
+	assert_int_equal(rb_http_start(&h, "example.org:80", db_path),
+			 -RB_ECONFIG);
+	free(xss_id);
+	rb_buf_release(&page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_end_to_end),
 		cmocka_unit_test(test_similar),
 		cmocka_unit_test(test_dkim),
+		cmocka_unit_test(test_dashboard),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
