@@ -108,6 +108,19 @@ static const char *const migrations[] = {
 	" created_at BIGINT NOT NULL);"
 	"CREATE INDEX verdicts_fp ON verdicts(fingerprint);"
 	"CREATE INDEX verdicts_review ON verdicts(review_msgid, fid);",
+	/* 3: scale-out (bot/metrics.c, cmd_run.c --role): the outbox claim
+	 * is a lease, so that two senders never both hold a mail and one that
+	 * dies gives its mail back; a job remembers the worker whose lease on
+	 * it ran out; each worker's counters for /metrics */
+	"ALTER TABLE outbox ADD COLUMN lease_until BIGINT;"
+	"ALTER TABLE jobs ADD COLUMN lost_by TEXT;"
+	"CREATE TABLE workers ("
+	" name TEXT PRIMARY KEY, role TEXT NOT NULL, host TEXT,"
+	" pid INTEGER, state TEXT NOT NULL," /* idle busy draining stopped */
+	" claimed BIGINT NOT NULL DEFAULT 0, done BIGINT NOT NULL DEFAULT 0,"
+	" failed BIGINT NOT NULL DEFAULT 0,"
+	" lease_expiries BIGINT NOT NULL DEFAULT 0,"
+	" started_at BIGINT NOT NULL, seen_at BIGINT NOT NULL);",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -725,6 +738,8 @@ int rb_store_job_claim(struct rb_store *st, const char *owner,
 	/* Ready jobs, and running ones whose worker's lease ran out. */
 	rb_buf_printf(&sql,
 		      "UPDATE jobs SET state = 'running', owner = ?,"
+		      " lost_by = CASE WHEN state = 'running' THEN owner"
+		      " ELSE NULL END,"
 		      " lease_until = ?, attempts = attempts + 1,"
 		      " updated_at = ? WHERE id = (SELECT id FROM jobs"
 		      " WHERE (state = 'ready' AND not_before <= ?)"
@@ -860,6 +875,9 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 
 /* --- outbox --- */
 
+/* Seconds a sender holds a mail it claimed; a send takes far less. */
+#define RB_OUTBOX_LEASE 300
+
 void rb_outrow_release(struct rb_outrow *o)
 {
 	free(o->message_id);
@@ -888,18 +906,25 @@ int rb_store_outbox_next(struct rb_store *st, struct rb_outrow *out)
 	int64_t now = rb_now();
 	int ret;
 
+	/*
+	 * The claim is a lease (migration 3): a mail whose sender died in
+	 * 'sending' goes out again, byte for byte, once the lease ran out,
+	 * and two senders never hold the same mail at once.
+	 */
 	rb_buf_printf(&sql,
-		      "UPDATE outbox SET state = 'sending',"
+		      "UPDATE outbox SET state = 'sending', lease_until = ?,"
 		      " attempts = attempts + 1 WHERE message_id = ("
-		      "SELECT message_id FROM outbox WHERE state IN"
-		      " ('queued', 'held') AND send_after <= ?"
+		      "SELECT message_id FROM outbox WHERE (state IN"
+		      " ('queued', 'held') AND send_after <= ?)"
+		      " OR (state = 'sending' AND lease_until < ?)"
 		      " ORDER BY send_after, created_at, message_id LIMIT 1%s)"
 		      " RETURNING message_id, env_from, rcpts, bytes, attempts",
 		      st->db->ops->skip_locked);
 	{
-		struct rb_dbv p = RB_DB_INT(now);
+		struct rb_dbv p[] = { RB_DB_INT(now + RB_OUTBOX_LEASE),
+				      RB_DB_INT(now), RB_DB_INT(now) };
 
-		ret = st->db->ops->query(st->db, sql.ptr, &p, 1, out_row, &o);
+		ret = st->db->ops->query(st->db, sql.ptr, p, 3, out_row, &o);
 	}
 	rb_buf_release(&sql);
 	if (ret)

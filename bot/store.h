@@ -24,7 +24,7 @@ struct rb_store {
 	int lock_fd; /* the single-owner lock of a SQLite store, or -1 */
 };
 
-#define RB_SCHEMA_VERSION 2
+#define RB_SCHEMA_VERSION 3
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
