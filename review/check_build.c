@@ -17,6 +17,11 @@
  * are written from the applied commit's blobs; nothing from them runs
  * outside the sandbox (review/sandbox.h).
  *
+ * The objects are those of the .c files the series adds or changes, up to
+ * 64; not tools/, scripts/, selftests (built otherwise) nor arch/ other
+ * than x86 (the host builds x86_64 configs). A series that only changes
+ * headers or Makefiles builds nothing here.
+ *
  * Severity: new warning medium, new error high, a build that fails with
  * the series and not without it (no diagnostic to point at) high.
  */
@@ -248,7 +253,8 @@ static int find_targets(struct targets *t, git_repository *repo,
 		if (d->status == GIT_DELTA_DELETED || n < 3 ||
 		    strcmp(p + n - 2, ".c") || !plain_path(p) ||
 		    !strncmp(p, "tools/", 6) || !strncmp(p, "scripts/", 8) ||
-		    strstr(p, "selftests/"))
+		    strstr(p, "selftests/") ||
+		    (!strncmp(p, "arch/", 5) && strncmp(p, "arch/x86/", 9)))
 			continue;
 		t->v[t->n] = strdup(p);
 		if (!t->v[t->n]) {

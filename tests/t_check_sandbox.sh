@@ -4,7 +4,8 @@
 # kernel-shaped tree (make O=... W=1 file.o): a new warning is found at its
 # file and line, an old one that moved is not; a patched Makefile that
 # writes outside its output directory or opens a network connection fails
-# inside the sandbox, is reported as a finding, and leaves nothing behind.
+# inside the sandbox, is reported as a finding, and leaves nothing behind;
+# the build runs as nobody, with a read-only source and a memory limit.
 set -eu
 : "${RB_BIN:?}"
 command -v bwrap >/dev/null || { echo "no bwrap: skip"; exit 77; }
@@ -91,6 +92,31 @@ EOF
 sed -i 's/total += v\[i\];/total += v[i]; \/* sum *\//' frob.c
 patch_of "frob: fetch the build settings" net
 
+# 5: a recipe that checks who it runs as (nobody) and that /src is
+# read-only: passes, so no finding.
+cat > Makefile <<'EOF'
+O ?= .
+defconfig:
+	echo CONFIG_FROB=y > $(O)/.config
+%.o: %.c
+	test "$$(id -u)" = 65534
+	! touch /src/x 2>/dev/null
+	$(CC) -c $< -o $(O)/$@
+EOF
+sed -i 's/total += v\[i\];/total += v[i]; \/* sum *\//' frob.c
+patch_of "frob: check the build user" uid
+# 6: a recipe that wants 6 GiB: over the address-space limit.
+cat > Makefile <<'EOF'
+O ?= .
+defconfig:
+	echo CONFIG_FROB=y > $(O)/.config
+%.o: %.c
+	/usr/bin/python3 -c 'b = bytearray(6 << 30)'
+	$(CC) -c $< -o $(O)/$@
+EOF
+sed -i 's/total += v\[i\];/total += v[i]; \/* sum *\//' frob.c
+patch_of "frob: use a big buffer" mem
+
 python3 - "$PORT" "$T/connections" <<'EOF' &
 import socket, sys
 s = socket.socket()
@@ -136,6 +162,13 @@ echo "$out"
 echo "$out" | grep -q '"category":"build-failed"' ||
 	fail "a network connection did not fail the build"
 [ ! -e "$T/connections" ] || fail "the sandbox reached 127.0.0.1:$PORT"
+
+out=$(check uid) || fail "check uid: exit $?"
+[ -z "$out" ] || fail "the build does not run as nobody with a read-only /src: $out"
+
+out=$(check mem) || fail "check mem: exit $?"
+echo "$out" | grep -q '"category":"build-failed".*MemoryError' ||
+	fail "6 GiB did not hit the memory limit: $out"
 
 # The base build output is kept for the next series; run dirs are gone.
 ls -d "$RB_BUILD_CACHE"/*/out >/dev/null || fail "no kept base output"
