@@ -504,8 +504,10 @@ static int prec_table(struct rb_buf *b, const char *title, json_t *o)
 #define PADL 40
 #define PADB 30
 
-/* Precision over time per subsystem: cumulative valid / judged at each
- * day a verdict was given. */
+/*
+ * Precision over time per subsystem: cumulative valid / judged at each
+ * day a verdict was given.
+ */
 struct ptime {
 	char sub[128];
 	int64_t day0, day1;

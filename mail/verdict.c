@@ -221,8 +221,10 @@ static bool negated(const char *start, const char *at)
 	return false;
 }
 
-/* Under a quoted finding: a line starting with a verdict word, or saying
- * "false positive" (not negated) anywhere. */
+/*
+ * Under a quoted finding: a line starting with a verdict word, or saying
+ * "false positive" (not negated) anywhere.
+ */
 static int under_quote(struct state *s, int id, const char *p, const char *e,
 		       int line)
 {
