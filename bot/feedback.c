@@ -559,6 +559,17 @@ static int one_reply(struct rb_pipeline *p, const char *msgid,
 	int ret;
 
 	ret = judge_reply(&c, &authorised);
+	if (ret && ret != -RB_ESTORE && ret != -RB_ENOMEM) {
+		/*
+		 * This reply cannot be judged (a tree, DKIM set-up): record
+		 * why and go on, so that it does not block the stage.
+		 */
+		authorised = false;
+		c.state = "refused";
+		snprintf(c.reason, sizeof(c.reason), "cannot judge: %s",
+			 rb_errmsg());
+		ret = 0;
+	}
 	if (ret)
 		goto out;
 	ret = rb_store_begin(p->st);
