@@ -50,6 +50,7 @@
 #include "util/banned.h"
 
 #define CHECKER "commit-msg"
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VERSION "1"
 
 struct cm {
@@ -503,16 +504,23 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 	bool name_match = false;
 
 	check_subject(c, m);
+	static const char *const tags[] = { "Signed-off-by", "Fixes", "Cc",
+					    "Link", "Closes" };
+
 	while (!c->ret && next_line(&cur, &l)) {
 		char *s = line_dup(&l);
 		const char *v;
+		size_t k;
 
 		if (!s) {
 			c->ret = rb_err(RB_ENOMEM, "out of memory");
 			break;
 		}
 		rtrim(s);
-		if ((v = tag_value(s, "Signed-off-by"))) {
+		for (k = 0, v = NULL; k < ARRAY_SIZE(tags) && !v; k++)
+			v = tag_value(s, tags[k]);
+		switch (v ? k - 1 : ARRAY_SIZE(tags)) {
+		case 0: {
 			struct signoff *ns =
 				realloc(sobs, (n_sob + 1) * sizeof(*sobs));
 
@@ -524,14 +532,18 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 					       sizeof(sobs[n_sob].addr)))
 					n_sob++;
 			}
-		} else if ((v = tag_value(s, "Fixes"))) {
+			break;
+		}
+		case 1:
 			check_fixes(c, s, v);
-		} else if ((v = tag_value(s, "Cc"))) {
+			break;
+		case 2:
 			check_stable(c, s, v);
-		} else if ((v = tag_value(s, "Link"))) {
-			check_link(c, s, "Link", v);
-		} else if ((v = tag_value(s, "Closes"))) {
-			check_link(c, s, "Closes", v);
+			break;
+		case 3:
+		case 4:
+			check_link(c, s, tags[k - 1], v);
+			break;
 		}
 		free(s);
 	}

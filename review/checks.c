@@ -17,6 +17,8 @@
 #include "util/log.h"
 #include "util/banned.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static const struct rb_checker_ops *const all_checkers[] = {
 	&rb_check_commit_ops,
 	&rb_check_checkpatch_ops,
@@ -28,7 +30,7 @@ const struct rb_checker_ops *rb_checker_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(all_checkers) / sizeof(all_checkers[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(all_checkers); i++)
 		if (!strcmp(all_checkers[i]->name, name))
 			return all_checkers[i];
 	return NULL;
@@ -164,18 +166,17 @@ int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
 	p.n = n;
 	for (i = 0; i < n; i++) {
 		p.jobs[i].ops = list[i];
-		if (ctx) {
+		if (ctx)
 			p.jobs[i].ctx = *ctx;
-		} else {
+		else
 			p.jobs[i].ctx.opts = &dflt;
-		}
 	}
 	par = p.jobs[0].ctx.opts->parallel;
 	if (par < 1)
 		par = 1;
 	nth = (size_t)par < n ? (size_t)par : n;
-	if (nth > sizeof(th) / sizeof(th[0]))
-		nth = sizeof(th) / sizeof(th[0]);
+	if (nth > ARRAY_SIZE(th))
+		nth = ARRAY_SIZE(th);
 	for (i = 0; i < nth; i++)
 		if (pthread_create(&th[i], NULL, worker, &p))
 			break;
