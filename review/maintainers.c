@@ -137,6 +137,8 @@ static int strv_push(struct strv *sv, char *s /* taken */)
 	return 0;
 }
 
+static bool strv_has(const struct strv *sv, const char *s);
+
 static void strv_release(struct strv *sv)
 {
 	size_t i;
@@ -431,6 +433,8 @@ struct rb_maint {
 	struct tree_src src;
 	/* -d memo per pattern: 0 unknown, 1 directory, 2 not. */
 	unsigned char *dirmemo;
+	/* .get_maintainer.ignore of the tree, one entry a line. */
+	struct strv ignore;
 };
 
 struct rb_maint_cache {
@@ -1782,6 +1786,30 @@ static int maint_wrap(struct rb_maint **out, struct index *ix,
 	m->ix = ix;
 	m->src = *src;
 	memset(src, 0, sizeof(*src));
+	/* The file get_maintainer reads from the tree's top (which_conf()
+	 * also looks in $HOME: never here). */
+	{
+		struct rb_buf b = RB_BUF_INIT(1 << 20);
+		size_t i = 0;
+
+		if (!src_read(&m->src, ".get_maintainer.ignore", &b)) {
+			while (i < b.len) {
+				const char *l = b.ptr + i;
+				const char *nl = memchr(l, '\n', b.len - i);
+				size_t ll = nl ? (size_t)(nl - l) : b.len - i;
+				const char *h = memchr(l, '#', ll);
+
+				i += ll + 1;
+				if (h)
+					ll = (size_t)(h - l);
+				trim(&l, &ll);
+				if (ll &&
+				    strv_push(&m->ignore, xstrndup(l, ll)))
+					break;
+			}
+		}
+		rb_buf_release(&b);
+	}
 	*out = m;
 	return 0;
 }
@@ -1940,6 +1968,7 @@ void rb_maint_free(struct rb_maint *m)
 	index_unref(m->ix);
 	src_release(&m->src);
 	free(m->dirmemo);
+	strv_release(&m->ignore);
 	free(m);
 }
 
@@ -2037,6 +2066,7 @@ void rb_maint_cache_free(struct rb_maint_cache *c)
 struct rb_maint_query {
 	const struct rb_maint *m;
 	struct strv files;
+	struct strv fixes; /* @fixes: commit ids of "Fixes:" lines */
 	bool *kwhit;
 };
 
@@ -2060,6 +2090,7 @@ void rb_maint_query_free(struct rb_maint_query *q)
 	if (!q)
 		return;
 	strv_release(&q->files);
+	strv_release(&q->fixes);
 	free(q->kwhit);
 	free(q);
 }
@@ -2119,8 +2150,8 @@ static int push_file(struct strv *files, const char *s, size_t len)
  * earlier cases (then K: keywords are not matched on it). *prefix is set
  * once a ---/+++ line was seen.
  */
-static int patch_line(struct strv *files, const char *l, size_t len,
-		      bool *prefix, bool *special)
+static int patch_line(struct strv *files, struct strv *fixes, const char *l,
+		      size_t len, bool *prefix, bool *special)
 {
 	size_t e, i;
 
@@ -2170,7 +2201,7 @@ static int patch_line(struct strv *files, const char *l, size_t len,
 			}
 		}
 	}
-	/* m/^Fixes:\s+([0-9a-fA-F]{6,40})/: git history, not used here. */
+	/* m/^Fixes:\s+([0-9a-fA-F]{6,40})/: @fixes, uniq() */
 	if (starts(l, len, "Fixes:")) {
 		i = 6;
 		e = i;
@@ -2179,10 +2210,18 @@ static int patch_line(struct strv *files, const char *l, size_t len,
 		if (e > i) {
 			size_t h = e;
 
-			while (h < len && isxdigit((unsigned char)l[h]))
+			while (h < len && h - e < 40 &&
+			       isxdigit((unsigned char)l[h]))
 				h++;
-			if (h - e >= 6)
-				return 0;
+			if (h - e >= 6) {
+				char *id = xstrndup(l + e, h - e);
+
+				if (id && strv_has(fixes, id)) {
+					free(id);
+					return 0;
+				}
+				return strv_push(fixes, id);
+			}
 		}
 	}
 	/* m/^\+\+\+\s+(\S+)/ or m/^---\s+(\S+)/ */
@@ -2281,7 +2320,8 @@ int rb_maint_query_add_patch(struct rb_maint_query *q, const char *text,
 
 		lstart[k] = i;
 		lflag[k] = prefix ? 2 : 0;
-		err = patch_line(&q->files, text + i, e - i, &prefix, &special);
+		err = patch_line(&q->files, &q->fixes, text + i, e - i, &prefix,
+				 &special);
 		if (err)
 			goto out;
 		if (special)
@@ -3107,8 +3147,8 @@ out:
 	return out;
 }
 
-/* add_role($line, "in file") over @email_to. */
-static int add_role_in_file(struct collect *c, const char *line)
+/* add_role($line, $role) over @email_to. */
+static int add_role(struct collect *c, const char *line, const char *role)
 {
 	struct email e = { 0 };
 	size_t i;
@@ -3122,12 +3162,12 @@ static int add_role_in_file(struct collect *c, const char *line)
 		if (err)
 			break;
 		if ((!strcmp(e.name, x.name) || !strcmp(e.addr, x.addr)) &&
-		    !strstr(en->role, "in file")) {
+		    !strstr(en->role, role)) {
 			struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
 
-			err = *en->role ? rb_buf_printf(&b, "%s,in file",
-							en->role) :
-					  rb_buf_puts(&b, "in file");
+			err = *en->role ? rb_buf_printf(&b, "%s,%s", en->role,
+							role) :
+					  rb_buf_puts(&b, role);
 			if (!err) {
 				free(en->role_owned);
 				en->role_owned = rb_buf_detach(&b, NULL);
@@ -3160,6 +3200,174 @@ static bool is_chief_penguin(const char *s)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * extract_formatted_signatures(): s/\s*.*:\s*(.+)\s*\/$1/, the text after
+ * the last ":" that has something after it.
+ */
+static char *sig_value(const char *l)
+{
+	size_t n = strlen(l), c, st;
+
+	for (c = n; c-- > 0;) {
+		if (l[c] != ':' || c + 1 >= n)
+			continue;
+		st = c + 1;
+		while (st + 1 < n && is_ws((unsigned char)l[st]))
+			st++;
+		return xstrdup(l + st);
+	}
+	return xstrdup(l);
+}
+
+/*
+ * vcs_find_signers() on "git log -1 $commit": the Signed-off-by:,
+ * Reviewed-by: and Acked-by: lines (with an "@") of the commit's body,
+ * without Linus Torvalds. Nothing when @hex names no commit.
+ */
+static int commit_signers(struct rb_maint *m, const char *hex, struct strv *out)
+{
+	static const char *const tags[] = { "Signed-off-by:", "Reviewed-by:",
+					    "Acked-by:" };
+	git_object *obj = NULL;
+	git_commit *cm = NULL;
+	const char *body, *p;
+	int err = 0;
+
+	if (!m->src.repo)
+		return 0; /* vcs_exists() is false */
+	if (git_revparse_single(&obj, m->src.repo, hex) ||
+	    git_object_peel((git_object **)&cm, obj, GIT_OBJECT_COMMIT))
+		goto out;
+	body = git_commit_body(cm);
+	for (p = body; p && *p && !err;) {
+		const char *nl = strchr(p, '\n');
+		size_t ll = nl ? (size_t)(nl - p) : strlen(p), k;
+		const char *l = p;
+
+		p = nl ? nl + 1 : p + ll;
+		/* git_execute_cmd() strips each line's leading space. */
+		while (ll && is_ws((unsigned char)*l)) {
+			l++;
+			ll--;
+		}
+		for (k = 0; k < 3; k++) {
+			size_t tl = strlen(tags[k]);
+			char *line, *lc;
+
+			if (ll < tl || memcmp(l, tags[k], tl) ||
+			    !memchr(l + tl, '@', ll - tl))
+				continue;
+			line = xstrndup(l, ll);
+			lc = line ? lc_dup(line) : NULL;
+			if (!lc) {
+				free(line);
+				err = rb_err(RB_ENOMEM, "out of memory");
+				break;
+			}
+			/* grep(!/(Linus Torvalds)/i) */
+			if (!strstr(lc, "linus torvalds"))
+				err = strv_push(out, sig_value(line));
+			free(line);
+			free(lc);
+			break;
+		}
+	}
+out:
+	git_commit_free(cm);
+	git_object_free(obj);
+	return err;
+}
+
+struct count {
+	char *line;
+	int n;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	/* sort {$hash{$b} <=> $hash{$a}} keys %hash: ties in Perl's hash
+	 * order, here in string order. */
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->line, y->line);
+}
+
+static bool ignored(struct rb_maint *m, const char *line)
+{
+	size_t i;
+
+	for (i = 0; i < m->ignore.n; i++)
+		if (!strcmp(m->ignore.v[i], line) &&
+		    rfc822_match(m->ix, 0, line))
+			return true;
+	return false;
+}
+
+/* vcs_add_commit_signers() and vcs_assign() for one "Fixes:" commit. */
+static int blamed_fixes(struct collect *c, struct dedup *d, const char *hex)
+{
+	struct strv sig = { 0 };
+	struct count *cnt = NULL;
+	size_t i, n = 0, shown = 0;
+	int err;
+
+	err = commit_signers(c->m, hex, &sig);
+	/* deduplicate_email() in extract_formatted_signatures() and again
+	 * in vcs_add_commit_signers(), then mailmap(). */
+	for (i = 0; i < sig.n && !err; i++) {
+		int k;
+
+		for (k = 0; k < 3 && !err; k++) {
+			char *x = k < 2 ? deduplicate_email(c, d, sig.v[i]) :
+					  mailmap_email(c->m->ix, sig.v[i]);
+
+			if (!x)
+				err = rb_err(RB_ENOMEM, "out of memory");
+			free(sig.v[i]);
+			sig.v[i] = x;
+		}
+	}
+	if (err || !sig.n)
+		goto out;
+	cnt = calloc(sig.n, sizeof(*cnt));
+	if (!cnt) {
+		err = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < sig.n; i++) {
+		size_t j;
+
+		for (j = 0; j < n && strcmp(cnt[j].line, sig.v[i]); j++)
+			;
+		if (j == n)
+			cnt[n++].line = sig.v[i];
+		cnt[j].n++;
+	}
+	qsort(cnt, n, sizeof(*cnt), cmp_count);
+	for (i = 0; i < n && !err; i++) {
+		char role[64];
+		bool pushed;
+
+		if (ignored(c->m, cnt[i].line))
+			continue;
+		/* --git-max-maintainers 5; min signatures 1 and min percent
+		 * 5 always hold with a divisor of 1. */
+		if (++shown > 5)
+			break;
+		err = push_email_address(c, cnt[i].line, "", &pushed);
+		snprintf(role, sizeof(role), "blamed_fixes:%d/1=100%%",
+			 cnt[i].n);
+		if (!err)
+			err = add_role(c, cnt[i].line, role);
+	}
+out:
+	free(cnt);
+	strv_release(&sig);
+	return err;
 }
 
 struct hit {
@@ -3362,13 +3570,16 @@ int rb_maint_query_run(struct rb_maint_result **out, struct rb_maint_query *q)
 		if (f)
 			err = push_email_address(&c, f, "", &pushed);
 		if (!err && f)
-			err = add_role_in_file(&c, f);
+			err = add_role(&c, f, "in file");
 		if (!f)
 			err = rb_err(RB_ENOMEM, "out of memory");
 		free(f);
 		free(mm);
 		email_release(&e);
 	}
+	/* vcs_add_commit_signers($fix, "blamed_fixes") */
+	for (i = 0; i < q->fixes.n && !err; i++)
+		err = blamed_fixes(&c, &d, q->fixes.v[i]);
 	if (err)
 		goto out;
 

@@ -23,13 +23,20 @@
  *   \B, \w, \s, \d (and negations), (?:...), (?i) and (?i:...), lazy
  *   quantifiers (as greedy: only match/no-match matters), /x whitespace and
  *   comments; a pattern using anything else (look-around, back-references)
- *   never matches and is reported by rb_maint_warnings().
+ *   never matches and is reported by rb_maint_warnings();
+ * - "Fixes: <commit>" lines: the Signed-off-by:, Reviewed-by: and
+ *   Acked-by: people of that commit in the tree's repository (libgit2, as
+ *   get_maintainer's "git log -1"), without Linus Torvalds and the
+ *   tree's .get_maintainer.ignore, role "blamed_fixes:N/1=100%";
+ * - M:/R: values that are RFC 822 address lists are split as
+ *   get_maintainer's rfc822_validlist() splits them.
  *
  * Where get_maintainer's own order depends on Perl's hash order (sections
- * of equal pattern depth for one file), this module orders them by their
- * position in MAINTAINERS. Not replicated: git history (--git, the git
- * fallback and the "Fixes:" commit signers need a history lookup and are
- * off or empty with --nogit on a tree without that history).
+ * of equal pattern depth for one file; "Fixes:" signers with equal
+ * counts), this module orders them by their position in MAINTAINERS, and
+ * the signers by string. Not replicated: the git options (--git, the git
+ * fallback, --git-blame: off with --nogit --nogit-fallback), and a
+ * .get_maintainer.conf in the tree or in $HOME (linux 6.1 has none).
  *
  * Thread safety: a loaded struct rb_maint is read-only apart from a memo
  * of directory tests that is updated with atomics; lookups may run in

@@ -8,7 +8,8 @@
 #    --nogit-fallback), on the linux 6.1 git tree;
 #  - the hand-written fixture of tests/data/maintainers, with the real
 #    script run with --no-tree in a copy of the fixture tree, and the
-#    recorded expectations there checked again.
+#    recorded expectations there checked again;
+#  - "Fixes:" lines on a small git repository (the fixed commit's signers).
 # Where get_maintainer's runs with PERL_HASH_SEED=0, 1, 2 disagree with
 # each other, the same set of lines is enough. bench/maintainers.sh
 # checks the whole corpus. Skips (77) without the kernel tree.
@@ -107,4 +108,38 @@ for p in "$fx"/patches/*.patch; do
 	compare "fixture $b (roles, recorded)" "$work/oursr" \
 		"$fx/patches/$b.roles" true
 done
+
+# "Fixes:" on a small git repository: the signers of the fixed commit.
+repo=$work/repo
+mkdir -p "$repo"
+cd "$repo"
+git init -q .
+cp -r "$fx/tree/." .
+cp "$fx/MAINTAINERS" MAINTAINERS
+cp "$fx/mailmap" .mailmap
+echo 'Zed Ignored <zed@example.org>' > .get_maintainer.ignore
+git add -A
+git -c user.name=t -c user.email=t@t commit -q -m base
+echo x > drivers/first.c
+git add -A
+printf 'drivers: a bug\n\nText.\n\nSigned-off-by: Sig One <one@example.org>
+Acked-by: Alice Example <alice@example.org>
+Signed-off-by: Old Name <old@example.org>
+Signed-off-by: Zed Ignored <zed@example.org>
+Reviewed-by: Linus Torvalds <torvalds@linux-foundation.org>
+Signed-off-by: Sig One <one@example.org>\n' |
+	git -c user.name=t -c user.email=t@t commit -q -F -
+h=$(git rev-parse --short=12 HEAD)
+printf 'Subject: fix\n\nFixes: %s ("a bug")\n\n--- a/drivers/first.c\n+++ b/drivers/first.c\n' \
+	"$h" > "$work/fix.patch"
+"$bin" maintainers --tree . "$work/fix.patch" > "$work/ours"
+"$bin" maintainers --tree . --roles "$work/fix.patch" > "$work/oursr"
+PERL_HASH_SEED=0 perl "$gm" --no-tree --nogit --nogit-fallback \
+	--norolestats "$work/fix.patch" > "$work/theirs" 2>/dev/null
+compare "Fixes: signers" "$work/ours" "$work/theirs" perl "$gm" --no-tree \
+	--nogit --nogit-fallback --norolestats "$work/fix.patch"
+PERL_HASH_SEED=0 perl "$gm" --no-tree --nogit --nogit-fallback \
+	"$work/fix.patch" > "$work/theirs" 2>/dev/null
+compare "Fixes: signers (roles)" "$work/oursr" "$work/theirs" perl "$gm" \
+	--no-tree --nogit --nogit-fallback "$work/fix.patch"
 exit $fail

@@ -370,6 +370,78 @@ static void test_git_cache(void **state)
 	assert_int_equal(sh("rm -rf %s", dir), 0);
 }
 
+/* "Fixes:" lines: the signers of the fixed commit, as get_maintainer's
+ * vcs_add_commit_signers() finds them with git log (not Linus, not a
+ * Tested-by:, not .get_maintainer.ignore), mailmapped, counted, with the
+ * "blamed_fixes" role. Equal counts come in string order (get_maintainer:
+ * Perl's hash order). */
+static void test_fixes(void **state)
+{
+	char dir[] = "/tmp/rb-maint-fixes.XXXXXX";
+	struct rb_maint *m = NULL;
+	struct rb_maint_result *r = NULL;
+	struct rb_buf got = RB_BUF_INIT(1 << 16), patch = RB_BUF_INIT(1 << 16);
+	char head[64] = "";
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(
+		sh("set -e; cd %s; git init -q .; cp -r %s/tree/. .;"
+		   "cp %s/MAINTAINERS MAINTAINERS; cp %s/mailmap .mailmap;"
+		   "echo 'Zed Ignored <zed@example.org> # never' "
+		   "> .get_maintainer.ignore; git add -A;"
+		   "git -c user.name=t -c user.email=t@t commit -q -m base;"
+		   "echo x > drivers/first.c; git add -A;"
+		   "printf 'drivers: a bug\\n\\nText.\\n\\n"
+		   "Signed-off-by: Sig One <sig.one@example.org>\\n"
+		   "Reviewed-by: Linus Torvalds <torvalds@linux-foundation.org>\\n"
+		   "Acked-by: Alice Example <alice@example.org>\\n"
+		   "  Signed-off-by: Old Name <old@example.org>\\n"
+		   "Signed-off-by: Zed Ignored <zed@example.org>\\n"
+		   "Tested-by: Not Counted <tested@example.org>\\n"
+		   "Signed-off-by: Sig One <sig.one@example.org>\\n' |"
+		   "git -c user.name=t -c user.email=t@t commit -q -F -;"
+		   "git rev-parse --short=12 HEAD > head",
+		   dir, data, data, data),
+		0);
+	assert_int_equal(sh("test -s %s/head", dir), 0);
+	{
+		char hp[200];
+
+		snprintf(hp, sizeof(hp), "%s/head", dir);
+		f = fopen(hp, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(head, sizeof(head), f));
+		fclose(f);
+		head[strcspn(head, "\n")] = '\0';
+	}
+	assert_int_equal(rb_buf_printf(&patch,
+				       "Subject: [PATCH] fix\n\n"
+				       "Fixes: %s (\"drivers: a bug\")\n"
+				       "Fixes: 123456789abc (\"not here\")\n"
+				       "Fixes: %s (\"twice\")\n\n"
+				       "--- a/drivers/first.c\n"
+				       "+++ b/drivers/first.c\n",
+				       head, head),
+			 0);
+	assert_int_equal(rb_maint_load_git(&m, dir, NULL), 0);
+	assert_int_equal(rb_maint_lookup_patch(&r, m, patch.ptr, patch.len), 0);
+	assert_int_equal(rb_maint_format(&got, r, RB_MAINT_FMT_ROLES), 0);
+	assert_string_equal(
+		got.ptr,
+		"\"Lee, Chun-Yi\" <lee@example.org> "
+		"(maintainer:3C FIRST SECTION)\n"
+		"Sig One <sig.one@example.org> (blamed_fixes:2/1=100%)\n"
+		"Alice Example <alice@example.org> (blamed_fixes:1/1=100%)\n"
+		"New Name <new@example.org> (blamed_fixes:1/1=100%)\n"
+		"linux-kernel@vger.kernel.org (open list)\n");
+	rb_maint_result_free(r);
+	rb_maint_free(m);
+	rb_buf_release(&got);
+	rb_buf_release(&patch);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
 /* Hostile MAINTAINERS text and patches: errors or empty output, no
  * crash; unsupported regexes are reported, not fatal. */
 static void test_hostile(void **state)
@@ -428,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_regex),
 		cmocka_unit_test(test_git_cache),
+		cmocka_unit_test(test_fixes),
 		cmocka_unit_test(test_hostile),
 	};
 
