@@ -235,8 +235,8 @@ int cmd_series(int argc, char **argv)
 		ret = rb_mail_walk(argv[optind], RB_MSG_DEFAULT_MAX, on_message,
 				   &st);
 		if (ret) {
-			fprintf(stderr, "reviewbot series: %s: %s\n",
-				argv[optind], rb_errmsg());
+			/* The reason names the path already. */
+			fprintf(stderr, "reviewbot series: %s\n", rb_errmsg());
 			code = RB_EXIT_FAIL;
 			if (ret == -RB_ENOMEM)
 				goto out;
