@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""model_server.py - a scripted model server on 127.0.0.1 for the tests.
+
+It speaks two wire formats, chosen by the request path:
+  - OpenAI Chat Completions: POST .../chat/completions
+  - Anthropic Messages:      POST .../messages
+and answers from a script file (JSON), re-read whenever its content
+changes (the state of used steps resets then):
+
+  {"steps": [STEP, ...]}
+
+For each request the first step that is not used up and whose "match"
+(a substring of the request body) and "kind" ("finder" or "verifier")
+fit is taken; a step is used up unless it says "repeat": true. No step
+left: HTTP 500 "script exhausted". A STEP may hold:
+
+  "answer": "text"          the model's answer (content / text block)
+  "answer_json": {...}      the same, given as JSON
+  "verdict": "confirmed"    verifier answer: that verdict for every
+                            "Finding N:" of the request
+  "status": 429             HTTP status (default 200)
+  "error_type": "..."       error body in the provider's format, e.g.
+                            insufficient_quota, overloaded_error
+  "headers": {"retry-after": "1"}
+  "delay": 2.5              seconds to wait before answering
+  "raw_body": "..."         the body as is (broken JSON)
+  "huge": 3000000           a body of that many bytes
+  "usage": [in, out]        token counts (default [1000, 100])
+
+Every request is logged as one JSON line (time, path, wire format, the
+headers that matter, the parsed body) to --log.
+
+Python standard library only. Listens on 127.0.0.1 only.
+"""
+import argparse
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOCK = threading.Lock()
+STATE = {"text": None, "steps": [], "used": []}
+
+
+def load_script(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if text != STATE["text"]:
+        steps = json.loads(text).get("steps", []) if text.strip() else []
+        STATE.update(text=text, steps=steps, used=[False] * len(steps))
+
+
+def pick(kind, body):
+    for i, s in enumerate(STATE["steps"]):
+        if STATE["used"][i]:
+            continue
+        if "kind" in s and s["kind"] != kind:
+            continue
+        if "match" in s and s["match"] not in body:
+            continue
+        if not s.get("repeat"):
+            STATE["used"][i] = True
+        return s
+    return None
+
+
+def error_body(fmt, etype, status):
+    msg = {
+        "insufficient_quota": "You exceeded your current quota, please "
+        "check your plan and billing details.",
+        "overloaded_error": "Overloaded",
+        "rate_limit_error": "Rate limited",
+    }.get(etype, "error %d" % status)
+    if fmt == "anthropic":
+        return {"type": "error", "error": {"type": etype, "message": msg}}
+    return {"error": {"message": msg, "type": etype, "code": etype}}
+
+
+def ok_body(fmt, text, usage):
+    if fmt == "anthropic":
+        return {"id": "msg_test", "type": "message", "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": usage[0],
+                          "output_tokens": usage[1]}}
+    return {"id": "chatcmpl-test", "object": "chat.completion",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": usage[0],
+                      "completion_tokens": usage[1]}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def send(self, status, body, headers=None):
+        data = body if isinstance(body, bytes) else \
+            json.dumps(body).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, str(v))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(n).decode("utf-8", "replace")
+        fmt = "anthropic" if self.path.endswith("/messages") else "openai"
+        try:
+            req = json.loads(raw)
+        except ValueError:
+            req = None
+        text = raw
+        if isinstance(req, dict):
+            parts = [req.get("system") or ""]
+            for m in req.get("messages") or []:
+                c = m.get("content") if isinstance(m, dict) else None
+                parts.append(c if isinstance(c, str) else "")
+            text = "\n".join(p if isinstance(p, str) else ""
+                             for p in parts)
+        kind = "verifier" if '"verdicts"' in text else "finder"
+        entry = {"t": time.time(), "path": self.path, "format": fmt,
+                 "kind": kind,
+                 "authorization": self.headers.get("Authorization"),
+                 "x-api-key": self.headers.get("x-api-key"),
+                 "anthropic-version": self.headers.get("anthropic-version"),
+                 "body": req}
+        with LOCK:
+            load_script(self.server.script)
+            step = pick(kind, text)
+            with open(self.server.log, "a", encoding="utf-8") as f:
+                f.write(json.dumps(entry) + "\n")
+        if req is None:
+            self.send(400, error_body(fmt, "invalid_request_error", 400))
+            return
+        if step is None:
+            self.send(500, error_body(fmt, "script exhausted", 500))
+            return
+        time.sleep(step.get("delay", 0))
+        status = step.get("status", 200)
+        headers = step.get("headers", {})
+        if "raw_body" in step:
+            self.send(status, step["raw_body"].encode(), headers)
+        elif "huge" in step:
+            pad = b'{"choices":[{"message":{"content":"' + \
+                b"x" * step["huge"] + b'"}}]}'
+            self.send(status, pad, headers)
+        elif "error_type" in step or status >= 400:
+            self.send(status, error_body(fmt, step.get("error_type", ""),
+                                         status), headers)
+        else:
+            if "verdict" in step:
+                ids = []
+                for line in text.split("\n"):
+                    if line.startswith("Finding ") and ":" in line:
+                        num = line[8:line.index(":")]
+                        if num.isdigit():
+                            ids.append(int(num))
+                answer = json.dumps({"verdicts": [
+                    {"id": i, "verdict": step["verdict"],
+                     "reason": "scripted"} for i in ids]})
+            elif "answer_json" in step:
+                answer = json.dumps(step["answer_json"])
+            else:
+                answer = step.get("answer", "")
+            self.send(status, ok_body(fmt, answer,
+                                      step.get("usage", [1000, 100])),
+                      headers)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # A client that gave up (a timeout, a capped reply) is expected.
+        pass
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--script", required=True)
+    ap.add_argument("--log", required=True)
+    a = ap.parse_args()
+    srv = Server(("127.0.0.1", a.port), Handler)
+    srv.script = a.script
+    srv.log = a.log
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
