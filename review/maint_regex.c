@@ -406,7 +406,8 @@ static int parse_class(struct tr *t, bool icase)
 }
 
 /* Reads a {n}, {n,} or {n,m} quantifier at t->i; false if it is not one
- * (then Perl reads "{" as a literal). */
+ * (then Perl reads "{" as a literal).
+ */
 static bool read_braces(struct tr *t, int *min, int *max)
 {
 	size_t i = t->i + 1;
@@ -452,7 +453,8 @@ static int read_flags(struct tr *t, bool *icase, bool *xflag)
 		case 's':
 		case 'm':
 			/* Neither changes a pattern without ". $ ^" in a
-			 * single-line subject, but refuse to be sure. */
+			 * single-line subject, but refuse to be sure.
+			 */
 			return rb_err(RB_EINVAL, "regex: flag (?%c)", c);
 		case '-':
 			on = false;
@@ -808,7 +810,8 @@ bool rb_perl_re_match(const struct rb_perl_re *r, const char *s, size_t len)
 		return false;
 	/* A NUL-terminated copy: subjects are slices of a patch, and
 	 * regexec() (or a sanitizer's interceptor) may look for the NUL
-	 * even with REG_STARTEND, which lets NUL bytes inside match. */
+	 * even with REG_STARTEND, which lets NUL bytes inside match.
+	 */
 	if (len >= sizeof(stack)) {
 		copy = malloc(len + 1);
 		if (!copy)

@@ -25,7 +25,8 @@ struct rb_perl_re {
 	regex_t re;
 	bool compiled;
 	/* Lower-cased literals: every match contains one of them; none
-	 * (nlits == 0) when no such set was found. */
+	 * (nlits == 0) when no such set was found.
+	 */
 	char **lits;
 	size_t *litlens;
 	size_t nlits;
@@ -45,12 +46,14 @@ int rb_perl_re_compile(struct rb_perl_re *r, const char *pat, size_t len,
 		       bool xflag);
 
 /* True when the literal prefilter allows a match in @lower (the subject
- * already lower-cased, @len bytes). */
+ * already lower-cased, @len bytes).
+ */
 bool rb_perl_re_maybe(const struct rb_perl_re *r, const char *lower,
 		      size_t len);
 
 /* True when the compiled pattern matches somewhere in @s (@len bytes,
- * may hold NULs). */
+ * may hold NULs).
+ */
 bool rb_perl_re_match(const struct rb_perl_re *r, const char *s, size_t len);
 
 void rb_perl_re_release(struct rb_perl_re *r);

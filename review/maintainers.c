@@ -363,7 +363,8 @@ struct pat {
 	size_t litlen; /* leading literal bytes (quick reject) */
 	int first; /* the first byte when it is literal, else -1 */
 	/* N:, or F:/X: patterns beyond the glob subset ("^" prepended);
-	 * re[1] is the same with "/" appended (a directory). */
+	 * re[1] is the same with "/" appended (a directory).
+	 */
 	struct pat_rx *rx;
 };
 
@@ -420,7 +421,8 @@ struct index {
 	size_t nmm_names, nmm_addrs;
 	pthread_mutex_t lock; /* lazy regex compilation */
 	/* rfc822_valid() and rfc822_validlist(), compiled when a value
-	 * with a "," first needs them. */
+	 * with a "," first needs them.
+	 */
 	struct rb_perl_re rfc[2];
 	char *rfc_perl[2];
 	int rfc_state[2];
@@ -439,7 +441,7 @@ struct rb_maint {
 
 struct rb_maint_cache {
 	struct index *ix;
-	unsigned loads;
+	unsigned int loads;
 	pthread_mutex_t lock;
 };
 
@@ -542,7 +544,8 @@ static int parse_email(struct email *out, const char *s, size_t len)
 		size_t lim = nl ? (size_t)(nl - s) : len;
 
 		/* The group ends at the last ">" (greedy) before any "\n"
-		 * with an "@" after its first byte, and ".*$" after it. */
+		 * with an "@" after its first byte, and ".*$" after it.
+		 */
 		for (j = lim; j-- > o + 1 && !found;) {
 			if (s[j] != '>' || !rest_ok(s, len, j + 1))
 				continue;
@@ -573,7 +576,8 @@ static int parse_email(struct email *out, const char *s, size_t len)
 			nl = memchr(s + o, '\n', len - o);
 			lim = nl ? (size_t)(nl - s) : len;
 			/* ".+" greedy: the last "@" first; then "\S*" greedy
-			 * up to the last ">" in its run. */
+			 * up to the last ">" in its run.
+			 */
 			for (k = lim; k-- > o + 1 && !found;) {
 				size_t e;
 
@@ -817,7 +821,8 @@ static int mm_line(struct index *ix, struct mm_build *names,
 		}
 	}
 	/* name1 <mail1> <mail2>: /^(.+)<([^>]+)>\s*<([^>]+)>$/, the
-	 * greedy (.+) takes the last "<" that leaves a match. */
+	 * greedy (.+) takes the last "<" that leaves a match.
+	 */
 	for (p = len; p-- > 1;) {
 		if (s[p] != '<')
 			continue;
@@ -841,7 +846,8 @@ static int mm_line(struct index *ix, struct mm_build *names,
 		}
 	}
 	/* name1 <mail1> name2 <mail2>:
-	 * /^(.+)<([^>]+)>\s*(.+)\s*<([^>]+)>$/ */
+	 * /^(.+)<([^>]+)>\s*(.+)\s*<([^>]+)>$/
+	 */
 	if (len < 2 || s[len - 1] != '>')
 		goto out;
 	for (p = len; p-- > 1;) {
@@ -951,7 +957,8 @@ static int parse_mailmap(struct index *ix, const char *text, size_t len)
 /* ---- MAINTAINERS (read_maintainer_file) ---------------------------- */
 
 /* F:/X: value -> regex, as read_maintainer_file(): "." -> "\\.",
- * "*" -> ".*", "?" -> "." */
+ * "*" -> ".*", "?" -> "."
+ */
 static char *convert_glob(struct arena *ar, const char *v, size_t len,
 			  size_t *outlen)
 {
@@ -1055,7 +1062,8 @@ static bool glob_compile(struct index *ix, struct pat *p)
 				for (k = 0; k < 32; k++)
 					set[k] = (uint8_t)~set[k];
 			/* Perl's [^...] matches "\n", and file names hold
-			 * none: nothing to adjust. */
+			 * none: nothing to adjust.
+			 */
 			t[n].kind = G_SET;
 			t[n++].set = set;
 		} else if (strchr("()|+?{}^$*", c)) {
@@ -1249,7 +1257,8 @@ static char *arena_cat(struct arena *ar, const char *a, const char *b,
 		       size_t blen, const char *c);
 
 /* The @typevalue element: the line, or "X:value" for a type line (only
- * ever asked for a section that starts at index 0). */
+ * ever asked for a section that starts at index 0).
+ */
 static const char *tv_str(struct index *ix, size_t i)
 {
 	const struct tv *t = &ix->tv[i];
@@ -1303,7 +1312,8 @@ static char *arena_printf(struct arena *ar, const char *fmt, ...)
 }
 
 /* "a" "b" "c" concatenated in the arena (no printf: this runs for
- * every line of MAINTAINERS). */
+ * every line of MAINTAINERS).
+ */
 static char *arena_cat(struct arena *ar, const char *a, const char *b,
 		       size_t blen, const char *c)
 {
@@ -1447,7 +1457,8 @@ static int sect_cats(struct index *ix, struct sect *s, struct vec *cats)
 			c->role = rr;
 		} else {
 			/* m/([^\s]+)\s+(.*)$/: the address ends at the first
-			 * white space, the rest is what follows it. */
+			 * white space, the rest is what follows it.
+			 */
 			const char *v = t->val, *add = "";
 			size_t al = 0, vl = t->vlen;
 			bool sub, mod;
@@ -1501,7 +1512,8 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 	int err = 0;
 
 	/* read_maintainer_file(): @typevalue. The lines are cut in place
-	 * in the index's copy of the text. */
+	 * in the index's copy of the text.
+	 */
 	while (i < len) {
 		char *l = text + i, *nl = memchr(l, '\n', len - i);
 		size_t ll = nl ? (size_t)(nl - l) : len - i, j;
@@ -1787,7 +1799,8 @@ static int maint_wrap(struct rb_maint **out, struct index *ix,
 	m->src = *src;
 	memset(src, 0, sizeof(*src));
 	/* The file get_maintainer reads from the tree's top (which_conf()
-	 * also looks in $HOME: never here). */
+	 * also looks in $HOME: never here).
+	 */
 	{
 		struct rb_buf b = RB_BUF_INIT(1 << 20);
 		size_t i = 0;
@@ -1861,7 +1874,8 @@ int rb_maint_load_file(struct rb_maint **out, const char *maintainers_path,
 }
 
 /* Opens @repo_path at @rev into @src; the ids of MAINTAINERS and
- * .mailmap (zero when absent) into @mid/@mmid. */
+ * .mailmap (zero when absent) into @mid/@mmid.
+ */
 static int open_git(struct tree_src *src, const char *repo_path,
 		    const char *rev, git_oid *mid, git_oid *mmid)
 {
@@ -2047,7 +2061,7 @@ int rb_maint_cache_get(struct rb_maint **out, struct rb_maint_cache *c,
 	return err;
 }
 
-unsigned rb_maint_cache_loads(const struct rb_maint_cache *c)
+unsigned int rb_maint_cache_loads(const struct rb_maint_cache *c)
 {
 	return c->loads;
 }
@@ -2697,7 +2711,8 @@ static char *strip_comments(const char *in)
 		}
 		if (q) {
 			/* An open quote: the prefix stops before it, so only
-			 * comments before that quote count. Recompute. */
+			 * comments before that quote count. Recompute.
+			 */
 			size_t lastq = n;
 
 			for (i = 0, q = false; i < n; i++) {
@@ -2747,7 +2762,8 @@ static int push_email_addresses(struct collect *c, const char *val,
 		return push_email_address(c, val, role, &pushed);
 	}
 	/* The list's addresses: split at the commas outside quotes,
-	 * brackets and groups. */
+	 * brackets and groups.
+	 */
 	n = strlen(s);
 	for (i = 0, start = 0; i <= n && !err; i++) {
 		if (i < n && s[i] == '\\' && i + 1 < n) {
@@ -2912,7 +2928,8 @@ static void dedup_release(struct dedup *d)
 }
 
 /* The character classes of the file-e-mail regexes, as bytes: "À-ÿ" in
- * a byte string is \xC3 \x80-\xC3 \xBF. */
+ * a byte string is \xC3 \x80-\xC3 \xBF.
+ */
 static bool in_hi(unsigned char c)
 {
 	return (c >= 0x80 && c <= 0xC3) || c == 0xBF;
@@ -2942,15 +2959,16 @@ static bool c_dom(unsigned char c) /* [A-Za-z0-9\.-] */
 static bool prefix_ok(const unsigned char *s, size_t at)
 {
 	/* states: 0 lead*, 1 \s*, 2 ,*, 3 \s*, 4 bracket taken, 5 local+ */
-	unsigned st = 1u << 0 | 1u << 1 | 1u << 2 | 1u << 3 | 1u << 4;
+	unsigned int st = 1u << 0 | 1u << 1 | 1u << 2 | 1u << 3 | 1u << 4;
 	size_t i;
 
 	/* st bit k: "may be in part k before the next byte". The parts up
 	 * to 3 may be empty, so all are reachable at the start; bit 4
-	 * means "before the optional bracket". */
+	 * means "before the optional bracket".
+	 */
 	for (i = 0; i < at; i++) {
 		unsigned char c = s[i];
-		unsigned nst = 0;
+		unsigned int nst = 0;
 
 		if ((st & 1) && c_lead(c))
 			nst |= 0x1f; /* stay in lead*, or move on */
@@ -2992,7 +3010,8 @@ static int file_addresses(struct strv *out, const char *text, size_t len)
 			break;
 		a = (size_t)(at - s);
 		/* The domain part: [dom]+ \. [alnum]+ with the last "."
-		 * that has an alnum after it. */
+		 * that has an alnum after it.
+		 */
 		e = a + 1;
 		while (e < len && c_dom(s[e]))
 			e++;
@@ -3290,7 +3309,8 @@ static int cmp_count(const void *a, const void *b)
 	const struct count *x = a, *y = b;
 
 	/* sort {$hash{$b} <=> $hash{$a}} keys %hash: ties in Perl's hash
-	 * order, here in string order. */
+	 * order, here in string order.
+	 */
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
 	return strcmp(x->line, y->line);
@@ -3317,7 +3337,8 @@ static int blamed_fixes(struct collect *c, struct dedup *d, const char *hex)
 
 	err = commit_signers(c->m, hex, &sig);
 	/* deduplicate_email() in extract_formatted_signatures() and again
-	 * in vcs_add_commit_signers(), then mailmap(). */
+	 * in vcs_add_commit_signers(), then mailmap().
+	 */
 	for (i = 0; i < sig.n && !err; i++) {
 		int k;
 
@@ -3355,7 +3376,8 @@ static int blamed_fixes(struct collect *c, struct dedup *d, const char *hex)
 		if (ignored(c->m, cnt[i].line))
 			continue;
 		/* --git-max-maintainers 5; min signatures 1 and min percent
-		 * 5 always hold with a divisor of 1. */
+		 * 5 always hold with a divisor of 1.
+		 */
 		if (++shown > 5)
 			break;
 		err = push_email_address(c, cnt[i].line, "", &pushed);
@@ -3380,7 +3402,8 @@ static int cmp_hit(const void *a, const void *b)
 	const struct hit *x = a, *y = b;
 
 	/* sort {$hash{$b} <=> $hash{$a}}: deeper first; equal depths in
-	 * MAINTAINERS order (Perl: hash order, i.e. random). */
+	 * MAINTAINERS order (Perl: hash order, i.e. random).
+	 */
 	if (x->depth != y->depth)
 		return x->depth > y->depth ? -1 : 1;
 	return x->sect < y->sect ? -1 : x->sect > y->sect;
@@ -3701,7 +3724,7 @@ int rb_maint_lookup_paths(struct rb_maint_result **out,
 }
 
 int rb_maint_format(struct rb_buf *out, const struct rb_maint_result *r,
-		    unsigned flags)
+		    unsigned int flags)
 {
 	size_t i;
 	int err = 0;

@@ -82,11 +82,13 @@ struct rb_maint_recipient {
 
 struct rb_maint_result {
 	/* Touched sections in get_maintainer's order, each once; borrowed
-	 * from the struct rb_maint the lookup ran on. */
+	 * from the struct rb_maint the lookup ran on.
+	 */
 	const struct rb_maint_section **sections;
 	size_t nsections;
 	/* Recipients: M:/R: people then lists, deduplicated exactly as
-	 * get_maintainer does it (its output order). */
+	 * get_maintainer does it (its output order).
+	 */
 	struct rb_maint_recipient *to;
 	size_t nto;
 	/* The file names read from the patch (sorted, unique). */
@@ -109,7 +111,8 @@ int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
 int rb_maint_load_file(struct rb_maint **out, const char *maintainers_path,
 		       const char *mailmap_path, const char *tree_dir);
 /* Parses MAINTAINERS and .mailmap text held in memory (the fuzz target);
- * the texts are copied. @mailmap may be NULL. */
+ * the texts are copied. @mailmap may be NULL.
+ */
 int rb_maint_load_mem(struct rb_maint **out, const char *text, size_t len,
 		      const char *mailmap, size_t mailmap_len);
 void rb_maint_free(struct rb_maint *m);
@@ -135,7 +138,7 @@ int rb_maint_cache_new(struct rb_maint_cache **out);
 int rb_maint_cache_get(struct rb_maint **out, struct rb_maint_cache *c,
 		       const char *repo_path, const char *rev);
 /* How many times the cache parsed MAINTAINERS (for tests). */
-unsigned rb_maint_cache_loads(const struct rb_maint_cache *c);
+unsigned int rb_maint_cache_loads(const struct rb_maint_cache *c);
 void rb_maint_cache_free(struct rb_maint_cache *c);
 
 /*
@@ -147,11 +150,13 @@ struct rb_maint_query;
 
 int rb_maint_query_new(struct rb_maint_query **out, const struct rb_maint *m);
 /* A patch or a whole mail, raw bytes, read line by line as get_maintainer
- * reads its PATCH argument. */
+ * reads its PATCH argument.
+ */
 int rb_maint_query_add_patch(struct rb_maint_query *q, const char *text,
 			     size_t len);
 /* A path relative to the tree's top (like get_maintainer -f PATH): its
- * content, read from the tree, is scanned for K: keywords. */
+ * content, read from the tree, is scanned for K: keywords.
+ */
 int rb_maint_query_add_path(struct rb_maint_query *q, const char *path);
 /* Resolves; *out is owned by the caller (rb_maint_result_free()). */
 int rb_maint_query_run(struct rb_maint_result **out, struct rb_maint_query *q);
@@ -173,7 +178,7 @@ enum {
 
 /* Appends get_maintainer's output for @r: one recipient per line. */
 int rb_maint_format(struct rb_buf *out, const struct rb_maint_result *r,
-		    unsigned flags);
+		    unsigned int flags);
 /* Appends the touched sections: name, status, T:, L:, M:, R: lines. */
 int rb_maint_format_sections(struct rb_buf *out,
 			     const struct rb_maint_result *r);

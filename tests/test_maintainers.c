@@ -121,7 +121,8 @@ static void test_mailmap(void **state)
 }
 
 /* M:/R: values that are RFC 822 address lists are split; others with a
- * "," (a comment, a quoted or unquoted name) are not. */
+ * "," (a comment, a quoted or unquoted name) are not.
+ */
 static void test_commas(void **state)
 {
 	struct rb_maint *m = load_fixture();
@@ -289,7 +290,8 @@ static int sh(const char *fmt, ...)
 }
 
 /* A real repository: blobs, not the worktree; the cache reloads only
- * when the MAINTAINERS or .mailmap blob changes. */
+ * when the MAINTAINERS or .mailmap blob changes.
+ */
 static void test_git_cache(void **state)
 {
 	char dir[] = "/tmp/rb-maint-git.XXXXXX";
@@ -319,7 +321,8 @@ static void test_git_cache(void **state)
 	r = NULL;
 
 	/* Another commit that leaves MAINTAINERS alone: no reload. The
-	 * worktree's MAINTAINERS is edited but never read. */
+	 * worktree's MAINTAINERS is edited but never read.
+	 */
 	assert_int_equal(
 		sh("set -e; cd %s; echo x > other.c; git add other.c;"
 		   "git -c user.name=t -c user.email=t@t commit -q -m two;"
@@ -374,7 +377,8 @@ static void test_git_cache(void **state)
  * vcs_add_commit_signers() finds them with git log (not Linus, not a
  * Tested-by:, not .get_maintainer.ignore), mailmapped, counted, with the
  * "blamed_fixes" role. Equal counts come in string order (get_maintainer:
- * Perl's hash order). */
+ * Perl's hash order).
+ */
 static void test_fixes(void **state)
 {
 	char dir[] = "/tmp/rb-maint-fixes.XXXXXX";
@@ -443,7 +447,8 @@ static void test_fixes(void **state)
 }
 
 /* Hostile MAINTAINERS text and patches: errors or empty output, no
- * crash; unsupported regexes are reported, not fatal. */
+ * crash; unsupported regexes are reported, not fatal.
+ */
 static void test_hostile(void **state)
 {
 	static const char bad[] = "X\n"
