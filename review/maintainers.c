@@ -2292,7 +2292,7 @@ static bool kw_patch(struct index *ix, struct kw *k, const char *text,
 		if (lflag[li] & 1) /* an earlier elsif case */
 			continue;
 		which = (lflag[li] & 2) ? 1 : 0;
-		if (k->state[which] < 0)
+		if (__atomic_load_n(&k->state[which], __ATOMIC_ACQUIRE) < 0)
 			continue;
 		if (!rb_perl_re_maybe(&k->re[which], lower + b, e - b))
 			continue;
@@ -2427,7 +2427,8 @@ int rb_maint_query_add_path(struct rb_maint_query *q, const char *path)
 			char *lower;
 			size_t i;
 
-			if (q->kwhit[k] || w->state[0] < 0)
+			if (q->kwhit[k] ||
+			    __atomic_load_n(&w->state[0], __ATOMIC_ACQUIRE) < 0)
 				continue;
 			lower = malloc(text.len + 1);
 			if (!lower) {
@@ -3439,7 +3440,8 @@ static int match_file(struct collect *c, const char *file, struct hit *hits,
 
 			if (p->type == 'N') {
 				/* $file =~ m/$value/x */
-				if (p->rx->state[0] < 0 ||
+				if (__atomic_load_n(&p->rx->state[0],
+						    __ATOMIC_ACQUIRE) < 0 ||
 				    !rb_perl_re_maybe(&p->rx->re[0], lower,
 						      flen) ||
 				    !pat_re(ix, p, 0) ||

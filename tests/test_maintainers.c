@@ -11,6 +11,7 @@
  * Also: sections, -f paths, the Perl regex translation, the blob cache on
  * a real git repository, and hostile input.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,6 +138,64 @@ static void test_yaml(void **state)
 	struct rb_maint *m = load_fixture();
 
 	check_golden(m, "05-yaml");
+	rb_maint_free(m);
+}
+
+struct thread_arg {
+	struct rb_maint *m;
+	const struct rb_buf *patch;
+	const char *want;
+	int bad;
+};
+
+static void *lookup_thread(void *p)
+{
+	struct thread_arg *a = p;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		struct rb_maint_result *r = NULL;
+		struct rb_buf got = RB_BUF_INIT(1 << 16);
+
+		if (rb_maint_lookup_patch(&r, a->m, a->patch->ptr,
+					  a->patch->len) ||
+		    rb_maint_format(&got, r, RB_MAINT_FMT_ROLES) ||
+		    strcmp(got.ptr, a->want))
+			a->bad++;
+		rb_maint_result_free(r);
+		rb_buf_release(&got);
+	}
+	return NULL;
+}
+
+/* Lookups in parallel on one handle (lazy regexes, the -d memo). */
+static void test_threads(void **state)
+{
+	struct rb_maint *m = load_fixture();
+	struct rb_buf patch = RB_BUF_INIT(1 << 20), want = RB_BUF_INIT(1 << 20);
+	struct thread_arg a[4];
+	pthread_t t[4];
+	char p[4200];
+	int i;
+
+	data_path(p, sizeof(p), "patches/03-globs.patch");
+	assert_int_equal(rb_read_file(&patch, p), 0);
+	data_path(p, sizeof(p), "patches/03-globs.roles");
+	assert_int_equal(rb_read_file(&want, p), 0);
+	for (i = 0; i < 4; i++) {
+		a[i].m = m;
+		a[i].patch = &patch;
+		a[i].want = want.ptr;
+		a[i].bad = 0;
+		assert_int_equal(
+			pthread_create(&t[i], NULL, lookup_thread, &a[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(a[i].bad, 0);
+	}
+	rb_buf_release(&patch);
+	rb_buf_release(&want);
 	rb_maint_free(m);
 }
 
@@ -501,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_mailmap),
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_commas),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_regex),
