@@ -13,6 +13,8 @@
  *   KEY.lock      flock: one build per base and config at a time
  *   run-XXXXXX/   per series: src (hard links of KEY/src plus the applied
  *                 blobs) and out (a copy of KEY/out); removed afterwards
+ *   ccache/       where ccache is installed: written by base builds only,
+ *                 read-only (CCACHE_READONLY) for patched ones
  * KEY is the base commit id and a hash of the config. The patched sources
  * are written from the applied commit's blobs; nothing from them runs
  * outside the sandbox (review/sandbox.h).
@@ -276,9 +278,10 @@ out:
 
 /* The shell script run in the sandbox; config first when /out is new. */
 static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
-		       const struct targets *t)
+		       const struct targets *t, bool ccache)
 {
 	const char *cfg = o->build_config ? o->build_config : "defconfig";
+	const char *cc = ccache ? " CC=\"ccache gcc\"" : "";
 	int jobs = o->build_jobs > 0 ? o->build_jobs : 2;
 	size_t i;
 
@@ -287,8 +290,8 @@ static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
 	rb_buf_printf(
 		b,
 		"if [ ! -f /out/.config ]; then\n"
-		" make -s O=/out %s || { echo rb-config-failed; exit 100; }\n",
-		cfg);
+		" make -s O=/out%s %s || { echo rb-config-failed; exit 100; }\n",
+		cc, cfg);
 	if (o->n_build_options) {
 		rb_buf_puts(b, " /src/scripts/config --file /out/.config");
 		for (i = 0; i < o->n_build_options; i++) {
@@ -298,31 +301,53 @@ static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
 					      o->build_options[i]);
 			rb_buf_printf(b, " -e %s", o->build_options[i]);
 		}
-		rb_buf_puts(b, " && make -s O=/out olddefconfig || "
-			       "{ echo rb-config-failed; exit 100; }\n");
+		rb_buf_printf(b,
+			      " && make -s O=/out%s olddefconfig || "
+			      "{ echo rb-config-failed; exit 100; }\n",
+			      cc);
 	}
 	rb_buf_puts(b, "fi\ncd /out && rm -f");
 	for (i = 0; i < t->n; i++)
 		rb_buf_printf(b, " %s", t->v[i]);
-	rb_buf_printf(b, "\ncd /src && make -s -k -j%d O=/out W=1%s", jobs,
-		      o->build_sparse ? " C=1" : "");
+	rb_buf_printf(b, "\ncd /src && make -s -k -j%d O=/out W=1%s%s", jobs,
+		      o->build_sparse ? " C=1" : "", cc);
 	for (i = 0; i < t->n; i++)
 		rb_buf_printf(b, " %s", t->v[i]);
 	return rb_buf_puts(b, " 2>&1\necho rb-make-exit=$?\n");
 }
 
+/*
+ * @ccache: the ccache directory, or NULL. Only the base build may write
+ * to it: a patched build could otherwise plant objects or hide warnings
+ * for later series, so it reads it only (CCACHE_READONLY).
+ */
 static int sandbox_build(struct rb_proc_result *res,
 			 const struct rb_check_ctx *ctx, const char *src,
-			 const char *out, const char *script)
+			 const char *out, const char *ccache, bool trusted,
+			 const char *script)
 {
 	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
+	struct rb_buf b = RB_BUF_INIT(1 << 20);
 	int left = rb_check_time_left_ms(ctx, 1800000) / 1000;
+	int ret;
 
 	so.src = src;
 	so.out = out;
 	so.timeout_seconds = left > 0 ? left : 1;
 	so.mem_mb = ctx->opts->build_mem_mb ? ctx->opts->build_mem_mb : 4096;
-	return rb_sandbox_run(res, &so, script);
+	if (ccache) {
+		so.cache = ccache;
+		so.cache_ro = !trusted;
+		rb_buf_printf(&b,
+			      "export CCACHE_DIR=/cache CCACHE_TEMPDIR=/tmp "
+			      "CCACHE_NOHASHDIR=1%s\n",
+			      trusted ? "" : " CCACHE_READONLY=1");
+	}
+	ret = rb_buf_puts(&b, script);
+	if (!ret)
+		ret = rb_sandbox_run(res, &so, b.ptr);
+	rb_buf_release(&b);
+	return ret;
 }
 
 static int make_exit(const struct rb_proc_result *r)
@@ -401,7 +426,7 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	const struct rb_check_opts *o = ctx->opts;
 	char cache[2048], key[4096], path[4096], run_dir[4096];
 	char cfg_hash[RB_SHA256_HEX], patched_src[4200], patched_out[4200];
-	char base_out[4200];
+	char base_out[4200], ccache[2100] = "";
 	struct rb_buf script = RB_BUF_INIT(1 << 20), cfg = RB_BUF_INIT(1 << 16);
 	struct rb_findings base_diags = { 0 }, new_diags = { 0 };
 	struct rb_proc_result rb, rp;
@@ -469,12 +494,20 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	if (ret)
 		goto out;
 
-	ret = make_script(&script, o, &t);
+	/* ccache, where it is installed: one cache for every base. */
+	if (!access("/usr/bin/ccache", X_OK)) {
+		snprintf(ccache, sizeof(ccache), "%s/ccache", cache);
+		ret = rb_sandbox_prepare_dir(ccache);
+		if (ret)
+			goto out;
+	}
+	ret = make_script(&script, o, &t, ccache[0] != '\0');
 	if (ret)
 		goto out;
 	snprintf(path, sizeof(path), "%s/src", key);
 	snprintf(base_out, sizeof(base_out), "%s/out", key);
-	ret = sandbox_build(&rb, ctx, path, base_out, script.ptr);
+	ret = sandbox_build(&rb, ctx, path, base_out, ccache[0] ? ccache : NULL,
+			    true, script.ptr);
 	if (ret)
 		goto out;
 	have_rb = true;
@@ -541,7 +574,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		if (ret)
 			goto out;
 	}
-	ret = sandbox_build(&rp, ctx, patched_src, patched_out, script.ptr);
+	ret = sandbox_build(&rp, ctx, patched_src, patched_out,
+			    ccache[0] ? ccache : NULL, false, script.ptr);
 	if (ret)
 		goto out;
 	have_rp = true;

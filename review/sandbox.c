@@ -328,6 +328,11 @@ int rb_sandbox_run(struct rb_proc_result *res, const struct rb_sandbox_opts *o,
 	argv[n++] = "--bind";
 	argv[n++] = o->out;
 	argv[n++] = "/out";
+	if (o->cache) {
+		argv[n++] = o->cache_ro ? "--ro-bind" : "--bind";
+		argv[n++] = o->cache;
+		argv[n++] = "/cache";
+	}
 	argv[n++] = "--unshare-all";
 	argv[n++] = "--die-with-parent";
 	argv[n++] = "--new-session";

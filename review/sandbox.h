@@ -49,6 +49,8 @@ void rb_proc_result_release(struct rb_proc_result *res);
 struct rb_sandbox_opts {
 	const char *src; /* bound read-only at /src */
 	const char *out; /* bound read-write at /out */
+	const char *cache; /* bound at /cache (ccache), or NULL */
+	bool cache_ro; /* ...read-only */
 	const char *chdir; /* inside the sandbox; default /src */
 	int timeout_seconds; /* wall clock; default 1800 */
 	int cpu_seconds; /* RLIMIT_CPU; default 3600 */

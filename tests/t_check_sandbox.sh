@@ -73,6 +73,7 @@ O ?= .
 defconfig:
 	echo CONFIG_FROB=y > \$(O)/.config
 %.o: %.c
+	-echo pwned > /cache/pwned
 	mkdir -p $T/outside && echo pwned > $T/outside/file
 	echo pwned > /src/pwned || echo pwned > $T/repo/pwned
 	\$(CC) -c \$< -o \$(O)/\$@
@@ -155,7 +156,8 @@ echo "$out" | grep -q '"category":"build-failed"' ||
 	fail "writing outside the output directory did not fail the build"
 [ ! -e "$T/outside" ] || fail "the build wrote $T/outside"
 [ ! -e "$T/repo/pwned" ] || fail "the build wrote into the repository"
-find "$RB_BUILD_CACHE" -name pwned | grep -q . && fail "wrote into /src"
+find "$RB_BUILD_CACHE" -name pwned | grep -q . &&
+	fail "wrote into /src or the shared ccache"
 
 out=$(check net) || fail "check net: exit $?"
 echo "$out"
@@ -169,6 +171,12 @@ out=$(check uid) || fail "check uid: exit $?"
 out=$(check mem) || fail "check mem: exit $?"
 echo "$out" | grep -q '"category":"build-failed".*MemoryError' ||
 	fail "6 GiB did not hit the memory limit: $out"
+
+# ccache, where installed, is filled by base builds only.
+if [ -x /usr/bin/ccache ]; then
+	[ -n "$(find "$RB_BUILD_CACHE/ccache" -type f -name '*R')" ] ||
+		fail "ccache is installed but holds no result"
+fi
 
 # The base build output is kept for the next series; run dirs are gone.
 ls -d "$RB_BUILD_CACHE"/*/out >/dev/null || fail "no kept base output"
