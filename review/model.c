@@ -387,6 +387,36 @@ static const char *strip_ab(const char *p)
 	return p;
 }
 
+int rb_model_validate(const char **out, const struct rb_diff *d,
+		      const char *commit_msg,
+		      const struct rb_model_raw_finding *f, int near)
+{
+	const struct rb_diff_file *df = NULL;
+	bool msgf = !strcmp(f->category, "commit-message") &&
+		    (!*f->file || !strcmp(f->file, "COMMIT_MSG"));
+
+	if (!rb_model_category_allowed(f->category) || !f->introduced_by_patch)
+		return rb_err(RB_ENOTFOUND, "model: category %s refused",
+			      f->category);
+	if (!msgf) {
+		df = rb_diff_find_file(d, f->file);
+		if (!df)
+			df = rb_diff_find_file(d, strip_ab(f->file));
+		if (!df)
+			return rb_err(RB_ENOTFOUND,
+				      "model: %s is not in the patch", f->file);
+	}
+	if (significant(f->quoted_code) < MIN_QUOTE ||
+	    (msgf ? !quote_in_text(commit_msg, f->quoted_code) :
+		    !quote_in_diff(df, f, near)))
+		return rb_err(RB_EINVAL,
+			      "model: the quote is not in %s near "
+			      "line %d",
+			      f->file, f->line);
+	*out = df ? rb_diff_file_path(df) : NULL;
+	return 0;
+}
+
 /* A survivor of the validators. */
 struct cand {
 	struct rb_model_raw_finding *raw;
@@ -566,35 +596,22 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 	}
 	for (i = 0; i < raw.n; i++) {
 		struct rb_model_raw_finding *f = &raw.v[i];
-		const struct rb_diff_file *df = NULL;
 		struct rb_finding tmp = { 0 };
-		bool msgf = !strcmp(f->category, "commit-message") &&
-			    (!*f->file || !strcmp(f->file, "COMMIT_MSG"));
+		const char *path = NULL;
+		int v = rb_model_validate(&path, d, cmsg.ptr, f, o->near_lines);
 
-		if (!rb_model_category_allowed(f->category) ||
-		    !f->introduced_by_patch) {
+		if (v == -RB_ENOTFOUND) {
 			usage->off_scope++;
 			continue;
 		}
-		if (!msgf) {
-			df = rb_diff_find_file(d, f->file);
-			if (!df)
-				df = rb_diff_find_file(d, strip_ab(f->file));
-			if (!df) {
-				usage->off_scope++;
-				continue;
-			}
-		}
-		if (significant(f->quoted_code) < MIN_QUOTE ||
-		    (msgf ? !quote_in_text(cmsg.ptr, f->quoted_code) :
-			    !quote_in_diff(df, f, o->near_lines))) {
+		if (v) {
 			usage->hallucinated++;
 			rb_log(RB_LOG_INFO, "model.hallucination", "file",
 			       f->file, "category", f->category, NULL);
 			continue;
 		}
 		c[nc].raw = f;
-		c[nc].file = msgf ? NULL : rb_diff_file_path(df);
+		c[nc].file = path;
 		tmp.checker = "model";
 		tmp.file = (char *)c[nc].file;
 		tmp.category = f->category;

@@ -207,6 +207,19 @@ enum rb_model_verdict {
 int rb_model_parse_verdicts(enum rb_model_verdict *out, size_t n,
 			    const char *text, size_t len);
 
+struct rb_diff;
+/*
+ * The validators for one proposed finding: the category is allowed and
+ * the patch introduces it, the file is in the patch (else -RB_ENOTFOUND),
+ * and every line of the quote is on its side within @near lines of the
+ * line named (for file "COMMIT_MSG", in @commit_msg), else -RB_EINVAL: a
+ * hallucination. *out gets the path as the diff names it (NULL for the
+ * commit message; borrowed from @d).
+ */
+int rb_model_validate(const char **out, const struct rb_diff *d,
+		      const char *commit_msg,
+		      const struct rb_model_raw_finding *f, int near);
+
 /* Is @category one the finder may report? */
 bool rb_model_category_allowed(const char *category);
 

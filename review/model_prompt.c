@@ -95,21 +95,24 @@ void rb_model_neutralise(char *s)
 {
 	static const char *const names[] = { "reviewed-by:", "acked-by:",
 					     "tested-by:", "signed-off-by:" };
-	size_t i, k;
+	size_t i = 0, k;
 
 	if (!s)
 		return;
-	for (i = 0; s[i]; i++) {
+	while (s[i]) {
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
 			size_t l = strlen(names[k]);
 
 			if (!strncasecmp(s + i, names[k], l)) {
-				/* Drop the colon, as render does. */
+				/* Drop the colon, as render does; look again
+				 * at the same place ("Reviewed-by::"). */
 				memmove(s + i + l - 1, s + i + l,
 					strlen(s + i + l) + 1);
 				break;
 			}
 		}
+		if (k == sizeof(names) / sizeof(names[0]))
+			i++;
 	}
 }
 

@@ -776,6 +776,7 @@ static void test_parsers(void **state)
 	enum rb_model_verdict v[3];
 	struct rb_buf b = RB_BUF_INIT(4096);
 	char s[] = "ok\nreviewed-by: x\nAcked-By: y";
+	char s2[] = "Reviewed-by::: x"; /* found by fuzz_model_json */
 	const char *fenced =
 		"Here:\n```json\n{\"findings\": [{\"file\": \"a.c\", \"side\":"
 		" \"new\", \"line\": 1, \"quoted_code\": \"x = 1;\", "
@@ -806,6 +807,8 @@ static void test_parsers(void **state)
 
 	rb_model_neutralise(s);
 	assert_string_equal(s, "ok\nreviewed-by x\nAcked-By y");
+	rb_model_neutralise(s2);
+	assert_string_equal(s2, "Reviewed-by x");
 	assert_int_equal(
 		rb_model_strip_trailers(&b, "Fix it.\n\nFixes: 123 (\"x\")\n"
 					    "Signed-off-by: A <a@b>\nCc: c@d\n"

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_model_json.c - libFuzzer target for what a model says (review/
+ * model.h): the finder's and the verifier's JSON answers, the validators
+ * that hold a proposed finding against the patch, the trailer
+ * neutraliser and the prompt builder on hostile patches.
+ *
+ * Input: a mode byte, then
+ *   'F' answer                      finder answer parse
+ *   'V' answer                      verifier answer parse
+ *   'P' patch NUL commit-msg NUL answer
+ *                                    prompt build, parse, validate all
+ * Anything else is treated as 'P'.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "review/diff.h"
+#include "review/model.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+static void parse_and_validate(const char *patch, size_t plen, const char *msg,
+			       const char *ans, size_t alen)
+{
+	struct rb_model_raw_findings raw = { 0 };
+	struct rb_diff *d = NULL;
+	size_t i;
+
+	if (rb_model_parse_findings(&raw, ans, alen))
+		return;
+	if (!rb_diff_parse(&d, patch, plen)) {
+		for (i = 0; i < raw.n; i++) {
+			const char *path = NULL;
+
+			if (!rb_model_validate(&path, d, msg, &raw.v[i], 5) &&
+			    path && !rb_diff_find_file(d, path))
+				abort();
+			rb_model_neutralise(raw.v[i].question);
+			if (strcasestr(raw.v[i].question, "reviewed-by:") ||
+			    strcasestr(raw.v[i].question, "acked-by:"))
+				abort();
+		}
+	}
+	rb_diff_free(d);
+	rb_model_raw_findings_release(&raw);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	struct rb_model_patch_ctx ctx = { 0 };
+	struct rb_buf sys = RB_BUF_INIT(8u << 20), user = RB_BUF_INIT(8u << 20);
+	enum rb_model_verdict v[8];
+	char *buf, *msg, *ans;
+	size_t plen, mlen;
+
+	if (!size)
+		return 0;
+	buf = malloc(size + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data + 1, size - 1);
+	buf[size - 1] = 0;
+	if (data[0] == 'F') {
+		struct rb_model_raw_findings raw = { 0 };
+
+		if (!rb_model_parse_findings(&raw, buf, size - 1))
+			rb_model_raw_findings_release(&raw);
+	} else if (data[0] == 'V') {
+		rb_model_parse_verdicts(v, 8, buf, size - 1);
+	} else {
+		plen = strlen(buf);
+		msg = buf + plen + (plen < size - 1);
+		mlen = strlen(msg);
+		ans = msg + mlen + (msg + mlen < buf + size - 1);
+		o.guides_dir = NULL;
+		o.prompt_tokens = 2000;
+		ctx.commit_msg = msg;
+		ctx.patch = buf;
+		ctx.patch_len = plen;
+		ctx.index = 1;
+		rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
+				      "0123456789abcdef");
+		parse_and_validate(buf, plen, msg, ans,
+				   (size_t)(buf + size - 1 - ans));
+	}
+	rb_buf_release(&sys);
+	rb_buf_release(&user);
+	free(buf);
+	return 0;
+}
