@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "review/model.h"
 #include "review/render.h"
@@ -770,6 +771,78 @@ static void test_prompt(void **state)
 	free(patch);
 }
 
+/* foo.c after leak.patch: foo_setup() at lines 40-60. */
+static char *foo_after(void)
+{
+	struct rb_buf b = RB_BUF_INIT(1u << 20);
+	char *patch = slurp(path_of("tests/data/model/leak.patch")), *p;
+	int i;
+
+	for (i = 1; i < 38; i++)
+		rb_buf_printf(&b, "\tline(%d);\n", i);
+	rb_buf_puts(&b, "}\nstatic struct foo_table *foo_tab;\n");
+	/* Lines 40..: the new side of the hunk. */
+	p = strstr(patch, "\n@@ ");
+	p = strchr(p + 1, '\n') + 1;
+	while (*p && strncmp(p, "-- ", 3)) {
+		char *e = strchr(p, '\n');
+
+		if (*p != '-')
+			rb_buf_printf(&b, "%.*s\n", (int)(e - p - 1), p + 1);
+		p = e + 1;
+	}
+	rb_buf_puts(&b, "{\n\tfoo_unregister(dev);\n}\n");
+	free(patch);
+	return rb_buf_detach(&b, NULL);
+}
+
+static void test_prompt_functions(void **state)
+{
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	struct rb_model_patch_ctx ctx = { 0 };
+	struct rb_buf sys = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf user = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	char *patch = slurp(path_of("tests/data/model/leak.patch"));
+	char *foo = foo_after(), dir[512];
+	git_repository *repo = NULL;
+	git_treebuilder *tb = NULL;
+	git_oid blob, mm, root;
+
+	(void)state;
+	git_libgit2_init();
+	snprintf(dir, sizeof(dir), "%s/repo", tmpdir);
+	assert_int_equal(git_repository_init(&repo, dir, 1), 0);
+	assert_int_equal(
+		git_blob_create_from_buffer(&blob, repo, foo, strlen(foo)), 0);
+	assert_int_equal(git_treebuilder_new(&tb, repo, NULL), 0);
+	git_treebuilder_insert(NULL, tb, "foo.c", &blob, GIT_FILEMODE_BLOB);
+	assert_int_equal(git_treebuilder_write(&mm, tb), 0);
+	git_treebuilder_free(tb);
+	assert_int_equal(git_treebuilder_new(&tb, repo, NULL), 0);
+	git_treebuilder_insert(NULL, tb, "mm", &mm, GIT_FILEMODE_TREE);
+	assert_int_equal(git_treebuilder_write(&root, tb), 0);
+	git_treebuilder_free(tb);
+
+	ctx.commit_msg = patch;
+	ctx.patch = strstr(patch, "\n---\n");
+	ctx.patch_len = strlen(ctx.patch);
+	ctx.index = 1;
+	ctx.repo = repo;
+	ctx.tree = &root;
+	assert_int_equal(rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
+					       "0123456789abcdef"),
+			 0);
+	assert_non_null(strstr(user.ptr, "mm/foo.c: lines 40-60 after"));
+	assert_non_null(strstr(user.ptr, "   60 }\n"));
+	assert_null(strstr(user.ptr, "foo_unregister"));
+	rb_buf_release(&sys);
+	rb_buf_release(&user);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	free(foo);
+	free(patch);
+}
+
 static void test_parsers(void **state)
 {
 	struct rb_model_raw_findings f = { 0 };
@@ -825,6 +898,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_prompt),
+		cmocka_unit_test(test_prompt_functions),
 		cmocka_unit_test(test_success_openai),
 		cmocka_unit_test(test_success_anthropic),
 		cmocka_unit_test(test_schema_broken),
