@@ -24,6 +24,7 @@ static const struct rb_cmd commands[] = {
 	  cmd_maintainers },
 	{ "check", "apply patches and run the checkers", cmd_check },
 	{ "migrate", "create or upgrade the store schema", cmd_migrate },
+	{ "serve", "the read-only dashboard and /metrics", cmd_serve },
 };
 
 static void usage(FILE *f)

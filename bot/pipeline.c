@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bot/config.h"
+#include "bot/feedback.h"
 #include "bot/pipeline.h"
 #include "bot/review_stage.h"
 #include "bot/store.h"
@@ -384,6 +385,8 @@ int rb_pipeline_step(struct rb_pipeline *p)
 	ret = rb_pipeline_parse(p);
 	if (!ret)
 		ret = rb_pipeline_assemble(p);
+	if (!ret)
+		ret = rb_feedback_run(p);
 	if (!ret)
 		ret = rb_pipeline_review(p);
 	if (!ret)

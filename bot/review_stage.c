@@ -15,6 +15,7 @@
 #include <git2.h>
 
 #include "bot/config.h"
+#include "bot/feedback.h"
 #include "bot/pipeline.h"
 #include "bot/policy.h"
 #include "bot/review_stage.h"
@@ -458,6 +459,12 @@ static int filter_findings(struct series_ctx *c)
 	for (i = 0; i < n && !ret; i++)
 		ret = rb_store_fingerprint_rejected(
 			c->p->st, c->findings.v[i].fingerprint, &rejected[i]);
+	/* The policy's suppress_similar: N rejected findings like it. */
+	for (i = 0; i < n && !ret && c->pol.suppress_similar > 0; i++)
+		if (!rejected[i])
+			ret = rb_feedback_similar_rejected(
+				c->p->st, &c->findings.v[i],
+				c->pol.suppress_similar, &rejected[i]);
 	if (ret)
 		goto out;
 	rb_policy_filter_findings(&c->pol, c->findings.v, n, keep);

@@ -16,7 +16,8 @@ libmicrohttpd-dev libpq-dev bubblewrap"
 
 # Real peers the tests talk to on loopback (DESIGN.md, "Real peers").
 test_pkgs="dovecot-imapd dovecot-lmtpd python3-aiosmtpd public-inbox b4
-postgresql opendkim-tools xz-utils procps iproute2"
+postgresql opendkim-tools xz-utils procps iproute2 chromium chromium-driver
+postfix sqlite3"
 
 case "${1:-all}" in
 build) want="$build_pkgs" ;;
