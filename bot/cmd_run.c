@@ -4,6 +4,19 @@
  * sending, until SIGTERM or SIGINT (which finish the current step first).
  * SIGHUP reloads the config; a config that no longer loads is reported and
  * the old one kept. One process owns a SQLite store (its lock file).
+ *
+ * On a PostgreSQL store the work splits into roles (issue 11), each run
+ * as many times as wanted, on as many machines:
+ *  - ingest: sources, parse, assemble. Only the holder of a session-level
+ *    advisory lock works; the others wait as standbys and one takes over
+ *    when the holder dies (its connection closes, the lock goes with it).
+ *  - worker: claims review jobs for a lease (FOR UPDATE SKIP LOCKED); the
+ *    job of a worker killed mid-job goes back to the queue when its lease
+ *    runs out, and another worker finishes it.
+ *  - sender: drains the outbox; each mail is claimed for a lease too, so
+ *    two senders never hold the same mail.
+ *  - all: the three in one process (the only role on SQLite).
+ * SIGTERM lets the job in hand finish and then stops (a drain).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,7 +29,9 @@
 
 #include "bot/cli.h"
 #include "bot/config.h"
+#include "bot/metrics.h"
 #include "bot/pipeline.h"
+#include "bot/review_stage.h"
 #include "bot/sources.h"
 #include "bot/store.h"
 #include "util/err.h"
@@ -34,14 +49,37 @@ static void on_signal(int sig)
 }
 
 static const char usage[] =
-	"usage: reviewbot run [-c CONFIG] [--once] [--role ROLE]\n\n"
+	"usage: reviewbot run [-c CONFIG] [--once] [--role ROLE] [--name NAME]\n"
+	"                     [--lease SECONDS]\n\n"
 	"Follows the configured sources (IMAP, NNTP, mbox, Maildir, eml,\n"
 	"stdin), reviews each complete series and sends what the policy\n"
 	"allows. SIGTERM finishes the current step and stops; SIGHUP reloads\n"
 	"the config. Logs are one line per event, key=value, on stderr.\n\n"
 	"  -c, --config FILE  the config (default ./config.yaml)\n"
 	"      --once         one pass over every source, then exit\n"
-	"      --role ROLE    all (default)\n";
+	"      --role ROLE    ingest, worker, sender or all (default); roles\n"
+	"                     other than all need a PostgreSQL store\n"
+	"      --name NAME    this process in job leases and /metrics\n"
+	"                     (default HOST-ROLE-PID; unique per process)\n"
+	"      --lease SECS   how long a worker holds a job it claimed\n"
+	"                     before others may take it (default 3600)\n";
+
+enum { DO_INGEST = 1, DO_WORK = 2, DO_SEND = 4 };
+
+/* The key of the ingest role's advisory lock: "rb_inges" in ASCII. */
+#define INGEST_LOCK_KEY 0x72625f696e676573LL
+
+struct runner {
+	struct rb_pipeline *p; /* borrowed */
+	struct rb_store *st; /* borrowed */
+	struct rb_sources *srcs; /* owned; made while we may ingest */
+	const char *name;
+	int what; /* DO_* */
+	int lease;
+	bool pg; /* a shared PostgreSQL store */
+	bool leader; /* holds the ingest lock (always true on SQLite) */
+	bool standby_logged;
+};
 
 static void install_signals(void)
 {
@@ -67,20 +105,230 @@ static void nap(int seconds)
 		nanosleep(&ts, NULL);
 }
 
+/*
+ * Takes the ingest lock, or checks that it is still ours (a dropped and
+ * re-made connection loses it). pg_try_advisory_lock() never waits.
+ */
+static int ingest_lock(struct runner *r)
+{
+	struct rb_db *db = r->st->db;
+	struct rb_dbv key = RB_DB_INT(INGEST_LOCK_KEY);
+	int64_t v = 0;
+	int ret;
+
+	if (!r->pg) {
+		r->leader = true;
+		return 0;
+	}
+	if (r->leader) {
+		ret = rb_db_query_int(db, &v,
+				      "SELECT COUNT(*) FROM pg_locks WHERE"
+				      " locktype = 'advisory' AND granted AND"
+				      " pid = pg_backend_pid()",
+				      NULL, 0);
+		if (ret)
+			return ret;
+		if (v > 0)
+			return 0;
+		r->leader = false;
+		rb_log(RB_LOG_WARN, "ingest.lock_lost", "name", r->name, NULL);
+		rb_sources_free(r->srcs);
+		r->srcs = NULL;
+	}
+	ret = rb_db_query_int(db, &v,
+			      "SELECT CASE WHEN pg_try_advisory_lock(?::bigint)"
+			      " THEN 1 ELSE 0 END",
+			      &key, 1);
+	if (ret)
+		return ret;
+	if (!v) {
+		if (!r->standby_logged)
+			rb_log(RB_LOG_INFO, "ingest.standby", "name", r->name,
+			       NULL);
+		r->standby_logged = true;
+		return 0;
+	}
+	r->leader = true;
+	r->standby_logged = false;
+	rb_log(RB_LOG_INFO, "ingest.leader", "name", r->name, NULL);
+	return 0;
+}
+
+/* Sources, parse and assemble, while we hold the ingest lock. */
+static int ingest_step(struct runner *r)
+{
+	int ret = ingest_lock(r);
+
+	if (ret || !r->leader)
+		return ret;
+	if (!r->srcs) {
+		ret = rb_sources_new(&r->srcs, r->p->cfg, r->st);
+		if (ret) {
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s", rb_errmsg());
+			return rb_err(RB_ECONFIG, "%s", why);
+		}
+	}
+	ret = rb_sources_poll(r->srcs, r->p);
+	if (ret)
+		rb_log(RB_LOG_WARN, "run.sources", "reason", rb_errmsg(), NULL);
+	ret = rb_pipeline_parse(r->p);
+	if (!ret)
+		ret = rb_pipeline_assemble(r->p);
+	return ret;
+}
+
+/* Claims one job for our lease, counting it, and a lease that ran out. */
+static int claim(struct runner *r, struct rb_job *job)
+{
+	struct rb_store *st = r->st;
+	char *lost = NULL;
+	int ret;
+
+	ret = rb_store_begin(st);
+	if (ret)
+		return ret;
+	ret = rb_store_job_claim(st, r->name, r->lease, job);
+	if (ret)
+		goto out;
+	{
+		struct rb_dbv id = RB_DB_INT(job->id);
+
+		ret = rb_db_query_text(st->db, &lost,
+				       "SELECT lost_by FROM jobs WHERE id = ?",
+				       &id, 1);
+	}
+	if (!ret)
+		ret = rb_metrics_count(st, r->name, RB_METRIC_CLAIMED);
+	if (!ret && lost) {
+		rb_log(RB_LOG_WARN, "worker.lease_expired", "series", job->key,
+		       "lost_by", lost, "taken_by", r->name, NULL);
+		ret = rb_metrics_count(st, lost, RB_METRIC_LEASE_EXPIRED);
+	}
+	if (!ret)
+		ret = rb_metrics_state(st, r->name, "busy");
+out:
+	free(lost);
+	if (ret) {
+		if (ret != -RB_ENOTFOUND)
+			rb_job_release(job);
+		rb_store_rollback(st);
+		return ret;
+	}
+	ret = rb_store_commit(st);
+	if (ret)
+		rb_job_release(job);
+	return ret;
+}
+
+/* Runs ready review jobs until none is left or a stop is asked for. */
+static int work_step(struct runner *r)
+{
+	struct rb_store *st = r->st;
+	struct rb_job job;
+	char *state = NULL;
+	int ret;
+
+	while (!stop_requested) {
+		memset(&job, 0, sizeof(job));
+		ret = claim(r, &job);
+		if (ret == -RB_ENOTFOUND) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			return ret;
+		rb_log(RB_LOG_INFO, "worker.claimed", "name", r->name, "job",
+		       job.kind, "series", job.key, NULL);
+		ret = rb_review_job(r->p, &job);
+		if (ret == -RB_EAGAIN) {
+			/* A tree or a server is down: retry later. */
+			r->p->stats.deferred++;
+			rb_log(RB_LOG_WARN, "review.deferred", "series",
+			       job.key, "reason", rb_errmsg(), NULL);
+			rb_store_job_retry(st, job.id, rb_now() + 300,
+					   rb_errmsg());
+			rb_metrics_state(st, r->name, "idle");
+			rb_job_release(&job);
+			return 0;
+		}
+		if (!ret) {
+			struct rb_dbv id = RB_DB_INT(job.id);
+
+			ret = rb_db_query_text(st->db, &state,
+					       "SELECT state FROM jobs"
+					       " WHERE id = ?",
+					       &id, 1);
+			if (!ret)
+				ret = rb_metrics_count(
+					st, r->name,
+					state && !strcmp(state, "failed") ?
+						RB_METRIC_FAILED :
+						RB_METRIC_DONE);
+			rb_log(RB_LOG_INFO, "worker.done", "name", r->name,
+			       "series", job.key, "state", state ? state : "?",
+			       NULL);
+			free(state);
+			state = NULL;
+		}
+		rb_job_release(&job);
+		if (!ret)
+			ret = rb_metrics_state(st, r->name, "idle");
+		if (ret)
+			return ret;
+		rb_fault_point("review");
+	}
+	if (stop_requested)
+		rb_log(RB_LOG_INFO, "worker.drained", "name", r->name, NULL);
+	return 0;
+}
+
+/* One pass of every part this process plays. */
+static int run_step(struct runner *r)
+{
+	int ret = 0;
+
+	if (r->what & DO_INGEST)
+		ret = ingest_step(r);
+	if (!ret && (r->what & DO_WORK) && !stop_requested)
+		ret = work_step(r);
+	if (!ret && (r->what & DO_SEND) && !stop_requested)
+		ret = rb_pipeline_send(r->p);
+	return ret;
+}
+
+static int parse_role(const char *role)
+{
+	if (!strcmp(role, "all"))
+		return DO_INGEST | DO_WORK | DO_SEND;
+	if (!strcmp(role, "ingest"))
+		return DO_INGEST;
+	if (!strcmp(role, "worker"))
+		return DO_WORK;
+	if (!strcmp(role, "sender"))
+		return DO_SEND;
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "once", no_argument, NULL, '1' },
 		{ "role", required_argument, NULL, 'r' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "lease", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *config = NULL, *role = "all";
+	const char *config = NULL, *role = "all", *name = NULL;
 	struct rb_pipeline p = { 0 };
-	struct rb_sources *srcs = NULL;
+	struct runner r = { .p = &p, .lease = 3600 };
 	struct rb_config *cfg = NULL, *ncfg = NULL;
 	struct rb_store *st = NULL;
+	char defname[300], host[256] = "";
+	char *end = NULL;
 	int c, ret, once = 0;
 
 	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
@@ -94,6 +342,19 @@ int cmd_run(int argc, char **argv)
 		case 'r':
 			role = optarg;
 			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'l':
+			r.lease = (int)strtol(optarg, &end, 10);
+			if (!*optarg || *end || r.lease < 1) {
+				fprintf(stderr,
+					"reviewbot run: --lease '%s': not a "
+					"number of seconds\n",
+					optarg);
+				return RB_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return RB_EXIT_OK;
@@ -102,10 +363,11 @@ int cmd_run(int argc, char **argv)
 			return RB_EXIT_USAGE;
 		}
 	}
-	if (strcmp(role, "all")) {
+	r.what = parse_role(role);
+	if (!r.what) {
 		fprintf(stderr,
-			"reviewbot run: role '%s' is not supported "
-			"yet; only 'all'\n",
+			"reviewbot run: unknown role '%s'; one of ingest, "
+			"worker, sender, all\n",
 			role);
 		return RB_EXIT_USAGE;
 	}
@@ -115,42 +377,89 @@ int cmd_run(int argc, char **argv)
 	ret = rb_cli_open_store(&st, cfg, NULL, false);
 	if (ret)
 		goto out;
-	install_signals();
-	p.cfg = cfg;
-	p.st = st;
-	p.owner = "run";
-	ret = rb_sources_new(&srcs, cfg, st);
-	if (ret) {
-		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+	r.pg = !strcmp(st->db->ops->name, "postgresql");
+	if (strcmp(role, "all") && !r.pg) {
+		fprintf(stderr,
+			"reviewbot run: role '%s' needs a PostgreSQL store "
+			"(store.url); a SQLite store has one process, "
+			"--role all\n",
+			role);
 		ret = RB_EXIT_USAGE;
 		goto out;
 	}
+	if (!name) {
+		if (gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "host");
+		snprintf(defname, sizeof(defname), "%s-%s-%d", host, role,
+			 (int)getpid());
+		name = defname;
+	}
+	r.name = name;
+	r.st = st;
+	install_signals();
+	p.cfg = cfg;
+	p.st = st;
+	p.owner = name;
+	/*
+	 * On a shared store another sender may hold mail in 'sending': its
+	 * lease, not a blanket recovery at start, gives such mail back.
+	 */
+	p.recovered = r.pg;
+	ret = rb_metrics_register(st, name, role);
+	if (ret) {
+		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+		ret = RB_EXIT_FAIL;
+		goto out;
+	}
+	if (!r.pg) {
+		/*
+		 * This process owns the SQLite store (its lock file), so a
+		 * job still 'running' was left by a process that died: it
+		 * goes back to the queue now rather than when its lease runs
+		 * out (an hour).
+		 */
+		ret = st->db->ops->exec(st->db,
+					"UPDATE jobs SET state = 'ready',"
+					" owner = NULL, lease_until = NULL"
+					" WHERE state = 'running'",
+					NULL, 0);
+		if (ret) {
+			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+			ret = RB_EXIT_FAIL;
+			goto out;
+		}
+		ret = rb_sources_new(&r.srcs, cfg, st);
+		if (ret) {
+			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+			ret = RB_EXIT_USAGE;
+			goto out;
+		}
+	}
 	rb_log(RB_LOG_INFO, "run.start", "store", st->where, "config",
-	       cfg->file ? cfg->file : "(embedded defaults)", NULL);
+	       cfg->file ? cfg->file : "(embedded defaults)", "role", role,
+	       "name", name, NULL);
 	while (!stop_requested) {
 		if (reload_requested) {
 			reload_requested = 0;
 			if (rb_cli_load_config(&ncfg, cfg->file) == 0) {
-				rb_sources_free(srcs);
-				srcs = NULL;
+				rb_sources_free(r.srcs);
+				r.srcs = NULL;
 				rb_pipeline_release(&p);
 				rb_config_free(cfg);
 				cfg = ncfg;
 				p.cfg = cfg;
-				ret = rb_sources_new(&srcs, cfg, st);
-				if (ret)
-					break;
+				if ((r.what & DO_INGEST) && r.leader) {
+					ret = rb_sources_new(&r.srcs, cfg, st);
+					if (ret)
+						break;
+				}
 				rb_log(RB_LOG_INFO, "run.reload", NULL);
 			} else {
 				rb_log(RB_LOG_ERROR, "run.reload_failed",
 				       "keeping", "the old config", NULL);
 			}
 		}
-		ret = rb_sources_poll(srcs, &p);
-		if (ret)
-			rb_log(RB_LOG_WARN, "run.sources", "reason",
-			       rb_errmsg(), NULL);
-		ret = rb_pipeline_step(&p);
+		ret = run_step(&r);
 		if (ret == -RB_ECONFIG) {
 			rb_log(RB_LOG_ERROR, "run.stop", "reason", rb_errmsg(),
 			       NULL);
@@ -161,15 +470,24 @@ int cmd_run(int argc, char **argv)
 			       NULL);
 		if (once)
 			break;
-		rb_sources_wait(srcs, &stop_requested, &reload_requested);
-		if (!srcs || rb_sources_count(srcs) == 0)
-			nap(30);
+		if (!(r.what & DO_INGEST) || !r.leader) {
+			/* Workers, senders and standbys poll the store. */
+			nap(1);
+		} else {
+			rb_sources_wait(r.srcs, &stop_requested,
+					&reload_requested);
+			if (!r.srcs || rb_sources_count(r.srcs) == 0)
+				nap(r.what == (DO_INGEST | DO_WORK | DO_SEND) ?
+					    30 :
+					    1);
+		}
 	}
+	rb_metrics_state(st, name, "stopped");
 	rb_log(RB_LOG_INFO, "run.stop", "stored",
-	       stop_requested ? "signal" : "done", NULL);
+	       stop_requested ? "signal" : "done", "name", name, NULL);
 	ret = ret == -RB_ECONFIG ? RB_EXIT_USAGE : RB_EXIT_OK;
 out:
-	rb_sources_free(srcs);
+	rb_sources_free(r.srcs);
 	rb_pipeline_release(&p);
 	rb_store_close(st);
 	rb_config_free(cfg);
