@@ -19,6 +19,9 @@ left: HTTP 500 "script exhausted". A STEP may hold:
   "answer_json": {...}      the same, given as JSON
   "verdict": "confirmed"    verifier answer: that verdict for every
                             "Finding N:" of the request
+  "verdict_by_quote": {"substring": "rejected"}
+                            another verdict for findings whose block
+                            holds the substring
   "status": 429             HTTP status (default 200)
   "error_type": "..."       error body in the provider's format, e.g.
                             insufficient_quota, overloaded_error
@@ -26,7 +29,7 @@ left: HTTP 500 "script exhausted". A STEP may hold:
   "delay": 2.5              seconds to wait before answering
   "raw_body": "..."         the body as is (broken JSON)
   "huge": 3000000           a body of that many bytes
-  "usage": [in, out]        token counts (default [1000, 100])
+  "usage": [in, out]        token counts (default: bytes / 4)
 
 Every request is logged as one JSON line (time, path, wire format, the
 headers that matter, the parsed body) to --log.
@@ -159,22 +162,32 @@ class Handler(BaseHTTPRequestHandler):
                                          status), headers)
         else:
             if "verdict" in step:
-                ids = []
-                for line in text.split("\n"):
+                # One verdict per "Finding N:" block; verdict_by_quote
+                # maps a substring of the block to its own verdict.
+                verdicts, cur, block = [], None, []
+                for line in text.split("\n") + ["Finding end:"]:
                     if line.startswith("Finding ") and ":" in line:
+                        if cur is not None:
+                            v = step["verdict"]
+                            for k, kv in step.get("verdict_by_quote",
+                                                  {}).items():
+                                if k in "\n".join(block):
+                                    v = kv
+                                    break
+                            verdicts.append({"id": cur, "verdict": v,
+                                             "reason": "scripted"})
                         num = line[8:line.index(":")]
-                        if num.isdigit():
-                            ids.append(int(num))
-                answer = json.dumps({"verdicts": [
-                    {"id": i, "verdict": step["verdict"],
-                     "reason": "scripted"} for i in ids]})
+                        cur = int(num) if num.isdigit() else None
+                        block = []
+                    block.append(line)
+                answer = json.dumps({"verdicts": verdicts})
             elif "answer_json" in step:
                 answer = json.dumps(step["answer_json"])
             else:
                 answer = step.get("answer", "")
-            self.send(status, ok_body(fmt, answer,
-                                      step.get("usage", [1000, 100])),
-                      headers)
+            # Tokens: as given, else about four bytes a token.
+            usage = step.get("usage", [len(text) // 4, len(answer) // 4])
+            self.send(status, ok_body(fmt, answer, usage), headers)
 
 
 class Server(ThreadingHTTPServer):

@@ -239,7 +239,8 @@ static void run_release(struct run *r)
 }
 
 static const char verdict_ok[] =
-	"{\"kind\": \"verifier\", \"verdict\": \"confirmed\", \"repeat\": true}";
+	"{\"kind\": \"verifier\", \"verdict\": \"confirmed\", \"repeat\": true,"
+	" \"usage\": [1000, 100]}";
 
 static void script_with(const char *finder_step, const char *verifier_step)
 {
@@ -256,7 +257,10 @@ static char *leak_step(void)
 	char *ans = slurp(path_of("tests/data/model/leak.answer.json"));
 	struct rb_buf b = RB_BUF_INIT(1u << 20);
 
-	rb_buf_printf(&b, "{\"kind\": \"finder\", \"answer_json\": %s}", ans);
+	rb_buf_printf(&b,
+		      "{\"kind\": \"finder\", \"usage\": [1000, 100], "
+		      "\"answer_json\": %s}",
+		      ans);
 	free(ans);
 	return rb_buf_detach(&b, NULL);
 }
