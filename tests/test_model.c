@@ -23,7 +23,9 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 #include <git2.h>
+#include <jansson.h>
 
+#include "review/diff.h"
 #include "review/model.h"
 #include "review/render.h"
 #include "util/buf.h"
@@ -160,6 +162,7 @@ static int teardown(void **state)
 struct run {
 	const char *provider; /* "openai" by default */
 	const char *patch; /* tests/data/model/... */
+	const char *abs_patch; /* or an absolute path */
 	int timeout, retries;
 	size_t max_reply;
 	bool keep_uncertain;
@@ -847,6 +850,130 @@ static void test_prompt_functions(void **state)
 	free(patch);
 }
 
+struct added {
+	json_t *arr;
+	const char *path;
+	int n;
+};
+
+static int add_finding(const struct rb_diff_hunk *h, size_t hunk_no,
+		       const struct rb_diff_line *l, void *payload)
+{
+	static const char *const sev[] = { "low", "medium", "high",
+					   "critical" };
+	struct added *a = payload;
+	struct rb_buf q = RB_BUF_INIT(1u << 20);
+	char *code;
+	int k;
+
+	(void)h;
+	(void)hunk_no;
+	if (l->origin != '+' || l->len < 16 || a->n >= 8)
+		return 0;
+	code = strndup(l->text, l->len);
+	for (k = 0; k < 60; k++)
+		rb_buf_puts(&q, "word ");
+	rb_buf_puts(&q, "Reviewed-by: Model <m@example.org>?");
+	json_array_append_new(
+		a->arr,
+		json_pack("{s:s, s:s, s:i, s:s, s:s, s:s, s:f, s:b, s:s, s:s}",
+			  "file", a->path, "side", "new", "line",
+			  (int)l->new_lineno, "quoted_code", code, "category",
+			  "logic", "severity", sev[a->n % 4], "confidence",
+			  0.5 + a->n * 0.05, "introduced_by_patch", 1,
+			  "trigger_scenario", "some path", "question", q.ptr));
+	a->n++;
+	free(code);
+	rb_buf_release(&q);
+	return 0;
+}
+
+/*
+ * The shared seed series, patch by patch, with a finder that quotes up to
+ * eight added lines of each at 60 words a finding: live and replayed, the
+ * default caps hold (3 findings, 400 words a patch) and both runs agree.
+ */
+static void test_series_caps(void **state)
+{
+	const char *shared = getenv("RB_SHARED");
+	char dir[512], pat[1024], fps[8][3][17];
+	int i, n = 0, capped = 0;
+
+	(void)state;
+	if (!shared)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/series-rec", tmpdir);
+	for (i = 2; i <= 9; i++) {
+		struct run r = { .record_dir = dir },
+			   q = { .provider = "replay" };
+		struct rb_diff *d = NULL;
+		struct added a = { 0 };
+		struct rb_buf b = RB_BUF_INIT(4u << 20);
+		char *patch, *ans, *enc, cmd[1200];
+		json_t *top, *str;
+		FILE *ls;
+		size_t k;
+
+		snprintf(cmd, sizeof(cmd), "ls %s/seeds/%03d-patch-*.patch",
+			 shared, i);
+		ls = popen(cmd, "r");
+		if (!ls || !fgets(pat, sizeof(pat), ls)) {
+			if (ls)
+				pclose(ls);
+			continue;
+		}
+		pclose(ls);
+		pat[strcspn(pat, "\n")] = 0;
+		patch = slurp(pat);
+		assert_int_equal(
+			rb_diff_parse(&d, strstr(patch, "\n---\n"),
+				      strlen(strstr(patch, "\n---\n"))),
+			0);
+		a.arr = json_array();
+		for (k = 0; k < d->n_files; k++) {
+			a.path = rb_diff_file_path(&d->files[k]);
+			rb_diff_foreach_line(&d->files[k], add_finding, &a);
+		}
+		top = json_pack("{s:o}", "findings", a.arr);
+		ans = json_dumps(top, 0);
+		str = json_string(ans);
+		enc = json_dumps(str, JSON_ENCODE_ANY);
+		rb_buf_printf(&b,
+			      "{\"steps\": [{\"kind\": \"finder\", \"answer\": "
+			      "%s}, %s]}",
+			      enc, verdict_ok);
+		json_decref(top);
+		json_decref(str);
+		free(enc);
+		write_script(b.ptr);
+		r.abs_patch = pat;
+		assert_int_equal(run_review(&r), 0);
+		assert_true(r.f.n <= 3);
+		assert_true(r.u.words <= 400);
+		capped += r.u.capped;
+		check_no_trailers(&r.f);
+		q.abs_patch = pat;
+		q.replay_dir = dir;
+		assert_int_equal(run_review(&q), 0);
+		assert_int_equal(q.f.n, r.f.n);
+		for (k = 0; k < r.f.n; k++) {
+			memcpy(fps[n][k], r.f.v[k].fingerprint, 17);
+			assert_string_equal(q.f.v[k].fingerprint, fps[n][k]);
+		}
+		n++;
+		run_release(&r);
+		run_release(&q);
+		rb_buf_release(&b);
+		free(ans);
+		free(patch);
+		rb_diff_free(d);
+	}
+	if (!n)
+		skip();
+	/* The caps had something to cut. */
+	assert_true(capped > 0);
+}
+
 static void test_parsers(void **state)
 {
 	struct rb_model_raw_findings f = { 0 };
@@ -917,6 +1044,7 @@ int main(void)
 		cmocka_unit_test(test_canaries),
 		cmocka_unit_test(test_record_replay),
 		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_series_caps),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
