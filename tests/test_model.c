@@ -213,8 +213,11 @@ static int run_review(struct run *r)
 	assert_int_equal(ret, 0);
 	assert_non_null(m);
 
-	patch = slurp(
-		path_of(r->patch ? r->patch : "tests/data/model/leak.patch"));
+	if (r->abs_patch)
+		patch = slurp(r->abs_patch);
+	else
+		patch = slurp(path_of(
+			r->patch ? r->patch : "tests/data/model/leak.patch"));
 	msg_end = strstr(patch, "\n---\n");
 	ctx.cover_title = "mm/foo: faster lookups";
 	ctx.subjects = subjects;
