@@ -630,9 +630,8 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 
 	/* The verifier, in a fresh context. */
 	if (nc) {
-		const char *data = strstr(user.ptr, "The diff.");
-
-		ret = verify(c, nc, usage, m, data ? data : user.ptr, nonce);
+		/* The same data as the finder saw, none of its reasoning. */
+		ret = verify(c, nc, usage, m, user.ptr, nonce);
 		if (ret)
 			goto out;
 	}

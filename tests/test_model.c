@@ -5,6 +5,7 @@
  * command provider, record and replay, the validators, the prompt and
  * the injection canaries of tests/data/model/.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -977,6 +978,67 @@ static void test_series_caps(void **state)
 	assert_true(capped > 0);
 }
 
+struct conc {
+	struct rb_model *m;
+	int ret;
+};
+
+static void *conc_call(void *arg)
+{
+	struct conc *c = arg;
+	struct rb_model_reply rep = { 0 };
+	struct rb_model_request rq = { .kind = "finder",
+				       .system = "s",
+				       .user = "u",
+				       .schema_name = "findings",
+				       .schema = "{}" };
+
+	c->ret = rb_model_call(&rep, c->m, &rq);
+	rb_model_reply_release(&rep);
+	return NULL;
+}
+
+/* Two calls that take 0.6 s each: one at a time with concurrency 1. */
+static double conc_run(int concurrency)
+{
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	struct conc c[2];
+	pthread_t th[2];
+	struct timespec a, b;
+	char url[128];
+	int i;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
+		 port);
+	o.provider = "openai";
+	o.url = url;
+	o.name = "test-model";
+	o.concurrency = concurrency;
+	write_script("{\"steps\": [{\"delay\": 0.6, \"answer\": \"{}\", "
+		     "\"repeat\": true}]}");
+	c[0].ret = c[1].ret = -1;
+	assert_int_equal(rb_model_new(&c[0].m, &o), 0);
+	c[1].m = c[0].m;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, conc_call, &c[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_int_equal(c[0].ret, 0);
+	assert_int_equal(c[1].ret, 0);
+	rb_model_free(c[0].m);
+	return (double)(b.tv_sec - a.tv_sec) +
+	       (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+static void test_concurrency(void **state)
+{
+	(void)state;
+	assert_true(conc_run(1) >= 1.2);
+	assert_true(conc_run(2) < 1.2);
+}
+
 static void test_parsers(void **state)
 {
 	struct rb_model_raw_findings f = { 0 };
@@ -1047,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_canaries),
 		cmocka_unit_test(test_record_replay),
 		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_concurrency),
 		cmocka_unit_test(test_series_caps),
 	};
 
