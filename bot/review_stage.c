@@ -770,6 +770,11 @@ static int render_reviews(struct series_ctx *c)
 		ret = rb_render_review(&body, &r);
 		if (!ret)
 			ret = queue_reply(c, o, i, body.ptr, false);
+		/* Words of commentary: what the findings say, not the frame
+		 * every mail has. */
+		o->words = 0;
+		for (k = 0; k < n; k++)
+			o->words += count_words(sel[k].message);
 	}
 out:
 	free(sel);
