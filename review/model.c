@@ -691,3 +691,49 @@ out:
 	rb_buf_release(&cmsg);
 	return ret;
 }
+
+int rb_model_status_line(struct rb_buf *out, const struct rb_model *m,
+			 const struct rb_model_usage *u, int err)
+{
+	const char *why;
+
+	if (err) {
+		switch (-err) {
+		case RB_EQUOTA:
+			why = "the provider's quota or spend limit is reached";
+			break;
+		case RB_ETIMEOUT:
+			why = "the provider did not answer in time";
+			break;
+		case RB_EAGAIN:
+			why = "the provider kept failing";
+			break;
+		case RB_ETOOBIG:
+			why = "the answer was too large";
+			break;
+		case RB_EPARSE:
+			why = "the answer broke the expected format";
+			break;
+		default:
+			why = "an error";
+		}
+		return rb_buf_printf(out,
+				     "The model review (%s) did not run: %s. "
+				     "Only the checks above apply.",
+				     rb_model_name(m), why);
+	}
+	if (rb_buf_printf(out,
+			  "Model review (%s): %d finding%s kept of %d "
+			  "proposed",
+			  rb_model_name(m), u->kept, u->kept == 1 ? "" : "s",
+			  u->proposed))
+		return -RB_ETOOBIG;
+	if (u->hallucinated &&
+	    rb_buf_printf(out, "; %d dropped for quoting code not in the patch",
+			  u->hallucinated))
+		return -RB_ETOOBIG;
+	if (u->rejected &&
+	    rb_buf_printf(out, "; %d rejected on a second look", u->rejected))
+		return -RB_ETOOBIG;
+	return rb_buf_puts(out, ".");
+}

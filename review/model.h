@@ -133,6 +133,17 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 			  struct rb_model *m,
 			  const struct rb_model_patch_ctx *ctx);
 
+/*
+ * One line for the review mail (render's model_line) saying what the
+ * stage did: "Model review (NAME): 1 finding kept of 4 proposed; 2
+ * dropped for quoting code not in the patch, 1 rejected on a second
+ * look." When @err is not 0 (what rb_model_review_patch() returned), the
+ * line says the model stage failed and why, in plain words (quota,
+ * timeout, ...), and that the checker findings stand alone.
+ */
+int rb_model_status_line(struct rb_buf *out, const struct rb_model *m,
+			 const struct rb_model_usage *u, int err);
+
 /* ---- lower layers, for tests, the fuzzer and bench/model-eval ---- */
 
 /* One request to a provider. */

@@ -1085,6 +1085,35 @@ static void test_parsers(void **state)
 		0);
 	assert_string_equal(b.ptr, "Fix it.\n\nFixes: 123 (\"x\")\n");
 	rb_buf_release(&b);
+	{
+		struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+		struct rb_model_usage u = { .proposed = 4,
+					    .kept = 1,
+					    .hallucinated = 2,
+					    .rejected = 1 };
+		struct rb_model *m = NULL;
+
+		o.provider = "command";
+		o.command = "true";
+		o.name = "m1";
+		assert_int_equal(rb_model_new(&m, &o), 0);
+		assert_int_equal(rb_model_status_line(&b, m, &u, 0), 0);
+		assert_string_equal(
+			b.ptr, "Model review (m1): 1 finding kept of 4 "
+			       "proposed; 2 dropped for quoting code not "
+			       "in the patch; 1 rejected on a second look.");
+		rb_buf_reset(&b);
+		assert_int_equal(rb_model_status_line(&b, m, &u, -RB_EQUOTA),
+				 0);
+		assert_non_null(strstr(b.ptr, "quota"));
+		rb_buf_release(&b);
+		rb_model_free(m);
+		o.provider = "bogus";
+		assert_int_equal(rb_model_new(&m, &o), -RB_ECONFIG);
+		o.provider = "none";
+		assert_int_equal(rb_model_new(&m, &o), 0);
+		assert_null(m);
+	}
 	assert_true(rb_model_category_allowed("use-after-free"));
 	assert_false(rb_model_category_allowed("style"));
 }
