@@ -17,7 +17,7 @@ libmicrohttpd-dev libpq-dev bubblewrap"
 # Real peers the tests talk to on loopback (DESIGN.md, "Real peers").
 test_pkgs="dovecot-imapd dovecot-lmtpd python3-aiosmtpd public-inbox b4
 postgresql opendkim-tools xz-utils procps iproute2 chromium chromium-driver
-postfix sqlite3"
+postfix sqlite3 flex bison bc libelf-dev ccache"
 
 case "${1:-all}" in
 build) want="$build_pkgs" ;;
