@@ -384,6 +384,13 @@ static int openai_parse(struct rb_model_reply *out, const char *body,
 						  "");
 		goto out;
 	}
+	if (!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(j, "choices"), 0), "finish_reason")) ?:
+			    "",
+		    "length")) {
+		ret = rb_err(RB_ETOOBIG, "model: the answer was cut at "
+					 "max_tokens; raise model.max_tokens");
+		goto out;
+	}
 	usage = json_object_get(j, "usage");
 	out->tokens_in = (long)json_integer_value(
 		json_object_get(usage, "prompt_tokens"));
@@ -425,6 +432,12 @@ static int anthropic_parse(struct rb_model_reply *out, const char *body,
 			ret = rb_buf_puts(&t, json_string_value(tx));
 		if (ret)
 			goto out;
+	}
+	if (!strcmp(json_string_value(json_object_get(j, "stop_reason")) ?: "",
+		    "max_tokens")) {
+		ret = rb_err(RB_ETOOBIG, "model: the answer was cut at "
+					 "max_tokens; raise model.max_tokens");
+		goto out;
 	}
 	usage = json_object_get(j, "usage");
 	out->tokens_in = (long)json_integer_value(

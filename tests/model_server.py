@@ -29,6 +29,7 @@ left: HTTP 500 "script exhausted". A STEP may hold:
   "delay": 2.5              seconds to wait before answering
   "raw_body": "..."         the body as is (broken JSON)
   "huge": 3000000           a body of that many bytes
+  "cut": true               the answer stopped at max_tokens
   "usage": [in, out]        token counts (default: bytes / 4)
 
 Every request is logged as one JSON line (time, path, wire format, the
@@ -80,15 +81,16 @@ def error_body(fmt, etype, status):
     return {"error": {"message": msg, "type": etype, "code": etype}}
 
 
-def ok_body(fmt, text, usage):
+def ok_body(fmt, text, usage, cut=False):
     if fmt == "anthropic":
         return {"id": "msg_test", "type": "message", "role": "assistant",
                 "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn",
+                "stop_reason": "max_tokens" if cut else "end_turn",
                 "usage": {"input_tokens": usage[0],
                           "output_tokens": usage[1]}}
     return {"id": "chatcmpl-test", "object": "chat.completion",
-            "choices": [{"index": 0, "finish_reason": "stop",
+            "choices": [{"index": 0,
+                         "finish_reason": "length" if cut else "stop",
                          "message": {"role": "assistant", "content": text}}],
             "usage": {"prompt_tokens": usage[0],
                       "completion_tokens": usage[1]}}
@@ -187,7 +189,8 @@ class Handler(BaseHTTPRequestHandler):
                 answer = step.get("answer", "")
             # Tokens: as given, else about four bytes a token.
             usage = step.get("usage", [len(text) // 4, len(answer) // 4])
-            self.send(status, ok_body(fmt, answer, usage), headers)
+            self.send(status, ok_body(fmt, answer, usage,
+                                      step.get("cut", False)), headers)
 
 
 class Server(ThreadingHTTPServer):

@@ -423,7 +423,7 @@ static void test_429_retry_after(void **state)
 
 static void test_529_retried(void **state)
 {
-	struct run r = { .provider = "anthropic", .retries = 3 };
+	struct run r = { .provider = "anthropic", .retries = 4 };
 	char *step = leak_step(), buf[8192];
 
 	(void)state;
@@ -431,13 +431,14 @@ static void test_529_retried(void **state)
 		buf, sizeof(buf),
 		"{\"kind\": \"finder\", \"status\": 529, \"error_type\": "
 		"\"overloaded_error\"}, {\"kind\": \"finder\", \"status\": 500},"
-		" %s",
+		" {\"kind\": \"finder\", \"status\": 408},"
+		" {\"kind\": \"finder\", \"status\": 409}, %s",
 		step);
 	script_with(buf, verdict_ok);
 	assert_int_equal(run_review(&r), 0);
 	assert_int_equal(r.f.n, 1);
-	assert_int_equal(r.u.retries, 2);
-	assert_int_equal(log_lines(), 4);
+	assert_int_equal(r.u.retries, 4);
+	assert_int_equal(log_lines(), 6);
 	free(step);
 	run_release(&r);
 
@@ -489,6 +490,22 @@ static void test_huge_reply(void **state)
 	script_with("{\"kind\": \"finder\", \"huge\": 3000000}", verdict_ok);
 	assert_int_equal(run_review(&r), -RB_ETOOBIG);
 	assert_int_equal(log_lines(), 1); /* not retried */
+	run_release(&r);
+
+	/* An answer cut at max_tokens, in both formats. */
+	memset(&r, 0, sizeof(r));
+	script_with("{\"kind\": \"finder\", \"cut\": true, \"answer\": "
+		    "\"{\\\"findings\\\": [\"}",
+		    verdict_ok);
+	assert_int_equal(run_review(&r), -RB_ETOOBIG);
+	assert_non_null(strstr(r.err, "max_tokens"));
+	run_release(&r);
+	memset(&r, 0, sizeof(r));
+	r.provider = "anthropic";
+	script_with("{\"kind\": \"finder\", \"cut\": true, \"answer\": "
+		    "\"{\\\"findings\\\": [\"}",
+		    verdict_ok);
+	assert_int_equal(run_review(&r), -RB_ETOOBIG);
 	run_release(&r);
 }
 
