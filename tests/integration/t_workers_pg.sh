@@ -1,0 +1,239 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# t_workers_pg.sh - scale-out on a real PostgreSQL 15 (issue 11): two
+# ingest processes (one leader by advisory lock, one standby), four
+# workers and two senders, all "reviewbot run --role ...", share one
+# store. 200 copies of the demo series (each its own Message-IDs) come
+# from a Maildir. Along the way:
+#  - the ingest leader is SIGKILLed; the standby takes over;
+#  - a worker is SIGKILLed in the middle of a job: its lease runs out and
+#    another worker finishes that job;
+#  - a worker gets SIGTERM in the middle of a job: it finishes that job,
+#    then exits 0 (a drain).
+# Each of the two gone is replaced, so four workers run at any time.
+# At the end each series was reviewed exactly once (one worker.done per
+# series across all workers), the SMTP sink (aiosmtpd) holds each mail
+# once, and the workers' counters add up.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+d=$RB_TEST_DIR
+N=${RB_WORKERS_SERIES:-200}
+LEASE=6
+/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || rb_skip "no aiosmtpd"
+rb_need psql
+chmod 0755 "$d"
+bash "$RB_SRC/scripts/demo.sh" --make-only "$d/demo" >/dev/null
+# Each review must take a while, so that a worker can be caught in the
+# middle of one: the base tree ships a scripts/checkpatch.pl (run from the
+# base tree, as the kernel's is) that takes 0.25 s and finds nothing.
+mkdir -p "$d/demo/tree/scripts"
+printf 'select(undef, undef, undef, 0.25);\nexit 0;\n' \
+	>"$d/demo/tree/scripts/checkpatch.pl"
+git -C "$d/demo/tree" add scripts/checkpatch.pl
+git -C "$d/demo/tree" -c user.name=t -c user.email=t@example.org \
+	commit -q --amend --no-edit || rb_fail "git commit"
+
+# N copies of the demo series into a Maildir, each copy with its own
+# Message-IDs (and In-Reply-To and References to match).
+/usr/bin/python3 - "$d/demo/series.mbox" "$d/in" "$N" <<'PY'
+import os, re, sys
+mbox, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for sub in ("tmp", "new", "cur"):
+    os.makedirs(os.path.join(out, sub), exist_ok=True)
+msgs, cur = [], None
+for line in open(mbox, "rb"):
+    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
+        if cur is not None:
+            msgs.append(b"".join(cur))
+        cur = []
+        continue
+    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
+msgs.append(b"".join(cur))
+for c in range(n):
+    tag = b"w%d" % c
+    for j, m in enumerate(msgs):
+        head, _, body = m.partition(b"\n\n")
+        head = re.sub(rb"<([^>@]+)@", lambda x: b"<" + x.group(1) + b"." +
+                      tag + b"@", head)
+        # The base is the tree's head, which the test amends.
+        body = re.sub(rb"(?m)^base-commit: .*\n", b"", body)
+        with open(os.path.join(out, "new", "%05d.%d.eml" % (c, j)), "wb") as f:
+            f.write(head + b"\n\n" + body)
+PY
+
+rb_start_pg
+# The config holds no user name (check-config refuses one): libpq's own.
+export PGUSER=reviewbot
+mkdir -p "$d/sink"
+rb_start_aiosmtpd "$d/sink"
+cat >"$d/config.yaml" <<EOC
+store:
+  url: postgresql://127.0.0.1:$RB_PG_PORT/reviewbot
+sources:
+  - type: maildir
+    name: lists
+    path: $d/in
+    poll_seconds: 10
+smtp:
+  url: smtp://127.0.0.1:$RB_SMTP_PORT
+  from: reviewbot <reviewbot@example.org>
+  starttls: "off"
+list_ids: [demo-list.example.org]
+trees:
+  - name: demo
+    path: $d/demo/tree
+    fetch_minutes: 0
+outbox:
+  maildir: $d/outbox
+  rate_per_hour: 10000
+  rate_per_recipient_hour: 10000
+admins: [admin@example.org]
+policy:
+  default:
+    mode: "off"
+  subsystems:
+    RING BUFFER:
+      mode: advisory
+EOC
+"$RB_BIN" check-config -c "$d/config.yaml" >/dev/null 2>"$d/cc.log" ||
+	rb_fail "config: $(cat "$d/cc.log")"
+"$RB_BIN" migrate --store "$RB_PG_URL" >/dev/null || rb_fail "migrate"
+q() { psql -h 127.0.0.1 -p "$RB_PG_PORT" -U reviewbot -d reviewbot -qtAc "$1"; }
+pid() { cat "$d/$1.pid"; }
+# wait_for SECONDS SQL WANT
+wait_for() {
+	local i=0 got=
+	while [ $i -lt $(($1 * 10)) ]; do
+		got=$(q "$2" 2>/dev/null)
+		[ "$got" = "$3" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "waited $1 s for '$2' = '$3', got '$got'" >&2
+	return 1
+}
+
+run() { rb_start "$1" "$RB_BIN" run -c "$d/config.yaml" --name "$1" "${@:2}"; }
+t0=$(date +%s.%N)
+run ingest1 --role ingest
+for i in $(seq 100); do
+	grep -q 'event=ingest.leader' "$d/ingest1.log" && break
+	sleep 0.05
+done
+grep -q 'event=ingest.leader' "$d/ingest1.log" || rb_fail "ingest1 is not the leader: $(cat "$d/ingest1.log")"
+run ingest2 --role ingest
+for i in $(seq 100); do
+	grep -q 'event=ingest.standby' "$d/ingest2.log" && break
+	sleep 0.05
+done
+grep -q 'event=ingest.standby' "$d/ingest2.log" ||
+	rb_fail "ingest2 is not a standby: $(cat "$d/ingest2.log")"
+for w in w1 w2 w3 w4; do
+	run $w --role worker --lease $LEASE
+done
+run send1 --role sender
+run send2 --role sender
+
+# The ingest leader dies once some mail is stored; the standby goes on.
+wait_for 30 "SELECT count(*) > 40 FROM messages" t || rb_fail "no ingest"
+kill -KILL "$(pid ingest1)"
+for i in $(seq 100); do
+	grep -q 'event=ingest.leader' "$d/ingest2.log" && break
+	sleep 0.1
+done
+grep -q 'event=ingest.leader' "$d/ingest2.log" ||
+	rb_fail "the standby did not take over in 10 s"
+echo "ingest: the standby took over from the SIGKILLed leader"
+
+# A worker SIGKILLed in the middle of a job.
+wait_for 60 "SELECT count(*) >= 10 FROM jobs WHERE state = 'done'" t ||
+	rb_fail "the workers do not get going: $(tail -5 "$d/w1.log")"
+lost=
+for i in $(seq 200); do
+	lost=$(q "SELECT key FROM jobs WHERE owner = 'w1' AND state = 'running'")
+	[ -n "$lost" ] && break
+	sleep 0.02
+done
+[ -n "$lost" ] || rb_fail "w1 is never busy"
+kill -KILL "$(pid w1)"
+wait "$(pid w1)" 2>/dev/null
+[ "$(q "SELECT owner || ' ' || state FROM jobs WHERE key = '$lost'")" = "w1 running" ] ||
+	rb_fail "w1 finished <$lost> before the kill: jobs too quick"
+echo "w1 SIGKILLed in the middle of <$lost>"
+run w5 --role worker --lease $LEASE # four workers again
+
+# A worker asked to stop in the middle of a job: it finishes that job.
+for i in $(seq 500); do
+	held=$(q "SELECT key FROM jobs WHERE owner = 'w2' AND state = 'running'")
+	[ -n "$held" ] && break
+	sleep 0.01
+done
+[ -n "$held" ] || rb_fail "w2 is never busy"
+kill -TERM "$(pid w2)"
+ts=$(date +%s%N)
+for i in $(seq 300); do
+	kill -0 "$(pid w2)" 2>/dev/null || break
+	sleep 0.05
+done
+kill -0 "$(pid w2)" 2>/dev/null && rb_fail "w2 did not stop within 15 s of SIGTERM"
+wait "$(pid w2)"
+rc=$?
+[ $rc -eq 0 ] || rb_fail "w2 exited $rc after SIGTERM"
+grep -q 'event=worker.drained' "$d/w2.log" || rb_fail "w2 did not drain"
+grep -F "event=worker.done" "$d/w2.log" | grep -qF "$held" ||
+	rb_fail "w2 did not finish <$held> before it stopped"
+run w6 --role worker --lease $LEASE
+echo "w2 drained in $((($(date +%s%N) - ts) / 1000000)) ms after SIGTERM, finishing <$held>"
+
+# The rest: w3 to w6 drain the queue (and w1's job once its lease ran
+# out); the senders empty the outbox.
+wait_for 240 "SELECT count(*) FROM jobs WHERE kind = 'review' AND state = 'done'" "$N" ||
+	rb_fail "not every series was reviewed: $(q "SELECT state, count(*) FROM jobs GROUP BY state")"
+wait_for 60 "SELECT count(*) FROM outbox WHERE state <> 'sent'" 0 ||
+	rb_fail "the outbox is not empty: $(q "SELECT state, count(*) FROM outbox GROUP BY state")"
+t1=$(date +%s.%N)
+sleep 1.5 # a mail that went twice would have arrived by now
+
+# Each series reviewed exactly once: one worker.done per series.
+cat "$d"/w[1-6].log | grep 'event=worker.done' |
+	sed -n 's/.* series=\([^ ]*\).*/\1/p' | sort | uniq -c >"$d/done"
+[ "$(wc -l <"$d/done")" = "$N" ] ||
+	rb_fail "$(wc -l <"$d/done") series done, not $N"
+awk '$1 != 1 { exit 1 }' "$d/done" ||
+	rb_fail "a series was reviewed more than once: $(awk '$1 != 1' "$d/done" | head -3)"
+[ "$(q "SELECT count(*) FROM series WHERE state = 'reviewed'")" = "$N" ] ||
+	rb_fail "series states: $(q "SELECT state, count(*) FROM series GROUP BY state")"
+[ "$(q "SELECT count(*) FROM reviews")" -ge "$N" ] || rb_fail "too few reviews"
+
+# w1's job: its lease ran out, another worker took it and finished it.
+by=$(q "SELECT lost_by FROM jobs WHERE key = '$lost'")
+[ "$by" = w1 ] || rb_fail "the job of w1 was not taken over (lost_by '$by')"
+grep -F 'event=worker.done' "$d"/w[2-6].log | grep -qF "$lost" ||
+	rb_fail "no other worker finished <$lost>"
+grep -F 'event=worker.done' "$d/w1.log" | grep -qF "$lost" &&
+	rb_fail "w1 finished <$lost> although it was killed"
+echo "<$lost>: w1's lease ran out, $(grep -lF "event=worker.done" "$d"/w[2-6].log | xargs grep -lF "$lost" | head -1 | xargs basename -s .log) finished it"
+
+# The sink holds each mail once.
+files=$(ls "$d/sink/new" | wc -l)
+ids=$(grep -hi '^Message-ID:' "$d/sink/new"/* | sort -u | wc -l)
+sent=$(q "SELECT count(*) FROM outbox WHERE state = 'sent'")
+[ "$files" = "$ids" ] || rb_fail "$files mails in the sink, $ids distinct: duplicates"
+[ "$ids" = "$sent" ] || rb_fail "$ids mails in the sink, $sent sent"
+[ "$(grep -c 'event=send.sent' "$d/send1.log")" -gt 0 ] &&
+	[ "$(grep -c 'event=send.sent' "$d/send2.log")" -gt 0 ] ||
+	echo "note: one sender sent everything"
+
+# The counters add up: every claim ended done, failed or lost.
+sums=$(q "SELECT SUM(claimed), SUM(done), SUM(failed), SUM(lease_expiries) FROM workers WHERE role = 'worker'")
+IFS='|' read -r claimed done failed expired <<<"$sums"
+[ "$done" = "$N" ] && [ "$failed" = 0 ] && [ "$expired" = 1 ] &&
+	[ "$claimed" = $((done + failed + expired)) ] ||
+	rb_fail "counters claimed|done|failed|expired = $sums"
+[ "$(q "SELECT lease_expiries FROM workers WHERE name = 'w1'")" = 1 ] ||
+	rb_fail "w1's lease expiry is not counted"
+[ "$(q "SELECT state FROM workers WHERE name = 'w2'")" = stopped ] ||
+	rb_fail "w2 is not marked stopped"
+
+echo "$N series by 4 workers at a time in $(echo "$t1 - $t0" | bc) s; $sent mails sent once each; claimed|done|failed|expired = $sums"
+echo PASS
