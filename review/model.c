@@ -24,6 +24,8 @@
 #include "util/log.h"
 #include "util/banned.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #define MAX_FINDINGS 64
 #define MAX_FIELD 4096
 #define MIN_QUOTE 4 /* significant characters a quote needs */
@@ -41,7 +43,7 @@ bool rb_model_category_allowed(const char *c)
 {
 	size_t i;
 
-	for (i = 0; c && i < sizeof(categories) / sizeof(categories[0]); i++)
+	for (i = 0; c && i < ARRAY_SIZE(categories); i++)
 		if (!strcmp(c, categories[i]))
 			return true;
 	return false;

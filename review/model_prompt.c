@@ -31,6 +31,8 @@
 #include "util/fs.h"
 #include "util/banned.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #define BYTES_PER_TOKEN 4
 #define MAX_COMMIT_MSG 8192
 #define MAX_GUIDES 8192
@@ -64,7 +66,7 @@ static bool identity_trailer(const char *s, size_t n)
 		return false;
 	if (k > 3 && !strncasecmp(s + k - 3, "-by", 3))
 		return true;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (k + 1 == strlen(names[i]) &&
 		    !strncasecmp(s, names[i], k + 1))
 			return true;
@@ -100,18 +102,20 @@ void rb_model_neutralise(char *s)
 	if (!s)
 		return;
 	while (s[i]) {
-		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		for (k = 0; k < ARRAY_SIZE(names); k++) {
 			size_t l = strlen(names[k]);
 
 			if (!strncasecmp(s + i, names[k], l)) {
-				/* Drop the colon, as render does; look again
-				 * at the same place ("Reviewed-by::"). */
+				/*
+				 * Drop the colon, as render does; look again
+				 * at the same place ("Reviewed-by::").
+				 */
 				memmove(s + i + l - 1, s + i + l,
 					strlen(s + i + l) + 1);
 				break;
 			}
 		}
-		if (k == sizeof(names) / sizeof(names[0]))
+		if (k == ARRAY_SIZE(names))
 			i++;
 	}
 }

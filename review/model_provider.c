@@ -37,6 +37,8 @@
 #include "util/log.h"
 #include "util/banned.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #ifndef RB_GUIDES_DIR
 #define RB_GUIDES_DIR "review/guides"
 #endif
@@ -661,7 +663,7 @@ static bool is_quota(const char *type, const char *msg)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(words); i++)
 		if (strcasestr(type, words[i]) || strcasestr(msg, words[i]))
 			return true;
 	return false;
@@ -809,7 +811,7 @@ int rb_model_new(struct rb_model **out, const struct rb_model_opts *opts)
 	if (!m)
 		return rb_err(RB_ENOMEM, "out of memory");
 	m->o = *opts;
-	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(providers); i++)
 		if (!strcmp(providers[i].name, p))
 			m->ops = &providers[i];
 	if (!m->ops) {
@@ -873,7 +875,7 @@ void rb_model_free(struct rb_model *m)
 
 	if (!m)
 		return;
-	for (i = 0; i < sizeof(m->strs) / sizeof(m->strs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(m->strs); i++) {
 		if (i == 3 && m->strs[i])
 			explicit_bzero(m->strs[i], strlen(m->strs[i]));
 		free(m->strs[i]);

@@ -388,15 +388,31 @@ static void test_absent_quote(void **state)
 		" \"quoted_code\": \"return ret;\","
 		" \"category\": \"logic\", \"severity\": \"low\","
 		" \"confidence\": 0.9, \"introduced_by_patch\": true,"
-		" \"trigger_scenario\": \"t\", \"question\": \"old side?\"}"
+		" \"trigger_scenario\": \"t\", \"question\": \"old side?\"},"
+		"{\"file\": \"COMMIT_MSG\", \"side\": \"new\", \"line\": 2,"
+		" \"quoted_code\": \"The copy is freed on every error path.\","
+		" \"category\": \"commit-message\", \"severity\": \"medium\","
+		" \"confidence\": 0.9, \"introduced_by_patch\": true,"
+		" \"trigger_scenario\": \"t\", \"question\": \"Is it?\"},"
+		"{\"file\": \"COMMIT_MSG\", \"side\": \"new\", \"line\": 5,"
+		" \"quoted_code\": \"Reviewed-by: Someone Else\","
+		" \"category\": \"commit-message\", \"severity\": \"low\","
+		" \"confidence\": 0.9, \"introduced_by_patch\": true,"
+		" \"trigger_scenario\": \"t\", \"question\": \"trailer?\"}"
 		"]}}",
 		verdict_ok);
 	assert_int_equal(run_review(&r), 0);
-	/* Not in the patch; in it but 45 lines away; the old side is fine. */
-	assert_int_equal(r.u.hallucinated, 2);
-	assert_int_equal(r.f.n, 1);
-	assert_string_equal(r.f.v[0].category, "logic");
-	assert_int_equal(r.f.v[0].line, 0);
+	/*
+	 * Not in the patch; in it but 45 lines away; a trailer the model
+	 * never saw (identity trailers are stripped). The old side and the
+	 * commit message claim are fine, with no line.
+	 */
+	assert_int_equal(r.u.hallucinated, 3);
+	assert_int_equal(r.f.n, 2);
+	assert_string_equal(r.f.v[0].category, "commit-message");
+	assert_null(r.f.v[0].file);
+	assert_string_equal(r.f.v[1].category, "logic");
+	assert_int_equal(r.f.v[1].line, 0);
 	run_release(&r);
 }
 
