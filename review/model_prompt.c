@@ -35,6 +35,7 @@
 
 #define BYTES_PER_TOKEN 4
 #define MAX_COMMIT_MSG 8192
+#define MAX_SUBJECTS 40 /* series subjects shown around this patch */
 #define MAX_GUIDES 8192
 #define MAX_FUNC_LINES 200
 #define MAX_BLOB (4u << 20)
@@ -434,7 +435,7 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 	struct rb_diff *d = NULL;
 	size_t budget = (size_t)opts->prompt_tokens * BYTES_PER_TOKEN;
 	size_t i, h, used;
-	int ret;
+	int ret, note_subjects = 0;
 
 	ret = rb_buf_printf(system, system_rules, nonce, nonce);
 	if (!ret)
@@ -445,13 +446,25 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 	/* The series. */
 	ret = rb_buf_printf(user, "<<<DATA-%s series\n", nonce);
 	if (!ret && ctx->cover_title)
-		ret = rb_buf_printf(user, "Cover letter: %s\n",
+		ret = rb_buf_printf(user, "Cover letter: %.200s\n",
 				    ctx->cover_title);
-	for (i = 0; !ret && i < ctx->n_subjects; i++)
+	for (i = 0; !ret && i < ctx->n_subjects; i++) {
+		/* A long series: the subjects around this patch only. */
+		if (ctx->n_subjects > MAX_SUBJECTS &&
+		    labs((long)i + 1 - ctx->index) > MAX_SUBJECTS / 2) {
+			if (!note_subjects++)
+				ret = rb_buf_printf(
+					&note,
+					"the subjects of patches more "
+					"than %d away; ",
+					MAX_SUBJECTS / 2);
+			continue;
+		}
 		ret = rb_buf_printf(
-			user, "[%zu/%zu] %s%s\n", i + 1, ctx->n_subjects,
+			user, "[%zu/%zu] %.200s%s\n", i + 1, ctx->n_subjects,
 			ctx->subjects[i] ? ctx->subjects[i] : "",
 			(int)i + 1 == ctx->index ? "   <- this patch" : "");
+	}
 	if (!ret)
 		ret = rb_buf_printf(user, "DATA-%s>>>\n\n", nonce);
 

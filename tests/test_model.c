@@ -809,6 +809,29 @@ static void test_prompt(void **state)
 			 0);
 	assert_non_null(strstr(cov.ptr, "mm/foo.c"));
 	assert_non_null(strstr(user.ptr, "Coverage: not shown"));
+
+	/* A series of 100: only the subjects around patch 50 are shown. */
+	{
+		const char *many[100];
+		int k;
+
+		for (k = 0; k < 100; k++)
+			many[k] = k == 0 ? "first subject" : "subject";
+		ctx.subjects = many;
+		ctx.n_subjects = 100;
+		ctx.index = 50;
+		o.prompt_tokens = 24000;
+		rb_buf_reset(&sys);
+		rb_buf_reset(&user);
+		rb_buf_reset(&cov);
+		assert_int_equal(rb_model_prompt_build(&sys, &user, &cov, &o,
+						       &ctx,
+						       "0123456789abcdef"),
+				 0);
+		assert_non_null(strstr(cov.ptr, "subjects"));
+		assert_null(strstr(user.ptr, "first subject"));
+		assert_non_null(strstr(user.ptr, "[50/100] subject   <- this"));
+	}
 	rb_buf_release(&sys);
 	rb_buf_release(&user);
 	rb_buf_release(&cov);
