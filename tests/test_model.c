@@ -1054,7 +1054,7 @@ static void *conc_call(void *arg)
 	return NULL;
 }
 
-/* Two calls that take 0.6 s each: one at a time with concurrency 1. */
+/* Two calls that take 0.8 s each: one at a time with concurrency 1. */
 static double conc_run(int concurrency)
 {
 	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
@@ -1070,7 +1070,7 @@ static double conc_run(int concurrency)
 	o.url = url;
 	o.name = "test-model";
 	o.concurrency = concurrency;
-	write_script("{\"steps\": [{\"delay\": 0.6, \"answer\": \"{}\", "
+	write_script("{\"steps\": [{\"delay\": 0.8, \"answer\": \"{}\", "
 		     "\"repeat\": true}]}");
 	c[0].ret = c[1].ret = -1;
 	assert_int_equal(rb_model_new(&c[0].m, &o), 0);
@@ -1091,8 +1091,8 @@ static double conc_run(int concurrency)
 static void test_concurrency(void **state)
 {
 	(void)state;
-	assert_true(conc_run(1) >= 1.2);
-	assert_true(conc_run(2) < 1.2);
+	assert_true(conc_run(1) >= 1.6);
+	assert_true(conc_run(2) < 1.5);
 }
 
 static void test_parsers(void **state)
