@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <git2.h>
 
 #include "bot/cli.h"
 #include "bot/config.h"
@@ -34,6 +35,8 @@
 #include "bot/review_stage.h"
 #include "bot/sources.h"
 #include "bot/store.h"
+#include "review/base.h"
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -79,6 +82,8 @@ struct runner {
 	bool pg; /* a shared PostgreSQL store */
 	bool leader; /* holds the ingest lock (always true on SQLite) */
 	bool standby_logged;
+	int64_t *fetched; /* owned: when each configured tree was fetched */
+	size_t n_fetched;
 };
 
 static void install_signals(void)
@@ -284,6 +289,73 @@ static int work_step(struct runner *r)
 	return 0;
 }
 
+/*
+ * Each worker keeps its own copies of the configured trees and fetches
+ * them itself: a tree with a url, a branch and fetch_minutes is fetched
+ * (review/base.h) when that many minutes passed, between jobs, and its
+ * local branch moves to the fetched head, which the next review uses. A
+ * failed fetch is logged and tried again after the interval; the review
+ * goes on with what the tree has.
+ */
+static void fetch_trees(struct runner *r)
+{
+	const struct rb_config *cfg = r->p->cfg;
+	int64_t now = rb_now();
+	size_t i;
+
+	if (r->n_fetched != cfg->n_trees) {
+		/* First use, or a reloaded config: fetch each tree now. */
+		free(r->fetched);
+		r->fetched = calloc(cfg->n_trees + 1, sizeof(*r->fetched));
+		r->n_fetched = r->fetched ? cfg->n_trees : 0;
+	}
+	for (i = 0; i < r->n_fetched && !stop_requested; i++) {
+		const struct rb_tree_config *t = &cfg->trees[i];
+		struct rb_buf ref = RB_BUF_INIT(4096);
+		git_repository *repo = NULL;
+		git_reference *head = NULL;
+		git_oid oid;
+		char hex[GIT_OID_HEXSZ + 1];
+		int ret;
+
+		if (!t->url || !t->branch || !strcmp(t->branch, "HEAD") ||
+		    t->fetch_minutes <= 0 ||
+		    now - r->fetched[i] < (int64_t)t->fetch_minutes * 60)
+			continue;
+		r->fetched[i] = now;
+		git_libgit2_init();
+		if (git_repository_open(&repo, t->path) < 0) {
+			ret = rb_err(RB_EIO, "%s: %s", t->path,
+				     git_error_last() ?
+					     git_error_last()->message :
+					     "cannot open");
+		} else {
+			ret = rb_base_fetch(&oid, repo, t->url, t->branch);
+		}
+		if (!ret && rb_buf_printf(&ref, "refs/heads/%s", t->branch))
+			ret = rb_err(RB_ENOMEM, "out of memory");
+		if (!ret && git_reference_create(&head, repo, ref.ptr, &oid, 1,
+						 "reviewbot: fetch") < 0)
+			ret = rb_err(RB_EIO, "%s: %s: %s", t->path, ref.ptr,
+				     git_error_last() ?
+					     git_error_last()->message :
+					     "cannot update");
+		if (ret) {
+			rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree",
+			       t->name, "reason", rb_errmsg(), NULL);
+		} else {
+			git_oid_tostr(hex, sizeof(hex), &oid);
+			rb_log(RB_LOG_INFO, "tree.fetched", "tree", t->name,
+			       "branch", t->branch, "head", hex, "name",
+			       r->name, NULL);
+		}
+		git_reference_free(head);
+		git_repository_free(repo);
+		git_libgit2_shutdown();
+		rb_buf_release(&ref);
+	}
+}
+
 /* One pass of every part this process plays. */
 static int run_step(struct runner *r)
 {
@@ -291,8 +363,10 @@ static int run_step(struct runner *r)
 
 	if (r->what & DO_INGEST)
 		ret = ingest_step(r);
-	if (!ret && (r->what & DO_WORK) && !stop_requested)
+	if (!ret && (r->what & DO_WORK) && !stop_requested) {
+		fetch_trees(r);
 		ret = work_step(r);
+	}
 	if (!ret && (r->what & DO_SEND) && !stop_requested)
 		ret = rb_pipeline_send(r->p);
 	return ret;
@@ -487,6 +561,7 @@ int cmd_run(int argc, char **argv)
 	       stop_requested ? "signal" : "done", "name", name, NULL);
 	ret = ret == -RB_ECONFIG ? RB_EXIT_USAGE : RB_EXIT_OK;
 out:
+	free(r.fetched);
 	rb_sources_free(r.srcs);
 	rb_pipeline_release(&p);
 	rb_store_close(st);

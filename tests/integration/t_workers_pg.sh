@@ -23,6 +23,9 @@ LEASE=6
 rb_need psql
 chmod 0755 "$d"
 bash "$RB_SRC/scripts/demo.sh" --make-only "$d/demo" >/dev/null
+# The workers' own copy of the tree, made before the change below: they
+# fetch the change themselves (trees[].url, fetch_minutes) when they start.
+git clone -q --bare "$d/demo/tree" "$d/clone.git" || rb_fail "git clone"
 # Each review must take a while, so that a worker can be caught in the
 # middle of one: the base tree ships a scripts/checkpatch.pl (run from the
 # base tree, as the kernel's is) that takes 0.25 s and finds nothing.
@@ -81,8 +84,10 @@ smtp:
 list_ids: [demo-list.example.org]
 trees:
   - name: demo
-    path: $d/demo/tree
-    fetch_minutes: 0
+    path: $d/clone.git
+    url: $d/demo/tree
+    branch: master
+    fetch_minutes: 1
 outbox:
   maildir: $d/outbox
   rate_per_hour: 10000
@@ -133,6 +138,18 @@ for w in w1 w2 w3 w4; do
 done
 run send1 --role sender
 run send2 --role sender
+
+# The workers fetched their copy of the tree.
+wait_for 30 "SELECT count(*) >= 4 FROM workers WHERE role = 'worker'" t
+for i in $(seq 100); do
+	grep -q 'event=tree.fetched' "$d"/w[1-4].log && break
+	sleep 0.1
+done
+grep -q 'event=tree.fetched' "$d"/w[1-4].log ||
+	rb_fail "no worker fetched the tree: $(grep -h tree. "$d"/w[1-4].log)"
+[ "$(git -C "$d/clone.git" rev-parse master)" = "$(git -C "$d/demo/tree" rev-parse master)" ] ||
+	rb_fail "the fetch did not move the workers' branch"
+echo "workers fetched their tree: $(grep -l 'event=tree.fetched' "$d"/w[1-4].log | wc -l) of 4"
 
 # The ingest leader dies once some mail is stored; the standby goes on.
 wait_for 30 "SELECT count(*) > 40 FROM messages" t || rb_fail "no ingest"
