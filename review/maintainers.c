@@ -335,15 +335,6 @@ struct tv {
 	size_t vlen;
 };
 
-/* A compiled F:/X: glob-regex: literal bytes, ".", ".*" and [classes]. */
-enum gtok_kind { G_LIT, G_DOT, G_STAR, G_SET };
-
-struct gtok {
-	enum gtok_kind kind;
-	unsigned char c;
-	const uint8_t *set; /* 32-byte bitmap for G_SET */
-};
-
 struct pat_rx {
 	struct rb_perl_re re[2];
 	char *perl[2]; /* the Perl texts to compile lazily */
@@ -358,8 +349,7 @@ struct pat {
 	size_t slashes; /* ($value =~ tr@/@@) */
 	bool trailing; /* ends with "/" */
 	bool may_dir; /* -d $value can add a "/" */
-	struct gtok *toks; /* NULL: use the regexes */
-	size_t ntoks;
+	bool glob; /* matched by glob_match(), else by the regexes */
 	size_t litlen; /* leading literal bytes (quick reject) */
 	int first; /* the first byte when it is literal, else -1 */
 	/* N:, or F:/X: patterns beyond the glob subset ("^" prepended);
@@ -986,143 +976,133 @@ static char *convert_glob(struct arena *ar, const char *v, size_t len,
 }
 
 /*
- * Compiles a converted F:/X: value into glob tokens when it only holds
- * literals, ".", ".*", "\." and simple [classes]; false otherwise.
+ * A [class] of a converted F:/X: value at @i (after the "["): whether @c
+ * is in it, and where it ends (after the "]"); 0 when it is not a simple
+ * class (escapes, [:name:], a bad range or no "]").
  */
-static bool glob_compile(struct index *ix, struct pat *p)
+static size_t glob_class(const char *v, size_t vlen, size_t i, int c, bool *in)
 {
-	struct gtok *t = arena_alloc(&ix->ar, (p->vlen + 1) * sizeof(*t));
-	const char *v = p->val;
-	size_t i = 0, n = 0;
-	bool lit_prefix = true;
+	bool neg = false, first = true, hit = false;
+	int prev = -1;
 
-	if (!t)
-		return false;
+	if (i < vlen && v[i] == '^') {
+		neg = true;
+		i++;
+	}
+	for (;;) {
+		int x;
+
+		if (i >= vlen)
+			return 0;
+		x = (unsigned char)v[i];
+		if (x == ']' && !first)
+			break;
+		if (x == '\\' || (x == '[' && i + 1 < vlen && v[i + 1] == ':'))
+			return 0;
+		first = false;
+		i++;
+		if (x == '-' && prev >= 0 && i < vlen && v[i] != ']') {
+			int hi = (unsigned char)v[i++];
+
+			if (hi == '\\' || hi < prev)
+				return 0;
+			hit |= c >= prev && c <= hi;
+			prev = -1;
+			continue;
+		}
+		hit |= c == x;
+		prev = x;
+	}
+	/* Perl's [^...] matches "\n"; file names hold none. */
+	*in = hit != neg;
+	return i + 1;
+}
+
+/*
+ * Whether a converted F:/X: value is in the subset matched here without
+ * regcomp(): literals, ".", ".*", "\." and simple [classes]; sets the
+ * literal prefix length and first byte for the quick reject.
+ */
+static bool glob_check(struct pat *p)
+{
+	const char *v = p->val;
+	size_t i = 0;
+	bool lit_prefix = true, in;
+
 	p->litlen = 0;
 	while (i < p->vlen) {
 		unsigned char c = (unsigned char)v[i];
 
-		if (c == '.' && i + 1 < p->vlen && v[i + 1] == '*') {
-			t[n++].kind = G_STAR;
-			i += 2;
-		} else if (c == '.') {
-			t[n++].kind = G_DOT;
-			i++;
+		if (c == '.') {
+			i += i + 1 < p->vlen && v[i + 1] == '*' ? 2 : 1;
 		} else if (c == '\\') {
 			if (i + 1 >= p->vlen ||
 			    isalnum((unsigned char)v[i + 1]))
 				return false;
-			t[n].kind = G_LIT;
-			t[n++].c = (unsigned char)v[i + 1];
+			if (lit_prefix && !p->litlen++)
+				p->first = (unsigned char)v[i + 1];
 			i += 2;
-			if (lit_prefix)
-				p->litlen++;
 			continue;
 		} else if (c == '[') {
-			uint8_t *set = arena_alloc(&ix->ar, 32);
-			bool neg = false, first = true;
-			int prev = -1, k;
-
-			if (!set)
+			i = glob_class(v, p->vlen, i + 1, 0, &in);
+			if (!i)
 				return false;
-			memset(set, 0, 32);
-			i++;
-			if (i < p->vlen && v[i] == '^') {
-				neg = true;
-				i++;
-			}
-			for (;;) {
-				if (i >= p->vlen)
-					return false;
-				c = (unsigned char)v[i];
-				if (c == ']' && !first)
-					break;
-				if (c == '\\' || (c == '[' && i + 1 < p->vlen &&
-						  v[i + 1] == ':'))
-					return false;
-				first = false;
-				i++;
-				if (c == '-' && prev >= 0 && i < p->vlen &&
-				    v[i] != ']') {
-					int hi = (unsigned char)v[i++];
-
-					if (hi == '\\' || hi < prev)
-						return false;
-					for (k = prev; k <= hi; k++)
-						set[k >> 3] |=
-							(uint8_t)(1 << (k & 7));
-					prev = -1;
-					continue;
-				}
-				set[c >> 3] |= (uint8_t)(1 << (c & 7));
-				prev = c;
-			}
-			i++;
-			if (neg)
-				for (k = 0; k < 32; k++)
-					set[k] = (uint8_t)~set[k];
-			/* Perl's [^...] matches "\n", and file names hold
-			 * none: nothing to adjust.
-			 */
-			t[n].kind = G_SET;
-			t[n++].set = set;
 		} else if (strchr("()|+?{}^$*", c)) {
 			return false;
 		} else {
-			t[n].kind = G_LIT;
-			t[n++].c = c;
+			if (lit_prefix && !p->litlen++)
+				p->first = c;
 			i++;
-			if (lit_prefix)
-				p->litlen++;
 			continue;
 		}
 		lit_prefix = false;
 	}
-	p->toks = t;
-	p->ntoks = n;
 	return true;
 }
 
-/* The glob tokens match a prefix of @s (then a "/" when @slash). */
-static bool glob_match(const struct gtok *t, size_t nt, const char *s,
-		       size_t len, bool slash)
+/* m@^$pattern@ on @s for a value glob_check() accepted, with a "/" after
+ * the match when @slash (the pattern of a directory). */
+static bool glob_match(const char *v, size_t vlen, const char *s, size_t len,
+		       bool slash)
 {
 	size_t i = 0, j = 0;
 
-	while (i < nt) {
-		switch (t[i].kind) {
-		case G_LIT:
-			if (j >= len || (unsigned char)s[j] != t[i].c)
-				return false;
-			break;
-		case G_DOT:
-			if (j >= len || s[j] == '\n')
-				return false;
-			break;
-		case G_SET: {
-			unsigned char c;
+	while (i < vlen) {
+		unsigned char c = (unsigned char)v[i];
+		bool in;
 
-			if (j >= len)
-				return false;
-			c = (unsigned char)s[j];
-			if (!(t[i].set[c >> 3] & (1 << (c & 7))))
-				return false;
-			break;
-		}
-		case G_STAR: {
+		if (c == '.' && i + 1 < vlen && v[i + 1] == '*') {
 			/* Longest first, as Perl; any success will do. */
 			size_t k, end = j;
 
 			while (end < len && s[end] != '\n')
 				end++;
 			for (k = end + 1; k-- > j;)
-				if (glob_match(t + i + 1, nt - i - 1, s + k,
+				if (glob_match(v + i + 2, vlen - i - 2, s + k,
 					       len - k, slash))
 					return true;
 			return false;
 		}
+		if (j >= len)
+			return false;
+		if (c == '.') {
+			if (s[j] == '\n')
+				return false;
+			i++;
+		} else if (c == '\\') {
+			if ((unsigned char)s[j] != (unsigned char)v[i + 1])
+				return false;
+			i += 2;
+		} else if (c == '[') {
+			i = glob_class(v, vlen, i + 1, (unsigned char)s[j],
+				       &in);
+			if (!i || !in)
+				return false;
+		} else {
+			if ((unsigned char)s[j] != c)
+				return false;
+			i++;
 		}
-		i++;
 		j++;
 	}
 	return !slash || (j < len && s[j] == '/');
@@ -1204,11 +1184,11 @@ static int setup_pat(struct index *ix, struct pat *p)
 	if (p->vlen >= 2 && p->val[0] == '.' && p->val[1] == '*')
 		p->depth = -1;
 	p->first = -1;
-	if (glob_compile(ix, p)) {
-		if (p->litlen)
-			p->first = p->toks[0].c;
+	if (glob_check(p)) {
+		p->glob = true;
 		return 0;
 	}
+	p->first = -1;
 	/* Beyond the glob subset: m@^$pattern@ as a Perl regex. */
 	p->rx = calloc(1, sizeof(*p->rx));
 	if (!p->rx)
@@ -2460,11 +2440,11 @@ static bool file_match(struct rb_maint *m, size_t pi, const char *file,
 	struct pat *p = &ix->pat[pi];
 	bool dir;
 
-	if (p->toks) {
-		if (p->litlen && (flen < p->litlen ||
-				  (unsigned char)file[0] != p->toks[0].c))
+	if (p->glob) {
+		if (p->litlen &&
+		    (flen < p->litlen || (unsigned char)file[0] != p->first))
 			return false;
-		if (!glob_match(p->toks, p->ntoks, file, flen, false))
+		if (!glob_match(p->val, p->vlen, file, flen, false))
 			return false;
 	} else {
 		if (!pat_re(ix, p, 0) ||
@@ -2489,8 +2469,8 @@ static bool file_match(struct rb_maint *m, size_t pi, const char *file,
 		dir = st == 1;
 	}
 	if (dir) {
-		if (p->toks)
-			return glob_match(p->toks, p->ntoks, file, flen, true);
+		if (p->glob)
+			return glob_match(p->val, p->vlen, file, flen, true);
 		return pat_re(ix, p, 1) &&
 		       rb_perl_re_match(&p->rx->re[1], file, flen);
 	}
