@@ -62,8 +62,11 @@ static bool matches(const struct rb_finding *f, json_t *issue)
 	if (!f->file || !file || strcmp(f->file, file) ||
 	    labs((long)f->line - line) > 3)
 		return false;
-	json_array_foreach(cats, i, c) if (!strcmp(json_string_value(c),
-						   f->category)) return true;
+	for (i = 0; i < json_array_size(cats); i++) {
+		c = json_array_get(cats, i);
+		if (!strcmp(json_string_value(c) ?: "", f->category))
+			return true;
+	}
 	return false;
 }
 
