@@ -10,9 +10,10 @@
  *  - ingest: sources, parse, assemble. Only the holder of a session-level
  *    advisory lock works; the others wait as standbys and one takes over
  *    when the holder dies (its connection closes, the lock goes with it).
- *  - worker: claims review jobs for a lease (FOR UPDATE SKIP LOCKED); the
- *    job of a worker killed mid-job goes back to the queue when its lease
- *    runs out, and another worker finishes it.
+ *  - worker: claims review jobs for a lease (FOR UPDATE SKIP LOCKED),
+ *    which a heartbeat thread renews while the worker lives; the job of a
+ *    worker killed mid-job goes back to the queue when its lease runs
+ *    out, and another worker finishes it. Workers fetch their own trees.
  *  - sender: drains the outbox; each mail is claimed for a lease too, so
  *    two senders never hold the same mail.
  *  - all: the three in one process (the only role on SQLite).
@@ -20,6 +21,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,8 +66,10 @@ static const char usage[] =
 	"                     other than all need a PostgreSQL store\n"
 	"      --name NAME    this process in job leases and /metrics\n"
 	"                     (default HOST-ROLE-PID; unique per process)\n"
-	"      --lease SECS   how long a worker holds a job it claimed\n"
-	"                     before others may take it (default 3600)\n";
+	"      --lease SECS   a worker's hold on the job in hand, renewed\n"
+	"                     every third of it while the worker lives; the\n"
+	"                     job of a dead worker goes back to the queue\n"
+	"                     within that time (default 300)\n";
 
 enum { DO_INGEST = 1, DO_WORK = 2, DO_SEND = 4 };
 
@@ -84,6 +88,15 @@ struct runner {
 	bool standby_logged;
 	int64_t *fetched; /* owned: when each configured tree was fetched */
 	size_t n_fetched;
+
+	/* The heartbeat thread (PostgreSQL workers), on its own connection:
+	 * renews the lease of the job in hand, marks the worker seen. */
+	struct rb_db *hb_db; /* owned */
+	pthread_t hb_thread;
+	pthread_mutex_t hb_lock;
+	pthread_cond_t hb_cond;
+	bool hb_running, hb_stop;
+	int64_t hb_job; /* the job in hand, or 0 */
 };
 
 static void install_signals(void)
@@ -184,6 +197,101 @@ static int ingest_step(struct runner *r)
 	return ret;
 }
 
+/*
+ * Every third of the lease: the job in hand keeps its lease (while it is
+ * still ours), and the worker is seen, so that a long review outlives a
+ * short lease and /metrics tells a live idle worker from a dead one.
+ * A worker that dies stops renewing: its job goes back to the queue
+ * within one lease.
+ */
+static void *heartbeat(void *arg)
+{
+	struct runner *r = arg;
+	struct timespec ts;
+	int64_t job;
+
+	pthread_mutex_lock(&r->hb_lock);
+	while (!r->hb_stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += r->lease / 3 > 0 ? r->lease / 3 : 1;
+		pthread_cond_timedwait(&r->hb_cond, &r->hb_lock, &ts);
+		if (r->hb_stop)
+			break;
+		job = r->hb_job;
+		pthread_mutex_unlock(&r->hb_lock);
+		{
+			int64_t now = rb_now();
+			struct rb_dbv pj[] = { RB_DB_INT(now + r->lease),
+					       RB_DB_INT(job),
+					       RB_DB_TEXT(r->name) };
+			struct rb_dbv pw[] = { RB_DB_INT(now),
+					       RB_DB_TEXT(r->name) };
+
+			if (job && r->hb_db->ops->exec(
+					   r->hb_db,
+					   "UPDATE jobs SET lease_until = ?"
+					   " WHERE id = ? AND owner = ?"
+					   " AND state = 'running'",
+					   pj, 3))
+				rb_log(RB_LOG_WARN, "worker.heartbeat",
+				       "reason", rb_errmsg(), NULL);
+			r->hb_db->ops->exec(r->hb_db,
+					    "UPDATE workers SET seen_at = ?"
+					    " WHERE name = ?",
+					    pw, 2);
+		}
+		pthread_mutex_lock(&r->hb_lock);
+	}
+	pthread_mutex_unlock(&r->hb_lock);
+	return NULL;
+}
+
+static void hb_set_job(struct runner *r, int64_t id)
+{
+	if (!r->hb_running)
+		return;
+	pthread_mutex_lock(&r->hb_lock);
+	r->hb_job = id;
+	pthread_mutex_unlock(&r->hb_lock);
+}
+
+/* Starts the heartbeat on a connection of its own (libpq's are not
+ * shared between threads). */
+static int hb_start(struct runner *r, const char *url)
+{
+	int ret = rb_db_open(&r->hb_db, url);
+
+	if (ret)
+		return ret;
+	pthread_mutex_init(&r->hb_lock, NULL);
+	pthread_cond_init(&r->hb_cond, NULL);
+	if (pthread_create(&r->hb_thread, NULL, heartbeat, r)) {
+		pthread_mutex_destroy(&r->hb_lock);
+		pthread_cond_destroy(&r->hb_cond);
+		rb_db_close(r->hb_db);
+		r->hb_db = NULL;
+		return rb_err(RB_EIO, "cannot start the heartbeat thread");
+	}
+	r->hb_running = true;
+	return 0;
+}
+
+static void hb_stop(struct runner *r)
+{
+	if (!r->hb_running)
+		return;
+	pthread_mutex_lock(&r->hb_lock);
+	r->hb_stop = true;
+	pthread_cond_signal(&r->hb_cond);
+	pthread_mutex_unlock(&r->hb_lock);
+	pthread_join(r->hb_thread, NULL);
+	pthread_mutex_destroy(&r->hb_lock);
+	pthread_cond_destroy(&r->hb_cond);
+	rb_db_close(r->hb_db);
+	r->hb_db = NULL;
+	r->hb_running = false;
+}
+
 /* Claims one job for our lease, counting it, and a lease that ran out. */
 static int claim(struct runner *r, struct rb_job *job)
 {
@@ -246,7 +354,9 @@ static int work_step(struct runner *r)
 			return ret;
 		rb_log(RB_LOG_INFO, "worker.claimed", "name", r->name, "job",
 		       job.kind, "series", job.key, NULL);
+		hb_set_job(r, job.id);
 		ret = rb_review_job(r->p, &job);
+		hb_set_job(r, 0);
 		if (ret == -RB_EAGAIN) {
 			/* A tree or a server is down: retry later. */
 			r->p->stats.deferred++;
@@ -398,7 +508,7 @@ int cmd_run(int argc, char **argv)
 	};
 	const char *config = NULL, *role = "all", *name = NULL;
 	struct rb_pipeline p = { 0 };
-	struct runner r = { .p = &p, .lease = 3600 };
+	struct runner r = { .p = &p, .lease = 300 };
 	struct rb_config *cfg = NULL, *ncfg = NULL;
 	struct rb_store *st = NULL;
 	char defname[300], host[256] = "";
@@ -480,6 +590,8 @@ int cmd_run(int argc, char **argv)
 	 */
 	p.recovered = r.pg;
 	ret = rb_metrics_register(st, name, role);
+	if (!ret && r.pg)
+		ret = hb_start(&r, cfg->store_url);
 	if (ret) {
 		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
 		ret = RB_EXIT_FAIL;
@@ -556,11 +668,13 @@ int cmd_run(int argc, char **argv)
 					    1);
 		}
 	}
+	hb_stop(&r);
 	rb_metrics_state(st, name, "stopped");
 	rb_log(RB_LOG_INFO, "run.stop", "stored",
 	       stop_requested ? "signal" : "done", "name", name, NULL);
 	ret = ret == -RB_ECONFIG ? RB_EXIT_USAGE : RB_EXIT_OK;
 out:
+	hb_stop(&r);
 	free(r.fetched);
 	rb_sources_free(r.srcs);
 	rb_pipeline_release(&p);

@@ -28,16 +28,18 @@ bash "$RB_SRC/scripts/demo.sh" --make-only "$d/demo" >/dev/null
 git clone -q --bare "$d/demo/tree" "$d/clone.git" || rb_fail "git clone"
 # Each review must take a while, so that a worker can be caught in the
 # middle of one: the base tree ships a scripts/checkpatch.pl (run from the
-# base tree, as the kernel's is) that takes 0.25 s and finds nothing.
+# base tree, as the kernel's is) that takes 0.25 s (or
+# $RB_TEST_CHECK_SECONDS) and finds nothing.
 mkdir -p "$d/demo/tree/scripts"
-printf 'select(undef, undef, undef, 0.25);\nexit 0;\n' \
+printf 'select(undef, undef, undef, $ENV{RB_TEST_CHECK_SECONDS} || 0.25);\nexit 0;\n' \
 	>"$d/demo/tree/scripts/checkpatch.pl"
 git -C "$d/demo/tree" add scripts/checkpatch.pl
 git -C "$d/demo/tree" -c user.name=t -c user.email=t@example.org \
 	commit -q --amend --no-edit || rb_fail "git commit"
 
 # N copies of the demo series into a Maildir, each copy with its own
-# Message-IDs (and In-Reply-To and References to match).
+# Message-IDs (and In-Reply-To and References to match); one more into
+# $d/later for the last part.
 /usr/bin/python3 - "$d/demo/series.mbox" "$d/in" "$N" <<'PY'
 import os, re, sys
 mbox, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -52,7 +54,7 @@ for line in open(mbox, "rb"):
         continue
     cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
 msgs.append(b"".join(cur))
-for c in range(n):
+for c in range(n + 1):
     tag = b"w%d" % c
     for j, m in enumerate(msgs):
         head, _, body = m.partition(b"\n\n")
@@ -60,7 +62,9 @@ for c in range(n):
                       tag + b"@", head)
         # The base is the tree's head, which the test amends.
         body = re.sub(rb"(?m)^base-commit: .*\n", b"", body)
-        with open(os.path.join(out, "new", "%05d.%d.eml" % (c, j)), "wb") as f:
+        d = os.path.join(out, "new") if c < n else out + "/../later"
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "%05d.%d.eml" % (c, j)), "wb") as f:
             f.write(head + b"\n\n" + body)
 PY
 
@@ -251,6 +255,34 @@ IFS='|' read -r claimed done failed expired <<<"$sums"
 	rb_fail "w1's lease expiry is not counted"
 [ "$(q "SELECT state FROM workers WHERE name = 'w2'")" = stopped ] ||
 	rb_fail "w2 is not marked stopped"
+
+# A review that outlives its lease: the heartbeat renews the lease, and
+# no other worker takes the job.
+for w in w3 w4 w5 w6; do
+	kill -TERM "$(pid $w)"
+done
+for w in w3 w4 w5 w6; do
+	wait "$(pid $w)" || rb_fail "$w exited $? after SIGTERM"
+done
+export RB_TEST_CHECK_SECONDS=8
+run slow --role worker --lease 3
+unset RB_TEST_CHECK_SECONDS
+mv "$d/later"/* "$d/in/new/"
+kill -HUP "$(pid ingest2)" # a reload polls the sources at once
+key="key LIKE '%.w$N@%' AND kind = 'review'"
+wait_for 30 "SELECT owner || ' ' || state FROM jobs WHERE $key" "slow running" ||
+	rb_fail "the slow worker did not claim the last series"
+run watch --role worker --lease 3
+sleep 5
+[ "$(q "SELECT owner || ' ' || state FROM jobs WHERE $key")" = "slow running" ] ||
+	rb_fail "5 s into a review of 8 s, the job is not the slow worker's: $(q "SELECT owner, state, attempts FROM jobs WHERE $key")"
+wait_for 40 "SELECT state FROM jobs WHERE $key" done ||
+	rb_fail "the slow review did not end"
+[ "$(q "SELECT attempts || ' ' || COALESCE(lost_by, '-') FROM jobs WHERE $key")" = "1 -" ] ||
+	rb_fail "a review of 8 s under a lease of 3 s was taken over: $(q "SELECT attempts, lost_by FROM jobs WHERE $key")"
+[ "$(q "SELECT claimed FROM workers WHERE name = 'watch'")" = 0 ] ||
+	rb_fail "the watching worker claimed a job"
+echo "a review of 8 s kept its lease of 3 s (renewed by the heartbeat)"
 
 echo "$N series by 4 workers at a time in $(echo "$t1 - $t0" | bc) s; $sent mails sent once each; claimed|done|failed|expired = $sums"
 echo PASS
