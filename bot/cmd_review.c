@@ -34,7 +34,11 @@ static const char usage[] =
 	"      --store PATH   the SQLite store instead of store.path\n"
 	"      --outbox DIR   the Maildir outbox instead of outbox.maildir\n"
 	"      --wait         leave incomplete series waiting, as the daemon\n"
-	"                     does, instead of reporting them now\n\n"
+	"                     does, instead of reporting them now\n"
+	"      --record DIR   keep every model exchange in DIR (default:\n"
+	"                     STORE.exchanges/ when a model is configured)\n"
+	"      --replay DIR   answer model calls from the exchanges recorded\n"
+	"                     in DIR instead of calling the provider\n\n"
 	"Exit: 0 done; 1 done, but a series applies nowhere or some input\n"
 	"was malformed (recorded, the rest processed); 2 usage or config.\n";
 
@@ -46,6 +50,8 @@ int cmd_review(int argc, char **argv)
 		{ "store", required_argument, NULL, 's' },
 		{ "outbox", required_argument, NULL, 'o' },
 		{ "wait", no_argument, NULL, 'w' },
+		{ "record", required_argument, NULL, 'R' },
+		{ "replay", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -54,6 +60,7 @@ int cmd_review(int argc, char **argv)
 	struct rb_config *cfg = NULL;
 	struct rb_store *st = NULL;
 	int c, i, ret, wait = 0, failed = 0;
+	char record[4096];
 
 	p.force_complete = true;
 	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
@@ -72,6 +79,12 @@ int cmd_review(int argc, char **argv)
 			break;
 		case 'w':
 			wait = 1;
+			break;
+		case 'R':
+			p.record_dir = optarg;
+			break;
+		case 'P':
+			p.replay_dir = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -98,9 +111,16 @@ int cmd_review(int argc, char **argv)
 		       p.outbox_override ? p.outbox_override :
 					   cfg->outbox_maildir);
 	}
-	if (!cfg->model.provider || !strcmp(cfg->model.provider, "none"))
+	if (!p.replay_dir &&
+	    (!cfg->model.provider || !strcmp(cfg->model.provider, "none"))) {
 		printf("reviewbot: the model stage is off; set "
 		       "model.provider in config.yaml to turn it on.\n");
+	} else if (!p.record_dir && !p.replay_dir) {
+		/* Every exchange is kept, for replay and evaluation. */
+		snprintf(record, sizeof(record), "%s.exchanges",
+			 store ? store : cfg->store_path);
+		p.record_dir = record;
+	}
 	rb_log_set_quiet(!getenv("RB_LOG"));
 	ret = rb_cli_open_store(&st, cfg, store, false);
 	if (ret)

@@ -20,6 +20,7 @@
 #include "mail/sender.h"
 #include "mail/series.h"
 #include "review/maintainers.h"
+#include "review/model.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -400,4 +401,7 @@ void rb_pipeline_release(struct rb_pipeline *p)
 	p->sender = NULL;
 	rb_maint_cache_free(p->maint);
 	p->maint = NULL;
+	rb_model_free(p->model);
+	p->model = NULL;
+	p->model_made = false;
 }

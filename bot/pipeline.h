@@ -18,6 +18,7 @@ struct rb_config;
 struct rb_store;
 struct rb_sender;
 struct rb_maint_cache;
+struct rb_model;
 
 struct rb_pipeline_stats {
 	size_t stored; /* new raw messages */
@@ -42,10 +43,14 @@ struct rb_pipeline {
 	const char *cli_tree; /* a tree given on the command line, or NULL */
 	const char *outbox_override; /* --outbox DIR, or NULL */
 	const char *templates_dir; /* NULL: the built-in templates */
+	const char *replay_dir; /* serve model answers recorded here */
+	const char *record_dir; /* record model exchanges here, or NULL */
 
 	/* Owned, made on first use; rb_pipeline_release() frees them. */
 	struct rb_sender *sender;
 	struct rb_maint_cache *maint;
+	struct rb_model *model; /* NULL: the model stage is off */
+	bool model_made;
 	bool recovered; /* outbox 'sending' rows were requeued */
 };
 
@@ -55,8 +60,8 @@ void rb_pipeline_release(struct rb_pipeline *p);
  * are recorded with their origin and skipped. */
 int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path);
 /* Stores one raw message (sources call this); durable on return. */
-int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw,
-			   size_t len, const char *origin);
+int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
+			   const char *origin);
 
 int rb_pipeline_parse(struct rb_pipeline *p);
 int rb_pipeline_assemble(struct rb_pipeline *p);

@@ -28,6 +28,7 @@
 #include "review/checks.h"
 #include "review/findings.h"
 #include "review/maintainers.h"
+#include "review/model.h"
 #include "review/render.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -85,6 +86,11 @@ struct series_ctx {
 
 	struct rb_findings findings;
 	char **states; /* per finding: raised, suppressed, dropped */
+	struct rb_model_usage *usage; /* [total + 1]: per patch */
+	int model_err; /* what the model stage returned, 0 if it ran */
+	struct rb_buf model_line;
+	const char **sections; /* non-catch-all section names, borrowed */
+	size_t n_sections;
 	struct rb_buf summary; /* lines, NUL-separated */
 	const char *summary_v[8];
 	size_t n_summary;
@@ -117,6 +123,9 @@ static void release(struct series_ctx *c)
 	free(c->states);
 	rb_findings_release(&c->findings);
 	rb_buf_release(&c->summary);
+	rb_buf_release(&c->model_line);
+	free(c->usage);
+	free(c->sections);
 	for (i = 0; i < c->n_out; i++) {
 		rb_buf_release(&c->out[i].bytes);
 		rb_buf_release(&c->out[i].rcpts);
@@ -268,7 +277,9 @@ static int decide_policy(struct series_ctx *c)
 		names[k++] = c->maint->sections[i]->name;
 	ret = rb_policy_resolve(&c->pol, c->p->cfg, (const char *const *)names,
 				k, c->first->list_id);
-	free(names);
+	/* The model's subsystem guides follow the same sections. */
+	c->sections = names;
+	c->n_sections = k;
 	return ret;
 }
 
@@ -440,6 +451,134 @@ static int run_checkers(struct series_ctx *c)
 			       "Checks: commit message and checkpatch." :
 			       "Checks: commit message.");
 	return 0;
+}
+
+/* The model stage is made once per process, from model.* in the config. */
+static int ensure_model(struct rb_pipeline *p)
+{
+	const struct rb_model_config *mc = &p->cfg->model;
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	int ret;
+
+	if (p->model_made)
+		return 0;
+	if (mc->provider)
+		o.provider = mc->provider;
+	o.url = mc->url;
+	o.name = mc->name;
+	o.api_key = mc->api_key;
+	o.command = mc->command;
+	if (mc->max_tokens_field)
+		o.max_tokens_field = mc->max_tokens_field;
+	if (mc->max_tokens > 0)
+		o.max_tokens = mc->max_tokens;
+	if (mc->timeout_seconds > 0)
+		o.timeout_seconds = mc->timeout_seconds;
+	if (mc->concurrency > 0)
+		o.concurrency = mc->concurrency;
+	if (mc->max_retries >= 0)
+		o.max_retries = mc->max_retries;
+	o.cost_per_mtok_in = mc->cost_per_mtok_in;
+	o.cost_per_mtok_out = mc->cost_per_mtok_out;
+	o.keep_uncertain = mc->keep_uncertain;
+	if (mc->max_findings > 0)
+		o.max_findings = mc->max_findings;
+	if (mc->max_words > 0)
+		o.max_words = mc->max_words;
+	o.record_dir = p->record_dir;
+	if (p->replay_dir) {
+		o.provider = "replay";
+		o.replay_dir = p->replay_dir;
+		o.record_dir = NULL;
+	}
+	ret = rb_model_new(&p->model, &o);
+	if (ret)
+		return ret;
+	p->model_made = true;
+	return 0;
+}
+
+/*
+ * The model review, patch by patch, on the tree after each patch. A
+ * failure (quota, timeouts) does not fail the review: the checkers'
+ * findings stand alone and the mail says why the model did not speak.
+ */
+static int run_model(struct series_ctx *c)
+{
+	const struct rb_apply_result *ar = NULL;
+	struct rb_model_usage total = { 0 };
+	const char **subjects;
+	int i, ret;
+
+	ret = ensure_model(c->p);
+	if (ret)
+		return ret;
+	if (!c->p->model)
+		return 0;
+	if (c->applied && c->base && c->base->ok)
+		ar = c->base->attempts[c->base->chosen].result;
+	c->usage = calloc((size_t)c->row.total + 1, sizeof(*c->usage));
+	subjects = calloc((size_t)c->row.total + 1, sizeof(*subjects));
+	if (!c->usage || !subjects) {
+		free(subjects);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	for (i = 1; i <= c->row.total; i++)
+		subjects[i - 1] = c->msgs[i] ? c->msgs[i]->subject.title : "";
+	for (i = 1; i <= c->row.total; i++) {
+		const struct rb_message *m = c->msgs[i];
+		struct rb_model_patch_ctx ctx = { 0 };
+		int err;
+
+		if (!m || !m->patch)
+			continue;
+		ctx.cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
+		ctx.subjects = subjects;
+		ctx.n_subjects = (size_t)c->row.total;
+		ctx.index = i;
+		ctx.commit_msg = m->commit_msg;
+		ctx.patch = m->patch;
+		ctx.patch_len = m->patch_len;
+		if (ar && c->base_tree && (size_t)i <= ar->n_patches &&
+		    ar->patches[i - 1].applied) {
+			ctx.repo = c->base_tree->repo;
+			ctx.tree = &ar->patches[i - 1].tree;
+		}
+		ctx.subsystems = c->sections;
+		ctx.n_subsystems = c->n_sections;
+		err = rb_model_review_patch(&c->findings, &c->usage[i],
+					    c->p->model, &ctx);
+		if (err) {
+			rb_log(err == -RB_EQUOTA ? RB_LOG_ERROR : RB_LOG_WARN,
+			       "model.failed", "series", c->row.id, "reason",
+			       rb_errmsg(), NULL);
+			if (!c->model_err)
+				c->model_err = err;
+			if (err == -RB_EQUOTA)
+				break;
+		}
+		total.calls += c->usage[i].calls;
+		total.retries += c->usage[i].retries;
+		total.tokens_in += c->usage[i].tokens_in;
+		total.tokens_out += c->usage[i].tokens_out;
+		total.cost += c->usage[i].cost;
+		total.proposed += c->usage[i].proposed;
+		total.malformed += c->usage[i].malformed;
+		total.hallucinated += c->usage[i].hallucinated;
+		total.off_scope += c->usage[i].off_scope;
+		total.duplicates += c->usage[i].duplicates;
+		total.confirmed += c->usage[i].confirmed;
+		total.rejected += c->usage[i].rejected;
+		total.uncertain += c->usage[i].uncertain;
+		total.below_floor += c->usage[i].below_floor;
+		total.capped += c->usage[i].capped;
+		total.kept += c->usage[i].kept;
+		total.words += c->usage[i].words;
+		total.clipped += c->usage[i].clipped;
+	}
+	free(subjects);
+	return rb_model_status_line(&c->model_line, c->p->model, &total,
+				    c->model_err);
 }
 
 /* Suppression by earlier verdicts, then the policy's floor and cap. */
@@ -700,6 +839,7 @@ static int render_reviews(struct series_ctx *c)
 	bool when_empty = c->pol.send_when_empty;
 	char base_hex[GIT_OID_HEXSZ + 1] = "";
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct rb_buf line = RB_BUF_INIT(4096);
 	struct rb_finding *sel = NULL;
 	size_t *idx = NULL;
 	int i, ret = 0;
@@ -758,7 +898,15 @@ static int render_reviews(struct series_ctx *c)
 		r.base_commit = c->applied ? base_hex : NULL;
 		r.summary = c->summary_v;
 		r.n_summary = c->n_summary;
-		r.model_line = MODEL_OFF_LINE;
+		/* This patch's own figures when the model ran on it. */
+		rb_buf_reset(&line);
+		if (c->usage && i > 0 &&
+		    !rb_model_status_line(&line, c->p->model, &c->usage[i],
+					  c->model_err))
+			r.model_line = line.ptr;
+		else
+			r.model_line = c->model_line.len ? c->model_line.ptr :
+							   MODEL_OFF_LINE;
 		r.findings = sel;
 		r.n_findings = n;
 		r.commit_msg = m->commit_msg;
@@ -780,6 +928,7 @@ out:
 	free(sel);
 	free(idx);
 	rb_buf_release(&body);
+	rb_buf_release(&line);
 	return ret;
 }
 
@@ -931,6 +1080,17 @@ static int write_results(struct series_ctx *c)
 			.latency = latency > 0 ? latency : 0,
 		};
 
+		if (c->usage && o->patch_idx > 0 &&
+		    o->patch_idx <= c->row.total) {
+			const struct rb_model_usage *u =
+				&c->usage[o->patch_idx];
+
+			m.model = rb_model_name(c->p->model);
+			m.tokens_in = u->tokens_in;
+			m.tokens_out = u->tokens_out;
+			m.cost = u->cost;
+		}
+
 		ret = rb_store_add_outmail(st, &m);
 		if (ret == -RB_EEXISTS) {
 			/* The same mail from an earlier run: nothing new. */
@@ -993,6 +1153,7 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 	int ret;
 
 	rb_buf_init(&c.summary, 64 * 1024);
+	rb_buf_init(&c.model_line, 4096);
 	ret = load_messages(&c);
 	if (!ret)
 		ret = open_trees(&c);
@@ -1026,6 +1187,8 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		} else if (!ret) {
 			c.series_state = "reviewed";
 			ret = run_checkers(&c);
+			if (!ret)
+				ret = run_model(&c);
 			if (!ret)
 				ret = filter_findings(&c);
 			if (!ret)
