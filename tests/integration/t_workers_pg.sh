@@ -11,6 +11,7 @@
 #  - a worker gets SIGTERM in the middle of a job: it finishes that job,
 #    then exits 0 (a drain).
 # Each of the two gone is replaced, so four workers run at any time.
+# Also runs tests/test_metrics on this PostgreSQL.
 # At the end each series was reviewed exactly once (one worker.done per
 # series across all workers), the SMTP sink (aiosmtpd) holds each mail
 # once, and the workers' counters add up.
@@ -107,6 +108,12 @@ EOC
 "$RB_BIN" check-config -c "$d/config.yaml" >/dev/null 2>"$d/cc.log" ||
 	rb_fail "config: $(cat "$d/cc.log")"
 "$RB_BIN" migrate --store "$RB_PG_URL" >/dev/null || rb_fail "migrate"
+# The counters' and leases' unit tests on PostgreSQL, in a database of
+# their own (they empty their tables).
+psql -h 127.0.0.1 -p "$RB_PG_PORT" -d postgres -qc 'CREATE DATABASE metrics'
+RB_TEST_PG_URL=postgresql://127.0.0.1:$RB_PG_PORT/metrics \
+	"$RB_BUILD/tests/test_metrics" >"$d/test_metrics.log" 2>&1 ||
+	rb_fail "test_metrics on PostgreSQL: $(cat "$d/test_metrics.log")"
 q() { psql -h 127.0.0.1 -p "$RB_PG_PORT" -U reviewbot -d reviewbot -qtAc "$1"; }
 pid() { cat "$d/$1.pid"; }
 # wait_for SECONDS SQL WANT
