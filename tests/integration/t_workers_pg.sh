@@ -16,7 +16,12 @@
 # series across all workers), the SMTP sink (aiosmtpd) holds each mail
 # once, and the workers' counters add up.
 here=$(cd "$(dirname "$0")" && pwd)
+# A directory of our own, out of the way of sweeps of /tmp/rb-test.*.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/rb-workers.XXXXXX")
+chmod 0755 "$TMPDIR"
+export TMPDIR
 . "$here/lib.sh"
+trap 'rb_cleanup; rmdir "$TMPDIR"' EXIT
 d=$RB_TEST_DIR
 N=${RB_WORKERS_SERIES:-200}
 LEASE=6
