@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bench/workers.sh - review throughput with 1, 2 and 4 workers
+# ("reviewbot run --role worker") sharing one PostgreSQL 15 store, side by
+# side in one run, against the ideal (linear) scaling.
+#
+# Each review waits 2 s on an outside service. The model stage is not
+# wired into the review stage yet, and neither is the external checker, so
+# the 2 s come from the base tree's scripts/checkpatch.pl, which reviewbot
+# runs from the trusted base tree for every series: here it sleeps 2 s and
+# finds nothing (the stand-in for a model call of 2 s). The rest of each
+# job (apply with libgit2, the commit-message checker, MAINTAINERS,
+# rendering, the store) is real.
+#
+# For each worker count: a fresh database, one "run --role ingest --once"
+# stores and assembles S copies of the demo series (scripts/demo.sh, each
+# copy with its own Message-IDs), then W workers start at once and the
+# clock runs until every review job is done.
+#
+# usage: bench/workers.sh [RESULTS.md]   (S=series, default 40; LAT=2)
+# Builds reviewbot without sanitizers into build-bench-workers, or uses
+# $RB_BIN.
+set -eu -o pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-/dev/stdout}
+S=${S:-40}
+LAT=${LAT:-2}
+export RB_SRC=$src RB_SHARED=${RB_SHARED:-$src/../shared}
+if [ -z "${RB_BIN:-}" ]; then
+	cmake -S "$src" -B "$src/build-bench-workers" -DCMAKE_C_COMPILER=clang \
+		-DCMAKE_BUILD_TYPE=Release -DRB_SANITIZE=OFF >/dev/null
+	cmake --build "$src/build-bench-workers" -j2 --target reviewbot >/dev/null
+	RB_BIN=$src/build-bench-workers/bot/reviewbot
+fi
+# A directory of our own: a sweep of /tmp/rb-test.* by someone else's
+# cleanup must not take the database away in the middle of a run.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-workers.XXXXXX")
+chmod 0755 "$TMPDIR"
+export TMPDIR
+. "$src/tests/integration/lib.sh"
+trap 'rb_cleanup; rmdir "$TMPDIR"' EXIT
+set +u
+d=$RB_TEST_DIR
+chmod 0755 "$d"
+
+bash "$src/scripts/demo.sh" --make-only "$d/demo" >/dev/null
+mkdir -p "$d/demo/tree/scripts"
+printf 'select(undef, undef, undef, %s);\nexit 0;\n' "$LAT" \
+	>"$d/demo/tree/scripts/checkpatch.pl"
+git -C "$d/demo/tree" add scripts/checkpatch.pl
+git -C "$d/demo/tree" -c user.name=b -c user.email=b@example.org \
+	commit -q --amend --no-edit
+/usr/bin/python3 - "$d/demo/series.mbox" "$d/in" "$S" <<'PY'
+import os, re, sys
+mbox, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for sub in ("tmp", "new", "cur"):
+    os.makedirs(os.path.join(out, sub), exist_ok=True)
+msgs, cur = [], None
+for line in open(mbox, "rb"):
+    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
+        if cur is not None:
+            msgs.append(b"".join(cur))
+        cur = []
+        continue
+    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
+msgs.append(b"".join(cur))
+for c in range(n):
+    tag = b"b%d" % c
+    for j, m in enumerate(msgs):
+        head, _, body = m.partition(b"\n\n")
+        head = re.sub(rb"<([^>@]+)@", lambda x: b"<" + x.group(1) + b"." +
+                      tag + b"@", head)
+        body = re.sub(rb"(?m)^base-commit: .*\n", b"", body)
+        with open(os.path.join(out, "new", "%05d.%d.eml" % (c, j)), "wb") as f:
+            f.write(head + b"\n\n" + body)
+PY
+
+rb_start_pg
+export PGUSER=reviewbot
+psql_() { psql -h 127.0.0.1 -p "$RB_PG_PORT" -U reviewbot -d "$1" -qtAc "$2"; }
+
+results=()
+for W in 1 2 4; do
+	db=bench$W
+	psql_ postgres "CREATE DATABASE $db" >/dev/null
+	cat >"$d/c$W.yaml" <<EOC
+store:
+  url: postgresql://127.0.0.1:$RB_PG_PORT/$db
+sources:
+  - type: maildir
+    name: lists
+    path: $d/in
+list_ids: [demo-list.example.org]
+trees:
+  - name: demo
+    path: $d/demo/tree
+    fetch_minutes: 0
+outbox:
+  maildir: $d/outbox$W
+policy:
+  default:
+    mode: "off"
+  subsystems:
+    RING BUFFER:
+      mode: advisory
+EOC
+	"$RB_BIN" run -c "$d/c$W.yaml" --role ingest --once --name ingest \
+		2>"$d/ingest$W.log"
+	n=$(psql_ "$db" "SELECT count(*) FROM jobs WHERE kind = 'review'")
+	[ "$n" = "$S" ] || { echo "ingest made $n jobs, not $S" >&2; exit 1; }
+	t0=$(date +%s.%N)
+	pids=""
+	for i in $(seq "$W"); do
+		"$RB_BIN" run -c "$d/c$W.yaml" --role worker --name "w$i" \
+			2>"$d/w$W-$i.log" &
+		pids="$pids $!"
+		RB_PIDS="$RB_PIDS $!"
+	done
+	deadline=$(($(date +%s) + S * ${LAT%.*} * 2 + 120))
+	until [ "$(psql_ "$db" "SELECT count(*) FROM jobs WHERE kind = 'review' AND state = 'done'")" = "$S" ]; do
+		[ "$(date +%s)" -lt $deadline ] || {
+			echo "workers=$W: not done in time" >&2
+			exit 1
+		}
+		sleep 0.05
+	done
+	t1=$(date +%s.%N)
+	for p in $pids; do kill -TERM "$p"; done
+	for p in $pids; do wait "$p" || true; done
+	per=$(psql_ "$db" "SELECT string_agg(name || '=' || done, ' ' ORDER BY name) FROM workers WHERE role = 'worker'")
+	secs=$(echo "$t1 - $t0" | bc)
+	results+=("$W|$secs|$per")
+	echo "workers=$W series=$S seconds=$secs ($per)" >&2
+done
+
+base=$(echo "${results[0]}" | cut -d'|' -f2)
+{
+	echo "## Workers on PostgreSQL: review throughput (bench/workers.sh)"
+	echo
+	echo "$S series (copies of the demo series), each review waiting" \
+		"$LAT s on the base tree's checkpatch.pl (the stand-in for a" \
+		"model call of $LAT s: the model stage is not wired into the" \
+		"review stage yet), PostgreSQL 15 on loopback, reviewbot" \
+		"built without sanitizers, $(nproc) CPUs; $(date -u +%F)."
+	echo
+	echo "| workers | seconds | series/min | speed-up | ideal | jobs per worker |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	for r in "${results[@]}"; do
+		IFS='|' read -r w secs per <<<"$r"
+		printf '| %s | %.1f | %.1f | %.2fx | %dx | %s |\n' "$w" "$secs" \
+			"$(echo "$S * 60 / $secs" | bc -l)" \
+			"$(echo "$base / $secs" | bc -l)" "$w" "$per"
+	done
+	echo
+	echo "Repeat: \`bench/workers.sh\` (S=series, LAT=seconds per review)."
+} >>"$out"
