@@ -63,7 +63,7 @@ int rb_metrics_count(struct rb_store *st, const char *name, enum rb_metric m)
 	struct rb_dbv p[] = { RB_DB_INT(rb_now()), RB_DB_TEXT(name) };
 	int ret;
 
-	if ((unsigned)m >= sizeof(columns) / sizeof(columns[0]))
+	if ((unsigned int)m >= sizeof(columns) / sizeof(columns[0]))
 		return rb_err(RB_EINVAL, "metrics: unknown counter %d", m);
 	ret = rb_buf_printf(&sql,
 			    "UPDATE workers SET %s = %s + 1, seen_at = ?"

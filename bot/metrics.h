@@ -32,8 +32,10 @@ enum rb_metric {
 int rb_metrics_register(struct rb_store *st, const char *name,
 			const char *role);
 
-/* Sets the worker's state ("idle", "busy", "draining", "stopped",
- * "standby") and marks it seen now. */
+/*
+ * Sets the worker's state ("idle", "busy", "stopped") and marks it seen
+ * now.
+ */
 int rb_metrics_state(struct rb_store *st, const char *name, const char *state);
 
 /*
