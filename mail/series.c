@@ -939,7 +939,8 @@ static int add_one(struct asm_ctx *c, uint32_t m)
 			return ret;
 	}
 	/* b4: an unnumbered [PATCH] again from the same author is a new
-	 * revision. */
+	 * revision.
+	 */
 	if (e->counter == 1 && (e->flags & F_CINF) && (e->flags & F_PATCHPFX) &&
 	    !(e->flags & F_RESEND) && s->len > 1 && s->slot[1] != NONE) {
 		const struct ent *o = &c->set->ents[s->slot[1]];
@@ -995,9 +996,11 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
 			return 0;
 	}
 	/* b4 indexes the previous version by position; it would raise
-	 * IndexError past its end, we stop there. */
+	 * IndexError past its end, we stop there.
+	 */
 	/* Unlike b4, the previous version's cover is not taken over: a
-	 * cover belongs to one version (patches are what parity checks). */
+	 * cover belongs to one version (patches are what parity checks).
+	 */
 	ret = 0;
 	for (at = 1; at < s->len && at < ps->len; at++) {
 		if (ps->slot[at] == NONE)
@@ -1123,7 +1126,8 @@ static int emit_thread(struct asm_ctx *c)
 			else
 				o->patches[j - 1] = set->nodes[e->node].id;
 			/* Parts taken from the previous version (partial
-			 * reroll) do not name or date this series. */
+			 * reroll) do not name or date this series.
+			 */
 			if (j && e->erev != s->rev)
 				continue;
 			if (head == NONE)
@@ -1623,7 +1627,7 @@ const char *rb_msg_kind_name(enum rb_msg_kind kind)
 		[RB_KIND_PULL] = "pull",	 [RB_KIND_OTHER] = "other",
 	};
 
-	if ((unsigned)kind >= sizeof(names) / sizeof(names[0]))
+	if ((unsigned int)kind >= sizeof(names) / sizeof(names[0]))
 		return "unknown";
 	return names[kind];
 }
