@@ -191,7 +191,8 @@ static void test_cover_shallow_out_of_order(void **state)
 static void test_deep_no_cover_incomplete(void **state)
 {
 	/* Deep threading, no cover: each patch replies to the one before;
-	 * 3/4 never arrived. */
+	 * 3/4 never arrived.
+	 */
 	static const struct spec v[] = {
 		{ "d1@x",
 		  NULL,
@@ -258,7 +259,8 @@ static void test_deep_no_cover_incomplete(void **state)
 static void test_versions(void **state)
 {
 	/* v1 and v2 in their own threads (same title and author); v3 as a
-	 * reply to v2's cover; an unrelated v2 linked by change-id only. */
+	 * reply to v2's cover; an unrelated v2 linked by change-id only.
+	 */
 	static const struct spec v[] = {
 		{ "a1@x",
 		  NULL,
@@ -359,7 +361,8 @@ static void test_versions(void **state)
 static void test_partial_reroll(void **state)
 {
 	/* v2 of patch 2 only, sent as a reply to v1 2/3: not a duplicate of
-	 * v1's 2/3, but a v2 filled from v1 (b4's partial reroll). */
+	 * v1's 2/3, but a v2 filled from v1 (b4's partial reroll).
+	 */
 	static const struct spec v[] = {
 		{ "c@x",
 		  NULL,
@@ -626,7 +629,8 @@ static void test_pull_is_not_series(void **state)
 static void test_unthreaded_fallback(void **state)
 {
 	/* No threading headers at all: joined by sender, version, total
-	 * and time; another sender and a late part stay apart. */
+	 * and time; another sender and a late part stay apart.
+	 */
 	static const struct spec v[] = {
 		{ "u0@x",
 		  NULL,
