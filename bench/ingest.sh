@@ -144,7 +144,7 @@ latency_mode() {
 	conf "$name" "$2"
 	rb_start "$name" "$RB_BIN" run -c "$d/$name.yaml"
 	for i in $(seq 200); do
-		grep -q 'event=imap.login' "$d/$name.log" && break
+		grep -qs 'event=imap.login' "$d/$name.log" && break
 		sleep 0.05
 	done
 	: >"$d/$name.times"

@@ -658,8 +658,11 @@ static void imap_free(struct rb_source *src)
 
 	if (!s)
 		return;
-	if (s->imap)
+	if (s->imap) {
+		/* Polite, but not worth a long wait on a dead server. */
+		mailimap_set_timeout(s->imap, 5);
 		mailimap_logout(s->imap);
+	}
 	disconnect(s);
 	for (i = 0; i < s->n_mb; i++)
 		free(s->mb[i].name);

@@ -290,8 +290,10 @@ static void nntp_free(struct rb_source *src)
 
 	if (!s)
 		return;
-	if (s->nntp)
+	if (s->nntp) {
+		newsnntp_set_timeout(s->nntp, 5);
 		newsnntp_quit(s->nntp);
+	}
 	disconnect(s);
 	for (i = 0; i < s->n_groups; i++)
 		free(s->groups[i]);

@@ -104,7 +104,7 @@ wait_for() {
 sinkn() { ls "$d/sink/new" | wc -l; }
 # Logged in and idling before mail comes.
 for i in $(seq 100); do
-	grep -q 'event=imap.login' "$d/daemon.log" && break
+	grep -qs 'event=imap.login' "$d/daemon.log" && break
 	sleep 0.05
 done
 sleep 0.3
