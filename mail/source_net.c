@@ -39,7 +39,7 @@ int rb_net_url_parse(struct rb_net_url *out, const char *url, const char *plain,
 		     uint16_t plain_port, const char *tls, uint16_t tls_port)
 {
 	const char *p, *host, *end, *port = NULL;
-	size_t hlen, n;
+	size_t hlen, n, nt;
 	bool is_tls;
 	long v;
 	char *e;
@@ -47,13 +47,13 @@ int rb_net_url_parse(struct rb_net_url *out, const char *url, const char *plain,
 	if (!url || !*url)
 		return rb_err(RB_ECONFIG, "no url");
 	n = strlen(plain);
+	nt = strlen(tls);
 	if (!strncasecmp(url, plain, n) && !strncmp(url + n, "://", 3)) {
 		is_tls = false;
 		p = url + n + 3;
-	} else if (n = strlen(tls),
-		   !strncasecmp(url, tls, n) && !strncmp(url + n, "://", 3)) {
+	} else if (!strncasecmp(url, tls, nt) && !strncmp(url + nt, "://", 3)) {
 		is_tls = true;
-		p = url + n + 3;
+		p = url + nt + 3;
 	} else {
 		return rb_err(RB_ECONFIG,
 			      "url %s: the scheme is not %s:// or "
