@@ -142,14 +142,17 @@ void rb_sources_wait(struct rb_sources *s, volatile sig_atomic_t *stop,
 		     volatile sig_atomic_t *reload)
 {
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	size_t k;
 	int i;
 
 	/* IDLE on the first network source wakes us early; the others are
 	 * polled at the shortest interval. */
-	if (s && s->n && strcmp(s->v[0]->ops->name, "file")) {
-		s->v[0]->ops->wait(s->v[0], s->poll_seconds * 1000,
-				   (volatile const int *)stop);
-		return;
+	for (k = 0; s && k < s->n; k++) {
+		if (strcmp(s->v[k]->ops->name, "file")) {
+			s->v[k]->ops->wait(s->v[k], s->poll_seconds * 1000,
+					   (volatile const int *)stop);
+			return;
+		}
 	}
 	for (i = 0; i < (s ? s->poll_seconds : 30) * 10 && !*stop && !*reload;
 	     i++)

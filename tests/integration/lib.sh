@@ -89,6 +89,8 @@ rb_start_dovecot()
 	[ "${1:-}" = tls ] && conf=dovecot-tls.conf
 	rb_need dovecot
 	mkdir -p "$d/run" "$d/state" "$RB_TEST_DIR/mail"
+	# Dovecot's auth process must read the passwd file when run as root.
+	chmod 0755 "$RB_TEST_DIR"
 	chmod 0777 "$RB_TEST_DIR/mail"
 	cp "$rig/passwd" "$d/passwd"
 	RB_IMAP_PORT=$(rb_free_port)
