@@ -4,26 +4,26 @@
 # ("reviewbot run --role worker") sharing one PostgreSQL 15 store, side by
 # side in one run, against the ideal (linear) scaling.
 #
-# Each review waits 2 s on an outside service. The model stage is not
-# wired into the review stage yet, and neither is the external checker, so
-# the 2 s come from the base tree's scripts/checkpatch.pl, which reviewbot
-# runs from the trusted base tree for every series: here it sleeps 2 s and
-# finds nothing (the stand-in for a model call of 2 s). The rest of each
-# job (apply with libgit2, the commit-message checker, MAINTAINERS,
-# rendering, the store) is real.
+# Each review asks the model about every patch: the scripted model server
+# (tests/model_server.py, OpenAI wire format, on loopback) answers each
+# finder call after a fixed latency of 2 s, with no findings, so a series
+# of 3 patches waits 6 s on the model. The rest of each job (apply with
+# libgit2, the commit-message checker, MAINTAINERS, the prompt, rendering,
+# the store) is real.
 #
 # For each worker count: a fresh database, one "run --role ingest --once"
 # stores and assembles S copies of the demo series (scripts/demo.sh, each
 # copy with its own Message-IDs), then W workers start at once and the
 # clock runs until every review job is done.
 #
-# usage: bench/workers.sh [RESULTS.md]   (S=series, default 40; LAT=2)
+# usage: bench/workers.sh [RESULTS.md]   (S=series, default 16; LAT=2,
+# the model's seconds per call)
 # Builds reviewbot without sanitizers into build-bench-workers, or uses
 # $RB_BIN.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-/dev/stdout}
-S=${S:-40}
+S=${S:-16}
 LAT=${LAT:-2}
 export RB_SRC=$src RB_SHARED=${RB_SHARED:-$src/../shared}
 if [ -z "${RB_BIN:-}" ]; then
@@ -44,12 +44,18 @@ d=$RB_TEST_DIR
 chmod 0755 "$d"
 
 bash "$src/scripts/demo.sh" --make-only "$d/demo" >/dev/null
-mkdir -p "$d/demo/tree/scripts"
-printf 'select(undef, undef, undef, %s);\nexit 0;\n' "$LAT" \
-	>"$d/demo/tree/scripts/checkpatch.pl"
-git -C "$d/demo/tree" add scripts/checkpatch.pl
-git -C "$d/demo/tree" -c user.name=b -c user.email=b@example.org \
-	commit -q --amend --no-edit
+mport=$(rb_free_port)
+cat >"$d/script.json" <<EOJ
+{"steps": [
+ {"kind": "finder", "repeat": true, "delay": $LAT,
+  "answer_json": {"findings": []}},
+ {"kind": "verifier", "repeat": true, "delay": $LAT, "verdict": "confirmed"}
+]}
+EOJ
+rb_start model /usr/bin/python3 "$src/tests/model_server.py" \
+	--port "$mport" --script "$d/script.json" --log "$d/model.log"
+rb_wait_port "$mport"
+export RB_BENCH_KEY=bench-key
 /usr/bin/python3 - "$d/demo/series.mbox" "$d/in" "$S" <<'PY'
 import os, re, sys
 mbox, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -70,7 +76,6 @@ for c in range(n):
         head, _, body = m.partition(b"\n\n")
         head = re.sub(rb"<([^>@]+)@", lambda x: b"<" + x.group(1) + b"." +
                       tag + b"@", head)
-        body = re.sub(rb"(?m)^base-commit: .*\n", b"", body)
         with open(os.path.join(out, "new", "%05d.%d.eml" % (c, j)), "wb") as f:
             f.write(head + b"\n\n" + body)
 PY
@@ -95,6 +100,12 @@ trees:
   - name: demo
     path: $d/demo/tree
     fetch_minutes: 0
+model:
+  provider: openai
+  url: http://127.0.0.1:$mport/v1/chat/completions
+  name: scripted
+  api_key_env: RB_BENCH_KEY
+  timeout_seconds: 30
 outbox:
   maildir: $d/outbox$W
 policy:
@@ -116,7 +127,7 @@ EOC
 		pids="$pids $!"
 		RB_PIDS="$RB_PIDS $!"
 	done
-	deadline=$(($(date +%s) + S * ${LAT%.*} * 2 + 120))
+	deadline=$(($(date +%s) + S * ${LAT%.*} * 8 + 120))
 	until [ "$(psql_ "$db" "SELECT count(*) FROM jobs WHERE kind = 'review' AND state = 'done'")" = "$S" ]; do
 		[ "$(date +%s)" -lt $deadline ] || {
 			echo "workers=$W: not done in time" >&2
@@ -128,20 +139,21 @@ EOC
 	for p in $pids; do kill -TERM "$p"; done
 	for p in $pids; do wait "$p" || true; done
 	per=$(psql_ "$db" "SELECT string_agg(name || '=' || done, ' ' ORDER BY name) FROM workers WHERE role = 'worker'")
+	calls=$(grep -c . "$d/model.log" || true)
 	secs=$(echo "$t1 - $t0" | bc)
 	results+=("$W|$secs|$per")
-	echo "workers=$W series=$S seconds=$secs ($per)" >&2
+	echo "workers=$W series=$S seconds=$secs ($per; model calls so far $calls)" >&2
 done
 
 base=$(echo "${results[0]}" | cut -d'|' -f2)
 {
 	echo "## Workers on PostgreSQL: review throughput (bench/workers.sh)"
 	echo
-	echo "$S series (copies of the demo series), each review waiting" \
-		"$LAT s on the base tree's checkpatch.pl (the stand-in for a" \
-		"model call of $LAT s: the model stage is not wired into the" \
-		"review stage yet), PostgreSQL 15 on loopback, reviewbot" \
-		"built without sanitizers, $(nproc) CPUs; $(date -u +%F)."
+	echo "$S series (copies of the demo series, 3 patches each), the" \
+		"scripted model server answering each call after $LAT s" \
+		"($(grep -c . "$d/model.log") calls in all), PostgreSQL 15 on" \
+		"loopback, reviewbot built without sanitizers, $(nproc) CPUs;" \
+		"$(date -u +%F)."
 	echo
 	echo "| workers | seconds | series/min | speed-up | ideal | jobs per worker |"
 	echo "| --- | --- | --- | --- | --- | --- |"
@@ -152,5 +164,5 @@ base=$(echo "${results[0]}" | cut -d'|' -f2)
 			"$(echo "$base / $secs" | bc -l)" "$w" "$per"
 	done
 	echo
-	echo "Repeat: \`bench/workers.sh\` (S=series, LAT=seconds per review)."
+	echo "Repeat: \`bench/workers.sh\` (S=series, LAT=the model's seconds per call)."
 } >>"$out"
