@@ -19,6 +19,7 @@
 #include <microhttpd.h>
 
 #include "bot/http.h"
+#include "bot/metrics.h"
 #include "bot/stats.h"
 #include "bot/store.h"
 #include "util/buf.h"
@@ -958,6 +959,8 @@ static int page_metrics(struct rb_buf *b, struct rb_store *st)
 		      prom_num(b, "reviewbot_model_cost_usd",
 			       "Model cost in US dollars.",
 			       json_object_get(rm, "cost_usd"));
+	/* Each worker's claimed, done, failed and lease expiries. */
+	ret = ret ?: rb_metrics_render(b, st);
 	ret = ret   ?:
 		      rb_buf_puts(b, "# HELP reviewbot_precision Valid / judged"
 				     " findings by group.\n"

@@ -1121,9 +1121,17 @@ static int write_results(struct series_ctx *c)
 						c->detail[0] ? c->detail :
 							       NULL);
 	if (!ret)
-		ret = rb_store_job_done(st, c->job->id, NULL);
+		ret = rb_store_job_done_by(st, c->job->id,
+					   c->p->owner ? c->p->owner : "local",
+					   NULL);
 	if (ret) {
 		rb_store_rollback(st);
+		if (ret == -RB_ELOCKED) {
+			/* Another worker owns the job now: its results count. */
+			rb_log(RB_LOG_WARN, "review.lease_lost", "series",
+			       c->row.id, "reason", rb_errmsg(), NULL);
+			return 0;
+		}
 		return ret;
 	}
 	return rb_store_commit(st);

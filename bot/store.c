@@ -773,6 +773,27 @@ int rb_store_job_done(struct rb_store *st, int64_t id, const char *error)
 		    RB_DB_INT(rb_now()), RB_DB_INT(id));
 }
 
+int rb_store_job_done_by(struct rb_store *st, int64_t id, const char *owner,
+			 const char *error)
+{
+	int ret;
+
+	ret = EXEC(st,
+		   "UPDATE jobs SET state = ?, error = ?, owner = NULL,"
+		   " lease_until = NULL, updated_at = ? WHERE id = ?"
+		   " AND state = 'running' AND owner = ?",
+		   RB_DB_TEXT(error ? "failed" : "done"), RB_DB_TEXT(error),
+		   RB_DB_INT(rb_now()), RB_DB_INT(id), RB_DB_TEXT(owner));
+	if (ret)
+		return ret;
+	if (!st->db->ops->changes(st->db))
+		return rb_err(RB_ELOCKED,
+			      "job %lld: the lease of %s ran out and another "
+			      "worker took it over",
+			      (long long)id, owner);
+	return 0;
+}
+
 int rb_store_job_retry(struct rb_store *st, int64_t id, int64_t not_before,
 		       const char *error)
 {

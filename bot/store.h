@@ -155,6 +155,13 @@ int rb_store_job_add(struct rb_store *st, const char *kind, const char *key,
 int rb_store_job_claim(struct rb_store *st, const char *owner,
 		       int lease_seconds, struct rb_job *out);
 int rb_store_job_done(struct rb_store *st, int64_t id, const char *error);
+/*
+ * The same, fenced by the lease: only while @owner still holds the job.
+ * -RB_ELOCKED when its lease ran out and another worker took it over;
+ * the caller then rolls back what it wrote for the job.
+ */
+int rb_store_job_done_by(struct rb_store *st, int64_t id, const char *owner,
+			 const char *error);
 /* Puts a claimed job back for later (a temporary failure). */
 int rb_store_job_retry(struct rb_store *st, int64_t id, int64_t not_before,
 		       const char *error);
