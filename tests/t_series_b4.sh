@@ -217,11 +217,13 @@ def b4_cli(msgid, version, idx):
     d = os.path.join(work, 'b4-%d' % idx)
     os.makedirs(d)
     tmbox = os.path.join(d, 'thread.mbox')
-    out = mailbox.mbox(tmbox)
-    for k in ks:
-        out.add(mbx.get_message(k))
-    out.flush()
-    out.close()
+    # The messages' own bytes, From_ lines included: re-serializing
+    # through the mailbox module would requote lines and change them.
+    with open(tmbox, 'wb') as out:
+        for k in ks:
+            raw = mbx.get_bytes(k, from_=True)
+            out.write(raw if raw.endswith(b'\n') else raw + b'\n')
+            out.write(b'\n')
     r = subprocess.run(['b4', 'am', '-C', '-m', tmbox, '-v', str(version),
                         '-o', d, msgid], cwd=d, capture_output=True,
                        text=True, errors='replace', timeout=120)
