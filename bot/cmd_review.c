@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot/cli.h"
 #include "bot/config.h"
@@ -61,6 +62,7 @@ int cmd_review(int argc, char **argv)
 	struct rb_store *st = NULL;
 	int c, i, ret, wait = 0, failed = 0;
 	char record[4096];
+	struct timespec t0, t1, t2;
 
 	p.force_complete = true;
 	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
@@ -127,12 +129,14 @@ int cmd_review(int argc, char **argv)
 		goto out;
 	p.cfg = cfg;
 	p.st = st;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = optind; i < argc; i++) {
 		if (rb_pipeline_ingest_path(&p, argv[i])) {
 			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
 			failed = 1;
 		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rb_pipeline_step(&p)) {
 		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
 		ret = RB_EXIT_FAIL;
@@ -145,6 +149,13 @@ int cmd_review(int argc, char **argv)
 	       p.stats.series, p.stats.reviewed, p.stats.apply_failed,
 	       p.stats.deferred, p.stats.queued, p.stats.sent,
 	       p.stats.send_failed ? ", some sends failed" : "");
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	printf("reviewbot: stored in %.2f s, parsed, assembled, reviewed and "
+	       "sent in %.2f s\n",
+	       (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       (double)(t2.tv_sec - t1.tv_sec) +
+		       (double)(t2.tv_nsec - t1.tv_nsec) / 1e9);
 	if (failed || p.stats.malformed || p.stats.apply_failed ||
 	    p.stats.deferred || p.stats.send_failed)
 		ret = RB_EXIT_FAIL;

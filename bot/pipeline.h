@@ -52,6 +52,8 @@ struct rb_pipeline {
 	struct rb_model *model; /* NULL: the model stage is off */
 	bool model_made;
 	bool recovered; /* outbox 'sending' rows were requeued */
+	bool batching; /* ingest_raw commits every RB_BATCH messages */
+	unsigned long batch; /* messages in the open batch */
 };
 
 void rb_pipeline_release(struct rb_pipeline *p);

@@ -396,6 +396,7 @@ static int collect_msg(const struct rb_dbrow *row, void *payload)
 	v->message_id = dupv(&row->v[0]);
 	v->origin = dupv(&row->v[1]);
 	v->raw = dupblob(&row->v[2], &v->len);
+	v->received_at = row->n > 3 ? row->v[3].i : 0;
 	return 0;
 }
 
@@ -403,21 +404,46 @@ int rb_store_each_new(struct rb_store *st,
 		      int (*fn)(struct rb_msgrow *m, void *payload),
 		      void *payload)
 {
-	struct msg_list l = { 0 };
+	struct rb_msgrow last = { 0 };
+	int64_t last_at = -1;
 	size_t i;
-	int ret;
+	int ret = 0;
 
-	/* Collected first: the callback writes to the same table. */
-	ret = st->db->ops->query(st->db,
-				 "SELECT message_id, origin, raw FROM messages"
-				 " WHERE state = 'new'"
-				 " ORDER BY received_at, message_id",
-				 NULL, 0, collect_msg, &l);
-	for (i = 0; i < l.n && !ret; i++)
-		ret = fn(&l.v[i], payload);
-	for (i = 0; i < l.n; i++)
-		rb_msgrow_release(&l.v[i]);
-	free(l.v);
+	/*
+	 * Page by page (a corpus must not sit in memory at once), each page
+	 * collected before the callback writes to the same table, and keyed
+	 * on (received_at, message_id) so that the walk ends whatever the
+	 * callback does with the state.
+	 */
+	for (;;) {
+		struct msg_list l = { 0 };
+		struct rb_dbv p[] = {
+			RB_DB_INT(last_at), RB_DB_INT(last_at),
+			RB_DB_TEXT(last.message_id ? last.message_id : "")
+		};
+
+		ret = st->db->ops->query(
+			st->db,
+			"SELECT message_id, origin, raw, received_at"
+			" FROM messages WHERE state = 'new' AND"
+			" (received_at > ? OR (received_at = ? AND"
+			" message_id > ?))"
+			" ORDER BY received_at, message_id LIMIT 256",
+			p, 3, collect_msg, &l);
+		for (i = 0; i < l.n && !ret; i++)
+			ret = fn(&l.v[i], payload);
+		if (l.n) {
+			free(last.message_id);
+			last.message_id = strdup(l.v[l.n - 1].message_id);
+			last_at = l.v[l.n - 1].received_at;
+		}
+		for (i = 0; i < l.n; i++)
+			rb_msgrow_release(&l.v[i]);
+		free(l.v);
+		if (ret || !l.n || !last.message_id)
+			break;
+	}
+	free(last.message_id);
 	return ret;
 }
 

@@ -65,6 +65,7 @@ struct rb_msgrow {
 	char *origin;
 	char *raw;
 	size_t len;
+	int64_t received_at;
 };
 void rb_msgrow_release(struct rb_msgrow *m);
 

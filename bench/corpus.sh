@@ -1,0 +1,33 @@
+#!/bin/bash
+# corpus.sh [REVIEWBOT] - the whole linux-api corpus (30,571 messages)
+# through "reviewbot review" on the embedded defaults (SQLite, Maildir
+# outbox, no tree, no model): the time to store every message, the time
+# for the rest of the pipeline, and the peak RSS, beside git mailsplit
+# splitting the same mbox into files.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=${1:-$top/build-rel/bot/reviewbot}
+if [ ! -x "$bin" ]; then
+	cmake -S "$top" -B "$top/build-rel" -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build "$top/build-rel" -j2 --target reviewbot >/dev/null
+	bin=$top/build-rel/bot/reviewbot
+fi
+corpus=${RB_SHARED:-$top/../shared}/corpus/linux-api.mbox.xz
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+xz -dc "$corpus" >"$w/corpus.mbox"
+cd "$w"
+/usr/bin/time -f '%e %M' -o time.txt "$bin" review --store c.db \
+	--outbox ob corpus.mbox >out.txt 2>err.txt || true
+read -r wall rss <time.txt
+mkdir split
+/usr/bin/time -f '%e %M' -o split.txt git mailsplit --mboxrd -osplit \
+	corpus.mbox >/dev/null
+read -r swall srss <split.txt
+echo "| what | wall s | peak RSS MB |"
+echo "| --- | ---: | ---: |"
+grep -o 'stored in [0-9.]* s' out.txt | sed 's/stored in \(.*\) s/| reviewbot review: store every message | \1 | |/'
+grep -o 'sent in [0-9.]* s' out.txt | sed 's/sent in \(.*\) s/| reviewbot review: parse, assemble, review, send | \1 | |/'
+echo "| reviewbot review: all | $wall | $((rss / 1024)) |"
+echo "| git mailsplit --mboxrd (split only) | $swall | $((srss / 1024)) |"
+grep 'new messages' out.txt
