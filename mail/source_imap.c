@@ -74,9 +74,7 @@ struct imap_source {
 	struct rb_backoff backoff;
 	int selected; /* index of the mailbox EXAMINEd, or -1 */
 	/* received-bytes guard for the current command */
-	size_t received;
-	size_t recv_cap; /* 0: no cap */
-	bool over_cap;
+	struct rb_recv_guard guard;
 	bool pass_ok; /* the last poll read every mailbox */
 };
 
@@ -116,20 +114,7 @@ static void stream_logger(mailimap *imap, int type, const char *str,
 	struct imap_source *s = ctx;
 
 	(void)str;
-	if (type != MAILSTREAM_LOG_TYPE_DATA_RECEIVED)
-		return;
-	s->received += size;
-	if (s->recv_cap && s->received > s->recv_cap && !s->over_cap) {
-		s->over_cap = true;
-		mailstream_cancel(imap->imap_stream);
-	}
-}
-
-static void guard(struct imap_source *s, size_t cap)
-{
-	s->received = 0;
-	s->recv_cap = cap;
-	s->over_cap = false;
+	rb_recv_guard_count(&s->guard, type, size, imap->imap_stream);
 }
 
 static bool is_ok(int r)
@@ -263,7 +248,7 @@ static int examine(struct imap_source *s, size_t i)
 {
 	int r;
 
-	guard(s, SMALL_CAP);
+	rb_recv_guard_reset(&s->guard, SMALL_CAP);
 	r = mailimap_examine(s->imap, s->mb[i].name);
 	if (is_ok(r)) {
 		s->selected = (int)i;
@@ -343,7 +328,7 @@ static int list_new(struct imap_source *s, int64_t last, struct msg_ref **out,
 		goto out;
 	}
 	/* About 60 bytes a message in the answer. */
-	guard(s, LIST_CAP);
+	rb_recv_guard_reset(&s->guard, LIST_CAP);
 	r = mailimap_uid_fetch(s->imap, set, ft, &res);
 	if (!is_ok(r)) {
 		ret = is_refusal(r) ? rb_err(RB_EAGAIN,
@@ -417,10 +402,10 @@ static int fetch_one(struct imap_source *s, const struct rb_source_env *env,
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	guard(s, s->max_size + FETCH_SLACK);
+	rb_recv_guard_reset(&s->guard, s->max_size + FETCH_SLACK);
 	r = mailimap_uid_fetch(s->imap, set, ft, &res);
-	if (s->over_cap) {
-		size_t got = s->received;
+	if (s->guard.over) {
+		size_t got = s->guard.received;
 
 		/* The server sent more than the size it announced. */
 		rb_log(RB_LOG_WARN, "imap.too_big", "origin", origin, "reason",
@@ -628,7 +613,7 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 		return 0;
 	while (left > 0 && !*stop) {
 		chunk = left < IDLE_MAX_MS ? left : IDLE_MAX_MS;
-		guard(s, SMALL_CAP);
+		rb_recv_guard_reset(&s->guard, SMALL_CAP);
 		r = mailimap_idle(s->imap);
 		if (!is_ok(r)) {
 			net_fail(s, "IDLE", r);

@@ -185,3 +185,15 @@ void rb_net_nap(int timeout_ms, volatile const int *stop)
 		waited += slice;
 	}
 }
+
+void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
+			 struct _mailstream *stream)
+{
+	if (log_type != MAILSTREAM_LOG_TYPE_DATA_RECEIVED)
+		return;
+	g->received += size;
+	if (g->cap && g->received > g->cap && !g->over) {
+		g->over = true;
+		mailstream_cancel(stream);
+	}
+}

@@ -48,9 +48,7 @@ struct nntp_source {
 	size_t max_size;
 	newsnntp *nntp;
 	struct rb_backoff backoff;
-	size_t received;
-	size_t recv_cap;
-	bool over_cap;
+	struct rb_recv_guard guard;
 };
 
 static void disconnect(struct nntp_source *s)
@@ -82,20 +80,7 @@ static void stream_logger(newsnntp *nntp, int type, const char *str,
 	struct nntp_source *s = ctx;
 
 	(void)str;
-	if (type != MAILSTREAM_LOG_TYPE_DATA_RECEIVED)
-		return;
-	s->received += size;
-	if (s->recv_cap && s->received > s->recv_cap && !s->over_cap) {
-		s->over_cap = true;
-		mailstream_cancel(nntp->nntp_stream);
-	}
-}
-
-static void guard(struct nntp_source *s, size_t cap)
-{
-	s->received = 0;
-	s->recv_cap = cap;
-	s->over_cap = false;
+	rb_recv_guard_count(&s->guard, type, size, nntp->nntp_stream);
 }
 
 static int connect_server(struct nntp_source *s)
@@ -168,7 +153,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 	size_t len;
 	int r, ret;
 
-	guard(s, (size_t)1 << 20);
+	rb_recv_guard_reset(&s->guard, (size_t)1 << 20);
 	r = newsnntp_group(s->nntp, group, &info);
 	if (r == NEWSNNTP_ERROR_NO_SUCH_NEWS_GROUP)
 		return rb_err(RB_ENOTFOUND, "nntp %s: no group %s", s->url.host,
@@ -193,10 +178,10 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			 s->url.host, s->url.port, group, (long long)n);
 		art = NULL;
 		len = 0;
-		guard(s, s->max_size + ARTICLE_SLACK);
+		rb_recv_guard_reset(&s->guard, s->max_size + ARTICLE_SLACK);
 		r = newsnntp_article(s->nntp, (uint32_t)n, &art, &len);
-		if (s->over_cap) {
-			size_t got = s->received;
+		if (s->guard.over) {
+			size_t got = s->guard.received;
 
 			if (art)
 				newsnntp_article_free(art);

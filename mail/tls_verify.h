@@ -71,6 +71,28 @@ void rb_net_sni_cb(struct mailstream_ssl_context *ctx, void *data);
  * doubling up to RB_NET_BACKOFF_MAX; reset by a success.
  */
 #define RB_NET_BACKOFF_MAX 300
+/*
+ * The bytes received during one command, against a cap: libetpan has no
+ * cap on a literal or an article (DESIGN.md fact 2), so the sources count
+ * what the stream logger reports and cancel the stream past the cap.
+ */
+struct rb_recv_guard {
+	size_t received;
+	size_t cap; /* 0: no cap */
+	bool over; /* the cap was passed and the stream cancelled */
+};
+
+static inline void rb_recv_guard_reset(struct rb_recv_guard *g, size_t cap)
+{
+	g->received = 0;
+	g->cap = cap;
+	g->over = false;
+}
+
+/* Counts a stream-logger event; cancels @stream once past the cap. */
+void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
+			 struct _mailstream *stream);
+
 struct rb_backoff {
 	int delay; /* seconds; 0 after a success */
 	time_t next; /* no attempt before this (monotonic seconds) */
