@@ -115,36 +115,33 @@ static int latency_row(const struct rb_dbrow *row, void *payload)
 	return 0;
 }
 
+/* Counts by state or kind: (name in the JSON, query of (key, count)). */
+static const struct {
+	const char *name;
+	const char *sql;
+} counts[] = {
+	{ "messages",
+	  "SELECT state, COUNT(*) FROM messages GROUP BY state ORDER BY 1" },
+	{ "series",
+	  "SELECT state, COUNT(*) FROM series GROUP BY state ORDER BY 1" },
+	{ "mails",
+	  "SELECT kind, COUNT(*) FROM reviews GROUP BY kind ORDER BY 1" },
+	{ "outbox",
+	  "SELECT state, COUNT(*) FROM outbox GROUP BY state ORDER BY 1" },
+};
+
 int rb_stats_collect(struct rb_store *st, json_t **out)
 {
 	json_t *j = json_object(), *o;
 	struct totals t;
+	size_t i;
 	int ret = 0;
 
-	o = json_object();
-	ret = ret ? ret :
-		    kv(st, o,
-		       "SELECT state, COUNT(*) FROM messages"
-		       " GROUP BY state ORDER BY 1");
-	json_object_set_new(j, "messages", o);
-	o = json_object();
-	ret = ret ? ret :
-		    kv(st, o,
-		       "SELECT state, COUNT(*) FROM series"
-		       " GROUP BY state ORDER BY 1");
-	json_object_set_new(j, "series", o);
-	o = json_object();
-	ret = ret ? ret :
-		    kv(st, o,
-		       "SELECT kind, COUNT(*) FROM reviews"
-		       " GROUP BY kind ORDER BY 1");
-	json_object_set_new(j, "mails", o);
-	o = json_object();
-	ret = ret ? ret :
-		    kv(st, o,
-		       "SELECT state, COUNT(*) FROM outbox"
-		       " GROUP BY state ORDER BY 1");
-	json_object_set_new(j, "outbox", o);
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		o = json_object();
+		ret = ret ? ret : kv(st, o, counts[i].sql);
+		json_object_set_new(j, counts[i].name, o);
+	}
 
 	/* Precision per finding, overall and by group. */
 	ret = ret ? ret :
