@@ -310,6 +310,7 @@ sources:
     name: lore
     url: nntp://127.0.0.1:$port
     groups: [$G]
+    start: all
 outbox:
   maildir: $d/$1-outbox
 policy:

@@ -1331,6 +1331,7 @@ enum {
 	SK_STARTTLS,
 	SK_CA_FILE,
 	SK_POLL_SECONDS,
+	SK_START,
 };
 
 /* A source while it is read: whether its type was valid. */
@@ -1348,6 +1349,16 @@ static void source_type(struct ctx *c, yaml_node_t *v, void *obj)
 		r->s.type = (enum rb_source_type)i;
 		r->type_ok = true;
 	}
+}
+
+static void source_start(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	static const char *const names[] = { "new", "all", NULL };
+	struct source_read *r = obj;
+	int i = pick(c, v, names);
+
+	if (i >= 0)
+		r->s.start_all = i == 1;
 }
 
 static const struct key source_keys[] = {
@@ -1370,6 +1381,7 @@ static const struct key source_keys[] = {
 	[SK_CA_FILE] = KEY("ca_file", K_FILE, struct rb_source_config, ca_file),
 	[SK_POLL_SECONDS] = KEY("poll_seconds", K_INT, struct rb_source_config,
 				poll_seconds, .min = 10, .max = 86400),
+	[SK_START] = { .name = "start", .type = K_FN, .fn = source_start },
 };
 
 #define B(k) (1u << (k))
@@ -1382,7 +1394,7 @@ static const struct key source_keys[] = {
 /* Which keys each source type uses. */
 static const unsigned int source_allowed[] = {
 	[RB_SRC_IMAP] = NET_KEYS | B(SK_MAILBOXES),
-	[RB_SRC_NNTP] = NET_KEYS | B(SK_GROUPS),
+	[RB_SRC_NNTP] = NET_KEYS | B(SK_GROUPS) | B(SK_START),
 	[RB_SRC_MBOX] = FILE_KEYS,
 	[RB_SRC_MAILDIR] = FILE_KEYS,
 	[RB_SRC_EML] = FILE_KEYS,

@@ -38,6 +38,10 @@ struct rb_source_config {
 	bool starttls; /* "required" (true, default) or "off" */
 	char *ca_file;
 	int poll_seconds; /* default 300 */
+	/* NNTP: on first contact read the whole group ("start: all"), or
+	 * only what arrives from now on ("start: new", the default), so that
+	 * subscribing to a lore group does not review years of archive. */
+	bool start_all;
 };
 
 struct rb_tree_config {

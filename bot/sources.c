@@ -92,6 +92,7 @@ int rb_sources_new(struct rb_sources **out, const struct rb_config *cfg,
 		o.ca_file = sc->ca_file;
 		o.poll_seconds = sc->poll_seconds;
 		o.max_size = cfg->max_message_size;
+		o.start_all = sc->start_all;
 		if (sc->type == RB_SRC_IMAP) {
 			o.mailboxes = (const char *const *)sc->mailboxes;
 			o.n_mailboxes = sc->n_mailboxes;

@@ -66,6 +66,7 @@ struct rb_source_opts {
 	const char *ca_file;
 	int poll_seconds;
 	size_t max_size; /* message size cap */
+	bool start_all; /* NNTP first contact: the whole group, not new only */
 };
 
 int rb_source_file_new(struct rb_source **out, const struct rb_source_opts *o);

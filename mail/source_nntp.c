@@ -12,8 +12,8 @@
  * mark moves only after the deliver callback returned 0, i.e. after the
  * store committed the article; it is written every RB_STATE_EVERY articles
  * and at the end of a pass (what a crash makes us fetch again is dropped
- * by the store as a duplicate). On first contact a group is read from its
- * first article.
+ * by the store as a duplicate). On first contact a group is read from
+ * what arrives from then on, or from its first article with "start: all".
  *
  * Size: NNTP announces no size before ARTICLE, so the bytes received are
  * counted (the stream logger) and the stream is cancelled past the cap;
@@ -46,6 +46,7 @@ struct nntp_source {
 	size_t n_groups;
 	bool tls_verify;
 	size_t max_size;
+	bool start_all; /* first contact: read the group from its start */
 	newsnntp *nntp;
 	struct rb_backoff backoff;
 	struct rb_recv_guard guard;
@@ -166,9 +167,20 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 	ret = env->get_state(s->base.name, group, &validity, &last,
 			     env->payload);
 	if (ret == -RB_ENOTFOUND) {
-		last = n > 0 ? n - 1 : 0;
+		/*
+		 * "start: new" (the default) begins after the group's current
+		 * high-water mark: subscribing to a lore group must not review
+		 * years of archive. The mark is stored at once, so articles
+		 * that arrive before the next pass are not skipped.
+		 */
+		last = s->start_all ? (n > 0 ? n - 1 : 0) : high;
 		rb_log(RB_LOG_INFO, "nntp.first_contact", "source",
-		       s->base.name, "group", group, NULL);
+		       s->base.name, "group", group, "start",
+		       s->start_all ? "all" : "new", NULL);
+		ret = env->set_state(s->base.name, group, 0, last,
+				     env->payload);
+		if (ret)
+			return ret;
 	} else if (ret) {
 		return ret;
 	}
@@ -349,6 +361,7 @@ int rb_source_nntp_new(struct rb_source **out, const struct rb_source_opts *o)
 	}
 	s->tls_verify = o->tls_verify;
 	s->max_size = o->max_size ? o->max_size : 32u << 20;
+	s->start_all = o->start_all;
 	mailstream_network_delay.tv_sec = RB_NET_TIMEOUT;
 	mailstream_network_delay.tv_usec = 0;
 	*out = &s->base;

@@ -75,6 +75,7 @@ sources:
     name: lore
     url: nntp://127.0.0.1:$NNTP_PORT
     groups: [$G]
+    start: all
     poll_seconds: 10
 outbox:
   maildir: $d/outbox
@@ -167,4 +168,15 @@ EOC
 	m=$(sqlite3 "$d/imap.db" "SELECT count(*) FROM messages")
 	[ "$m" = "$n2" ] || rb_fail "IMAP stored $m, NNTP $n2"
 fi
+
+# "start: new" (the default): a new subscription reads nothing of the
+# archive, and stores the group's mark so that it reads only what comes.
+sed -e "s#$d/rb.db#$d/new.db#" -e '/start: all/d' "$d/config.yaml" \
+	>"$d/new.yaml"
+"$RB_BIN" run -c "$d/new.yaml" --once 2>"$d/new.log" ||
+	rb_fail "start: new run: $(tail -3 "$d/new.log")"
+m=$(sqlite3 "$d/new.db" "SELECT count(*) FROM messages")
+[ "$m" = 0 ] || rb_fail "start: new stored $m archive messages"
+mark=$(sqlite3 "$d/new.db" "SELECT last FROM source_state")
+[ -n "$mark" ] && [ "$mark" -gt 0 ] || rb_fail "start: new stored no mark"
 echo PASS
