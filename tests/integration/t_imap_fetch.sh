@@ -16,40 +16,6 @@ corpus=$RB_SHARED/corpus/linux-api.mbox.xz
 rb_need sqlite3
 rb_need doveadm
 
-# lmtp.py PORT SKIP COUNT [MAILBOX]: delivers messages SKIP+1..SKIP+COUNT
-# of the corpus to bot (optionally to bot+MAILBOX) over LMTP.
-cat >"$d/lmtp.py" <<'PY'
-import lzma, re, smtplib, sys
-port, skip, count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-rcpt = "bot" if len(sys.argv) < 5 else "bot+" + sys.argv[4]
-def msgs():
-    cur = None
-    with lzma.open(sys.argv[5] if len(sys.argv) > 5 else
-                   "/work/shared/corpus/linux-api.mbox.xz", "rb") as f:
-        for line in f:
-            if line.startswith(b"From "):
-                if cur is not None:
-                    yield b"".join(cur)
-                cur = []
-                continue
-            if re.match(rb"^>+From ", line):
-                line = line[1:]
-            cur.append(line)
-    if cur:
-        yield b"".join(cur)
-lm = smtplib.LMTP("127.0.0.1", port)
-n = 0
-for i, m in enumerate(msgs()):
-    if i < skip:
-        continue
-    if n >= count:
-        break
-    lm.sendmail("list@example.org", [rcpt], m)
-    n += 1
-lm.quit()
-print(n)
-PY
-sed -i "s#/work/shared#$RB_SHARED#" "$d/lmtp.py"
 
 chmod 0755 "$d"
 rb_start_dovecot
@@ -61,9 +27,9 @@ rb_start dovecot dovecot -F -c "$RB_DOVECOT_CONF"
 rb_wait_port "$RB_IMAP_PORT"
 rb_wait_port "$RB_LMTP_PORT"
 
-/usr/bin/python3 "$d/lmtp.py" "$RB_LMTP_PORT" 0 30 >/dev/null ||
+/usr/bin/python3 "$here/lmtp_corpus.py" "$RB_LMTP_PORT" 0 30 >/dev/null ||
 	rb_fail "LMTP delivery"
-/usr/bin/python3 "$d/lmtp.py" "$RB_LMTP_PORT" 30 5 Archive >/dev/null ||
+/usr/bin/python3 "$here/lmtp_corpus.py" "$RB_LMTP_PORT" 30 5 Archive >/dev/null ||
 	rb_fail "LMTP delivery to Archive"
 printf 'botpass\n' >"$d/imap-pass"
 cat >"$d/config.yaml" <<EOC
@@ -102,7 +68,7 @@ seen=$(doveadm -c "$RB_DOVECOT_CONF" search -u bot mailbox INBOX SEEN | wc -l)
 
 # Only what is new is fetched: 7 more, one pass, 42 in all; the store
 # reports no duplicates (nothing was fetched twice).
-/usr/bin/python3 "$d/lmtp.py" "$RB_LMTP_PORT" 35 7 >/dev/null
+/usr/bin/python3 "$here/lmtp_corpus.py" "$RB_LMTP_PORT" 35 7 >/dev/null
 "$RB_BIN" run -c "$d/config.yaml" --once 2>"$d/run2.log" ||
 	rb_fail "run 2: $(cat "$d/run2.log")"
 n=$(q "SELECT count(*) FROM messages")

@@ -12,44 +12,10 @@ d=$RB_TEST_DIR
 rb_need sqlite3
 rb_need doveadm
 chmod 0755 "$d"
-# lmtp.py PORT SKIP COUNT [MAILBOX]: delivers messages SKIP+1..SKIP+COUNT
-# of the corpus to bot (optionally to bot+MAILBOX) over LMTP.
-cat >"$d/lmtp.py" <<'PY'
-import lzma, re, smtplib, sys
-port, skip, count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-rcpt = "bot" if len(sys.argv) < 5 else "bot+" + sys.argv[4]
-def msgs():
-    cur = None
-    with lzma.open(sys.argv[5] if len(sys.argv) > 5 else
-                   "/work/shared/corpus/linux-api.mbox.xz", "rb") as f:
-        for line in f:
-            if line.startswith(b"From "):
-                if cur is not None:
-                    yield b"".join(cur)
-                cur = []
-                continue
-            if re.match(rb"^>+From ", line):
-                line = line[1:]
-            cur.append(line)
-    if cur:
-        yield b"".join(cur)
-lm = smtplib.LMTP("127.0.0.1", port)
-n = 0
-for i, m in enumerate(msgs()):
-    if i < skip:
-        continue
-    if n >= count:
-        break
-    lm.sendmail("list@example.org", [rcpt], m)
-    n += 1
-lm.quit()
-print(n)
-PY
-sed -i "s#/work/shared#$RB_SHARED#" "$d/lmtp.py"
 
 N=600
 rb_start_dovecot
-/usr/bin/python3 "$d/lmtp.py" "$RB_LMTP_PORT" 1000 $N >/dev/null ||
+/usr/bin/python3 "$here/lmtp_corpus.py" "$RB_LMTP_PORT" 1000 $N >/dev/null ||
 	rb_fail "LMTP delivery"
 want=$(doveadm -c "$RB_DOVECOT_CONF" fetch -u bot hdr.message-id mailbox INBOX |
 	sed -n 's/^hdr.message-id: *//p' | tr 'A-Z' 'a-z' | sort -u | wc -l)
