@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "review/maint_priv.h"
 #include "review/maint_regex.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
@@ -32,13 +33,6 @@
 #define LINK_DEPTH 8
 
 /* ---- small helpers ------------------------------------------------- */
-
-struct arena {
-	char *chunk;
-	size_t used, size;
-	char **chunks;
-	size_t nchunks;
-};
 
 static void *arena_alloc(struct arena *a, size_t len)
 {
@@ -325,101 +319,6 @@ static void src_release(struct tree_src *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* ---- the parsed index ---------------------------------------------- */
-
-/* One element of get_maintainer's @typevalue. */
-struct tv {
-	char type; /* 'A'..'Z', or 0: a line that is not "X: value" */
-	const char *str; /* a line that is not a type line; else NULL */
-	const char *val; /* for type lines: after "X:" */
-	size_t vlen;
-};
-
-struct pat_rx {
-	struct rb_perl_re re[2];
-	char *perl[2]; /* the Perl texts to compile lazily */
-	int state[2]; /* 0 not compiled, 1 compiled, -1 failed */
-};
-
-struct pat {
-	char type; /* 'F', 'X' or 'N' */
-	const char *val; /* converted (F/X) or raw (N) */
-	size_t vlen;
-	int depth; /* $value_pd */
-	size_t slashes; /* ($value =~ tr@/@@) */
-	bool trailing; /* ends with "/" */
-	bool may_dir; /* -d $value can add a "/" */
-	bool glob; /* matched by glob_match(), else by the regexes */
-	size_t litlen; /* leading literal bytes (quick reject) */
-	int first; /* the first byte when it is literal, else -1 */
-	/* N:, or F:/X: patterns beyond the glob subset ("^" prepended);
-	 * re[1] is the same with "/" appended (a directory).
-	 */
-	struct pat_rx *rx;
-};
-
-enum cat_kind { CAT_LIST, CAT_M, CAT_R };
-
-/* A line add_categories() acts on, with its role worked out. */
-struct cat {
-	enum cat_kind kind;
-	const char *val; /* M:/R: value; L: the list address */
-	const char *role; /* "maintainer:NAME", "open list:NAME", ... */
-	bool skip; /* a subscribers-only list */
-};
-
-struct sect {
-	size_t tvi; /* the loop's $tvi: the hash key */
-	size_t start, end; /* typevalue range */
-	size_t pat0, npat; /* F:/N: patterns in line order */
-	size_t x0, nx; /* X: patterns */
-	size_t cat0, ncat;
-	struct rb_maint_section pub;
-};
-
-struct kw {
-	size_t tvi; /* the K: line's index */
-	size_t sect;
-	char key[24]; /* the index as a decimal string (the sort key) */
-	struct rb_perl_re re[2]; /* plain; with "^[+-].*" in front */
-	char *perl[2];
-	int state[2];
-	int translate_err[2];
-};
-
-struct mm_ent {
-	const char *key;
-	const char *val;
-};
-
-struct index {
-	int refs;
-	char *text; /* MAINTAINERS, cut into lines in place */
-	struct arena ar;
-	struct tv *tv;
-	size_t ntv;
-	size_t *tv_sect; /* typevalue index -> section, (size_t)-1 */
-	struct sect *sect;
-	size_t nsect;
-	struct pat *pat;
-	size_t npat;
-	struct cat *cat;
-	size_t ncat;
-	struct kw *kw;
-	size_t nkw;
-	struct mm_ent *mm_names, *mm_addrs;
-	size_t nmm_names, nmm_addrs;
-	pthread_mutex_t lock; /* lazy regex compilation */
-	/* rfc822_valid() and rfc822_validlist(), compiled when a value
-	 * with a "," first needs them.
-	 */
-	struct rb_perl_re rfc[2];
-	char *rfc_perl[2];
-	int rfc_state[2];
-	struct rb_buf warnings;
-	git_oid maint_id, mailmap_id; /* for the cache */
-};
-
 struct rb_maint {
 	struct index *ix;
 	struct tree_src src;
@@ -434,8 +333,6 @@ struct rb_maint_cache {
 	unsigned int loads;
 	pthread_mutex_t lock;
 };
-
-static void index_unref(struct index *ix);
 
 /* ---- Perl's e-mail helpers ----------------------------------------- */
 
@@ -1377,9 +1274,10 @@ static int sect_public(struct index *ix, struct sect *s)
 		for (k = 0; k < 5; k++)
 			counts[k] += ix->tv[i].type == letters[k];
 	for (k = 0; k < 5; k++) {
-		arr[k] = arena_alloc(&ix->ar, (counts[k] + 1) * sizeof(char *));
-		if (!arr[k])
-			return rb_err(RB_ENOMEM, "maintainers: no memory");
+		if (counts[k] > ix->nptrs - ix->ptrs_used)
+			return rb_err(RB_EINVAL, "maintainers: ptrs overrun");
+		arr[k] = ix->ptrs + ix->ptrs_used;
+		ix->ptrs_used += counts[k];
 		counts[k] = 0;
 	}
 	for (i = s->start + 1; i < s->end; i++) {
@@ -1572,6 +1470,13 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 	ix->sect = sects.v;
 	ix->nsect = sects.n;
 	sects.v = NULL;
+	/* Every type line lands in at most one section's arrays. */
+	ix->nptrs = ix->ntv;
+	ix->ptrs = calloc(ix->nptrs + 1, sizeof(*ix->ptrs));
+	if (!ix->ptrs) {
+		err = rb_err(RB_ENOMEM, "maintainers: memory");
+		goto out;
+	}
 	for (k = 0; k < ix->nsect; k++) {
 		struct sect *s = &ix->sect[k];
 		size_t j;
@@ -1697,20 +1602,29 @@ out:
 	return err;
 }
 
+struct index *rb_maint__index_alloc(void)
+{
+	struct index *ix = calloc(1, sizeof(*ix));
+
+	if (!ix)
+		return NULL;
+	ix->refs = 1;
+	rb_buf_init(&ix->warnings, 1 << 20);
+	pthread_mutex_init(&ix->lock, NULL);
+	return ix;
+}
+
 static int index_new(struct index **out, const char *text, size_t len,
 		     const char *mailmap, size_t mlen)
 {
-	struct index *ix = calloc(1, sizeof(*ix));
+	struct index *ix = rb_maint__index_alloc();
 	int err;
 
 	if (!ix)
 		return rb_err(RB_ENOMEM, "maintainers: out of memory");
-	ix->refs = 1;
-	rb_buf_init(&ix->warnings, 1 << 20);
-	pthread_mutex_init(&ix->lock, NULL);
 	ix->text = malloc(len + 1);
 	if (!ix->text) {
-		index_unref(ix);
+		rb_maint__index_unref(ix);
 		return rb_err(RB_ENOMEM, "maintainers: out of memory");
 	}
 	memcpy(ix->text, text, len);
@@ -1719,14 +1633,14 @@ static int index_new(struct index **out, const char *text, size_t len,
 	if (!err && mailmap)
 		err = parse_mailmap(ix, mailmap, mlen);
 	if (err) {
-		index_unref(ix);
+		rb_maint__index_unref(ix);
 		return err;
 	}
 	*out = ix;
 	return 0;
 }
 
-static void index_unref(struct index *ix)
+void rb_maint__index_unref(struct index *ix)
 {
 	size_t i;
 	int k;
@@ -1758,6 +1672,7 @@ static void index_unref(struct index *ix)
 	free(ix->kw);
 	free(ix->mm_names);
 	free(ix->mm_addrs);
+	free(ix->ptrs);
 	rb_buf_release(&ix->warnings);
 	pthread_mutex_destroy(&ix->lock);
 	arena_release(&ix->ar);
@@ -1807,6 +1722,28 @@ static int maint_wrap(struct rb_maint **out, struct index *ix,
 	return 0;
 }
 
+int rb_maint__wrap(struct rb_maint **out, struct index *ix,
+		   const char *tree_dir)
+{
+	struct tree_src src = { 0 };
+	int err;
+
+	if (tree_dir) {
+		src.dir = xstrdup(tree_dir);
+		if (!src.dir)
+			return rb_err(RB_ENOMEM, "maintainers: out of memory");
+	}
+	err = maint_wrap(out, ix, &src);
+	if (err)
+		src_release(&src);
+	return err;
+}
+
+const struct index *rb_maint__index(const struct rb_maint *m)
+{
+	return m->ix;
+}
+
 int rb_maint_load_mem(struct rb_maint **out, const char *text, size_t len,
 		      const char *mailmap, size_t mailmap_len)
 {
@@ -1819,7 +1756,7 @@ int rb_maint_load_mem(struct rb_maint **out, const char *text, size_t len,
 		return err;
 	err = maint_wrap(out, ix, &src);
 	if (err)
-		index_unref(ix);
+		rb_maint__index_unref(ix);
 	return err;
 }
 
@@ -1845,7 +1782,7 @@ int rb_maint_load_file(struct rb_maint **out, const char *maintainers_path,
 	if (!err)
 		err = maint_wrap(out, ix, &src);
 	if (err) {
-		index_unref(ix);
+		rb_maint__index_unref(ix);
 		src_release(&src);
 	}
 	rb_buf_release(&t);
@@ -1937,6 +1874,12 @@ static int index_from_git(struct index **out, struct tree_src *src,
 int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
 		      const char *rev)
 {
+	return rb_maint_load_git_cached(out, repo_path, rev, NULL);
+}
+
+int rb_maint_load_git_cached(struct rb_maint **out, const char *repo_path,
+			     const char *rev, const char *cache_dir)
+{
 	struct tree_src src = { 0 };
 	struct index *ix = NULL;
 	git_oid mid, mmid;
@@ -1945,11 +1888,18 @@ int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
 	err = open_git(&src, repo_path, rev, &mid, &mmid);
 	if (err)
 		return err;
-	err = index_from_git(&ix, &src, &mid, &mmid);
+	if (!cache_dir || rb_maint__cache_load(&ix, cache_dir, &mid, &mmid)) {
+		err = index_from_git(&ix, &src, &mid, &mmid);
+		/* A cache that can't be written costs the next run a
+		 * parse, nothing else.
+		 */
+		if (!err && cache_dir)
+			(void)rb_maint__cache_save(ix, cache_dir);
+	}
 	if (!err)
 		err = maint_wrap(out, ix, &src);
 	if (err) {
-		index_unref(ix);
+		rb_maint__index_unref(ix);
 		src_release(&src);
 	}
 	return err;
@@ -1959,7 +1909,7 @@ void rb_maint_free(struct rb_maint *m)
 {
 	if (!m)
 		return;
-	index_unref(m->ix);
+	rb_maint__index_unref(m->ix);
 	src_release(&m->src);
 	free(m->dirmemo);
 	strv_release(&m->ignore);
@@ -2025,7 +1975,7 @@ int rb_maint_cache_get(struct rb_maint **out, struct rb_maint_cache *c,
 	} else {
 		err = index_from_git(&ix, &src, &mid, &mmid);
 		if (!err) {
-			index_unref(c->ix);
+			rb_maint__index_unref(c->ix);
 			c->ix = ix;
 			c->loads++;
 			__atomic_add_fetch(&ix->refs, 1, __ATOMIC_ACQ_REL);
@@ -2035,7 +1985,7 @@ int rb_maint_cache_get(struct rb_maint **out, struct rb_maint_cache *c,
 	if (!err)
 		err = maint_wrap(out, ix, &src);
 	if (err) {
-		index_unref(ix);
+		rb_maint__index_unref(ix);
 		src_release(&src);
 	}
 	return err;
@@ -2050,7 +2000,7 @@ void rb_maint_cache_free(struct rb_maint_cache *c)
 {
 	if (!c)
 		return;
-	index_unref(c->ix);
+	rb_maint__index_unref(c->ix);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

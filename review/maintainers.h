@@ -108,6 +108,16 @@ struct rb_maint_result {
  */
 int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
 		      const char *rev);
+/*
+ * rb_maint_load_git() with an on-disk cache of the parsed index in
+ * @cache_dir (created 0700 when missing; NULL: no cache). The cache file
+ * is keyed by the MAINTAINERS and .mailmap blob ids and by the build of
+ * this parser, so it is never stale; a missing or damaged one is parsed
+ * again and rewritten. Worth it for one process per lookup: the parse is
+ * most of a one-shot run.
+ */
+int rb_maint_load_git_cached(struct rb_maint **out, const char *repo_path,
+			     const char *rev, const char *cache_dir);
 int rb_maint_load_file(struct rb_maint **out, const char *maintainers_path,
 		       const char *mailmap_path, const char *tree_dir);
 /* Parses MAINTAINERS and .mailmap text held in memory (the fuzz target);

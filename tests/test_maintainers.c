@@ -9,7 +9,8 @@
  * [--norolestats] run in a copy of the fixture tree; t_maintainers_parity
  * re-checks them against the real script when a kernel tree is present.
  * Also: sections, -f paths, the Perl regex translation, the blob cache on
- * a real git repository, and hostile input.
+ * a real git repository, the on-disk index (round trip, damaged and
+ * foreign files), and hostile input.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "review/maint_priv.h"
 #include "review/maint_regex.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
@@ -432,6 +434,178 @@ static void test_git_cache(void **state)
 	assert_int_equal(sh("rm -rf %s", dir), 0);
 }
 
+/* Every fixture lookup that needs no tree, in both formats, plus the
+ * sections and the warnings: what two handles must agree on.
+ */
+static void all_outputs(struct rb_maint *m, struct rb_buf *out)
+{
+	static const char *const names[] = { "01-alpha", "02-keywords",
+					     "03-globs", "04-mailmap",
+					     "06-commas" };
+	struct rb_buf patch = RB_BUF_INIT(1 << 20);
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct rb_maint_result *r = NULL;
+		char p[4200];
+
+		data_path(p, sizeof(p), "patches/");
+		snprintf(p + strlen(p), sizeof(p) - strlen(p), "%s.patch",
+			 names[i]);
+		rb_buf_reset(&patch);
+		assert_int_equal(rb_read_file(&patch, p), 0);
+		assert_int_equal(
+			rb_maint_lookup_patch(&r, m, patch.ptr, patch.len), 0);
+		assert_int_equal(rb_maint_format(out, r, 0), 0);
+		assert_int_equal(rb_maint_format(out, r, RB_MAINT_FMT_ROLES),
+				 0);
+		assert_int_equal(rb_maint_format_sections(out, r), 0);
+		rb_maint_result_free(r);
+	}
+	assert_int_equal(rb_buf_puts(out, rb_maint_warnings(m)), 0);
+	rb_buf_release(&patch);
+}
+
+/* The index survives its file format: same outputs; every truncation and
+ * a flipped byte are refused (or decode to something that still runs).
+ */
+static void test_cache_roundtrip(void **state)
+{
+	struct rb_maint *m = load_fixture(), *m2 = NULL;
+	struct rb_buf enc = RB_BUF_INIT(1 << 26), a = RB_BUF_INIT(1 << 22),
+		      b = RB_BUF_INIT(1 << 22);
+	struct index *ix = NULL;
+	char tree[4200], *copy;
+	size_t cut;
+
+	(void)state;
+	data_path(tree, sizeof(tree), "tree");
+	assert_int_equal(rb_maint__cache_encode(&enc, rb_maint__index(m)), 0);
+	copy = malloc(enc.len);
+	assert_non_null(copy);
+	memcpy(copy, enc.ptr, enc.len);
+	assert_int_equal(rb_maint__cache_decode(&ix, copy, enc.len, true), 0);
+	assert_int_equal(rb_maint__wrap(&m2, ix, tree), 0);
+	all_outputs(m, &a);
+	all_outputs(m2, &b);
+	assert_true(a.len > 1000);
+	assert_string_equal(a.ptr, b.ptr);
+	assert_int_equal(rb_maint_nsections(m2), rb_maint_nsections(m));
+	check_golden(m2, "05-yaml");
+	rb_maint_free(m2);
+
+	for (cut = 0; cut < enc.len; cut += 1 + cut / 8) {
+		copy = malloc(cut + 1);
+		assert_non_null(copy);
+		memcpy(copy, enc.ptr, cut);
+		ix = NULL;
+		assert_int_equal(rb_maint__cache_decode(&ix, copy, cut, false),
+				 -RB_EINVAL);
+		assert_null(ix);
+	}
+	/* A flipped bit: the checksum refuses it. */
+	copy = malloc(enc.len);
+	assert_non_null(copy);
+	memcpy(copy, enc.ptr, enc.len);
+	copy[enc.len / 2] ^= 0x10;
+	assert_int_equal(rb_maint__cache_decode(&ix, copy, enc.len, true),
+			 -RB_EINVAL);
+	rb_maint_free(m);
+	rb_buf_release(&enc);
+	rb_buf_release(&a);
+	rb_buf_release(&b);
+}
+
+/* The one file in @dir, into @path; 0 when there is none. */
+static int cache_file(const char *dir, char *path, size_t len)
+{
+	char cmd[4400];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/*.idx 2>/dev/null", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(path, (int)len, p))
+		n++;
+	pclose(p);
+	if (n == 1)
+		path[strcspn(path, "\n")] = '\0';
+	return n;
+}
+
+/* rb_maint_load_git_cached(): the first load writes the index, the next
+ * reads it (no typevalue array: it was not parsed); a damaged, foreign
+ * or group-writable file is parsed around and replaced; an unwritable
+ * directory only costs the parse.
+ */
+static void test_disk_cache(void **state)
+{
+	char dir[] = "/tmp/rb-maint-disk.XXXXXX", cdir[4200], f[4400];
+	struct rb_maint *m = NULL, *ref = NULL;
+	struct rb_buf want = RB_BUF_INIT(1 << 22), got = RB_BUF_INIT(1 << 22);
+	int round;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cdir, sizeof(cdir), "%s/cache/sub", dir);
+	assert_int_equal(
+		sh("set -e; cd %s; mkdir repo; cd repo; git init -q .;"
+		   "cp -r %s/tree/. .; cp %s/MAINTAINERS MAINTAINERS;"
+		   "cp %s/mailmap .mailmap; git add -A;"
+		   "git -c user.name=t -c user.email=t@t commit -q -m one",
+		   dir, data, data, data),
+		0);
+	snprintf(f, sizeof(f), "%s/repo", dir);
+	assert_int_equal(rb_maint_load_git(&ref, f, NULL), 0);
+	all_outputs(ref, &want);
+	check_golden(ref, "05-yaml");
+
+	for (round = 0; round < 6; round++) {
+		char file[4400];
+		bool parsed;
+
+		assert_int_equal(rb_maint_load_git_cached(&m, f, NULL, cdir),
+				 0);
+		parsed = rb_maint__index(m)->tv != NULL;
+		/* 0: no file yet; 1: the file; 2: after damage; 3: the
+		 * rewritten file; 4: after chmod g+w; 5: after a foreign
+		 * owner (root only) or the file again.
+		 */
+		assert_int_equal(parsed, round == 0 || round == 2 ||
+						 round == 4 ||
+						 (round == 5 && !geteuid()));
+		rb_buf_reset(&got);
+		all_outputs(m, &got);
+		assert_string_equal(want.ptr, got.ptr);
+		check_golden(m, "05-yaml"); /* the tree is still read */
+		rb_maint_free(m);
+		m = NULL;
+		assert_int_equal(cache_file(cdir, file, sizeof(file)), 1);
+		if (round == 1)
+			assert_int_equal(
+				sh("printf 'X' | dd of=%s bs=1 seek=300 "
+				   "conv=notrunc status=none",
+				   file),
+				0);
+		if (round == 3)
+			assert_int_equal(sh("chmod g+w %s", file), 0);
+		if (round == 4 && !geteuid())
+			assert_int_equal(sh("chown 65534 %s", file), 0);
+	}
+	/* A cache directory that can't be made. */
+	snprintf(cdir, sizeof(cdir), "%s/repo/MAINTAINERS/cache", dir);
+	assert_int_equal(rb_maint_load_git_cached(&m, f, NULL, cdir), 0);
+	rb_buf_reset(&got);
+	all_outputs(m, &got);
+	assert_string_equal(want.ptr, got.ptr);
+	rb_maint_free(m);
+	rb_maint_free(ref);
+	rb_buf_release(&want);
+	rb_buf_release(&got);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
 /* "Fixes:" lines: the signers of the fixed commit, as get_maintainer's
  * vcs_add_commit_signers() finds them with git log (not Linus, not a
  * Tested-by:, not .get_maintainer.ignore), mailmapped, counted, with the
@@ -565,6 +739,8 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_regex),
 		cmocka_unit_test(test_git_cache),
+		cmocka_unit_test(test_cache_roundtrip),
+		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_fixes),
 		cmocka_unit_test(test_hostile),
 	};

@@ -12,13 +12,16 @@
  *  - loading and lookups succeed or fail with an error code, never crash;
  *  - every recipient line is one line: no "\n" in an address or a role;
  *  - every touched section is one of the index's sections;
- *  - the same lookup twice gives the same output (no hidden state).
+ *  - the same lookup twice gives the same output (no hidden state);
+ *  - the index written in the cache's format and read back gives the
+ *    same output (review/maint_cache.c).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "review/maint_priv.h"
 #include "review/maint_regex.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
@@ -75,6 +78,29 @@ static void lookup(struct rb_maint *m, const char *patch, size_t plen,
 	rb_maint_result_free(r);
 }
 
+/* The cache's round trip: the same lookup output as @want. */
+static void roundtrip(struct rb_maint *m, const char *patch, size_t plen,
+		      const struct rb_buf *want)
+{
+	struct rb_buf enc = RB_BUF_INIT(1 << 26), got = RB_BUF_INIT(1 << 24);
+	struct index *ix = NULL;
+	struct rb_maint *m2 = NULL;
+	char *copy;
+
+	CHECK(rb_maint__cache_encode(&enc, rb_maint__index(m)) == 0);
+	copy = malloc(enc.len);
+	CHECK(copy);
+	memcpy(copy, enc.ptr, enc.len);
+	CHECK(rb_maint__cache_decode(&ix, copy, enc.len, true) == 0);
+	CHECK(rb_maint__wrap(&m2, ix, NULL) == 0);
+	lookup(m2, patch, plen, &got);
+	CHECK(got.len == want->len && !memcmp(got.ptr, want->ptr, got.len));
+	CHECK(!strcmp(rb_maint_warnings(m), rb_maint_warnings(m2)));
+	rb_maint_free(m2);
+	rb_buf_release(&enc);
+	rb_buf_release(&got);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *d = (const char *)data, *patch = "", *mm = NULL;
@@ -100,6 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lookup(m, patch, plen, &a);
 	lookup(m, patch, plen, &b);
 	CHECK(a.len == b.len && !memcmp(a.ptr, b.ptr, a.len));
+	roundtrip(m, patch, plen, &a);
 	rb_buf_release(&a);
 	rb_buf_release(&b);
 	rb_maint_free(m);
