@@ -53,12 +53,30 @@ static void usage(FILE *f)
 		"get_maintainer run)\n"
 		"  --file             the arguments are paths in the tree "
 		"(get_maintainer -f)\n"
+		"  --cache-dir DIR    keep the parsed index there (default "
+		"$XDG_CACHE_HOME\n"
+		"                     or ~/.cache, then reviewbot/maintainers)\n"
+		"  --no-cache         parse MAINTAINERS every time\n"
 		"  --maintainers FILE, --mailmap FILE, --dir DIR\n"
 		"                     read plain files instead of a git tree "
 		"(tests)\n"
 		"PATCH may be \"-\" for standard input. Exit codes: 0 success, "
 		"1 a file\n"
 		"could not be read, 2 usage.\n");
+}
+
+/* $XDG_CACHE_HOME/reviewbot/maintainers, or under ~/.cache; NULL
+ * when neither is set.
+ */
+static int default_cache_dir(struct rb_buf *b)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+
+	if (x && *x == '/')
+		return rb_buf_printf(b, "%s/reviewbot/maintainers", x);
+	if (h && *h == '/')
+		return rb_buf_printf(b, "%s/.cache/reviewbot/maintainers", h);
+	return 0;
 }
 
 static int read_input(struct rb_buf *b, const char *path)
@@ -118,12 +136,16 @@ int cmd_maintainers(int argc, char **argv)
 		{ "maintainers", required_argument, NULL, 'm' },
 		{ "mailmap", required_argument, NULL, 'M' },
 		{ "dir", required_argument, NULL, 'd' },
+		{ "cache-dir", required_argument, NULL, 'c' },
+		{ "no-cache", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *tree = NULL, *rev = NULL, *mfile = NULL, *mailmap = NULL,
-		   *dir = NULL;
-	bool roles = false, sections = false, each = false, files = false;
+		   *dir = NULL, *cache = NULL;
+	bool roles = false, sections = false, each = false, files = false,
+	     no_cache = false;
+	struct rb_buf cachebuf = RB_BUF_INIT(4096);
 	struct rb_maint *m = NULL;
 	struct rb_buf out = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	int c, i, err, ret = RB_EXIT_OK;
@@ -158,6 +180,12 @@ int cmd_maintainers(int argc, char **argv)
 		case 'd':
 			dir = optarg;
 			break;
+		case 'c':
+			cache = optarg;
+			break;
+		case 'C':
+			no_cache = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return RB_EXIT_OK;
@@ -170,10 +198,15 @@ int cmd_maintainers(int argc, char **argv)
 		usage(stderr);
 		return RB_EXIT_USAGE;
 	}
+	if (!cache && !no_cache && !default_cache_dir(&cachebuf) &&
+	    cachebuf.len)
+		cache = cachebuf.ptr;
 	if (tree)
-		err = rb_maint_load_git(&m, tree, rev);
+		err = rb_maint_load_git_cached(&m, tree, rev,
+					       no_cache ? NULL : cache);
 	else
 		err = rb_maint_load_file(&m, mfile, mailmap, dir);
+	rb_buf_release(&cachebuf);
 	if (err) {
 		fprintf(stderr, "reviewbot maintainers: %s\n", rb_errmsg());
 		return RB_EXIT_FAIL;

@@ -10,7 +10,8 @@
 #    script run with --no-tree in a copy of the fixture tree, and the
 #    recorded expectations there checked again;
 #  - "Fixes:" lines on a small git repository (the fixed commit's signers);
-#  - every person of the kernel's .mailmap as M: lines of one section.
+#  - every person of the kernel's .mailmap as M: lines of one section;
+#  - the on-disk index (--cache-dir) gives what a parse (--no-cache) does.
 # Where get_maintainer's runs with PERL_HASH_SEED=0, 1, 2 disagree with
 # each other, the same set of lines is enough. bench/maintainers.sh
 # checks the whole corpus. Skips (77) without the kernel tree.
@@ -58,9 +59,21 @@ grep -l '^diff --git ' "$work"/api-* | head -n 4 >> "$work/list"
 [ "$(wc -l < "$work/list")" -ge 12 ]
 
 cd "$tree"
-"$bin" maintainers --tree . --each $(cat "$work/list") > "$work/ours.txt"
-"$bin" maintainers --tree . --roles --each $(cat "$work/list") \
-	> "$work/oursr.txt"
+# The lookups run on the on-disk index (a private cache directory, made
+# by the first run); the same lookups parsing MAINTAINERS must agree.
+cache=$work/cache
+"$bin" maintainers --tree . --cache-dir "$cache" --each $(cat "$work/list") \
+	> "$work/ours.txt"
+[ "$(ls "$cache"/*.idx | wc -l)" -eq 1 ]
+"$bin" maintainers --tree . --cache-dir "$cache" --roles \
+	--each $(cat "$work/list") > "$work/oursr.txt"
+"$bin" maintainers --tree . --no-cache --roles --each $(cat "$work/list") \
+	> "$work/parsed.txt"
+if ! cmp -s "$work/oursr.txt" "$work/parsed.txt"; then
+	echo "FAIL: the cached index and a parse disagree"
+	diff "$work/parsed.txt" "$work/oursr.txt" | head -20 || true
+	fail=1
+fi
 for mode in def roles; do
 	mkdir -p "$work/$mode"
 	file=$work/ours.txt
