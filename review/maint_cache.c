@@ -8,7 +8,8 @@
  * header carries RB_MAINT_SRC, a hash of this parser's sources taken at
  * build time: a new MAINTAINERS or a new reviewbot never reads an old
  * file. The file is written under a temporary name and renamed, and only
- * read when it is a regular file owned by the user.
+ * read when it is a regular file owned by the user. Writing a file
+ * removes those not rewritten for a month.
  *
  * Format, little-endian, every number a u32:
  *   header  "RBMAINT\0", u32 format, u32 0x01020304, char src[48],
@@ -22,6 +23,7 @@
  * The decoder checks every offset, count and length against the file, so
  * a damaged file is refused rather than read out of bounds.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "review/maint_priv.h"
@@ -48,6 +51,11 @@
 #define OID_LEN 20
 #define HDR_LEN (8 + 4 + 4 + SRC_LEN + 2 * OID_LEN + 4 + 4 + 8)
 #define CACHE_MAX (256u << 20)
+/* Files not rewritten for this long go when another is written: a tree
+ * still in use pays one parse a month, old MAINTAINERS don't pile up.
+ */
+#define CACHE_KEEP_SECONDS (30 * 86400)
+#define TMP_KEEP_SECONDS 86400
 
 /* ---- checksum ------------------------------------------------------ */
 
@@ -709,6 +717,43 @@ out:
 	return err;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !memcmp(s + a - b, suffix, b);
+}
+
+/* Removes the cache files of @dir older than a month, and the temporary
+ * files of writers that died, older than a day.
+ */
+static void prune(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+	int dfd;
+
+	if (!d)
+		return;
+	dfd = dirfd(d);
+	while ((e = readdir(d))) {
+		struct stat st;
+		time_t keep;
+
+		if (ends_with(e->d_name, ".idx"))
+			keep = CACHE_KEEP_SECONDS;
+		else if (strstr(e->d_name, ".idx.tmp."))
+			keep = TMP_KEEP_SECONDS;
+		else
+			continue;
+		if (!fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && st.st_mtime + keep < now)
+			(void)unlinkat(dfd, e->d_name, 0);
+	}
+	closedir(d);
+}
+
 int rb_maint__cache_save(const struct index *ix, const char *dir)
 {
 	struct rb_buf path = RB_BUF_INIT(RB_BUF_NOLIMIT);
@@ -722,6 +767,8 @@ int rb_maint__cache_save(const struct index *ix, const char *dir)
 		err = rb_maint__cache_encode(&data, ix);
 	if (!err)
 		err = rb_write_file_atomic(path.ptr, data.ptr, data.len, 0600);
+	if (!err)
+		prune(dir);
 	rb_buf_release(&path);
 	rb_buf_release(&data);
 	return err;

@@ -141,7 +141,8 @@ const struct index *rb_maint__index(const struct rb_maint *m);
  * the parser, "DIR/<maintainers id>-<mailmap id>.idx". rb_maint__cache_load()
  * returns -RB_ENOTFOUND when there is no usable file (missing, stale,
  * damaged, or not owned by this user); the caller then parses and calls
- * rb_maint__cache_save(), whose failure only costs the next run a parse.
+ * rb_maint__cache_save(), whose failure only costs the next run a parse,
+ * and which removes the directory's files not rewritten for 30 days.
  */
 int rb_maint__cache_load(struct index **out, const char *dir,
 			 const git_oid *mid, const git_oid *mmid);

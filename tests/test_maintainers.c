@@ -593,6 +593,20 @@ static void test_disk_cache(void **state)
 		if (round == 4 && !geteuid())
 			assert_int_equal(sh("chown 65534 %s", file), 0);
 	}
+	/* Writing a file removes those not written for a month. */
+	assert_int_equal(sh("set -e; cd %s; touch -d '40 days ago' old.idx "
+			    "x.idx.tmp.1; touch -d '20 days ago' recent.idx;"
+			    "touch -d '40 days ago' keep.txt; rm -f *-*.idx",
+			    cdir),
+			 0);
+	assert_int_equal(rb_maint_load_git_cached(&m, f, NULL, cdir), 0);
+	rb_maint_free(m);
+	assert_int_equal(sh("set -e; cd %s; test ! -e old.idx;"
+			    "test ! -e x.idx.tmp.1; test -e recent.idx;"
+			    "test -e keep.txt; ls *-*.idx >/dev/null",
+			    cdir),
+			 0);
+
 	/* A cache directory that can't be made. */
 	snprintf(cdir, sizeof(cdir), "%s/repo/MAINTAINERS/cache", dir);
 	assert_int_equal(rb_maint_load_git_cached(&m, f, NULL, cdir), 0);
