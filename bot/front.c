@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 	}
 	execvp(CORE, argv);
 	fprintf(stderr,
-		"reviewbot: cannot run %s (next to %s, or in PATH): %s\n", CORE,
-		n > 0 ? "this program" : "?", strerror(errno));
+		"reviewbot: cannot run %s (next to this program, or in PATH): "
+		"%s\n",
+		CORE, strerror(errno));
 	exit(RB_EXIT_USAGE);
 }

@@ -57,6 +57,9 @@
 #define CACHE_KEEP_SECONDS (30 * 86400)
 #define TMP_KEEP_SECONDS 86400
 
+/* The header's build tag: RB_MAINT_SRC, zero-padded. */
+static const char src_tag[SRC_LEN] = RB_MAINT_SRC;
+
 /* ---- checksum ------------------------------------------------------ */
 
 static uint64_t checksum(const unsigned char *p, size_t len)
@@ -291,9 +294,7 @@ int rb_maint__cache_encode(struct rb_buf *out, const struct index *ix)
 	u = CACHE_ENDIAN;
 	memcpy(h, &u, 4);
 	h += 4;
-	memcpy(h, RB_MAINT_SRC,
-	       strlen(RB_MAINT_SRC) < SRC_LEN ? strlen(RB_MAINT_SRC) :
-						SRC_LEN - 1);
+	memcpy(h, src_tag, SRC_LEN);
 	h += SRC_LEN;
 	memcpy(h, ix->maint_id.id, OID_LEN);
 	h += OID_LEN;
@@ -571,7 +572,6 @@ int rb_maint__cache_decode(struct index **out, char *buf, size_t len,
 	struct index *ix;
 	uint32_t u, blen, tlen;
 	uint64_t sum;
-	char src[SRC_LEN] = { 0 };
 	size_t nsect, npat, ncat, nkw, nmm_names, nmm_addrs, nptrs;
 
 	ix = rb_maint__index_alloc();
@@ -588,10 +588,7 @@ int rb_maint__cache_decode(struct index **out, char *buf, size_t len,
 	memcpy(&u, h + 12, 4);
 	if (u != CACHE_ENDIAN)
 		goto bad;
-	memcpy(src, RB_MAINT_SRC,
-	       strlen(RB_MAINT_SRC) < SRC_LEN ? strlen(RB_MAINT_SRC) :
-						SRC_LEN - 1);
-	if (verify && memcmp(h + 16, src, SRC_LEN))
+	if (verify && memcmp(h + 16, src_tag, SRC_LEN))
 		goto bad;
 	memcpy(ix->maint_id.id, h + 16 + SRC_LEN, OID_LEN);
 	memcpy(ix->mailmap_id.id, h + 16 + SRC_LEN + OID_LEN, OID_LEN);
@@ -667,9 +664,10 @@ int rb_maint__cache_load(struct index **out, const char *dir,
 			 const git_oid *mid, const git_oid *mmid)
 {
 	struct rb_buf path = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf data = RB_BUF_INIT(CACHE_MAX);
 	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
+	char *buf;
+	size_t got;
 	int fd = -1, err;
 
 	err = cache_path(&path, dir, mid, mmid);
@@ -682,25 +680,15 @@ int rb_maint__cache_load(struct index **out, const char *dir,
 		err = rb_err(RB_ENOTFOUND, "%s: no usable cache", path.ptr);
 		goto out;
 	}
-	buf = malloc((size_t)st.st_size);
-	if (!buf) {
-		err = rb_err(RB_ENOMEM, "maintainers cache: no memory");
+	err = rb_buf_grow(&data, (size_t)st.st_size);
+	if (!err)
+		err = rb_read_fd(&data, fd);
+	if (err || data.len != (size_t)st.st_size) {
+		err = rb_err(RB_ENOTFOUND, "%s: unreadable", path.ptr);
+		rb_buf_release(&data);
 		goto out;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got != (size_t)st.st_size) {
-		free(buf);
-		err = rb_err(RB_ENOTFOUND, "%s: short read", path.ptr);
-		goto out;
-	}
+	buf = rb_buf_detach(&data, &got);
 	err = rb_maint__cache_decode(out, buf, got, true);
 	if (!err && (git_oid_cmp(&(*out)->maint_id, mid) ||
 		     git_oid_cmp(&(*out)->mailmap_id, mmid))) {
