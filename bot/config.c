@@ -203,6 +203,15 @@ static const char *kind_name(const yaml_node_t *n)
 	}
 }
 
+/* True when @v is a sequence; else reports "expected a list@what". */
+static bool is_list(struct ctx *c, const yaml_node_t *v, const char *what)
+{
+	if (v->type == YAML_SEQUENCE_NODE)
+		return true;
+	cerr(c, v, "expected a list%s, got %s", what, kind_name(v));
+	return false;
+}
+
 static bool visit(struct ctx *c, const yaml_node_t *n)
 {
 	if (--c->budget >= 0)
@@ -789,10 +798,8 @@ static void set_list(struct ctx *c, yaml_node_t *v, char ***vp, size_t *np,
 		*np = 0;
 		return;
 	}
-	if (v->type != YAML_SEQUENCE_NODE) {
-		cerr(c, v, "expected a list, got %s", kind_name(v));
+	if (!is_list(c, v, ""))
 		return;
-	}
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++, i++) {
 		yaml_node_t *n = node(c, *it);
@@ -1061,10 +1068,8 @@ static void policy_recipients(struct ctx *c, yaml_node_t *v, void *obj)
 	size_t i = 0, old;
 	int k;
 
-	if (v->type != YAML_SEQUENCE_NODE) {
-		cerr(c, v, "expected a list, got %s", kind_name(v));
+	if (!is_list(c, v, ""))
 		return;
-	}
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++, i++) {
 		yaml_node_t *n = node(c, *it);
@@ -1489,10 +1494,8 @@ static void read_sources(struct ctx *c, yaml_node_t *v, void *obj)
 
 	if (is_null(v))
 		return;
-	if (v->type != YAML_SEQUENCE_NODE) {
-		cerr(c, v, "expected a list of sources, got %s", kind_name(v));
+	if (!is_list(c, v, " of sources"))
 		return;
-	}
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++, i++) {
 		yaml_node_t *n = node(c, *it);
@@ -1591,10 +1594,8 @@ static void read_trees(struct ctx *c, yaml_node_t *v, void *obj)
 
 	if (is_null(v))
 		return;
-	if (v->type != YAML_SEQUENCE_NODE) {
-		cerr(c, v, "expected a list of trees, got %s", kind_name(v));
+	if (!is_list(c, v, " of trees"))
 		return;
-	}
 	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
 	     it++, i++) {
 		yaml_node_t *n = node(c, *it);
