@@ -284,14 +284,6 @@ static void replace(char **dst, char *v)
 	*dst = v;
 }
 
-static void free_secret(char *s)
-{
-	if (s) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
-
 static void strv_free(char **v, size_t n)
 {
 	size_t i;
@@ -914,7 +906,7 @@ static void apply_key(struct ctx *c, const struct key *k, yaml_node_t *v,
 			char *secret = read_secret(c, v, s);
 
 			if (secret) {
-				free_secret(*(char **)(base + k->off));
+				rb_free_secret(*(char **)(base + k->off));
 				*(char **)(base + k->off) = secret;
 			}
 		}
@@ -944,7 +936,7 @@ static void apply_key(struct ctx *c, const struct key *k, yaml_node_t *v,
 			     val ? "empty" : "not set");
 			break;
 		}
-		free_secret(*(char **)(base + k->off));
+		rb_free_secret(*(char **)(base + k->off));
 		*(char **)(base + k->off) = xstrdup(c, val);
 		break;
 	}
@@ -1479,7 +1471,7 @@ static void source_release(struct rb_source_config *s)
 	free(s->name);
 	free(s->url);
 	free(s->user);
-	free_secret(s->password);
+	rb_free_secret(s->password);
 	strv_free(s->mailboxes, s->n_mailboxes);
 	strv_free(s->groups, s->n_groups);
 	free(s->path);
@@ -2001,14 +1993,14 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->smtp_url);
 	free(cfg->smtp_from);
 	free(cfg->smtp_user);
-	free_secret(cfg->smtp_password);
+	rb_free_secret(cfg->smtp_password);
 	free(cfg->smtp_ca_file);
 	free(cfg->outbox_maildir);
 	free(cfg->kill_switch_file);
 	free(cfg->model.provider);
 	free(cfg->model.url);
 	free(cfg->model.name);
-	free_secret(cfg->model.api_key);
+	rb_free_secret(cfg->model.api_key);
 	free(cfg->model.command);
 	free(cfg->model.max_tokens_field);
 	policy_release(&cfg->policy_default);

@@ -157,10 +157,7 @@ static void smtp_free(struct rb_sender *base)
 		return;
 	free(s->url);
 	free(s->user);
-	if (s->password) {
-		explicit_bzero(s->password, strlen(s->password));
-		free(s->password);
-	}
+	rb_free_secret(s->password);
 	free(s->ca_file);
 	free(s->helo);
 	free(s);

@@ -42,6 +42,7 @@
 
 #include "mail/source.h"
 #include "mail/tls_verify.h"
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -652,10 +653,7 @@ static void imap_free(struct rb_source *src)
 	for (i = 0; i < s->n_mb; i++)
 		free(s->mb[i].name);
 	free(s->mb);
-	if (s->password) {
-		explicit_bzero(s->password, strlen(s->password));
-		free(s->password);
-	}
+	rb_free_secret(s->password);
 	free(s->user);
 	free(s->ca_file);
 	free(s->base.name);

@@ -29,6 +29,7 @@
 
 #include "mail/source.h"
 #include "mail/tls_verify.h"
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -295,10 +296,7 @@ static void nntp_free(struct rb_source *src)
 	for (i = 0; i < s->n_groups; i++)
 		free(s->groups[i]);
 	free(s->groups);
-	if (s->password) {
-		explicit_bzero(s->password, strlen(s->password));
-		free(s->password);
-	}
+	rb_free_secret(s->password);
 	free(s->user);
 	free(s->ca_file);
 	free(s->base.name);

@@ -876,9 +876,10 @@ void rb_model_free(struct rb_model *m)
 	if (!m)
 		return;
 	for (i = 0; i < ARRAY_SIZE(m->strs); i++) {
-		if (i == 3 && m->strs[i])
-			explicit_bzero(m->strs[i], strlen(m->strs[i]));
-		free(m->strs[i]);
+		if (i == 3)
+			rb_free_secret(m->strs[i]);
+		else
+			free(m->strs[i]);
 	}
 	pthread_mutex_destroy(&m->lock);
 	pthread_cond_destroy(&m->cond);

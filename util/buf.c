@@ -129,3 +129,11 @@ void rb_buf_truncate(struct rb_buf *b, size_t len)
 		b->ptr[len] = '\0';
 	}
 }
+
+void rb_free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}

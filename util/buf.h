@@ -43,4 +43,7 @@ int rb_buf_vprintf(struct rb_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 void rb_buf_truncate(struct rb_buf *b, size_t len);
 
+/* Zeroes a NUL-terminated secret (a password) and frees it; NULL is fine. */
+void rb_free_secret(char *s);
+
 #endif
