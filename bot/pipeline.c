@@ -357,16 +357,27 @@ int rb_pipeline_assemble(struct rb_pipeline *p)
 		p->stats.series++;
 		if (s->complete) {
 			ret = rb_store_job_add(p->st, "review", s->id, now);
+			if (ret == -RB_EEXISTS)
+				ret = 0;
+			/* The missing parts came in time: no "incomplete". */
+			if (!ret)
+				ret = rb_store_job_cancel(p->st, "incomplete",
+							  s->id);
 		} else {
-			/* The wait runs from the newest part seen. */
-			int64_t due = p->force_complete ? now :
-							  s->last_date + wait;
+			/*
+			 * The wait runs from when the series was first seen
+			 * incomplete (the job is added once), or from its
+			 * newest part's Date when that is later: a series
+			 * whose mail was delayed past its Date still gets the
+			 * whole wait for its other parts.
+			 */
+			int64_t from = s->last_date > now ? s->last_date : now;
+			int64_t due = p->force_complete ? now : from + wait;
 
-			ret = rb_store_job_add(p->st, "incomplete", s->id,
-					       due > now ? due : now);
+			ret = rb_store_job_add(p->st, "incomplete", s->id, due);
+			if (ret == -RB_EEXISTS)
+				ret = 0;
 		}
-		if (ret == -RB_EEXISTS)
-			ret = 0;
 	}
 	if (ret) {
 		rb_store_rollback(p->st);

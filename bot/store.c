@@ -742,6 +742,14 @@ int rb_store_job_add(struct rb_store *st, const char *kind, const char *key,
 	return st->db->ops->changes(st->db) ? 0 : -RB_EEXISTS;
 }
 
+int rb_store_job_cancel(struct rb_store *st, const char *kind, const char *key)
+{
+	return EXEC(st,
+		    "UPDATE jobs SET state = 'done', updated_at = ?"
+		    " WHERE kind = ? AND key = ? AND state = 'ready'",
+		    RB_DB_INT(rb_now()), RB_DB_TEXT(kind), RB_DB_TEXT(key));
+}
+
 static int job_row(const struct rb_dbrow *row, void *payload)
 {
 	struct rb_job *j = payload;

@@ -149,6 +149,8 @@ void rb_job_release(struct rb_job *j);
 /* Enqueues once per (kind, key); -RB_EEXISTS when already there. */
 int rb_store_job_add(struct rb_store *st, const char *kind, const char *key,
 		     int64_t not_before);
+/* Marks the (kind, key) job done if it has not been claimed yet. */
+int rb_store_job_cancel(struct rb_store *st, const char *kind, const char *key);
 /*
  * Claims the oldest ready job (or one whose lease expired) for @owner for
  * @lease_seconds: -RB_ENOTFOUND when there is none.

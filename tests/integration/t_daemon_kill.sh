@@ -132,7 +132,9 @@ rb_start daemon "$RB_BIN" run -c "$d/killed.yaml"
 quiet=0
 for i in $(seq 1200); do
 	last=$(q "$d/killed.db" "SELECT last FROM source_state WHERE mailbox='INBOX'")
-	busy=$(q "$d/killed.db" "SELECT (SELECT count(*) FROM jobs WHERE state IN ('ready','running')) + (SELECT count(*) FROM outbox WHERE state IN ('queued','sending'))")
+	# Work due now: the "incomplete" jobs of the corpus' partial series
+	# wait an hour from when they were first seen.
+	busy=$(q "$d/killed.db" "SELECT (SELECT count(*) FROM jobs WHERE state = 'running' OR (state = 'ready' AND not_before <= CAST(strftime('%s','now') AS INTEGER))) + (SELECT count(*) FROM outbox WHERE state IN ('queued','sending'))")
 	if [ "$last" = 500 ] && [ "$busy" = 0 ]; then
 		quiet=$((quiet + 1))
 		[ $quiet -ge 20 ] && break
