@@ -137,7 +137,7 @@ int cmd_review(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (rb_pipeline_step(&p)) {
+	if (rb_pipeline_step(&p, RB_ROLE_ALL)) {
 		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
 		ret = RB_EXIT_FAIL;
 		goto out;

@@ -34,7 +34,6 @@
 #include "bot/config.h"
 #include "bot/metrics.h"
 #include "bot/pipeline.h"
-#include "bot/review_stage.h"
 #include "bot/sources.h"
 #include "bot/store.h"
 #include "review/base.h"
@@ -86,6 +85,7 @@ struct runner {
 	bool pg; /* a shared PostgreSQL store */
 	bool leader; /* holds the ingest lock (always true on SQLite) */
 	bool standby_logged;
+	bool busy; /* the last pass did some work */
 	int64_t *fetched; /* owned: when each configured tree was fetched */
 	size_t n_fetched;
 
@@ -172,8 +172,9 @@ static int ingest_lock(struct runner *r)
 	return 0;
 }
 
-/* Sources, parse and assemble, while we hold the ingest lock. */
-static int ingest_step(struct runner *r)
+/* The sources, while we hold the ingest lock; parse and assemble follow
+ * in the pipeline's ingest stages. */
+static int ingest_sources(struct runner *r)
 {
 	int ret = ingest_lock(r);
 
@@ -191,10 +192,7 @@ static int ingest_step(struct runner *r)
 	ret = rb_sources_poll(r->srcs, r->p);
 	if (ret)
 		rb_log(RB_LOG_WARN, "run.sources", "reason", rb_errmsg(), NULL);
-	ret = rb_pipeline_parse(r->p);
-	if (!ret)
-		ret = rb_pipeline_assemble(r->p);
-	return ret;
+	return 0;
 }
 
 /*
@@ -292,111 +290,61 @@ static void hb_stop(struct runner *r)
 	r->hb_running = false;
 }
 
-/* Claims one job for our lease, counting it, and a lease that ran out. */
-static int claim(struct runner *r, struct rb_job *job)
+/*
+ * Around each job of the pipeline's job stage: the worker's counters and
+ * state in table workers (for /metrics), the heartbeat's job, and a lease
+ * that ran out on another worker (that worker died mid-job).
+ */
+static int job_claimed(struct rb_pipeline *p, const struct rb_job *job)
 {
-	struct rb_store *st = r->st;
-	char *lost = NULL;
+	struct runner *r = p->hooks->payload;
+	char *state = NULL, *lost = NULL;
 	int ret;
 
-	ret = rb_store_begin(st);
-	if (ret)
-		return ret;
-	ret = rb_store_job_claim(st, r->name, r->lease, job);
-	if (ret)
-		goto out;
-	{
-		struct rb_dbv id = RB_DB_INT(job->id);
-
-		ret = rb_db_query_text(st->db, &lost,
-				       "SELECT lost_by FROM jobs WHERE id = ?",
-				       &id, 1);
-	}
+	ret = rb_store_job_state(r->st, job->id, &state, &lost);
 	if (!ret)
-		ret = rb_metrics_count(st, r->name, RB_METRIC_CLAIMED);
+		ret = rb_metrics_count(r->st, r->name, RB_METRIC_CLAIMED);
 	if (!ret && lost) {
 		rb_log(RB_LOG_WARN, "worker.lease_expired", "series", job->key,
 		       "lost_by", lost, "taken_by", r->name, NULL);
-		ret = rb_metrics_count(st, lost, RB_METRIC_LEASE_EXPIRED);
+		ret = rb_metrics_count(r->st, lost, RB_METRIC_LEASE_EXPIRED);
 	}
 	if (!ret)
-		ret = rb_metrics_state(st, r->name, "busy");
-out:
+		ret = rb_metrics_state(r->st, r->name, "busy");
+	free(state);
 	free(lost);
-	if (ret) {
-		if (ret != -RB_ENOTFOUND)
-			rb_job_release(job);
-		rb_store_rollback(st);
-		return ret;
+	if (!ret) {
+		rb_log(RB_LOG_INFO, "worker.claimed", "name", r->name, "job",
+		       job->kind, "series", job->key, NULL);
+		hb_set_job(r, job->id);
 	}
-	ret = rb_store_commit(st);
-	if (ret)
-		rb_job_release(job);
 	return ret;
 }
 
-/* Runs ready review jobs until none is left or a stop is asked for. */
-static int work_step(struct runner *r)
+static int job_finished(struct rb_pipeline *p, const struct rb_job *job,
+			int result)
 {
-	struct rb_store *st = r->st;
-	struct rb_job job;
+	struct runner *r = p->hooks->payload;
 	char *state = NULL;
-	int ret;
+	int ret = 0;
 
-	while (!stop_requested) {
-		memset(&job, 0, sizeof(job));
-		ret = claim(r, &job);
-		if (ret == -RB_ENOTFOUND) {
-			ret = 0;
-			break;
-		}
-		if (ret)
-			return ret;
-		rb_log(RB_LOG_INFO, "worker.claimed", "name", r->name, "job",
-		       job.kind, "series", job.key, NULL);
-		hb_set_job(r, job.id);
-		ret = rb_review_job(r->p, &job);
-		hb_set_job(r, 0);
-		if (ret == -RB_EAGAIN) {
-			/* A tree or a server is down: retry later. */
-			r->p->stats.deferred++;
-			rb_log(RB_LOG_WARN, "review.deferred", "series",
-			       job.key, "reason", rb_errmsg(), NULL);
-			rb_store_job_retry(st, job.id, rb_now() + 300,
-					   rb_errmsg());
-			rb_metrics_state(st, r->name, "idle");
-			rb_job_release(&job);
-			return 0;
-		}
-		if (!ret) {
-			struct rb_dbv id = RB_DB_INT(job.id);
-
-			ret = rb_db_query_text(st->db, &state,
-					       "SELECT state FROM jobs"
-					       " WHERE id = ?",
-					       &id, 1);
-			if (!ret)
-				ret = rb_metrics_count(
-					st, r->name,
-					state && !strcmp(state, "failed") ?
-						RB_METRIC_FAILED :
-						RB_METRIC_DONE);
-			rb_log(RB_LOG_INFO, "worker.done", "name", r->name,
-			       "series", job.key, "state", state ? state : "?",
-			       NULL);
-			free(state);
-			state = NULL;
-		}
-		rb_job_release(&job);
+	hb_set_job(r, 0);
+	if (!result) {
+		ret = rb_store_job_state(r->st, job->id, &state, NULL);
 		if (!ret)
-			ret = rb_metrics_state(st, r->name, "idle");
-		if (ret)
-			return ret;
-		rb_fault_point("review");
+			ret = rb_metrics_count(r->st, r->name,
+					       state && !strcmp(state,
+								"failed") ?
+						       RB_METRIC_FAILED :
+						       RB_METRIC_DONE);
+		rb_log(RB_LOG_INFO, "worker.done", "name", r->name, "job",
+		       job->kind, "series", job->key, "state",
+		       state ? state : "?", NULL);
+		free(state);
 	}
-	if (stop_requested)
-		rb_log(RB_LOG_INFO, "worker.drained", "name", r->name, NULL);
-	return 0;
+	if (!ret)
+		ret = rb_metrics_state(r->st, r->name, "idle");
+	return ret;
 }
 
 /*
@@ -466,19 +414,46 @@ static void fetch_trees(struct runner *r)
 	}
 }
 
-/* One pass of every part this process plays. */
+/* What a pass did, to tell a busy pass from an idle one. */
+static size_t work_done(const struct rb_pipeline_stats *s)
+{
+	return s->stored + s->malformed + s->parsed + s->jobs + s->sent +
+	       s->send_failed;
+}
+
+/*
+ * One pass of every part this process plays: the sources (ingest), the
+ * trees' fetches (workers), then the pipeline's stages for those roles
+ * (pipeline.h). A pass that found nothing to do after one that did logs
+ * run.idle once: every due job has run and every due mail has gone.
+ */
 static int run_step(struct runner *r)
 {
+	size_t before = work_done(&r->p->stats);
+	unsigned roles = 0;
 	int ret = 0;
 
-	if (r->what & DO_INGEST)
-		ret = ingest_step(r);
-	if (!ret && (r->what & DO_WORK) && !stop_requested) {
-		fetch_trees(r);
-		ret = work_step(r);
+	if (r->what & DO_INGEST) {
+		ret = ingest_sources(r);
+		if (r->leader)
+			roles |= RB_ROLE_INGEST;
 	}
-	if (!ret && (r->what & DO_SEND) && !stop_requested)
-		ret = rb_pipeline_send(r->p);
+	if (r->what & DO_WORK) {
+		fetch_trees(r);
+		roles |= RB_ROLE_WORKER;
+	}
+	if (r->what & DO_SEND)
+		roles |= RB_ROLE_SENDER;
+	if (!ret && !stop_requested)
+		ret = rb_pipeline_step(r->p, roles);
+	if ((r->what & DO_WORK) && stop_requested)
+		rb_log(RB_LOG_INFO, "worker.drained", "name", r->name, NULL);
+	if (work_done(&r->p->stats) != before) {
+		r->busy = true;
+	} else if (!ret && r->busy) {
+		r->busy = false;
+		rb_log(RB_LOG_INFO, "run.idle", "name", r->name, NULL);
+	}
 	return ret;
 }
 
@@ -508,7 +483,8 @@ int cmd_run(int argc, char **argv)
 	};
 	const char *config = NULL, *role = "all", *name = NULL;
 	struct rb_pipeline p = { 0 };
-	struct runner r = { .p = &p, .lease = 300 };
+	struct runner r = { .p = &p, .lease = 300, .busy = true };
+	struct rb_job_hooks hooks = { job_claimed, job_finished, &r };
 	struct rb_config *cfg = NULL, *ncfg = NULL;
 	struct rb_store *st = NULL;
 	char defname[300], host[256] = "";
@@ -584,6 +560,9 @@ int cmd_run(int argc, char **argv)
 	p.cfg = cfg;
 	p.st = st;
 	p.owner = name;
+	p.lease = r.lease;
+	p.stop = &stop_requested;
+	p.hooks = &hooks;
 	/*
 	 * On a shared store another sender may hold mail in 'sending': its
 	 * lease, not a blanket recovery at start, gives such mail back.
@@ -604,11 +583,7 @@ int cmd_run(int argc, char **argv)
 		 * goes back to the queue now rather than when its lease runs
 		 * out (an hour).
 		 */
-		ret = st->db->ops->exec(st->db,
-					"UPDATE jobs SET state = 'ready',"
-					" owner = NULL, lease_until = NULL"
-					" WHERE state = 'running'",
-					NULL, 0);
+		ret = rb_store_job_reset_running(st);
 		if (ret) {
 			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
 			ret = RB_EXIT_FAIL;

@@ -8,9 +8,10 @@
 #include <strings.h>
 
 #include "bot/config.h"
+#include "bot/fault.h"
 #include "bot/feedback.h"
-#include "bot/pipeline.h"
 #include "bot/policy.h"
+#include "bot/stage.h"
 #include "bot/store.h"
 #include "mail/addr.h"
 #include "mail/compose.h"
@@ -680,4 +681,35 @@ int rb_feedback_similar_rejected(struct rb_store *st,
 		return ret;
 	*out = count >= n;
 	return 0;
+}
+
+int rb_feedback_job(struct rb_pipeline *p, const struct rb_job *job)
+{
+	struct rb_feedback_stats s = { 0 };
+	struct rb_dbv id = RB_DB_TEXT(job->key);
+	int64_t seen = 0;
+	int ret;
+
+	/* Looked at already: a rerun after a kill between the reply's commit
+	 * and the job's end. */
+	ret = rb_db_query_int(p->st->db, &seen,
+			      "SELECT COUNT(*) FROM feedback"
+			      " WHERE message_id = ?",
+			      &id, 1);
+	if (!ret && !seen)
+		ret = one_reply(p, job->key, &s);
+	if (ret)
+		return ret;
+	p->stats.judged += s.judged;
+	ret = rb_store_begin(p->st);
+	if (ret)
+		return ret;
+	ret = rb_store_job_done_by(p->st, job->id,
+				   p->owner ? p->owner : "local", NULL);
+	if (ret) {
+		rb_store_rollback(p->st);
+		/* Another worker took the job over: its run counts. */
+		return ret == -RB_ELOCKED ? 0 : ret;
+	}
+	return rb_store_commit(p->st);
 }

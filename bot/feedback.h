@@ -34,6 +34,7 @@
 struct rb_pipeline;
 struct rb_store;
 struct rb_finding;
+struct rb_job;
 
 struct rb_feedback_stats {
 	size_t looked; /* replies looked at */
@@ -44,14 +45,22 @@ struct rb_feedback_stats {
 };
 
 /*
- * Processes every reply not looked at yet (see above): the pipeline calls
- * it after assemble. Returns 0, or a store error (-RB_ESTORE); a bad reply
+ * Processes every reply not looked at yet (see above), at once; the
+ * pipeline runs replies as jobs instead (rb_feedback_job()). Returns 0, or a store error (-RB_ESTORE); a bad reply
  * is recorded and skipped, never an error.
  */
 int rb_feedback_run(struct rb_pipeline *p);
 /* The same, adding what it did to @stats (not NULL). */
 int rb_feedback_run_stats(struct rb_pipeline *p,
 			  struct rb_feedback_stats *stats);
+
+/*
+ * The feedback stage as a job of the one pipeline (kind "feedback", key
+ * the reply's Message-ID, queued by assemble for each reply that names one
+ * of our mails): judges that reply as above, then ends the job. A reply
+ * looked at before is not judged again. Returns as an rb_job_fn.
+ */
+int rb_feedback_job(struct rb_pipeline *p, const struct rb_job *job);
 
 /*
  * The rule of policy suppress_similar = @n: *out is true when @n or more

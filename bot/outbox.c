@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "bot/config.h"
-#include "bot/pipeline.h"
+#include "bot/fault.h"
+#include "bot/outbox.h"
+#include "bot/stage.h"
 #include "bot/store.h"
 #include "mail/sender.h"
 #include "util/err.h"
@@ -92,7 +94,7 @@ static bool rate_limited(struct rb_pipeline *p, const char **rcpts, size_t n)
 	return false;
 }
 
-int rb_pipeline_send(struct rb_pipeline *p)
+int rb_outbox_send(struct rb_pipeline *p)
 {
 	const struct rb_config *c = p->cfg;
 	const char *rcpts[1024];

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pipeline.c - ingest, parse, assemble, the job loop and sending. The
- * review of one series lives in review_stage.c.
+ * pipeline.c - the one pipeline: ingest, parse, assemble, the job loop and
+ * the table that wires stages to roles (pipeline.h). The stages' own work
+ * lives in feedback.c (verdicts), review_stage.c (the review of one
+ * series) and outbox.c (sending).
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,9 @@
 #include <unistd.h>
 
 #include "bot/config.h"
+#include "bot/fault.h"
 #include "bot/feedback.h"
+#include "bot/outbox.h"
 #include "bot/pipeline.h"
 #include "bot/review_stage.h"
 #include "bot/store.h"
@@ -26,34 +29,9 @@
 #include "util/log.h"
 #include "util/banned.h"
 
-void rb_fault_point(const char *stage)
-{
-	static char name[64];
-	static long target = -1, count;
-	const char *env = getenv("RB_FAULT");
-	const char *colon;
-
-	if (!env || !*env)
-		return;
-	if (target < 0) {
-		colon = strchr(env, ':');
-		if (!colon || (size_t)(colon - env) >= sizeof(name))
-			return;
-		snprintf(name, sizeof(name), "%.*s", (int)(colon - env), env);
-		target = strtol(colon + 1, NULL, 10);
-	}
-	if (strcmp(name, stage))
-		return;
-	if (++count == target) {
-		fprintf(stderr, "reviewbot: RB_FAULT: killed after %s:%ld\n",
-			stage, count);
-		raise(SIGKILL);
-	}
-}
-
 #define RB_BATCH 256
 
-static size_t max_size(const struct rb_pipeline *p)
+size_t rb_pipeline_max_size(const struct rb_pipeline *p)
 {
 	return p->cfg->max_message_size ? p->cfg->max_message_size :
 					  RB_MSG_DEFAULT_MAX;
@@ -106,7 +84,7 @@ int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
 			      "%s: message of %zu bytes is over the "
 			      "size cap of %zu bytes; recorded and "
 			      "skipped",
-			      origin, len, max_size(p));
+			      origin, len, rb_pipeline_max_size(p));
 		goto bad;
 	}
 	if (!looks_like_mail(raw, len, &why)) {
@@ -116,7 +94,7 @@ int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
 			      origin, why);
 		goto bad;
 	}
-	opts.max_size = max_size(p);
+	opts.max_size = rb_pipeline_max_size(p);
 	ret = rb_message_parse(&m, raw, len, &opts);
 	if (ret) {
 		rb_buf_printf(&reason, "%s: %s; recorded and skipped", origin,
@@ -167,7 +145,7 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
 		return ret;
 	p->batch = 0;
 	p->batching = true;
-	ret = rb_mail_walk(path, max_size(p), ingest_cb, p);
+	ret = rb_mail_walk(path, rb_pipeline_max_size(p), ingest_cb, p);
 	p->batching = false;
 	if (ret) {
 		/* What was stored is kept; the error is the caller's. */
@@ -236,7 +214,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	size_t i;
 	int ret;
 
-	opts.max_size = max_size(p);
+	opts.max_size = rb_pipeline_max_size(p);
 	if (rb_message_parse(&m, row->raw, row->len, &opts)) {
 		struct rb_buf why = RB_BUF_INIT(4096);
 
@@ -288,6 +266,7 @@ out:
  */
 int rb_pipeline_parse(struct rb_pipeline *p)
 {
+	size_t before = p->stats.parsed;
 	int ret = rb_store_begin(p->st);
 
 	if (ret)
@@ -298,7 +277,11 @@ int rb_pipeline_parse(struct rb_pipeline *p)
 		rb_store_rollback(p->st);
 		return ret;
 	}
-	return rb_store_commit(p->st);
+	ret = rb_store_commit(p->st);
+	/* Something new for assemble (a crash before it is seen at start). */
+	if (!ret && p->stats.parsed != before)
+		p->assembled = false;
+	return ret;
 }
 
 struct assemble_ctx {
@@ -320,7 +303,7 @@ static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
 	ret = rb_store_get_raw(a->p->st, msgid, &row);
 	if (ret)
 		return ret;
-	opts.max_size = max_size(a->p);
+	opts.max_size = rb_pipeline_max_size(a->p);
 	if (!rb_message_parse(&m, row.raw, row.len, &opts)) {
 		ret = rb_series_set_add(a->set, m);
 		rb_message_free(m);
@@ -329,13 +312,47 @@ static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
 	return ret;
 }
 
+/* The jobs of one assembled series, in the open transaction. */
+static int queue_series(struct rb_pipeline *p, const struct rb_series *s,
+			int64_t now)
+{
+	int64_t wait = (int64_t)p->cfg->incomplete_wait_minutes * 60;
+	int ret;
+
+	if (s->complete) {
+		ret = rb_store_job_add(p->st, "review", s->id, now);
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+		/* The missing parts came in time: no "incomplete". */
+		if (!ret)
+			ret = rb_store_job_cancel(p->st, "incomplete", s->id);
+	} else {
+		/*
+		 * The wait runs from when the series was first seen
+		 * incomplete (the job is added once), or from its newest
+		 * part's Date when that is later: a series whose mail was
+		 * delayed past its Date still gets the whole wait for its
+		 * other parts.
+		 */
+		int64_t from = s->last_date > now ? s->last_date : now;
+		int64_t due = p->force_complete ? now : from + wait;
+
+		ret = rb_store_job_add(p->st, "incomplete", s->id, due);
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+	}
+	return ret;
+}
+
 int rb_pipeline_assemble(struct rb_pipeline *p)
 {
 	struct assemble_ctx a = { .p = p };
-	int64_t now = rb_now(), wait;
-	size_t i;
+	int64_t now = rb_now();
+	size_t i, replies = 0;
 	int ret;
 
+	if (p->assembled)
+		return 0;
 	ret = rb_series_set_new(&a.set);
 	if (ret)
 		return ret;
@@ -344,7 +361,6 @@ int rb_pipeline_assemble(struct rb_pipeline *p)
 		ret = rb_series_set_assemble(a.set);
 	if (ret)
 		goto out;
-	wait = (int64_t)p->cfg->incomplete_wait_minutes * 60;
 	ret = rb_store_begin(p->st);
 	if (ret)
 		goto out;
@@ -352,99 +368,159 @@ int rb_pipeline_assemble(struct rb_pipeline *p)
 		const struct rb_series *s = rb_series_set_get(a.set, i);
 
 		ret = rb_store_put_series(p->st, s);
-		if (ret)
-			break;
-		p->stats.series++;
-		if (s->complete) {
-			ret = rb_store_job_add(p->st, "review", s->id, now);
-			if (ret == -RB_EEXISTS)
-				ret = 0;
-			/* The missing parts came in time: no "incomplete". */
-			if (!ret)
-				ret = rb_store_job_cancel(p->st, "incomplete",
-							  s->id);
-		} else {
-			/*
-			 * The wait runs from when the series was first seen
-			 * incomplete (the job is added once), or from its
-			 * newest part's Date when that is later: a series
-			 * whose mail was delayed past its Date still gets the
-			 * whole wait for its other parts.
-			 */
-			int64_t from = s->last_date > now ? s->last_date : now;
-			int64_t due = p->force_complete ? now : from + wait;
-
-			ret = rb_store_job_add(p->st, "incomplete", s->id, due);
-			if (ret == -RB_EEXISTS)
-				ret = 0;
-		}
+		if (!ret)
+			ret = queue_series(p, s, now);
+		if (!ret)
+			p->stats.series++;
 	}
+	/*
+	 * Replies that answer one of our reviews become feedback jobs, in
+	 * the same transaction: a verdict is judged before any review job
+	 * queued after it (jobs run oldest first), so a verdict on v2
+	 * already suppresses its finding in v3. Other replies are marked
+	 * looked at, once.
+	 */
+	if (!ret)
+		ret = rb_store_queue_replies(p->st, now, &replies);
 	if (ret) {
 		rb_store_rollback(p->st);
 		goto out;
 	}
 	ret = rb_store_commit(p->st);
-	if (!ret)
+	if (!ret) {
+		p->assembled = true;
 		rb_fault_point("assemble");
+	}
 out:
 	rb_series_set_free(a.set);
 	return ret;
 }
 
-int rb_pipeline_review(struct rb_pipeline *p)
+/* Every kind of job and its stage (the job table's "kind"). */
+static const struct {
+	const char *kind;
+	rb_job_fn run;
+	const char *fault; /* its kill point after the job, or NULL */
+} job_kinds[] = {
+	{ "feedback", rb_feedback_job, NULL /* feedback.c has its own */ },
+	{ "review", rb_review_job, "review" },
+	{ "incomplete", rb_review_job, "review" },
+};
+
+/* Claims the next due job for p->owner, with the caller's claim hook in
+ * the same transaction. -RB_ENOTFOUND when none is due. */
+static int claim(struct rb_pipeline *p, struct rb_job *job)
 {
+	int lease = p->lease > 0 ? p->lease : 3600;
+	int ret = rb_store_begin(p->st);
+
+	if (ret)
+		return ret;
+	ret = rb_store_job_claim(p->st, p->owner ? p->owner : "local", lease,
+				 job);
+	if (!ret && p->hooks && p->hooks->claimed)
+		ret = p->hooks->claimed(p, job);
+	if (!ret)
+		ret = rb_store_commit(p->st);
+	if (ret) {
+		if (ret != -RB_ENOTFOUND)
+			rb_job_release(job);
+		rb_store_rollback(p->st);
+	}
+	return ret;
+}
+
+static int run_job(struct rb_pipeline *p, const struct rb_job *job,
+		   const char **fault)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(job_kinds) / sizeof(job_kinds[0]); i++) {
+		if (strcmp(job->kind, job_kinds[i].kind))
+			continue;
+		*fault = job_kinds[i].fault;
+		return job_kinds[i].run(p, job);
+	}
+	/* A kind this build does not know (a newer version queued it). */
+	*fault = NULL;
+	rb_log(RB_LOG_ERROR, "job.unknown_kind", "kind", job->kind, "key",
+	       job->key, NULL);
+	return rb_store_job_done(p->st, job->id, "unknown job kind");
+}
+
+int rb_pipeline_jobs(struct rb_pipeline *p)
+{
+	const char *fault = NULL;
 	struct rb_job job;
 	int ret;
 
-	for (;;) {
-		ret = rb_store_begin(p->st);
+	while (!(p->stop && *p->stop)) {
+		memset(&job, 0, sizeof(job));
+		ret = claim(p, &job);
+		if (ret == -RB_ENOTFOUND)
+			return 0;
 		if (ret)
 			return ret;
-		ret = rb_store_job_claim(p->st, p->owner ? p->owner : "local",
-					 3600, &job);
-		if (ret == -RB_ENOTFOUND) {
-			rb_store_rollback(p->st);
-			return 0;
-		}
-		if (ret || (ret = rb_store_commit(p->st))) {
-			rb_store_rollback(p->st);
-			return ret;
-		}
-		ret = rb_review_job(p, &job);
+		ret = run_job(p, &job, &fault);
+		p->stats.jobs++;
 		if (ret == -RB_EAGAIN) {
-			/* A tree or a server is down: retry later. */
+			/*
+			 * A tree or a server is down: the job is put back,
+			 * due in five minutes, with the reason (the kill
+			 * tests print it to tell deferred from lost).
+			 */
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s", rb_errmsg());
 			p->stats.deferred++;
-			rb_log(RB_LOG_WARN, "review.deferred", "series",
-			       job.key, "reason", rb_errmsg(), NULL);
+			rb_log(RB_LOG_WARN, "job.deferred", "kind", job.kind,
+			       "key", job.key, "reason", why, NULL);
 			if (p->force_complete)
 				fprintf(stderr,
-					"reviewbot: series <%s> deferred: %s\n",
-					job.key, rb_errmsg());
-			rb_store_job_retry(p->st, job.id, rb_now() + 300,
-					   rb_errmsg());
+					"reviewbot: %s <%s> deferred: %s\n",
+					job.kind, job.key, why);
+			ret = rb_store_job_retry(p->st, job.id, rb_now() + 300,
+						 why);
+			if (p->hooks && p->hooks->finished)
+				p->hooks->finished(p, &job, -RB_EAGAIN);
 			rb_job_release(&job);
-			return 0;
+			/* The rest waits for the next pass. */
+			return ret;
+		}
+		if (p->hooks && p->hooks->finished) {
+			int r2 = p->hooks->finished(p, &job, ret);
+
+			if (!ret)
+				ret = r2;
 		}
 		rb_job_release(&job);
 		if (ret)
 			return ret;
-		rb_fault_point("review");
+		if (fault)
+			rb_fault_point(fault);
 	}
+	return 0;
 }
 
-int rb_pipeline_step(struct rb_pipeline *p)
+int rb_pipeline_step(struct rb_pipeline *p, unsigned roles)
 {
-	int ret;
+	static const struct {
+		unsigned role;
+		int (*run)(struct rb_pipeline *p);
+	} stages[] = {
+		{ RB_ROLE_INGEST, rb_pipeline_parse },
+		{ RB_ROLE_INGEST, rb_pipeline_assemble },
+		{ RB_ROLE_WORKER, rb_pipeline_jobs },
+		{ RB_ROLE_SENDER, rb_outbox_send },
+	};
+	size_t i;
+	int ret = 0;
 
-	ret = rb_pipeline_parse(p);
-	if (!ret)
-		ret = rb_pipeline_assemble(p);
-	if (!ret)
-		ret = rb_feedback_run(p);
-	if (!ret)
-		ret = rb_pipeline_review(p);
-	if (!ret)
-		ret = rb_pipeline_send(p);
+	for (i = 0; i < sizeof(stages) / sizeof(stages[0]) && !ret; i++) {
+		if (!(stages[i].role & roles) || (p->stop && *p->stop))
+			continue;
+		ret = stages[i].run(p);
+	}
 	return ret;
 }
 

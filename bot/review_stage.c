@@ -16,9 +16,9 @@
 
 #include "bot/config.h"
 #include "bot/feedback.h"
-#include "bot/pipeline.h"
 #include "bot/policy.h"
 #include "bot/review_stage.h"
+#include "bot/stage.h"
 #include "bot/store.h"
 #include "mail/addr.h"
 #include "mail/compose.h"

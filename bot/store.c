@@ -1091,3 +1091,152 @@ int rb_store_source_set(struct rb_store *st, const char *source,
 		    RB_DB_TEXT(source), RB_DB_TEXT(mailbox),
 		    RB_DB_INT(validity), RB_DB_INT(last));
 }
+
+/* --- the pipeline's job bookkeeping (bot/pipeline.c) --- */
+
+struct reply_list {
+	char **id, **irt, **refs;
+	size_t n, cap;
+};
+
+static int reply_row(const struct rb_dbrow *row, void *payload)
+{
+	struct reply_list *l = payload;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		char **a = realloc(l->id, cap * sizeof(*a));
+
+		if (a)
+			l->id = a;
+		a = a ? realloc(l->irt, cap * sizeof(*a)) : NULL;
+		if (a)
+			l->irt = a;
+		a = a ? realloc(l->refs, cap * sizeof(*a)) : NULL;
+		if (!a)
+			return rb_err(RB_ENOMEM, "out of memory");
+		l->refs = a;
+		l->cap = cap;
+	}
+	l->id[l->n] = dupv(&row->v[0]);
+	l->irt[l->n] = dupv(&row->v[1]);
+	l->refs[l->n] = dupv(&row->v[2]);
+	l->n++;
+	return l->id[l->n - 1] ? 0 : rb_err(RB_ENOMEM, "out of memory");
+}
+
+/* Is @id (bare, as messages hold it) the Message-ID of one of our mails? */
+static int is_review(struct rb_store *st, const char *id, size_t len,
+		     bool *out)
+{
+	struct rb_buf bare = RB_BUF_INIT(4096), br = RB_BUF_INIT(4096);
+	int64_t n = 0;
+	int ret;
+
+	ret = rb_buf_add(&bare, id, len);
+	if (!ret)
+		ret = rb_buf_printf(&br, "<%s>", bare.ptr);
+	if (!ret) {
+		struct rb_dbv p[] = { RB_DB_TEXT(br.ptr),
+				      RB_DB_TEXT(bare.ptr) };
+
+		ret = rb_db_query_int(st->db, &n,
+				      "SELECT COUNT(*) FROM reviews"
+				      " WHERE message_id IN (?, ?)",
+				      p, 2);
+	}
+	*out = n > 0;
+	rb_buf_release(&bare);
+	rb_buf_release(&br);
+	return ret;
+}
+
+int rb_store_queue_replies(struct rb_store *st, int64_t now, size_t *queued)
+{
+	struct reply_list l = { 0 };
+	size_t i;
+	int ret;
+
+	*queued = 0;
+	/*
+	 * A verdict sent to the bot directly carries no List-Id, so the parse
+	 * stage marks it ignored for that reason; it is still a reply, since
+	 * it must name one of our own mails to count. Mail ignored for any
+	 * other reason (our own, a bot's, Auto-Submitted) is not.
+	 */
+	ret = st->db->ops->query(
+		st->db,
+		"SELECT m.message_id, m.in_reply_to, m.refs FROM messages m"
+		" WHERE m.state = 'parsed' AND (m.kind = 'reply' OR"
+		" (m.kind = 'ignored' AND m.reason ="
+		" 'List-Id not on the allow-list')) AND NOT EXISTS (SELECT 1"
+		" FROM feedback f WHERE f.message_id = m.message_id) AND NOT"
+		" EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'feedback' AND"
+		" j.key = m.message_id) ORDER BY m.received_at, m.message_id",
+		NULL, 0, reply_row, &l);
+	for (i = 0; !ret && i < l.n; i++) {
+		const char *r = l.refs[i] ? l.refs[i] : "";
+		bool hit = false;
+
+		if (l.irt[i] && *l.irt[i])
+			ret = is_review(st, l.irt[i], strlen(l.irt[i]), &hit);
+		while (!ret && !hit && *r) {
+			size_t n = strcspn(r, " ");
+
+			if (n)
+				ret = is_review(st, r, n, &hit);
+			r += n;
+			r += strspn(r, " ");
+		}
+		if (ret)
+			break;
+		if (hit) {
+			ret = rb_store_job_add(st, "feedback", l.id[i], now);
+			if (!ret)
+				(*queued)++;
+			else if (ret == -RB_EEXISTS)
+				ret = 0;
+		} else {
+			ret = EXEC(st,
+				   "INSERT INTO feedback (message_id, state,"
+				   " created_at) VALUES (?, 'unrelated', ?)"
+				   " ON CONFLICT DO NOTHING",
+				   RB_DB_TEXT(l.id[i]), RB_DB_INT(now));
+		}
+	}
+	for (i = 0; i < l.n; i++) {
+		free(l.id[i]);
+		free(l.irt[i]);
+		free(l.refs[i]);
+	}
+	free(l.id);
+	free(l.irt);
+	free(l.refs);
+	return ret;
+}
+
+int rb_store_job_reset_running(struct rb_store *st)
+{
+	return EXEC(st,
+		    "UPDATE jobs SET state = 'ready', owner = NULL,"
+		    " lease_until = NULL, updated_at = ? WHERE state = 'running'",
+		    RB_DB_INT(rb_now()));
+}
+
+int rb_store_job_state(struct rb_store *st, int64_t id, char **state,
+		       char **lost_by)
+{
+	struct rb_dbv p = RB_DB_INT(id);
+	int ret;
+
+	*state = NULL;
+	if (lost_by)
+		*lost_by = NULL;
+	ret = rb_db_query_text(st->db, state,
+			       "SELECT state FROM jobs WHERE id = ?", &p, 1);
+	if (!ret && lost_by)
+		ret = rb_db_query_text(st->db, lost_by,
+				       "SELECT lost_by FROM jobs WHERE id = ?",
+				       &p, 1);
+	return ret;
+}

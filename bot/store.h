@@ -244,4 +244,21 @@ int rb_store_source_get(struct rb_store *st, const char *source,
 int rb_store_source_set(struct rb_store *st, const char *source,
 			const char *mailbox, int64_t validity, int64_t last);
 
+/* --- the pipeline's job bookkeeping (bot/pipeline.c) --- */
+
+/*
+ * Each parsed reply not looked at yet: one that names one of our mails
+ * (In-Reply-To or References) becomes a "feedback" job due @now; any
+ * other is recorded in table feedback as unrelated. *queued counts the
+ * jobs added. Runs in the caller's transaction.
+ */
+int rb_store_queue_replies(struct rb_store *st, int64_t now, size_t *queued);
+/* Jobs left 'running' by a process that died go back to 'ready' (a
+ * single-owner SQLite store, at start). */
+int rb_store_job_reset_running(struct rb_store *st);
+/* A job's state ("ready", "running", "done", "failed"), and the worker
+ * whose lease on it ran out (NULL if none; @lost_by may be NULL). */
+int rb_store_job_state(struct rb_store *st, int64_t id, char **state,
+		       char **lost_by);
+
 #endif

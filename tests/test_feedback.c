@@ -34,6 +34,7 @@
 #include "bot/config.h"
 #include "bot/feedback.h"
 #include "bot/http.h"
+#include "bot/outbox.h"
 #include "bot/pipeline.h"
 #include "bot/store.h"
 #include "mail/dkim.h"
@@ -185,8 +186,8 @@ static void step(struct env *e, const char *file, struct rb_feedback_stats *fs)
 	if (rb_pipeline_ingest_path(&e->p, path))
 		fail_msg("ingest %s: %s", file, rb_errmsg());
 	if (rb_pipeline_parse(&e->p) || rb_pipeline_assemble(&e->p) ||
-	    rb_feedback_run_stats(&e->p, fs) || rb_pipeline_review(&e->p) ||
-	    rb_pipeline_send(&e->p))
+	    rb_feedback_run_stats(&e->p, fs) || rb_pipeline_jobs(&e->p) ||
+	    rb_outbox_send(&e->p))
 		fail_msg("pipeline: %s", rb_errmsg());
 }
 

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * fault.h - the kill points of the kill tests, the one test interface in
+ * stage code. With RB_FAULT=STAGE:N in the environment, the process kills
+ * itself (SIGKILL, no cleanup) right after the N-th commit of STAGE:
+ * "ingest", "parse", "assemble", "feedback", "review" (any job) or
+ * "send". Without RB_FAULT nothing happens. tests/t_review_kill.sh and
+ * tests/integration/t_daemon_kill.sh compare the outcome with an
+ * uninterrupted run.
+ */
+#ifndef RB_BOT_FAULT_H
+#define RB_BOT_FAULT_H
+
+/* Kills the process when RB_FAULT names @stage and this is its N-th call. */
+void rb_fault_point(const char *stage);
+
+#endif
