@@ -1104,6 +1104,46 @@ static char *checkpatch_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return xstrdup(c, t);
 }
 
+/* The checkers a policy may name (review/checks.h has them all). */
+static const char *const policy_checker_names[] = { "commit-msg", "checkpatch",
+						    "build", NULL };
+
+static char *checker_item(struct ctx *c, yaml_node_t *n, const char *t)
+{
+	char tmp[80];
+	size_t i;
+
+	for (i = 0; policy_checker_names[i]; i++)
+		if (!strcmp(t, policy_checker_names[i]))
+			return xstrdup(c, t);
+	cerr(c, n,
+	     "'%s' is not a checker; one of commit-msg, checkpatch, build",
+	     shown(tmp, sizeof(tmp), t));
+	return NULL;
+}
+
+/* A CONFIG_ option of the build checker: CONFIG_FOO, FOO, or FOO=n. */
+static char *kconfig_item(struct ctx *c, yaml_node_t *n, const char *t)
+{
+	const char *s;
+	char tmp[80];
+
+	for (s = t; *s && *s != '='; s++)
+		if (!isupper((unsigned char)*s) &&
+		    !isdigit((unsigned char)*s) && *s != '_')
+			break;
+	if (s == t ||
+	    (*s && (*s != '=' ||
+		    (strcmp(s, "=y") && strcmp(s, "=n") && strcmp(s, "=m"))))) {
+		cerr(c, n,
+		     "'%s' is not a kernel config option (like "
+		     "CONFIG_TRANSPARENT_HUGEPAGE or DEBUG_VM=y)",
+		     shown(tmp, sizeof(tmp), t));
+		return NULL;
+	}
+	return xstrdup(c, t);
+}
+
 static void policy_check(struct ctx *c, yaml_node_t *map, void *obj,
 			 yaml_node_t *const *seen)
 {
@@ -1138,6 +1178,9 @@ static const struct key policy_keys[] = {
 	KEY("checkpatch_ignore", K_STRLIST, struct rb_policy, checkpatch_ignore,
 	    .noff = offsetof(struct rb_policy, n_checkpatch_ignore),
 	    .item = checkpatch_item),
+	KEY("checkers", K_STRLIST, struct rb_policy, checkers,
+	    .noff = offsetof(struct rb_policy, n_checkers),
+	    .item = checker_item),
 	KEY("blocking_text", K_TEXT, struct rb_policy, blocking_text),
 	KEY("suppress_similar", K_INT, struct rb_policy, suppress_similar,
 	    .min = 0, .max = 1000),
@@ -1151,6 +1194,7 @@ static void policy_release(struct rb_policy *p)
 	strv_free(p->bases, p->n_bases);
 	strv_free(p->skip_authors, p->n_skip_authors);
 	strv_free(p->checkpatch_ignore, p->n_checkpatch_ignore);
+	strv_free(p->checkers, p->n_checkers);
 	free(p->blocking_text);
 	free(p->templates_dir);
 	memset(p, 0, sizeof(*p));
@@ -1193,7 +1237,9 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	*dst = *src;
 	dst->name = dst->blocking_text = dst->templates_dir = NULL;
 	dst->bases = dst->skip_authors = dst->checkpatch_ignore = NULL;
+	dst->checkers = NULL;
 	dst->n_bases = dst->n_skip_authors = dst->n_checkpatch_ignore = 0;
+	dst->n_checkers = 0;
 	ret = str_dup(&dst->name, name);
 	if (!ret)
 		ret = str_dup(&dst->blocking_text, src->blocking_text);
@@ -1212,6 +1258,10 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 		ret = strv_dup(&dst->checkpatch_ignore, src->checkpatch_ignore,
 			       src->n_checkpatch_ignore);
 		dst->n_checkpatch_ignore = ret ? 0 : src->n_checkpatch_ignore;
+	}
+	if (!ret) {
+		ret = strv_dup(&dst->checkers, src->checkers, src->n_checkers);
+		dst->n_checkers = ret ? 0 : src->n_checkers;
 	}
 	if (ret)
 		policy_release(dst);
@@ -1886,6 +1936,17 @@ static const struct key checkers_keys[] = {
 	KEY("parallel", K_INT, struct rb_config, checkers_parallel, .min = 1,
 	    .max = 64),
 	KEY("checkpatch_strict", K_BOOL, struct rb_config, checkpatch_strict),
+	KEY("timeout_seconds", K_INT, struct rb_config, checkers_timeout,
+	    .min = 10, .max = 24 * 3600),
+	KEY("build_config", K_STR, struct rb_config, build_config),
+	KEY("build_options", K_STRLIST, struct rb_config, build_options,
+	    .noff = offsetof(struct rb_config, n_build_options),
+	    .item = kconfig_item),
+	KEY("build_jobs", K_INT, struct rb_config, build_jobs, .min = 1,
+	    .max = 256),
+	KEY("build_mem_mb", K_INT, struct rb_config, build_mem_mb, .min = 256,
+	    .max = 1024 * 1024),
+	KEY("build_cache_dir", K_PATH, struct rb_config, build_cache_dir),
 };
 
 #define SECTION(n, keys, ...)                              \
@@ -1965,6 +2026,9 @@ int rb_config_defaults(struct rb_config **out)
 	c->max_message_size = 32u << 20;
 	c->incomplete_wait_minutes = 60;
 	c->checkers_parallel = 2;
+	c->checkers_timeout = 600;
+	c->build_jobs = 2;
+	c->build_mem_mb = 4096;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
 	    !c->model.provider || !c->model.max_tokens_field ||
 	    !c->policy_default.name || !c->http_listen) {
@@ -2011,6 +2075,9 @@ void rb_config_free(struct rb_config *cfg)
 	strv_free(cfg->list_ids, cfg->n_list_ids);
 	strv_free(cfg->known_bots, cfg->n_known_bots);
 	free(cfg->http_listen);
+	free(cfg->build_config);
+	strv_free(cfg->build_options, cfg->n_build_options);
+	free(cfg->build_cache_dir);
 	free(cfg);
 }
 

@@ -87,6 +87,10 @@ struct rb_policy {
 	size_t n_skip_authors;
 	char **checkpatch_ignore; /* checkpatch types to drop */
 	size_t n_checkpatch_ignore;
+	/* The checkers the review runs: "commit-msg", "checkpatch", "build";
+	 * NULL: commit-msg and checkpatch (the build is opt-in). */
+	char **checkers;
+	size_t n_checkers;
 	char *blocking_text; /* what "blocking" means for this subsystem */
 	int suppress_similar; /* N rejected like it: suppress; 0 = off */
 	bool require_dkim; /* verdict replies must pass DKIM */
@@ -153,6 +157,14 @@ struct rb_config {
 	bool reply_to_cover; /* one summary reply to the cover letter */
 	int checkers_parallel;
 	bool checkpatch_strict;
+	int checkers_timeout; /* seconds per checker; default 600 */
+	/* The build checker (a policy's checkers: [..., build]). */
+	char *build_config; /* make target; default "defconfig" */
+	char **build_options; /* CONFIG_ names to enable */
+	size_t n_build_options;
+	int build_jobs; /* make -j; default 2 */
+	int build_mem_mb; /* the sandbox's memory cap; default 4096 */
+	char *build_cache_dir; /* NULL: the checker's private default */
 };
 
 /* One problem found in a config file. */

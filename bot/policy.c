@@ -67,6 +67,24 @@ static int add_skip(struct rb_effective_policy *out,
 	return 0;
 }
 
+unsigned rb_policy_checkers(const struct rb_policy *pol)
+{
+	unsigned bits = 0;
+	size_t i;
+
+	if (!pol->checkers)
+		return RB_PCHECK_DEFAULT;
+	for (i = 0; i < pol->n_checkers; i++) {
+		if (!strcmp(pol->checkers[i], "commit-msg"))
+			bits |= RB_PCHECK_COMMIT;
+		else if (!strcmp(pol->checkers[i], "checkpatch"))
+			bits |= RB_PCHECK_CHECKPATCH;
+		else if (!strcmp(pol->checkers[i], "build"))
+			bits |= RB_PCHECK_BUILD;
+	}
+	return bits;
+}
+
 /* Folds @pol into @out; @first says whether it is the first one. */
 static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 		 bool first)
@@ -83,6 +101,7 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 		out->require_dkim = pol->require_dkim;
 		out->suppress_similar =
 			pol->suppress_similar > 0 ? pol->suppress_similar : 0;
+		out->checkers = rb_policy_checkers(pol);
 		out->governing = pol;
 		return add_skip(out, pol);
 	}
@@ -91,6 +110,7 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 		out->governing = pol;
 	}
 	out->recipients &= pol->recipients;
+	out->checkers &= rb_policy_checkers(pol);
 	if (pol->embargo_minutes > out->embargo_minutes)
 		out->embargo_minutes = pol->embargo_minutes;
 	if (pol->min_severity > out->min_severity)

@@ -25,6 +25,8 @@
  *   require_dkim        when any says so
  *   suppress_similar    the smallest positive value
  *   skip_authors        the union
+ *   checkers            the intersection (a build runs only where every
+ *                       section asked for it)
  *   blocking_text, templates_dir  from the entry whose mode won (the
  *                       first one, in the order given)
  *
@@ -41,8 +43,20 @@
 #include "bot/config.h"
 #include "review/findings.h"
 
+/* The checkers a policy runs (policy key "checkers"). */
+enum rb_policy_checker {
+	RB_PCHECK_COMMIT = 1 << 0, /* commit-msg */
+	RB_PCHECK_CHECKPATCH = 1 << 1, /* checkpatch */
+	RB_PCHECK_BUILD = 1 << 2, /* build, in the sandbox */
+};
+#define RB_PCHECK_DEFAULT (RB_PCHECK_COMMIT | RB_PCHECK_CHECKPATCH)
+
+/* The bits of a policy's checkers list (RB_PCHECK_DEFAULT when unset). */
+unsigned rb_policy_checkers(const struct rb_policy *pol);
+
 struct rb_effective_policy {
 	enum rb_mode mode;
+	unsigned checkers; /* enum rb_policy_checker bits */
 	unsigned int recipients; /* enum rb_recipient bits */
 	int embargo_minutes;
 	enum rb_severity min_severity;

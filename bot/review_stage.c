@@ -399,13 +399,66 @@ out:
 	return ret;
 }
 
+/*
+ * The checkers to run: those the policy names (commit-msg and checkpatch
+ * unless it says otherwise), checkpatch only where the trusted tree
+ * ships it, the build only on an applied series.
+ */
+static void checker_names(char *out, size_t size, unsigned want, bool applied,
+			  bool have_checkpatch)
+{
+	out[0] = '\0';
+	if (want & RB_PCHECK_COMMIT)
+		snprintf(out, size, "commit-msg");
+	if ((want & RB_PCHECK_CHECKPATCH) && have_checkpatch)
+		snprintf(out + strlen(out), size - strlen(out), "%scheckpatch",
+			 out[0] ? "," : "");
+	if ((want & RB_PCHECK_BUILD) && applied)
+		snprintf(out + strlen(out), size - strlen(out), "%sbuild",
+			 out[0] ? "," : "");
+}
+
+/* "Checks: commit message, checkpatch and build (defconfig)." */
+static int add_checks_summary(struct series_ctx *c, const char *names)
+{
+	const char *what[3];
+	char line[256];
+	size_t n = 0, i;
+	int len;
+
+	if (strstr(names, "commit-msg"))
+		what[n++] = "commit message";
+	if (strstr(names, "checkpatch"))
+		what[n++] = "checkpatch";
+	if (strstr(names, "build"))
+		what[n++] = "build";
+	if (!n)
+		return add_summary(c, "Checks: none.");
+	len = snprintf(line, sizeof(line), "Checks: ");
+	for (i = 0; i < n; i++)
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s",
+				i == 0	   ? "" :
+				i == n - 1 ? " and " :
+					     ", ",
+				what[i]);
+	if (strstr(names, "build"))
+		snprintf(line + len, sizeof(line) - (size_t)len, " (%s).",
+			 c->p->cfg->build_config ? c->p->cfg->build_config :
+						   "defconfig");
+	else
+		snprintf(line + len, sizeof(line) - (size_t)len, ".");
+	return add_summary(c, line);
+}
+
 static int run_checkers(struct series_ctx *c)
 {
 	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
 	struct rb_check_ctx ctx = { 0 };
 	struct rb_check_patch *cp;
 	const struct rb_policy *pol = c->pol.governing;
-	char names[128] = "commit-msg";
+	const struct rb_config *cfg = c->p->cfg;
+	bool have_checkpatch = false;
+	char names[128];
 	int i, ret;
 
 	cp = calloc((size_t)c->row.total, sizeof(*cp));
@@ -425,8 +478,18 @@ static int run_checkers(struct series_ctx *c)
 		opts.checkpatch_ignore = pol->checkpatch_ignore;
 		opts.n_checkpatch_ignore = pol->n_checkpatch_ignore;
 	}
-	if (c->p->cfg->checkers_parallel > 0)
-		opts.parallel = c->p->cfg->checkers_parallel;
+	if (cfg->checkers_parallel > 0)
+		opts.parallel = cfg->checkers_parallel;
+	if (cfg->checkers_timeout > 0)
+		opts.timeout_seconds = cfg->checkers_timeout;
+	opts.build_config = cfg->build_config;
+	opts.build_options = cfg->build_options;
+	opts.n_build_options = cfg->n_build_options;
+	if (cfg->build_jobs > 0)
+		opts.build_jobs = cfg->build_jobs;
+	if (cfg->build_mem_mb > 0)
+		opts.build_mem_mb = cfg->build_mem_mb;
+	opts.build_cache_dir = cfg->build_cache_dir;
 	ctx.opts = &opts;
 	if (c->applied && c->base_tree) {
 		git_object *obj = NULL;
@@ -439,18 +502,17 @@ static int run_checkers(struct series_ctx *c)
 		/* checkpatch only where the trusted base tree ships it. */
 		if (!git_revparse_single(&obj, c->base_tree->repo,
 					 "HEAD:scripts/checkpatch.pl")) {
-			snprintf(names, sizeof(names), "commit-msg,checkpatch");
+			have_checkpatch = true;
 			git_object_free(obj);
 		}
 	}
-	ret = rb_checks_run(&c->findings, &ctx, names);
+	checker_names(names, sizeof(names), c->pol.checkers, c->applied,
+		      have_checkpatch);
+	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
 	free(cp);
 	if (ret)
 		return ret;
-	add_summary(c, strstr(names, "checkpatch") ?
-			       "Checks: commit message and checkpatch." :
-			       "Checks: commit message.");
-	return 0;
+	return add_checks_summary(c, names);
 }
 
 /* The model stage is made once per process, from model.* in the config. */
