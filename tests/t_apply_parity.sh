@@ -7,8 +7,9 @@
 # First the command line on a small repository made here (always runs):
 # a format-patch mbox of 2 patches, a failure, --json, usage errors.
 set -u
+. "$(dirname "$0")/need.sh"
 tree=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1}
-corpus=${RB_SHARED:?}/corpus/apply-6.1
+corpus=${RB_SHARED:-}/corpus/apply-6.1
 bin=${RB_BIN:?}
 small=$(mktemp -d "${TMPDIR:-/tmp}/rb-apply-cli.XXXXXX")
 trap 'rm -rf "$small"' EXIT
@@ -58,11 +59,9 @@ echo "$out" | grep -q '3-way merge with its preimage .* has conflicts' ||
 "$bin" apply --help | grep -q 'usage: reviewbot apply' || die "--help"
 echo "ok   command line on a small repository"
 
-if ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-	echo "no linux tree at $tree (scripts/setup-linux-tree.sh): skipped"
-	exit 77
-fi
-[ -d "$corpus" ] || { echo "no corpus at $corpus: skipped"; exit 77; }
+rb_need_linux_tree
+tree=$RB_LINUX_TREE
+rb_need_shared corpus/apply-6.1
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-parity.XXXXXX")
 trap 'rm -rf "$work" "$small"' EXIT
 

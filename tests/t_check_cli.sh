@@ -54,9 +54,17 @@ set -e
 [ $rc = 1 ] || fail "patch that does not apply: exit $rc, want 1"
 grep -q "does not apply" "$T/err" || fail "no apply failure reason"
 
+# The rest needs the kernel tree and a corpus mail: a partial skip, named.
 tree=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1}
-[ -d "$tree/.git" ] || { echo "no linux tree: rest skipped"; exit 0; }
-p=${RB_SHARED:?}/corpus/apply-6.1/0f25d5fe8566da8bf5e33686602ad025a252d020.eml
+[ -d "$tree/.git" ] || {
+	echo "SKIP: the linux 6.1 part: no git tree at $tree: run scripts/setup-linux-tree.sh (or set RB_LINUX_TREE)"
+	exit 0
+}
+p=${RB_SHARED:-}/corpus/apply-6.1/0f25d5fe8566da8bf5e33686602ad025a252d020.eml
+[ -f "$p" ] || {
+	echo "SKIP: the linux 6.1 part: needs shared/corpus/apply-6.1, not found (RB_SHARED=${RB_SHARED:-unset}): set RB_SHARED=/path/to/shared"
+	exit 0
+}
 out=$("$RB_BIN" check --tree "$tree" --json "$p") || fail "linux: exit $?"
 echo "$out"
 echo "$out" | python3 -c '

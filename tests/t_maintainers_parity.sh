@@ -17,13 +17,12 @@
 # checks the whole corpus. Skips (77) without the kernel tree.
 set -eu -o pipefail
 src=${RB_SRC:?}
-shared=${RB_SHARED:?}
 bin=${RB_BIN:?}
-tree=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1}
-if [ ! -f "$tree/scripts/get_maintainer.pl" ] || [ ! -d "$tree/.git" ]; then
-	echo "SKIP: no kernel tree at $tree (scripts/setup-linux-tree.sh)"
-	exit 77
-fi
+. "$src/tests/need.sh"
+rb_need_linux_tree
+tree=$RB_LINUX_TREE
+rb_need_shared corpus/apply-6.1 corpus/linux-api.mbox.xz
+shared=$RB_SHARED
 gm=$tree/scripts/get_maintainer.pl
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-t-maint.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -39,6 +39,8 @@ corpus=$shared/corpus/linux-api.mbox.xz
 # headers; 8/9 was never sent) comes out as one series, v2 of 9, missing 8,
 # from the files and from an mbox on stdin; bad mail is named and skipped.
 [ -x "$bin" ] || { echo "no reviewbot binary at $bin"; exit 1; }
+. "$here/need.sh"
+RB_SHARED=$shared rb_need_shared seeds
 seeds=$(ls "$shared"/seeds/00[1-9]-*)
 check_seeds() {
 	"${py0:-python3}" -c '
@@ -63,8 +65,8 @@ printf 'From a\nnot a header\n\n' >"${TMPDIR:-/tmp}/rb-bad.$$"
 rm -f "${TMPDIR:-/tmp}/rb-bad.$$"
 if "$bin" series >/dev/null 2>&1; then echo "no usage error"; exit 1; fi
 
-command -v b4 >/dev/null || { echo "b4 is not installed: skipped"; exit 77; }
-[ -f "$corpus" ] || { echo "no corpus: skipped"; exit 77; }
+command -v b4 >/dev/null || rb_skip "b4 is not installed (scripts/install-deps.sh test)"
+RB_SHARED=$shared rb_need_shared corpus/linux-api.mbox.xz
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-series-b4.XXXXXX")
 trap 'rm -rf "$work"' EXIT

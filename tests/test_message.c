@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -180,7 +181,9 @@ static void test_seeds(void **state)
 		 env_or("RB_SHARED", "../shared"));
 	n = scandir(dir, &ents, NULL, alphasort);
 	if (n <= 0) {
-		print_message("no seeds in %s; skipped\n", dir);
+		print_message("SKIP: test_seeds: needs shared/seeds, not found "
+			      "at %s: set RB_SHARED=/path/to/shared\n",
+			      dir);
 		skip();
 	}
 	for (i = 0; i < n; i++) {
@@ -512,6 +515,15 @@ static void test_corpus(void **state)
 	FILE *f;
 
 	(void)state;
+	snprintf(cmd, sizeof(cmd), "%s/corpus/linux-api.mbox.xz",
+		 env_or("RB_SHARED", "../shared"));
+	if (access(cmd, R_OK)) {
+		print_message("SKIP: test_corpus: needs "
+			      "shared/corpus/linux-api.mbox.xz, not found at "
+			      "%s: set RB_SHARED=/path/to/shared\n",
+			      cmd);
+		skip();
+	}
 	snprintf(cmd, sizeof(cmd), "xz -dc '%s/corpus/linux-api.mbox.xz'",
 		 env_or("RB_SHARED", "../shared"));
 	f = popen(cmd, "r");
@@ -538,7 +550,7 @@ static void test_corpus(void **state)
 		      st.n, st.parsed, st.with_id, st.patch_found,
 		      st.patch_subj, st.addr_agree, st.addr_fields);
 	if (!st.n) {
-		print_message("no corpus; skipped\n");
+		print_message("no corpus messages; skipped\n");
 		skip();
 	}
 	assert_true(st.parsed == st.n);
@@ -580,7 +592,11 @@ static void test_git_parity(void **state)
 		 env_or("RB_SHARED", "../shared"));
 	n = scandir(dir, &ents, NULL, alphasort);
 	if (n <= 0 || system("git --version >/dev/null 2>&1")) {
-		print_message("no %s or no git; skipped\n", dir);
+		print_message(
+			"SKIP: test_git_parity: needs %s (the shared "
+			"corpus/apply-6.1; set RB_SHARED=/path/to/shared) "
+			"and git\n",
+			dir);
 		skip();
 	}
 	tmp = mkdtemp(tmpl);

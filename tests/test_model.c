@@ -960,8 +960,14 @@ static void test_series_caps(void **state)
 	int i, n = 0, capped = 0;
 
 	(void)state;
-	if (!shared)
+	snprintf(pat, sizeof(pat), "%s/seeds", shared ? shared : "../shared");
+	if (!shared || access(pat, R_OK)) {
+		print_message("SKIP: test_series_caps: needs shared/seeds, not "
+			      "found (RB_SHARED=%s): set "
+			      "RB_SHARED=/path/to/shared\n",
+			      shared ? shared : "unset");
 		skip();
+	}
 	snprintf(dir, sizeof(dir), "%s/series-rec", tmpdir);
 	for (i = 2; i <= 9; i++) {
 		struct run r = { .record_dir = dir },

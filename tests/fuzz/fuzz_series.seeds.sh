@@ -15,6 +15,7 @@ xz -dc "$shared/corpus/linux-api.mbox.xz" | head -c 6000000 |
 	{ f = sprintf("%s/s%05d", d, k); size += length($0) + 1
 	  if (size <= 60000) print > f }' || true
 for f in "$shared"/seeds/0[0-9][1-9]-*; do
+	[ -e "$f" ] || continue # no shared folder
 	echo "From seed@example Thu Jan  1 00:00:00 1970"
 	cat "$f"
 	echo

@@ -12,6 +12,12 @@ shared=${RB_SHARED:-$here/../../../shared}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-fuzz-$name.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/seeds" "$work/new"
+if [ ! -r "$shared/corpus/linux-api.mbox.xz" ]; then
+	# A fresh clone: fuzz from the project's own mail, and say so.
+	echo "SKIP: seeds from shared/corpus, not found (RB_SHARED=$shared):" \
+		"fuzzing from the project's own seeds; set RB_SHARED=/path/to/shared"
+	cp "$here"/../data/mail/*.eml "$work/seeds/"
+fi
 if [ -x "$here/$name.seeds.sh" ] || [ -f "$here/$name.seeds.sh" ]; then
 	bash "$here/$name.seeds.sh" "$work/seeds"
 else

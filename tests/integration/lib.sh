@@ -3,6 +3,10 @@
 # Every server listens on 127.0.0.1 only. Exit 77 means "skipped".
 
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../need.sh"
+# The loopback server configs (a copy of shared/rig/, kept in the project
+# so that a fresh clone runs the server tests).
+RB_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")/../data/rig" && pwd)
 RB_TEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rb-test.XXXXXX")
 RB_PIDS=""
 
@@ -66,7 +70,6 @@ rb_stop()
 	done
 }
 
-rb_skip() { echo "SKIP: $*"; exit 77; }
 rb_fail() { echo "FAIL: $*" >&2; exit 1; }
 rb_need() { command -v "$1" >/dev/null 2>&1 || rb_skip "$1 not installed"; }
 
@@ -80,12 +83,12 @@ rb_start_aiosmtpd()
 	rb_wait_port "$RB_SMTP_PORT"
 }
 
-# rb_start_dovecot [tls]: Dovecot IMAP+LMTP from ../shared/rig on free
+# rb_start_dovecot [tls]: Dovecot IMAP+LMTP from tests/data/rig on free
 # ports; sets RB_IMAP_PORT, RB_LMTP_PORT (and RB_IMAPS_PORT with tls) and
 # RB_DOVECOT_CONF. The user is bot / botpass.
 rb_start_dovecot()
 {
-	local rig=${RB_SHARED}/rig conf=dovecot.conf d=$RB_TEST_DIR/dovecot
+	local rig=$RB_RIG conf=dovecot.conf d=$RB_TEST_DIR/dovecot
 	[ "${1:-}" = tls ] && conf=dovecot-tls.conf
 	rb_need dovecot
 	mkdir -p "$d/run" "$d/state" "$RB_TEST_DIR/mail"

@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 d=$RB_TEST_DIR
 corpus=$RB_SHARED/corpus/linux-api.mbox.xz
-[ -r "$corpus" ] || rb_skip "no corpus"
+rb_need_shared corpus/linux-api.mbox.xz
 rb_need sqlite3
 rb_need dovecot
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || rb_skip "no aiosmtpd"

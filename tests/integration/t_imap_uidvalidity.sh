@@ -8,7 +8,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 d=$RB_TEST_DIR
-[ -r "$RB_SHARED/corpus/linux-api.mbox.xz" ] || rb_skip "no corpus"
+rb_need_shared corpus/linux-api.mbox.xz
 rb_need sqlite3
 rb_need doveadm
 chmod 0755 "$d"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # t_smtp_postfix.sh - the SMTP sender through a private Postfix instance
 # (its own config dir, queue and ports on 127.0.0.1, from
-# ../shared/rig/postfix-*.cf) relaying into the aiosmtpd sink:
+# tests/data/rig/postfix-*.cf) relaying into the aiosmtpd sink:
 #  A. a reply goes through Postfix and arrives;
 #  B. Postfix is stopped: the send fails with EAGAIN; Postfix restarted,
 #     the same send succeeds;
@@ -18,7 +18,7 @@ drv=${RB_BUILD:?}/tests/test_compose
 [ -x /usr/sbin/postfix ] || rb_skip "postfix not installed"
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || rb_skip "no aiosmtpd"
 [ "$(id -u)" = 0 ] || rb_skip "a private Postfix instance needs root"
-rig=${RB_SHARED:?}/rig
+rig=$RB_RIG
 
 pf=$RB_TEST_DIR/postfix
 pfetc=$pf/etc
