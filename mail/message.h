@@ -56,6 +56,8 @@ enum rb_msg_problem {
 	RB_MSG_BAD_BOUNDARY = 1 << 3, /* a MIME boundary we refused to parse */
 	RB_MSG_NO_MSGID = 1 << 4, /* Message-ID missing: a synthetic one */
 	RB_MSG_CHARSET = 1 << 5, /* a charset that could not be converted */
+	RB_MSG_FUTURE_DATE = 1 << 6, /* Date: after the time received */
+	RB_MSG_NAME_CTRL = 1 << 7, /* control characters in a display name */
 };
 
 struct rb_message {
@@ -63,7 +65,7 @@ struct rb_message {
 	char *in_reply_to; /* the first id of In-Reply-To, or NULL */
 	char **references; /* References, oldest first */
 	size_t n_references;
-	struct rb_addr from;
+	struct rb_addr from; /* the one From: field's first mailbox */
 	/*
 	 * The patch's author: an in-body "From:" line at the top of the
 	 * body (as git am reads it), else the same as from.
@@ -72,7 +74,11 @@ struct rb_message {
 	struct rb_addr_list to;
 	struct rb_addr_list cc;
 	char *date_raw; /* the Date header as sent, or NULL */
-	int64_t date; /* seconds since the epoch, 0 when unparseable */
+	/*
+	 * Seconds since the epoch, 0 when unparseable; never later than
+	 * rb_parse_opts.received_at + RB_MSG_DATE_SKEW when that is known.
+	 */
+	int64_t date;
 	char *list_id; /* the id inside List-Id's angle brackets, or NULL */
 	char *subject_raw; /* decoded, may hold any character */
 	struct rb_subject subject;
@@ -96,19 +102,37 @@ struct rb_message {
 };
 
 struct rb_parse_opts {
-	size_t max_size; /* bytes; 0 means the default, 32 MiB */
+	size_t max_size; /* bytes; 0 means the default, RB_MSG_DEFAULT_MAX */
+	/*
+	 * When the message was received (seconds since the epoch; the
+	 * store's received_at), 0 when unknown. A Date: later than this by
+	 * more than RB_MSG_DATE_SKEW is a sender's clock or a lie: m->date
+	 * becomes received_at (date_raw keeps what was sent) and
+	 * RB_MSG_FUTURE_DATE is noted. Pass the same value each time the
+	 * same stored message is parsed, so that its date does not change.
+	 */
+	int64_t received_at;
 };
 #define RB_PARSE_OPTS_INIT \
 	{                  \
 		0          \
 	}
 #define RB_MSG_DEFAULT_MAX (32u << 20)
+#define RB_MSG_DATE_SKEW (15 * 60) /* clock skew allowed, seconds */
 
 /*
  * Parses one raw message (LF or CRLF). *out is owned by the caller and
  * freed with rb_message_free(). Fails with -RB_EPARSE (the reason is in
- * rb_errmsg()) for mail that is not a message at all, -RB_ETOOBIG past the
- * size cap; anything recoverable is noted in problems instead.
+ * rb_errmsg()) for mail that is not a message at all, or that carries a
+ * field RFC 5322 section 3.6 allows once (From, Sender, Reply-To, To, Cc,
+ * Bcc, Subject, Message-ID, In-Reply-To, References, Date) more than once:
+ * which of two From: fields a reader uses is a choice an attacker can
+ * exploit (DKIM verifies the last one, a first-match reader uses the
+ * first), so such mail never becomes a patch or a verdict.
+ * -RB_ETOOBIG past the size cap; anything recoverable is noted in
+ * problems instead. Display names never hold control characters: C0, DEL,
+ * C1, U+2028 and U+2029 become spaces (RB_MSG_NAME_CTRL), so a name cannot
+ * start a header line or a body line of a reply.
  * A message without Message-ID gets a stable synthetic one derived from its
  * content ("rb-<sha256 prefix>@reviewbot.invalid").
  */

@@ -352,6 +352,169 @@ static void test_hostile(void **state)
 	rb_message_free(m);
 }
 
+/*
+ * Issue 17: the fields RFC 5322 3.6 allows once make the mail malformed
+ * when repeated (a reader and DKIM could pick different ones).
+ */
+static void test_once_fields(void **state)
+{
+	static const char *const names[] = {
+		"From",	       "Sender",     "Reply-To", "To",
+		"Cc",	       "Bcc",	     "Subject",	 "Message-ID",
+		"In-Reply-To", "References", "Date",
+	};
+	static const char *const vals[] = {
+		"A <a@example.org>",
+		"b@example.org",
+		"c@example.org",
+		"d@example.org",
+		"e@example.org",
+		"f@example.org",
+		"[PATCH] x",
+		"<id@example.org>",
+		"<p@example.org>",
+		"<p@example.org>",
+		"Tue, 3 Nov 2026 09:00:00 +0000",
+	};
+	struct rb_message *m = NULL;
+	char raw[1024], want[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		/* The second instance below the first, in another case. */
+		snprintf(raw, sizeof(raw),
+			 "%s: %s\nX-Other: 1\n%s:%s\n\nbody\n", names[i],
+			 vals[i], i % 2 ? "FROM" : names[i], vals[i]);
+		if (i % 2) /* "FROM" only repeats From: */
+			snprintf(raw, sizeof(raw),
+				 "%s: %s\nX-Other: 1\n%s:\t%s\n\nbody\n",
+				 names[i], vals[i], names[i], vals[i]);
+		assert_int_equal(parse_str(&m, raw), -RB_EPARSE);
+		snprintf(want, sizeof(want), "duplicate %s: header", names[i]);
+		if (!strstr(rb_errmsg(), want))
+			fail_msg("%s: got \"%s\"", names[i], rb_errmsg());
+		assert_non_null(strstr(rb_errmsg(), "RFC 5322 3.6"));
+	}
+	/* Different case, folded, still the same field. */
+	assert_int_equal(parse_str(&m, "From: Grace <grace@example.org>\n"
+				       "fRoM :\n Mallory <m@example.org>\n"
+				       "\nF1: false positive\n"),
+			 -RB_EPARSE);
+	assert_non_null(strstr(rb_errmsg(), "duplicate From: header"));
+	/* Fields that may repeat, and Resent-* blocks, are fine. */
+	assert_int_equal(parse_str(&m, "From: a@example.org\n"
+				       "Received: x\nReceived: y\n"
+				       "Resent-From: b@example.org\n"
+				       "Resent-From: c@example.org\n"
+				       "Comments: 1\nComments: 2\n"
+				       "Keywords: k\nKeywords: l\n"
+				       "DKIM-Signature: a\nDKIM-Signature: b\n"
+				       "\nbody\n"),
+			 0);
+	assert_string_equal(m->from.addr, "a@example.org");
+	rb_message_free(m);
+	/* A field name that only starts like one of them. */
+	assert_int_equal(parse_str(&m, "From: a@example.org\n"
+				       "From-X: b\nDated: c\nTo: t@x\n"
+				       "\nbody\n"),
+			 0);
+	rb_message_free(m);
+}
+
+/*
+ * Issue 17: a display name that decodes to CR/LF (or any control
+ * character) cannot carry a line break into a reply or a review.
+ */
+static void test_name_ctrl(void **state)
+{
+	struct rb_message *m = NULL;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(
+		parse_str(&m,
+			  "From: =?utf-8?q?Eve=0D=0ABcc=3A_victim=40x=0A?= "
+			  "<eve@example.org>\n"
+			  "To: =?utf-8?b?QQ0KwoVC4oCoQwdE?= <t@example.org>,"
+			  " \"Plain Name\" <p@example.org>\n"
+			  "Subject: [PATCH] x\n\n"
+			  "From: =?utf-8?q?Ada=0D=0ACc=3A_x=40y?= "
+			  "<ada@example.org>\n\nText.\n"),
+		0);
+	assert_string_equal(m->from.name, "Eve Bcc: victim@x");
+	assert_string_equal(m->from.addr, "eve@example.org");
+	/* CR LF, U+0085 (C1), U+2028 and BEL: a space each, runs as one */
+	assert_string_equal(m->to.v[0].name, "A B C D");
+	assert_string_equal(m->to.v[1].name, "Plain Name");
+	assert_string_equal(m->author.name, "Ada Cc: x@y");
+	assert_string_equal(m->author.addr, "ada@example.org");
+	assert_true(m->problems & RB_MSG_NAME_CTRL);
+	for (i = 0; m->from.name[i]; i++)
+		assert_true((unsigned char)m->from.name[i] >= 0x20);
+	rb_message_free(m);
+
+	assert_int_equal(parse_str(&m, "From: Grace Hopper <g@example.org>\n"
+				       "\nbody\n"),
+			 0);
+	assert_false(m->problems & RB_MSG_NAME_CTRL);
+	rb_message_free(m);
+}
+
+/* Issue 17: a Date: in the future becomes the time received. */
+static void test_future_date(void **state)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_message *m = NULL;
+	/* Tue, 3 Nov 2026 09:00:00 +0000 */
+	const int64_t sent = 1793696400;
+	static const char mail[] = "From: a@example.org\n"
+				   "Date: Tue, 3 Nov 2026 09:00:00 +0000\n"
+				   "\nbody\n";
+	static const char far[] = "From: a@example.org\n"
+				  "Date: Fri, 31 Dec 9999 23:59:59 +0000\n"
+				  "\nbody\n";
+
+	(void)state;
+	/* Unknown time received: the Date as sent. */
+	assert_int_equal(rb_message_parse(&m, mail, sizeof(mail) - 1, &opts),
+			 0);
+	assert_int_equal(m->date, sent);
+	assert_false(m->problems & RB_MSG_FUTURE_DATE);
+	rb_message_free(m);
+
+	/* Within the clock skew allowed: kept. */
+	opts.received_at = sent - RB_MSG_DATE_SKEW;
+	assert_int_equal(rb_message_parse(&m, mail, sizeof(mail) - 1, &opts),
+			 0);
+	assert_int_equal(m->date, sent);
+	assert_false(m->problems & RB_MSG_FUTURE_DATE);
+	rb_message_free(m);
+
+	/* One second more: the time received. */
+	opts.received_at = sent - RB_MSG_DATE_SKEW - 1;
+	assert_int_equal(rb_message_parse(&m, mail, sizeof(mail) - 1, &opts),
+			 0);
+	assert_int_equal(m->date, opts.received_at);
+	assert_true(m->problems & RB_MSG_FUTURE_DATE);
+	assert_string_equal(m->date_raw, "Tue, 3 Nov 2026 09:00:00 +0000");
+	assert_non_null(strstr(m->problem_text, "received"));
+	rb_message_free(m);
+
+	opts.received_at = sent;
+	assert_int_equal(rb_message_parse(&m, far, sizeof(far) - 1, &opts), 0);
+	assert_int_equal(m->date, sent);
+	assert_true(m->problems & RB_MSG_FUTURE_DATE);
+	rb_message_free(m);
+
+	/* A Date in the past is what the sender said. */
+	opts.received_at = sent + 86400 * 365;
+	assert_int_equal(rb_message_parse(&m, mail, sizeof(mail) - 1, &opts),
+			 0);
+	assert_int_equal(m->date, sent);
+	rb_message_free(m);
+}
+
 static void test_msgid_forms(void **state)
 {
 	struct rb_message *m = NULL;
@@ -675,6 +838,9 @@ int main(void)
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_once_fields),
+		cmocka_unit_test(test_name_ctrl),
+		cmocka_unit_test(test_future_date),
 		cmocka_unit_test(test_msgid_forms),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_git_parity),
