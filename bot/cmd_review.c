@@ -137,10 +137,22 @@ int cmd_review(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (rb_pipeline_step(&p, RB_ROLE_ALL)) {
-		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
-		ret = RB_EXIT_FAIL;
-		goto out;
+	/*
+	 * Passes until one does nothing new: a job may store mail for the
+	 * next (the missing parts of a series fetched from a public-inbox
+	 * are parsed and assembled by the pass after), as in the daemon.
+	 */
+	for (i = 0; i < 8; i++) {
+		size_t before = p.stats.stored + p.stats.parsed + p.stats.jobs;
+
+		if (rb_pipeline_step(&p, RB_ROLE_ALL)) {
+			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+			ret = RB_EXIT_FAIL;
+			goto out;
+		}
+		if (i > 0 &&
+		    p.stats.stored + p.stats.parsed + p.stats.jobs == before)
+			break;
 	}
 	printf("reviewbot: %zu new messages (%zu duplicates, %zu malformed), "
 	       "%zu series, %zu reviewed, %zu failed to apply, %zu deferred, "

@@ -60,7 +60,8 @@ static const char usage[] =
 	"allows. SIGTERM finishes the current step and stops; SIGHUP reloads\n"
 	"the config. Logs are one line per event, key=value, on stderr.\n\n"
 	"  -c, --config FILE  the config (default ./config.yaml)\n"
-	"      --once         one pass over every source, then exit\n"
+	"      --once         read every source once, work until nothing is\n"
+	"                     left to do, then exit\n"
 	"      --role ROLE    ingest, worker, sender or all (default); roles\n"
 	"                     other than all need a PostgreSQL store\n"
 	"      --name NAME    this process in job leases and /metrics\n"
@@ -489,7 +490,7 @@ int cmd_run(int argc, char **argv)
 	struct rb_store *st = NULL;
 	char defname[300], host[256] = "";
 	char *end = NULL;
-	int c, ret, once = 0;
+	int c, ret, once = 0, passes = 0;
 
 	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -629,6 +630,14 @@ int cmd_run(int argc, char **argv)
 		if (ret)
 			rb_log(RB_LOG_ERROR, "run.step", "reason", rb_errmsg(),
 			       NULL);
+		/*
+		 * A pass that did work may have left work for the next (a
+		 * fetched part to parse, a review a verdict unblocked): go on
+		 * at once; --once stops at the first pass with nothing to do.
+		 */
+		if (r.busy && !ret && ++passes < 1000)
+			continue;
+		passes = 0;
 		if (once)
 			break;
 		if (!(r.what & DO_INGEST) || !r.leader) {

@@ -1922,9 +1922,38 @@ static const struct key http_keys[] = {
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },
 };
+/* series.fetch_url: a public-inbox inbox over HTTP(S), such as lore's
+ * https://lore.kernel.org/all/ (mail/inbox.h). */
+static void fetch_url(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	const char *t;
+	char tmp[80];
+
+	if (is_null(v)) {
+		replace(&c->cfg->fetch_url, NULL);
+		return;
+	}
+	t = text(c, v, "a URL", false);
+	if (!t)
+		return;
+	if ((strncmp(t, "https://", 8) && strncmp(t, "http://", 7)) ||
+	    strpbrk(t, " \t?#")) {
+		cerr(c, v,
+		     "'%s' is not an http(s) URL of a public-inbox inbox (like "
+		     "https://lore.kernel.org/all/)",
+		     shown(tmp, sizeof(tmp), t));
+		return;
+	}
+	replace(&c->cfg->fetch_url, xstrdup(c, t));
+}
+
 static const struct key series_keys[] = {
 	KEY("incomplete_wait_minutes", K_INT, struct rb_config,
 	    incomplete_wait_minutes, .min = 0, .max = 7 * 24 * 60),
+	{ .name = "fetch_url", .type = K_FN, .fn = fetch_url },
+	KEY("fetch_timeout_seconds", K_INT, struct rb_config,
+	    fetch_timeout_seconds, .min = 1, .max = 600),
+	KEY("review_stable", K_BOOL, struct rb_config, review_stable),
 };
 static const struct key feedback_keys[] = {
 	KEY("ack", K_BOOL, struct rb_config, ack_verdicts),
@@ -2027,6 +2056,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->incomplete_wait_minutes = 60;
 	c->checkers_parallel = 2;
 	c->checkers_timeout = 600;
+	c->fetch_timeout_seconds = 30;
 	c->build_jobs = 2;
 	c->build_mem_mb = 4096;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
@@ -2075,6 +2105,7 @@ void rb_config_free(struct rb_config *cfg)
 	strv_free(cfg->list_ids, cfg->n_list_ids);
 	strv_free(cfg->known_bots, cfg->n_known_bots);
 	free(cfg->http_listen);
+	free(cfg->fetch_url);
 	free(cfg->build_config);
 	strv_free(cfg->build_options, cfg->n_build_options);
 	free(cfg->build_cache_dir);

@@ -153,6 +153,11 @@ struct rb_config {
 
 	size_t max_message_size; /* default 32 MiB */
 	int incomplete_wait_minutes; /* default 60 */
+	/* A public-inbox inbox to fetch a series' missing parts from before
+	 * any "incomplete" notice (https://lore.kernel.org/all/), or NULL. */
+	char *fetch_url;
+	int fetch_timeout_seconds; /* default 30 */
+	bool review_stable; /* review stable review series; default false */
 	bool ack_verdicts; /* default false */
 	bool reply_to_cover; /* one summary reply to the cover letter */
 	int checkers_parallel;

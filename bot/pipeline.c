@@ -14,6 +14,7 @@
 #include "bot/config.h"
 #include "bot/fault.h"
 #include "bot/feedback.h"
+#include "bot/incomplete.h"
 #include "bot/outbox.h"
 #include "bot/pipeline.h"
 #include "bot/review_stage.h"
@@ -159,9 +160,14 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
 	return rb_store_commit(p->st);
 }
 
-/* DESIGN.md fact 6: only listed lists, never our own mail or a bot's. */
+/*
+ * DESIGN.md fact 6: only listed lists, never our own mail or a bot's. A
+ * part fetched from a public-inbox to complete a series of our list
+ * (origin "fetch:", set by bot/incomplete.c, never by mail) keeps the
+ * List-Id of the list it was sent to.
+ */
 static const char *loop_reason(const struct rb_pipeline *p,
-			       const struct rb_message *m)
+			       const struct rb_message *m, const char *origin)
 {
 	const struct rb_config *c = p->cfg;
 	size_t i;
@@ -176,7 +182,7 @@ static const char *loop_reason(const struct rb_pipeline *p,
 			return "a known bot";
 	if (m->auto_submitted && strcasecmp(m->auto_submitted, "no"))
 		return "Auto-Submitted mail";
-	if (c->n_list_ids) {
+	if (c->n_list_ids && strncmp(origin, "fetch:", 6)) {
 		for (i = 0; i < c->n_list_ids; i++)
 			if (m->list_id &&
 			    !strcasecmp(m->list_id, c->list_ids[i]))
@@ -215,6 +221,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	int ret;
 
 	opts.max_size = rb_pipeline_max_size(p);
+	opts.received_at = row->received_at;
 	if (rb_message_parse(&m, row->raw, row->len, &opts)) {
 		struct rb_buf why = RB_BUF_INIT(4096);
 
@@ -229,7 +236,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	for (i = 0; i < m->n_references; i++)
 		rb_buf_printf(&refs, "%s%s", i ? " " : "", m->references[i]);
 	meta.kind = kind_of(m);
-	meta.reason = loop_reason(p, m);
+	meta.reason = loop_reason(p, m, row->origin ? row->origin : "");
 	if (meta.reason)
 		meta.kind = "ignored";
 	meta.subject = m->subject_raw;
@@ -304,6 +311,7 @@ static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
 	if (ret)
 		return ret;
 	opts.max_size = rb_pipeline_max_size(a->p);
+	opts.received_at = row.received_at;
 	if (!rb_message_parse(&m, row.raw, row.len, &opts)) {
 		ret = rb_series_set_add(a->set, m);
 		rb_message_free(m);
@@ -404,7 +412,7 @@ static const struct {
 } job_kinds[] = {
 	{ "feedback", rb_feedback_job, NULL /* feedback.c has its own */ },
 	{ "review", rb_review_job, "review" },
-	{ "incomplete", rb_review_job, "review" },
+	{ "incomplete", rb_incomplete_job, "review" },
 };
 
 /* Claims the next due job for p->owner, with the caller's claim hook in

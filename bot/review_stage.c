@@ -1237,6 +1237,12 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
 			 c.pol.subsystem ? c.pol.subsystem : "this series");
+	} else if (!p->cfg->review_stable &&
+		   rb_subject_is_stable(&c.first->subject)) {
+		c.series_state = "skipped";
+		snprintf(c.detail, sizeof(c.detail),
+			 "a stable review series: not reviewed "
+			 "(series.review_stable)");
 	} else if (rb_policy_skip_author(&c.pol, c.first->from.addr)) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail),

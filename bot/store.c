@@ -455,8 +455,8 @@ int rb_store_get_raw(struct rb_store *st, const char *message_id,
 	int ret;
 
 	ret = st->db->ops->query(st->db,
-				 "SELECT message_id, origin, raw FROM messages"
-				 " WHERE message_id = ?",
+				 "SELECT message_id, origin, raw, received_at"
+				 " FROM messages WHERE message_id = ?",
 				 &p, 1, collect_msg, &l);
 	if (!ret && !l.n)
 		ret = rb_err(RB_ENOTFOUND, "message <%s> is not stored",

@@ -42,6 +42,8 @@ struct rb_subject {
 /* Parses a decoded subject line. Never fails on content; -RB_ENOMEM only. */
 int rb_subject_parse(struct rb_subject *out, const char *subject);
 void rb_subject_release(struct rb_subject *s);
+/* A stable review series or backport ("[PATCH 5.10 000/122]"). */
+bool rb_subject_is_stable(const struct rb_subject *s);
 
 struct rb_trailer {
 	char *key; /* as written: "Signed-off-by" */

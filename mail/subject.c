@@ -429,3 +429,29 @@ void rb_subject_release(struct rb_subject *s)
 	free(s->subsystem);
 	memset(s, 0, sizeof(*s));
 }
+
+/*
+ * A stable review or backport: "[PATCH 5.10 000/122]" (a release as the
+ * tree tag, as Greg's stable review series are posted), "[PATCH 6.1.y]",
+ * "[PATCH stable 5.15]" or "[PATCH -stable]".
+ */
+bool rb_subject_is_stable(const struct rb_subject *s)
+{
+	const char *t = s->subsystem, *p;
+	size_t n;
+
+	if (t && isdigit((unsigned char)t[0])) {
+		n = strspn(t, "0123456789.");
+		if (memchr(t, '.', n) && (!t[n] || !strcmp(t + n, "y") ||
+					  !strcasecmp(t + n, "-stable")))
+			return true;
+	}
+	for (p = s->tags; p && *p; p += n) {
+		p += strspn(p, " ,");
+		n = strcspn(p, " ,");
+		if ((n == 6 && !strncasecmp(p, "stable", 6)) ||
+		    (n == 7 && !strncasecmp(p, "-stable", 7)))
+			return true;
+	}
+	return false;
+}
