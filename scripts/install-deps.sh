@@ -12,7 +12,7 @@ set -eu
 build_pkgs="build-essential cmake pkg-config git clang
 libetpan-dev libcurl4-gnutls-dev libdpkg-perl libgit2-dev libssl-dev
 libyaml-dev libsqlite3-dev libjansson-dev libopendkim-dev libcmocka-dev
-libmicrohttpd-dev libpq-dev bubblewrap"
+libmicrohttpd-dev libpq-dev zlib1g-dev bubblewrap"
 
 # Real peers the tests talk to on loopback (DESIGN.md, "Real peers").
 test_pkgs="dovecot-imapd dovecot-lmtpd python3-aiosmtpd public-inbox b4
