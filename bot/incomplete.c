@@ -193,16 +193,22 @@ static int recipients_of(const struct rb_message *m, struct rb_buf *b)
 }
 
 /*
- * Parts sent to different recipients: the author chose the lists per
- * patch, and the parts we miss went to lists we do not read.
+ * The parts we miss went to lists we do not read, evidently: the parts we
+ * have (the cover among them) were sent to different recipients, because
+ * the author chose the lists per patch; or a single part of a series came
+ * without its cover, because the list was Cc'd on that patch alone.
  */
-static bool cc_per_patch(const struct inc_ctx *c)
+static bool sent_elsewhere(const struct inc_ctx *c)
 {
 	struct rb_buf a = RB_BUF_INIT(1u << 20), b = RB_BUF_INIT(1u << 20);
 	bool differ = false, have = false;
-	int i;
+	int i, n = 0;
 
-	for (i = 1; i <= c->row.total && !differ; i++) {
+	for (i = 0; i <= c->row.total; i++)
+		n += c->msgs[i] != NULL;
+	if (n == 1 && !c->msgs[0] && c->row.total > 1)
+		return true;
+	for (i = 0; i <= c->row.total && !differ; i++) {
 		if (!c->msgs[i])
 			continue;
 		if (!have) {
@@ -251,11 +257,11 @@ int rb_incomplete_job(struct rb_pipeline *p, const struct rb_job *job)
 			ret = end_quietly(&c, "waiting", detail);
 			goto out;
 		}
-	} else if (c.n_missing && cc_per_patch(&c)) {
+	} else if (c.n_missing && sent_elsewhere(&c)) {
 		snprintf(detail, sizeof(detail),
-			 "%zu of %d parts missing; the parts were sent to "
-			 "different recipients, so the others went to lists "
-			 "not read here: no notice",
+			 "%zu of %d parts missing; the parts here were sent "
+			 "to other recipients than the rest (the author Cc'd "
+			 "lists per patch): no notice",
 			 c.n_missing, c.row.total);
 		ret = end_quietly(&c, "incomplete", detail);
 		goto out;

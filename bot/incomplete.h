@@ -10,9 +10,11 @@
  *     parts of this series (same author, version and count, not already
  *     stored) are stored; when that completes the series, the next
  *     assembly queues its review and no notice goes out;
- *  3. without a fetch source, a series whose parts we have were sent to
- *     different recipients (authors Cc a list only on the patches that
- *     touch it) evidently lost its other parts to other lists: no notice;
+ *  3. without a fetch source, a series whose parts we have (the cover
+ *     among them) were sent to different recipients, or of which one
+ *     patch came without its cover (authors Cc a list only on the patches
+ *     that touch it), evidently lost its other parts to other lists: no
+ *     notice;
  *  4. otherwise the review stage sends the notice (review_stage.h).
  */
 #ifndef RB_BOT_INCOMPLETE_H

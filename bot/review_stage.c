@@ -39,8 +39,6 @@
 #define RB_TEMPLATES_DIR "templates"
 #endif
 
-#define MODEL_OFF_LINE \
-	"The model stage is off; set model.provider in config.yaml to turn it on."
 
 struct tree {
 	const char *name;
@@ -967,8 +965,9 @@ static int render_reviews(struct series_ctx *c)
 					  c->model_err))
 			r.model_line = line.ptr;
 		else
+			/* No model, no line: the author cannot turn it on. */
 			r.model_line = c->model_line.len ? c->model_line.ptr :
-							   MODEL_OFF_LINE;
+							   NULL;
 		r.findings = sel;
 		r.n_findings = n;
 		r.commit_msg = m->commit_msg;
@@ -994,6 +993,17 @@ out:
 	return ret;
 }
 
+/*
+ * What an attempt is called in the mail and the store: the tree it was
+ * made on, or, when no tree holds the base, what kind of base it was.
+ */
+static const char *attempt_name(const struct rb_base_attempt *a)
+{
+	if (a->name)
+		return a->name;
+	return a->kind == RB_BASE_GUESSED ? "guessed base" : "base-commit";
+}
+
 static int render_apply_failure(struct series_ctx *c)
 {
 	struct rb_render_apply_attempt *at = NULL;
@@ -1017,7 +1027,7 @@ static int render_apply_failure(struct series_ctx *c)
 		int pi = (int)a->failed_patch;
 
 		git_oid_tostr(hex[i], sizeof(hex[i]), &a->commit);
-		at[i].base_name = a->name ? a->name : "base-commit";
+		at[i].base_name = attempt_name(a);
 		at[i].base_commit = a->tried ? hex[i] : NULL;
 		at[i].patch_index = pi;
 		at[i].patch_title = pi > 0 && pi <= c->row.total &&
@@ -1109,7 +1119,7 @@ static int write_results(struct series_ctx *c)
 
 		git_oid_tostr(hex, sizeof(hex), &a->commit);
 		ret = rb_store_add_attempt(st, c->row.id,
-					   a->name ? a->name : "base-commit",
+					   attempt_name(a),
 					   hex, a->applied,
 					   (int)a->failed_patch, a->failed_file,
 					   (int)a->failed_hunk, a->reason);

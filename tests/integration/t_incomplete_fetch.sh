@@ -135,7 +135,7 @@ conf percc "$d/percc.mbox"
 "$RB_BIN" run --once -c "$d/percc.yaml" 2>"$d/percc.log" ||
 	rb_fail "run: $(tail -5 "$d/percc.log")"
 [ "$(mails percc)" = 0 ] || rb_fail "a notice for a series Cc'd per patch: $(kinds percc)"
-q percc "SELECT detail FROM series" | grep -q 'different recipients' ||
+q percc "SELECT detail FROM series" | grep -q 'Cc.d lists per patch' ||
 	rb_fail "no reason recorded: $(q percc 'SELECT state, detail FROM series')"
 echo "2: parts sent to different recipients: no notice"
 
