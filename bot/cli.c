@@ -37,6 +37,17 @@ int rb_cli_load_config(struct rb_config **out, const char *path)
 		return RB_EXIT_USAGE;
 	}
 	rb_config_errors_release(&errs);
+	/* Never silent about where the settings come from (issue 22). */
+	if (path)
+		fprintf(stderr, "reviewbot: config %s\n", path);
+	else if ((*out)->file)
+		fprintf(stderr,
+			"reviewbot: config ./%s (found in the working "
+			"directory; -c FILE picks another)\n",
+			(*out)->file);
+	else
+		fprintf(stderr, "reviewbot: no config (no -c FILE, no "
+				"./config.yaml): the embedded defaults\n");
 	return RB_EXIT_OK;
 }
 

@@ -33,8 +33,9 @@ struct rb_store;
 
 /*
  * Loads the config (@path, else ./config.yaml when it exists, else the
- * embedded defaults) and prints every error as FILE:LINE:COL: message.
- * @store_override replaces store.path. Returns an exit code.
+ * embedded defaults), prints every error as FILE:LINE:COL: message, and
+ * says on stderr, in one line, which file it uses or that it uses none.
+ * Returns an exit code.
  */
 int rb_cli_load_config(struct rb_config **out, const char *path);
 /* Opens the configured store (or @override); prints the error. */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmd_check_config.c - "reviewbot check-config [-c FILE]": loads and
- * validates a config, prints every error as FILE:LINE:COL: message (exit
- * 2), or "FILE: ok" and a short summary (exit 0). Secrets are read, to
- * check that they can be, but never printed.
+ * validates a config, then looks at what it names on this machine (the
+ * trees and their branches, the MAINTAINERS sections that policies name,
+ * the source files; rb_config_check_system()), prints every problem as
+ * FILE:LINE:COL: key.path: message (exit 2), or "FILE: ok" and a short
+ * summary (exit 0). Secrets are read, to check that they can be, but
+ * never printed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,14 +19,18 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: reviewbot check-config [-c FILE]\n\n"
-		   "Loads and validates a config file and prints every problem "
-		   "as\nFILE:LINE:COL: key.path: message, one per line.\n\n"
+		   "Loads and validates a config file, then checks what it "
+		   "names on this\nmachine: each tree is a git repository with "
+		   "its branch, each policy.subsystems\nkey is a MAINTAINERS "
+		   "section of the trees or one of list_ids, each\nsource file "
+		   "exists. Prints every problem as\nFILE:LINE:COL: key.path: "
+		   "message, one per line.\n\n"
 		   "  -c, --config FILE  the config (default ./config.yaml)\n"
 		   "  -h, --help         this help\n\n"
 		   "Exit codes: 0 the config is valid, 2 it is not (or bad "
 		   "usage).\n"
-		   "config.yaml at the top of the source tree is the commented "
-		   "reference\nof every key.\n");
+		   "config.example.yaml at the top of the source tree is the "
+		   "commented\nreference of every key.\n");
 }
 
 static const char *yes_no(bool b)
@@ -115,6 +122,13 @@ int cmd_check_config(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	ret = rb_config_load(&cfg, file, &errs);
+	if (!ret) {
+		ret = rb_config_check_system(cfg, &errs);
+		if (ret) {
+			rb_config_free(cfg);
+			cfg = NULL;
+		}
+	}
 	if (ret) {
 		if (errs.n)
 			rb_config_errors_print(&errs, file, stderr);

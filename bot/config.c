@@ -29,9 +29,12 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <curl/curl.h>
+#include <git2.h>
 #include <yaml.h>
 
 #include "bot/config.h"
+#include "review/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -137,6 +140,18 @@ static void cerr_at(struct ctx *c, int line, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	add_msg(c, line, col, fmt, ap);
 	va_end(ap);
+}
+
+/* Where @n stands, for checks made after the load (check-config). */
+static struct rb_config_pos pos_of(const yaml_node_t *n)
+{
+	struct rb_config_pos p = { 0, 0 };
+
+	if (n) {
+		p.line = (int)n->start_mark.line + 1;
+		p.col = (int)n->start_mark.column + 1;
+	}
+	return p;
 }
 
 /* Copies @s for a message: control characters become '?', long is cut. */
@@ -362,6 +377,29 @@ static bool name_ok(const char *s)
 	return true;
 }
 
+/*
+ * The URL as libcurl, which connects to it, reads it: a port out of range,
+ * a bad IPv6 address or a character a host cannot hold is caught here
+ * rather than at the first connection.
+ */
+static bool url_parses(struct ctx *c, const yaml_node_t *n, const char *u)
+{
+	CURLU *h = curl_url();
+	CURLUcode uc;
+
+	if (!h) {
+		c->oom = true;
+		return false;
+	}
+	uc = curl_url_set(h, CURLUPART_URL, u, CURLU_NON_SUPPORT_SCHEME);
+	curl_url_cleanup(h);
+	if (uc == CURLUE_OUT_OF_MEMORY)
+		c->oom = true;
+	else if (uc)
+		cerr(c, n, "the URL does not parse: %s", curl_url_strerror(uc));
+	return !uc;
+}
+
 static bool bad_scheme(struct ctx *c, const yaml_node_t *n, const char *u,
 		       const char *const *schemes)
 {
@@ -414,7 +452,7 @@ static bool url_check(struct ctx *c, const yaml_node_t *n, const char *u,
 		cerr(c, n, "the URL has no host");
 		return false;
 	}
-	return true;
+	return url_parses(c, n, u);
 }
 
 /* ---- paths and secrets ----------------------------------------------- */
@@ -1339,6 +1377,7 @@ static void policy_subsystems(struct ctx *c, yaml_node_t *v, void *obj)
 		}
 		walk_map(c, vn, policy_keys, ARRAY_SIZE(policy_keys), &pol,
 			 policy_check);
+		pol.pos = pos_of(kn);
 		np = realloc(cfg->policies,
 			     (cfg->n_policies + 1) * sizeof(*np));
 		if (!np) {
@@ -1458,6 +1497,8 @@ static void source_check(struct ctx *c, yaml_node_t *map, void *obj,
 	const char *tn;
 	size_t i, old;
 
+	s->pos = pos_of(map);
+	s->path_pos = pos_of(seen[SK_PATH]);
 	if (!seen[SK_TYPE]) {
 		cerr(c, map,
 		     "missing key 'type' (imap, nntp, mbox, maildir, eml or "
@@ -1599,6 +1640,9 @@ static void tree_check(struct ctx *c, yaml_node_t *map, void *obj,
 	char tmp[80];
 	size_t old;
 
+	t->pos = pos_of(map);
+	t->path_pos = pos_of(seen[1]);
+	t->branch_pos = pos_of(seen[3]);
 	if (!seen[0])
 		cerr(c, map, "missing key 'name'");
 	else if (t->name && !name_ok(t->name)) {
@@ -2488,4 +2532,251 @@ int rb_severity_parse(const char *s)
 		if (!strcmp(s, sev_names[i]))
 			return i;
 	return -1;
+}
+
+/* ---- what the config names on this machine (check-config) ------------ */
+
+struct sys {
+	const struct rb_config *cfg;
+	struct rb_config_errors *errs;
+	size_t n0; /* errors before the check */
+	bool oom;
+};
+
+static void serr(struct sys *s, struct rb_config_pos pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void serr(struct sys *s, struct rb_config_pos pos, const char *fmt, ...)
+{
+	struct rb_buf b = RB_BUF_INIT(4096);
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	(void)rb_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	msg = rb_buf_detach(&b, NULL);
+	if (!msg || errs_add(s->errs, pos.line, pos.col, msg))
+		s->oom = true;
+}
+
+/* The message for a path that cannot be used; NULL when it exists. */
+static const char *path_problem(const char *path, struct stat *st)
+{
+	if (!stat(path, st))
+		return NULL;
+	return errno == ENOENT ? "does not exist" : strerror(errno);
+}
+
+/*
+ * Opens trees[@i] the way the daemon does (git_repository_open, then the
+ * branch through git_revparse_single, peeled to a commit). Returns the
+ * repository, or NULL after recording why not.
+ */
+static git_repository *sys_tree(struct sys *s, size_t i)
+{
+	const struct rb_tree_config *t = &s->cfg->trees[i];
+	git_object *obj = NULL, *commit = NULL;
+	git_repository *repo = NULL;
+	const char *why, *ref = t->branch ? t->branch : "HEAD";
+	char tmp[1024], tmp2[1024];
+	struct stat st;
+
+	if (!t->path)
+		return NULL;
+	why = path_problem(t->path, &st);
+	if (!why && !S_ISDIR(st.st_mode))
+		why = "is not a directory";
+	if (why) {
+		serr(s, t->path_pos, "trees[%zu].path: '%s' %s", i,
+		     shown(tmp, sizeof(tmp), t->path), why);
+		return NULL;
+	}
+	if (git_repository_open(&repo, t->path) < 0) {
+		serr(s, t->path_pos,
+		     "trees[%zu].path: '%s' is not a git repository (git clone "
+		     "--bare URL PATH makes one)",
+		     i, shown(tmp, sizeof(tmp), t->path));
+		return NULL;
+	}
+	if (git_revparse_single(&obj, repo, ref) < 0 ||
+	    git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
+		if (!strcmp(ref, "HEAD"))
+			serr(s,
+			     t->branch_pos.line ? t->branch_pos : t->path_pos,
+			     "trees[%zu].%s: HEAD of '%s' is not a commit (an "
+			     "empty repository?)",
+			     i, t->branch_pos.line ? "branch" : "path",
+			     shown(tmp, sizeof(tmp), t->path));
+		else
+			serr(s, t->branch_pos,
+			     "trees[%zu].branch: no branch '%s' in '%s'%s", i,
+			     shown(tmp, sizeof(tmp), ref),
+			     shown(tmp2, sizeof(tmp2), t->path),
+			     t->url ? " (fetch it once: git fetch URL "
+				      "BRANCH:BRANCH)" :
+				      "");
+		git_object_free(obj);
+		git_repository_free(repo);
+		return NULL;
+	}
+	git_object_free(commit);
+	git_object_free(obj);
+	return repo;
+}
+
+static void sys_sources(struct sys *s)
+{
+	const struct rb_config *cfg = s->cfg;
+	char tmp[1024];
+	size_t i;
+
+	for (i = 0; i < cfg->n_sources; i++) {
+		const struct rb_source_config *src = &cfg->sources[i];
+		const char *why;
+		struct stat st;
+
+		if (!src->path ||
+		    (src->type != RB_SRC_MBOX && src->type != RB_SRC_MAILDIR &&
+		     src->type != RB_SRC_EML))
+			continue;
+		why = path_problem(src->path, &st);
+		if (!why && src->type == RB_SRC_MAILDIR && !S_ISDIR(st.st_mode))
+			why = "is not a directory (a Maildir)";
+		if (!why && src->type != RB_SRC_MAILDIR && S_ISDIR(st.st_mode))
+			why = "is a directory (type maildir reads a Maildir)";
+		if (why)
+			serr(s, src->path_pos, "sources[%zu].path: '%s' %s", i,
+			     shown(tmp, sizeof(tmp), src->path), why);
+	}
+}
+
+static bool is_list_id(const struct rb_config *cfg, const char *name)
+{
+	char tmp[256];
+	size_t i;
+
+	for (i = 0; i < cfg->n_list_ids; i++)
+		if (!strcasecmp(strip_list_id(cfg->list_ids[i], tmp,
+					      sizeof(tmp)),
+				name))
+			return true;
+	return false;
+}
+
+/* A close name for a typo: 1 edit, or 2 in a name of 8 or more. */
+static void closer(const char *name, const char *cand, const char **best,
+		   size_t *bestd)
+{
+	size_t d = osa_distance(name, cand);
+
+	if (d < *bestd && (d <= 1 || (d <= 2 && strlen(name) >= 8))) {
+		*bestd = d;
+		*best = cand;
+	}
+}
+
+/* Each policy.subsystems key against the sections of @m[0..@n). */
+static void sys_sections(struct sys *s, struct rb_maint **m, const char **names,
+			 size_t n)
+{
+	const struct rb_config *cfg = s->cfg;
+	struct rb_buf trees = RB_BUF_INIT(4096);
+	char tmp[80], tmp2[80];
+	size_t i, j, k;
+
+	for (k = 0; k < n; k++)
+		(void)rb_buf_printf(&trees, "%s%s", k ? ", " : "", names[k]);
+	for (i = 0; i < cfg->n_policies; i++) {
+		const char *name = cfg->policies[i].name, *best = NULL;
+		size_t bestd = SIZE_MAX;
+		bool found = is_list_id(cfg, name);
+
+		for (k = 0; k < n && !found; k++)
+			for (j = 0; j < rb_maint_nsections(m[k]); j++)
+				if (!strcasecmp(
+					    rb_maint_section_at(m[k], j)->name,
+					    name)) {
+					found = true;
+					break;
+				}
+		if (found)
+			continue;
+		for (k = 0; k < n; k++)
+			for (j = 0; j < rb_maint_nsections(m[k]); j++)
+				closer(name, rb_maint_section_at(m[k], j)->name,
+				       &best, &bestd);
+		for (j = 0; j < cfg->n_list_ids; j++)
+			closer(name, cfg->list_ids[j], &best, &bestd);
+		if (best)
+			serr(s, cfg->policies[i].pos,
+			     "policy.subsystems.%s: not a MAINTAINERS section "
+			     "of %s %s, nor one of list_ids (did you mean "
+			     "'%s'?)",
+			     shown(tmp, sizeof(tmp), name),
+			     n > 1 ? "the trees" : "the tree",
+			     trees.ptr ? trees.ptr : "",
+			     shown(tmp2, sizeof(tmp2), best));
+		else
+			serr(s, cfg->policies[i].pos,
+			     "policy.subsystems.%s: not a MAINTAINERS section "
+			     "of %s %s, nor one of list_ids",
+			     shown(tmp, sizeof(tmp), name),
+			     n > 1 ? "the trees" : "the tree",
+			     trees.ptr ? trees.ptr : "");
+	}
+	rb_buf_release(&trees);
+}
+
+int rb_config_check_system(const struct rb_config *cfg,
+			   struct rb_config_errors *errs)
+{
+	struct sys s = { .cfg = cfg, .errs = errs, .n0 = errs->n };
+	struct rb_maint_cache *cache = NULL;
+	struct rb_maint **m = NULL;
+	const char **names = NULL;
+	size_t i, n = 0;
+	int ret;
+
+	git_libgit2_init();
+	sys_sources(&s);
+	if (cfg->n_trees) {
+		m = calloc(cfg->n_trees, sizeof(*m));
+		names = calloc(cfg->n_trees, sizeof(*names));
+		if (!m || !names || rb_maint_cache_new(&cache)) {
+			s.oom = true;
+			goto out;
+		}
+	}
+	for (i = 0; i < cfg->n_trees; i++) {
+		git_repository *repo = sys_tree(&s, i);
+
+		if (!repo)
+			continue;
+		git_repository_free(repo);
+		/* A tree without MAINTAINERS (a test tree) names no section. */
+		ret = rb_maint_cache_get(
+			&m[n], cache, cfg->trees[i].path,
+			cfg->trees[i].branch ? cfg->trees[i].branch : "HEAD");
+		if (ret == -RB_ENOMEM)
+			s.oom = true;
+		if (!ret)
+			names[n++] = cfg->trees[i].name;
+	}
+	if (n)
+		sys_sections(&s, m, names, n);
+out:
+	for (i = 0; i < n; i++)
+		rb_maint_free(m[i]);
+	free(m);
+	free(names);
+	rb_maint_cache_free(cache);
+	git_libgit2_shutdown();
+	if (s.oom)
+		return rb_err(RB_ENOMEM, "out of memory");
+	if (errs->n == s.n0)
+		return 0;
+	errs_sort(errs, s.n0);
+	return rb_err(RB_ECONFIG, "%zu problem(s) on this machine",
+		      errs->n - s.n0);
 }

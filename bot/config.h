@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * config.h - the validated configuration, loaded from YAML with libyaml.
- * config.yaml at the top of the project is the commented reference of
- * every key. An unknown key, a wrong type or a bad value is reported as
- * "FILE:LINE:COL: <key path>: message"; all errors are collected, not only
- * the first. Secrets come only from *_file or *_env keys; the config keeps
+ * config.example.yaml at the top of the project is the commented
+ * reference of every key. An unknown key, a wrong type or a bad value is
+ * reported as "FILE:LINE:COL: <key path>: message"; all errors are
+ * collected, not only the first. Secrets come only from *_file or *_env keys; the config keeps
  * the secret's value in memory but never logs or prints it.
  */
 #ifndef RB_BOT_CONFIG_H
@@ -13,6 +13,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* Where a value stood in the config file: 1-based; 0 when not known. */
+struct rb_config_pos {
+	int line, col;
+};
 
 enum rb_source_type {
 	RB_SRC_IMAP,
@@ -42,6 +47,7 @@ struct rb_source_config {
 	 * only what arrives from now on ("start: new", the default), so that
 	 * subscribing to a lore group does not review years of archive. */
 	bool start_all;
+	struct rb_config_pos pos, path_pos; /* the entry, its path */
 };
 
 struct rb_tree_config {
@@ -50,6 +56,7 @@ struct rb_tree_config {
 	char *url; /* where to fetch it from, or NULL */
 	char *branch; /* the ref to review on; default HEAD */
 	int fetch_minutes; /* default 60; 0: never fetch */
+	struct rb_config_pos pos, path_pos, branch_pos;
 };
 
 enum rb_mode {
@@ -95,6 +102,7 @@ struct rb_policy {
 	int suppress_similar; /* N rejected like it: suppress; 0 = off */
 	bool require_dkim; /* verdict replies must pass DKIM */
 	char *templates_dir; /* per-subsystem template overrides, or NULL */
+	struct rb_config_pos pos; /* its key under policy.subsystems */
 };
 
 struct rb_model_config {
@@ -214,6 +222,21 @@ int rb_config_load_mem(struct rb_config **out, const char *name,
 		       struct rb_config_errors *errs);
 void rb_config_free(struct rb_config *cfg);
 void rb_config_errors_release(struct rb_config_errors *errs);
+
+/*
+ * What check-config adds to rb_config_load(): a look at what a loaded
+ * config names on this machine. Each tree's path exists and is a git
+ * repository holding the branch; each mbox, Maildir or eml source's path
+ * exists; each policy.subsystems key is a MAINTAINERS section of the
+ * trees (read from each tree's branch through review/maintainers.h) or
+ * one of list_ids, with "did you mean" for a close name (sections are
+ * checked only when some tree has a MAINTAINERS file). The problems are
+ * appended to @errs as FILE:LINE:COL: key.path: message, sorted by line.
+ * Returns 0 when there is none, -RB_ECONFIG when there is one, or
+ * -RB_ENOMEM.
+ */
+int rb_config_check_system(const struct rb_config *cfg,
+			   struct rb_config_errors *errs);
 
 /* The policy for a subsystem or list name, else the default. Borrowed. */
 const struct rb_policy *rb_config_policy(const struct rb_config *cfg,

@@ -1,9 +1,14 @@
 #!/bin/bash
 # t_check_config.sh - "reviewbot check-config": exit codes and the
 # FILE:LINE:COL: key.path: message format, on the issue's acceptance cases
-# (a misspelled key under a policy, a missing secret file).
+# (a misspelled key under a policy, a missing secret file), what it checks
+# on the machine (issue 22: a misspelled MAINTAINERS section on the demo
+# tree and, when it is set up, on the kernel tree; a missing tree, a
+# missing branch, a bad source path), and that every command says which
+# config it uses.
 set -u
 : "${RB_BIN:?}" "${RB_SRC:?}"
+. "$RB_SRC/tests/need.sh"
 data=$RB_SRC/tests/data/config
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rb-check-config.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -75,18 +80,104 @@ expect 0 "--help" "$RB_BIN" check-config --help
 grep -q "usage: reviewbot check-config" "$tmp/out" ||
 	{ echo "FAIL: --help: no usage on stdout"; fail=1; }
 
-# The shipped reference and the test config with every key: valid.
-expect 0 "shipped config.yaml" "$RB_BIN" check-config -c "$RB_SRC/config.yaml"
-grep -q "config.yaml: ok$" "$tmp/out" ||
-	{ echo "FAIL: shipped config.yaml: no 'ok'"; fail=1; }
-grep -q "MEMORY MANAGEMENT: shadow" "$tmp/out" ||
-	{ echo "FAIL: shipped config.yaml: no policy summary"; fail=1; }
-expect 0 "full.yaml" "$RB_BIN" check-config --config="$data/full.yaml"
+# The test config with every key is valid; what it names does not exist
+# on this machine (three paths), and that is all check-config reports.
+expect 2 "full.yaml" "$RB_BIN" check-config --config="$data/full.yaml"
+n=$(grep -c "" "$tmp/err")
+if [ "$n" != 4 ] || [ "$(grep -c "' does not exist$" "$tmp/err")" != 3 ]; then
+	echo "FAIL: full.yaml: want 3 paths that do not exist and nothing else"
+	sed 's/^/  stderr: /' "$tmp/err"
+	fail=1
+fi
 # Secrets are read but never printed.
 if grep -q "test-password\|model-test-key" "$tmp/out" "$tmp/err"; then
 	echo "FAIL: a secret was printed"
 	fail=1
 fi
+
+tree=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1}
+bash "$RB_SRC/scripts/demo.sh" --make-only "$tmp/demo" >/dev/null ||
+	{ echo "FAIL: demo.sh --make-only"; exit 1; }
+
+# The machine: a misspelled section of the demo tree's MAINTAINERS, a
+# tree that does not exist, a branch the tree does not have, a source
+# path that does not exist; each at its line and column.
+cat >"$tmp/machine.yaml" <<YAML
+sources:
+  - type: mbox
+    path: $tmp/no-such.mbox
+trees:
+  - name: demo
+    path: $tmp/demo/tree
+    branch: master
+  - name: gone
+    path: $tmp/no-such-tree
+  - name: mm-unstable
+    path: $tmp/demo/tree
+    branch: mm-unstable
+admins: [admin@example.org]
+policy:
+  subsystems:
+    RING BUFER:
+      mode: shadow
+YAML
+expect 2 "machine" "$RB_BIN" check-config -c "$tmp/machine.yaml"
+m=$tmp/machine\.yaml
+grep_err "^$m:3:11: sources\[0\]\.path: '$tmp/no-such\.mbox' does not exist$" \
+	"bad source path"
+grep_err "^$m:9:11: trees\[1\]\.path: '$tmp/no-such-tree' does not exist$" \
+	"missing tree"
+grep_err "^$m:12:13: trees\[2\]\.branch: no branch 'mm-unstable' in '$tmp/demo/tree'$" \
+	"missing branch"
+grep_err "^$m:16:5: policy\.subsystems\.RING BUFER: not a MAINTAINERS section of the tree demo, nor one of list_ids \(did you mean 'RING BUFFER'\?\)$" \
+	"misspelled section (demo tree)"
+grep_err "^$m: 4 errors$" "machine: the count"
+# Fixed, it is clean.
+sed -i -e "s#$tmp/no-such.mbox#$tmp/demo/series.mbox#" \
+	-e "s#$tmp/no-such-tree#$tmp/demo/tree#" -e 's/mm-unstable$/master/' \
+	-e 's/RING BUFER/RING BUFFER/' "$tmp/machine.yaml"
+expect 0 "machine, fixed" "$RB_BIN" check-config -c "$tmp/machine.yaml"
+
+# The kernel: MEMORY MANAGMENT, and the reference config.example.yaml
+# with a local inbox (its tree is the one scripts/setup-linux-tree.sh
+# makes).
+if [ -d "$tree/.git" ] && [ -f "$tree/MAINTAINERS" ]; then
+	cat >"$tmp/mm.yaml" <<YAML
+trees:
+  - name: mainline
+    path: $tree
+admins: [admin@example.org]
+policy:
+  subsystems:
+    MEMORY MANAGMENT:
+      mode: shadow
+YAML
+	expect 2 "MEMORY MANAGMENT" "$RB_BIN" check-config -c "$tmp/mm.yaml"
+	grep_err "^$tmp/mm\.yaml:7:5: policy\.subsystems\.MEMORY MANAGMENT: not a MAINTAINERS section of the tree mainline, nor one of list_ids \(did you mean 'MEMORY MANAGEMENT'\?\)$" \
+		"MEMORY MANAGMENT"
+	mkdir -p "$tmp/ref"
+	sed "s#~/.cache/reviewbot/linux-6.1#$tree#" \
+		"$RB_SRC/config.example.yaml" >"$tmp/ref/config.yaml"
+	: >"$tmp/ref/inbox.mbox"
+	expect 0 "config.example.yaml" "$RB_BIN" check-config -c "$tmp/ref/config.yaml"
+	grep -q "MEMORY MANAGEMENT: shadow" "$tmp/out" ||
+		{ echo "FAIL: config.example.yaml: no policy summary"; fail=1; }
+else
+	echo "SKIP: the kernel part: no linux 6.1 git tree at $tree: run scripts/setup-linux-tree.sh (or set RB_LINUX_TREE)"
+fi
+
+# No silent configuration: a command says which config it uses, or that
+# it uses none; ./config.yaml is the only file read without -c.
+mkdir -p "$tmp/cwd"
+expect 0 "stats, no config" bash -c "cd '$tmp/cwd' && exec '$RB_BIN' stats"
+grep_err "^reviewbot: no config \(no -c FILE, no \./config\.yaml\): the embedded defaults$" \
+	"stats, no config"
+printf 'store:\n  path: here.db\n' >"$tmp/cwd/config.yaml"
+expect 0 "stats, ./config.yaml" bash -c "cd '$tmp/cwd' && exec '$RB_BIN' stats"
+grep_err "^reviewbot: config \./config\.yaml \(found in the working directory; -c FILE picks another\)$" \
+	"stats, ./config.yaml"
+expect 0 "stats, -c" "$RB_BIN" stats -c "$tmp/cwd/config.yaml"
+grep_err "^reviewbot: config $tmp/cwd/config\.yaml$" "stats, -c"
 
 [ $fail = 0 ] && echo "t_check_config: all passed"
 exit $fail

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_config.c - the config loader: defaults, every key of
- * tests/data/config/full.yaml, the shipped config.yaml, the error format
- * FILE:LINE:COL: key.path: message, all errors at once, secrets, and
- * policy inheritance.
+ * tests/data/config/full.yaml, config.example.yaml, the error format
+ * FILE:LINE:COL: key.path: message, all errors at once, secrets, policy
+ * inheritance, URLs that do not parse, and what check-config looks at on
+ * the machine (rb_config_check_system): trees, branches, MAINTAINERS
+ * sections, source paths.
  */
 #include <limits.h>
 #include <setjmp.h>
@@ -28,7 +30,9 @@ static char tmpdir[PATH_MAX];
 
 static void data_path(char *out, size_t size, const char *name)
 {
-	snprintf(out, size, "%s/%s", datadir, name);
+	int n = snprintf(out, size, "%s/%s", datadir, name);
+
+	assert_true(n > 0 && (size_t)n < size);
 }
 
 /* Writes @text to @name in the temporary directory; returns its path. */
@@ -36,8 +40,9 @@ static const char *write_tmp(const char *name, const char *text)
 {
 	static char path[PATH_MAX];
 	FILE *f;
+	int n = snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
 
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	assert_true(n > 0 && (size_t)n < sizeof(path));
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
@@ -61,7 +66,7 @@ static char *printed(const struct rb_config_errors *e, const char *file)
 static int load_mem(struct rb_config **out, const char *yaml,
 		    struct rb_config_errors *e)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX + 16];
 
 	snprintf(name, sizeof(name), "%s/config.yaml", tmpdir);
 	return rb_config_load_mem(out, name, yaml, strlen(yaml), e);
@@ -136,9 +141,9 @@ static void test_full(void **state)
 	data_path(path, sizeof(path), "full.yaml");
 	ret = rb_config_load(&cfg, path, &e);
 	if (ret) {
-		char *p = printed(&e, path);
+		char *msg = printed(&e, path);
 
-		fail_msg("full.yaml: %s", p);
+		fail_msg("full.yaml: %s", msg);
 	}
 	assert_int_equal(e.n, 0);
 	assert_string_equal(cfg->file, path);
@@ -595,7 +600,7 @@ static void test_syntax_errors(void **state)
 	rb_config_errors_release(&e);
 }
 
-/* The shipped config.yaml is the reference, and it loads cleanly. */
+/* config.example.yaml is the reference, and it loads cleanly. */
 static void test_shipped_config(void **state)
 {
 	struct rb_config_errors e = { 0 };
@@ -604,7 +609,8 @@ static void test_shipped_config(void **state)
 	char path[PATH_MAX];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/config.yaml", src ? src : "..");
+	snprintf(path, sizeof(path), "%s/config.example.yaml",
+		 src ? src : "..");
 	ret = rb_config_load(&cfg, path, &e);
 	if (ret) {
 		char *p = printed(&e, path);
@@ -618,6 +624,182 @@ static void test_shipped_config(void **state)
 			 RB_MODE_SHADOW);
 	assert_true(cfg->n_sources >= 1);
 	assert_true(cfg->n_admins >= 1);
+	rb_config_free(cfg);
+}
+
+/* URLs are parsed as libcurl parses them: a bad port is caught early. */
+static void test_url_parse(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	assert_int_equal(load_mem(&cfg,
+				  "smtp:\n"
+				  "  url: smtp://127.0.0.1:99999\n"
+				  "model:\n"
+				  "  provider: openai\n"
+				  "  name: m\n"
+				  "  url: http://[::1/v1\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 2, "smtp.url: the URL does not parse"));
+	assert_true(has_error(&e, 6, "model.url: the URL does not parse"));
+	rb_config_errors_release(&e);
+	assert_int_equal(
+		load_mem(&cfg,
+			 "smtp:\n"
+			 "  url: smtps://mail.example.org:465\n"
+			 "model:\n"
+			 "  provider: openai\n"
+			 "  name: m\n"
+			 "  url: http://[::1]:8000/v1/chat/completions\n",
+			 &e),
+		0);
+	rb_config_free(cfg);
+}
+
+/* Runs a shell command in the temporary directory; fails the test if it
+ * fails. */
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[8192], full[8400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full), "cd '%s' && (%s) >/dev/null 2>&1", tmpdir,
+		 cmd);
+	if (system(full))
+		fail_msg("failed: %s", cmd);
+}
+
+/*
+ * check-config's look at the machine: a tree path that does not exist, a
+ * directory that is not a git repository, a branch the repository lacks,
+ * a misspelled MAINTAINERS section (with "did you mean"), a name that is
+ * nothing like one, source paths that do not exist or are of the wrong
+ * kind. A list id and a section in other case are accepted.
+ */
+static void test_check_system(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	char yaml[4096];
+
+	sh("mkdir -p sys/plain sys/maildir/cur sys/maildir/new sys/maildir/tmp"
+	   " && : >sys/in.mbox && git init -q -b master sys/tree && cd sys/tree"
+	   " && printf 'RING BUFFER\\nM:\\tGrace <grace@example.org>\\n"
+	   "F:\\tlib/ring.c\\n\\nTHE REST\\nF:\\t*\\n' >MAINTAINERS"
+	   " && git add MAINTAINERS && git -c user.name=T"
+	   " -c user.email=t@example.org commit -q -m init");
+	snprintf(yaml, sizeof(yaml),
+		 "trees:\n" /* 1 */
+		 "  - name: demo\n" /* 2 */
+		 "    path: %s/sys/tree\n" /* 3 */
+		 "    branch: master\n" /* 4 */
+		 "  - name: gone\n" /* 5 */
+		 "    path: sys/nope\n" /* 6 */
+		 "  - name: plain\n" /* 7 */
+		 "    path: sys/plain\n" /* 8 */
+		 "  - name: mm\n" /* 9 */
+		 "    path: sys/tree\n" /* 10 */
+		 "    branch: mm-unstable\n" /* 11 */
+		 "sources:\n" /* 12 */
+		 "  - type: mbox\n" /* 13 */
+		 "    path: sys/in.mbox\n" /* 14 */
+		 "  - type: mbox\n" /* 15 */
+		 "    path: sys/none.mbox\n" /* 16 */
+		 "  - type: maildir\n" /* 17 */
+		 "    path: sys/in.mbox\n" /* 18 */
+		 "  - type: maildir\n" /* 19 */
+		 "    path: sys/maildir\n" /* 20 */
+		 "  - type: eml\n" /* 21 */
+		 "    path: sys/maildir\n" /* 22 */
+		 "admins: [a@example.org]\n" /* 23 */
+		 "list_ids: [<demo-list.example.org>]\n" /* 24 */
+		 "policy:\n" /* 25 */
+		 "  subsystems:\n" /* 26 */
+		 "    RING BUFER:\n" /* 27 */
+		 "      mode: shadow\n" /* 28 */
+		 "    ring buffer:\n" /* 29 */
+		 "      mode: shadow\n" /* 30 */
+		 "    demo-list.example.org:\n" /* 31 */
+		 "      mode: shadow\n" /* 32 */
+		 "    NOTHING LIKE IT:\n" /* 33 */
+		 "      mode: shadow\n" /* 34 */
+		 "    demo-lst.example.org:\n" /* 35 */
+		 "      mode: shadow\n", /* 36 */
+		 tmpdir);
+	/* "RING BUFER" and "ring buffer" are two names, both load. */
+	assert_int_equal(load_mem(&cfg, yaml, &e), 0);
+	assert_int_equal(rb_config_check_system(cfg, &e), -RB_ECONFIG);
+	{
+		char *p = printed(&e, "c.yaml");
+
+		print_message("%s", p);
+		free(p);
+	}
+	assert_true(has_error(&e, 6, "trees[1].path: '"));
+	assert_true(has_error(&e, 6, "sys/nope' does not exist"));
+	assert_true(has_error(&e, 8, "trees[2].path: '"));
+	assert_true(has_error(&e, 8, "is not a git repository"));
+	assert_true(has_error(&e, 11,
+			      "trees[3].branch: no branch "
+			      "'mm-unstable' in '"));
+	assert_true(has_error(&e, 16, "sources[1].path: '"));
+	assert_true(has_error(&e, 16, "none.mbox' does not exist"));
+	assert_true(has_error(&e, 18, "sources[2].path: '"));
+	assert_true(has_error(&e, 18, "is not a directory (a Maildir)"));
+	assert_true(has_error(&e, 22, "sources[4].path: '"));
+	assert_true(has_error(&e, 22, "is a directory"));
+	assert_true(has_error(&e, 27,
+			      "policy.subsystems.RING BUFER: not a MAINTAINERS "
+			      "section of the tree demo, nor one of list_ids "
+			      "(did you mean 'RING BUFFER'?)"));
+	assert_true(has_error(&e, 33,
+			      "policy.subsystems.NOTHING LIKE IT: not "
+			      "a MAINTAINERS section of the tree demo, "
+			      "nor one of list_ids"));
+	assert_false(has_error(&e, 33, "did you mean"));
+	assert_true(has_error(&e, 35,
+			      "(did you mean "
+			      "'demo-list.example.org'?)"));
+	/* Positions are exact, and the list is in file order. */
+	assert_int_equal(e.v[0].line, 6);
+	assert_int_equal(e.v[0].col, 11);
+	assert_int_equal(e.n, 9);
+	rb_config_free(cfg);
+	rb_config_errors_release(&e);
+
+	/* All good: no problem, nothing appended. */
+	snprintf(yaml, sizeof(yaml),
+		 "trees:\n"
+		 "  - name: demo\n"
+		 "    path: sys/tree\n"
+		 "sources:\n"
+		 "  - type: maildir\n"
+		 "    path: sys/maildir\n"
+		 "admins: [a@example.org]\n"
+		 "policy:\n"
+		 "  subsystems:\n"
+		 "    RING BUFFER: {mode: shadow}\n"
+		 "    THE REST: {mode: off}\n");
+	assert_int_equal(load_mem(&cfg, yaml, &e), 0);
+	assert_int_equal(rb_config_check_system(cfg, &e), 0);
+	assert_int_equal(e.n, 0);
+	rb_config_free(cfg);
+
+	/* No tree: sections cannot be told, and are not checked. */
+	assert_int_equal(load_mem(&cfg,
+				  "admins: [a@example.org]\n"
+				  "policy:\n  subsystems:\n"
+				  "    ANYTHING: {mode: shadow}\n",
+				  &e),
+			 0);
+	assert_int_equal(rb_config_check_system(cfg, &e), 0);
 	rb_config_free(cfg);
 }
 
@@ -655,13 +837,16 @@ static void remove_tmp(void)
 {
 	const char *names[] = { "secret.yaml", "empty-secret", "pw",
 				"config.yaml" };
-	char path[PATH_MAX];
+	char path[PATH_MAX + 32];
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
 		unlink(path);
 	}
+	snprintf(path, sizeof(path), "rm -rf '%s/sys'", tmpdir);
+	if (system(path))
+		fprintf(stderr, "cannot remove %s/sys\n", tmpdir);
 	rmdir(tmpdir);
 }
 
@@ -680,6 +865,8 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_shipped_config),
 		cmocka_unit_test(test_load_or_defaults),
+		cmocka_unit_test(test_url_parse),
+		cmocka_unit_test(test_check_system),
 	};
 	const char *src = getenv("RB_SRC");
 	int ret;
