@@ -3,7 +3,9 @@
  * cmd_apply.c - "reviewbot apply": applies patch mails in order onto a
  * revision of a git repository, in memory (review/apply.h), and prints
  * per patch "applied" with each hunk's offset or "failed" with the file,
- * the hunk and the reason. Exit 0 all applied, 1 one failed, 2 usage.
+ * the hunk and the reason. The repository is written only with
+ * --write-tree (without --check). Exit 0 all applied, 1 one failed, 2
+ * usage.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -62,12 +64,19 @@ static void usage(FILE *f)
 		"  --tree REPO    the git repository\n"
 		"  --base REV     the base revision (default HEAD)\n"
 		"  --json         print the result as JSON\n"
-		"  --write-tree   print the final tree id\n"
+		"  --write-tree   print the final tree id, and write the "
+		"blobs, trees and\n"
+		"                 commits of the series into REPO's object "
+		"database (only\n"
+		"                 with this option, and not with --check: "
+		"otherwise nothing\n"
+		"                 is ever written to REPO)\n"
 		"  --fuzz N       like git apply -CN: keep at least N lines of "
 		"context\n"
 		"  --no-3way      no 3-way merge fallback (git apply's "
 		"default)\n"
-		"  --check        write nothing to the repository\n\n"
+		"  --check        with --write-tree: print the tree id, "
+		"write nothing\n\n"
 		"Exit: 0 all applied, 1 a patch failed, 2 usage or bad "
 		"input.\n");
 }
@@ -446,7 +455,7 @@ int cmd_apply(int argc, char **argv)
 	};
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
 	const char *tree = NULL, *base = "HEAD";
-	bool json = false, write_tree = false;
+	bool json = false, write_tree = false, check = false;
 	struct inputs ins = { 0 };
 	struct rb_apply_patch *patches = NULL;
 	struct rb_apply_result *res = NULL;
@@ -487,7 +496,7 @@ int cmd_apply(int argc, char **argv)
 			opts.three_way = false;
 			break;
 		case 'c':
-			opts.in_memory = true;
+			check = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -539,6 +548,13 @@ int cmd_apply(int argc, char **argv)
 	}
 	if (rb_apply_series(&res, repo, git_object_id(obj), patches, ins.n,
 			    &opts)) {
+		fprintf(stderr, "reviewbot apply: %s\n", rb_errmsg());
+		ret = RB_EXIT_FAIL;
+		goto out_git;
+	}
+	/* The one write to a repository, asked for on the command line. */
+	if (write_tree && !check && res->ok &&
+	    rb_apply_result_write(res, repo)) {
 		fprintf(stderr, "reviewbot apply: %s\n", rb_errmsg());
 		ret = RB_EXIT_FAIL;
 		goto out_git;

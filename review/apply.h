@@ -15,6 +15,14 @@
  * the mail, committer "reviewbot" with the same date, so that applying the
  * same series twice gives the same commit ids.
  *
+ * The repository is never written. Whoever sends a patch knows the ids of
+ * the objects an apply makes, so objects left in a configured tree would
+ * let a later mail name them (as a base, as a preimage). Every blob, tree
+ * and commit goes to an object store in memory that the result owns; the
+ * tree's object directories are read-only alternates of it, and not even
+ * their mtimes are touched. "reviewbot apply --write-tree" copies the
+ * objects into the repository with rb_apply_result_write(), on request.
+ *
  * Safety (the patched tree belongs to whoever sent the patch): paths with
  * "..", ".git" or a leading "/" are refused, and so are writes through a
  * symlink or a file (a path whose parent in the tree is not a directory).
@@ -29,6 +37,8 @@
 #include <stdint.h>
 
 #include <git2.h>
+
+struct rb_apply_mem;
 
 struct rb_apply_patch {
 	const char *patch; /* borrowed: the diff text (or a whole mail body) */
@@ -49,21 +59,17 @@ struct rb_apply_opts {
 	int fuzz;
 	bool three_way; /* fall back to git_merge_file (default true) */
 	bool commit; /* make a commit per patch (default true) */
-	/*
-	 * Write blobs, trees and commits to a private in-memory object store
-	 * dropped when the call returns: for trial applies (base selection,
-	 * "--check"). Result ids are then valid but not in the repository.
-	 */
-	bool in_memory;
 	size_t max_lines; /* added + removed over the series; 0: no limit */
 	size_t max_files; /* file sections over the series; 0: no limit */
 };
 
 #define RB_APPLY_MAX_LINES 10000 /* as Sashiko skips */
 #define RB_APPLY_MAX_FILES 200
-#define RB_APPLY_OPTS_INIT                                                    \
-	{                                                                     \
-		-1, true, true, false, RB_APPLY_MAX_LINES, RB_APPLY_MAX_FILES \
+#define RB_APPLY_OPTS_INIT                                     \
+	{                                                      \
+		.fuzz = -1, .three_way = true, .commit = true, \
+		.max_lines = RB_APPLY_MAX_LINES,               \
+		.max_files = RB_APPLY_MAX_FILES                \
 	}
 
 struct rb_apply_hunk_result {
@@ -118,10 +124,21 @@ struct rb_apply_result {
 	char *setuid_path; /* the first such path */
 	bool merged; /* some file needed the 3-way fallback */
 	bool fuzzed; /* some hunk needed fuzz */
+
+	/*
+	 * Where the ids above can be read: the tree opened again over the
+	 * result's in-memory store (struct rb_apply_mem, owned, counted).
+	 * @repo is owned by the result and freed with it; like every libgit2
+	 * object it is for the thread that called rb_apply_series(). Another
+	 * thread (a checker) opens its own with rb_apply_repo_open().
+	 */
+	git_repository *repo;
+	struct rb_apply_mem *mem;
 };
 
 /*
- * Applies @n patches in order on @base_commit of @repo (borrowed). Returns
+ * Applies @n patches in order on @base_commit of @repo (borrowed, only
+ * read: its path is opened again, see above). Returns
  * 0 when it ran, whatever the outcome (read *out, owned by the caller,
  * rb_apply_result_free()); a negative code for an infrastructure failure:
  * -RB_ENOTFOUND when the base commit is not in the repository, -RB_EIO
@@ -132,6 +149,23 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 		    const struct rb_apply_patch *patches, size_t n,
 		    const struct rb_apply_opts *opts);
 void rb_apply_result_free(struct rb_apply_result *r);
+
+/*
+ * Opens another repository that reads the objects of @r (and the tree's),
+ * for use from another thread. *out is owned by the caller
+ * (git_repository_free()); it holds its own reference on the store, so it
+ * stays valid after rb_apply_result_free(@r). Objects written through it
+ * land in the same store, never on disk. 0, -RB_EIO, -RB_ENOMEM.
+ */
+int rb_apply_repo_open(git_repository **out, const struct rb_apply_result *r);
+
+/*
+ * Copies every object the apply made into @repo's object database: only
+ * for "reviewbot apply --write-tree", where the user asked for it. 0 or
+ * -RB_EIO.
+ */
+int rb_apply_result_write(const struct rb_apply_result *r,
+			  git_repository *repo);
 
 /* Short name of a failure class: "hunk", "file", "unsafe", ... */
 const char *rb_apply_fail_name(enum rb_apply_fail f);

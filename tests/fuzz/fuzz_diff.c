@@ -123,7 +123,6 @@ static void fuzz_apply(const uint8_t *data, size_t size)
 
 	p.patch = (const char *)data;
 	p.len = size;
-	opts.in_memory = true;
 	opts.fuzz = size & 1 ? 1 : -1;
 	if (rb_apply_series(&r, repo, &base, &p, 1, &opts))
 		return;
