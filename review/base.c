@@ -343,18 +343,73 @@ static int set_reason(struct rb_base_attempt *a, const char *fmt, ...)
 	return a->reason ? 0 : -RB_ENOMEM;
 }
 
+/*
+ * Sets *out when @oid is the tip of @t's configured ref, reachable from
+ * it, or what a tag of the tree points at. Being in the object store is
+ * not enough: objects get there that nobody vetted (a fetch of another
+ * branch, an old reviewbot that wrote applied series there), and a mail
+ * could name them. 0 or a negative code.
+ */
+static int on_branch(bool *out, const struct rb_base_tree *t,
+		     const git_oid *oid)
+{
+	git_reference_iterator *it = NULL;
+	git_reference *ref = NULL;
+	git_oid tip;
+	int ret;
+
+	*out = false;
+	ret = resolve(&tip, t->repo, t->ref);
+	if (ret)
+		return ret;
+	if (git_oid_equal(&tip, oid)) {
+		*out = true;
+		return 0;
+	}
+	ret = git_graph_descendant_of(t->repo, &tip, oid);
+	if (ret < 0)
+		return git_fail("graph");
+	if (ret) {
+		*out = true;
+		return 0;
+	}
+	ret = 0;
+	if (git_reference_iterator_glob_new(&it, t->repo, "refs/tags/*") < 0)
+		return git_fail("tags");
+	while (!*out && !git_reference_next(&ref, it)) {
+		git_object *c = NULL;
+
+		if (!git_reference_peel(&c, ref, GIT_OBJECT_COMMIT) &&
+		    git_oid_equal(git_object_id(c), oid))
+			*out = true;
+		git_object_free(c);
+		git_reference_free(ref);
+	}
+	git_error_clear();
+	git_reference_iterator_free(it);
+	return ret;
+}
+
+/*
+ * The configured tree whose branch (or tag) holds the commit that @hex
+ * names. -RB_EINVAL when @hex is not a commit id, -RB_ENOTFOUND when no
+ * tree has it on its branch.
+ */
 static int find_base_commit(git_oid *out, size_t *index,
 			    const struct rb_base_tree *trees, size_t n,
 			    const char *hex)
 {
 	git_oid prefix;
 	size_t len = strlen(hex), i;
+	int ret;
 
 	if (len < 7 || len > GIT_OID_HEXSZ ||
+	    strspn(hex, "0123456789abcdefABCDEF") != len ||
 	    git_oid_fromstrn(&prefix, hex, len) < 0)
 		return -RB_EINVAL;
 	for (i = 0; i < n; i++) {
 		git_commit *c = NULL;
+		bool ok = false;
 
 		if (git_commit_lookup_prefix(&c, trees[i].repo, &prefix, len) <
 		    0) {
@@ -363,8 +418,13 @@ static int find_base_commit(git_oid *out, size_t *index,
 		}
 		git_oid_cpy(out, git_commit_id(c));
 		git_commit_free(c);
-		*index = i;
-		return 0;
+		ret = on_branch(&ok, &trees[i], out);
+		if (ret)
+			return ret;
+		if (ok) {
+			*index = i;
+			return 0;
+		}
 	}
 	return -RB_ENOTFOUND;
 }
@@ -400,13 +460,17 @@ int rb_base_select(struct rb_base_report **out,
 			a = add_attempt(r, RB_BASE_COMMIT, NULL);
 			if (!a)
 				goto nomem;
+			if (ret != -RB_EINVAL && ret != -RB_ENOTFOUND)
+				goto done;
 			ret = set_reason(a,
 					 ret == -RB_EINVAL ?
 						 "base-commit '%.64s' is not a "
 						 "commit id" :
-						 "base-commit %.64s is in no "
-						 "configured tree",
+						 "base-commit %.64s is not on "
+						 "any configured branch",
 					 req->base_commit);
+			rb_log(RB_LOG_INFO, "base.unknown", "reason", a->reason,
+			       NULL);
 			if (ret)
 				goto done;
 		}

@@ -2,7 +2,11 @@
 /*
  * base.h - which tree and commit a series is reviewed on (DESIGN.md fact
  * 9). In order:
- *   1. the series' "base-commit:", when a configured tree holds it;
+ *   1. the series' "base-commit:", when it is on a configured branch:
+ *      the tip of a tree's ref or reachable from it, or a tag of that
+ *      tree (an object that is merely in the object store is not enough;
+ *      otherwise "base-commit X is not on any configured branch" and the
+ *      next steps decide);
  *   2. "prerequisite-patch-id:": prerequisites are not stored yet, so a
  *      series that names any is reported as missing them (and still
  *      tried on the bases below);

@@ -132,6 +132,22 @@ static void set_ref(git_repository *repo, const char *name, const git_oid *oid)
 }
 
 /* The content of @path in the final tree of @r, malloc'd. */
+/* Whether @repo's own object database (on disk) holds @oid. */
+static bool odb_has(git_repository *repo, const git_oid *oid)
+{
+	git_repository *fresh = NULL;
+	git_odb *odb = NULL;
+	bool ok;
+
+	assert_int_equal(git_repository_open(&fresh, git_repository_path(repo)),
+			 0);
+	assert_int_equal(git_repository_odb(&odb, fresh), 0);
+	ok = git_odb_exists(odb, oid);
+	git_odb_free(odb);
+	git_repository_free(fresh);
+	return ok;
+}
+
 static char *tree_file(git_repository *repo, const git_oid *tree_oid,
 		       const char *path, unsigned *mode)
 {
@@ -241,7 +257,7 @@ static void test_offset(void **state)
 	assert_int_equal(r->patches[0].files[0].n_hunks, 1);
 	assert_int_equal(r->patches[0].files[0].hunks[0].offset, 5);
 	assert_int_equal(r->patches[0].files[0].hunks[0].line, 12);
-	got = tree_file(f->repo, &r->tree, "f.c", NULL);
+	got = tree_file(r->repo, &r->tree, "f.c", NULL);
 	assert_non_null(strstr(got, "pre 5\nline 1\n"));
 	assert_non_null(strstr(got, "line 9\nLINE TEN\nline 11\n"));
 	assert_null(strstr(got, "line 10\n"));
@@ -317,7 +333,7 @@ static void test_three_way(void **state)
 	assert_true(r->ok);
 	assert_true(r->merged);
 	assert_true(r->patches[0].files[0].merged);
-	got = tree_file(f->repo, &r->tree, "f.c", NULL);
+	got = tree_file(r->repo, &r->tree, "f.c", NULL);
 	assert_non_null(strstr(got, "line 7\nLINE 8\nline 9\nLINE TEN\n"));
 	free(got);
 	rb_apply_result_free(r);
@@ -403,20 +419,20 @@ static void test_new_delete_rename(void **state)
 	commit_files(&base, f->repo, NULL, files, 3, 1000);
 	r = apply1(f->repo, &base, patch, NULL);
 	assert_true(r->ok);
-	assert_null(tree_file(f->repo, &r->tree, "dir/old.c", NULL));
-	assert_null(tree_file(f->repo, &r->tree, "gone.txt", NULL));
-	got = tree_file(f->repo, &r->tree, "dir/new.c", NULL);
+	assert_null(tree_file(r->repo, &r->tree, "dir/old.c", NULL));
+	assert_null(tree_file(r->repo, &r->tree, "gone.txt", NULL));
+	got = tree_file(r->repo, &r->tree, "dir/new.c", NULL);
 	assert_non_null(got);
 	assert_int_equal(strncmp(got, "LINE 1\nline 2\n", 14), 0);
 	free(got);
-	got = tree_file(f->repo, &r->tree, "new/deep/file.sh", &mode);
+	got = tree_file(r->repo, &r->tree, "new/deep/file.sh", &mode);
 	assert_string_equal(got, "#!/bin/sh\necho hi\n");
 	assert_int_equal(mode, 0100755);
 	free(got);
-	got = tree_file(f->repo, &r->tree, "empty", NULL);
+	got = tree_file(r->repo, &r->tree, "empty", NULL);
 	assert_string_equal(got, "");
 	free(got);
-	got = tree_file(f->repo, &r->tree, "keep/x.h", NULL);
+	got = tree_file(r->repo, &r->tree, "keep/x.h", NULL);
 	assert_string_equal(got, "x\n");
 	free(got);
 	rb_apply_result_free(r);
@@ -434,7 +450,7 @@ static void test_new_delete_rename(void **state)
 	{
 		git_tree *t = NULL;
 
-		assert_int_equal(git_tree_lookup(&t, f->repo, &r->tree), 0);
+		assert_int_equal(git_tree_lookup(&t, r->repo, &r->tree), 0);
 		assert_null(git_tree_entry_byname(t, "keep"));
 		assert_non_null(git_tree_entry_byname(t, "dir"));
 		git_tree_free(t);
@@ -485,7 +501,7 @@ static void test_no_newline(void **state)
 		   "+three\n",
 		   NULL);
 	assert_true(r->ok);
-	got = tree_file(f->repo, &r->tree, "a.txt", NULL);
+	got = tree_file(r->repo, &r->tree, "a.txt", NULL);
 	assert_string_equal(got, "one\ntwo\nthree\n");
 	free(got);
 	rb_apply_result_free(r);
@@ -523,7 +539,7 @@ static void test_blank_context(void **state)
 		   " int c;\n",
 		   NULL);
 	assert_true(r->ok);
-	got = tree_file(f->repo, &r->tree, "b.c", NULL);
+	got = tree_file(r->repo, &r->tree, "b.c", NULL);
 	assert_string_equal(got, "int a;\n\nlong b;\n\nint c;\n");
 	free(got);
 	rb_apply_result_free(r);
@@ -605,7 +621,7 @@ static void test_limits_and_setuid(void **state)
 	assert_true(r->ok);
 	assert_true(r->setuid);
 	assert_string_equal(r->setuid_path, "f.c");
-	got = tree_file(f->repo, &r->tree, "f.c", &mode);
+	got = tree_file(r->repo, &r->tree, "f.c", &mode);
 	assert_int_equal(mode, 0100755);
 	assert_string_equal(got, v);
 	free(got);
@@ -650,33 +666,49 @@ static void test_series_commits(void **state)
 	assert_int_equal(rb_apply_series(&r1, f->repo, &base, p, 2, NULL), 0);
 	assert_true(r1->ok);
 	assert_int_equal(r1->n_applied, 2);
-	got = tree_file(f->repo, &r1->tree, "s.txt", NULL);
+	got = tree_file(r1->repo, &r1->tree, "s.txt", NULL);
 	assert_string_equal(got, "a\nB\nc\nd\n");
 	free(got);
-	assert_int_equal(git_commit_lookup(&c, f->repo, &r1->commit), 0);
+	assert_int_equal(git_commit_lookup(&c, r1->repo, &r1->commit), 0);
 	assert_true(git_oid_equal(git_commit_parent_id(c, 0),
 				  &r1->patches[0].commit));
 	assert_string_equal(git_commit_message(c), "s: add d\n");
 	git_commit_free(c);
-	assert_int_equal(git_commit_lookup(&c, f->repo, &r1->patches[0].commit),
-			 0);
+	assert_int_equal(
+		git_commit_lookup(&c, r1->repo, &r1->patches[0].commit), 0);
 	assert_string_equal(git_commit_author(c)->name, "First Author");
 	assert_string_equal(git_commit_committer(c)->name, "reviewbot");
 	assert_int_equal(git_commit_committer(c)->when.time, 1700000000);
 	assert_int_equal(git_commit_author(c)->when.offset, 60);
 	git_commit_free(c);
 
-	/* Reproducible, also through the in-memory object store. */
-	{
-		struct rb_apply_opts o = RB_APPLY_OPTS_INIT;
-
-		o.in_memory = true;
-		assert_int_equal(rb_apply_series(&r2, f->repo, &base, p, 2, &o),
-				 0);
-	}
+	/* Reproducible. */
+	assert_int_equal(rb_apply_series(&r2, f->repo, &base, p, 2, NULL), 0);
 	assert_true(r2->ok);
 	assert_true(git_oid_equal(&r1->commit, &r2->commit));
 	rb_apply_result_free(r2);
+
+	/* Nothing reached the repository; another view reads the objects. */
+	assert_false(odb_has(f->repo, &r1->commit));
+	assert_false(odb_has(f->repo, &r1->tree));
+	{
+		git_repository *view = NULL;
+		struct rb_apply_result *gone = r1;
+
+		assert_int_equal(rb_apply_repo_open(&view, r1), 0);
+		/* The view holds the store: it outlives the result. */
+		assert_int_equal(
+			rb_apply_series(&r1, f->repo, &base, p, 2, NULL), 0);
+		rb_apply_result_free(gone);
+		got = tree_file(view, &r1->tree, "s.txt", NULL);
+		assert_string_equal(got, "a\nB\nc\nd\n");
+		free(got);
+		git_repository_free(view);
+	}
+	/* "reviewbot apply --write-tree": written only when asked. */
+	assert_int_equal(rb_apply_result_write(r1, f->repo), 0);
+	assert_true(odb_has(f->repo, &r1->commit));
+	assert_true(odb_has(f->repo, &r1->tree));
 
 	/* The second patch alone does not apply: patch 1 of 1 fails. */
 	assert_int_equal(rb_apply_series(&r2, f->repo, &base, p + 1, 1, NULL),
@@ -718,8 +750,8 @@ static void test_base_commit_missing(void **state)
 	assert_true(rep->n_attempts >= 2);
 	assert_int_equal(rep->attempts[0].kind, RB_BASE_COMMIT);
 	assert_false(rep->attempts[0].tried);
-	assert_non_null(
-		strstr(rep->attempts[0].reason, "is in no configured tree"));
+	assert_non_null(strstr(rep->attempts[0].reason,
+			       "is not on any configured branch"));
 	/* The guess finds the head itself, which applies. */
 	assert_int_equal(rep->attempts[rep->chosen].kind, RB_BASE_GUESSED);
 	assert_true(git_oid_equal(&rep->attempts[rep->chosen].commit, &a));
@@ -740,6 +772,74 @@ static void test_base_commit_missing(void **state)
 	assert_int_equal(rep->attempts[0].kind, RB_BASE_COMMIT);
 	assert_string_equal(rep->attempts[0].name, "mainline");
 	rb_base_report_free(rep);
+	free(v);
+	free(patch);
+}
+
+/*
+ * A base-commit counts only when it is on the configured branch (the
+ * ref's tip or reachable from it) or a tag of the tree: a commit that is
+ * merely in the object store (a dangling commit, another branch's, what
+ * an old reviewbot wrote there) is unknown, and the base is guessed.
+ */
+static void test_base_commit_reachable(void **state)
+{
+	struct fx *f = *state;
+	char *v = numbered(20, 0), *patch = make_patch10();
+	struct file files[] = { { "f.c", v, 0 } };
+	struct file other[] = { { "f.c", v, 0 }, { "g.c", "g\n", 0 } };
+	struct rb_base_tree trees[] = { { "mainline", f->repo,
+					  "refs/heads/master" } };
+	struct rb_base_request req = { 0 };
+	struct rb_apply_patch p = { 0 };
+	struct rb_base_report *rep = NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid a, b, dangling, tagged;
+
+	commit_files(&a, f->repo, NULL, files, 1, 1000);
+	commit_files(&b, f->repo, &a, files, 1, 2000);
+	commit_files(&dangling, f->repo, &b, other, 2, 3000);
+	commit_files(&tagged, f->repo, &a, other, 2, 4000);
+	set_ref(f->repo, "refs/heads/master", &b);
+	set_ref(f->repo, "refs/heads/side", &dangling);
+	set_ref(f->repo, "refs/tags/v1", &tagged);
+	p.patch = patch;
+	p.len = strlen(patch);
+	req.patches = &p;
+	req.n_patches = 1;
+
+	/* In the object store and on another branch: not trusted. */
+	git_oid_tostr(hex, sizeof(hex), &dangling);
+	req.base_commit = hex;
+	assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
+	assert_true(rep->ok);
+	assert_int_equal(rep->attempts[0].kind, RB_BASE_COMMIT);
+	assert_false(rep->attempts[0].tried);
+	assert_null(rep->attempts[0].name);
+	assert_non_null(strstr(rep->attempts[0].reason,
+			       "is not on any configured branch"));
+	assert_false(
+		git_oid_equal(&rep->attempts[rep->chosen].commit, &dangling));
+	rb_base_report_free(rep);
+
+	/* An ancestor of the tip, the tip and a tag: trusted and tried. */
+	{
+		const git_oid *good[] = { &a, &b, &tagged };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			git_oid_tostr(hex, sizeof(hex), good[i]);
+			hex[12] = '\0';
+			assert_int_equal(
+				rb_base_select(&rep, trees, 1, &req, NULL), 0);
+			assert_true(rep->ok);
+			assert_int_equal(rep->chosen, 0);
+			assert_int_equal(rep->attempts[0].kind, RB_BASE_COMMIT);
+			assert_true(git_oid_equal(&rep->attempts[0].commit,
+						  good[i]));
+			rb_base_report_free(rep);
+		}
+	}
 	free(v);
 	free(patch);
 }
@@ -901,7 +1001,7 @@ static void test_binary(void **state)
 	r = apply1(f->repo, &base, patch, NULL);
 	if (!r->ok)
 		fail_msg("binary: %s", r->reason);
-	assert_int_equal(git_tree_lookup(&t, f->repo, &r->tree), 0);
+	assert_int_equal(git_tree_lookup(&t, r->repo, &r->tree), 0);
 	assert_int_equal(git_tree_entry_bypath(&e, t, "img/bin"), 0);
 	git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e));
 	assert_string_equal(hex, "13145ff2e38bc79ddb6eb684ac60cb45350eaf08");
@@ -970,7 +1070,7 @@ static void test_binary_delta(void **state)
 	r = apply1(f->repo, &base, patch, NULL);
 	if (!r->ok)
 		fail_msg("binary delta: %s", r->reason);
-	assert_int_equal(git_tree_lookup(&t, f->repo, &r->tree), 0);
+	assert_int_equal(git_tree_lookup(&t, r->repo, &r->tree), 0);
 	assert_int_equal(git_tree_entry_bypath(&e, t, "d.bin"), 0);
 	git_oid_tostr(hex, sizeof(hex), git_tree_entry_id(e));
 	assert_string_equal(hex, "6f7ba40f695f9fbf8074c07e4e38b950d887e32f");
@@ -996,6 +1096,7 @@ int main(void)
 		T(test_binary_delta),
 		T(test_series_commits),
 		T(test_base_commit_missing),
+		T(test_base_commit_reachable),
 		T(test_base_guess),
 		T(test_base_fails_everywhere),
 		T(test_fetch_and_stale),
