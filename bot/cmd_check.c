@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmd_check.c - "reviewbot check": applies patch mails on a revision of a
- * repository (review/apply.h, as "reviewbot apply" does), runs the chosen
- * checkers (review/checks.h) and prints the findings, one per line. Exit 0
- * when the run worked, whatever it found; 1 when the series did not apply
- * or a patch could not be read; 2 for usage errors.
+ * repository in memory (review/apply.h: the repository is never written),
+ * runs the chosen checkers (review/checks.h) with the tools of --tools
+ * (default HEAD) and prints the findings, one per line. Exit 0 when the
+ * run worked, whatever it found; 1 when the series did not apply or a
+ * patch could not be read; 2 for usage errors.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -42,16 +43,20 @@ struct mails {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: reviewbot check --tree REPO [--base REV] "
-		"[--checkers LIST] [--json]\n"
-		"                       [--strict] [--ignore TYPES] "
-		"[--external CMD] [--timeout S]\n"
-		"                       [--parallel N] [--build-cache DIR] "
-		"[--build-config T]\n"
+		"usage: reviewbot check --tree REPO [--base REV] [--tools REV] "
+		"[--checkers LIST]\n"
+		"                       [--json]"
+		" [--strict] [--ignore TYPES] [--external CMD]\n"
+		"                       [--timeout S]"
+		" [--parallel N] [--build-cache DIR] [--build-config T]\n"
 		"                       [--build-option NAME]... PATCH...\n\n"
 		"Applies the patches (mbox or eml files, in order) on REV "
 		"(default HEAD) of\n"
-		"REPO, in memory, and runs the checkers on the series.\n\n"
+		"REPO, in memory (REPO is never written), and runs the "
+		"checkers on the series.\n"
+		"checkpatch.pl and the build's scripts/config come from "
+		"--tools (default HEAD),\n"
+		"never from the base, and run in the bubblewrap sandbox.\n\n"
 		"  --checkers LIST   comma-separated: commit-msg, checkpatch, "
 		"build, external\n"
 		"                    (default commit-msg,checkpatch; external "
@@ -68,9 +73,13 @@ static void usage(FILE *f)
 		"  --timeout S       per-checker timeout in seconds (default "
 		"600)\n"
 		"  --parallel N      checkers run at once (default 2)\n"
-		"  --build-cache DIR where base builds are kept (default "
-		"$RB_BUILD_CACHE or\n"
-		"                    /var/tmp/reviewbot-build)\n"
+		"  --tools REV       the revision whose scripts/ are run "
+		"(default HEAD)\n"
+		"  --build-cache DIR where base builds are kept, a private "
+		"directory (default\n"
+		"                    $RB_BUILD_CACHE, else "
+		"$XDG_CACHE_HOME/reviewbot/build or\n"
+		"                    ~/.cache/reviewbot/build)\n"
 		"  --build-config T  the config target (default defconfig)\n"
 		"  --build-option N  a CONFIG_ option to enable (repeatable)\n"
 		"  --no-apply        do not apply: only checkers that need no "
@@ -191,12 +200,14 @@ int cmd_check(int argc, char **argv)
 		{ "build-config", required_argument, NULL, 'K' },
 		{ "build-option", required_argument, NULL, 'O' },
 		{ "no-apply", no_argument, NULL, 'N' },
+		{ "tools", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
 	struct rb_check_ctx ctx = { 0 };
 	const char *tree = NULL, *base = "HEAD", *checkers = NULL;
+	const char *tools = "HEAD";
 	char *ignore_copy = NULL, **options = NULL;
 	struct rb_check_patch *cps = NULL;
 	struct rb_apply_patch *aps = NULL;
@@ -265,6 +276,9 @@ int cmd_check(int argc, char **argv)
 			break;
 		case 'N':
 			no_apply = true;
+			break;
+		case 'R':
+			tools = optarg;
 			break;
 		default:
 			usage(stderr);
@@ -343,6 +357,22 @@ int cmd_check(int argc, char **argv)
 		git_object_free(peeled);
 	}
 	ctx.has_base = true;
+	{
+		git_object *t = NULL, *peeled = NULL;
+
+		if (git_revparse_single(&t, repo, tools) ||
+		    git_object_peel(&peeled, t, GIT_OBJECT_COMMIT)) {
+			fprintf(stderr,
+				"reviewbot check: %s: no such revision\n",
+				tools);
+			git_object_free(t);
+			goto out;
+		}
+		git_oid_cpy(&ctx.tools, git_object_id(peeled));
+		ctx.has_tools = true;
+		git_object_free(peeled);
+		git_object_free(t);
+	}
 
 	aps = calloc(n, sizeof(*aps));
 	cps = calloc(n, sizeof(*cps));
@@ -393,6 +423,8 @@ int cmd_check(int argc, char **argv)
 			ar->reason ? ar->reason : "?");
 		goto out;
 	}
+	/* The applied commits live in ar's store only (review/apply.h). */
+	ctx.apply = ar;
 	git_oid_cpy(&ctx.applied, &ar->commit);
 	ctx.has_applied = true;
 check:

@@ -456,7 +456,7 @@ static int run_checkers(struct series_ctx *c)
 	const struct rb_policy *pol = c->pol.governing;
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
-	char names[128];
+	char names[128], cache[4096];
 	int i, ret;
 
 	cp = calloc((size_t)c->row.total, sizeof(*cp));
@@ -488,21 +488,53 @@ static int run_checkers(struct series_ctx *c)
 	if (cfg->build_mem_mb > 0)
 		opts.build_mem_mb = cfg->build_mem_mb;
 	opts.build_cache_dir = cfg->build_cache_dir;
+	/* A private build cache beside the store, not in a shared /var/tmp. */
+	if (!opts.build_cache_dir && cfg->store_path) {
+		const char *slash = strrchr(cfg->store_path, '/');
+
+		if (slash)
+			snprintf(cache, sizeof(cache), "%.*s/build-cache",
+				 (int)(slash - cfg->store_path),
+				 cfg->store_path);
+		else
+			snprintf(cache, sizeof(cache), "build-cache");
+		opts.build_cache_dir = cache;
+	}
 	ctx.opts = &opts;
 	if (c->applied && c->base_tree) {
-		git_object *obj = NULL;
+		git_object *tip = NULL, *obj = NULL;
 
 		ctx.repo_path = c->base_tree->path;
+		/* The applied commits exist only in the apply's store. */
+		ctx.apply = c->base->attempts[c->base->chosen].result;
 		git_oid_cpy(&ctx.base, &c->base_oid);
 		ctx.has_base = true;
 		git_oid_cpy(&ctx.applied, &c->applied_oid);
 		ctx.has_applied = true;
-		/* checkpatch only where the trusted base tree ships it. */
+		/*
+		 * The tools (checkpatch.pl and its files, scripts/config) come
+		 * from the tree's configured branch tip, never from the base,
+		 * which a mail names; checkpatch only where the tip ships it.
+		 */
 		if (!git_revparse_single(&obj, c->base_tree->repo,
-					 "HEAD:scripts/checkpatch.pl")) {
-			have_checkpatch = true;
-			git_object_free(obj);
+					 c->base_tree->ref) &&
+		    !git_object_peel(&tip, obj, GIT_OBJECT_COMMIT)) {
+			git_commit *commit = (git_commit *)tip;
+			git_tree *tree = NULL;
+			git_tree_entry *te = NULL;
+
+			git_oid_cpy(&ctx.tools, git_object_id(tip));
+			ctx.has_tools = true;
+			if (!git_commit_tree(&tree, commit) &&
+			    !git_tree_entry_bypath(&te, tree,
+						   "scripts/checkpatch.pl"))
+				have_checkpatch = true;
+			git_tree_entry_free(te);
+			git_tree_free(tree);
 		}
+		git_error_clear();
+		git_object_free(tip);
+		git_object_free(obj);
 	}
 	checker_names(names, sizeof(names), c->pol.checkers, c->applied,
 		      have_checkpatch);
@@ -599,9 +631,10 @@ static int run_model(struct series_ctx *c)
 		ctx.commit_msg = m->commit_msg;
 		ctx.patch = m->patch;
 		ctx.patch_len = m->patch_len;
+		/* The applied trees live in ar's own store (this thread). */
 		if (ar && c->base_tree && (size_t)i <= ar->n_patches &&
 		    ar->patches[i - 1].applied) {
-			ctx.repo = c->base_tree->repo;
+			ctx.repo = ar->repo;
 			ctx.tree = &ar->patches[i - 1].tree;
 		}
 		ctx.subsystems = c->sections;

@@ -7,17 +7,26 @@
  * in the base build: line shifts do not make old warnings new.
  *
  * Layout of the cache (opts->build_cache_dir, else $RB_BUILD_CACHE, else
- * /var/tmp/reviewbot-build; it must be reachable by uid 65534):
+ * $XDG_CACHE_HOME/reviewbot/build, else ~/.cache/reviewbot/build). It is
+ * a private directory (rb_private_dir(): 0700, ours, not a symlink), so
+ * nobody else can plant a symlink in it; what the sandbox writes (out/,
+ * ccache/) is opened without following symlinks:
  *   KEY/src       checkout of the base commit (read-only in the sandbox)
  *   KEY/out       the base build output, kept between series
  *   KEY.lock      flock: one build per base and config at a time
  *   run-XXXXXX/   per series: src (hard links of KEY/src plus the applied
- *                 blobs) and out (a copy of KEY/out); removed afterwards
+ *                 blobs), out (a copy of KEY/out) and tools (scripts/config
+ *                 from the configured branch tip, at /tools); removed
+ *                 afterwards
  *   ccache/       where ccache is installed: written by base builds only,
  *                 read-only (CCACHE_READONLY) for patched ones
  * KEY is the base commit id and a hash of the config. The patched sources
  * are written from the applied commit's blobs; nothing from them runs
- * outside the sandbox (review/sandbox.h).
+ * outside the sandbox (review/sandbox.h): kbuild runs the Makefiles and
+ * scripts of the tree it builds, inside it. The finding quotes a source
+ * line only from a regular file inside the patched sources (by real
+ * path, at most 8 MiB): a diagnostic can name any path ("#line 1
+ * \"../../etc/x\""), a FIFO, a symlink.
  *
  * The objects are those of the .c files the series adds or changes, up to
  * 64; not tools/, scripts/, selftests (built otherwise) nor arch/ other
@@ -166,25 +175,15 @@ int rb_build_parse(struct rb_findings *out, const char *text)
 	return ret;
 }
 
-static int mkdir_0755(const char *path)
+/* One directory level inside the private cache, never a symlink. */
+static int mkdir_private(const char *path)
 {
-	char buf[4096], *p;
+	struct stat st;
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return rb_err(RB_EINVAL, "path too long: %s", path);
-	for (p = buf + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return rb_err(RB_EIO, "mkdir %s: %s", buf,
-				      strerror(errno));
-		*p = c;
-		if (!c)
-			break;
-	}
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return rb_err(RB_EIO, "mkdir %s: %s", path, strerror(errno));
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return rb_err(RB_EIO, "%s is not a directory of ours", path);
 	return 0;
 }
 
@@ -293,7 +292,8 @@ static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
 		" make -s O=/out%s %s || { echo rb-config-failed; exit 100; }\n",
 		cc, cfg);
 	if (o->n_build_options) {
-		rb_buf_puts(b, " /src/scripts/config --file /out/.config");
+		/* From the configured branch tip, not from the tree built. */
+		rb_buf_puts(b, " /tools/scripts/config --file /out/.config");
 		for (i = 0; i < o->n_build_options; i++) {
 			if (!plain_path(o->build_options[i]))
 				return rb_err(RB_ECONFIG,
@@ -323,18 +323,27 @@ static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
  */
 static int sandbox_build(struct rb_proc_result *res,
 			 const struct rb_check_ctx *ctx, const char *src,
-			 const char *out, const char *ccache, bool trusted,
-			 const char *script)
+			 const char *out, const char *ccache, const char *tools,
+			 bool trusted, const char *script)
 {
 	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
+	struct rb_sandbox_bind bind = { tools, "/tools", false };
 	struct rb_buf b = RB_BUF_INIT(1 << 20);
 	int left = rb_check_time_left_ms(ctx, 1800000) / 1000;
 	int ret;
 
 	so.src = src;
 	so.out = out;
+	if (tools) {
+		so.binds = &bind;
+		so.n_binds = 1;
+	}
 	so.timeout_seconds = left > 0 ? left : 1;
 	so.mem_mb = ctx->opts->build_mem_mb ? ctx->opts->build_mem_mb : 4096;
+	if (ctx->opts->build_tmpfs_mb > 0)
+		so.tmpfs_mb = ctx->opts->build_tmpfs_mb;
+	if (ctx->opts->build_nproc > 0)
+		so.nproc = ctx->opts->build_nproc;
 	if (ccache) {
 		so.cache = ccache;
 		so.cache_ro = !trusted;
@@ -350,6 +359,82 @@ static int sandbox_build(struct rb_proc_result *res,
 	return ret;
 }
 
+/*
+ * Where the cache lives: opts, $RB_BUILD_CACHE, $XDG_CACHE_HOME/reviewbot/
+ * build or ~/.cache/reviewbot/build; never a shared directory such as
+ * /var/tmp, where anyone can plant a symlink. Made private here.
+ */
+static int cache_dir(char *out, size_t size, const struct rb_check_opts *o)
+{
+	const char *env = getenv("RB_BUILD_CACHE");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (o->build_cache_dir && *o->build_cache_dir)
+		n = snprintf(out, size, "%s", o->build_cache_dir);
+	else if (env && *env)
+		n = snprintf(out, size, "%s", env);
+	else if (xdg && *xdg == '/')
+		n = snprintf(out, size, "%s/reviewbot/build", xdg);
+	else if (home && *home == '/')
+		n = snprintf(out, size, "%s/.cache/reviewbot/build", home);
+	else
+		return rb_err(RB_ECONFIG, "no build cache: set --build-cache, "
+					  "$RB_BUILD_CACHE or $HOME");
+	if (n < 0 || (size_t)n >= size)
+		return rb_err(RB_EINVAL, "build cache path too long");
+	while (n > 1 && out[n - 1] == '/')
+		out[--n] = '\0';
+	return rb_private_dir(out);
+}
+
+/* Writes @rel of the tools commit under @dir (0755: run in the sandbox). */
+static int extract_tool(git_repository *repo, const git_oid *tools,
+			const char *rel, const char *dir)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *te = NULL;
+	git_blob *blob = NULL;
+	char path[8192], *slash;
+	int ret = 0;
+
+	if (git_commit_lookup(&c, repo, tools) || git_commit_tree(&tree, c)) {
+		ret = rb_err(RB_ENOTFOUND, "configured branch tip %s: %s",
+			     git_oid_tostr_s(tools), git_msg());
+		goto out;
+	}
+	if (git_tree_entry_bypath(&te, tree, rel) ||
+	    git_tree_entry_type(te) != GIT_OBJECT_BLOB ||
+	    git_blob_lookup(&blob, repo, git_tree_entry_id(te))) {
+		ret = rb_err(RB_ENOTFOUND,
+			     "%s is not a file of the configured branch tip "
+			     "%s",
+			     rel, git_oid_tostr_s(tools));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (slash = strchr(path + strlen(dir), '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			ret = rb_err(RB_EIO, "mkdir %s: %s", path,
+				     strerror(errno));
+			goto out;
+		}
+		*slash = '/';
+	}
+	ret = rb_write_file_atomic(path, git_blob_rawcontent(blob),
+				   (size_t)git_blob_rawsize(blob), 0755);
+out:
+	git_blob_free(blob);
+	git_tree_entry_free(te);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return ret;
+}
+
 static int make_exit(const struct rb_proc_result *r)
 {
 	const char *p = strstr(r->out.ptr, "rb-make-exit=");
@@ -359,17 +444,39 @@ static int make_exit(const struct rb_proc_result *r)
 	return p ? atoi(p + 13) : (r->exit_code ? r->exit_code : -1);
 }
 
-/* The text of line @line of @file under @dir, for the finding's code. */
+#define MAX_QUOTED_FILE (8u << 20)
+
+/*
+ * The text of line @line of @file under @dir, for the finding's code, or
+ * NULL. @file comes from the compiler's output, so from the patch: it is
+ * read only when its real path is a regular file inside @dir, opened
+ * without following a symlink and without blocking, and not too big.
+ */
 static char *source_line(const char *dir, const char *file, int line)
 {
-	struct rb_buf b = RB_BUF_INIT(8u << 20);
-	char path[4096];
+	struct rb_buf b = RB_BUF_INIT(MAX_QUOTED_FILE);
+	char path[4096], *root = NULL, *real = NULL;
 	const char *p;
 	char *s = NULL;
-	int i;
+	struct stat st;
+	size_t rl;
+	int i, fd = -1;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (rb_read_file(&b, path))
+	if (line < 1 || *file == '/' ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, file) >=
+		    (int)sizeof(path))
+		goto out;
+	root = realpath(dir, NULL);
+	real = realpath(path, NULL);
+	if (!root || !real)
+		goto out;
+	rl = strlen(root);
+	if (strncmp(real, root, rl) || real[rl] != '/')
+		goto out;
+	fd = open(real,
+		  O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size > MAX_QUOTED_FILE || rb_read_fd(&b, fd))
 		goto out;
 	for (p = b.ptr, i = 1; p && i < line; i++) {
 		p = strchr(p, '\n');
@@ -379,6 +486,11 @@ static char *source_line(const char *dir, const char *file, int line)
 	if (p && *p)
 		s = strndup(p, strcspn(p, "\n"));
 out:
+	rb_err_clear();
+	if (fd >= 0)
+		close(fd);
+	free(root);
+	free(real);
 	rb_buf_release(&b);
 	return s;
 }
@@ -426,14 +538,13 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	const struct rb_check_opts *o = ctx->opts;
 	char cache[2048], key[4096], path[4096], run_dir[4096];
 	char cfg_hash[RB_SHA256_HEX], patched_src[4200], patched_out[4200];
-	char base_out[4200], ccache[2100] = "";
+	char base_out[4200], ccache[2100] = "", tools[4200] = "";
 	struct rb_buf script = RB_BUF_INIT(1 << 20), cfg = RB_BUF_INIT(1 << 16);
 	struct rb_findings base_diags = { 0 }, new_diags = { 0 };
 	struct rb_proc_result rb, rp;
 	bool have_rb = false, have_rp = false;
 	git_repository *repo = NULL;
 	struct targets t = { 0 };
-	const char *env;
 	int lock = -1, ret = 0, base_exit, patched_exit;
 	size_t i;
 
@@ -441,22 +552,22 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		return rb_err(
 			RB_EINVAL,
 			"the build check needs the base and applied trees");
+	if (o->n_build_options && !ctx->has_tools)
+		return rb_err(RB_EINVAL,
+			      "build options need scripts/config from the "
+			      "configured branch tip");
 	git_libgit2_init();
 	run_dir[0] = '\0';
-	if (git_repository_open(&repo, ctx->repo_path)) {
-		ret = rb_err(RB_EIO, "cannot open %s: %s", ctx->repo_path,
-			     git_msg());
+	ret = rb_check_repo_open(&repo, ctx);
+	if (ret)
 		goto out;
-	}
 	ret = find_targets(&t, repo, ctx);
 	if (ret || !t.n)
 		goto out;
 
-	env = getenv("RB_BUILD_CACHE");
-	snprintf(cache, sizeof(cache), "%s",
-		 o->build_cache_dir ? o->build_cache_dir :
-		 env && *env	    ? env :
-				      "/var/tmp/reviewbot-build");
+	ret = cache_dir(cache, sizeof(cache), o);
+	if (ret)
+		goto out;
 	rb_buf_printf(&cfg, "%s",
 		      o->build_config ? o->build_config : "defconfig");
 	for (i = 0; i < o->n_build_options; i++)
@@ -464,12 +575,12 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	rb_sha256_hex(cfg_hash, cfg.ptr, cfg.len);
 	snprintf(key, sizeof(key), "%s/%s-%.12s", cache,
 		 git_oid_tostr_s(&ctx->base), cfg_hash);
-	ret = mkdir_0755(key);
+	ret = mkdir_private(key);
 	if (ret)
 		goto out;
 
 	snprintf(path, sizeof(path), "%s.lock", key);
-	lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lock < 0 || flock(lock, LOCK_EX)) {
 		ret = rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
 		goto out;
@@ -504,10 +615,26 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	ret = make_script(&script, o, &t, ccache[0] != '\0');
 	if (ret)
 		goto out;
+
+	/* The series' directory, with the tools of the configured tip. */
+	snprintf(run_dir, sizeof(run_dir), "%s/run-XXXXXX", cache);
+	if (!mkdtemp(run_dir)) {
+		ret = rb_err(RB_EIO, "mkdtemp %s: %s", run_dir,
+			     strerror(errno));
+		run_dir[0] = '\0';
+		goto out;
+	}
+	if (o->n_build_options) {
+		snprintf(tools, sizeof(tools), "%s/tools", run_dir);
+		ret = extract_tool(repo, &ctx->tools, "scripts/config", tools);
+		if (ret)
+			goto out;
+	}
+
 	snprintf(path, sizeof(path), "%s/src", key);
 	snprintf(base_out, sizeof(base_out), "%s/out", key);
 	ret = sandbox_build(&rb, ctx, path, base_out, ccache[0] ? ccache : NULL,
-			    true, script.ptr);
+			    tools[0] ? tools : NULL, true, script.ptr);
 	if (ret)
 		goto out;
 	have_rb = true;
@@ -538,14 +665,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	}
 
 	/* The series: sources from the applied blobs, a copy of the output. */
-	snprintf(run_dir, sizeof(run_dir), "%s/run-XXXXXX", cache);
-	if (!mkdtemp(run_dir)) {
-		ret = rb_err(RB_EIO, "mkdtemp %s: %s", run_dir,
-			     strerror(errno));
-		run_dir[0] = '\0';
-		goto out;
-	}
-	chmod(run_dir, 0755);
 	snprintf(path, sizeof(path), "%s/src", key);
 	snprintf(patched_src, sizeof(patched_src), "%s/src", run_dir);
 	ret = rb_tree_overlay(repo, &ctx->base, &ctx->applied, path,
@@ -575,7 +694,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			goto out;
 	}
 	ret = sandbox_build(&rp, ctx, patched_src, patched_out,
-			    ccache[0] ? ccache : NULL, false, script.ptr);
+			    ccache[0] ? ccache : NULL, tools[0] ? tools : NULL,
+			    false, script.ptr);
 	if (ret)
 		goto out;
 	have_rp = true;

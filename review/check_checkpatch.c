@@ -2,10 +2,16 @@
 /*
  * check_checkpatch.c - the "checkpatch" checker. scripts/checkpatch.pl and
  * the files it reads (spelling.txt, const_structs.checkpatch) are taken
- * from the BASE commit through libgit2 into a private temporary directory:
- * the patched tree belongs to the sender (DESIGN.md fact 5). The patches
- * of a series go to one checkpatch process (it accepts many files and its
- * output is the same as one run per file: bench/checks.sh measures both).
+ * from the configured branch tip (ctx->tools) through libgit2 into a
+ * private temporary directory: never from the applied tree (the sender's)
+ * nor from the base (a mail names it). It runs in the bubblewrap sandbox
+ * (review/sandbox.h: no network, cleared environment, uid nobody as root,
+ * only that directory and the tree's git directory bound read-only); when
+ * no sandbox can be made here it does not run at all, and the runner
+ * reports a "checker-problem" (logged as event=check.done with the error,
+ * and event=sandbox.unavailable). The patches of a series go to one
+ * checkpatch process (it accepts many files and its output is the same as
+ * one run per file: bench/checks.sh measures both).
  *
  * Output options: --emacs --show-types --quiet --no-summary --no-tree
  * --color=never. Each report then starts with "PATCHFILE:N: LEVEL:TYPE:
@@ -13,8 +19,9 @@
  * per patch; the "#N: FILE: path:line:" line that follows gives the file
  * and new-side line, and the next line the code. --no-tree: there is no
  * checkout to give it (it would run get_maintainer.pl from there), but
- * GIT_DIR names the base repository so that commit ids quoted in the log
- * are looked up as in a run from the tree.
+ * GIT_DIR names the configured tree's git directory (bound read-only) so
+ * that commit ids quoted in the log are looked up as in a run from the
+ * tree.
  *
  * Severity: ERROR medium, WARNING low, CHECK info.
  */
@@ -32,6 +39,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/banned.h"
 
 #define CHECKER "checkpatch"
@@ -40,7 +48,7 @@
 static const char *const needed[] = { "checkpatch.pl", "spelling.txt",
 				      "const_structs.checkpatch" };
 
-static int extract(git_repository *repo, const git_oid *base, const char *dir)
+static int extract(git_repository *repo, const git_oid *tools, const char *dir)
 {
 	git_commit *commit = NULL;
 	git_tree *tree = NULL;
@@ -50,16 +58,16 @@ static int extract(git_repository *repo, const git_oid *base, const char *dir)
 	size_t i;
 	int ret = 0;
 
-	if (git_commit_lookup(&commit, repo, base) ||
+	if (git_commit_lookup(&commit, repo, tools) ||
 	    git_commit_tree(&tree, commit)) {
-		ret = rb_err(RB_ENOTFOUND, "base commit %s: %s",
-			     git_oid_tostr_s(base),
+		ret = rb_err(RB_ENOTFOUND, "configured branch tip %s: %s",
+			     git_oid_tostr_s(tools),
 			     git_error_last() ? git_error_last()->message :
 						"?");
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/scripts", dir);
-	if (mkdir(path, 0700)) {
+	if (mkdir(path, 0755)) {
 		ret = rb_err(RB_EIO, "mkdir %s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -68,9 +76,11 @@ static int extract(git_repository *repo, const git_oid *base, const char *dir)
 		if (git_tree_entry_bypath(&te, tree, rel)) {
 			/* Only checkpatch.pl itself is required. */
 			if (i == 0) {
-				ret = rb_err(RB_ENOTFOUND,
-					     "%s is not in base commit %s", rel,
-					     git_oid_tostr_s(base));
+				ret = rb_err(
+					RB_ENOTFOUND,
+					"%s is not in the configured branch "
+					"tip %s",
+					rel, git_oid_tostr_s(tools));
 				goto out;
 			}
 			continue;
@@ -78,13 +88,13 @@ static int extract(git_repository *repo, const git_oid *base, const char *dir)
 		if (git_tree_entry_type(te) != GIT_OBJECT_BLOB ||
 		    git_blob_lookup(&blob, repo, git_tree_entry_id(te))) {
 			ret = rb_err(RB_EIO, "%s in %s is not a file", rel,
-				     git_oid_tostr_s(base));
+				     git_oid_tostr_s(tools));
 			goto out;
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, rel);
 		ret = rb_write_file_atomic(path, git_blob_rawcontent(blob),
 					   (size_t)git_blob_rawsize(blob),
-					   0600);
+					   0644);
 		if (ret)
 			goto out;
 		git_blob_free(blob);
@@ -283,30 +293,90 @@ int rb_checkpatch_parse(struct rb_findings *out, const char *text,
 	return ret;
 }
 
+/* Where the work directory and the tree's git directory are inside. */
+#define SB_DIR "/cp"
+#define SB_GIT "/git"
+#define MAX_ALTERNATES 8
+
+/*
+ * The object directories the git directory borrows from (absolute paths
+ * in objects/info/alternates): bound at /alt-N, and named to git inside
+ * by GIT_ALTERNATE_OBJECT_DIRECTORIES (the host paths in the file do not
+ * exist there). Adds to @binds from @n and returns the new n; @env_val
+ * gets the variable's value.
+ */
+static size_t alternates(struct rb_sandbox_bind *binds, size_t n,
+			 char (*paths)[4096], char (*dests)[16],
+			 struct rb_buf *env_val, const char *gitdir)
+{
+	struct rb_buf b = RB_BUF_INIT(1 << 16);
+	char path[4200];
+	const char *p;
+	size_t k = 0;
+
+	snprintf(path, sizeof(path), "%s/objects/info/alternates", gitdir);
+	if (rb_read_file(&b, path)) {
+		rb_err_clear();
+		goto out;
+	}
+	for (p = b.ptr; *p && k < MAX_ALTERNATES;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len && len < 4096 && *p == '/') {
+			snprintf(paths[k], 4096, "%.*s", (int)len, p);
+			snprintf(dests[k], 16, "/alt-%zu", k);
+			binds[n].src = paths[k];
+			binds[n].dest = dests[k];
+			binds[n].rw = false;
+			rb_buf_printf(env_val, "%s%s", k ? ":" : "", dests[k]);
+			n++;
+			k++;
+		}
+		p += len + (p[len] == '\n');
+	}
+out:
+	rb_buf_release(&b);
+	return n;
+}
+
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	const struct rb_check_opts *o = ctx->opts;
 	git_repository *repo = NULL;
 	char tmpl[] = "/tmp/rb-checkpatch-XXXXXX";
-	char *dir = NULL, script[4096], version[16], gitdir[4200];
+	char *dir = NULL, version[16], script[64];
+	char alt_paths[MAX_ALTERNATES][4096], alt_dests[MAX_ALTERNATES][16];
+	struct rb_sandbox_bind binds[2 + MAX_ALTERNATES];
+	struct rb_buf alt_env = RB_BUF_INIT(4096);
+	const char *env[] = { "GIT_DIR", SB_GIT, NULL, NULL, NULL };
 	const char **argv = NULL;
 	char **files = NULL;
 	struct rb_buf ign = RB_BUF_INIT(1 << 16);
-	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
+	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
 	struct rb_proc_result res;
 	bool have_res = false;
-	size_t i, n = 0;
+	size_t i, n = 0, nb = 0;
 	int ret = 0;
 
-	if (!ctx->repo_path || !ctx->has_base)
-		return rb_err(RB_EINVAL, "checkpatch needs the base tree");
+	if (!ctx->repo_path)
+		return rb_err(RB_EINVAL, "checkpatch needs the tree");
+	if (!ctx->has_tools)
+		return rb_err(RB_EINVAL,
+			      "checkpatch needs the configured branch tip: it "
+			      "is never taken from a base a mail names");
 	if (!ctx->n_patches)
 		return 0;
 	git_libgit2_init();
-	if (git_repository_open(&repo, ctx->repo_path)) {
-		ret = rb_err(RB_EIO, "cannot open %s: %s", ctx->repo_path,
-			     git_error_last() ? git_error_last()->message :
-						"?");
+	ret = rb_check_repo_open(&repo, ctx);
+	if (ret)
+		goto out;
+	/* Never unsandboxed: no sandbox, no checkpatch. */
+	if (!rb_sandbox_available()) {
+		ret = rb_err(RB_EFAIL,
+			     "checkpatch was not run: bwrap cannot create a "
+			     "sandbox on this machine");
+		rb_log(RB_LOG_WARN, "sandbox.unavailable", "checker", CHECKER,
+		       NULL);
 		goto out;
 	}
 	dir = mkdtemp(tmpl);
@@ -314,11 +384,13 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
 		goto out;
 	}
-	ret = extract(repo, &ctx->base, dir);
+	/* Read by uid 65534 in the sandbox when we are root. */
+	chmod(dir, 0755);
+	ret = extract(repo, &ctx->tools, dir);
 	if (ret)
 		goto out;
 	snprintf(version, sizeof(version), "%.12s",
-		 git_oid_tostr_s(&ctx->base));
+		 git_oid_tostr_s(&ctx->tools));
 
 	argv = calloc(ctx->n_patches + 20, sizeof(*argv));
 	files = calloc(ctx->n_patches, sizeof(*files));
@@ -326,16 +398,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	snprintf(script, sizeof(script), "%s/scripts/checkpatch.pl", dir);
-	/*
-	 * checkpatch looks commit ids up (GIT_COMMIT_ID) with "git log" in
-	 * $GIT_DIR: the base repository, as when it runs from the tree.
-	 */
-	snprintf(gitdir, sizeof(gitdir), "GIT_DIR=%s",
-		 git_repository_path(repo));
-	argv[n++] = "env";
-	argv[n++] = gitdir;
-	argv[n++] = "perl";
+	snprintf(script, sizeof(script), "%s/scripts/checkpatch.pl", SB_DIR);
+	argv[n++] = "/usr/bin/perl";
 	argv[n++] = script;
 	argv[n++] = "--no-tree";
 	argv[n++] = "--emacs";
@@ -356,25 +420,49 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	}
 	for (i = 0; i < ctx->n_patches; i++) {
 		struct rb_buf p = RB_BUF_INIT(4096);
+		char path[4200];
 
-		rb_buf_printf(&p, "%s/%04zu.patch", dir, i + 1);
+		rb_buf_printf(&p, "%s/%04zu.patch", SB_DIR, i + 1);
 		files[i] = rb_buf_detach(&p, NULL);
 		if (!files[i]) {
 			ret = rb_err(RB_ENOMEM, "out of memory");
 			goto out;
 		}
-		ret = rb_write_file_atomic(files[i], ctx->patches[i].raw,
-					   ctx->patches[i].raw_len, 0600);
+		snprintf(path, sizeof(path), "%s/%04zu.patch", dir, i + 1);
+		ret = rb_write_file_atomic(path, ctx->patches[i].raw,
+					   ctx->patches[i].raw_len, 0644);
 		if (ret)
 			goto out;
 		argv[n++] = files[i];
 	}
 	argv[n] = NULL;
-	po.argv = argv;
-	po.cwd = dir;
-	po.timeout_ms = rb_check_time_left_ms(ctx, 600000);
-	po.max_output = 32u << 20;
-	ret = rb_proc_run(&res, &po);
+	/*
+	 * checkpatch looks commit ids up (GIT_COMMIT_ID) with "git log" in
+	 * $GIT_DIR: the configured tree's git directory, read-only.
+	 */
+	binds[nb].src = dir;
+	binds[nb].dest = SB_DIR;
+	binds[nb++].rw = false;
+	binds[nb].src = git_repository_path(repo);
+	binds[nb].dest = SB_GIT;
+	binds[nb++].rw = false;
+	nb = alternates(binds, nb, alt_paths, alt_dests, &alt_env,
+			git_repository_path(repo));
+	if (alt_env.len) {
+		env[2] = "GIT_ALTERNATE_OBJECT_DIRECTORIES";
+		env[3] = alt_env.ptr;
+	}
+	so.binds = binds;
+	so.n_binds = nb;
+	so.env = env;
+	so.chdir = SB_DIR;
+	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
+	so.mem_mb = 2048;
+	so.nproc = 64;
+	so.tmpfs_mb = 64;
+	so.max_output = 32u << 20;
+	so.split_stderr = true;
+	ret = rb_sandbox_exec(&res, &so, argv);
 	if (ret)
 		goto out;
 	have_res = true;
@@ -384,12 +472,13 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		goto out;
 	}
 	/* It exits 1 when it found something; 2 and up is its own failure. */
-	if (res.exit_code > 1 && !res.out.len) {
+	if (res.exit_code && !res.out.len &&
+	    (res.exit_code > 1 || !strncmp(res.err.ptr, "bwrap:", 6))) {
 		ret = rb_err(RB_EFAIL, "checkpatch.pl failed (exit %d): %.300s",
 			     res.exit_code, res.err.ptr);
 		goto out;
 	}
-	ret = rb_checkpatch_parse(out, res.out.ptr, dir, ctx->n_patches, o,
+	ret = rb_checkpatch_parse(out, res.out.ptr, SB_DIR, ctx->n_patches, o,
 				  version);
 out:
 	if (have_res)
@@ -402,6 +491,7 @@ out:
 	free(files);
 	free(argv);
 	rb_buf_release(&ign);
+	rb_buf_release(&alt_env);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;
@@ -409,6 +499,6 @@ out:
 
 const struct rb_checker_ops rb_check_checkpatch_ops = {
 	.name = "checkpatch",
-	.version = "base",
+	.version = "tip",
 	.run = run,
 };

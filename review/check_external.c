@@ -180,10 +180,9 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	}
 	tree[0] = '\0';
 	if (ctx->repo_path && ctx->has_applied) {
-		if (git_repository_open(&repo, ctx->repo_path)) {
-			ret = rb_err(RB_EIO, "cannot open %s", ctx->repo_path);
+		ret = rb_check_repo_open(&repo, ctx);
+		if (ret)
 			goto out;
-		}
 		snprintf(tree, sizeof(tree), "%s/tree", dir);
 		ret = rb_tree_checkout(repo, &ctx->applied, tree);
 		if (ret)

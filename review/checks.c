@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <git2.h>
+
+#include "review/apply.h"
 #include "review/checks.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -34,6 +37,20 @@ const struct rb_checker_ops *rb_checker_find(const char *name)
 		if (!strcmp(all_checkers[i]->name, name))
 			return all_checkers[i];
 	return NULL;
+}
+
+int rb_check_repo_open(git_repository **out, const struct rb_check_ctx *ctx)
+{
+	if (ctx->apply)
+		return rb_apply_repo_open(out, ctx->apply);
+	if (!ctx->repo_path)
+		return rb_err(RB_EINVAL, "no tree to check against");
+	if (git_repository_open_bare(out, ctx->repo_path) &&
+	    git_repository_open(out, ctx->repo_path))
+		return rb_err(RB_EIO, "cannot open %s: %s", ctx->repo_path,
+			      git_error_last() ? git_error_last()->message :
+						 "?");
+	return 0;
 }
 
 static long long now_ms(void)

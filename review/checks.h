@@ -5,9 +5,13 @@
  * and the runner that runs them in parallel and turns their results into
  * findings (review/findings.h).
  *
- * Whoever sends a patch controls the patched tree (DESIGN.md fact 5):
- * checkpatch.pl is taken from the base commit, and nothing from the
- * patched tree runs outside the sandbox (review/sandbox.h).
+ * Whoever sends a patch controls the patched tree (DESIGN.md fact 5), and
+ * a mail names the base. So every tool (checkpatch.pl and the files it
+ * reads, scripts/config for the build) is taken from the configured
+ * branch tip (ctx->tools), never from the base or the applied tree, and
+ * runs in the bubblewrap sandbox (review/sandbox.h) like the build does;
+ * when no sandbox can be made the checker does not run and says so (a
+ * "checker-problem" finding). The configured tree is only read.
  */
 #ifndef RB_REVIEW_CHECKS_H
 #define RB_REVIEW_CHECKS_H
@@ -41,14 +45,21 @@ struct rb_check_opts {
 	char **checkpatch_ignore; /* borrowed: types to drop */
 	size_t n_checkpatch_ignore;
 
-	/* build: DIR keeps the base sources and build output between runs. */
-	const char *build_cache_dir; /* NULL: $RB_BUILD_CACHE, else ~/.cache */
+	/*
+	 * build: DIR keeps the base sources and build output between runs.
+	 * NULL: $RB_BUILD_CACHE, else $XDG_CACHE_HOME/reviewbot/build, else
+	 * ~/.cache/reviewbot/build. It must be a private directory: made
+	 * 0700 when missing, refused when it is a symlink or not ours.
+	 */
+	const char *build_cache_dir;
 	const char *build_config; /* make target; default "defconfig" */
 	char **build_options; /* borrowed: CONFIG_ names to enable */
 	size_t n_build_options;
 	int build_jobs; /* make -j; default 2 */
 	bool build_sparse; /* C=1 (needs sparse) */
 	long build_mem_mb; /* sandbox address-space limit; default 4096 */
+	long build_tmpfs_mb; /* the sandbox's /tmp; default 512 */
+	int build_nproc; /* processes of the sandbox's uid; default 1024 */
 
 	/* external: a command run with the mbox and the applied tree. */
 	const char *external_name; /* default "external" */
@@ -57,23 +68,43 @@ struct rb_check_opts {
 	int timeout_seconds; /* per checker; default 600 */
 	int parallel; /* checkers at once; default 2 */
 };
-#define RB_CHECK_OPTS_INIT                                                     \
-	{                                                                      \
-		.max_patches = 30, .subject_max = 75, .require_cover = true,   \
-		.build_jobs = 2, .build_mem_mb = 4096, .timeout_seconds = 600, \
-		.parallel = 2                                                  \
+#define RB_CHECK_OPTS_INIT                                                    \
+	{                                                                     \
+		.max_patches = 30, .subject_max = 75, .require_cover = true,  \
+		.build_jobs = 2, .build_mem_mb = 4096, .build_tmpfs_mb = 512, \
+		.build_nproc = 1024, .timeout_seconds = 600, .parallel = 2    \
 	}
+
+struct rb_apply_result;
+struct git_repository;
 
 /* What a checker gets. Everything is borrowed. */
 struct rb_check_ctx {
 	const struct rb_message *cover; /* or NULL */
 	const struct rb_check_patch *patches; /* [i] is patch i + 1 */
 	size_t n_patches;
-	const char *repo_path; /* a git repository, or NULL: no tree checks */
+	/* The configured tree's git directory (only read), or NULL: no tree
+	 * checks. */
+	const char *repo_path;
+	/*
+	 * The series applied in memory (review/apply.h): the applied commits
+	 * exist only there, so a checker reads objects through a repository
+	 * of its own from rb_check_repo_open(). NULL: @applied (if any) is
+	 * in repo_path itself.
+	 */
+	const struct rb_apply_result *apply;
 	git_oid base; /* the commit the series applies to */
 	bool has_base;
 	git_oid applied; /* the commit with the whole series applied */
 	bool has_applied;
+	/*
+	 * The configured branch tip of the tree: checkpatch.pl, its data
+	 * files and the build's scripts/config come from its tree. Without
+	 * it those checkers do not run (a base named by mail is not a
+	 * source of tools).
+	 */
+	git_oid tools;
+	bool has_tools;
 	const char *mbox_path; /* the series as an mbox file, or NULL */
 	const struct rb_check_opts *opts;
 	/* Set by the runner: CLOCK_MONOTONIC milliseconds, 0 = none. */
@@ -110,6 +141,15 @@ const struct rb_checker_ops *rb_checker_find(const char *name);
  */
 int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
 		  const char *names);
+
+/*
+ * Opens a repository that reads the base, the applied commits and the
+ * tools commit of @ctx: over ctx->apply's store when there is one, else
+ * ctx->repo_path. For the calling thread; *out is the caller's
+ * (git_repository_free()). 0, -RB_EINVAL (no tree), -RB_EIO.
+ */
+int rb_check_repo_open(struct git_repository **out,
+		       const struct rb_check_ctx *ctx);
 
 /* Milliseconds left before ctx->deadline_ms (at least 1), or @dflt. */
 int rb_check_time_left_ms(const struct rb_check_ctx *ctx, int dflt);

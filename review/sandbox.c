@@ -2,9 +2,11 @@
 /*
  * sandbox.c - child processes with a deadline, and the bubblewrap sandbox.
  * The sandbox follows ../shared/rig/kbuild.sh, tested on Debian 12:
- * setpriv (uid 65534, no new privileges) -> prlimit -> bwrap with every
- * namespace unshared (so no network: only a loopback that is down),
- * /usr read-only, the source read-only at /src, the output at /out.
+ * prlimit -> bwrap with its own mount, pid, net, ipc and uts namespaces
+ * (so no network: only a loopback of its own), /usr read-only, a /tmp
+ * tmpfs with a size cap, the binds asked for and nothing else, a cleared
+ * environment; as root, setpriv inside drops to uid 65534 without
+ * capabilities (see sb_prefix()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -233,30 +235,252 @@ out:
 
 int rb_sandbox_prepare_dir(const char *path)
 {
-	int ret = rb_mkdirs(path);
+	struct stat st;
+	int fd, ret = 0;
 
-	if (ret)
-		return ret;
-	if (geteuid() == 0 && chown(path, NOBODY, NOBODY))
-		return rb_err(RB_EIO, "chown %s: %s", path, strerror(errno));
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return rb_err(RB_EIO, "mkdir %s: %s", path, strerror(errno));
+	/* Never through a symlink someone planted there. */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return rb_err(RB_EIO, "%s: %s", path,
+			      errno == ELOOP || errno == ENOTDIR ?
+				      "not a directory (a symlink?)" :
+				      strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = rb_err(RB_EIO, "stat %s: %s", path, strerror(errno));
+	} else if (st.st_uid != geteuid() &&
+		   !(geteuid() == 0 && st.st_uid == NOBODY)) {
+		ret = rb_err(RB_EIO, "%s belongs to uid %u, not to us", path,
+			     (unsigned)st.st_uid);
+	} else if (geteuid() == 0 && fchown(fd, NOBODY, NOBODY)) {
+		ret = rb_err(RB_EIO, "chown %s: %s", path, strerror(errno));
+	}
+	close(fd);
+	return ret;
+}
+
+int rb_private_dir(const char *path)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	if (mkdir(path, 0700) && errno == ENOENT) {
+		char *parent = strdup(path), *slash;
+
+		if (!parent)
+			return -RB_ENOMEM;
+		slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			ret = rb_mkdirs(parent);
+		}
+		free(parent);
+		if (ret)
+			return ret;
+		mkdir(path, 0700);
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return rb_err(RB_EIO, "%s: %s", path,
+			      errno == ELOOP || errno == ENOTDIR ?
+				      "not a directory (a symlink?)" :
+				      strerror(errno));
+	if (fstat(fd, &st))
+		ret = rb_err(RB_EIO, "stat %s: %s", path, strerror(errno));
+	else if (st.st_uid != geteuid())
+		ret = rb_err(RB_EIO,
+			     "%s belongs to uid %u, not to us: a private "
+			     "directory is needed",
+			     path, (unsigned)st.st_uid);
+	else if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700))
+		ret = rb_err(RB_EIO, "chmod %s: %s", path, strerror(errno));
+	close(fd);
+	return ret;
+}
+
+/*
+ * The command line up to the program: prlimit, then bwrap. As root, bwrap
+ * itself runs privileged (it can bind what root can read: the trees and
+ * the private cache) and setpriv inside it drops to uid nobody with no
+ * capabilities before the program starts; otherwise bwrap makes a user
+ * namespace and the program keeps our uid without any capability.
+ */
+struct sb_argv {
+	const char *v[128];
+	int n;
+	char nproc[32], cpu[32], as[48], fsize[48], tmpfs[48];
+};
+
+static int sb_push(struct sb_argv *a, const char *s)
+{
+	if (a->n >= (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
+		return rb_err(RB_EINVAL, "sandbox: too many arguments");
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
 	return 0;
+}
+
+static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
+{
+	bool root = geteuid() == 0;
+	int ret = 0;
+	size_t i;
+
+	a->n = 0;
+	snprintf(a->nproc, sizeof(a->nproc), "--nproc=%d",
+		 o->nproc ? o->nproc : 1024);
+	snprintf(a->cpu, sizeof(a->cpu), "--cpu=%d",
+		 o->cpu_seconds ? o->cpu_seconds : 3600);
+	snprintf(a->as, sizeof(a->as), "--as=%lld",
+		 (long long)(o->mem_mb ? o->mem_mb : 4096) << 20);
+	snprintf(a->fsize, sizeof(a->fsize), "--fsize=%lld",
+		 (long long)(o->fsize_mb ? o->fsize_mb : 4096) << 20);
+	snprintf(a->tmpfs, sizeof(a->tmpfs), "%lld",
+		 (long long)(o->tmpfs_mb > 0 ? o->tmpfs_mb : 512) << 20);
+
+#define PUSH(x)                                \
+	do {                                   \
+		if (!ret)                      \
+			ret = sb_push(a, (x)); \
+	} while (0)
+	PUSH("prlimit");
+	PUSH(a->nproc);
+	PUSH(a->cpu);
+	if (o->mem_mb >= 0)
+		PUSH(a->as);
+	PUSH(a->fsize);
+	PUSH("--core=0");
+	PUSH("--nofile=4096");
+	PUSH("--");
+	PUSH("bwrap");
+	PUSH("--ro-bind");
+	PUSH("/usr");
+	PUSH("/usr");
+	PUSH("--symlink");
+	PUSH("usr/lib");
+	PUSH("/lib");
+	PUSH("--symlink");
+	PUSH("usr/lib64");
+	PUSH("/lib64");
+	PUSH("--symlink");
+	PUSH("usr/bin");
+	PUSH("/bin");
+	PUSH("--symlink");
+	PUSH("usr/sbin");
+	PUSH("/sbin");
+	/* Symlinks into /usr only: no secret lives there. As root, bwrap
+	 * makes missing parents 0700: /etc must be 0755 for uid 65534. */
+	PUSH("--perms");
+	PUSH("0755");
+	PUSH("--dir");
+	PUSH("/etc");
+	PUSH("--ro-bind-try");
+	PUSH("/etc/alternatives");
+	PUSH("/etc/alternatives");
+	PUSH("--proc");
+	PUSH("/proc");
+	PUSH("--dev");
+	PUSH("/dev");
+	PUSH("--perms");
+	PUSH("1777");
+	PUSH("--size");
+	PUSH(a->tmpfs);
+	PUSH("--tmpfs");
+	PUSH("/tmp");
+	if (o->src) {
+		PUSH("--ro-bind");
+		PUSH(o->src);
+		PUSH("/src");
+	}
+	if (o->out) {
+		PUSH("--bind");
+		PUSH(o->out);
+		PUSH("/out");
+	}
+	if (o->cache) {
+		PUSH(o->cache_ro ? "--ro-bind" : "--bind");
+		PUSH(o->cache);
+		PUSH("/cache");
+	}
+	for (i = 0; i < o->n_binds; i++) {
+		PUSH(o->binds[i].rw ? "--bind" : "--ro-bind");
+		PUSH(o->binds[i].src);
+		PUSH(o->binds[i].dest);
+	}
+	if (root) {
+		/* No user namespace: setpriv needs CAP_SETUID to drop. */
+		PUSH("--unshare-ipc");
+		PUSH("--unshare-pid");
+		PUSH("--unshare-net");
+		PUSH("--unshare-uts");
+		PUSH("--unshare-cgroup-try");
+	} else {
+		PUSH("--unshare-all");
+		PUSH("--cap-drop");
+		PUSH("ALL");
+	}
+	PUSH("--die-with-parent");
+	PUSH("--new-session");
+	PUSH("--clearenv");
+	PUSH("--setenv");
+	PUSH("PATH");
+	PUSH("/usr/bin:/bin");
+	PUSH("--setenv");
+	PUSH("HOME");
+	PUSH("/tmp");
+	PUSH("--setenv");
+	PUSH("LC_ALL");
+	PUSH("C");
+	PUSH("--setenv");
+	PUSH("LANG");
+	PUSH("C");
+	for (i = 0; o->env && o->env[i] && !ret; i += 2) {
+		PUSH("--setenv");
+		PUSH(o->env[i]);
+		PUSH(o->env[i + 1] ? o->env[i + 1] : "");
+		if (!o->env[i + 1])
+			break;
+	}
+	PUSH("--chdir");
+	PUSH(o->chdir ? o->chdir : o->src ? "/src" : "/");
+	PUSH("--");
+	if (root) {
+		PUSH("/usr/bin/setpriv");
+		PUSH("--reuid=65534");
+		PUSH("--regid=65534");
+		PUSH("--clear-groups");
+		PUSH("--no-new-privs");
+		PUSH("--inh-caps=-all");
+		PUSH("--bounding-set=-all");
+		PUSH("--");
+	}
+#undef PUSH
+	return ret;
+}
+
+static int sb_run(struct rb_proc_result *res, const struct rb_sandbox_opts *o,
+		  struct sb_argv *a)
+{
+	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
+
+	po.argv = a->v;
+	po.timeout_ms = (o->timeout_seconds ? o->timeout_seconds : 1800) * 1000;
+	po.max_output = o->max_output ? o->max_output : 4u << 20;
+	po.merge_stderr = !o->split_stderr;
+	return rb_proc_run(res, &po);
 }
 
 bool rb_sandbox_available(void)
 {
-	const char *argv[] = { "bwrap",	 "--ro-bind",	  "/usr",
-			       "/usr",	 "--symlink",	  "usr/bin",
-			       "/bin",	 "--symlink",	  "usr/lib",
-			       "/lib",	 "--symlink",	  "usr/lib64",
-			       "/lib64", "--unshare-all", "--die-with-parent",
-			       "--",	 "/bin/true",	  NULL };
-	struct rb_proc_opts o = RB_PROC_OPTS_INIT;
+	struct rb_sandbox_opts o = RB_SANDBOX_OPTS_INIT;
 	struct rb_proc_result r;
+	struct sb_argv a;
 	bool ok;
 
-	o.argv = argv;
-	o.timeout_ms = 10000;
-	if (rb_proc_run(&r, &o))
+	o.timeout_seconds = 10;
+	o.split_stderr = true;
+	if (sb_prefix(&a, &o) || sb_push(&a, "/bin/true") || sb_run(&r, &o, &a))
 		return false;
 	ok = r.exit_code == 0;
 	rb_proc_result_release(&r);
@@ -266,101 +490,30 @@ bool rb_sandbox_available(void)
 int rb_sandbox_run(struct rb_proc_result *res, const struct rb_sandbox_opts *o,
 		   const char *script)
 {
-	char nproc[32], cpu[32], as[48], fsize[48];
-	const char *argv[80];
-	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
-	int n = 0;
+	struct sb_argv a;
+	int ret;
 
-	snprintf(nproc, sizeof(nproc), "--nproc=%d",
-		 o->nproc ? o->nproc : 2048);
-	snprintf(cpu, sizeof(cpu), "--cpu=%d",
-		 o->cpu_seconds ? o->cpu_seconds : 3600);
-	snprintf(as, sizeof(as), "--as=%lld",
-		 (long long)(o->mem_mb ? o->mem_mb : 4096) << 20);
-	snprintf(fsize, sizeof(fsize), "--fsize=%lld",
-		 (long long)(o->fsize_mb ? o->fsize_mb : 4096) << 20);
+	ret = sb_prefix(&a, o);
+	if (!ret)
+		ret = sb_push(&a, "/bin/sh");
+	if (!ret)
+		ret = sb_push(&a, "-c");
+	if (!ret)
+		ret = sb_push(&a, script);
+	return ret ? ret : sb_run(res, o, &a);
+}
 
-	/* Only root can switch users; otherwise bwrap's own user namespace. */
-	if (geteuid() == 0) {
-		argv[n++] = "setpriv";
-		argv[n++] = "--reuid=65534";
-		argv[n++] = "--regid=65534";
-		argv[n++] = "--clear-groups";
-		argv[n++] = "--no-new-privs";
-	}
-	argv[n++] = "prlimit";
-	argv[n++] = nproc;
-	argv[n++] = cpu;
-	if (o->mem_mb >= 0)
-		argv[n++] = as;
-	argv[n++] = fsize;
-	argv[n++] = "--core=0";
-	argv[n++] = "--nofile=4096";
-	argv[n++] = "--";
-	argv[n++] = "bwrap";
-	argv[n++] = "--ro-bind";
-	argv[n++] = "/usr";
-	argv[n++] = "/usr";
-	argv[n++] = "--symlink";
-	argv[n++] = "usr/lib";
-	argv[n++] = "/lib";
-	argv[n++] = "--symlink";
-	argv[n++] = "usr/lib64";
-	argv[n++] = "/lib64";
-	argv[n++] = "--symlink";
-	argv[n++] = "usr/bin";
-	argv[n++] = "/bin";
-	argv[n++] = "--symlink";
-	argv[n++] = "usr/sbin";
-	argv[n++] = "/sbin";
-	argv[n++] = "--ro-bind";
-	argv[n++] = "/etc/alternatives";
-	argv[n++] = "/etc/alternatives";
-	argv[n++] = "--proc";
-	argv[n++] = "/proc";
-	argv[n++] = "--dev";
-	argv[n++] = "/dev";
-	argv[n++] = "--tmpfs";
-	argv[n++] = "/tmp";
-	argv[n++] = "--ro-bind";
-	argv[n++] = o->src;
-	argv[n++] = "/src";
-	argv[n++] = "--bind";
-	argv[n++] = o->out;
-	argv[n++] = "/out";
-	if (o->cache) {
-		argv[n++] = o->cache_ro ? "--ro-bind" : "--bind";
-		argv[n++] = o->cache;
-		argv[n++] = "/cache";
-	}
-	argv[n++] = "--unshare-all";
-	argv[n++] = "--die-with-parent";
-	argv[n++] = "--new-session";
-	argv[n++] = "--cap-drop";
-	argv[n++] = "ALL";
-	argv[n++] = "--clearenv";
-	argv[n++] = "--setenv";
-	argv[n++] = "PATH";
-	argv[n++] = "/usr/bin:/bin";
-	argv[n++] = "--setenv";
-	argv[n++] = "HOME";
-	argv[n++] = "/tmp";
-	argv[n++] = "--setenv";
-	argv[n++] = "LC_ALL";
-	argv[n++] = "C";
-	argv[n++] = "--chdir";
-	argv[n++] = o->chdir ? o->chdir : "/src";
-	argv[n++] = "--";
-	argv[n++] = "/bin/sh";
-	argv[n++] = "-c";
-	argv[n++] = script;
-	argv[n] = NULL;
+int rb_sandbox_exec(struct rb_proc_result *res, const struct rb_sandbox_opts *o,
+		    const char *const *argv)
+{
+	struct sb_argv a;
+	int ret;
+	size_t i;
 
-	po.argv = argv;
-	po.timeout_ms = (o->timeout_seconds ? o->timeout_seconds : 1800) * 1000;
-	po.max_output = o->max_output ? o->max_output : 4u << 20;
-	po.merge_stderr = true;
-	return rb_proc_run(res, &po);
+	ret = sb_prefix(&a, o);
+	for (i = 0; !ret && argv[i]; i++)
+		ret = sb_push(&a, argv[i]);
+	return ret ? ret : sb_run(res, o, &a);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,

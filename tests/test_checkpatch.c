@@ -157,8 +157,9 @@ static void commit_script(git_repository *repo, git_oid *out,
 }
 
 /*
- * The base's checkpatch.pl runs, once for all patches; the applied
- * commit's (which would write a marker file) never does.
+ * The configured tip's checkpatch.pl runs, once for all patches, in the
+ * sandbox; the applied commit's and the base's (which would write a
+ * marker file) never do, and without a tip checkpatch does not run.
  */
 static void test_trusted_base(void **state)
 {
@@ -203,6 +204,17 @@ static void test_trusted_base(void **state)
 	ctx.applied = applied;
 	ctx.has_applied = true;
 	ctx.opts = &o;
+	/* No configured tip: not run, whatever the base holds. */
+	assert_int_not_equal(rb_check_checkpatch_ops.run(&ctx, &out), 0);
+	assert_int_equal(out.n, 0);
+	if (!rb_sandbox_available()) {
+		rb_remove_tree(dir);
+		skip(); /* bwrap cannot make a sandbox here */
+	}
+	/* A base that a mail named, holding an evil script: not used. */
+	ctx.base = applied;
+	ctx.tools = base;
+	ctx.has_tools = true;
 	assert_int_equal(rb_check_checkpatch_ops.run(&ctx, &out), 0);
 	assert_int_equal(out.n, 2);
 	assert_string_equal(out.v[0].category, "BASE_SCRIPT");
@@ -282,7 +294,11 @@ static void test_linux(void **state)
 	ctx.n_patches = 2;
 	ctx.repo_path = tree;
 	ctx.has_base = true;
+	ctx.tools = ctx.base;
+	ctx.has_tools = true;
 	ctx.opts = &o;
+	if (!rb_sandbox_available())
+		skip();
 	assert_int_equal(rb_check_checkpatch_ops.run(&ctx, &out), 0);
 	assert_int_equal(out.n, sizeof(want) / sizeof(want[0]));
 	for (i = 0; i < out.n; i++) {
