@@ -170,13 +170,86 @@ def show(ms):
                      for m in ms) or "(none)"
 
 
+def tagged(mid, tag):
+    """@mid as feed.py delivers it with @tag."""
+    return mid.replace("@", "." + tag + "@", 1) if tag else mid
+
+
+def review_to(pid):
+    """Our one mail In-Reply-To @pid."""
+    ms = [m for m in mails() if m["in_reply_to"] == pid]
+    check(len(ms) == 1, "want one mail in reply to %s, got %d; all:\n%s"
+          % (pid, len(ms), show(mails())))
+    return ms[0]
+
+
+def write_reply(path, m, frm, verdicts, mid, list_id=True, extra=()):
+    """A reply to our mail @m as a person writes it: our review quoted in
+    full (its footer's sample verdicts too), each line of @verdicts (a
+    dict "F1" -> "F1: false positive") under the finding it judges."""
+    import email.utils
+    head = ["From: " + frm,
+            "To: reviewbot <reviewbot@example.org>",
+            "Cc: demo-list@example.org",
+            "Subject: " + m["subject"],
+            "Date: " + email.utils.formatdate(usegmt=True),
+            "Message-ID: " + mid,
+            "In-Reply-To: " + m["message_id"],
+            "References: " + " ".join(m["references"] + [m["message_id"]])]
+    if list_id:
+        head.append("List-Id: <demo-list.example.org>")
+    head += list(extra)
+    out = ["On a recent day, reviewbot wrote:"]
+    for para in m["body"].rstrip("\n").split("\n\n"):
+        out += ["> " + l if l else ">" for l in para.split("\n")]
+        fid = re.match(r"\[(F\d+)\]", para)
+        if fid and fid.group(1) in verdicts:
+            out += ["", verdicts[fid.group(1)]]
+        out.append("")
+    out += ["Thanks,", frm.split("<")[0].strip() or "me", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(head) + "\n\n" + "\n".join(out))
+
+
+def stats():
+    """reviewbot stats --json on the daemon's store, while it runs."""
+    import json, subprocess
+    r = subprocess.run([os.environ["RB_BIN"], "stats", "--json", "-c",
+                        os.path.join(D, "config.yaml")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "reviewbot stats: %s" % r.stderr)
+    return json.loads(r.stdout)
+
+
+def page(path):
+    """A page of the dashboard ("reviewbot serve", acc_serve)."""
+    import urllib.request
+    url = "http://127.0.0.1:%s%s" % (os.environ["ACC_HTTP_PORT"], path)
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return r.read().decode("utf-8")
+
+
+def table(html, tid):
+    """The rows of <table id=@tid> as lists of cell texts."""
+    import html as h
+    t = re.search(r'<table id="%s">(.*?)</table>' % tid, html, re.S)
+    check(t, "no table %s on the page" % tid)
+    rows = []
+    for tr in re.findall(r"<tr>(.*?)</tr>", t.group(1), re.S):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)
+        if cells:
+            rows.append([h.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                         for c in cells])
+    return rows
+
+
 def msgid(path_or_text, n):
     """The n-th (0-based) Message-Id of an mbox, with angle brackets."""
     ids = re.findall(r"^Message-Id: (<[^>]+>)", open(path_or_text).read(),
                      re.M | re.I)
     return ids[n]
 PY
-	export ACC_DIR=$d
+	export ACC_DIR=$d RB_BIN
 }
 
 # acc_model_script JSON: (re)writes the model server's script.
@@ -374,6 +447,111 @@ PY
 	done
 }
 
+# acc_ring [POLICY-LINES] [model]: the set-up of most tests: the demo,
+# the servers (with the model server and acc_model_ring_free's script
+# when "model" is given), RING BUFFER advisory (plus POLICY-LINES, each
+# indented by six spaces), every other subsystem off; the daemon started.
+acc_ring()
+{
+	acc_need
+	acc_demo
+	acc_helpers
+	if [ "${2:-}" = model ]; then
+		acc_model_script "$(acc_model_ring_free)"
+		acc_servers model
+	else
+		acc_servers
+	fi
+	acc_config "  default:
+    mode: \"off\"
+  subsystems:
+    RING BUFFER:
+      mode: advisory${1:+
+$1}"
+	acc_start
+}
+
+# acc_v2 OUT: v2 of the demo series: the same patches, "[PATCH v2 n/3]"
+# (deliver it with a tag of its own for new Message-IDs).
+acc_v2()
+{
+	sed -e 's/^Subject: \[PATCH \([0-3]\/3\]\)/Subject: [PATCH v2 \1/' \
+		-e 's/^Date: .*/Date: Thu, 5 Nov 2026 09:00:00 +0000/' \
+		"$d/demo/series.mbox" >"$1"
+	[ "$(grep -c '^Subject: \[PATCH v2 [0-3]/3\]' "$1")" = 4 ] ||
+		rb_fail "acc_v2: no v2 subjects in $1"
+}
+
+# acc_serve: the dashboard, "reviewbot serve", on a free port; sets and
+# exports ACC_HTTP_PORT (acc.page() reads it).
+acc_serve()
+{
+	ACC_HTTP_PORT=$(rb_free_port)
+	export ACC_HTTP_PORT
+	rb_start serve "$RB_BIN" serve --listen "127.0.0.1:$ACC_HTTP_PORT" \
+		-c "$d/config.yaml"
+	rb_wait_port "$ACC_HTTP_PORT" 800 ||
+		rb_fail "reviewbot serve: $(cat "$d/serve.log")"
+}
+
+# acc_dkim DOMAIN...: a DKIM key pair per domain (opendkim-genkey), the
+# public keys in $d/dkim-keys, exported as RB_DKIM_KEYS (the daemon reads
+# it instead of DNS). Call it before acc_start.
+acc_dkim()
+{
+	local dom
+	command -v opendkim-genkey >/dev/null 2>&1 ||
+		rb_skip "opendkim-genkey not installed (opendkim-tools)"
+	command -v openssl >/dev/null 2>&1 || rb_skip "openssl not installed"
+	for dom in "$@"; do
+		mkdir -p "$d/k-$dom"
+		opendkim-genkey -D "$d/k-$dom" -d "$dom" -s rbtest ||
+			rb_fail "opendkim-genkey $dom"
+		$PY - "$d/k-$dom/rbtest.txt" "$dom" >>"$d/dkim-keys" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+print("rbtest._domainkey." + sys.argv[2] + " " +
+      "".join(re.findall(r'"([^"]*)"', t)))
+PY
+	done
+	export RB_DKIM_KEYS=$d/dkim-keys
+}
+
+# acc_sign IN OUT DOMAIN: OUT is IN with a DKIM-Signature by DOMAIN's key
+# (rsa-sha256, relaxed/simple; RFC 6376 3.4 and 3.7, openssl for RSA).
+acc_sign()
+{
+	$PY - "$1" "$2" "$3" "$d/k-$3/rbtest.private" <<'PY' ||
+import base64, hashlib, re, subprocess, sys, time
+src, dst, dom, key = sys.argv[1:5]
+raw = open(src, "rb").read().replace(b"\r\n", b"\n")
+head, body = raw.split(b"\n\n", 1)
+body = body.replace(b"\n", b"\r\n").rstrip(b"\r\n") + b"\r\n"
+bh = base64.b64encode(hashlib.sha256(body).digest()).decode()
+fields = re.split(rb"\n(?![ \t])", head)
+names = ["from", "to", "subject", "date", "message-id", "in-reply-to",
+         "references"]
+def relaxed(f):
+    n, v = f.split(b":", 1)
+    v = re.sub(rb"[ \t]+", b" ", v.replace(b"\n", b"")).strip()
+    return n.strip().lower() + b":" + v
+signed = []
+for n in names:
+    for f in fields:
+        if f.split(b":", 1)[0].strip().lower() == n.encode():
+            signed.append(relaxed(f) + b"\r\n")
+            break
+sig = ("v=1; a=rsa-sha256; c=relaxed/simple; d=%s; s=rbtest; t=%d;"
+       " h=%s; bh=%s; b=" % (dom, int(time.time()), ":".join(names), bh))
+data = b"".join(signed) + relaxed(b"DKIM-Signature: " + sig.encode())
+b = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=data,
+                   check=True, capture_output=True).stdout
+out = b"DKIM-Signature: " + sig.encode() + base64.b64encode(b) + b"\n" + raw
+open(dst, "wb").write(out)
+PY
+		rb_fail "acc_sign $1 $3"
+}
+
 # acc_reload: SIGHUP, and wait until the daemon read the new config.
 acc_reload()
 {
@@ -402,4 +580,4 @@ acc_stop()
 }
 
 # acc_check: runs the Python checks on stdin, with acc.py imported.
-acc_check() { $PY -c 'import sys, os; sys.path.insert(0, os.environ["ACC_DIR"]); import acc; exec(sys.stdin.read())' "$@"; }
+acc_check() { $PY -c 'import os, re, sys; sys.path.insert(0, os.environ["ACC_DIR"]); import acc; exec(sys.stdin.read())' "$@"; }
