@@ -1056,6 +1056,8 @@ static void walk_map(struct ctx *c, yaml_node_t *n, const struct key *keys,
 
 static const char *const mode_names[] = { "off", "shadow", "advisory",
 					  "blocking", NULL };
+static const char *const incomplete_names[] = { "ignore", "notify",
+						"review-prefix", NULL };
 static const char *const sev_names[] = { "info", "low",	     "medium",
 					 "high", "critical", NULL };
 
@@ -1219,6 +1221,8 @@ static const struct key policy_keys[] = {
 	KEY("checkers", K_STRLIST, struct rb_policy, checkers,
 	    .noff = offsetof(struct rb_policy, n_checkers),
 	    .item = checker_item),
+	KEY("incomplete", K_ENUM, struct rb_policy, incomplete,
+	    .aux = incomplete_names),
 	KEY("blocking_text", K_TEXT, struct rb_policy, blocking_text),
 	KEY("suppress_similar", K_INT, struct rb_policy, suppress_similar,
 	    .min = 0, .max = 1000),
@@ -2068,6 +2072,7 @@ static void policy_defaults(struct rb_policy *p)
 	p->max_findings = 3;
 	p->send_when_empty = false;
 	p->report_apply_failures = true;
+	p->incomplete = RB_INC_REVIEW_PREFIX;
 	p->suppress_similar = 0;
 	p->require_dkim = false;
 }

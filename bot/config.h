@@ -73,6 +73,14 @@ enum rb_severity {
 	RB_SEV_CRITICAL
 };
 
+/* What an incomplete series gets after its wait (policy "incomplete"),
+ * from the one that sends the least. */
+enum rb_incomplete {
+	RB_INC_IGNORE, /* nothing */
+	RB_INC_NOTIFY, /* a notice to the author naming the missing parts */
+	RB_INC_REVIEW_PREFIX, /* a review of the parts before the first gap */
+};
+
 enum rb_recipient {
 	RB_RCPT_AUTHOR = 1 << 0,
 	RB_RCPT_MAINTAINERS = 1 << 1,
@@ -98,6 +106,7 @@ struct rb_policy {
 	 * NULL: commit-msg and checkpatch (the build is opt-in). */
 	char **checkers;
 	size_t n_checkers;
+	enum rb_incomplete incomplete; /* default review-prefix */
 	char *blocking_text; /* what "blocking" means for this subsystem */
 	int suppress_similar; /* N rejected like it: suppress; 0 = off */
 	bool require_dkim; /* verdict replies must pass DKIM */

@@ -176,53 +176,6 @@ static int fetch_missing(struct inc_ctx *c)
 	return 0;
 }
 
-/* The To: and Cc: of a part, as one comparable string. */
-static int recipients_of(const struct rb_message *m, struct rb_buf *b)
-{
-	size_t i;
-	int ret = 0;
-
-	rb_buf_reset(b);
-	for (i = 0; !ret && i < m->to.n; i++)
-		if (m->to.v[i].addr)
-			ret = rb_buf_printf(b, "%s\n", m->to.v[i].addr);
-	for (i = 0; !ret && i < m->cc.n; i++)
-		if (m->cc.v[i].addr)
-			ret = rb_buf_printf(b, "%s\n", m->cc.v[i].addr);
-	return ret;
-}
-
-/*
- * The parts we miss went to lists we do not read, evidently: the parts we
- * have (the cover among them) were sent to different recipients, because
- * the author chose the lists per patch; or a single part of a series came
- * without its cover, because the list was Cc'd on that patch alone.
- */
-static bool sent_elsewhere(const struct inc_ctx *c)
-{
-	struct rb_buf a = RB_BUF_INIT(1u << 20), b = RB_BUF_INIT(1u << 20);
-	bool differ = false, have = false;
-	int i, n = 0;
-
-	for (i = 0; i <= c->row.total; i++)
-		n += c->msgs[i] != NULL;
-	if (n == 1 && !c->msgs[0] && c->row.total > 1)
-		return true;
-	for (i = 0; i <= c->row.total && !differ; i++) {
-		if (!c->msgs[i])
-			continue;
-		if (!have) {
-			have = !recipients_of(c->msgs[i], &a);
-			continue;
-		}
-		if (!recipients_of(c->msgs[i], &b))
-			differ = a.len != b.len || memcmp(a.ptr, b.ptr, a.len);
-	}
-	rb_buf_release(&a);
-	rb_buf_release(&b);
-	return differ;
-}
-
 int rb_incomplete_job(struct rb_pipeline *p, const struct rb_job *job)
 {
 	struct inc_ctx c = { .p = p, .job = job };
@@ -257,14 +210,6 @@ int rb_incomplete_job(struct rb_pipeline *p, const struct rb_job *job)
 			ret = end_quietly(&c, "waiting", detail);
 			goto out;
 		}
-	} else if (c.n_missing && sent_elsewhere(&c)) {
-		snprintf(detail, sizeof(detail),
-			 "%zu of %d parts missing; the parts here were sent "
-			 "to other recipients than the rest (the author Cc'd "
-			 "lists per patch): no notice",
-			 c.n_missing, c.row.total);
-		ret = end_quietly(&c, "incomplete", detail);
-		goto out;
 	}
 	inc_release(&c);
 	return rb_review_job(p, job);

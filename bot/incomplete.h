@@ -10,12 +10,9 @@
  *     parts of this series (same author, version and count, not already
  *     stored) are stored; when that completes the series, the next
  *     assembly queues its review and no notice goes out;
- *  3. without a fetch source, a series whose parts we have (the cover
- *     among them) were sent to different recipients, or of which one
- *     patch came without its cover (authors Cc a list only on the patches
- *     that touch it), evidently lost its other parts to other lists: no
- *     notice;
- *  4. otherwise the review stage sends the notice (review_stage.h).
+ *  3. otherwise the review stage decides, under the series' policy
+ *     ("incomplete": review the parts before the first gap, send a
+ *     notice, or nothing; review_stage.h).
  */
 #ifndef RB_BOT_INCOMPLETE_H
 #define RB_BOT_INCOMPLETE_H

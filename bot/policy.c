@@ -102,6 +102,7 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 		out->suppress_similar =
 			pol->suppress_similar > 0 ? pol->suppress_similar : 0;
 		out->checkers = rb_policy_checkers(pol);
+		out->incomplete = pol->incomplete;
 		out->governing = pol;
 		return add_skip(out, pol);
 	}
@@ -111,6 +112,8 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 	}
 	out->recipients &= pol->recipients;
 	out->checkers &= rb_policy_checkers(pol);
+	if (pol->incomplete < out->incomplete)
+		out->incomplete = pol->incomplete;
 	if (pol->embargo_minutes > out->embargo_minutes)
 		out->embargo_minutes = pol->embargo_minutes;
 	if (pol->min_severity > out->min_severity)

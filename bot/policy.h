@@ -25,6 +25,8 @@
  *   require_dkim        when any says so
  *   suppress_similar    the smallest positive value
  *   skip_authors        the union
+ *   incomplete          the one that sends the least (ignore, notify,
+ *                       review-prefix)
  *   checkers            the intersection (a build runs only where every
  *                       section asked for it)
  *   blocking_text, templates_dir  from the entry whose mode won (the
@@ -57,6 +59,7 @@ unsigned rb_policy_checkers(const struct rb_policy *pol);
 struct rb_effective_policy {
 	enum rb_mode mode;
 	unsigned checkers; /* enum rb_policy_checker bits */
+	enum rb_incomplete incomplete;
 	unsigned int recipients; /* enum rb_recipient bits */
 	int embargo_minutes;
 	enum rb_severity min_severity;

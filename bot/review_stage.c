@@ -69,6 +69,7 @@ struct series_ctx {
 	struct rb_message **msgs; /* [total + 1], NULL where missing */
 	struct rb_message *first; /* the first part we have */
 	int first_idx; /* its index: 0 the cover, else the first patch */
+	int n_parts; /* patches under review: 1..n_parts (a prefix, or all) */
 
 	struct tree *trees;
 	size_t n_trees;
@@ -470,7 +471,7 @@ static int run_checkers(struct series_ctx *c)
 	}
 	ctx.cover = c->msgs[0];
 	ctx.patches = cp;
-	ctx.n_patches = (size_t)c->row.total;
+	ctx.n_patches = (size_t)c->n_parts;
 	opts.checkpatch_strict = c->p->cfg->checkpatch_strict;
 	if (pol) {
 		opts.checkpatch_ignore = pol->checkpatch_ignore;
@@ -1259,6 +1260,147 @@ static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
 	return rb_store_commit(p->st);
 }
 
+/* Apply, then the checkers, the model, the filters and the mails. */
+static int review_series(struct series_ctx *c)
+{
+	struct rb_pipeline *p = c->p;
+	int ret;
+
+	ret = apply_series(c);
+	if (!ret && c->n_trees && !c->applied) {
+		c->series_state = "apply_failed";
+		snprintf(c->detail, sizeof(c->detail),
+			 "applies on none of %zu bases",
+			 c->base ? c->base->n_attempts : 0);
+		p->stats.apply_failed++;
+		return render_apply_failure(c);
+	}
+	if (ret)
+		return ret;
+	c->series_state = "reviewed";
+	ret = run_checkers(c);
+	if (!ret)
+		ret = run_model(c);
+	if (!ret)
+		ret = filter_findings(c);
+	if (!ret)
+		ret = render_reviews(c);
+	p->stats.reviewed++;
+	return ret;
+}
+
+/* The To: and Cc: of a part, as one comparable string. */
+static int recipients_of(const struct rb_message *m, struct rb_buf *b)
+{
+	size_t i;
+	int ret = 0;
+
+	rb_buf_reset(b);
+	for (i = 0; !ret && i < m->to.n; i++)
+		if (m->to.v[i].addr)
+			ret = rb_buf_printf(b, "%s\n", m->to.v[i].addr);
+	for (i = 0; !ret && i < m->cc.n; i++)
+		if (m->cc.v[i].addr)
+			ret = rb_buf_printf(b, "%s\n", m->cc.v[i].addr);
+	return ret;
+}
+
+/*
+ * The parts we miss went to lists we do not read, evidently: the parts we
+ * have (the cover among them) were sent to different recipients, because
+ * the author chose the lists per patch; or a single part of a series came
+ * without its cover, because the list was Cc'd on that patch alone.
+ */
+static bool sent_elsewhere(const struct series_ctx *c)
+{
+	struct rb_buf a = RB_BUF_INIT(1u << 20), b = RB_BUF_INIT(1u << 20);
+	bool differ = false, have = false;
+	int i, n = 0;
+
+	for (i = 0; i <= c->row.total; i++)
+		n += c->msgs[i] != NULL;
+	if (n == 1 && !c->msgs[0] && c->row.total > 1)
+		return true;
+	for (i = 0; i <= c->row.total && !differ; i++) {
+		if (!c->msgs[i])
+			continue;
+		if (!have) {
+			have = !recipients_of(c->msgs[i], &a);
+			continue;
+		}
+		if (!recipients_of(c->msgs[i], &b))
+			differ = a.len != b.len || memcmp(a.ptr, b.ptr, a.len);
+	}
+	rb_buf_release(&a);
+	rb_buf_release(&b);
+	return differ;
+}
+
+/* How many of patches 1..N are here. */
+static int present_parts(const struct series_ctx *c)
+{
+	int i, n = 0;
+
+	for (i = 1; i <= c->row.total; i++)
+		n += c->msgs[i] != NULL;
+	return n;
+}
+
+/* How many patches from 1/N on are here without a gap. */
+static int present_prefix(const struct series_ctx *c)
+{
+	int k = 0;
+
+	while (k < c->row.total && c->msgs[k + 1])
+		k++;
+	return k;
+}
+
+/*
+ * Reviews patches 1..@k of an incomplete series (policy incomplete:
+ * review-prefix): the parts after the first gap may not apply without
+ * it, so they wait; every mail says which parts did not arrive.
+ */
+static int review_prefix(struct series_ctx *c, int k)
+{
+	struct rb_buf line = RB_BUF_INIT(4096);
+	int i, n = 0, ret = 0;
+
+	for (i = k + 1; i <= c->row.total; i++) {
+		if (c->msgs[i]) {
+			rb_message_free(c->msgs[i]);
+			c->msgs[i] = NULL;
+			continue;
+		}
+		n++;
+	}
+	/* "Patch 8/9 did not ..." or "Patches 8/9, 9/9 did not ..." */
+	ret = rb_buf_puts(&line, n > 1 ? "Patches " : "Patch ");
+	for (i = k + 1; i <= c->row.total && !ret; i++)
+		if (!c->row.msgids[i])
+			ret = rb_buf_printf(&line, "%s%d/%d",
+					    i > k + 1 ? ", " : "", i,
+					    c->row.total);
+	if (!ret)
+		ret = rb_buf_printf(&line,
+				    " did not reach the list; this review "
+				    "covers patches 1 to %d of %d.",
+				    k, c->row.total);
+	if (!ret)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	c->n_parts = k;
+	if (!ret)
+		ret = review_series(c);
+	if (!ret && !strcmp(c->series_state, "reviewed")) {
+		c->series_state = "incomplete";
+		snprintf(c->detail, sizeof(c->detail),
+			 "patches 1 to %d of %d reviewed; %d missing", k,
+			 c->row.total, n);
+	}
+	return ret;
+}
+
 int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 {
 	struct series_ctx c = { .p = p, .job = job };
@@ -1276,6 +1418,7 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		ret = decide_policy(&c);
 	if (ret)
 		goto out;
+	c.n_parts = c.row.total;
 	if (c.pol.mode == RB_MODE_OFF) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
@@ -1290,30 +1433,26 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail),
 			 "policy: author is in skip_authors");
+	} else if (incomplete && c.pol.incomplete == RB_INC_IGNORE) {
+		c.series_state = "incomplete";
+		snprintf(c.detail, sizeof(c.detail),
+			 "parts missing; the policy ignores incomplete series");
+	} else if (incomplete && c.pol.incomplete == RB_INC_REVIEW_PREFIX &&
+		   present_prefix(&c) > 0) {
+		ret = review_prefix(&c, present_prefix(&c));
+	} else if (incomplete && sent_elsewhere(&c)) {
+		c.series_state = "incomplete";
+		snprintf(c.detail, sizeof(c.detail),
+			 "%d of %d parts missing; the parts here were sent to "
+			 "other recipients than the rest (the author Cc'd "
+			 "lists per patch): no notice",
+			 c.row.total - present_parts(&c), c.row.total);
 	} else if (incomplete) {
 		c.series_state = "incomplete";
 		ret = render_incomplete(&c);
 		p->stats.reviewed++;
 	} else {
-		ret = apply_series(&c);
-		if (!ret && c.n_trees && !c.applied) {
-			c.series_state = "apply_failed";
-			snprintf(c.detail, sizeof(c.detail),
-				 "applies on none of %zu bases",
-				 c.base ? c.base->n_attempts : 0);
-			p->stats.apply_failed++;
-			ret = render_apply_failure(&c);
-		} else if (!ret) {
-			c.series_state = "reviewed";
-			ret = run_checkers(&c);
-			if (!ret)
-				ret = run_model(&c);
-			if (!ret)
-				ret = filter_findings(&c);
-			if (!ret)
-				ret = render_reviews(&c);
-			p->stats.reviewed++;
-		}
+		ret = review_series(&c);
 	}
 	if (!ret)
 		ret = write_results(&c);

@@ -13,7 +13,13 @@ struct rb_pipeline;
 struct rb_job;
 
 /*
- * Runs @job ("review" or "incomplete"). Returns 0 when the job ended
+ * Runs @job ("review" or "incomplete"). An incomplete series (after
+ * bot/incomplete.c found no missing part) is handled as its policy says:
+ * "review-prefix" (the default) reviews the patches before the first gap
+ * and names the missing ones in each mail; "notify" sends the author a
+ * notice, unless the parts we have went to different recipients (the
+ * author Cc'd lists per patch, so the rest went elsewhere); "ignore"
+ * records it. Returns 0 when the job ended
  * (done or failed, recorded), -RB_EAGAIN for a temporary failure (the
  * caller puts the job back), other negative codes for store failures.
  */

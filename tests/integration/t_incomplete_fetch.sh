@@ -8,10 +8,12 @@
 #     the series is reviewed, the fetched patch gets its review, and no
 #     "incomplete" notice goes out; the same thread's other messages (a
 #     stranger's patch in reply) are not stored;
-#  2. without a fetch source, parts sent to different recipients (the
-#     author Cc'd a list per patch): no notice;
+#  2. without a fetch source, under "incomplete: notify", parts sent to
+#     different recipients (the author Cc'd a list per patch): no notice;
 #  3. parts all sent to the same recipients, one missing: one notice;
-#  4. a stable review series ([PATCH 5.10 0/3]) is not reviewed at all.
+#  4. a stable review series ([PATCH 5.10 0/3]) is not reviewed at all;
+#  5. under the default "incomplete: review-prefix", patches 1 and 2 of 3
+#     are reviewed and the review says that 3/3 did not arrive.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 d=$RB_TEST_DIR
@@ -80,7 +82,7 @@ PORT=$(rb_free_port)
 rb_start httpd public-inbox-httpd -l "127.0.0.1:$PORT"
 rb_wait_port "$PORT"
 
-# conf NAME MBOX [SERIES-YAML]
+# conf NAME MBOX [SERIES-YAML [POLICY-YAML]]
 conf() {
 	cat >"$d/$1.yaml" <<EOC
 store:
@@ -104,6 +106,7 @@ policy:
   subsystems:
     RING BUFFER:
       mode: advisory
+${4:-}
 EOC
 	"$RB_BIN" check-config -c "$d/$1.yaml" >/dev/null 2>"$d/$1.cc" ||
 		rb_fail "config $1: $(cat "$d/$1.cc")"
@@ -131,7 +134,7 @@ echo "1: patch 2 fetched from public-inbox-httpd, reviewed, no notice"
 
 # 2. no fetch source, one Cc per patch: no notice.
 mk "$d/percc.mbox" "0|$L" "1|$L|Cc=a-list@example.org" "3|$L|Cc=b-list@example.org"
-conf percc "$d/percc.mbox"
+conf percc "$d/percc.mbox" "" "      incomplete: notify"
 "$RB_BIN" run --once -c "$d/percc.yaml" 2>"$d/percc.log" ||
 	rb_fail "run: $(tail -5 "$d/percc.log")"
 [ "$(mails percc)" = 0 ] || rb_fail "a notice for a series Cc'd per patch: $(kinds percc)"
@@ -140,7 +143,7 @@ q percc "SELECT detail FROM series" | grep -q 'Cc.d lists per patch' ||
 echo "2: parts sent to different recipients: no notice"
 
 # 3. no fetch source, the same recipients: one notice, to the author.
-conf same "$d/list.mbox"
+conf same "$d/list.mbox" "" "      incomplete: notify"
 "$RB_BIN" run --once -c "$d/same.yaml" 2>"$d/same.log" ||
 	rb_fail "run: $(tail -5 "$d/same.log")"
 k=$(kinds same)
@@ -160,4 +163,18 @@ conf stable "$d/stable.mbox"
 q stable "SELECT detail FROM series" | grep -q 'stable review' ||
 	rb_fail "not skipped as stable: $(q stable 'SELECT state, detail FROM series')"
 echo "4: a stable review series is not reviewed"
+
+# 5. the default: the parts before the first gap are reviewed.
+mk "$d/prefix.mbox" "0|$L" "1|$L" "2|$L"
+conf prefix "$d/prefix.mbox"
+"$RB_BIN" run --once -c "$d/prefix.yaml" 2>"$d/prefix.log" ||
+	rb_fail "run: $(tail -5 "$d/prefix.log")"
+k=$(kinds prefix)
+[ "$k" = "review:2" ] || rb_fail "reviews: '$k', want review:2 (patch 2 lacks its Signed-off-by)"
+tr -d '\r' <"$d/prefix-out/new"/* | tr '\n' ' ' |
+	grep -q 'Patch 3/3 did not reach the list; this review *covers patches 1 to 2 of 3' ||
+	rb_fail "the review does not name the missing part: $(tr -d '\r' <"$d/prefix-out/new"/*)"
+q prefix "SELECT state || ': ' || detail FROM series" | grep -q '^incomplete: patches 1 to 2 of 3 reviewed' ||
+	rb_fail "series: $(q prefix 'SELECT state, detail FROM series')"
+echo "5: review-prefix: patches 1 and 2 of 3 reviewed, 3/3 named missing"
 echo PASS
