@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# t_linux_mm_doc.sh - docs/LINUX-MM.md is right: every fenced yaml block
+# passes "reviewbot check-config", offline. A block whose first line is
+# "# /etc/reviewbot/config.yaml" is a whole config; one whose first line
+# is "# KEY: in /etc/reviewbot/config.yaml" replaces the top-level keys it
+# holds in the last whole config. /var/lib/reviewbot and /etc/reviewbot
+# become scratch directories; the trees there are bare repositories with
+# the branches the page names: clones of the linux 6.1 tree when it is
+# set up (so the policy's section names are checked against the real
+# MAINTAINERS), else a small tree whose MAINTAINERS has the sections
+# linux 6.1 has for mm. The systemd units must run the binary where the
+# README installs it.
+set -eu
+: "${RB_BIN:?}" "${RB_SRC:?}"
+doc=$RB_SRC/docs/LINUX-MM.md
+T=$(mktemp -d "${TMPDIR:-/tmp}/rb-mm-doc.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export GIT_AUTHOR_NAME=T GIT_AUTHOR_EMAIL=t@example.org
+export GIT_COMMITTER_NAME=T GIT_COMMITTER_EMAIL=t@example.org
+
+# The configs, with local paths.
+python3 - "$doc" "$T/cfg" "$T" <<'PY' || fail "cannot extract the yaml blocks"
+import re, sys
+doc, out, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(doc).read()
+blocks = re.findall(r"^```yaml\n(.*?)^```", text, re.S | re.M)
+if len(blocks) < 2:
+    sys.exit(f"{doc}: {len(blocks)} yaml blocks, want at least 2")
+
+def sections(yaml):
+    """Top-level key -> its lines, in order."""
+    keys, cur = {}, None
+    for line in yaml.splitlines(keepends=True):
+        m = re.match(r"([A-Za-z_]+):", line)
+        if m:
+            cur = m.group(1)
+            keys[cur] = []
+        if cur:
+            keys[cur].append(line)
+    return keys
+
+base = None
+import os
+os.makedirs(out, exist_ok=True)
+for i, b in enumerate(blocks):
+    first = b.splitlines()[0]
+    if first == "# /etc/reviewbot/config.yaml":
+        base = sections(b)
+        cfg = b
+    else:
+        m = re.match(r"# ([a-z_]+): in /etc/reviewbot/config\.yaml$", first)
+        if not m or base is None:
+            sys.exit(f"{doc}: yaml block {i + 1} starts with {first!r}, "
+                     "neither a whole config nor a part of one")
+        merged = dict(base)
+        merged.update(sections(b))
+        cfg = "".join("".join(v) for v in merged.values())
+    cfg = cfg.replace("/var/lib/reviewbot", tmp + "/var")
+    cfg = cfg.replace("/etc/reviewbot", tmp + "/etc")
+    open(f"{out}/{i + 1}.yaml", "w").write(cfg)
+PY
+
+# The trees the page clones, with their branches.
+mkdir -p "$T/var/trees" "$T/etc"
+tree=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1}
+if [ -d "$tree/.git" ] && [ -f "$tree/MAINTAINERS" ]; then
+	src=$tree
+else
+	echo "SKIP: section names against linux 6.1: no git tree at $tree (scripts/setup-linux-tree.sh); checked against a small MAINTAINERS"
+	src=$T/small
+	git init -q -b master "$src"
+	printf '%s\n' "MEMORY MANAGEMENT" "M:	Andrew Morton <akpm@linux-foundation.org>" \
+		"L:	linux-mm@kvack.org" "S:	Maintained" "F:	mm/" "" \
+		"THE REST" "M:	Linus Torvalds <torvalds@linux-foundation.org>" \
+		"F:	*" "F:	*/" >"$src/MAINTAINERS"
+	git -C "$src" add MAINTAINERS
+	git -C "$src" commit -q -m "MAINTAINERS"
+fi
+for r in mm linux-next linux; do
+	git clone -q --bare --shared "$src" "$T/var/trees/$r.git"
+done
+for b in mm-new mm-unstable mm-stable; do
+	git -C "$T/var/trees/mm.git" update-ref "refs/heads/$b" HEAD
+done
+for r in linux-next linux; do
+	git -C "$T/var/trees/$r.git" update-ref refs/heads/master HEAD
+done
+
+n=0
+for c in "$T"/cfg/*.yaml; do
+	n=$((n + 1))
+	"$RB_BIN" check-config -c "$c" >"$T/out" 2>"$T/err" ||
+		fail "docs/LINUX-MM.md, yaml block $(basename "$c" .yaml): $(cat "$T/err")"
+	grep -q "MEMORY MANAGEMENT: " "$T/out" ||
+		fail "yaml block $(basename "$c" .yaml): no MEMORY MANAGEMENT policy"
+done
+echo "ok   $n yaml blocks of docs/LINUX-MM.md pass check-config"
+
+# The page's modes: shadow first, then advisory.
+grep -q "MEMORY MANAGEMENT: shadow" < <("$RB_BIN" check-config -c "$T/cfg/1.yaml") ||
+	fail "the first config is not shadow mode"
+grep -q "MEMORY MANAGEMENT: advisory" < <("$RB_BIN" check-config -c "$T/cfg/$n.yaml") ||
+	fail "the last config is not advisory mode"
+
+# The units run what "cmake --install build --prefix /usr/local" installs.
+grep -q -- '--prefix /usr/local' "$RB_SRC/README.md" ||
+	fail "README.md no longer installs to /usr/local"
+for u in "$RB_SRC"/contrib/*.service; do
+	grep -E '^Exec' "$u" | grep -v '/bin/kill' | grep -qv '/usr/local/bin/reviewbot ' &&
+		fail "$u: an Exec line does not run /usr/local/bin/reviewbot"
+	grep -qF "$(basename "$u")" "$doc" || fail "$doc does not name $(basename "$u")"
+done
+echo "ok   the systemd units run /usr/local/bin/reviewbot"
