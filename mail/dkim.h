@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dkim.h - DKIM signature checks (RFC 6376) on replies that judge our
- * findings, with libopendkim. A reply passes when one of its signatures
- * verifies (header hash and body hash) and its signing domain (d=) is the
- * domain of the From: address or a parent of it (relaxed alignment, as
- * DMARC, RFC 7489 3.1.1, defines it).
+ * findings, with libopendkim. A reply passes when it has exactly one
+ * From: field holding exactly one mailbox, the sender the caller judged,
+ * and one of its signatures verifies (header hash and body hash), names
+ * From: in its h= tag, covers the whole body (no l= short of it), and its
+ * signing domain (d=) is the domain of the From: address or a parent of
+ * it (relaxed alignment, as DMARC, RFC 7489 3.1.1, defines it).
  *
  * Keys come from DNS, or, for tests and for offline replay, from a key
  * file (libopendkim's DKIM_QUERY_FILE): one record per line,
@@ -18,6 +20,8 @@
 
 struct rb_dkim_result {
 	bool pass; /* a valid signature aligned with @from_addr */
+	/* One From: field, one mailbox in it, and it is @from_addr. */
+	bool from_ok;
 	char domain[256]; /* the d= of the signature looked at, or "" */
 	char reason[256]; /* why it failed, for the verdict's record */
 };

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * msg_internal.h - helpers shared by message.c, msg_decode.c, msg_body.c
- * and subject.c. Not a public header: only mail/msg_*.c and message.c
- * include it.
+ * and subject.c, and by dkim.c, which must read From: as message.c does.
+ * Not a public header: only those files of mail/ include it.
  */
 #ifndef RB_MAIL_MSG_INTERNAL_H
 #define RB_MAIL_MSG_INTERNAL_H
