@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mail/message.h"
 #include "mail/series.h"
@@ -878,15 +879,12 @@ static int ts_add(struct asm_ctx *c, struct tser *s, uint32_t m)
 	return 0;
 }
 
-static int cover_set(struct asm_ctx *c, int rev, uint32_t m)
+/*
+ * Every 0/N of the thread is kept, in arrival order: which one a series
+ * takes depends on who sent it (series_cover()).
+ */
+static int cover_add(struct asm_ctx *c, int rev, uint32_t m)
 {
-	size_t i;
-
-	for (i = 0; i < c->n_covers; i++)
-		if (c->cover_rev[i] == rev) {
-			c->covers[i] = m; /* b4: the last one wins */
-			return 0;
-		}
 	if (c->n_covers == c->cap_covers) {
 		size_t cap = c->cap_covers ? c->cap_covers * 2 : 8;
 		uint32_t *v = realloc(c->covers, cap * sizeof(*v));
@@ -919,7 +917,7 @@ static int add_one(struct asm_ctx *c, uint32_t m)
 	if (e->flags & (F_REPLY | F_PULL))
 		return 0;
 	if (e->counter == 0)
-		return cover_set(c, e->rev, m);
+		return cover_add(c, e->rev, m);
 	if (!(e->flags & F_DIFF))
 		return 0;
 	rev = e->rev;
@@ -1016,6 +1014,39 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
 	return ret;
 }
 
+/*
+ * The sender of the series: the one of its first patch of this revision
+ * (a part taken over from the previous version does not count), or "".
+ */
+static const char *series_from(const struct asm_ctx *c, const struct tser *s)
+{
+	const struct ent *e;
+	size_t j;
+
+	for (j = 1; j < s->len; j++) {
+		if (s->slot[j] == NONE)
+			continue;
+		e = &c->set->ents[s->slot[j]];
+		if (e->erev == s->rev)
+			return e->from ? e->from : "";
+	}
+	return "";
+}
+
+/*
+ * May message @m be the cover of @s? Only when the series' sender sent
+ * it: anyone can post a [PATCH 0/N] into someone else's thread, and b4
+ * would take it (the last one wins), giving the series a new id, a new
+ * author and a new review. Unlike b4, the cover of another sender is
+ * left out of assembly.
+ */
+static bool cover_ok(const struct asm_ctx *c, const struct tser *s, uint32_t m)
+{
+	const char *from = c->set->ents[m].from;
+
+	return from && *from && !strcasecmp(from, series_from(c, s));
+}
+
 /* b4 LoreMailbox.get_series, for each revision of the thread. */
 static int finish_ts(struct asm_ctx *c, struct tser *s)
 {
@@ -1028,8 +1059,9 @@ static int finish_ts(struct asm_ctx *c, struct tser *s)
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < c->n_covers; i++)
-		if (c->cover_rev[i] == s->rev)
+	/* b4: the last 0/N of the revision wins; here, the sender's last. */
+	for (i = c->n_covers; i-- > 0;)
+		if (c->cover_rev[i] == s->rev && cover_ok(c, s, c->covers[i]))
 			return ts_add(c, s, c->covers[i]);
 	for (i = 0; i < s->len; i++) {
 		uint32_t p;
@@ -1041,7 +1073,7 @@ static int finish_ts(struct asm_ctx *c, struct tser *s)
 		if (set->ents[p].counter == 0 && set->ents[p].rev != s->rev)
 			continue;
 		if ((set->ents[p].flags & F_DIFFSTAT) &&
-		    !(set->ents[p].flags & F_DIFF)) {
+		    !(set->ents[p].flags & F_DIFF) && cover_ok(c, s, p)) {
 			s->slot[0] = p;
 			ts_update(c, s);
 			break;

@@ -11,7 +11,11 @@
  * rules are b4 0.12's LoreMailbox: one series per version, the first patch
  * seen for a number wins, a cover is an explicit 0/N (or the diffstat-only
  * parent of a patch), and an incomplete v(n) whose patches reply to the
- * same numbers of v(n-1) is filled from v(n-1) (a partial reroll).
+ * same numbers of v(n-1) is filled from v(n-1) (a partial reroll). Unlike
+ * b4, a cover joins a series only when the series' sender (the From: of
+ * its first patch) sent it: a 0/N that someone else posts into the thread
+ * is ignored for assembly, so it can neither rename the series nor make
+ * its sender the author.
  */
 #ifndef RB_MAIL_SERIES_H
 #define RB_MAIL_SERIES_H

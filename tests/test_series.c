@@ -189,6 +189,132 @@ static void test_cover_shallow_out_of_order(void **state)
 	rb_series_set_free(set);
 }
 
+/*
+ * Issue 17, attack 8: a [PATCH 0/N] that someone else posts into the
+ * thread never becomes the cover, neither of a series without one nor in
+ * place of the author's own (b4 would take the last 0/N).
+ */
+static void test_cover_hijack(void **state)
+{
+#define P(id, n, from)                                                        \
+	{                                                                     \
+		id, "v0@x", { "v0@x" }, from, n, "[PATCH " #n "/2] mm: part", \
+			"mm: part", 1, n, 2, 0, 0, DIFF                       \
+	}
+	static const struct spec own[] = {
+		{ "v0@x",
+		  NULL,
+		  { NULL },
+		  "victim@example.org",
+		  1,
+		  "[PATCH 0/2] mm: parts",
+		  "mm: parts",
+		  1,
+		  0,
+		  2,
+		  0,
+		  0,
+		  COVER },
+		P("v1@x", 1, "victim@example.org"),
+		P("v2@x", 2, "Victim@Example.org"),
+		{ "evil@x",
+		  "v1@x",
+		  { "v0@x", "v1@x" },
+		  "eve@evil.example",
+		  9,
+		  "[PATCH 0/2] mm: mine now",
+		  "mm: mine now",
+		  1,
+		  0,
+		  2,
+		  0,
+		  0,
+		  COVER },
+	};
+	/* No cover of the victim's: patches deep-threaded from patch 1. */
+	static const struct spec bare[] = {
+		{ "b1@x",
+		  NULL,
+		  { NULL },
+		  "victim@example.org",
+		  1,
+		  "[PATCH 1/2] mm: part",
+		  "mm: part",
+		  1,
+		  1,
+		  2,
+		  0,
+		  0,
+		  DIFF },
+		{ "b2@x",
+		  "b1@x",
+		  { "b1@x" },
+		  "victim@example.org",
+		  2,
+		  "[PATCH 2/2] mm: part",
+		  "mm: part",
+		  1,
+		  2,
+		  2,
+		  0,
+		  0,
+		  DIFF },
+		{ "bevil@x",
+		  "b1@x",
+		  { "b1@x" },
+		  "eve@evil.example",
+		  9,
+		  "[PATCH 0/2] mm: mine now",
+		  "mm: mine now",
+		  1,
+		  0,
+		  2,
+		  0,
+		  0,
+		  COVER },
+		/* the author's own late cover is still taken */
+	};
+	static const struct spec late = { "blate@x",   "b1@x",
+					  { "b1@x" },  "VICTIM@example.org",
+					  10,	       "[PATCH 0/2] mm: parts",
+					  "mm: parts", 1,
+					  0,	       2,
+					  0,	       0,
+					  COVER };
+	struct rb_series_set *set;
+	const struct rb_series *s;
+
+	(void)state;
+	assert_int_equal(rb_series_set_new(&set), 0);
+	add_all(set, own, 4);
+	assert_int_equal(rb_series_set_count(set), 1);
+	s = rb_series_set_get(set, 0);
+	assert_string_equal(s->id, "v0@x");
+	assert_string_equal(s->cover, "v0@x");
+	assert_string_equal(s->author, "victim@example.org");
+	assert_string_equal(s->title, "mm: parts");
+	assert_true(s->complete);
+	assert_null(rb_series_set_find(set, "evil@x"));
+	rb_series_set_free(set);
+
+	assert_int_equal(rb_series_set_new(&set), 0);
+	add_all(set, bare, 3);
+	assert_int_equal(rb_series_set_count(set), 1);
+	s = rb_series_set_get(set, 0);
+	assert_string_equal(s->id, "b1@x");
+	assert_null(s->cover);
+	assert_string_equal(s->author, "victim@example.org");
+	assert_string_equal(s->patches[1], "b2@x");
+	assert_null(rb_series_set_find(set, "bevil@x"));
+	assert_int_equal(add(set, &late), 0);
+	assert_int_equal(rb_series_set_assemble(set), 0);
+	s = rb_series_set_get(set, 0);
+	assert_string_equal(s->cover, "blate@x");
+	assert_string_equal(s->id, "blate@x");
+	rb_series_set_free(set);
+#undef P
+}
+
 static void test_deep_no_cover_incomplete(void **state)
 {
 	/* Deep threading, no cover: each patch replies to the one before;
@@ -814,6 +940,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cover_shallow_out_of_order),
+		cmocka_unit_test(test_cover_hijack),
 		cmocka_unit_test(test_deep_no_cover_incomplete),
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_partial_reroll),
