@@ -211,6 +211,11 @@ def write_reply(path, m, frm, verdicts, mid, list_id=True, extra=()):
         f.write("\n".join(head) + "\n\n" + "\n".join(out))
 
 
+def flat(body):
+    """@body with its paragraphs unwrapped: one line each."""
+    return re.sub(r"(?<!\n)\n(?!\n)", " ", body)
+
+
 def stats():
     """reviewbot stats --json on the daemon's store, while it runs."""
     import json, subprocess
