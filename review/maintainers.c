@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "review/maint_priv.h"
+#include "review/diff.h"
 #include "review/maint_regex.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
@@ -2089,6 +2090,48 @@ static int push_file(struct strv *files, const char *s, size_t len)
 }
 
 /*
+ * A name as get_maintainer.pl's regexes take it, unless git C-quoted it
+ * ("b/scripts/checkpatch\056pl"): the perl script would look up the
+ * quoted text; the unquoted name comes from the diff parser instead
+ * (add_diff_paths()), as apply writes it.
+ */
+static int push_name(struct strv *files, const char *tok, const char *s,
+		     size_t len)
+{
+	return *tok == '"' ? 0 : push_file(files, s, len);
+}
+
+/*
+ * The paths apply writes (review/diff.c): both sides of renames and
+ * copies, C-quoted names unquoted. A patch the parser refuses adds
+ * nothing here: it does not apply either.
+ */
+static int add_diff_paths(struct strv *files, const char *text, size_t len)
+{
+	struct rb_diff *d = NULL;
+	size_t i;
+	int err = 0;
+
+	if (rb_diff_parse(&d, text, len)) {
+		rb_err_clear();
+		return 0;
+	}
+	for (i = 0; i < d->n_files && !err; i++) {
+		const struct rb_diff_file *f = &d->files[i];
+
+		/* Duplicates go with the sort_uniq() that follows. */
+		if (f->old_path)
+			err = push_file(files, f->old_path,
+					strlen(f->old_path));
+		if (!err && f->new_path)
+			err = push_file(files, f->new_path,
+					strlen(f->new_path));
+	}
+	rb_diff_free(d);
+	return err;
+}
+
+/*
  * Classifies one patch line the way the read loop's if/elsif chain does:
  * pushes file names and returns true when the line is one of the chain's
  * earlier cases (then K: keywords are not matched on it). *prefix is set
@@ -2115,8 +2158,8 @@ static int patch_line(struct strv *files, struct strv *fixes, const char *l,
 				size_t r = run_then_ws(l, len, e + 1);
 
 				if (r)
-					return push_file(files, l + e + 1,
-							 r - e - 1);
+					return push_name(files, l + e + 1,
+							 l + e + 1, r - e - 1);
 			}
 		}
 	}
@@ -2125,7 +2168,7 @@ static int patch_line(struct strv *files, struct strv *fixes, const char *l,
 		i = l[7] == 'f' ? 12 : 10;
 		e = run_then_ws(l, len, i);
 		if (e)
-			return push_file(files, l + i, e - i);
+			return push_name(files, l + i, l + i, e - i);
 	}
 	/* m/^diff --git a\/(\S+) b\/(\S+)\s*$/ */
 	if (starts(l, len, "diff --git a/")) {
@@ -2180,6 +2223,8 @@ static int patch_line(struct strv *files, struct strv *fixes, const char *l,
 			while (r < len && !is_ws((unsigned char)l[r]))
 				r++;
 			if (r > e) {
+				const char *tok = l + e;
+
 				/* s@^[^/]*\/@@ */
 				s = e;
 				while (s < r && l[s] != '/')
@@ -2187,7 +2232,7 @@ static int patch_line(struct strv *files, struct strv *fixes, const char *l,
 				if (s < r)
 					e = s + 1;
 				*prefix = true;
-				return push_file(files, l + e, r - e);
+				return push_name(files, tok, l + e, r - e);
 			}
 		}
 	}
@@ -2273,6 +2318,9 @@ int rb_maint_query_add_patch(struct rb_maint_query *q, const char *text,
 		i = e;
 	}
 	lstart[nlines] = len;
+	err = add_diff_paths(&q->files, text, len);
+	if (err)
+		goto out;
 	for (k = 0; k < ix->nkw; k++)
 		if (!q->kwhit[k])
 			q->kwhit[k] = kw_patch(ix, &ix->kw[k], text, lower, len,

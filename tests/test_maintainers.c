@@ -738,6 +738,90 @@ static void test_hostile(void **state)
 	rb_buf_release(&out);
 }
 
+/* The sections of @r, "NAME,NAME," in result order. */
+static void section_names(char *out, size_t len,
+			  const struct rb_maint_result *r)
+{
+	size_t i;
+
+	out[0] = '\0';
+	for (i = 0; i < r->nsections; i++)
+		snprintf(out + strlen(out), len - strlen(out), "%s,",
+			 r->sections[i]->name);
+}
+
+/*
+ * The files matched are those apply writes: a C-quoted name unquoted
+ * ("b/scripts/checkpatch\056pl" is scripts/checkpatch.pl), and both sides
+ * of a copy or a rename, quoted or not. get_maintainer.pl would match the
+ * quoted text, and a series could touch an "off" subsystem unseen.
+ */
+static void test_quoted_paths(void **state)
+{
+	static const char mf[] = "CHECKPATCH\n"
+				 "M:\tJoe Perches <joe@example.org>\n"
+				 "S:\tMaintained\n"
+				 "F:\tscripts/checkpatch.pl\n"
+				 "\n"
+				 "OLD\n"
+				 "M:\tOld One <old@example.org>\n"
+				 "S:\tMaintained\n"
+				 "F:\told/\n"
+				 "\n"
+				 "NEW\n"
+				 "M:\tNew One <new@example.org>\n"
+				 "S:\tMaintained\n"
+				 "F:\tnew/\n";
+	static const char quoted[] =
+		"diff --git \"a/scripts/checkpatch\\056pl\" "
+		"\"b/scripts/checkpatch\\056pl\"\n"
+		"index 1111111..2222222 100755\n"
+		"--- \"a/scripts/checkpatch\\056pl\"\n"
+		"+++ \"b/scripts/checkpatch\\056pl\"\n"
+		"@@ -1 +1 @@\n"
+		"-#!/usr/bin/perl\n"
+		"+#!/usr/bin/perl -w\n";
+	static const char copy[] =
+		"diff --git \"a/old/\\141.c\" \"b/new/b.c\"\n"
+		"similarity index 100%\n"
+		"copy from \"old/\\141.c\"\n"
+		"copy to \"new/b.c\"\n";
+	static const char rename[] = "diff --git a/old/a.c b/new/b.c\n"
+				     "similarity index 100%\n"
+				     "rename from old/a.c\n"
+				     "rename to new/b.c\n";
+	struct rb_maint *m = NULL;
+	struct rb_maint_result *r = NULL;
+	struct rb_buf out = RB_BUF_INIT(1 << 16);
+	char names[256];
+
+	(void)state;
+	assert_int_equal(rb_maint_load_mem(&m, mf, sizeof(mf) - 1, NULL, 0), 0);
+	assert_int_equal(
+		rb_maint_lookup_patch(&r, m, quoted, sizeof(quoted) - 1), 0);
+	section_names(names, sizeof(names), r);
+	assert_string_equal(names, "CHECKPATCH,");
+	assert_int_equal(rb_maint_format(&out, r, 0), 0);
+	assert_string_equal(out.ptr, "Joe Perches <joe@example.org>\n");
+	rb_maint_result_free(r);
+
+	assert_int_equal(rb_maint_lookup_patch(&r, m, copy, sizeof(copy) - 1),
+			 0);
+	section_names(names, sizeof(names), r);
+	assert_non_null(strstr(names, "OLD,"));
+	assert_non_null(strstr(names, "NEW,"));
+	rb_maint_result_free(r);
+
+	assert_int_equal(
+		rb_maint_lookup_patch(&r, m, rename, sizeof(rename) - 1), 0);
+	section_names(names, sizeof(names), r);
+	assert_non_null(strstr(names, "OLD,"));
+	assert_non_null(strstr(names, "NEW,"));
+	rb_maint_result_free(r);
+	rb_maint_free(m);
+	rb_buf_release(&out);
+}
+
 int main(void)
 {
 	const char *src = getenv("RB_SRC");
@@ -757,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_fixes),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_quoted_paths),
 	};
 
 	snprintf(data, sizeof(data), "%s/tests/data/maintainers",
