@@ -16,11 +16,15 @@
 # Needs a built reviewbot: RB_BIN, else build-apply/bot/reviewbot.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-shared=${RB_SHARED:-$(cd "$src/.." && pwd)/shared}
-bin=${RB_BIN:-$src/build-apply/bot/reviewbot}
-out=${1:-/dev/stdout}
+. "$src/bench/lib.sh"
+bench_need git xz
+shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
+	corpus/apply-6.1 corpus/linux-api.mbox.xz) || exit 1
+bin=$(bench_bin "${RB_BIN:-$src/build-apply/bot/reviewbot}") || exit 1
+out=$(bench_out "${1:-/dev/stdout}") || exit 1
 neg_max=${NEG_MAX:-300}
-tree=$("$src/scripts/setup-linux-tree.sh")
+tree=$("$src/scripts/setup-linux-tree.sh") ||
+	bench_die "no kernel tree (scripts/setup-linux-tree.sh failed)"
 corpus=$shared/corpus/apply-6.1
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-apply.XXXXXX")
 cleanup() {

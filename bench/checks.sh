@@ -19,10 +19,14 @@
 # CHECKS_PARITY=0 skips part 1, CHECKS_BUILD=0 part 2.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin=${1:-$here/build-checks/bot/reviewbot}
-shared=${RB_SHARED:-$here/../shared}
+. "$here/bench/lib.sh"
+bench_need git perl python3
+bin=$(bench_bin "${1:-$here/build-checks/bot/reviewbot}") || exit 1
+shared=$(bench_shared "${RB_SHARED:-$here/../shared}" corpus/apply-6.1) ||
+	exit 1
 corpus=$shared/corpus/apply-6.1
-tree=$("$here/scripts/setup-linux-tree.sh")
+tree=$("$here/scripts/setup-linux-tree.sh") ||
+	bench_die "no kernel tree (scripts/setup-linux-tree.sh failed)"
 work=$(mktemp -d /tmp/rb-bench-checks-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"

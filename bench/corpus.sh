@@ -4,22 +4,35 @@
 # outbox, no tree, no model): the time to store every message, the time
 # for the rest of the pipeline, and the peak RSS, beside git mailsplit
 # splitting the same mbox into files.
+# REVIEWBOT may be relative; without it a Release build is made in
+# build-rel. The corpus is read from ../shared, or RB_SHARED.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-bin=${1:-$top/build-rel/bot/reviewbot}
-if [ ! -x "$bin" ]; then
-	cmake -S "$top" -B "$top/build-rel" -DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build "$top/build-rel" -j2 --target reviewbot >/dev/null
+. "$top/bench/lib.sh"
+bench_need xz git /usr/bin/time
+if [ -n "${1:-}" ]; then
+	bin=$(bench_bin "$1") || exit 1
+else
 	bin=$top/build-rel/bot/reviewbot
+	if [ ! -x "$bin" ]; then
+		cmake -S "$top" -B "$top/build-rel" -DCMAKE_BUILD_TYPE=Release >/dev/null
+		cmake --build "$top/build-rel" -j2 --target reviewbot >/dev/null
+	fi
 fi
-corpus=${RB_SHARED:-$top/../shared}/corpus/linux-api.mbox.xz
+shared=$(bench_shared "${RB_SHARED:-$top/../shared}" corpus/linux-api.mbox.xz) ||
+	exit 1
+corpus=$shared/corpus/linux-api.mbox.xz
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 xz -dc "$corpus" >"$w/corpus.mbox"
 cd "$w"
+# Exit 1 is normal here (some corpus mail is malformed and recorded as
+# such); no timing line is not.
 /usr/bin/time -f '%e %M' -o time.txt "$bin" review --store c.db \
 	--outbox ob corpus.mbox >out.txt 2>err.txt || true
-read -r wall rss <time.txt
+grep -q 'stored in [0-9.]* s' out.txt ||
+	bench_die "reviewbot review gave no timing line: $(tail -n 5 err.txt)"
+read -r wall rss < <(tail -n 1 time.txt)
 mkdir split
 /usr/bin/time -f '%e %M' -o split.txt git mailsplit --mboxrd -osplit \
 	corpus.mbox >/dev/null
@@ -30,4 +43,4 @@ grep -o 'stored in [0-9.]* s' out.txt | sed 's/stored in \(.*\) s/| reviewbot re
 grep -o 'sent in [0-9.]* s' out.txt | sed 's/sent in \(.*\) s/| reviewbot review: parse, assemble, review, send | \1 | |/'
 echo "| reviewbot review: all | $wall | $((rss / 1024)) |"
 echo "| git mailsplit --mboxrd (split only) | $swall | $((srss / 1024)) |"
-grep 'new messages' out.txt
+grep 'new messages' out.txt || true

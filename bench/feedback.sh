@@ -17,15 +17,23 @@
 # in (default build-feedback-rel/bot/reviewbot, built here when missing).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-shared=${RB_SHARED:-$(cd "$src/.." && pwd)/shared}
-out=${1:-$src/bench/RESULTS-feedback.md}
-bin=${RB_BIN:-$src/build-feedback-rel/bot/reviewbot}
+. "$src/bench/lib.sh"
+bench_need xz curl python3
+shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
+	corpus/linux-api.mbox.xz) || exit 1
+out=$(bench_out "${1:-$src/bench/RESULTS-feedback.md}") || exit 1
 n_msgs=${RB_BENCH_MESSAGES:-3000}
 rounds=${RB_BENCH_ROUNDS:-20}
-if [ ! -x "$bin" ]; then
-	cmake -S "$src" -B "$src/build-feedback-rel" -DCMAKE_C_COMPILER=clang \
-		-DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build "$src/build-feedback-rel" -j2 --target reviewbot >/dev/null
+if [ -n "${RB_BIN:-}" ]; then
+	bin=$(bench_bin "$RB_BIN") || exit 1
+else
+	bin=$src/build-feedback-rel/bot/reviewbot
+	if [ ! -x "$bin" ]; then
+		cmake -S "$src" -B "$src/build-feedback-rel" \
+			-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
+		cmake --build "$src/build-feedback-rel" -j2 --target reviewbot \
+			>/dev/null
+	fi
 fi
 "$bin" serve --help >/dev/null 2>&1 || {
 	echo "bench/feedback.sh: $bin has no serve command" >&2

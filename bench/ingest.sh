@@ -24,10 +24,20 @@
 # Needs a built reviewbot: RB_BIN, else build-ingest/bot/reviewbot.
 set -u -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-export RB_SHARED=${RB_SHARED:-$(cd "$src/.." && pwd)/shared}
-RB_BIN=${RB_BIN:-$src/build-ingest/bot/reviewbot}
+. "$src/bench/lib.sh"
+RB_SHARED=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
+	corpus/linux-api.mbox.xz) || exit 1
+export RB_SHARED
+RB_BIN=$(bench_bin "${RB_BIN:-$src/build-ingest/bot/reviewbot}") || exit 1
 what=${1:-all}
-out=${2:-/dev/stdout}
+case $what in
+latency | nntp | all) ;;
+*) bench_die "usage: bench/ingest.sh [latency|nntp|all] [RESULTS.md]" ;;
+esac
+out=$(bench_out "${2:-/dev/stdout}") || exit 1
+bench_need xz python3 sqlite3
+[ "$what" = nntp ] || bench_need dovecot
+[ "$what" = latency ] || bench_need public-inbox-init public-inbox-nntpd
 rounds=${ROUNDS:-7}
 corpus=$RB_SHARED/corpus/linux-api.mbox.xz
 . "$src/tests/integration/lib.sh"

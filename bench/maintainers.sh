@@ -32,12 +32,18 @@
 # Exit status: 0 when every patch matches, 1 otherwise.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-shared=${RB_SHARED:-$(cd "$src/.." && pwd)/shared}
-out=${1:-/dev/stdout}
+. "$src/bench/lib.sh"
+bench_need perl xz
+shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
+	corpus/apply-6.1 corpus/linux-api.mbox.xz) || exit 1
+out=$(bench_out "${1:-/dev/stdout}") || exit 1
 sample=${SAMPLE:-505}
-tree=$("$src/scripts/setup-linux-tree.sh")
+tree=$("$src/scripts/setup-linux-tree.sh") ||
+	bench_die "no kernel tree (scripts/setup-linux-tree.sh failed)"
 gm="$tree/scripts/get_maintainer.pl"
-if [ -z "${RB_BIN:-}" ]; then
+if [ -n "${RB_BIN:-}" ]; then
+	RB_BIN=$(bench_bin "$RB_BIN") || exit 1
+else
 	cmake -S "$src" -B "$src/build-maint-rel" -DCMAKE_C_COMPILER=clang \
 		-DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build "$src/build-maint-rel" -j2 --target reviewbot >/dev/null

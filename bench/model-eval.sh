@@ -21,6 +21,10 @@
 # usage: bench/model-eval.sh [OUT]   (the report; default: stdout only)
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/lib.sh"
+bench_need cc pkg-config python3
+# A report that cannot be written fails now, not after the run.
+[ $# -lt 1 ] || bench_out "$1" >/dev/null || exit 1
 rel=$src/build-model-rel
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-model.XXXXXX")
 pids=""

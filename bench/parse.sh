@@ -16,8 +16,11 @@
 # usage: bench/parse.sh [RESULTS.md]   (default bench/RESULTS-msg.md)
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-shared=${RB_SHARED:-$(cd "$src/.." && pwd)/shared}
-out=${1:-$src/bench/RESULTS-msg.md}
+. "$src/bench/lib.sh"
+bench_need xz git taskset bc /usr/bin/time
+shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
+	corpus/linux-api.mbox.xz) || exit 1
+out=$(bench_out "${1:-$src/bench/RESULTS-msg.md}") || exit 1
 sample=${RB_MAILINFO_SAMPLE:-2000}
 rel=$src/build-msg-rel
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-parse.XXXXXX")

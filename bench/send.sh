@@ -21,7 +21,11 @@
 # Builds rb_mail/rb_util without sanitizers into build-bench-send.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-/dev/stdout}
+. "$src/bench/lib.sh"
+bench_need python3 curl cc pkg-config
+/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null ||
+	bench_die "needs python3-aiosmtpd (scripts/install-deps.sh test)"
+out=$(bench_out "${1:-/dev/stdout}") || exit 1
 n=${N:-500}
 ncompose=${NCOMPOSE:-20000}
 bdir=$src/build-bench-send

@@ -16,14 +16,22 @@
 # RB_B4_CLI_SAMPLE: series checked through `b4 am` itself (default 300).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-shared=${RB_SHARED:-$(cd "$src/.." && pwd)/shared}
-out=${1:-$src/bench/RESULTS-series.md}
-bin=${RB_BIN:-$src/build-series-rel/bot/reviewbot}
+. "$src/bench/lib.sh"
+bench_need xz git b4 python3 /usr/bin/time
+shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
+	corpus/linux-api.mbox.xz seeds) || exit 1
+out=$(bench_out "${1:-$src/bench/RESULTS-series.md}") || exit 1
 corpus=$shared/corpus/linux-api.mbox.xz
-if [ ! -x "$bin" ]; then
-	cmake -S "$src" -B "$src/build-series-rel" -DCMAKE_C_COMPILER=clang \
-		-DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build "$src/build-series-rel" -j2 --target reviewbot >/dev/null
+if [ -n "${RB_BIN:-}" ]; then
+	bin=$(bench_bin "$RB_BIN") || exit 1
+else
+	bin=$src/build-series-rel/bot/reviewbot
+	if [ ! -x "$bin" ]; then
+		cmake -S "$src" -B "$src/build-series-rel" \
+			-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
+		cmake --build "$src/build-series-rel" -j2 --target reviewbot \
+			>/dev/null
+	fi
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-series.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -22,11 +22,17 @@
 # $RB_BIN.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-/dev/stdout}
+. "$src/bench/lib.sh"
+bench_need python3 psql
+[ -x /usr/lib/postgresql/15/bin/initdb ] ||
+	bench_die "needs PostgreSQL 15 (scripts/install-deps.sh test)"
+out=$(bench_out "${1:-/dev/stdout}") || exit 1
 S=${S:-16}
 LAT=${LAT:-2}
 export RB_SRC=$src RB_SHARED=${RB_SHARED:-$src/../shared}
-if [ -z "${RB_BIN:-}" ]; then
+if [ -n "${RB_BIN:-}" ]; then
+	RB_BIN=$(bench_bin "$RB_BIN") || exit 1
+else
 	cmake -S "$src" -B "$src/build-bench-workers" -DCMAKE_C_COMPILER=clang \
 		-DCMAKE_BUILD_TYPE=Release -DRB_SANITIZE=OFF >/dev/null
 	cmake --build "$src/build-bench-workers" -j2 --target reviewbot >/dev/null
