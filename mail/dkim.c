@@ -239,20 +239,21 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 
 			if (bh == DKIM_SIGBH_MISMATCH)
 				snprintf(r.reason, sizeof(r.reason),
-					 "DKIM body hash mismatch (d=%s)",
+					 "DKIM body hash mismatch (d=%.100s)",
 					 r.domain);
 			else if (e != DKIM_SIGERROR_OK)
 				snprintf(r.reason, sizeof(r.reason),
-					 "DKIM signature d=%s: %s", r.domain,
-					 dkim_sig_geterrorstr(e));
+					 "DKIM signature d=%.100s: %.100s",
+					 r.domain, dkim_sig_geterrorstr(e));
 			else
 				snprintf(r.reason, sizeof(r.reason),
-					 "DKIM signature d=%s fails", r.domain);
+					 "DKIM signature d=%.100s fails",
+					 r.domain);
 			continue;
 		}
 		if (!signs_from(sigs[i])) {
 			snprintf(r.reason, sizeof(r.reason),
-				 "DKIM signature d=%s does not cover From:",
+				 "DKIM signature d=%.100s does not cover From:",
 				 r.domain);
 			continue;
 		}
@@ -264,16 +265,18 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 		if (dkim_sig_getcanonlen(dkim, sigs[i], NULL, NULL, &signlen) !=
 			    DKIM_STAT_OK ||
 		    signlen >= 0) {
-			snprintf(r.reason, sizeof(r.reason),
-				 "DKIM signature d=%s has a body length (l=): "
-				 "what follows it is unsigned",
-				 r.domain);
+			snprintf(
+				r.reason, sizeof(r.reason),
+				"DKIM signature d=%.100s has a body length (l=): "
+				"what follows it is unsigned",
+				r.domain);
 			continue;
 		}
 		if (!rb_dkim_aligned(d, from_addr)) {
-			snprintf(r.reason, sizeof(r.reason),
-				 "DKIM signature d=%s is not the From: domain",
-				 r.domain);
+			snprintf(
+				r.reason, sizeof(r.reason),
+				"DKIM signature d=%.100s is not the From: domain",
+				r.domain);
 			continue;
 		}
 		r.pass = true;

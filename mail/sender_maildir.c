@@ -134,7 +134,7 @@ static int maildir_send(struct rb_sender *base, const char *env_from,
 	unsigned long seq;
 	int fd = -1, ret, tries;
 	bool created = false, moved = false;
-	char hex[RB_SHA256_HEX], name[160];
+	char hex[RB_SHA256_HEX], name[sizeof("rb-.") + 40 + sizeof(m->host)];
 
 	ret = rb_sender_check_envelope(env_from, rcpts, n_rcpts, msg, len);
 	if (ret)
