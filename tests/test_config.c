@@ -664,14 +664,17 @@ static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void sh(const char *fmt, ...)
 {
-	char cmd[8192], full[8400];
+	char cmd[4096], full[4096 + PATH_MAX + 64];
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	snprintf(full, sizeof(full), "cd '%s' && (%s) >/dev/null 2>&1", tmpdir,
-		 cmd);
+	assert_true(n > 0 && (size_t)n < sizeof(cmd));
+	n = snprintf(full, sizeof(full), "cd '%s' && (%s) >/dev/null 2>&1",
+		     tmpdir, cmd);
+	assert_true(n > 0 && (size_t)n < sizeof(full));
 	if (system(full))
 		fail_msg("failed: %s", cmd);
 }
@@ -687,7 +690,8 @@ static void test_check_system(void **state)
 {
 	struct rb_config_errors e = { 0 };
 	struct rb_config *cfg = NULL;
-	char yaml[4096];
+	char yaml[4096 + PATH_MAX];
+	int n;
 
 	sh("mkdir -p sys/plain sys/maildir/cur sys/maildir/new sys/maildir/tmp"
 	   " && : >sys/in.mbox && git init -q -b master sys/tree && cd sys/tree"
@@ -695,44 +699,45 @@ static void test_check_system(void **state)
 	   "F:\\tlib/ring.c\\n\\nTHE REST\\nF:\\t*\\n' >MAINTAINERS"
 	   " && git add MAINTAINERS && git -c user.name=T"
 	   " -c user.email=t@example.org commit -q -m init");
-	snprintf(yaml, sizeof(yaml),
-		 "trees:\n" /* 1 */
-		 "  - name: demo\n" /* 2 */
-		 "    path: %s/sys/tree\n" /* 3 */
-		 "    branch: master\n" /* 4 */
-		 "  - name: gone\n" /* 5 */
-		 "    path: sys/nope\n" /* 6 */
-		 "  - name: plain\n" /* 7 */
-		 "    path: sys/plain\n" /* 8 */
-		 "  - name: mm\n" /* 9 */
-		 "    path: sys/tree\n" /* 10 */
-		 "    branch: mm-unstable\n" /* 11 */
-		 "sources:\n" /* 12 */
-		 "  - type: mbox\n" /* 13 */
-		 "    path: sys/in.mbox\n" /* 14 */
-		 "  - type: mbox\n" /* 15 */
-		 "    path: sys/none.mbox\n" /* 16 */
-		 "  - type: maildir\n" /* 17 */
-		 "    path: sys/in.mbox\n" /* 18 */
-		 "  - type: maildir\n" /* 19 */
-		 "    path: sys/maildir\n" /* 20 */
-		 "  - type: eml\n" /* 21 */
-		 "    path: sys/maildir\n" /* 22 */
-		 "admins: [a@example.org]\n" /* 23 */
-		 "list_ids: [<demo-list.example.org>]\n" /* 24 */
-		 "policy:\n" /* 25 */
-		 "  subsystems:\n" /* 26 */
-		 "    RING BUFER:\n" /* 27 */
-		 "      mode: shadow\n" /* 28 */
-		 "    ring buffer:\n" /* 29 */
-		 "      mode: shadow\n" /* 30 */
-		 "    demo-list.example.org:\n" /* 31 */
-		 "      mode: shadow\n" /* 32 */
-		 "    NOTHING LIKE IT:\n" /* 33 */
-		 "      mode: shadow\n" /* 34 */
-		 "    demo-lst.example.org:\n" /* 35 */
-		 "      mode: shadow\n", /* 36 */
-		 tmpdir);
+	n = snprintf(yaml, sizeof(yaml),
+		     "trees:\n" /* 1 */
+		     "  - name: demo\n" /* 2 */
+		     "    path: %s/sys/tree\n" /* 3 */
+		     "    branch: master\n" /* 4 */
+		     "  - name: gone\n" /* 5 */
+		     "    path: sys/nope\n" /* 6 */
+		     "  - name: plain\n" /* 7 */
+		     "    path: sys/plain\n" /* 8 */
+		     "  - name: mm\n" /* 9 */
+		     "    path: sys/tree\n" /* 10 */
+		     "    branch: mm-unstable\n" /* 11 */
+		     "sources:\n" /* 12 */
+		     "  - type: mbox\n" /* 13 */
+		     "    path: sys/in.mbox\n" /* 14 */
+		     "  - type: mbox\n" /* 15 */
+		     "    path: sys/none.mbox\n" /* 16 */
+		     "  - type: maildir\n" /* 17 */
+		     "    path: sys/in.mbox\n" /* 18 */
+		     "  - type: maildir\n" /* 19 */
+		     "    path: sys/maildir\n" /* 20 */
+		     "  - type: eml\n" /* 21 */
+		     "    path: sys/maildir\n" /* 22 */
+		     "admins: [a@example.org]\n" /* 23 */
+		     "list_ids: [<demo-list.example.org>]\n" /* 24 */
+		     "policy:\n" /* 25 */
+		     "  subsystems:\n" /* 26 */
+		     "    RING BUFER:\n" /* 27 */
+		     "      mode: shadow\n" /* 28 */
+		     "    ring buffer:\n" /* 29 */
+		     "      mode: shadow\n" /* 30 */
+		     "    demo-list.example.org:\n" /* 31 */
+		     "      mode: shadow\n" /* 32 */
+		     "    NOTHING LIKE IT:\n" /* 33 */
+		     "      mode: shadow\n" /* 34 */
+		     "    demo-lst.example.org:\n" /* 35 */
+		     "      mode: shadow\n", /* 36 */
+		     tmpdir);
+	assert_true(n > 0 && (size_t)n < sizeof(yaml));
 	/* "RING BUFER" and "ring buffer" are two names, both load. */
 	assert_int_equal(load_mem(&cfg, yaml, &e), 0);
 	assert_int_equal(rb_config_check_system(cfg, &e), -RB_ECONFIG);
