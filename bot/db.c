@@ -15,6 +15,73 @@ int rb_db_open(struct rb_db **out, const char *path_or_url)
 	return rb_db_sqlite_open(out, path_or_url);
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at @p (RFC 3629 section 4,
+ * the table of well-formed byte sequences; PostgreSQL's pg_utf8_islegal()
+ * takes the same set), or 0. @p is NUL-terminated, so a sequence cut
+ * short fails on the NUL before anything past it is read.
+ */
+static size_t utf8_seq(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (p[0] < 0x80)
+		return p[0] ? 1 : 0;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if (p[0] == 0xe0)
+			lo = 0xa0; /* no overlong form */
+		else if (p[0] == 0xed)
+			hi = 0x9f; /* no surrogate */
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 :
+									   0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if (p[0] == 0xf0)
+			lo = 0x90; /* no overlong form */
+		else if (p[0] == 0xf4)
+			hi = 0x8f; /* nothing past U+10FFFF */
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 &&
+				       (p[3] & 0xc0) == 0x80 ?
+			       4 :
+			       0;
+	}
+	return 0;
+}
+
+int rb_db_text_clean(char **out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, n, bad = 0, len;
+	char *w, *d;
+
+	*out = NULL;
+	for (i = 0; p[i]; i += n ? n : 1)
+		if (!(n = utf8_seq(p + i)))
+			bad++;
+	if (!bad)
+		return 0;
+	len = i;
+	/* Each bad byte becomes the three bytes of U+FFFD. */
+	d = malloc(len + 2 * bad + 1);
+	if (!d)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0, w = d; p[i]; i += n ? n : 1) {
+		n = utf8_seq(p + i);
+		if (n) {
+			memcpy(w, p + i, n);
+			w += n;
+		} else {
+			memcpy(w, "\xef\xbf\xbd", 3);
+			w += 3;
+		}
+	}
+	*w = '\0';
+	*out = d;
+	return 0;
+}
+
 struct first {
 	int found;
 	int64_t i;

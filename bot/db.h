@@ -5,7 +5,8 @@
  * workers on several machines). The store writes its SQL once, with '?'
  * placeholders and the subset of SQL both engines share (ON CONFLICT,
  * RETURNING); the drivers translate placeholders and map errors to
- * -RB_ESTORE with the engine's message.
+ * -RB_ESTORE with the engine's message, or to -RB_EINVAL when the engine
+ * refused a value (bad input: record the item and skip it).
  */
 #ifndef RB_BOT_DB_H
 #define RB_BOT_DB_H
@@ -24,8 +25,13 @@ struct rb_dbv {
 };
 
 #define RB_DB_INT(v) ((struct rb_dbv){ .t = RB_DBT_INT, .i = (v) })
-#define RB_DB_TEXT(v) \
-	((struct rb_dbv){ .t = (v) ? RB_DBT_TEXT : RB_DBT_NULL, .s = (v) })
+/* NULL becomes SQL NULL. A function, so that an array argument is fine. */
+static inline struct rb_dbv rb_db_text(const char *s)
+{
+	return (struct rb_dbv){ .t = s ? RB_DBT_TEXT : RB_DBT_NULL, .s = s };
+}
+
+#define RB_DB_TEXT(v) rb_db_text(v)
 #define RB_DB_BLOB(p, n) \
 	((struct rb_dbv){ .t = RB_DBT_BLOB, .s = (p), .len = (n) })
 #define RB_DB_NULL ((struct rb_dbv){ .t = RB_DBT_NULL })
@@ -80,6 +86,23 @@ static inline void rb_db_close(struct rb_db *db)
 	if (db)
 		db->ops->close(db);
 }
+
+/*
+ * TEXT as both engines take it. A UTF8 PostgreSQL database refuses a
+ * string that is not well-formed UTF-8 (RFC 3629 section 4: no overlong
+ * form, no surrogate, nothing past U+10FFFF) and a NUL, where SQLite
+ * stores any bytes; mail carries all of these (a raw 8-bit Message-ID or
+ * Subject:). So that one hostile header cannot stop intake on
+ * PostgreSQL, and so that a value is stored and looked up the same way on
+ * both engines, the drivers bind every TEXT parameter through
+ * rb_db_text_clean(): each byte that does not start a well-formed
+ * sequence becomes U+FFFD. The rule is deterministic, so a lookup by a
+ * Message-ID taken from another mail (In-Reply-To, References) finds the
+ * row stored under the same bytes. *out is NULL when @s is clean already
+ * (the usual case: nothing is copied), else a malloc'd copy the caller
+ * frees. Returns 0 or -RB_ENOMEM.
+ */
+int rb_db_text_clean(char **out, const char *s);
 
 /* Convenience: the first column of the first row as an integer. */
 int rb_db_query_int(struct rb_db *db, int64_t *out, const char *sql,

@@ -2,9 +2,11 @@
 /*
  * db_pg.c - the PostgreSQL backend (libpq), for a queue that workers on
  * several machines share. Placeholders '?' become $1..$n; parameters go
- * as text, except blobs, which go binary. Results come back as text;
+ * as text (well-formed UTF-8, rb_db_text_clean()), except blobs, which go
+ * binary. Results come back as text;
  * bytea columns are unescaped, integer columns parsed.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +56,26 @@ static int translate(struct rb_buf *out, const char *sql)
 	return ret;
 }
 
+/*
+ * True when the server refused a value rather than failed: SQLSTATE class
+ * 22 (data exception: a bad byte sequence, a value too long) or 54 (a
+ * program limit: an index row too big). The item is bad, the store is
+ * fine: the caller records the item and goes on (util/err.h, RB_EINVAL).
+ */
+static bool refused_value(const PGresult *r)
+{
+	const char *s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+
+	return s && (!strncmp(s, "22", 2) || !strncmp(s, "54", 2));
+}
+
 static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 		  size_t n, rb_dbrow_fn fn, void *payload)
 {
 	struct pg_db *d = P(db);
 	struct rb_buf q = RB_BUF_INIT(1 << 20);
 	const char *vals[64];
+	char *clean[64] = { 0 };
 	int lens[64], fmts[64];
 	char nums[64][24];
 	struct rb_dbv row_v[32];
@@ -88,7 +104,11 @@ static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 			vals[k] = nums[k];
 			break;
 		case RB_DBT_TEXT:
-			vals[k] = p[k].s;
+			/* A UTF8 database refuses anything else (db.h). */
+			ret = rb_db_text_clean(&clean[k], p[k].s);
+			if (ret)
+				goto out;
+			vals[k] = clean[k] ? clean[k] : p[k].s;
 			break;
 		case RB_DBT_BLOB:
 			vals[k] = p[k].s ? p[k].s : "";
@@ -104,8 +124,8 @@ static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 				 0);
 	st = PQresultStatus(r);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		ret = rb_err(RB_ESTORE, "postgresql: %s",
-			     PQresultErrorMessage(r));
+		ret = rb_err(refused_value(r) ? RB_EINVAL : RB_ESTORE,
+			     "postgresql: %s", PQresultErrorMessage(r));
 		goto out;
 	}
 	d->changes = strtoll(PQcmdTuples(r), NULL, 10);
@@ -153,6 +173,8 @@ static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 		}
 	}
 out:
+	for (k = 0; k < n && k < 64; k++)
+		free(clean[k]);
 	for (j = 0; j < 32; j++)
 		PQfreemem(un[j]);
 	PQclear(r);
@@ -224,6 +246,12 @@ int rb_db_pg_open(struct rb_db **out, const char *url)
 		return ret;
 	}
 	pg_exec(&d->base, "SET client_min_messages = warning", NULL, 0);
+	/* What the drivers bind is UTF-8 (db.h), whatever the locale says. */
+	ret = pg_exec(&d->base, "SET client_encoding = 'UTF8'", NULL, 0);
+	if (ret) {
+		pg_close(&d->base);
+		return ret;
+	}
 	*out = &d->base;
 	return 0;
 }

@@ -4,10 +4,14 @@
  * state (STYLE.md, durability), and BEGIN IMMEDIATE so that a stage takes
  * the write lock before it reads what it will change.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bot/db.h"
 #include "util/err.h"
@@ -44,10 +48,21 @@ static int bind_all(struct sqlite_db *d, sqlite3_stmt *st,
 		case RB_DBT_INT:
 			rc = sqlite3_bind_int64(st, k, p[i].i);
 			break;
-		case RB_DBT_TEXT:
-			rc = sqlite3_bind_text(st, k, p[i].s, -1,
-					       SQLITE_STATIC);
+		case RB_DBT_TEXT: {
+			char *clean = NULL;
+
+			/* As PostgreSQL would take it (db.h). */
+			if (rb_db_text_clean(&clean, p[i].s))
+				return -RB_ENOMEM;
+			if (clean)
+				rc = sqlite3_bind_text(st, k, clean, -1,
+						       SQLITE_TRANSIENT);
+			else
+				rc = sqlite3_bind_text(st, k, p[i].s, -1,
+						       SQLITE_STATIC);
+			free(clean);
 			break;
+		}
 		case RB_DBT_BLOB:
 			rc = sqlite3_bind_blob64(st, k, p[i].s ? p[i].s : "",
 						 p[i].len, SQLITE_STATIC);
@@ -175,6 +190,36 @@ static const struct rb_db_ops sqlite_ops = {
 	.blob = "BLOB",
 };
 
+/*
+ * The store holds every mail and the outbox: only the bot's user may read
+ * it. SQLite would create the file 0644 less the umask; created here
+ * 0600 first (whatever the umask), its -wal and -shm files follow, since
+ * SQLite gives them the mode of the database file (os_unix.c,
+ * findCreateFileMode() and the -shm open). An existing file keeps the
+ * mode its admin gave it.
+ */
+static int create_private(const char *path)
+{
+	int fd;
+
+	if (!strcmp(path, ":memory:") || !strncmp(path, "file:", 5))
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return errno == EEXIST ? 0 :
+					 rb_err(RB_ESTORE, "%s: %s", path,
+						strerror(errno));
+	if (fchmod(fd, 0600)) {
+		int ret = rb_err(RB_ESTORE, "%s: %s", path, strerror(errno));
+
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	return 0;
+}
+
 int rb_db_sqlite_open(struct rb_db **out, const char *path)
 {
 	struct sqlite_db *d = calloc(1, sizeof(*d));
@@ -182,6 +227,11 @@ int rb_db_sqlite_open(struct rb_db **out, const char *path)
 
 	if (!d)
 		return rb_err(RB_ENOMEM, "out of memory");
+	ret = create_private(path);
+	if (ret) {
+		free(d);
+		return ret;
+	}
 	d->base.ops = &sqlite_ops;
 	if (sqlite3_open_v2(path, &d->h,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |

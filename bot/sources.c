@@ -21,12 +21,29 @@ struct rb_sources {
 	struct rb_pipeline *p; /* borrowed, during a poll */
 };
 
+/*
+ * Each message is committed before the source moves on; one the store
+ * refuses (-RB_EINVAL: the engine would not take a value of it, db.h) is
+ * quarantined with the reason instead, so that the source moves past it
+ * rather than fetching it again forever. A store that fails (-RB_ESTORE)
+ * or a server that is down stops the poll: the message is fetched again
+ * next time.
+ */
 static int env_deliver(const char *raw, size_t len, const char *origin,
 		       void *payload)
 {
 	struct rb_sources *s = payload;
+	char why[1024];
+	int ret;
 
-	return rb_pipeline_ingest_raw(s->p, raw, len, origin);
+	ret = rb_pipeline_ingest_raw(s->p, raw, len, origin);
+	if (ret != -RB_EINVAL)
+		return ret;
+	snprintf(why, sizeof(why), "%s: the store refused it: %s; quarantined",
+		 origin, rb_errmsg());
+	rb_log(RB_LOG_WARN, "source.quarantined", "origin", origin, "reason",
+	       why, NULL);
+	return rb_store_add_bad(s->st, origin, why, raw, raw ? len : 0);
 }
 
 static int env_get(const char *source, const char *mailbox, int64_t *validity,
