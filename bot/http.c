@@ -10,9 +10,11 @@
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <jansson.h>
@@ -33,6 +35,7 @@ struct rb_http {
 	struct MHD_Daemon *d;
 	struct rb_store *st;
 	int port;
+	char host[64]; /* http.listen's host, as written */
 };
 
 int rb_html_escape(struct rb_buf *out, const char *s)
@@ -1057,6 +1060,71 @@ static enum MHD_Result reply(struct MHD_Connection *conn, int status,
 	return ret;
 }
 
+/* True when @s (length @n) is an IPv4 or a bracketed IPv6 literal. */
+static bool ip_literal(const char *s, size_t n)
+{
+	unsigned char a[sizeof(struct in6_addr)];
+	char tmp[64];
+
+	if (n < 2 || n >= sizeof(tmp))
+		return false;
+	if (s[0] == '[' && s[n - 1] == ']') {
+		memcpy(tmp, s + 1, n - 2);
+		tmp[n - 2] = '\0';
+		return inet_pton(AF_INET6, tmp, a) == 1;
+	}
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	return inet_pton(AF_INET, tmp, a) == 1;
+}
+
+static bool same_name(const char *s, size_t n, const char *name)
+{
+	return strlen(name) == n && !strncasecmp(s, name, n);
+}
+
+/*
+ * DNS rebinding: a page of evil.example whose name the attacker points at
+ * 127.0.0.1 may read what the browser fetches from that name, the
+ * dashboard included. Such a request names the attacker's host in Host:
+ * (RFC 9110 section 7.2), so only the names this server is reached by are
+ * answered: 127.0.0.1, localhost, [::1] and http.listen's host, with any
+ * port (an ssh tunnel changes it). With a wildcard listen address any IP
+ * literal is fine: a rebinding attack needs a DNS name.
+ */
+static bool host_ok(const struct rb_http *h, const char *host)
+{
+	size_t n;
+	const char *colon;
+
+	if (!host || !*host)
+		return false;
+	n = strlen(host);
+	if (host[0] == '[') {
+		colon = strchr(host, ']');
+		if (!colon)
+			return false;
+		colon++;
+		if (*colon && *colon != ':')
+			return false;
+	} else {
+		colon = strchr(host, ':');
+	}
+	if (colon) {
+		const char *p = colon + 1;
+
+		for (; *colon == ':' && *p; p++)
+			if (*p < '0' || *p > '9')
+				return false;
+		n = (size_t)(colon - host);
+	}
+	if (same_name(host, n, "127.0.0.1") ||
+	    same_name(host, n, "localhost") || same_name(host, n, "[::1]") ||
+	    same_name(host, n, h->host))
+		return true;
+	return !strcmp(h->host, "0.0.0.0") && ip_literal(host, n);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload,
@@ -1073,6 +1141,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		/* The first call only announces the request. */
 		*con_cls = h;
 		return MHD_YES;
+	}
+	if (!host_ok(h, MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_HOST))) {
+		if (*upload_size) {
+			*upload_size = 0; /* read and dropped */
+			return MHD_YES;
+		}
+		rb_buf_puts(&b, "this server does not answer for that Host\n");
+		return reply(conn, MHD_HTTP_MISDIRECTED_REQUEST, ctype, &b);
 	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		if (*upload_size) {
@@ -1097,7 +1174,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	return reply(conn, status, ctype, &b);
 }
 
-static int parse_listen(struct sockaddr_in *sa, const char *listen)
+static int parse_listen(struct sockaddr_in *sa, char *host_out, size_t n,
+			const char *listen)
 {
 	const char *colon = strrchr(listen, ':');
 	char host[64];
@@ -1111,6 +1189,7 @@ static int parse_listen(struct sockaddr_in *sa, const char *listen)
 			      "http.listen: \"%s\" is not HOST:PORT", listen);
 	memcpy(host, listen, (size_t)(colon - listen));
 	host[colon - listen] = '\0';
+	snprintf(host_out, n, "%s", host);
 	port = strtol(colon + 1, &end, 10);
 	if (*end || end == colon + 1 || port < 0 || port > 65535)
 		return rb_err(RB_ECONFIG, "http.listen: bad port in \"%s\"",
@@ -1135,7 +1214,8 @@ int rb_http_start(struct rb_http **out, const char *listen,
 
 	if (!h)
 		return rb_err(RB_ENOMEM, "out of memory");
-	ret = parse_listen(&sa, listen ? listen : "127.0.0.1:8080");
+	ret = parse_listen(&sa, h->host, sizeof(h->host),
+			   listen ? listen : "127.0.0.1:8080");
 	if (ret)
 		goto fail;
 	ret = rb_store_open(&h->st, store_where, true);

@@ -14,7 +14,10 @@
  *                  histogram
  *   /metrics       the same figures in the Prometheus text format (0.0.4)
  *
- * Only GET and HEAD are served (405 otherwise). Every string that comes
+ * Only GET and HEAD are served (405 otherwise), and only for the Host
+ * names the server is reached by: 127.0.0.1, localhost, [::1] and
+ * http.listen's host, with any port (421 otherwise, against DNS
+ * rebinding). Every string that comes
  * from mail or from the store is HTML-escaped; pages carry a
  * Content-Security-Policy that allows no script at all. The dashboard
  * opens its own connection to the store (shared: no lock, SQLite WAL
