@@ -11,6 +11,13 @@
  * public-inbox and most MTAs drop as a duplicate (DESIGN.md fact 7).
  * A 4xx reply is retried with exponential backoff; a 5xx reply ends in
  * 'failed' with the server's words, shown by `reviewbot stats`.
+ *
+ * Rate limits (DESIGN.md fact 6): rate_per_hour for all mail, and
+ * rate_per_recipient_hour for each person. A mail over the global limit
+ * stops the pass; a mail over a person's limit waits alone, so that a
+ * flood of patches naming one address cannot hold up everyone else's
+ * reviews. Mailing lists (struct rb_outmail's lists) have no
+ * per-recipient limit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +29,7 @@
 #include "bot/outbox.h"
 #include "bot/stage.h"
 #include "bot/store.h"
+#include "mail/addr.h"
 #include "mail/sender.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -75,8 +83,34 @@ static size_t split_rcpts(char *s, const char **v, size_t max)
 	return n;
 }
 
-/* True when a rate limit says "not now". */
-static bool rate_limited(struct rb_pipeline *p, const char **rcpts, size_t n)
+enum limit { LIMIT_NONE, LIMIT_GLOBAL, LIMIT_RECIPIENT };
+
+/* Is @addr one of the mail's mailing lists ("a\nb", or NULL)? */
+static bool is_list(const char *lists, const char *addr)
+{
+	const char *l = lists, *nl;
+	char one[512];
+
+	while (l && *l) {
+		nl = strchr(l, '\n');
+		snprintf(one, sizeof(one), "%.*s",
+			 (int)(nl ? (size_t)(nl - l) : strlen(l)), l);
+		if (rb_addr_same(one, addr))
+			return true;
+		l = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * Which rate limit says "not now", if any; *who gets the recipient for
+ * LIMIT_RECIPIENT. The per-recipient limit protects a person from being
+ * mailed over and over (a flood of patches naming her); a mailing list
+ * gets every review by design, so it has none: only the global limit
+ * holds for it.
+ */
+static enum limit rate_limited(struct rb_pipeline *p, const char **rcpts,
+			       size_t n, const char *lists, const char **who)
 {
 	const struct rb_config *c = p->cfg;
 	int64_t since = rb_now() - 3600, count = 0;
@@ -85,20 +119,26 @@ static bool rate_limited(struct rb_pipeline *p, const char **rcpts, size_t n)
 	if (c->rate_per_hour > 0 &&
 	    !rb_store_outbox_sent_since(p->st, NULL, since, &count) &&
 	    count >= c->rate_per_hour)
-		return true;
-	for (i = 0; i < n && c->rate_per_recipient_hour > 0; i++)
+		return LIMIT_GLOBAL;
+	for (i = 0; i < n && c->rate_per_recipient_hour > 0; i++) {
+		if (is_list(lists, rcpts[i]))
+			continue;
 		if (!rb_store_outbox_sent_since(p->st, rcpts[i], since,
 						&count) &&
-		    count >= c->rate_per_recipient_hour)
-			return true;
-	return false;
+		    count >= c->rate_per_recipient_hour) {
+			*who = rcpts[i];
+			return LIMIT_RECIPIENT;
+		}
+	}
+	return LIMIT_NONE;
 }
 
 int rb_outbox_send(struct rb_pipeline *p)
 {
 	const struct rb_config *c = p->cfg;
-	const char *rcpts[1024];
+	const char *rcpts[1024], *who = NULL;
 	struct rb_outrow o;
+	enum limit limit;
 	size_t n;
 	int ret;
 
@@ -132,14 +172,31 @@ int rb_outbox_send(struct rb_pipeline *p)
 			return ret;
 		}
 		n = split_rcpts(o.rcpts, rcpts, 1024);
-		if (rate_limited(p, rcpts, n)) {
-			rb_store_outbox_failed(p->st, o.message_id, false,
-					       rb_now() + 300,
-					       "rate limit reached");
+		limit = rate_limited(p, rcpts, n, o.lists, &who);
+		if (limit == LIMIT_GLOBAL) {
+			/* Nothing may go now: the rest waits too. */
+			ret = rb_store_outbox_postpone(p->st, o.message_id,
+						       rb_now() + 300,
+						       "rate limit reached");
 			rb_log(RB_LOG_INFO, "send.rate_limited", "msgid",
 			       o.message_id, NULL);
 			rb_outrow_release(&o);
-			return 0;
+			return ret;
+		}
+		if (limit == LIMIT_RECIPIENT) {
+			/*
+			 * Only this mail waits: the next one in the queue may
+			 * go to other people (it is due, this one is not).
+			 */
+			ret = rb_store_outbox_postpone(
+				p->st, o.message_id, rb_now() + 300,
+				"rate limit reached for a recipient");
+			rb_log(RB_LOG_INFO, "send.rate_limited", "msgid",
+			       o.message_id, "rcpt", who, NULL);
+			rb_outrow_release(&o);
+			if (ret)
+				return ret;
+			continue;
 		}
 		ret = rb_sender_send(p->sender, o.env_from, rcpts, n, o.bytes,
 				     o.len);

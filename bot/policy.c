@@ -396,6 +396,57 @@ static void promote_first_cc(struct rb_recipients *r)
 	r->n_cc--;
 }
 
+/*
+ * Is @a a mailing list: an L: list of the touched sections (from the
+ * trusted tree's MAINTAINERS), or the address of a List-Id the admin
+ * allowed ("linux-mm.kvack.org" is linux-mm@kvack.org)? Never decided by
+ * what a mail says, so a poster cannot lift a person's rate limit.
+ */
+static bool is_list_addr(const struct rb_config *cfg,
+			 const struct rb_policy_people *who, const char *a)
+{
+	const char *at = strrchr(a, '@');
+	size_t i, local;
+
+	for (i = 0; who && i < who->n_lists; i++)
+		if (rb_addr_same(who->lists[i], a))
+			return true;
+	if (!at)
+		return false;
+	local = (size_t)(at - a);
+	for (i = 0; i < cfg->n_list_ids; i++) {
+		const char *id = cfg->list_ids[i];
+
+		if (strlen(id) == strlen(a) && !strncasecmp(id, a, local) &&
+		    id[local] == '.' && !strcasecmp(id + local + 1, at + 1))
+			return true;
+	}
+	return false;
+}
+
+static int mark_lists(struct rb_recipients *r, const struct rcpt_builder *b,
+		      const struct rb_config *cfg,
+		      const struct rb_policy_people *who)
+{
+	size_t i;
+
+	for (i = 0; i < b->n_seen; i++) {
+		char **v;
+
+		if (!is_list_addr(cfg, who, b->seen[i].addr))
+			continue;
+		v = realloc(r->lists, (r->n_lists + 1) * sizeof(*v));
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		r->lists = v;
+		v[r->n_lists] = strdup(b->seen[i].addr);
+		if (!v[r->n_lists])
+			return rb_err(RB_ENOMEM, "out of memory");
+		r->n_lists++;
+	}
+	return 0;
+}
+
 int rb_policy_recipients(struct rb_recipients *out,
 			 const struct rb_effective_policy *p,
 			 const struct rb_config *cfg,
@@ -430,6 +481,8 @@ int rb_policy_recipients(struct rb_recipients *out,
 			promote_first_cc(&r);
 		break;
 	}
+	if (!ret)
+		ret = mark_lists(&r, &b, cfg, who);
 	rcpt_builder_release(&b);
 	if (ret) {
 		rb_recipients_release(&r);
@@ -471,7 +524,10 @@ void rb_recipients_release(struct rb_recipients *r)
 		free(r->to[i]);
 	for (i = 0; i < r->n_cc; i++)
 		free(r->cc[i]);
+	for (i = 0; i < r->n_lists; i++)
+		free(r->lists[i]);
 	free(r->to);
 	free(r->cc);
+	free(r->lists);
 	memset(r, 0, sizeof(*r));
 }

@@ -142,6 +142,12 @@ struct rb_recipients {
 	char **cc;
 	size_t n_cc;
 	size_t n_dropped; /* invalid, duplicate of a kept one, or over the cap */
+	/* The kept recipients that are mailing lists, bare addresses: the
+	 * L: lists of @who, and addresses whose "local.domain" is on the
+	 * config's List-Id allow-list. They have no per-recipient rate
+	 * limit (bot/outbox.c). */
+	char **lists;
+	size_t n_lists;
 };
 
 /*

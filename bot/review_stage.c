@@ -53,6 +53,7 @@ struct outgoing {
 	char *message_id;
 	char *env_from;
 	struct rb_buf rcpts;
+	struct rb_buf lists; /* the recipients that are mailing lists */
 	const char *kind;
 	int patch_idx;
 	int words;
@@ -128,6 +129,7 @@ static void release(struct series_ctx *c)
 	for (i = 0; i < c->n_out; i++) {
 		rb_buf_release(&c->out[i].bytes);
 		rb_buf_release(&c->out[i].rcpts);
+		rb_buf_release(&c->out[i].lists);
 		free(c->out[i].message_id);
 		free(c->out[i].env_from);
 		free(c->out[i].finding_idx);
@@ -770,6 +772,7 @@ static struct outgoing *new_out(struct series_ctx *c, const char *kind,
 	memset(v, 0, sizeof(*v));
 	rb_buf_init(&v->bytes, 4u << 20);
 	rb_buf_init(&v->rcpts, 1u << 20);
+	rb_buf_init(&v->lists, 1u << 20);
 	v->kind = kind;
 	v->patch_idx = patch_idx;
 	return v;
@@ -905,6 +908,9 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 		ret = rb_compose_envelope(&o->env_from, &env, &n_env, &reply);
 	for (i = 0; !ret && i < n_env; i++)
 		ret = rb_buf_printf(&o->rcpts, "%s%s", i ? "\n" : "", env[i]);
+	for (i = 0; !ret && i < r.n_lists; i++)
+		ret = rb_buf_printf(&o->lists, "%s%s", i ? "\n" : "",
+				    r.lists[i]);
 	o->words = count_words(body);
 out:
 	if (env)
@@ -1175,6 +1181,7 @@ static int write_results(struct series_ctx *c)
 			.patch_idx = o->patch_idx,
 			.env_from = o->env_from,
 			.rcpts = o->rcpts.ptr,
+			.lists = o->lists.ptr,
 			.bytes = o->bytes.ptr,
 			.len = o->bytes.len,
 			.words = o->words,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/hash.h"
+#include "util/log.h"
 #include "util/banned.h"
 
 /*
@@ -121,6 +123,18 @@ static const char *const migrations[] = {
 	" failed BIGINT NOT NULL DEFAULT 0,"
 	" lease_expiries BIGINT NOT NULL DEFAULT 0,"
 	" started_at BIGINT NOT NULL, seen_at BIGINT NOT NULL);",
+	/* 4: trust (issue 17). A verdict keeps its judge's role for the
+	 * finding and the author address whose series it speaks for
+	 * (bot/feedback.h: what a verdict may suppress); verdicts from
+	 * before keep the reach of the judged series' author only. The
+	 * outbox keeps which recipients are mailing lists, which have no
+	 * per-recipient rate limit (bot/outbox.c). */
+	"ALTER TABLE verdicts ADD COLUMN role TEXT;"
+	"ALTER TABLE verdicts ADD COLUMN owner TEXT;"
+	"UPDATE verdicts SET owner = (SELECT s.author FROM reviews r"
+	" JOIN series s ON s.id = r.series_id"
+	" WHERE r.message_id = verdicts.review_msgid);"
+	"ALTER TABLE outbox ADD COLUMN lists TEXT;",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -254,7 +268,15 @@ int rb_store_open(struct rb_store **out, const char *path_or_url, bool shared)
 		struct rb_buf lk = RB_BUF_INIT(4096);
 
 		rb_buf_printf(&lk, "%s.lock", path_or_url);
-		st->lock_fd = open(lk.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		st->lock_fd = open(lk.ptr,
+				   O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+				   0600);
+		/* 0600 whatever the umask, as the store itself (db_sqlite.c). */
+		if (st->lock_fd >= 0 && fchmod(st->lock_fd, 0600) &&
+		    errno != EPERM) {
+			close(st->lock_fd);
+			st->lock_fd = -1;
+		}
 		if (st->lock_fd < 0) {
 			ret = rb_err(RB_ESTORE, "%s: %s", lk.ptr,
 				     strerror(errno));
@@ -303,12 +325,66 @@ void rb_store_close(struct rb_store *st)
 
 /* --- messages --- */
 
+/*
+ * RFC 5322 section 2.1.1: a line holds at most 998 characters, and a
+ * msg-id cannot be folded. A longer one is hostile; PostgreSQL would also
+ * refuse it in an index (a btree row holds at most about 2.7 KB), so it
+ * is refused on both engines alike. Counted as stored (db.h, UTF-8).
+ */
+#define RB_MSGID_MAX 998
+
+/* Is @message_id one the store can take as a key? Else *why says why. */
+static int msgid_ok(const char *message_id, bool *ok, char *why, size_t n)
+{
+	char *clean = NULL;
+	size_t len;
+	int ret;
+
+	ret = rb_db_text_clean(&clean, message_id);
+	if (ret)
+		return ret;
+	len = strlen(clean ? clean : message_id);
+	free(clean);
+	*ok = len <= RB_MSGID_MAX;
+	if (!*ok)
+		snprintf(why, n,
+			 "a Message-ID of %zu bytes is longer than a header "
+			 "line may be (%d, RFC 5322 2.1.1); quarantined",
+			 len, RB_MSGID_MAX);
+	return 0;
+}
+
 int rb_store_add_raw(struct rb_store *st, const char *message_id,
 		     const char *raw, size_t len, const char *origin)
 {
-	char hex[RB_SHA256_HEX], key[96];
+	char hex[RB_SHA256_HEX], key[96], why[256];
+	bool ok = true;
 	int ret;
 
+	if (message_id) {
+		ret = msgid_ok(message_id, &ok, why, sizeof(why));
+		if (ret)
+			return ret;
+	}
+	if (!ok) {
+		/* Kept under a key of its bytes, never parsed (state). */
+		rb_sha256_hex(hex, raw, len);
+		snprintf(key, sizeof(key), "rb-raw-%.40s@reviewbot.invalid",
+			 hex);
+		rb_log(RB_LOG_WARN, "store.quarantined", "origin", origin,
+		       "reason", why, NULL);
+		ret = EXEC(
+			st,
+			"INSERT INTO messages (message_id, raw, origin,"
+			" received_at, state, reason) VALUES"
+			" (?, ?, ?, ?, 'malformed', ?) ON CONFLICT DO NOTHING",
+			RB_DB_TEXT(key), RB_DB_BLOB(raw, len),
+			RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
+			RB_DB_TEXT(why));
+		if (ret)
+			return ret;
+		return st->db->ops->changes(st->db) ? 0 : -RB_EEXISTS;
+	}
 	if (!message_id) {
 		rb_sha256_hex(hex, raw, len);
 		snprintf(key, sizeof(key), "rb-raw-%.40s@reviewbot.invalid",
@@ -919,13 +995,14 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 		return -RB_EEXISTS;
 	return EXEC(st,
 		    "INSERT INTO outbox (message_id, series_id, env_from,"
-		    " rcpts, bytes, state, send_after, created_at)"
-		    " VALUES (?,?,?,?,?,?,?,?)",
+		    " rcpts, bytes, state, send_after, created_at, lists)"
+		    " VALUES (?,?,?,?,?,?,?,?,?)",
 		    RB_DB_TEXT(m->message_id), RB_DB_TEXT(m->series_id),
 		    RB_DB_TEXT(m->env_from), RB_DB_TEXT(m->rcpts),
 		    RB_DB_BLOB(m->bytes, m->len),
 		    RB_DB_TEXT(m->send_after > now ? "held" : "queued"),
-		    RB_DB_INT(m->send_after), RB_DB_INT(now));
+		    RB_DB_INT(m->send_after), RB_DB_INT(now),
+		    RB_DB_TEXT(m->lists && *m->lists ? m->lists : NULL));
 }
 
 /* --- outbox --- */
@@ -939,6 +1016,7 @@ void rb_outrow_release(struct rb_outrow *o)
 	free(o->env_from);
 	free(o->rcpts);
 	free(o->bytes);
+	free(o->lists);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -951,6 +1029,7 @@ static int out_row(const struct rb_dbrow *row, void *payload)
 	o->rcpts = dupv(&row->v[2]);
 	o->bytes = dupblob(&row->v[3], &o->len);
 	o->attempts = (int)row->v[4].i;
+	o->lists = row->n > 5 ? dupv(&row->v[5]) : NULL;
 	return 1;
 }
 
@@ -973,7 +1052,8 @@ int rb_store_outbox_next(struct rb_store *st, struct rb_outrow *out)
 		      " ('queued', 'held') AND send_after <= ?)"
 		      " OR (state = 'sending' AND lease_until < ?)"
 		      " ORDER BY send_after, created_at, message_id LIMIT 1%s)"
-		      " RETURNING message_id, env_from, rcpts, bytes, attempts",
+		      " RETURNING message_id, env_from, rcpts, bytes, attempts,"
+		      " lists",
 		      st->db->ops->skip_locked);
 	{
 		struct rb_dbv p[] = { RB_DB_INT(now + RB_OUTBOX_LEASE),
@@ -1016,11 +1096,24 @@ int rb_store_outbox_recover(struct rb_store *st)
 				 NULL, 0);
 }
 
+int rb_store_outbox_postpone(struct rb_store *st, const char *message_id,
+			     int64_t next, const char *why)
+{
+	/* Not an attempt: the claim's count is given back. */
+	return EXEC(st,
+		    "UPDATE outbox SET state = 'queued', send_after = ?,"
+		    " lease_until = NULL, last_error = ?,"
+		    " attempts = CASE WHEN attempts > 0 THEN attempts - 1"
+		    " ELSE 0 END WHERE message_id = ?",
+		    RB_DB_INT(next), RB_DB_TEXT(why), RB_DB_TEXT(message_id));
+}
+
 int rb_store_outbox_sent_since(struct rb_store *st, const char *rcpt,
 			       int64_t since, int64_t *out)
 {
 	struct rb_buf like = RB_BUF_INIT(1024);
-	int ret;
+	const char *c;
+	int ret = 0;
 
 	if (!rcpt) {
 		struct rb_dbv p = RB_DB_INT(since);
@@ -1030,15 +1123,32 @@ int rb_store_outbox_sent_since(struct rb_store *st, const char *rcpt,
 				       " state = 'sent' AND sent_at >= ?",
 				       &p, 1);
 	}
-	rb_buf_printf(&like, "%%%s%%", rcpt);
-	{
-		struct rb_dbv p[] = { RB_DB_INT(since), RB_DB_TEXT(like.ptr) };
+	/*
+	 * One whole line of rcpts, without regard to case (addresses are
+	 * ASCII, rb_addr_valid()): "a_b@x" must not count mail to "axb@x"
+	 * nor "xa_b@x", so LIKE's wildcards are escaped.
+	 */
+	ret = rb_buf_puts(&like, "%\n");
+	for (c = rcpt; !ret && *c; c++) {
+		char lc = *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+
+		if (lc == '%' || lc == '_' || lc == '\\')
+			ret = rb_buf_putc(&like, '\\');
+		if (!ret)
+			ret = rb_buf_putc(&like, lc);
+	}
+	if (!ret)
+		ret = rb_buf_puts(&like, "\n%");
+	if (!ret) {
+		struct rb_dbv p[] = { RB_DB_INT(since), RB_DB_TEXT("\n"),
+				      RB_DB_TEXT("\n"), RB_DB_TEXT(like.ptr) };
 
 		ret = rb_db_query_int(st->db, out,
 				      "SELECT COUNT(*) FROM outbox WHERE"
 				      " state = 'sent' AND sent_at >= ?"
-				      " AND rcpts LIKE ?",
-				      p, 2);
+				      " AND (? || lower(rcpts) || ?) LIKE ?"
+				      " ESCAPE '\\'",
+				      p, 4);
 	}
 	rb_buf_release(&like);
 	return ret;

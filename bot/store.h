@@ -24,7 +24,7 @@ struct rb_store {
 	int lock_fd; /* the single-owner lock of a SQLite store, or -1 */
 };
 
-#define RB_SCHEMA_VERSION 3
+#define RB_SCHEMA_VERSION 4
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
@@ -52,6 +52,10 @@ int64_t rb_now(void);
  * from the bytes) unless one with that id is already stored. Returns 0 when
  * stored, -RB_EEXISTS when it was there already (a duplicate or a
  * cross-post). Commits before returning unless inside a transaction.
+ * Text is stored as both engines take it (bot/db.h: bytes that are not
+ * UTF-8 become U+FFFD); a Message-ID longer than a header line may be
+ * (998 bytes, RFC 5322 2.1.1) is quarantined: kept under a key derived
+ * from the bytes in state malformed with the reason, never parsed.
  */
 int rb_store_add_raw(struct rb_store *st, const char *message_id,
 		     const char *raw, size_t len, const char *origin);
@@ -182,7 +186,12 @@ int rb_store_add_finding(struct rb_store *st, const char *series_id,
 			 const char *review_msgid, const char *fid,
 			 const struct rb_finding *f, const char *state);
 
-/* True when a verdict marked this fingerprint a false positive. */
+/*
+ * True when an authorised verdict marked this fingerprint a false
+ * positive, whoever judged it and in whichever series: a count for
+ * reports. Suppression asks rb_feedback_suppressed() (bot/feedback.h),
+ * which decides what each verdict may reach.
+ */
 int rb_store_fingerprint_rejected(struct rb_store *st, const char *fp,
 				  bool *out);
 
@@ -209,6 +218,9 @@ struct rb_outmail {
 	int64_t tokens_in, tokens_out;
 	double cost;
 	int64_t latency; /* seconds from the last patch to this review */
+	/* newline-separated envelope recipients that are mailing lists (no
+	 * per-recipient rate limit, bot/outbox.c), or NULL */
+	const char *lists;
 };
 int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m);
 
@@ -221,6 +233,7 @@ struct rb_outrow {
 	char *bytes;
 	size_t len;
 	int attempts;
+	char *lists; /* as in struct rb_outmail, or NULL */
 };
 void rb_outrow_release(struct rb_outrow *o);
 
@@ -234,7 +247,15 @@ int rb_store_outbox_failed(struct rb_store *st, const char *message_id,
  * byte-identical, and the receiver drops the duplicate by Message-ID). */
 int rb_store_outbox_recover(struct rb_store *st);
 
-/* Mails sent in the last @seconds, globally or to @rcpt (rate limits). */
+/*
+ * A claimed mail that may not go yet (a rate limit): back to queued until
+ * @next with @why, without counting an attempt.
+ */
+int rb_store_outbox_postpone(struct rb_store *st, const char *message_id,
+			     int64_t next, const char *why);
+
+/* Mails sent since @since, globally or to @rcpt, one recipient compared
+ * whole and without regard to case (rate limits). */
 int rb_store_outbox_sent_since(struct rb_store *st, const char *rcpt,
 			       int64_t since, int64_t *out);
 

@@ -92,7 +92,7 @@ static int setup(void **state)
 static void resolve(struct rb_effective_policy *p, const char *a, const char *b,
 		    const char *list)
 {
-	const char *s[2];
+	const char *s[2] = { NULL, NULL };
 	size_t n = 0;
 
 	if (a)

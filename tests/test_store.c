@@ -2,7 +2,9 @@
 /*
  * test_store.c - the store on SQLite (and on PostgreSQL when
  * RB_TEST_PG_URL names a server): migrations, deduplication, the job
- * leases, the outbox states and the single-owner lock.
+ * leases, the outbox states and the single-owner lock; hostile text
+ * (bytes that are not UTF-8, over-long Message-IDs) and the outbox's
+ * rate-limit bookkeeping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -205,6 +207,150 @@ static void test_source_state(void **state)
 	rb_store_close(st);
 }
 
+/* Text as PostgreSQL takes it: each bad byte becomes U+FFFD (db.h). */
+static void test_text_clean(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "caf\xe9!", "caf\xef\xbf\xbd!" },
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" }, /* overlong '/' */
+		{ "\xed\xa0\x80", /* a surrogate */
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xf4\x90\x80\x80x", /* past U+10FFFF */
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx" },
+		{ "a\xe2\x82", "a\xef\xbf\xbd\xef\xbf\xbd" }, /* cut short */
+		{ "\xff", "\xef\xbf\xbd" },
+	};
+	char *out = NULL;
+	size_t i;
+
+	(void)state;
+	/* Clean text is not copied. */
+	assert_int_equal(rb_db_text_clean(&out, "plain <a@b>"), 0);
+	assert_null(out);
+	assert_int_equal(rb_db_text_clean(&out, "\xf0\x9f\x98\x80 caf\xc3\xa9"),
+			 0);
+	assert_null(out);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(rb_db_text_clean(&out, cases[i].in), 0);
+		assert_non_null(out);
+		assert_string_equal(out, cases[i].out);
+		free(out);
+	}
+}
+
+/*
+ * A Message-ID with raw 8-bit bytes is stored (on PostgreSQL too) and
+ * found again by the same bytes; one longer than a header line is
+ * quarantined with its reason.
+ */
+static void test_hostile_message_ids(void **state)
+{
+	struct rb_store *st = open_store();
+	struct rb_msgrow m = { 0 };
+	struct rb_msgmeta meta = { .kind = "other", .subject = "caf\xe9" };
+	const char raw[] = "Message-ID: <bad-\xff@x>\n\nhello\n";
+	char *longid = malloc(1201);
+	int64_t n = -1;
+
+	(void)state;
+	assert_int_equal(rb_store_add_raw(st, "bad-\xff\xfe@x", raw,
+					  sizeof(raw) - 1, "x.mbox:9"),
+			 0);
+	assert_int_equal(rb_store_add_raw(st, "bad-\xff\xfe@x", raw,
+					  sizeof(raw) - 1, "x.mbox:9"),
+			 -RB_EEXISTS);
+	assert_int_equal(rb_store_get_raw(st, "bad-\xff\xfe@x", &m), 0);
+	assert_string_equal(m.message_id, "bad-\xef\xbf\xbd\xef\xbf\xbd@x");
+	assert_memory_equal(m.raw, raw, m.len);
+	rb_msgrow_release(&m);
+	assert_int_equal(rb_store_mark_parsed(st, "bad-\xff\xfe@x", &meta), 0);
+
+	assert_non_null(longid);
+	memset(longid, 'x', 1200);
+	memcpy(longid + 1190, "@evil.test", 10);
+	longid[1200] = '\0';
+	assert_int_equal(rb_store_add_raw(st, longid, raw, sizeof(raw) - 1,
+					  "x.mbox:10"),
+			 0);
+	assert_int_equal(rb_store_get_raw(st, longid, &m), -RB_ENOTFOUND);
+	{
+		struct rb_dbv p = RB_DB_TEXT("x.mbox:10");
+
+		assert_int_equal(
+			rb_db_query_int(st->db, &n,
+					"SELECT COUNT(*) FROM messages"
+					" WHERE origin = ? AND state ="
+					" 'malformed' AND reason LIKE"
+					" '%Message-ID of 1200 bytes%'",
+					&p, 1),
+			0);
+	}
+	assert_int_equal(n, 1);
+	free(longid);
+	rb_store_close(st);
+}
+
+/* Rate limits count one recipient whole; a postponed mail waits alone. */
+static void test_outbox_rates(void **state)
+{
+	struct rb_store *st = open_store();
+	struct rb_outmail m = {
+		.message_id = "rb-rate-1@example.org",
+		.series_id = "s-rate",
+		.kind = "review",
+		.patch_idx = 1,
+		.env_from = "bot@example.org",
+		.rcpts = "a_b@rate.example\nlist@rate.example",
+		.lists = "list@rate.example",
+		.bytes = "X\r\n",
+		.len = 3,
+		.policy = "advisory",
+	};
+	struct rb_outrow o = { 0 };
+	int64_t n = -1;
+
+	(void)state;
+	setenv("RB_NOW", "5000", 1);
+	assert_int_equal(rb_store_add_outmail(st, &m), 0);
+	assert_int_equal(rb_store_outbox_next(st, &o), 0);
+	assert_string_equal(o.lists, "list@rate.example");
+	/* Postponed: back to queued, not an attempt, not due before 5300. */
+	assert_int_equal(rb_store_outbox_postpone(st, o.message_id, 5300,
+						  "rate limit reached"),
+			 0);
+	rb_outrow_release(&o);
+	assert_int_equal(rb_store_outbox_next(st, &o), -RB_ENOTFOUND);
+	setenv("RB_NOW", "5300", 1);
+	assert_int_equal(rb_store_outbox_next(st, &o), 0);
+	assert_int_equal(o.attempts, 1);
+	assert_int_equal(rb_store_outbox_sent(st, o.message_id), 0);
+	rb_outrow_release(&o);
+	assert_int_equal(rb_store_outbox_sent_since(st, "a_b@rate.example",
+						    5000, &n),
+			 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rb_store_outbox_sent_since(st, "A_B@Rate.Example",
+						    5000, &n),
+			 0);
+	assert_int_equal(n, 1);
+	/* Not a wildcard, not a substring. */
+	assert_int_equal(rb_store_outbox_sent_since(st, "axb@rate.example",
+						    5000, &n),
+			 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(
+		rb_store_outbox_sent_since(st, "b@rate.example", 5000, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(rb_store_outbox_sent_since(st, "list@rate.example",
+						    5000, &n),
+			 0);
+	assert_int_equal(n, 1);
+	unsetenv("RB_NOW");
+	rb_store_close(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +364,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_outbox_states, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_source_state, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_text_clean, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_message_ids, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_outbox_rates, setup,
 						teardown),
 	};
 
