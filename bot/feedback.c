@@ -87,6 +87,7 @@ struct reply_ctx {
 	struct rb_effective_policy pol;
 	bool have_pol;
 	struct rb_verdicts verdicts;
+	bool admin; /* an admin, DKIM passing: every finding's judge */
 	const char *state; /* feedback.state */
 	char reason[512]; /* why refused, or "" */
 	size_t n_stored; /* authorised verdicts stored */
@@ -266,67 +267,223 @@ static bool in_list(const char *const *v, size_t n, const char *addr)
 	return false;
 }
 
-/* Who may judge: the role that allows @addr, or NULL. */
-static const char *allowed(const struct reply_ctx *c, const char *addr)
+/* An author of the series: its author, or a part's From: or in-body From:. */
+static bool is_author(const char *series_author,
+		      const struct rb_message *const *parts, size_t n,
+		      const char *addr)
 {
-	const struct rb_config *cfg = c->p->cfg;
-	size_t i, n = c->maint ? c->maint->nsections : 0, others = 0;
-	int k;
+	size_t k;
 
-	if (!addr || !rb_addr_valid(addr))
-		return NULL;
-	if (in_list((const char *const *)cfg->admins, cfg->n_admins, addr))
-		return "admin";
-	if (c->row.author && rb_addr_same(c->row.author, addr))
-		return "author";
-	for (k = 0; c->parts && k <= c->row.total; k++) {
-		const struct rb_message *m = c->parts[k];
+	if (!addr)
+		return false;
+	if (series_author && rb_addr_same(series_author, addr))
+		return true;
+	for (k = 0; parts && k < n; k++) {
+		const struct rb_message *m = parts[k];
 
 		if (m &&
 		    ((m->from.addr && rb_addr_same(m->from.addr, addr)) ||
 		     (m->author.addr && rb_addr_same(m->author.addr, addr))))
-			return "author";
+			return true;
 	}
-	for (i = 0; i < n; i++)
-		if (!catch_all(c->maint->sections[i]->name))
-			others++;
-	for (i = 0; i < n; i++) {
-		const struct rb_maint_section *s = c->maint->sections[i];
-
-		if (others && catch_all(s->name))
-			continue;
-		if (in_list(s->maintainers, s->nmaintainers, addr))
-			return "maintainer";
-		if (in_list(s->reviewers, s->nreviewers, addr))
-			return "reviewer";
-	}
-	return NULL;
+	return false;
 }
 
-static int fingerprint_of(struct reply_ctx *c, const char *fid, char **out)
+/* The sections one finding belongs to (feedback.h); @v borrowed. */
+struct fsections {
+	struct rb_maint_result *r; /* the lookup of the file, owned */
+	const struct rb_maint_section **v;
+	size_t n;
+};
+
+static void fsections_release(struct fsections *s)
+{
+	rb_maint_result_free(s->r);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A path MAINTAINERS can be asked about in one "+++ b/PATH" line. */
+static bool plain_path(const char *p)
+{
+	for (; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * The sections whose F: patterns take @file, as get_maintainer.pl reads
+ * them from a "+++ b/FILE" line (so F:, N: and X: rule, and K: keywords
+ * do not), or, without a file, the @touched sections; THE REST only when
+ * nothing else matches. A file MAINTAINERS cannot be asked about (or a
+ * failed lookup) has no sections: then only an admin reaches across
+ * series. Returns 0 or -RB_ENOMEM.
+ */
+static int finding_sections(struct fsections *out, const struct rb_maint *maint,
+			    const struct rb_maint_result *touched,
+			    const char *file)
+{
+	const struct rb_maint_result *src = touched;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (file && *file) {
+		struct rb_buf t = RB_BUF_INIT(8192);
+		int ret;
+
+		if (!maint || !plain_path(file))
+			return 0;
+		ret = rb_buf_printf(&t, "+++ b/%s\n", file);
+		if (!ret)
+			ret = rb_maint_lookup_patch(&out->r, maint, t.ptr,
+						    t.len);
+		rb_buf_release(&t);
+		if (ret == -RB_ENOMEM)
+			return ret;
+		if (ret) {
+			out->r = NULL;
+			return 0;
+		}
+		src = out->r;
+	}
+	if (!src || !src->nsections)
+		return 0;
+	out->v = calloc(src->nsections, sizeof(*out->v));
+	if (!out->v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < src->nsections; i++)
+		if (!catch_all(src->sections[i]->name))
+			out->v[out->n++] = src->sections[i];
+	for (i = 0; !out->n && i < src->nsections; i++)
+		out->v[out->n++] = src->sections[i];
+	return 0;
+}
+
+/* "maintainer" or "reviewer" when @addr is an M: or R: of @s, or NULL. */
+static const char *person_role(const struct fsections *s, const char *addr)
+{
+	const char *role = NULL;
+	size_t i;
+
+	for (i = 0; addr && i < s->n; i++) {
+		if (in_list(s->v[i]->maintainers, s->v[i]->nmaintainers, addr))
+			return "maintainer";
+		if (in_list(s->v[i]->reviewers, s->v[i]->nreviewers, addr))
+			role = "reviewer";
+	}
+	return role;
+}
+
+/*
+ * May @addr judge this series at all: "author", "maintainer" or
+ * "reviewer" (an M: or R: person of a touched section), or NULL. Admins
+ * are decided apart, with DKIM (judge_reply()).
+ */
+static const char *allowed(const struct reply_ctx *c, const char *addr)
+{
+	struct fsections all;
+	const char *role;
+
+	if (!addr || !rb_addr_valid(addr))
+		return NULL;
+	if (is_author(c->row.author, (const struct rb_message *const *)c->parts,
+		      c->parts ? (size_t)c->row.total + 1 : 0, addr))
+		return "author";
+	if (finding_sections(&all, NULL, c->maint, NULL))
+		return NULL;
+	role = person_role(&all, addr);
+	fsections_release(&all);
+	return role;
+}
+
+static bool is_admin(const struct rb_config *cfg, const char *addr)
+{
+	return addr && rb_addr_valid(addr) &&
+	       in_list((const char *const *)cfg->admins, cfg->n_admins, addr);
+}
+
+/*
+ * The judge's role for the finding of @file (feedback.h), which decides
+ * what the verdict may suppress. The judge is allowed for the series.
+ */
+static int verdict_role(struct reply_ctx *c, const char *file,
+			const char **role)
+{
+	const char *addr = c->m->from.addr;
+	struct fsections fs;
+	int ret;
+
+	if (c->admin) {
+		*role = "admin";
+		return 0;
+	}
+	ret = finding_sections(&fs, c->maint_index, c->maint, file);
+	if (ret)
+		return ret;
+	*role = person_role(&fs, addr);
+	fsections_release(&fs);
+	if (*role)
+		return 0;
+	if (is_author(c->row.author, (const struct rb_message *const *)c->parts,
+		      (size_t)c->row.total + 1, addr))
+		*role = "author";
+	else
+		*role = "other-section";
+	return 0;
+}
+
+/* The fingerprint and file of finding @fid of our review; NULL if none. */
+static int finding_of(struct reply_ctx *c, const char *fid, char **fp,
+		      char **file)
 {
 	struct rb_dbv p[] = { RB_DB_TEXT(c->review), RB_DB_TEXT(fid) };
+	struct two_text t = { 0 };
+	int ret;
 
-	*out = NULL;
-	return rb_db_query_text(c->p->st->db, out,
-				"SELECT fingerprint FROM findings WHERE"
-				" review_msgid = ? AND fid = ? LIMIT 1",
-				p, 2);
+	*fp = NULL;
+	*file = NULL;
+	ret = c->p->st->db->ops->query(c->p->st->db,
+				       "SELECT fingerprint, file FROM findings"
+				       " WHERE review_msgid = ? AND fid = ?"
+				       " LIMIT 1",
+				       p, 2, two_text_row, &t);
+	if (ret) {
+		free(t.a);
+		free(t.b);
+		return ret;
+	}
+	*fp = t.a;
+	*file = t.b;
+	return 0;
 }
 
-static int add_verdict(struct reply_ctx *c, const char *fid, const char *fp,
-		       const char *verdict, bool authorised, const char *reason)
+struct verdict_row {
+	const char *fid, *fp, *verdict;
+	bool authorised;
+	const char *reason;
+	const char *role; /* the judge's role for the finding, or NULL */
+};
+
+static int add_verdict(struct reply_ctx *c, const struct verdict_row *v)
 {
+	const char *judge = c->m ? c->m->from.addr : NULL;
+	/* An author speaks for her own series, the others for this one's. */
+	const char *owner = !v->role		       ? NULL :
+			    !strcmp(v->role, "author") ? judge :
+							 c->row.author;
+
 	return EXEC(c->p->st,
 		    "INSERT INTO verdicts (reply_msgid, review_msgid, fid,"
 		    " fingerprint, verdict, judge, authorised, reason,"
-		    " created_at) VALUES (?,?,?,?,?,?,?,?,?)"
+		    " created_at, role, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
 		    " ON CONFLICT DO NOTHING",
 		    RB_DB_TEXT(c->msgid), RB_DB_TEXT(c->review),
-		    RB_DB_TEXT(fid), RB_DB_TEXT(fp), RB_DB_TEXT(verdict),
-		    RB_DB_TEXT(c->m ? c->m->from.addr : NULL),
-		    RB_DB_INT(authorised), RB_DB_TEXT(reason),
-		    RB_DB_INT(rb_now()));
+		    RB_DB_TEXT(v->fid), RB_DB_TEXT(v->fp),
+		    RB_DB_TEXT(v->verdict), RB_DB_TEXT(judge),
+		    RB_DB_INT(v->authorised), RB_DB_TEXT(v->reason),
+		    RB_DB_INT(rb_now()), RB_DB_TEXT(v->role),
+		    RB_DB_TEXT(owner));
 }
 
 /* Stores every verdict; refused ones with authorised = 0. */
@@ -337,27 +494,37 @@ static int store_verdicts(struct reply_ctx *c, bool authorised)
 
 	for (i = 0; i < c->verdicts.n && !ret; i++) {
 		const struct rb_verdict_item *it = &c->verdicts.v[i];
-		const char *kind = rb_verdict_kind_name(it->kind);
+		struct verdict_row v = {
+			.verdict = rb_verdict_kind_name(it->kind),
+		};
 		char fid[16], why[128];
-		char *fp = NULL;
+		char *fp = NULL, *file = NULL;
 
 		snprintf(fid, sizeof(fid), "F%d", it->id);
-		ret = fingerprint_of(c, fid, &fp);
+		v.fid = fid;
+		ret = finding_of(c, fid, &fp, &file);
 		if (ret)
 			break;
+		v.fp = fp;
 		if (!fp) {
 			snprintf(why, sizeof(why),
 				 "line %d: %s is not a finding of the review",
 				 it->line, fid);
-			ret = add_verdict(c, fid, NULL, kind, false, why);
+			v.reason = why;
+			ret = add_verdict(c, &v);
 		} else if (!authorised) {
-			ret = add_verdict(c, fid, fp, kind, false, c->reason);
+			v.reason = c->reason;
+			ret = add_verdict(c, &v);
 		} else {
-			ret = add_verdict(c, fid, fp, kind, true, NULL);
+			v.authorised = true;
+			ret = verdict_role(c, file, &v.role);
+			if (!ret)
+				ret = add_verdict(c, &v);
 			if (!ret && c->p->st->db->ops->changes(c->p->st->db))
 				c->n_stored++;
 		}
 		free(fp);
+		free(file);
 	}
 	return ret;
 }
@@ -478,7 +645,9 @@ out:
 static int judge_reply(struct reply_ctx *c, bool *authorised)
 {
 	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_dkim_result d = { .pass = false };
 	const char *role;
+	bool admin;
 	size_t i;
 	int ret;
 
@@ -523,7 +692,8 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 	if (ret)
 		return ret;
 	role = allowed(c, c->m->from.addr);
-	if (!role) {
+	admin = is_admin(c->p->cfg, c->m->from.addr);
+	if (!role && !admin) {
 		c->state = "refused";
 		snprintf(c->reason, sizeof(c->reason),
 			 "%s is neither an author of the series, a maintainer "
@@ -531,19 +701,32 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 			 c->m->from.addr ? c->m->from.addr : "(no From:)");
 		return 0;
 	}
-	if (c->pol.require_dkim) {
-		struct rb_dkim_result d;
-
+	/*
+	 * An admin's verdict reaches every series: a From:, which anyone can
+	 * write, must not claim it alone, whatever require_dkim says.
+	 */
+	if (admin || c->pol.require_dkim) {
 		ret = rb_dkim_verify(&d, c->raw.raw, c->raw.len,
 				     c->m->from.addr, getenv("RB_DKIM_KEYS"));
 		if (ret)
 			return ret;
-		if (!d.pass) {
-			c->state = "refused";
-			snprintf(c->reason, sizeof(c->reason),
-				 "the policy requires DKIM: %s", d.reason);
-			return 0;
-		}
+		c->admin = admin && d.pass;
+		if (c->admin)
+			role = "admin";
+	}
+	if (!role) {
+		c->state = "refused";
+		snprintf(c->reason, sizeof(c->reason),
+			 "an admin's verdict needs a passing DKIM signature: "
+			 "%s",
+			 d.reason);
+		return 0;
+	}
+	if (c->pol.require_dkim && !d.pass) {
+		c->state = "refused";
+		snprintf(c->reason, sizeof(c->reason),
+			 "the policy requires DKIM: %s", d.reason);
+		return 0;
 	}
 	c->state = "judged";
 	*authorised = true;
@@ -577,12 +760,13 @@ static int one_reply(struct rb_pipeline *p, const char *msgid,
 	if (ret)
 		goto out;
 	if (c.review && strcmp(c.state, "no_verdict")) {
+		/* Unreadable: recorded with its reason. */
+		struct verdict_row v = { .reason = c.reason };
+
 		if (c.verdicts.n)
 			ret = store_verdicts(&c, authorised);
 		else
-			/* Unreadable: recorded with its reason. */
-			ret = add_verdict(&c, NULL, NULL, NULL, false,
-					  c.reason);
+			ret = add_verdict(&c, &v);
 	}
 	if (!ret && authorised)
 		ret = queue_ack(&c, stats);
@@ -656,31 +840,160 @@ int rb_feedback_run(struct rb_pipeline *p)
 	return rb_feedback_run_stats(p, &s);
 }
 
-int rb_feedback_similar_rejected(struct rb_store *st,
-				 const struct rb_finding *f, int n, bool *out)
+/* --- suppression: what earlier verdicts reach (feedback.h) --- */
+
+struct fp_verdict {
+	char *fp, *judge, *role, *owner;
+};
+
+struct fp_list {
+	struct fp_verdict *v;
+	size_t n;
+};
+
+static int fp_row(const struct rb_dbrow *row, void *payload)
 {
-	struct rb_dbv p[] = { RB_DB_TEXT(f->checker), RB_DB_TEXT(f->category),
-			      RB_DB_TEXT(f->file ? f->file : "") };
-	int64_t count = 0;
+	struct fp_list *l = payload;
+	struct fp_verdict *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	l->v = v;
+	v = &l->v[l->n++];
+	v->fp = dupv(&row->v[0]);
+	v->judge = dupv(&row->v[1]);
+	v->role = dupv(&row->v[2]);
+	v->owner = dupv(&row->v[3]);
+	return 0;
+}
+
+static void fp_list_release(struct fp_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].fp);
+		free(l->v[i].judge);
+		free(l->v[i].role);
+		free(l->v[i].owner);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool role_is(const char *role, const char *name)
+{
+	return role && !strcmp(role, name);
+}
+
+/* The finding's sections in the series under review, looked up once. */
+struct lazy_sections {
+	const struct rb_feedback_scope *s;
+	const struct rb_finding *f;
+	struct fsections fs;
+	bool done;
+};
+
+/* Does @v reach across series: an admin's, or an M:/R: of the finding's? */
+static int across(struct lazy_sections *ls, const struct fp_verdict *v,
+		  bool *out)
+{
 	int ret;
 
-	if (n <= 0) {
-		*out = false;
+	*out = role_is(v->role, "admin");
+	if (*out ||
+	    !(role_is(v->role, "maintainer") || role_is(v->role, "reviewer")))
 		return 0;
+	if (!ls->done) {
+		ret = finding_sections(&ls->fs, ls->s->maint, ls->s->touched,
+				       ls->f->file);
+		if (ret)
+			return ret;
+		ls->done = true;
 	}
-	ret = rb_db_query_int(st->db, &count,
-			      "SELECT COUNT(DISTINCT v.fingerprint) FROM"
-			      " verdicts v WHERE v.authorised = 1 AND"
-			      " v.verdict = 'false_positive' AND EXISTS"
-			      " (SELECT 1 FROM findings f WHERE"
-			      " f.fingerprint = v.fingerprint AND"
-			      " f.checker = ? AND f.category = ? AND"
-			      " COALESCE(f.file, '') = ?)",
-			      p, 3);
-	if (ret)
-		return ret;
-	*out = count >= n;
+	*out = person_role(&ls->fs, v->judge) != NULL;
 	return 0;
+}
+
+/* The policy's suppress_similar: enough similar findings judged false. */
+static int similar(struct rb_store *st, struct lazy_sections *ls, bool *out)
+{
+	const struct rb_finding *f = ls->f;
+	struct rb_dbv p[] = { RB_DB_TEXT(f->checker), RB_DB_TEXT(f->category),
+			      RB_DB_TEXT(f->file ? f->file : "") };
+	struct fp_list l = { 0 };
+	const char **seen = NULL;
+	size_t i, k, n_seen = 0;
+	int ret;
+
+	*out = false;
+	ret = st->db->ops->query(
+		st->db,
+		"SELECT v.fingerprint, v.judge, v.role, v.owner FROM"
+		" verdicts v WHERE v.authorised = 1 AND"
+		" v.verdict = 'false_positive' AND v.role IN ('admin',"
+		" 'maintainer', 'reviewer') AND EXISTS (SELECT 1 FROM"
+		" findings f WHERE f.fingerprint = v.fingerprint AND"
+		" f.checker = ? AND f.category = ? AND"
+		" COALESCE(f.file, '') = ?) ORDER BY v.id",
+		p, 3, fp_row, &l);
+	if (!ret) {
+		seen = calloc(l.n + 1, sizeof(*seen));
+		if (!seen)
+			ret = rb_err(RB_ENOMEM, "out of memory");
+	}
+	for (i = 0; !ret && i < l.n; i++) {
+		bool ok = false;
+
+		if (!l.v[i].fp)
+			continue;
+		for (k = 0; k < n_seen && strcmp(seen[k], l.v[i].fp); k++)
+			;
+		if (k < n_seen)
+			continue;
+		ret = across(ls, &l.v[i], &ok);
+		if (!ret && ok)
+			seen[n_seen++] = l.v[i].fp;
+	}
+	if (!ret)
+		*out = n_seen >= (size_t)ls->s->suppress_similar;
+	free(seen);
+	fp_list_release(&l);
+	return ret;
+}
+
+int rb_feedback_suppressed(struct rb_store *st,
+			   const struct rb_feedback_scope *s,
+			   const struct rb_finding *f, bool *out)
+{
+	struct lazy_sections ls = { .s = s, .f = f };
+	struct rb_dbv p = RB_DB_TEXT(f->fingerprint);
+	struct fp_list l = { 0 };
+	bool hit = false;
+	size_t i;
+	int ret = 0;
+
+	if (f->fingerprint[0])
+		ret = st->db->ops->query(
+			st->db,
+			"SELECT fingerprint, judge, role, owner FROM verdicts"
+			" WHERE fingerprint = ? AND authorised = 1 AND"
+			" verdict = 'false_positive' ORDER BY id",
+			&p, 1, fp_row, &l);
+	for (i = 0; !ret && !hit && i < l.n; i++) {
+		/* Later versions and resends of the owner's own series. */
+		hit = is_author(s->series_author, s->parts, s->n_parts,
+				l.v[i].owner);
+		if (!hit)
+			ret = across(&ls, &l.v[i], &hit);
+	}
+	fp_list_release(&l);
+	if (!ret && !hit && s->suppress_similar > 0)
+		ret = similar(st, &ls, &hit);
+	fsections_release(&ls.fs);
+	if (!ret)
+		*out = hit;
+	return ret;
 }
 
 int rb_feedback_job(struct rb_pipeline *p, const struct rb_job *job)

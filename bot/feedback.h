@@ -10,20 +10,46 @@
  *    series (From: or in-body From:), an M: or R: person of a touched
  *    MAINTAINERS section (from the first configured tree, the trusted
  *    base, with THE REST only when nothing else is touched), or an admin
- *    (cfg->admins);
+ *    (cfg->admins) whose reply carries a passing DKIM signature aligned
+ *    with its From:, whatever require_dkim says (an admin's verdict
+ *    reaches every series, so a From: alone must not claim it; an admin
+ *    whose signature fails is judged as whoever else she is);
  *  - when the series' policy says require_dkim, the reply must carry a
  *    passing DKIM signature aligned with its From: (mail/dkim.h). Keys
  *    come from DNS, or from the key file named by RB_DKIM_KEYS (tests,
  *    offline replay);
  *  - each verdict is stored (table verdicts) with its judge, time, the
- *    finding's fingerprint (so review_stage's suppression sees it in v2,
- *    v3 and resends) and authorised = 1; a refused reply's verdicts are
+ *    finding's fingerprint, the judge's role for that finding and the
+ *    owner (below), and authorised = 1; a refused reply's verdicts are
  *    stored with authorised = 0 and the reason, and change nothing;
  *  - with cfg->ack_verdicts, a one-line acknowledgement goes to the judge
  *    through the outbox (kind "ack").
  * Every reply gets a row in table feedback (unrelated, no_verdict, judged,
  * refused), so it is looked at once; all of one reply's writes are one
  * transaction.
+ *
+ * Who may judge what (issue 17). A finding's sections are the MAINTAINERS
+ * sections whose F: (and N:, X:) patterns take its file, THE REST only
+ * when nothing else does; for a finding without a file (the commit
+ * message), the series' touched sections, THE REST only when nothing
+ * else is touched. A verdict's role, for that finding:
+ *   admin          in cfg->admins, DKIM passing;
+ *   maintainer     an M: person of the finding's sections;
+ *   reviewer       an R: person of the finding's sections;
+ *   author         an author of the series (From: or in-body From:);
+ *   other-section  an M: or R: person of another touched section.
+ * Its owner is the author address whose series it speaks for: the judge
+ * herself for an author's verdict, else the judged series' author.
+ * A "false positive" suppresses its fingerprint (rb_feedback_suppressed()):
+ *   - in the owner's series: later versions and resends of the series,
+ *     recognised by the same author address (the series' author or the
+ *     From: or in-body From: of one of its parts) - a Message-ID, title
+ *     or change-id can be copied by anyone, an address only with DKIM;
+ *   - in anyone's series when the judge is an admin, or an M:/R: person
+ *     of the finding's sections in the series being reviewed;
+ *   - and it counts for the policy's suppress_similar only from an admin
+ *     or an M:/R: person of the finding's sections there.
+ * So an author's verdict never silences a check in someone else's series.
  */
 #ifndef RB_BOT_FEEDBACK_H
 #define RB_BOT_FEEDBACK_H
@@ -35,6 +61,9 @@ struct rb_pipeline;
 struct rb_store;
 struct rb_finding;
 struct rb_job;
+struct rb_maint;
+struct rb_maint_result;
+struct rb_message;
 
 struct rb_feedback_stats {
 	size_t looked; /* replies looked at */
@@ -46,8 +75,9 @@ struct rb_feedback_stats {
 
 /*
  * Processes every reply not looked at yet (see above), at once; the
- * pipeline runs replies as jobs instead (rb_feedback_job()). Returns 0, or a store error (-RB_ESTORE); a bad reply
- * is recorded and skipped, never an error.
+ * pipeline runs replies as jobs instead (rb_feedback_job()). Returns 0,
+ * or a store error (-RB_ESTORE); a bad reply is recorded and skipped,
+ * never an error.
  */
 int rb_feedback_run(struct rb_pipeline *p);
 /* The same, adding what it did to @stats (not NULL). */
@@ -62,16 +92,27 @@ int rb_feedback_run_stats(struct rb_pipeline *p,
  */
 int rb_feedback_job(struct rb_pipeline *p, const struct rb_job *job);
 
+/* What the review of one series knows about it; all borrowed. */
+struct rb_feedback_scope {
+	const struct rb_maint *maint; /* MAINTAINERS of the trusted tree */
+	const struct rb_maint_result *touched; /* the series' sections */
+	const char *series_author; /* the series' author address */
+	const struct rb_message *const *parts; /* [0] cover, NULL allowed */
+	size_t n_parts;
+	int suppress_similar; /* the policy's; 0 or less: off */
+};
+
 /*
- * The rule of policy suppress_similar = @n: *out is true when @n or more
- * distinct findings "similar" to @f were judged false positives by an
- * authorised judge. Similar means the same checker, the same category and
- * the same file (both NULL for commit-message findings): the unit a
- * maintainer rejects when they say "this checker is wrong about this kind
- * of thing in this file". Distinct is by fingerprint, so one finding
- * rejected again in v2 and v3 counts once. @n <= 0: always false.
+ * Whether earlier verdicts suppress finding @f in the series @s describes
+ * (see above): *out is true when an authorised "false positive" on its
+ * fingerprint reaches this series, or, with suppress_similar = N, when N
+ * or more distinct findings "similar" to @f (the same checker, category
+ * and file, both NULL for commit-message findings; distinct by
+ * fingerprint) were judged false positives by an admin or an M:/R:
+ * person of @f's sections. Returns 0 or a store error.
  */
-int rb_feedback_similar_rejected(struct rb_store *st,
-				 const struct rb_finding *f, int n, bool *out);
+int rb_feedback_suppressed(struct rb_store *st,
+			   const struct rb_feedback_scope *s,
+			   const struct rb_finding *f, bool *out);
 
 #endif

@@ -691,15 +691,20 @@ static int filter_findings(struct series_ctx *c)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < n && !ret; i++)
-		ret = rb_store_fingerprint_rejected(
-			c->p->st, c->findings.v[i].fingerprint, &rejected[i]);
-	/* The policy's suppress_similar: N rejected findings like it. */
-	for (i = 0; i < n && !ret && c->pol.suppress_similar > 0; i++)
-		if (!rejected[i])
-			ret = rb_feedback_similar_rejected(
-				c->p->st, &c->findings.v[i],
-				c->pol.suppress_similar, &rejected[i]);
+	/* What earlier verdicts reach, with suppress_similar (feedback.h). */
+	for (i = 0; i < n && !ret; i++) {
+		struct rb_feedback_scope scope = {
+			.maint = c->maint_index,
+			.touched = c->maint,
+			.series_author = c->row.author,
+			.parts = (const struct rb_message *const *)c->msgs,
+			.n_parts = (size_t)c->row.total + 1,
+			.suppress_similar = c->pol.suppress_similar,
+		};
+
+		ret = rb_feedback_suppressed(c->p->st, &scope,
+					     &c->findings.v[i], &rejected[i]);
+	}
 	if (ret)
 		goto out;
 	rb_policy_filter_findings(&c->pol, c->findings.v, n, keep);

@@ -39,6 +39,7 @@
 #include "bot/store.h"
 #include "mail/dkim.h"
 #include "review/findings.h"
+#include "review/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
@@ -218,7 +219,7 @@ static void dkim_sign_file(const char *in, const char *out, const char *domain)
 {
 	struct rb_buf key = RB_BUF_INIT(1 << 16), msg = RB_BUF_INIT(1 << 20);
 	struct rb_buf signed_msg = RB_BUF_INIT(1 << 20);
-	char path[512], hdr[4096], *r, *w;
+	char path[1024], hdr[4096], *r, *w;
 	DKIM_LIB *lib = dkim_init(NULL, NULL);
 	DKIM *d;
 	DKIM_STAT st;
@@ -448,37 +449,131 @@ static void test_end_to_end(void **state)
 	env_close(&e);
 }
 
+static bool suppressed(struct env *e, const struct rb_feedback_scope *s,
+		       const struct rb_finding *f)
+{
+	bool out = true;
+
+	assert_int_equal(rb_feedback_suppressed(e->st, s, f, &out), 0);
+	return out;
+}
+
+/* A verdict row as the feedback stage stores it, with its role. */
+static void add_verdict_row(struct env *e, const char *fp, const char *judge,
+			    const char *role, const char *owner)
+{
+	struct rb_dbv p[] = { RB_DB_TEXT(fp), RB_DB_TEXT(fp), RB_DB_TEXT(judge),
+			      RB_DB_TEXT(role), RB_DB_TEXT(owner) };
+
+	assert_int_equal(
+		e->st->db->ops->exec(e->st->db,
+				     "INSERT INTO verdicts (reply_msgid, fid,"
+				     " fingerprint, verdict, judge, authorised,"
+				     " created_at, role, owner) VALUES"
+				     " ('t-' || ?, 'F9', ?, 'false_positive',"
+				     " ?, 1, 0, ?, ?)",
+				     p, 5),
+		0);
+}
+
+/*
+ * What each verdict may suppress (feedback.h, issue 17): the author's in
+ * her own series only; an M:/R: person's of the finding's section and an
+ * admin's in everyone's; suppress_similar counts only the latter.
+ */
 static void test_similar(void **state)
 {
-	struct rb_finding f = { 0 };
+	struct rb_maint_result *ring = NULL;
+	struct rb_maint *mi = NULL;
+	struct rb_finding f = { 0 }, g;
+	struct rb_feedback_scope ada = { 0 }, bob, none;
 	struct env e;
-	bool out = true;
-	char *cat, *checker;
+	char *cat, *checker, *fp2, path[512];
 
 	(void)state;
 	env_open(&e);
 	cat = q_text(&e, "SELECT category FROM findings WHERE fid = 'F2'");
 	checker = q_text(&e, "SELECT checker FROM findings WHERE fid = 'F2'");
-	if (!cat || !checker)
+	fp2 = q_text(&e, "SELECT fingerprint FROM findings WHERE fid = 'F2'");
+	if (!cat || !checker || !fp2)
 		skip(); /* runs after test_end_to_end only */
+	snprintf(path, sizeof(path), "%s/demo/tree", dir);
+	assert_int_equal(rb_maint_load_git(&mi, path, NULL), 0);
+	assert_int_equal(
+		rb_maint_lookup_patch(&ring, mi, "+++ b/lib/ring.c\n", 17), 0);
 	f.checker = checker;
 	f.category = cat;
 	f.message = "x";
-	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 1, &out), 0);
-	assert_true(out);
-	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 2, &out), 0);
-	assert_false(out);
-	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 0, &out), 0);
-	assert_false(out);
-	f.file = "lib/ring.c"; /* another file: not similar */
-	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 1, &out), 0);
-	assert_false(out);
-	f.file = NULL;
-	f.category = "no-such-category";
-	assert_int_equal(rb_feedback_similar_rejected(e.st, &f, 1, &out), 0);
-	assert_false(out);
+	snprintf(f.fingerprint, sizeof(f.fingerprint), "%s", fp2);
+	ada.maint = mi;
+	ada.touched = ring;
+	ada.series_author = "ada@example.org";
+	bob = ada;
+	bob.series_author = "Bob <BOB@example.org>";
+	none = bob;
+	none.touched = NULL; /* a series outside RING BUFFER */
+
+	/* Ada judged F2 false: her later series only. */
+	assert_true(suppressed(&e, &ada, &f));
+	assert_false(suppressed(&e, &bob, &f));
+	bob.suppress_similar = 1;
+	assert_false(suppressed(&e, &bob, &f));
+
+	/* RING BUFFER's maintainer, on a finding like it: everyone's. */
+	add_verdict_row(&e, "feedfacefeedface", "grace@example.org",
+			"maintainer", "carol@example.org");
+	assert_int_equal(
+		e.st->db->ops->exec(e.st->db,
+				    "INSERT INTO findings (series_id, checker,"
+				    " category, severity, message, fingerprint,"
+				    " state, created_at) SELECT series_id,"
+				    " checker, category, severity, message,"
+				    " 'feedfacefeedface', 'raised', 0 FROM"
+				    " findings WHERE fid = 'F2' LIMIT 1",
+				    NULL, 0),
+		0);
+	g = f;
+	snprintf(g.fingerprint, sizeof(g.fingerprint), "feedfacefeedface");
+	bob.suppress_similar = 0;
+	assert_true(suppressed(&e, &bob, &g));
+	/* ... but not where she is no maintainer. */
+	assert_false(suppressed(&e, &none, &g));
+	/* suppress_similar counts her verdict, not Ada's. */
+	bob.suppress_similar = 1;
+	assert_true(suppressed(&e, &bob, &f));
+	bob.suppress_similar = 2;
+	assert_false(suppressed(&e, &bob, &f));
+	bob.suppress_similar = 0;
+	g.file = "lib/other.c"; /* another file: neither the same nor similar */
+	snprintf(g.fingerprint, sizeof(g.fingerprint), "0123456789abcdef");
+	bob.suppress_similar = 1;
+	assert_false(suppressed(&e, &bob, &g));
+
+	/* An admin's verdict reaches every series. */
+	add_verdict_row(&e, "0123456789abcdef", "root@example.net", "admin",
+			"carol@example.org");
+	assert_true(suppressed(&e, &none, &g));
+	/* A verdict from before migration 4 (no role): its owner's only. */
+	add_verdict_row(&e, "aaaaaaaaaaaaaaaa", "grace@example.org", NULL,
+			"carol@example.org");
+	snprintf(g.fingerprint, sizeof(g.fingerprint), "aaaaaaaaaaaaaaaa");
+	assert_false(suppressed(&e, &bob, &g));
+	none.series_author = "carol@example.org";
+	assert_true(suppressed(&e, &none, &g));
+
+	assert_int_equal(
+		e.st->db->ops->exec(e.st->db,
+				    "DELETE FROM verdicts WHERE"
+				    " reply_msgid LIKE 't-%';"
+				    "DELETE FROM findings WHERE"
+				    " fingerprint = 'feedfacefeedface'",
+				    NULL, 0),
+		0);
+	rb_maint_result_free(ring);
+	rb_maint_free(mi);
 	free(cat);
 	free(checker);
+	free(fp2);
 	env_close(&e);
 }
 
