@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # t_accept_incomplete.sh - acceptance 5: the series the daemon cannot
-# review get one note each, to the author only. The demo series without
-# its patch 2 gets exactly one "incomplete" mail, once the wait
+# review get one note each, to the author only. Under a policy that says
+# so (incomplete: notify; the default, review-prefix, reviews the patches
+# before the gap instead), the demo series without its patch 2 gets
+# exactly one "incomplete" mail, once the wait
 # (series.incomplete_wait_minutes: 1, from when the series was first
 # seen) is over, and nothing before. A series based on a tree reviewbot
 # does not have (its base-commit and index blobs unknown, its context
@@ -24,7 +26,8 @@ acc_config '  default:
     mode: "off"
   subsystems:
     RING BUFFER:
-      mode: advisory' 'series:
+      mode: advisory
+      incomplete: notify' 'series:
   incomplete_wait_minutes: 1'
 
 # A series on a tree reviewbot does not have: ring_pop() is ring_take()

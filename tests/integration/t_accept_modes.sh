@@ -52,7 +52,6 @@ acc.check(m["policy"] == mode, "%s: X-Reviewbot-Policy: %s" %
           (mode, m["policy"]))
 want = """%s review of 2/3, applied on demo at 9740d103e69b.
 The base is the series' base-commit. Checks: commit message.
-The model stage is off; set model.provider in config.yaml to turn it on.
 1 finding.
 
 [F1] (high) There is no Signed-off-by: line. Could you add one (see
