@@ -2101,7 +2101,7 @@ int rb_config_defaults(struct rb_config **out)
 	policy_defaults(&c->policy_default);
 	c->policy_default.name = strdup("default");
 	c->http_listen = strdup("127.0.0.1:8080");
-	c->max_message_size = 32u << 20;
+	c->max_message_size = 4u << 20; /* RB_MSG_DEFAULT_MAX */
 	c->incomplete_wait_minutes = 60;
 	c->checkers_parallel = 2;
 	c->checkers_timeout = 600;

@@ -168,7 +168,7 @@ struct rb_config {
 	size_t n_known_bots;
 	char *http_listen; /* default 127.0.0.1:8080; NULL: off */
 
-	size_t max_message_size; /* default 32 MiB */
+	size_t max_message_size; /* default 4 MiB (RB_MSG_DEFAULT_MAX) */
 	int incomplete_wait_minutes; /* default 60 */
 	/* A public-inbox inbox to fetch a series' missing parts from before
 	 * any "incomplete" notice (https://lore.kernel.org/all/), or NULL. */

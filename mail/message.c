@@ -1443,7 +1443,8 @@ int rb_message_parse(struct rb_message **out, const char *raw, size_t len,
 		return rb_err(RB_EINVAL, "no message");
 	if (len > max)
 		return rb_err(RB_ETOOBIG,
-			      "message of %zu bytes is over the cap of %zu",
+			      "message of %zu bytes is over the size cap of "
+			      "%zu bytes (limits.max_message_size)",
 			      len, max);
 	c.m = calloc(1, sizeof(*c.m));
 	if (!c.m)

@@ -40,6 +40,7 @@
 
 #include <libetpan/libetpan.h>
 
+#include "mail/message.h"
 #include "mail/source.h"
 #include "mail/tls_verify.h"
 #include "util/buf.h"
@@ -717,7 +718,7 @@ int rb_source_imap_new(struct rb_source **out, const struct rb_source_opts *o)
 	}
 	s->tls_verify = o->tls_verify;
 	s->starttls = o->starttls;
-	s->max_size = o->max_size ? o->max_size : 32u << 20;
+	s->max_size = o->max_size ? o->max_size : RB_MSG_DEFAULT_MAX;
 	mailstream_network_delay.tv_sec = RB_NET_TIMEOUT;
 	mailstream_network_delay.tv_usec = 0;
 	*out = &s->base;

@@ -104,7 +104,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->model.max_findings, 3);
 	assert_int_equal(cfg->model.max_words, 400);
 	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
-	assert_int_equal(cfg->max_message_size, 32u << 20);
+	assert_int_equal(cfg->max_message_size, 4u << 20);
 	assert_int_equal(cfg->incomplete_wait_minutes, 60);
 	assert_int_equal(cfg->n_sources, 0);
 	assert_int_equal(cfg->n_trees, 0);
