@@ -13,8 +13,6 @@ rb_need chromium
 rb_need chromedriver
 "$RB_BIN" serve --help >/dev/null 2>&1 ||
 	rb_skip "reviewbot has no serve command yet (main.c's command table)"
-grep -q rb_feedback_run "$RB_SRC/bot/pipeline.c" ||
-	rb_skip "the feedback stage is not wired into rb_pipeline_step yet"
 d=$RB_TEST_DIR
 export RB_NOW=1793700000
 bash "$RB_SRC/scripts/demo.sh" --make-only "$d/demo" >/dev/null
