@@ -180,8 +180,8 @@ static int stored(struct inflate *s)
 	if (s->end - s->p < 4)
 		return -1;
 	len = (size_t)s->p[0] | ((size_t)s->p[1] << 8);
-	if (s->p[2] != (unsigned char)~s->p[0] ||
-	    s->p[3] != (unsigned char)~s->p[1])
+	/* LEN, then its one's complement (RFC 1951 3.2.4). */
+	if ((s->p[2] ^ s->p[0]) != 0xff || (s->p[3] ^ s->p[1]) != 0xff)
 		return -1;
 	s->p += 4;
 	if ((size_t)(s->end - s->p) < len)

@@ -536,7 +536,7 @@ static int cmp_diag(const void *a, const void *b)
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	const struct rb_check_opts *o = ctx->opts;
-	char cache[2048], key[4096], path[4096], run_dir[4096];
+	char cache[2048], key[2200], path[4200], run_dir[2200];
 	char cfg_hash[RB_SHA256_HEX], patched_src[4200], patched_out[4200];
 	char base_out[4200], ccache[2100] = "", tools[4200] = "";
 	struct rb_buf script = RB_BUF_INIT(1 << 20), cfg = RB_BUF_INIT(1 << 16);

@@ -394,9 +394,10 @@ static int parse_class(struct tr *t, bool icase)
 	t->i++; /* ']' */
 	if (icase) {
 		for (c = 0; c < 128; c++)
-			if (set[c] && isalpha(c)) {
-				set[tolower(c)] = true;
-				set[toupper(c)] = true;
+			if (set[c] && ((c >= 'a' && c <= 'z') ||
+				       (c >= 'A' && c <= 'Z'))) {
+				set[c | 0x20] = true; /* ASCII lower case */
+				set[c & ~0x20] = true; /* and upper */
 			}
 	}
 	if (neg)

@@ -217,10 +217,10 @@ static char *make_patch10(void)
 
 	blob_hex(hex, v1);
 	free(v1);
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wformat-nonliteral"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	rb_buf_printf(&b, patch10, hex);
-#pragma clang diagnostic pop
+#pragma GCC diagnostic pop
 	return rb_buf_detach(&b, NULL);
 }
 

@@ -172,7 +172,7 @@ static void test_trusted_base(void **state)
 		"    . \"+x\\n\\n\";\n"
 		"}\n"
 		"exit 1;\n";
-	char evil[512];
+	char evil[1024];
 	char dir[] = "/tmp/rb-test-checkpatch-XXXXXX";
 	char marker[600];
 	struct rb_check_opts o = RB_CHECK_OPTS_INIT;
