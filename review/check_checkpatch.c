@@ -373,8 +373,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	/* Never unsandboxed: no sandbox, no checkpatch. */
 	if (!rb_sandbox_available()) {
 		ret = rb_err(RB_EFAIL,
-			     "checkpatch was not run: bwrap cannot create a "
-			     "sandbox on this machine");
+			     "bwrap cannot create a sandbox on this machine, "
+			     "and checkpatch.pl never runs outside one");
 		rb_log(RB_LOG_WARN, "sandbox.unavailable", "checker", CHECKER,
 		       NULL);
 		goto out;
