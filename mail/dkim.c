@@ -51,6 +51,25 @@ bool rb_dkim_aligned(const char *d, const char *from_addr)
 }
 
 /*
+ * The length of the header block as a DKIM verifier reads it: up to and
+ * with the first empty line (LF or CRLF), or all of @raw.
+ */
+static size_t header_len(const char *raw, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const char *nl = memchr(raw + off, '\n', len - off);
+		size_t ll = nl ? (size_t)(nl - raw) - off : len - off;
+
+		if (!ll || (ll == 1 && raw[off] == '\r'))
+			return nl ? (size_t)(nl - raw) + 1 : len;
+		off = nl ? (size_t)(nl - raw) + 1 : len;
+	}
+	return len;
+}
+
+/*
  * The From: fields of the header block as a DKIM verifier reads it (RFC
  * 6376 5.4.2: every line up to the first empty one, continuation lines
  * with their field). *n gets their number and *val, *vlen the value of
@@ -186,6 +205,17 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 	char from[RB_DKIM_ADDR_MAX];
 	int nsigs = 0, i, ret = 0;
 
+	/*
+	 * libopendkim 2.11 reads past its copy of a header field that holds
+	 * a NUL byte (ASan, found by fuzz_dkim), and RFC 5322 2.2 allows
+	 * none: such mail is refused before it gets there.
+	 */
+	if (memchr(raw, '\0', header_len(raw, len))) {
+		snprintf(r.reason, sizeof(r.reason),
+			 "a NUL byte in the header block");
+		*out = r;
+		return 0;
+	}
 	ret = one_from(&r, from, sizeof(from), raw, len);
 	if (ret)
 		return ret;

@@ -4,6 +4,8 @@
  * RFC 2047 words, MIME structures (the boundary guard in front of
  * libetpan's mailmime_parse()), transfer encodings and body splitting.
  * Seeds: the first messages of the linux-api corpus (run-fuzz.sh).
+ * Invariants: display names hold no control character, and the date is
+ * never later than the time received plus the clock skew allowed.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +22,19 @@ static void check_str(const char *s)
 		abort();
 }
 
+/* A display name goes into headers and review text: one line. */
+static void check_name(const struct rb_addr *a)
+{
+	const unsigned char *p = (const unsigned char *)a->name;
+
+	check_str(a->name);
+	check_str(a->addr);
+	for (; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f ||
+		    (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
@@ -27,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 
 	opts.max_size = 1u << 20;
+	opts.received_at = 1700000000;
 	if (rb_message_parse(&m, (const char *)data, size, &opts))
 		return 0;
 	if (!m->message_id || !m->subject.title || !m->body)
@@ -36,6 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (m->patch && strlen(m->patch) != m->patch_len)
 		abort();
+	if (m->date > opts.received_at + RB_MSG_DATE_SKEW)
+		abort();
+	check_name(&m->from);
+	check_name(&m->author);
+	for (i = 0; i < m->to.n; i++)
+		check_name(&m->to.v[i]);
+	for (i = 0; i < m->cc.n; i++)
+		check_name(&m->cc.v[i]);
 	check_str(m->in_reply_to);
 	for (i = 0; i < m->n_references; i++)
 		check_str(m->references[i]);

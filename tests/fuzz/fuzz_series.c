@@ -10,12 +10,15 @@
  *  - each patch and cover of a series is known to the set as a patch or
  *    a cover, and rb_series_set_find() gives a series for it;
  *  - a reply's answer is a patch or a cover;
+ *  - a series' cover was sent by the sender of one of its patches (a
+ *    0/N posted into someone else's thread is no cover);
  *  - assembling again gives the same series.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mail/mbox.h"
 #include "mail/message.h"
@@ -34,6 +37,7 @@
 struct fz {
 	struct rb_series_set *set;
 	char *ids[MAX_MSGS];
+	char *from[MAX_MSGS]; /* sender of ids[i] */
 	size_t n;
 };
 
@@ -48,10 +52,22 @@ static int on_msg(const char *raw, size_t len, const char *origin,
 		return 0;
 	if (rb_message_parse(&m, raw, len, NULL))
 		return 0;
-	if (rb_series_set_add(f->set, m) == 0)
-		f->ids[f->n++] = strdup(m->message_id);
+	if (rb_series_set_add(f->set, m) == 0) {
+		f->ids[f->n] = strdup(m->message_id);
+		f->from[f->n++] = strdup(m->from.addr ? m->from.addr : "");
+	}
 	rb_message_free(m);
 	return 0;
+}
+
+static const char *from_of(const struct fz *f, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && i < f->n; i++)
+		if (f->ids[i] && !strcmp(f->ids[i], id))
+			return f->from[i];
+	return NULL;
 }
 
 static void check_set(struct fz *f)
@@ -76,8 +92,18 @@ static void check_set(struct fz *f)
 			CHECK(k == RB_KIND_PATCH || k == RB_KIND_COVER);
 			CHECK(rb_series_set_find(f->set, s->patches[j]));
 		}
-		if (s->cover)
+		if (s->cover) {
+			const char *cf = from_of(f, s->cover);
+			bool same = false;
+
 			CHECK(rb_series_set_find(f->set, s->cover));
+			for (j = 0; cf && j < s->total; j++) {
+				const char *pf = from_of(f, s->patches[j]);
+
+				same |= pf && !strcasecmp(pf, cf);
+			}
+			CHECK(same);
+		}
 	}
 	for (i = 0; i < f->n; i++) {
 		const char *a;
@@ -113,7 +139,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_set(&f);
 	}
 	rb_series_set_free(f.set);
-	for (i = 0; i < f.n; i++)
+	for (i = 0; i < f.n; i++) {
 		free(f.ids[i]);
+		free(f.from[i]);
+	}
 	return 0;
 }

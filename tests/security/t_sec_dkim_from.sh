@@ -12,7 +12,9 @@
 #  - l-tag:    Grace's own signed "Thanks." with l=, and a verdict
 #    appended after the signed length;
 #  - hidden:   Grace's From: on top, then a line that is no header field
-#    (the parser's header block ends there), then Mallory's signed From:.
+#    (the parser's header block ends there), then Mallory's signed From:;
+#  - nul:      a NUL byte in a header field, which made libopendkim 2.11
+#    read past its buffer (found by fuzz_dkim).
 # Grace's genuine signed reply in the same run is judged (the control).
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/mail_lib.sh"
@@ -52,17 +54,25 @@ sec_sign "$d/hidden.raw" "$d/hidden.signed" example.org
 	cat "$d/hidden.signed"
 } >"$d/hidden.eml"
 
+sec_reply nul 'Grace Hopper <grace@example.org>' 'F1: false positive\n'
+sed -i 's/^\(Subject: Re: .*\)$/\1\x7f\x00\x00/' "$d/nul.raw"
+sec_sign "$d/nul.raw" "$d/nul.eml" example.org
+[ "$(tr -cd '\000' <"$d/nul.eml" | wc -c)" = 2 ] ||
+	rb_fail "no NUL bytes in the staged reply"
+
 # The one-shot command first, on a store of its own, then the daemon.
 sed "s#$d/rb.db#$d/rb-review.db#" "$d/config.yaml" >"$d/review.yaml"
 "$RB_BIN" review -c "$d/review.yaml" "$d/v1.eml" >"$d/review1.log" 2>&1 ||
 	rb_fail "review: $(cat "$d/review1.log")"
 "$RB_BIN" review -c "$d/review.yaml" "$d/two-box.eml" "$d/no-from.eml" \
-	"$d/l-tag.eml" "$d/hidden.eml" >"$d/review2.log" 2>&1 || true
+	"$d/l-tag.eml" "$d/hidden.eml" "$d/nul.eml" >"$d/review2.log" 2>&1 || true
+grep -q 'AddressSanitizer' "$d/review2.log" &&
+	rb_fail "reviewbot review crashed: $(grep -m1 -A3 ERROR "$d/review2.log")"
 judged=$(python3 -c 'import sqlite3,sys; print(";".join("%s %s %s" % r for r in sqlite3.connect(sys.argv[1]).execute("SELECT judge, fid, verdict FROM verdicts WHERE authorised = 1")))' "$d/rb-review.db")
 [ -z "$judged" ] || rb_fail "reviewbot review judged a forged reply: $judged"
 
 sec_append "$d/two-box.eml" "$d/no-from.eml" "$d/l-tag.eml" "$d/hidden.eml" \
-	"$d/grace.eml"
+	"$d/nul.eml" "$d/grace.eml"
 sec_run run2.log
 [ "$(q "SELECT COUNT(*) FROM verdicts WHERE authorised = 1 AND judge = 'grace@example.org' AND fid = 'F3'")" = 1 ] ||
 	rb_fail "Grace's own verdict (the positive control) was not stored: $(q "SELECT group_concat(message_id || ' ' || state || ' ' || COALESCE(reason, ''), '; ') FROM feedback")"
@@ -71,7 +81,8 @@ bad=$(q "SELECT COALESCE(group_concat(judge || ' ' || fid || ' ' || verdict, '; 
 # (libopendkim itself refuses an h= without From: "header list missing
 # required entries"; the check in rb_dkim_verify() does not rely on it.)
 for r in 'two-box:From: holds 2 mailboxes' 'no-from:requires DKIM' \
-	'l-tag:body length (l=)' 'hidden:2 From: header fields'; do
+	'l-tag:body length (l=)' 'hidden:2 From: header fields' \
+	'nul:a NUL byte in the header block'; do
 	id=${r%%:*} want=${r#*:}
 	got=$(q "SELECT COALESCE(reason, state) FROM feedback WHERE message_id = '$id@example.org'")
 	case $got in
