@@ -16,10 +16,16 @@ if ! dpkg-query -W -f='${Status}' linux-source-6.1 2>/dev/null |
 	grep -q 'install ok installed'; then
 	SUDO=""
 	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	# A fresh machine's package lists may be stale (a 404 on install).
+	$SUDO apt-get update -q >&2
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
 		--no-install-recommends linux-source-6.1 xz-utils >&2
 fi
-tarball=$(ls /usr/src/linux-source-6.1*.tar.xz | head -n 1)
+tarball=$(ls /usr/src/linux-source-6.1*.tar.xz 2>/dev/null | head -n 1)
+[ -n "$tarball" ] || {
+	echo "setup-linux-tree.sh: no /usr/src/linux-source-6.1*.tar.xz after installing linux-source-6.1" >&2
+	exit 1
+}
 tmp="$dir.tmp.$$"
 rm -rf "$tmp"
 mkdir -p "$tmp"
