@@ -6,27 +6,37 @@
  * silent when in doubt: a noisy bot is the problem this project solves.
  *
  * Categories and severities (a severity says how much a maintainer loses
- * when the finding is ignored):
+ * when the finding is ignored). Which of them speak by default is
+ * review/rules.c's table, from their precision on real mail:
  *   signed-off-by      high    no Signed-off-by: the patch cannot be taken
  *                              (Developer's Certificate of Origin); or a
  *                              line such as "--- TEST PASSED ---" ends the
- *                              message for git am before the sign-off
+ *                              message for git am before the sign-off. Not
+ *                              said when a sign-off is there in another
+ *                              form (indented in a pasted "git show", below
+ *                              the "---" of a question mail) or for [WIP]
  *   author-signoff     medium  nobody with the author's address or name
  *                              signed off (same name, other address is
  *                              left to checkpatch's FROM_SIGN_OFF_MISMATCH)
- *   fixes-format       low     Fixes: not "<12+ hex> ("subject")"
+ *   fixes-format       low     Fixes: not "<12+ hex> ("subject")"; not in a
+ *                              "fixup!" patch, whose tags never land
  *   fixes-unknown      medium  the Fixes: target is not in the repository
  *   fixes-subject      low     the quoted subject is not the target's
  *   stable-cc          medium  stable@kernel.org etc.: not the stable list
  *                      low     a comment after the address without "#"
  *   subject-length     low     the title is longer than 75 characters
  *                              (checkpatch's commit-log limit; the docs say
- *                              70-75; reply prefixes and [PATCH] tags are
- *                              not counted, as "git am" drops them)
+ *                              70-75; reply prefixes, [PATCH] tags and a
+ *                              trailing "[ver #N]" are not counted, as they
+ *                              do not land in git)
  *   subject-prefix     low     no "subsystem: " prefix at all
- *   link-tag           low     Link:/Closes: that is not a URL
- *   series-cover       low     3 or more patches and no cover letter
- *   series-size        low     more patches than opts->max_patches
+ *   link-tag           low     Link:/Closes: that is not a URL ("[2] URL"
+ *                              reference lists are URLs)
+ *   series-cover       low     3 or more patches posted with no cover
+ *                              letter at all (not a series threaded under
+ *                              a cover this list did not get)
+ *   series-size        low     more patches than opts->max_patches, a
+ *                              limit a subsystem sets (no list has one)
  *
  * Only patches are judged: mail tagged [PATCH] that is neither a reply
  * (reviewers post diffs in replies) nor a cover letter.
@@ -58,6 +68,7 @@ struct cm {
 	struct rb_findings *out;
 	git_repository *repo;
 	bool history; /* the base has history to look Fixes: targets up */
+	bool fixup; /* a "fixup!"/"squash!" patch: its tags never land */
 	int patch; /* 1-based */
 	int ret;
 };
@@ -147,9 +158,10 @@ static bool split_addr(const char *v, char *name, size_t nname, char *addr,
 
 	name[0] = addr[0] = '\0';
 	if (lt) {
+		/* "Name <addr" (the '>' lost) still names who signed. */
 		gt = strchr(lt, '>');
 		if (!gt)
-			return false;
+			gt = lt + 1 + strcspn(lt + 1, " \t");
 		n = (size_t)(gt - lt - 1);
 		if (n >= naddr)
 			return false;
@@ -219,6 +231,10 @@ static void check_fixes(struct cm *c, const char *line, const char *v)
 	size_t n;
 	int err;
 
+	/* A fixup is squashed into the patch it fixes (akpm's mm-unstable
+	 * "Fixes: (mmotm) ..." names such a patch): no id to check. */
+	if (c->fixup)
+		return;
 	if (!hexlen || (v[hexlen] && v[hexlen] != ' ' && v[hexlen] != '\t')) {
 		add(c, "fixes-format", RB_FSEV_LOW, line,
 		    "This Fixes: tag does not start with a commit id. The "
@@ -316,6 +332,12 @@ static void check_stable(struct cm *c, const char *line, const char *v)
 static void check_link(struct cm *c, const char *line, const char *key,
 		       const char *v)
 {
+	/* A reference list, "Link: [2] https://...", names its URL too. */
+	if (*v == '[' && strchr(v, ']')) {
+		v = strchr(v, ']') + 1;
+		while (*v == ' ' || *v == '\t')
+			v++;
+	}
 	if (*v == '<')
 		v++;
 	if (!strncasecmp(v, "https://", 8) || !strncasecmp(v, "http://", 7))
@@ -349,6 +371,14 @@ static void check_subject(struct cm *c, const struct rb_message *m)
 		      (size_t)c->ctx->opts->subject_max :
 		      75;
 	len = utf8_len(t);
+	/* A trailing tag ("... [ver #17]", stgit) is stripped when applied. */
+	if (len && t[strlen(t) - 1] == ']') {
+		const char *open = strrchr(t, '[');
+
+		if (open && open > t && open[-1] == ' ' &&
+		    utf8_len(open) <= 20 && utf8_len(open) < len)
+			len -= utf8_len(open - 1);
+	}
 	if (len > max)
 		add(c, "subject-length", RB_FSEV_LOW, t,
 		    "The title is %zu characters long. Could it be shortened "
@@ -466,6 +496,41 @@ static char *early_cut(const struct rb_message *m)
 	return NULL;
 }
 
+/*
+ * A Signed-off-by: that git am would not see as a trailer: indented (a
+ * pasted "git show") or below the "---" of a question mail that quotes
+ * its patch. The mail has a sign-off; its form is the problem, and that
+ * is not what "no Signed-off-by" says.
+ */
+static bool signoff_elsewhere(const struct rb_message *m)
+{
+	const char *cur = m->body;
+	struct line l;
+
+	while (next_line(&cur, &l)) {
+		size_t i = strspn(l.p, " \t");
+
+		if (!strncmp(l.p, "diff --git ", 11))
+			break;
+		if (i < l.n && l.n - i > 14 &&
+		    !strncasecmp(l.p + i, "Signed-off-by:", 14))
+			return true;
+	}
+	return false;
+}
+
+/* "[WIP ...]": work in progress, explicitly not for applying. */
+static bool is_wip(const struct rb_message *m)
+{
+	const char *t = m->subject.tags;
+
+	for (; t && (t = strstr(t, "WIP")); t += 3)
+		if ((t == m->subject.tags || !isalnum((unsigned char)t[-1])) &&
+		    !isalnum((unsigned char)t[3]))
+			return true;
+	return false;
+}
+
 /* A "From: Name <addr>" line anywhere in the message that signed off. */
 static bool later_from_signed(const struct rb_message *m,
 			      const struct signoff *sobs, size_t n_sob)
@@ -503,6 +568,9 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 	struct line l;
 	bool name_match = false;
 
+	c->fixup = m->subject.title &&
+		   (!strncmp(m->subject.title, "fixup!", 6) ||
+		    !strncmp(m->subject.title, "squash!", 7));
 	check_subject(c, m);
 	static const char *const tags[] = { "Signed-off-by", "Fixes", "Cc",
 					    "Link", "Closes" };
@@ -558,7 +626,7 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 			    "\"%s\", so the Signed-off-by: below it would be "
 			    "dropped. Could that line be reworded?",
 			    cut);
-		else
+		else if (!signoff_elsewhere(m) && !is_wip(m))
 			add(c, "signed-off-by", RB_FSEV_HIGH, NULL,
 			    "There is no Signed-off-by: line. Could you add "
 			    "one (see \"Developer's Certificate of Origin\" "
@@ -597,6 +665,24 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 		    a.addr, a.name[0] ? a.name : a.addr);
 out:
 	free(sobs);
+}
+
+/*
+ * Whether the series was evidently posted with no cover letter at all:
+ * every patch is here and the first one starts its own thread. A first
+ * patch that replies to something was threaded under a cover the list
+ * did not get (authors Cc a list on the patches only), under a cover
+ * without a "0/N" tag, or under an earlier version (a partial reroll).
+ */
+static bool posted_without_cover(const struct rb_check_ctx *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->n_patches; i++)
+		if (!ctx->patches[i].msg)
+			return false;
+	return !ctx->patches[0].msg->in_reply_to &&
+	       !ctx->patches[0].msg->n_references;
 }
 
 static int has_history(git_repository *repo, const git_oid *base)
@@ -647,7 +733,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			check_patch(&c, m);
 	}
 	c.patch = 0;
-	if (o->require_cover && ctx->n_patches >= 3 && !ctx->cover)
+	if (o->require_cover && ctx->n_patches >= 3 && !ctx->cover &&
+	    posted_without_cover(ctx))
 		add(&c, "series-cover", RB_FSEV_LOW, NULL,
 		    "This series has %zu patches and no cover letter ([PATCH "
 		    "0/%zu]). Could the next version add one that says what "
@@ -655,8 +742,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		    ctx->n_patches, ctx->n_patches);
 	if (o->max_patches > 0 && ctx->n_patches > (size_t)o->max_patches)
 		add(&c, "series-size", RB_FSEV_LOW, NULL,
-		    "This series has %zu patches, more than the %d this list "
-		    "takes in one posting. Could it be split?",
+		    "This series has %zu patches; the limit set for review "
+		    "here is %d. Could it be split?",
 		    ctx->n_patches, o->max_patches);
 out:
 	git_repository_free(c.repo);

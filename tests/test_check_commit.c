@@ -195,6 +195,12 @@ static void test_signoff(void **state)
 	check_one("signoff-after-cut.eml", "signed-off-by");
 	/* A stable-queue mail names the author further down. */
 	check_one("stable-queue.eml", "");
+	/* "Signed-off-by: Jane Doe <jane@..." lost its '>': she signed. */
+	check_one("signoff-no-gt.eml", "");
+	/* A sign-off in another form (a pasted "git show"), and [WIP]
+	 * mail, are not "no Signed-off-by". */
+	check_one("signoff-indented.eml", "");
+	check_one("wip-no-signoff.eml", "");
 }
 
 static void test_signoff_severity(void **state)
@@ -241,6 +247,8 @@ static void test_fixes(void **state)
 	check_one("fixes-wrong-subject.eml", "fixes-subject");
 	/* No history in the base: a missing target proves nothing. */
 	check_series(&unknown, 1, false, NULL, "");
+	/* A fixup is squashed; "Fixes: (mmotm) ..." is how mm names it. */
+	check_one("fixup-fixes.eml", "");
 }
 
 static void test_stable(void **state)
@@ -256,6 +264,8 @@ static void test_subject(void **state)
 	(void)state;
 	check_one("subject-long.eml", "subject-length");
 	check_one("subject-no-prefix.eml", "subject-prefix");
+	/* 74 characters and stgit's "[ver #17]", which does not land. */
+	check_one("subject-ver-tag.eml", "");
 }
 
 static void test_links(void **state)
@@ -263,6 +273,8 @@ static void test_links(void **state)
 	(void)state;
 	/* "Closes: 1234" and a bare host; "<https://...>" is accepted. */
 	check_one("link-not-url.eml", "link-tag,link-tag");
+	/* "Link: [1] https://..." reference lists. */
+	check_one("link-reference.eml", "");
 }
 
 static void test_series(void **state)
@@ -278,6 +290,68 @@ static void test_series(void **state)
 	check_series(three, 3, true, &o, "series-size");
 }
 
+/* A series threaded under a cover the list did not get has a cover. */
+static void test_series_cover_elsewhere(void **state)
+{
+	const char *threaded[] = { "threaded.eml", "good.eml", "good.eml" };
+
+	(void)state;
+	check_series(threaded, 3, true, NULL, "");
+}
+
+/* Part of the series missing (a partial reroll): say nothing of covers. */
+static void test_series_cover_partial(void **state)
+{
+	struct rb_check_opts o = RB_CHECK_OPTS_INIT;
+	struct rb_check_patch ps[3] = { { 0 } };
+	struct rb_check_ctx ctx = { 0 };
+	struct rb_findings out = { 0 };
+	struct rb_buf raw;
+	struct rb_message *m;
+
+	(void)state;
+	m = load("good.eml", &raw);
+	ps[1].msg = m; /* 2/3 alone, as posted in the old thread */
+	ctx.patches = ps;
+	ctx.n_patches = 3;
+	ctx.opts = &o;
+	assert_int_equal(rb_check_commit_ops.run(&ctx, &out), 0);
+	assert_int_equal(out.n, 0);
+	rb_findings_release(&out);
+	rb_message_free(m);
+	rb_buf_release(&raw);
+}
+
+/* No invented limit: the message names the configured one only. */
+static void test_series_size_text(void **state)
+{
+	struct rb_check_opts o = RB_CHECK_OPTS_INIT;
+	struct rb_check_patch ps[3] = { { 0 } };
+	struct rb_check_ctx ctx = { 0 };
+	struct rb_findings out = { 0 };
+	struct rb_buf raw;
+	struct rb_message *m;
+	size_t i;
+
+	(void)state;
+	m = load("good.eml", &raw);
+	for (i = 0; i < 3; i++)
+		ps[i].msg = m;
+	ctx.patches = ps;
+	ctx.n_patches = 3;
+	o.max_patches = 2;
+	o.require_cover = false;
+	ctx.opts = &o;
+	assert_int_equal(rb_check_commit_ops.run(&ctx, &out), 0);
+	assert_int_equal(out.n, 1);
+	assert_string_equal(out.v[0].category, "series-size");
+	assert_null(strstr(out.v[0].message, "this list"));
+	assert_non_null(strstr(out.v[0].message, " 2."));
+	rb_findings_release(&out);
+	rb_message_free(m);
+	rb_buf_release(&raw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +363,9 @@ int main(void)
 		cmocka_unit_test(test_subject),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_series_cover_elsewhere),
+		cmocka_unit_test(test_series_cover_partial),
+		cmocka_unit_test(test_series_size_text),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
