@@ -2656,10 +2656,17 @@ static void sys_sources(struct sys *s)
 	}
 }
 
+/*
+ * A list id of list_ids; with none configured (every list accepted), any
+ * name shaped like one (a dot, no space), which no MAINTAINERS can refute.
+ */
 static bool is_list_id(const struct rb_config *cfg, const char *name)
 {
 	char tmp[256];
 	size_t i;
+
+	if (!cfg->n_list_ids)
+		return strchr(name, '.') && !strpbrk(name, " \t");
 
 	for (i = 0; i < cfg->n_list_ids; i++)
 		if (!strcasecmp(strip_list_id(cfg->list_ids[i], tmp,

@@ -797,6 +797,24 @@ static void test_check_system(void **state)
 	assert_int_equal(e.n, 0);
 	rb_config_free(cfg);
 
+	/* Without list_ids every list is accepted: a list id is not refuted,
+	 * a section name still is. */
+	assert_int_equal(load_mem(&cfg,
+				  "trees:\n"
+				  "  - name: demo\n"
+				  "    path: sys/tree\n"
+				  "admins: [a@example.org]\n"
+				  "policy:\n  subsystems:\n"
+				  "    linux-mm.kvack.org: {mode: shadow}\n"
+				  "    RING BUFER: {mode: shadow}\n",
+				  &e),
+			 0);
+	assert_int_equal(rb_config_check_system(cfg, &e), -RB_ECONFIG);
+	assert_int_equal(e.n, 1);
+	assert_true(has_error(&e, 8, "did you mean 'RING BUFFER'"));
+	rb_config_free(cfg);
+	rb_config_errors_release(&e);
+
 	/* No tree: sections cannot be told, and are not checked. */
 	assert_int_equal(load_mem(&cfg,
 				  "admins: [a@example.org]\n"
