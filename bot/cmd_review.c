@@ -161,6 +161,10 @@ int cmd_review(int argc, char **argv)
 	       p.stats.series, p.stats.reviewed, p.stats.apply_failed,
 	       p.stats.deferred, p.stats.queued, p.stats.sent,
 	       p.stats.send_failed ? ", some sends failed" : "");
+	if (p.stats.capped)
+		printf("reviewbot: outbox.max_recipients trimmed %zu people "
+		       "(lists are never trimmed)\n",
+		       p.stats.capped);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
 	printf("reviewbot: stored in %.2f s, parsed, assembled, reviewed and "
 	       "sent in %.2f s\n",

@@ -1396,10 +1396,28 @@ static void policy_subsystems(struct ctx *c, yaml_node_t *v, void *obj)
 	}
 }
 
+static void policy_resolve(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	const char *t = text(c, v, "home or strictest", false);
+	char tmp[40];
+
+	if (!t)
+		return;
+	if (!strcmp(t, "home") || !strcmp(t, "strictest")) {
+		c->cfg->policy_strictest = !strcmp(t, "strictest");
+		return;
+	}
+	cerr(c, v, "'%s' is not a way to resolve a policy; home or strictest",
+	     shown(tmp, sizeof(tmp), t));
+}
+
 static const struct key policy_section_keys[] = {
 	/* default before subsystems, which inherit from it */
 	{ .name = "default", .type = K_FN, .fn = policy_default },
 	{ .name = "subsystems", .type = K_FN, .fn = policy_subsystems },
+	{ .name = "resolve", .type = K_FN, .fn = policy_resolve },
+	KEY("catch_all", K_STRLIST, struct rb_config, catch_all,
+	    .noff = offsetof(struct rb_config, n_catch_all)),
 };
 
 /* ---- sources --------------------------------------------------------- */
@@ -2155,6 +2173,7 @@ void rb_config_free(struct rb_config *cfg)
 	strv_free(cfg->known_bots, cfg->n_known_bots);
 	free(cfg->http_listen);
 	free(cfg->fetch_url);
+	strv_free(cfg->catch_all, cfg->n_catch_all);
 	free(cfg->build_config);
 	strv_free(cfg->build_options, cfg->n_build_options);
 	free(cfg->build_cache_dir);

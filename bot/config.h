@@ -167,6 +167,12 @@ struct rb_config {
 	char **known_bots; /* sender addresses never reacted to */
 	size_t n_known_bots;
 	char *http_listen; /* default 127.0.0.1:8080; NULL: off */
+	/* policy.resolve: whose policy a series gets (bot/scope.h). */
+	bool policy_strictest; /* "strictest": every touched section's */
+	/* policy.catch_all: sections that never decide; NULL: the built-in
+	 * list (THE REST, generic headers, selftests, documentation). */
+	char **catch_all;
+	size_t n_catch_all;
 
 	size_t max_message_size; /* default 4 MiB (RB_MSG_DEFAULT_MAX) */
 	int incomplete_wait_minutes; /* default 60 */

@@ -11,6 +11,7 @@
 #include "bot/fault.h"
 #include "bot/feedback.h"
 #include "bot/policy.h"
+#include "bot/scope.h"
 #include "bot/stage.h"
 #include "bot/store.h"
 #include "mail/addr.h"
@@ -82,10 +83,7 @@ struct reply_ctx {
 	char *series_id;
 	struct rb_series_row row;
 	struct rb_message **parts; /* [row.total + 1] */
-	struct rb_maint *maint_index;
-	struct rb_maint_result *maint;
-	struct rb_effective_policy pol;
-	bool have_pol;
+	struct rb_scope scope; /* sections, policy: as the review saw them */
 	struct rb_verdicts verdicts;
 	bool admin; /* an admin, DKIM passing: every finding's judge */
 	const char *state; /* feedback.state */
@@ -105,10 +103,7 @@ static void reply_release(struct reply_ctx *c)
 		rb_message_free(c->parts[i]);
 	free(c->parts);
 	rb_series_row_release(&c->row);
-	rb_maint_result_free(c->maint);
-	rb_maint_free(c->maint_index);
-	if (c->have_pol)
-		rb_effective_policy_release(&c->pol);
+	rb_scope_release(&c->scope);
 	rb_verdicts_release(&c->verdicts);
 }
 
@@ -187,74 +182,22 @@ static int load_series(struct reply_ctx *c)
 	return 0;
 }
 
-/* MAINTAINERS sections of the series, from the trusted first tree. */
-static int load_sections(struct reply_ctx *c)
+/*
+ * What the series touches and its policy, from the one function the
+ * review stage asks too (bot/scope.h), so both agree on who maintains
+ * what and which policy rules.
+ */
+static int resolve_scope(struct reply_ctx *c)
 {
-	const struct rb_config *cfg = c->p->cfg;
-	const char *path = NULL, *ref = "HEAD";
-	struct rb_maint_query *q = NULL;
-	int i, ret;
-
-	if (c->p->cli_tree) {
-		path = c->p->cli_tree;
-	} else if (cfg->n_trees) {
-		path = cfg->trees[0].path;
-		if (cfg->trees[0].branch)
-			ref = cfg->trees[0].branch;
-	}
-	if (!path)
-		return 0;
-	if (!c->p->maint) {
-		ret = rb_maint_cache_new(&c->p->maint);
-		if (ret)
-			return ret;
-	}
-	if (rb_maint_cache_get(&c->maint_index, c->p->maint, path, ref)) {
-		rb_log(RB_LOG_WARN, "feedback.maintainers", "tree", path,
-		       "reason", rb_errmsg(), NULL);
-		return 0;
-	}
-	ret = rb_maint_query_new(&q, c->maint_index);
-	for (i = 1; !ret && i <= c->row.total; i++)
-		if (c->parts[i] && c->parts[i]->patch)
-			ret = rb_maint_query_add_patch(q, c->parts[i]->patch,
-						       c->parts[i]->patch_len);
-	if (!ret)
-		ret = rb_maint_query_run(&c->maint, q);
-	rb_maint_query_free(q);
-	return ret;
-}
-
-/* As review_stage decides: THE REST only when nothing else is touched. */
-static bool catch_all(const char *name)
-{
-	return !strcasecmp(name, "THE REST");
-}
-
-static int resolve_policy(struct reply_ctx *c)
-{
-	const char **names;
 	const char *list_id = NULL;
-	size_t i, k = 0, n = c->maint ? c->maint->nsections : 0;
-	int ret;
+	int i;
 
-	names = calloc(n ? n : 1, sizeof(*names));
-	if (!names)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++)
-		if (!catch_all(c->maint->sections[i]->name))
-			names[k++] = c->maint->sections[i]->name;
-	for (i = 0; !k && i < n; i++)
-		names[k++] = c->maint->sections[i]->name;
-	for (i = 0; !list_id && c->parts && (int)i <= c->row.total; i++)
+	for (i = 0; !list_id && c->parts && i <= c->row.total; i++)
 		if (c->parts[i])
 			list_id = c->parts[i]->list_id;
-	ret = rb_policy_resolve(&c->pol, c->p->cfg, (const char *const *)names,
-				k, list_id);
-	free(names);
-	if (!ret)
-		c->have_pol = true;
-	return ret;
+	return rb_scope_resolve(&c->scope, c->p,
+				(const struct rb_message *const *)c->parts,
+				(size_t)c->row.total + 1, list_id);
 }
 
 static bool in_list(const char *const *v, size_t n, const char *addr)
@@ -320,7 +263,8 @@ static bool plain_path(const char *p)
  * failed lookup) has no sections: then only an admin reaches across
  * series. Returns 0 or -RB_ENOMEM.
  */
-static int finding_sections(struct fsections *out, const struct rb_maint *maint,
+static int finding_sections(struct fsections *out, const struct rb_config *cfg,
+			    const struct rb_maint *maint,
 			    const struct rb_maint_result *touched,
 			    const char *file)
 {
@@ -353,7 +297,7 @@ static int finding_sections(struct fsections *out, const struct rb_maint *maint,
 	if (!out->v)
 		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 0; i < src->nsections; i++)
-		if (!catch_all(src->sections[i]->name))
+		if (!rb_scope_catch_all(cfg, src->sections[i]->name))
 			out->v[out->n++] = src->sections[i];
 	for (i = 0; !out->n && i < src->nsections; i++)
 		out->v[out->n++] = src->sections[i];
@@ -390,7 +334,7 @@ static const char *allowed(const struct reply_ctx *c, const char *addr)
 	if (is_author(c->row.author, (const struct rb_message *const *)c->parts,
 		      c->parts ? (size_t)c->row.total + 1 : 0, addr))
 		return "author";
-	if (finding_sections(&all, NULL, c->maint, NULL))
+	if (finding_sections(&all, c->p->cfg, NULL, c->scope.touched, NULL))
 		return NULL;
 	role = person_role(&all, addr);
 	fsections_release(&all);
@@ -418,7 +362,8 @@ static int verdict_role(struct reply_ctx *c, const char *file,
 		*role = "admin";
 		return 0;
 	}
-	ret = finding_sections(&fs, c->maint_index, c->maint, file);
+	ret = finding_sections(&fs, c->p->cfg, c->scope.maint, c->scope.touched,
+			       file);
 	if (ret)
 		return ret;
 	*role = person_role(&fs, addr);
@@ -569,7 +514,7 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 	a.n_items = n;
 	a.dirs.templates_dir = c->p->templates_dir ? c->p->templates_dir :
 						     RB_TEMPLATES_DIR;
-	a.dirs.override_dir = c->pol.templates_dir;
+	a.dirs.override_dir = c->scope.pol.templates_dir;
 	ret = rb_render_ack(&body, &a);
 	if (!ret)
 		ret = rb_addr_format(&to, &c->m->from);
@@ -587,7 +532,7 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 	r.references = refs;
 	r.n_references = c->m->n_references + 1;
 	r.date = rb_now();
-	r.policy = rb_mode_name(c->pol.mode);
+	r.policy = rb_mode_name(c->scope.pol.mode);
 	r.series_id = c->series_id;
 	r.body = body.ptr;
 	ret = rb_compose(&bytes, &msgid, &r);
@@ -614,8 +559,8 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 			.rcpts = rc.ptr,
 			.bytes = bytes.ptr,
 			.len = bytes.len,
-			.policy = rb_mode_name(c->pol.mode),
-			.subsystem = c->pol.subsystem,
+			.policy = rb_mode_name(c->scope.pol.mode),
+			.subsystem = c->scope.pol.subsystem,
 			.send_after = rb_now(),
 		};
 
@@ -686,9 +631,7 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 	}
 	ret = load_series(c);
 	if (!ret)
-		ret = load_sections(c);
-	if (!ret)
-		ret = resolve_policy(c);
+		ret = resolve_scope(c);
 	if (ret)
 		return ret;
 	role = allowed(c, c->m->from.addr);
@@ -705,7 +648,7 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 	 * An admin's verdict reaches every series: a From:, which anyone can
 	 * write, must not claim it alone, whatever require_dkim says.
 	 */
-	if (admin || c->pol.require_dkim) {
+	if (admin || c->scope.pol.require_dkim) {
 		ret = rb_dkim_verify(&d, c->raw.raw, c->raw.len,
 				     c->m->from.addr, getenv("RB_DKIM_KEYS"));
 		if (ret)
@@ -722,7 +665,7 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 			 d.reason);
 		return 0;
 	}
-	if (c->pol.require_dkim && !d.pass) {
+	if (c->scope.pol.require_dkim && !d.pass) {
 		c->state = "refused";
 		snprintf(c->reason, sizeof(c->reason),
 			 "the policy requires DKIM: %s", d.reason);
@@ -905,8 +848,8 @@ static int across(struct lazy_sections *ls, const struct fp_verdict *v,
 	    !(role_is(v->role, "maintainer") || role_is(v->role, "reviewer")))
 		return 0;
 	if (!ls->done) {
-		ret = finding_sections(&ls->fs, ls->s->maint, ls->s->touched,
-				       ls->f->file);
+		ret = finding_sections(&ls->fs, ls->s->cfg, ls->s->maint,
+				       ls->s->touched, ls->f->file);
 		if (ret)
 			return ret;
 		ls->done = true;

@@ -94,6 +94,7 @@ int rb_feedback_job(struct rb_pipeline *p, const struct rb_job *job);
 
 /* What the review of one series knows about it; all borrowed. */
 struct rb_feedback_scope {
+	const struct rb_config *cfg; /* policy.catch_all; NULL: built in */
 	const struct rb_maint *maint; /* MAINTAINERS of the trusted tree */
 	const struct rb_maint_result *touched; /* the series' sections */
 	const char *series_author; /* the series' author address */

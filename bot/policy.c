@@ -285,122 +285,49 @@ bool rb_policy_should_send(const struct rb_effective_policy *p,
 }
 
 /* Builds a recipient list in priority order, checked, unique, capped. */
-struct rcpt_builder {
-	struct rb_recipients *r;
-	size_t max;
-	struct rb_addr *seen; /* parsed kept entries, for rb_addr_same() */
-	size_t n_seen;
+/*
+ * Who is how relevant, from the first to trim to the last: the author's
+ * own To/Cc people, the other sections' M:/R:, the home section's, the
+ * author; lists are never trimmed (a review that does not reach the list
+ * is not "on-list").
+ */
+enum rcpt_class {
+	RC_ORIG, /* a person of the patch's To/Cc */
+	RC_OTHER, /* an M:/R: of another opted-in section */
+	RC_HOME, /* an M:/R: of the home section */
+	RC_AUTHOR,
+	RC_ADMIN, /* shadow mode */
+	RC_LIST,
 };
 
-static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to)
+struct rcpt {
+	char *mailbox; /* as given */
+	struct rb_addr a; /* parsed, for rb_addr_same() */
+	enum rcpt_class cls;
+	bool to;
+	bool kept;
+};
+
+struct rcpt_builder {
+	struct rcpt *v;
+	size_t n;
+	size_t max; /* people at most; lists come on top */
+	size_t dropped, capped;
+	const struct rb_config *cfg;
+	const struct rb_policy_people *who; /* or NULL */
+};
+
+static int cmp_list(const void *key, const void *elt)
 {
-	struct rb_recipients *r = b->r;
-	struct rb_addr a = { 0 };
-	char ***v = to ? &r->to : &r->cc;
-	size_t *n = to ? &r->n_to : &r->n_cc;
-	struct rb_addr *sv;
-	char **nv, *copy;
-	size_t i;
-
-	if (!mailbox)
-		return 0;
-	if (rb_addr_parse(&a, mailbox) || !rb_addr_valid(a.addr)) {
-		/* The reason, not the address: it may hold CR/LF. */
-		rb_log(RB_LOG_WARN, "policy.recipient_invalid", "reason",
-		       a.addr ? "not an RFC 5321 address" : rb_errmsg(), NULL);
-		r->n_dropped++;
-		rb_addr_release(&a);
-		return 0;
-	}
-	for (i = 0; i < b->n_seen; i++) {
-		if (rb_addr_same(b->seen[i].addr, a.addr)) {
-			r->n_dropped++;
-			rb_addr_release(&a);
-			return 0;
-		}
-	}
-	if (b->n_seen >= b->max) {
-		rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr", a.addr,
-		       NULL);
-		r->n_dropped++;
-		rb_addr_release(&a);
-		return 0;
-	}
-	copy = strdup(mailbox);
-	sv = realloc(b->seen, (b->n_seen + 1) * sizeof(*sv));
-	if (sv)
-		b->seen = sv;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (nv)
-		*v = nv;
-	if (!copy || !sv || !nv) {
-		free(copy);
-		rb_addr_release(&a);
-		return rb_err(RB_ENOMEM, "out of memory");
-	}
-	b->seen[b->n_seen++] = a;
-	nv[(*n)++] = copy;
-	return 0;
-}
-
-static int rcpt_add_all(struct rcpt_builder *b, const char *const *v, size_t n,
-			bool to)
-{
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < n && !ret; i++)
-		ret = rcpt_add(b, v[i], to);
-	return ret;
-}
-
-static void rcpt_builder_init(struct rcpt_builder *b, struct rb_recipients *r,
-			      const struct rb_config *cfg)
-{
-	memset(r, 0, sizeof(*r));
-	memset(b, 0, sizeof(*b));
-	b->r = r;
-	b->max = cfg->max_recipients > 0 ? (size_t)cfg->max_recipients :
-					   RB_ADDR_LIST_MAX;
-	if (b->max > RB_ADDR_LIST_MAX)
-		b->max = RB_ADDR_LIST_MAX;
-}
-
-static void rcpt_builder_release(struct rcpt_builder *b)
-{
-	size_t i;
-
-	for (i = 0; i < b->n_seen; i++)
-		rb_addr_release(&b->seen[i]);
-	free(b->seen);
-}
-
-/* Without a To, the first Cc takes its place. */
-static void promote_first_cc(struct rb_recipients *r)
-{
-	if (r->n_to || !r->n_cc)
-		return;
-	r->to = r->cc;
-	r->n_to = 1;
-	r->cc = NULL;
-	if (r->n_cc > 1) {
-		r->cc = malloc((r->n_cc - 1) * sizeof(*r->cc));
-		if (!r->cc) {
-			/* Keep everyone as To rather than lose anyone. */
-			r->n_to = r->n_cc;
-			r->n_cc = 0;
-			return;
-		}
-		memcpy(r->cc, r->to + 1, (r->n_cc - 1) * sizeof(*r->cc));
-	}
-	r->n_cc--;
+	return strcasecmp(key, *(char *const *)elt);
 }
 
 /*
- * Is @a a mailing list: an L: list of the touched sections (from the
- * trusted tree's MAINTAINERS), or the address of a List-Id the admin
- * allowed ("linux-mm.kvack.org" is linux-mm@kvack.org)? Never decided by
- * what a mail says, so a poster cannot lift a person's rate limit.
+ * Is @a a mailing list: an L: list of MAINTAINERS (the touched sections'
+ * or any other's, from the trusted tree), or the address of a List-Id the
+ * admin allowed ("linux-mm.kvack.org" is linux-mm@kvack.org)? Never
+ * decided by what a mail says, so a poster cannot lift a person's rate
+ * limit or slip a person past the cap.
  */
 static bool is_list_addr(const struct rb_config *cfg,
 			 const struct rb_policy_people *who, const char *a)
@@ -411,6 +338,10 @@ static bool is_list_addr(const struct rb_config *cfg,
 	for (i = 0; who && i < who->n_lists; i++)
 		if (rb_addr_same(who->lists[i], a))
 			return true;
+	if (who && who->n_known_lists &&
+	    bsearch(a, who->known_lists, who->n_known_lists,
+		    sizeof(*who->known_lists), cmp_list))
+		return true;
 	if (!at)
 		return false;
 	local = (size_t)(at - a);
@@ -424,27 +355,159 @@ static bool is_list_addr(const struct rb_config *cfg,
 	return false;
 }
 
-static int mark_lists(struct rb_recipients *r, const struct rcpt_builder *b,
-		      const struct rb_config *cfg,
-		      const struct rb_policy_people *who)
+static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to,
+		    enum rcpt_class cls)
+{
+	struct rb_addr a = { 0 };
+	struct rcpt *v;
+	size_t i;
+
+	if (!mailbox)
+		return 0;
+	if (rb_addr_parse(&a, mailbox) || !rb_addr_valid(a.addr)) {
+		/* The reason, not the address: it may hold CR/LF. */
+		rb_log(RB_LOG_WARN, "policy.recipient_invalid", "reason",
+		       a.addr ? "not an RFC 5321 address" : rb_errmsg(), NULL);
+		b->dropped++;
+		rb_addr_release(&a);
+		return 0;
+	}
+	for (i = 0; i < b->n; i++) {
+		if (rb_addr_same(b->v[i].a.addr, a.addr)) {
+			b->dropped++;
+			rb_addr_release(&a);
+			return 0;
+		}
+	}
+	if (b->n >= RB_ADDR_LIST_MAX) {
+		rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr", a.addr,
+		       "why", "the hard limit of a header", NULL);
+		b->dropped++;
+		b->capped++;
+		rb_addr_release(&a);
+		return 0;
+	}
+	v = realloc(b->v, (b->n + 1) * sizeof(*v));
+	if (!v) {
+		rb_addr_release(&a);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	b->v = v;
+	v[b->n].mailbox = strdup(mailbox);
+	if (!v[b->n].mailbox) {
+		rb_addr_release(&a);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	v[b->n].a = a;
+	v[b->n].cls = cls != RC_ADMIN && is_list_addr(b->cfg, b->who, a.addr) ?
+			      RC_LIST :
+			      cls;
+	v[b->n].to = to;
+	v[b->n].kept = true;
+	b->n++;
+	return 0;
+}
+
+static int rcpt_add_all(struct rcpt_builder *b, const char *const *v, size_t n,
+			bool to, enum rcpt_class cls)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = rcpt_add(b, v[i], to, cls);
+	return ret;
+}
+
+static void rcpt_builder_init(struct rcpt_builder *b,
+			      const struct rb_config *cfg,
+			      const struct rb_policy_people *who)
+{
+	memset(b, 0, sizeof(*b));
+	b->cfg = cfg;
+	b->who = who;
+	b->max = cfg->max_recipients > 0 ? (size_t)cfg->max_recipients :
+					   RB_ADDR_LIST_MAX;
+	if (b->max > RB_ADDR_LIST_MAX)
+		b->max = RB_ADDR_LIST_MAX;
+}
+
+static void rcpt_builder_release(struct rcpt_builder *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->n_seen; i++) {
-		char **v;
-
-		if (!is_list_addr(cfg, who, b->seen[i].addr))
-			continue;
-		v = realloc(r->lists, (r->n_lists + 1) * sizeof(*v));
-		if (!v)
-			return rb_err(RB_ENOMEM, "out of memory");
-		r->lists = v;
-		v[r->n_lists] = strdup(b->seen[i].addr);
-		if (!v[r->n_lists])
-			return rb_err(RB_ENOMEM, "out of memory");
-		r->n_lists++;
+	for (i = 0; i < b->n; i++) {
+		free(b->v[i].mailbox);
+		rb_addr_release(&b->v[i].a);
 	}
+	free(b->v);
+}
+
+/* max_recipients counts people: trim the least relevant, last first. */
+static void rcpt_cap(struct rcpt_builder *b)
+{
+	size_t people = 0, i;
+	int cls;
+
+	for (i = 0; i < b->n; i++)
+		people += b->v[i].cls != RC_LIST;
+	for (cls = RC_ORIG; cls <= RC_ADMIN && people > b->max; cls++)
+		for (i = b->n; i > 0 && people > b->max; i--) {
+			struct rcpt *r = &b->v[i - 1];
+
+			if (!r->kept || (int)r->cls != cls)
+				continue;
+			r->kept = false;
+			people--;
+			b->dropped++;
+			b->capped++;
+			rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr",
+			       r->a.addr, "why", "outbox.max_recipients",
+			       NULL);
+		}
+}
+
+/* The kept entries in the order given; without a To, the first Cc. */
+static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
+{
+	struct rb_recipients r;
+	size_t i;
+	bool have_to = false;
+
+	memset(&r, 0, sizeof(r));
+	rcpt_cap(b);
+	for (i = 0; i < b->n; i++)
+		have_to = have_to || (b->v[i].kept && b->v[i].to);
+	r.to = calloc(b->n + 1, sizeof(*r.to));
+	r.cc = calloc(b->n + 1, sizeof(*r.cc));
+	r.lists = calloc(b->n + 1, sizeof(*r.lists));
+	if (!r.to || !r.cc || !r.lists)
+		goto nomem;
+	for (i = 0; i < b->n; i++) {
+		struct rcpt *e = &b->v[i];
+
+		if (!e->kept)
+			continue;
+		if (e->to || !have_to) {
+			r.to[r.n_to++] = e->mailbox;
+			have_to = true;
+		} else {
+			r.cc[r.n_cc++] = e->mailbox;
+		}
+		e->mailbox = NULL;
+		if (e->cls == RC_LIST &&
+		    !(r.lists[r.n_lists] = strdup(e->a.addr)))
+			goto nomem;
+		if (e->cls == RC_LIST)
+			r.n_lists++;
+	}
+	r.n_dropped = b->dropped;
+	r.n_capped = b->capped;
+	*out = r;
 	return 0;
+nomem:
+	rb_recipients_release(&r);
+	return rb_err(RB_ENOMEM, "out of memory");
 }
 
 int rb_policy_recipients(struct rb_recipients *out,
@@ -452,44 +515,44 @@ int rb_policy_recipients(struct rb_recipients *out,
 			 const struct rb_config *cfg,
 			 const struct rb_policy_people *who)
 {
-	struct rb_recipients r;
 	struct rcpt_builder b;
+	size_t nh = who->n_home_maintainers;
 	int ret = 0;
 
-	rcpt_builder_init(&b, &r, cfg);
+	rcpt_builder_init(&b, cfg, who);
 	switch (p->mode) {
 	case RB_MODE_OFF:
 		break;
 	case RB_MODE_SHADOW:
 		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
-				   cfg->n_admins, true);
+				   cfg->n_admins, true, RC_ADMIN);
 		break;
 	case RB_MODE_ADVISORY:
 	case RB_MODE_BLOCKING:
 		if (p->recipients & RB_RCPT_AUTHOR)
-			ret = rcpt_add(&b, who->author, true);
+			ret = rcpt_add(&b, who->author, true, RC_AUTHOR);
+		if (nh > who->n_maintainers)
+			nh = who->n_maintainers;
 		if (!ret && (p->recipients & RB_RCPT_MAINTAINERS))
-			ret = rcpt_add_all(&b, who->maintainers,
-					   who->n_maintainers, false);
+			ret = rcpt_add_all(&b, who->maintainers, nh, false,
+					   RC_HOME);
+		if (!ret && (p->recipients & RB_RCPT_MAINTAINERS))
+			ret = rcpt_add_all(&b, who->maintainers + nh,
+					   who->n_maintainers - nh, false,
+					   RC_OTHER);
 		if (!ret && (p->recipients & RB_RCPT_LIST))
-			ret = rcpt_add_all(&b, who->lists, who->n_lists, false);
+			ret = rcpt_add_all(&b, who->lists, who->n_lists, false,
+					   RC_LIST);
 		if (!ret &&
 		    (p->recipients & (RB_RCPT_MAINTAINERS | RB_RCPT_LIST)))
 			ret = rcpt_add_all(&b, who->orig_cc, who->n_orig_cc,
-					   false);
-		if (!ret)
-			promote_first_cc(&r);
+					   false, RC_ORIG);
 		break;
 	}
 	if (!ret)
-		ret = mark_lists(&r, &b, cfg, who);
+		ret = rcpt_finish(out, &b);
 	rcpt_builder_release(&b);
-	if (ret) {
-		rb_recipients_release(&r);
-		return ret;
-	}
-	*out = r;
-	return 0;
+	return ret;
 }
 
 int rb_policy_apply_failure_recipients(struct rb_recipients *out,
@@ -497,23 +560,19 @@ int rb_policy_apply_failure_recipients(struct rb_recipients *out,
 				       const struct rb_config *cfg,
 				       const char *author)
 {
-	struct rb_recipients r;
 	struct rcpt_builder b;
 	int ret = 0;
 
-	rcpt_builder_init(&b, &r, cfg);
+	rcpt_builder_init(&b, cfg, NULL);
 	if (p->mode == RB_MODE_SHADOW && p->report_apply_failures)
 		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
-				   cfg->n_admins, true);
+				   cfg->n_admins, true, RC_ADMIN);
 	else if (p->mode != RB_MODE_OFF && p->report_apply_failures)
-		ret = rcpt_add(&b, author, true);
+		ret = rcpt_add(&b, author, true, RC_AUTHOR);
+	if (!ret)
+		ret = rcpt_finish(out, &b);
 	rcpt_builder_release(&b);
-	if (ret) {
-		rb_recipients_release(&r);
-		return ret;
-	}
-	*out = r;
-	return 0;
+	return ret;
 }
 
 void rb_recipients_release(struct rb_recipients *r)

@@ -127,12 +127,19 @@ bool rb_policy_should_send(const struct rb_effective_policy *p,
 /* Who a series' review could go to; mailboxes, all borrowed. */
 struct rb_policy_people {
 	const char *author; /* the From: of the patch */
-	const char *const *maintainers; /* M: and R: people of the sections */
+	/* M: and R: people of the sections, by relevance: the first
+	 * n_home_maintainers are the home section's (bot/scope.h). */
+	const char *const *maintainers;
 	size_t n_maintainers;
+	size_t n_home_maintainers;
 	const char *const *lists; /* L: lists of the sections */
 	size_t n_lists;
 	const char *const *orig_cc; /* To: and Cc: of the patch mail */
 	size_t n_orig_cc;
+	/* Every L: address of MAINTAINERS, bare, sorted (strcasecmp): a
+	 * list the author Cc'd is a list too, and is never capped. */
+	char *const *known_lists;
+	size_t n_known_lists;
 };
 
 /* Mailboxes as given ("Name <a@b>"), each a malloc'd copy. */
@@ -142,6 +149,7 @@ struct rb_recipients {
 	char **cc;
 	size_t n_cc;
 	size_t n_dropped; /* invalid, duplicate of a kept one, or over the cap */
+	size_t n_capped; /* people trimmed by max_recipients (in n_dropped) */
 	/* The kept recipients that are mailing lists, bare addresses: the
 	 * L: lists of @who, and addresses whose "local.domain" is on the
 	 * config's List-Id allow-list. They have no per-recipient rate

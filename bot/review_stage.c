@@ -18,6 +18,7 @@
 #include "bot/feedback.h"
 #include "bot/policy.h"
 #include "bot/review_stage.h"
+#include "bot/scope.h"
 #include "bot/stage.h"
 #include "bot/store.h"
 #include "mail/addr.h"
@@ -57,6 +58,7 @@ struct outgoing {
 	const char *kind;
 	int patch_idx;
 	int words;
+	int capped; /* people the recipient cap trimmed */
 	size_t *finding_idx; /* indices into the series' findings */
 	int *ids; /* their Fn */
 	size_t n;
@@ -75,9 +77,8 @@ struct series_ctx {
 	struct tree *trees;
 	size_t n_trees;
 
-	struct rb_maint *maint_index; /* the tree's MAINTAINERS */
-	struct rb_maint_result *maint;
-	struct rb_effective_policy pol;
+	/* What the series touches, its home and policy, its recipients. */
+	struct rb_scope scope;
 
 	struct rb_base_report *base;
 	const struct tree *base_tree;
@@ -89,8 +90,6 @@ struct series_ctx {
 	struct rb_model_usage *usage; /* [total + 1]: per patch */
 	int model_err; /* what the model stage returned, 0 if it ran */
 	struct rb_buf model_line;
-	const char **sections; /* non-catch-all section names, borrowed */
-	size_t n_sections;
 	struct rb_buf summary; /* lines, NUL-separated */
 	const char *summary_v[8];
 	size_t n_summary;
@@ -114,9 +113,7 @@ static void release(struct series_ctx *c)
 	for (i = 0; i < c->n_trees; i++)
 		git_repository_free(c->trees[i].repo);
 	free(c->trees);
-	rb_maint_result_free(c->maint);
-	rb_maint_free(c->maint_index);
-	rb_effective_policy_release(&c->pol);
+	rb_scope_release(&c->scope);
 	rb_base_report_free(c->base);
 	for (i = 0; i < c->findings.n; i++)
 		free(c->states ? c->states[i] : NULL);
@@ -125,7 +122,6 @@ static void release(struct series_ctx *c)
 	rb_buf_release(&c->summary);
 	rb_buf_release(&c->model_line);
 	free(c->usage);
-	free(c->sections);
 	for (i = 0; i < c->n_out; i++) {
 		rb_buf_release(&c->out[i].bytes);
 		rb_buf_release(&c->out[i].rcpts);
@@ -219,69 +215,16 @@ static int open_trees(struct series_ctx *c)
 	return 0;
 }
 
-/* MAINTAINERS from the first tree, the trusted base (DESIGN.md fact 5). */
-static int find_sections(struct series_ctx *c)
-{
-	struct rb_maint_query *q = NULL;
-	int i, ret;
-
-	if (!c->n_trees)
-		return 0;
-	if (!c->p->maint) {
-		ret = rb_maint_cache_new(&c->p->maint);
-		if (ret)
-			return ret;
-	}
-	ret = rb_maint_cache_get(&c->maint_index, c->p->maint, c->trees[0].path,
-				 c->trees[0].ref);
-	if (ret) {
-		/* A tree without MAINTAINERS: no sections, default policy. */
-		rb_log(RB_LOG_WARN, "maintainers.unavailable", "tree",
-		       c->trees[0].name, "reason", rb_errmsg(), NULL);
-		return 0;
-	}
-	ret = rb_maint_query_new(&q, c->maint_index);
-	for (i = 1; !ret && i <= c->row.total; i++)
-		if (c->msgs[i] && c->msgs[i]->patch)
-			ret = rb_maint_query_add_patch(q, c->msgs[i]->patch,
-						       c->msgs[i]->patch_len);
-	if (!ret)
-		ret = rb_maint_query_run(&c->maint, q);
-	rb_maint_query_free(q);
-	return ret;
-}
-
 /*
- * MAINTAINERS ends with THE REST, whose "F: *" patterns match every file:
- * it would make every series span several subsystems, and since every
- * subsystem is off until it opts in, nothing would ever be reviewed. It
- * takes part only when no other section is touched.
+ * What the series touches and who governs it (bot/scope.h): MAINTAINERS
+ * from the trusted tree, the home subsystem and its policy, the people
+ * and lists; the feedback stage asks the same function.
  */
-static bool catch_all(const char *name)
+static int resolve_scope(struct series_ctx *c)
 {
-	return !strcasecmp(name, "THE REST");
-}
-
-static int decide_policy(struct series_ctx *c)
-{
-	const char **names = NULL;
-	size_t i, k = 0, n = c->maint ? c->maint->nsections : 0;
-	int ret;
-
-	names = calloc(n ? n : 1, sizeof(*names));
-	if (!names)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++)
-		if (!catch_all(c->maint->sections[i]->name))
-			names[k++] = c->maint->sections[i]->name;
-	for (i = 0; !k && i < n; i++)
-		names[k++] = c->maint->sections[i]->name;
-	ret = rb_policy_resolve(&c->pol, c->p->cfg, (const char *const *)names,
-				k, c->first->list_id);
-	/* The model's subsystem guides follow the same sections. */
-	c->sections = names;
-	c->n_sections = k;
-	return ret;
+	return rb_scope_resolve(&c->scope, c->p,
+				(const struct rb_message *const *)c->msgs,
+				(size_t)c->row.total + 1, c->first->list_id);
 }
 
 static int add_summary(struct series_ctx *c, const char *line)
@@ -308,7 +251,7 @@ static void fix_summary(struct series_ctx *c)
  */
 static size_t order_trees(struct series_ctx *c, struct rb_base_tree *out)
 {
-	const struct rb_policy *pol = c->pol.governing;
+	const struct rb_policy *pol = c->scope.pol.governing;
 	size_t n = 0, i, k;
 	bool *used = calloc(c->n_trees ? c->n_trees : 1, sizeof(*used));
 
@@ -456,7 +399,7 @@ static int run_checkers(struct series_ctx *c)
 	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
 	struct rb_check_ctx ctx = { 0 };
 	struct rb_check_patch *cp;
-	const struct rb_policy *pol = c->pol.governing;
+	const struct rb_policy *pol = c->scope.pol.governing;
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
 	char names[128], cache[4096];
@@ -539,7 +482,7 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(tip);
 		git_object_free(obj);
 	}
-	checker_names(names, sizeof(names), c->pol.checkers, c->applied,
+	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
 		      have_checkpatch);
 	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
 	free(cp);
@@ -640,8 +583,8 @@ static int run_model(struct series_ctx *c)
 			ctx.repo = ar->repo;
 			ctx.tree = &ar->patches[i - 1].tree;
 		}
-		ctx.subsystems = c->sections;
-		ctx.n_subsystems = c->n_sections;
+		ctx.subsystems = c->scope.sections;
+		ctx.n_subsystems = c->scope.n_sections;
 		err = rb_model_review_patch(&c->findings, &c->usage[i],
 					    c->p->model, &ctx);
 		if (err) {
@@ -680,73 +623,65 @@ static int run_model(struct series_ctx *c)
 /* Suppression by earlier verdicts, then the policy's floor and cap. */
 static int filter_findings(struct series_ctx *c)
 {
-	size_t i, n = c->findings.n;
-	bool *keep, *rejected;
+	size_t i, m = 0, n = c->findings.n;
+	struct rb_finding *v = NULL;
+	bool *keep = NULL, *rejected = NULL, *off = NULL;
+	size_t *map = NULL;
 	int ret = 0;
 
 	c->states = calloc(n ? n : 1, sizeof(*c->states));
 	keep = calloc(n ? n : 1, sizeof(*keep));
 	rejected = calloc(n ? n : 1, sizeof(*rejected));
-	if (!c->states || !keep || !rejected) {
+	off = calloc(n ? n : 1, sizeof(*off));
+	v = calloc(n ? n : 1, sizeof(*v));
+	map = calloc(n ? n : 1, sizeof(*map));
+	if (!c->states || !keep || !rejected || !off || !v || !map) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
 	/* What earlier verdicts reach, with suppress_similar (feedback.h). */
 	for (i = 0; i < n && !ret; i++) {
 		struct rb_feedback_scope scope = {
-			.maint = c->maint_index,
-			.touched = c->maint,
+			.cfg = c->p->cfg,
+			.maint = c->scope.maint,
+			.touched = c->scope.touched,
 			.series_author = c->row.author,
 			.parts = (const struct rb_message *const *)c->msgs,
 			.n_parts = (size_t)c->row.total + 1,
-			.suppress_similar = c->pol.suppress_similar,
+			.suppress_similar = c->scope.pol.suppress_similar,
 		};
 
 		ret = rb_feedback_suppressed(c->p->st, &scope,
 					     &c->findings.v[i], &rejected[i]);
+		/* A file of a section that is off is not ours to judge. */
+		off[i] = rb_scope_file_off(&c->scope, c->findings.v[i].file);
 	}
 	if (ret)
 		goto out;
-	rb_policy_filter_findings(&c->pol, c->findings.v, n, keep);
-	for (i = 0; i < n; i++) {
-		c->states[i] = strdup(rejected[i] ? "suppressed" :
-				      keep[i]	  ? "raised" :
-						    "dropped");
-		if (!c->states[i]) {
-			ret = rb_err(RB_ENOMEM, "out of memory");
-			break;
+	/* The floor and the cap, over what is left, so that a suppressed
+	 * finding does not take a kept one's place. */
+	for (i = 0; i < n; i++)
+		if (!rejected[i] && !off[i]) {
+			v[m] = c->findings.v[i];
+			map[m++] = i;
 		}
-	}
-	/* A suppressed finding must not take a kept one's place in the cap:
-	 * filter again without them. */
-	if (!ret) {
-		struct rb_finding *v = calloc(n ? n : 1, sizeof(*v));
-		size_t *map = calloc(n ? n : 1, sizeof(*map)), m = 0;
-
-		if (!v || !map) {
-			free(v);
-			free(map);
-			ret = rb_err(RB_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (i = 0; i < n; i++)
-			if (!rejected[i]) {
-				v[m] = c->findings.v[i];
-				map[m++] = i;
-			}
-		memset(keep, 0, n * sizeof(*keep));
-		rb_policy_filter_findings(&c->pol, v, m, keep);
-		for (i = 0; i < m; i++) {
+	rb_policy_filter_findings(&c->scope.pol, v, m, keep);
+	for (i = 0; i < n; i++)
+		c->states[i] = strdup(rejected[i] ? "suppressed" : "dropped");
+	for (i = 0; i < m; i++)
+		if (keep[i]) {
 			free(c->states[map[i]]);
-			c->states[map[i]] =
-				strdup(keep[i] ? "raised" : "dropped");
+			c->states[map[i]] = strdup("raised");
 		}
-		free(v);
-		free(map);
-	}
+	for (i = 0; i < n && !ret; i++)
+		if (!c->states[i])
+			ret = rb_err(RB_ENOMEM, "out of memory");
 out:
 	free(keep);
 	free(rejected);
+	free(off);
+	free(v);
+	free(map);
 	return ret;
 }
 
@@ -799,33 +734,22 @@ static char *mailbox_of(const struct rb_addr *a)
 
 /* The arrays behind a struct rb_policy_people. */
 struct people_buf {
-	const char **maint;
-	const char **lists;
 	char **orig;
 	size_t n_orig;
 	char *author;
 };
 
-/* The people of the touched sections, split as the policy wants them. */
+/* The people a reply to @m may go to: the scope's (the home section's
+ * first), and the patch's own To/Cc for reply-all. */
 static int people_of(struct series_ctx *c, const struct rb_message *m,
 		     struct rb_policy_people *who, struct people_buf *b)
 {
-	size_t i, n_m = 0, n_l = 0;
-	size_t n = c->maint ? c->maint->nto : 0;
+	const struct rb_scope *s = &c->scope;
+	size_t i;
 
-	b->maint = calloc(n + 1, sizeof(*b->maint));
-	b->lists = calloc(n + 1, sizeof(*b->lists));
 	b->orig = calloc(m->to.n + m->cc.n + 1, sizeof(*b->orig));
-	if (!b->maint || !b->lists || !b->orig)
+	if (!b->orig)
 		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		const struct rb_maint_recipient *r = &c->maint->to[i];
-
-		if (r->kind == RB_MAINT_LIST)
-			b->lists[n_l++] = r->addr;
-		else
-			b->maint[n_m++] = r->addr;
-	}
 	for (i = 0; i < m->to.n; i++)
 		if ((b->orig[b->n_orig] = mailbox_of(&m->to.v[i])))
 			b->n_orig++;
@@ -834,12 +758,15 @@ static int people_of(struct series_ctx *c, const struct rb_message *m,
 			b->n_orig++;
 	b->author = mailbox_of(&m->from);
 	who->author = b->author;
-	who->maintainers = b->maint;
-	who->n_maintainers = n_m;
-	who->lists = b->lists;
-	who->n_lists = n_l;
+	who->maintainers = s->people;
+	who->n_maintainers = s->n_people;
+	who->n_home_maintainers = s->n_home_people;
+	who->lists = s->lists;
+	who->n_lists = s->n_lists;
 	who->orig_cc = (const char *const *)b->orig;
 	who->n_orig_cc = b->n_orig;
+	who->known_lists = s->known_lists;
+	who->n_known_lists = s->n_known_lists;
 	return 0;
 }
 
@@ -850,8 +777,6 @@ static void people_release(struct people_buf *b)
 	for (i = 0; b->orig && i < b->n_orig; i++)
 		free(b->orig[i]);
 	free(b->orig);
-	free(b->maint);
-	free(b->lists);
 	free(b->author);
 }
 
@@ -875,10 +800,10 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 
 	ret = people_of(c, m, &who, &pb);
 	if (!ret && author_only)
-		ret = rb_policy_apply_failure_recipients(&r, &c->pol, c->p->cfg,
+		ret = rb_policy_apply_failure_recipients(&r, &c->scope.pol, c->p->cfg,
 							 pb.author);
 	else if (!ret)
-		ret = rb_policy_recipients(&r, &c->pol, c->p->cfg, &who);
+		ret = rb_policy_recipients(&r, &c->scope.pol, c->p->cfg, &who);
 	if (ret)
 		goto out;
 	if (!r.n_to) {
@@ -895,6 +820,8 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	for (i = 0; i < m->n_references; i++)
 		refs[i] = m->references[i];
 	refs[i] = m->message_id;
+	o->capped = (int)r.n_capped;
+	c->p->stats.capped += r.n_capped;
 	reply.from = c->p->cfg->smtp_from;
 	reply.to = (const char *const *)r.to;
 	reply.n_to = r.n_to;
@@ -905,7 +832,7 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	reply.references = refs;
 	reply.n_references = m->n_references + 1;
 	reply.date = rb_now();
-	reply.policy = rb_mode_name(c->pol.mode);
+	reply.policy = rb_mode_name(c->scope.pol.mode);
 	reply.series_id = c->row.id;
 	reply.body = body;
 	ret = rb_compose(&o->bytes, &o->message_id, &reply);
@@ -931,7 +858,7 @@ static struct rb_render_dirs dirs_of(const struct series_ctx *c)
 	struct rb_render_dirs d = {
 		.templates_dir = c->p->templates_dir ? c->p->templates_dir :
 						       RB_TEMPLATES_DIR,
-		.override_dir = c->pol.templates_dir,
+		.override_dir = c->scope.pol.templates_dir,
 	};
 	return d;
 }
@@ -941,7 +868,7 @@ static struct rb_render_dirs dirs_of(const struct series_ctx *c)
  * when there is a cover, else with patch 1's. */
 static int render_reviews(struct series_ctx *c)
 {
-	bool when_empty = c->pol.send_when_empty;
+	bool when_empty = c->scope.pol.send_when_empty;
 	char base_hex[GIT_OID_HEXSZ + 1] = "";
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
 	struct rb_buf line = RB_BUF_INIT(4096);
@@ -991,9 +918,9 @@ static int render_reviews(struct series_ctx *c)
 		}
 		memcpy(o->finding_idx, idx, n * sizeof(size_t));
 		o->n = n;
-		r.mode = rb_mode_name(c->pol.mode);
-		r.subsystem = c->pol.subsystem;
-		r.blocking_text = c->pol.blocking_text;
+		r.mode = rb_mode_name(c->scope.pol.mode);
+		r.subsystem = c->scope.pol.subsystem;
+		r.blocking_text = c->scope.pol.blocking_text;
 		r.version = m->subject.version;
 		r.index = m->subject.index;
 		r.total = m->subject.total;
@@ -1059,7 +986,7 @@ static int render_apply_failure(struct series_ctx *c)
 	size_t i, n = c->base ? c->base->n_attempts : 0;
 	int ret;
 
-	if (!c->pol.report_apply_failures)
+	if (!c->scope.pol.report_apply_failures)
 		return 0;
 	at = calloc(n + 1, sizeof(*at));
 	hex = calloc(n + 1, sizeof(*hex));
@@ -1083,8 +1010,8 @@ static int render_apply_failure(struct series_ctx *c)
 		at[i].hunk = (int)a->failed_hunk;
 		at[i].reason = a->reason;
 	}
-	r.mode = rb_mode_name(c->pol.mode);
-	r.subsystem = c->pol.subsystem;
+	r.mode = rb_mode_name(c->scope.pol.mode);
+	r.subsystem = c->scope.pol.subsystem;
 	r.version = c->row.version;
 	r.total = c->row.total;
 	r.title = c->row.title;
@@ -1124,8 +1051,8 @@ static int render_incomplete(struct series_ctx *c)
 			missing[n++] = i;
 	snprintf(c->detail, sizeof(c->detail), "%d of %d parts missing", n,
 		 c->row.total);
-	r.mode = rb_mode_name(c->pol.mode);
-	r.subsystem = c->pol.subsystem;
+	r.mode = rb_mode_name(c->scope.pol.mode);
+	r.subsystem = c->scope.pol.subsystem;
 	r.version = c->row.version;
 	r.total = c->row.total;
 	r.title = c->row.title;
@@ -1157,7 +1084,7 @@ static int write_results(struct series_ctx *c)
 	ret = rb_store_begin(st);
 	if (ret)
 		return ret;
-	ret = rb_store_series_subsystem(st, c->row.id, c->pol.subsystem,
+	ret = rb_store_series_subsystem(st, c->row.id, c->scope.pol.subsystem,
 					c->first->list_id);
 	for (i = 0; !ret && c->base && i < c->base->n_attempts; i++) {
 		const struct rb_base_attempt *a = &c->base->attempts[i];
@@ -1192,10 +1119,11 @@ static int write_results(struct series_ctx *c)
 			.words = o->words,
 			.findings = (int)o->n,
 			.send_after =
-				rb_policy_send_after(&c->pol, c->row.last_date),
-			.policy = rb_mode_name(c->pol.mode),
-			.subsystem = c->pol.subsystem,
+				rb_policy_send_after(&c->scope.pol, c->row.last_date),
+			.policy = rb_mode_name(c->scope.pol.mode),
+			.subsystem = c->scope.pol.subsystem,
 			.latency = latency > 0 ? latency : 0,
+			.capped = o->capped,
 		};
 
 		if (c->usage && o->patch_idx > 0 &&
@@ -1425,31 +1353,29 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 	if (!ret)
 		ret = open_trees(&c);
 	if (!ret)
-		ret = find_sections(&c);
-	if (!ret)
-		ret = decide_policy(&c);
+		ret = resolve_scope(&c);
 	if (ret)
 		goto out;
 	c.n_parts = c.row.total;
-	if (c.pol.mode == RB_MODE_OFF) {
+	if (c.scope.pol.mode == RB_MODE_OFF) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
-			 c.pol.subsystem ? c.pol.subsystem : "this series");
+			 c.scope.pol.subsystem ? c.scope.pol.subsystem : "this series");
 	} else if (!p->cfg->review_stable &&
 		   rb_subject_is_stable(&c.first->subject)) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail),
 			 "a stable review series: not reviewed "
 			 "(series.review_stable)");
-	} else if (rb_policy_skip_author(&c.pol, c.first->from.addr)) {
+	} else if (rb_policy_skip_author(&c.scope.pol, c.first->from.addr)) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail),
 			 "policy: author is in skip_authors");
-	} else if (incomplete && c.pol.incomplete == RB_INC_IGNORE) {
+	} else if (incomplete && c.scope.pol.incomplete == RB_INC_IGNORE) {
 		c.series_state = "incomplete";
 		snprintf(c.detail, sizeof(c.detail),
 			 "parts missing; the policy ignores incomplete series");
-	} else if (incomplete && c.pol.incomplete == RB_INC_REVIEW_PREFIX &&
+	} else if (incomplete && c.scope.pol.incomplete == RB_INC_REVIEW_PREFIX &&
 		   present_prefix(&c) > 0) {
 		ret = review_prefix(&c, present_prefix(&c));
 	} else if (incomplete && sent_elsewhere(&c)) {

@@ -46,6 +46,7 @@ struct rb_pipeline_stats {
 	size_t judged; /* replies whose verdicts were stored */
 	size_t queued; /* mails put in the outbox */
 	size_t held; /* mails the send stage left for later (rate limits) */
+	size_t capped; /* people trimmed by outbox.max_recipients */
 	size_t sent;
 	size_t send_failed;
 	size_t jobs; /* jobs run */

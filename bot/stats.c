@@ -210,6 +210,17 @@ int rb_stats_collect(struct rb_store *st, json_t **out)
 				       NULL, 0, latency_row, o);
 	json_object_set_new(j, "latencies_s", o);
 
+	/* Recipients the cap trimmed (lists never are: bot/scope.h). */
+	ret = ret ? ret :
+		    totals(st, &t,
+			   "SELECT COALESCE(SUM(CASE WHEN capped > 0 THEN 1"
+			   " ELSE 0 END), 0), COALESCE(SUM(capped), 0)"
+			   " FROM reviews");
+	o = json_object();
+	json_object_set_new(o, "mails", json_integer(t.v[0]));
+	json_object_set_new(o, "people", json_integer(t.v[1]));
+	json_object_set_new(j, "recipients_capped", o);
+
 	/* Apply failures among series that reached a base. */
 	ret = ret ? ret :
 		    totals(st, &t,
@@ -312,6 +323,11 @@ void rb_stats_print(json_t *j, FILE *f)
 	print_ratio(f, "seconds to review:    ",
 		    json_object_get(rm, "latency_mean_s"));
 	print_ratio(f, "apply-failure rate:   ", json_object_get(af, "rate"));
+	fprintf(f, "recipients capped:     %lld people in %lld mails\n",
+		(long long)json_integer_value(json_object_get(
+			json_object_get(j, "recipients_capped"), "people")),
+		(long long)json_integer_value(json_object_get(
+			json_object_get(j, "recipients_capped"), "mails")));
 	fprintf(f, "model tokens in/out:   %lld/%lld, cost $%.4f\n",
 		(long long)json_integer_value(json_object_get(rm, "tokens_in")),
 		(long long)json_integer_value(

@@ -135,6 +135,9 @@ static const char *const migrations[] = {
 	" JOIN series s ON s.id = r.series_id"
 	" WHERE r.message_id = verdicts.review_msgid);"
 	"ALTER TABLE outbox ADD COLUMN lists TEXT;",
+	/* 5: quiet and right (issue 15). How many people max_recipients
+	 * trimmed from each mail (bot/scope.h: lists are never trimmed). */
+	"ALTER TABLE reviews ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -978,8 +981,8 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 	ret = EXEC(st,
 		   "INSERT INTO reviews (message_id, series_id, kind,"
 		   " patch_idx, policy, words, findings, subsystem, model,"
-		   " tokens_in, tokens_out, cost, latency, created_at)"
-		   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+		   " tokens_in, tokens_out, cost, latency, created_at, capped)"
+		   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 		   " ON CONFLICT DO NOTHING",
 		   RB_DB_TEXT(m->message_id), RB_DB_TEXT(m->series_id),
 		   RB_DB_TEXT(m->kind), RB_DB_INT(m->patch_idx),
@@ -988,7 +991,7 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 		   RB_DB_TEXT(m->model), RB_DB_INT(m->tokens_in),
 		   RB_DB_INT(m->tokens_out),
 		   RB_DB_INT((int64_t)(m->cost * 1e6)), RB_DB_INT(m->latency),
-		   RB_DB_INT(now));
+		   RB_DB_INT(now), RB_DB_INT(m->capped));
 	if (ret)
 		return ret;
 	if (!st->db->ops->changes(st->db))

@@ -24,7 +24,7 @@ struct rb_store {
 	int lock_fd; /* the single-owner lock of a SQLite store, or -1 */
 };
 
-#define RB_SCHEMA_VERSION 4
+#define RB_SCHEMA_VERSION 5
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
@@ -218,6 +218,7 @@ struct rb_outmail {
 	int64_t tokens_in, tokens_out;
 	double cost;
 	int64_t latency; /* seconds from the last patch to this review */
+	int capped; /* people max_recipients trimmed from this mail */
 	/* newline-separated envelope recipients that are mailing lists (no
 	 * per-recipient rate limit, bot/outbox.c), or NULL */
 	const char *lists;

@@ -428,12 +428,17 @@ static void test_recipient_cap(void **state)
 	many.n_orig_cc = 1000;
 	resolve(&p, "MEMORY MANAGEMENT", NULL, NULL);
 	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &many), 0);
-	assert_int_equal(r.n_to + r.n_cc, 20);
+	/* 20 people (the author, 3 maintainers, 16 of the Cc) and both
+	 * lists on top: the cap counts people, never a list. */
+	assert_int_equal(r.n_to + r.n_cc, 22);
+	assert_int_equal(r.n_lists, 2);
 	/* The author and the maintainers come before the original Cc. */
 	assert_string_equal(r.to[0], people.author);
 	assert_string_equal(r.cc[0], maint[0]);
 	assert_string_equal(r.cc[5], "Person 0 <p0@example.org>");
-	assert_int_equal(r.n_dropped, 1000 - 14);
+	assert_string_equal(r.cc[20], "Person 15 <p15@example.org>");
+	assert_int_equal(r.n_dropped, 1000 - 16);
+	assert_int_equal(r.n_capped, 1000 - 16);
 	rb_recipients_release(&r);
 
 	/* max_recipients 0 means the mail module's hard cap. */
@@ -461,10 +466,75 @@ static void test_recipient_cap(void **state)
 	free(v);
 }
 
+/*
+ * Issue 15: a reply on a patch Cc'd to 40 people and 4 lists, 2 of them
+ * known only to MAINTAINERS (not touched sections' L:), under a cap of
+ * 20: every list stays; the home section's people stay before the other
+ * sections', and those before the patch's own Cc; the trim is counted.
+ */
+static void test_cap_keeps_lists(void **state)
+{
+	static const char *const m2[] = {
+		"Home One <home1@example.org>", "Home Two <home2@example.org>",
+		"Other One <other1@example.org>",
+		"Other Two <other2@example.org>",
+	};
+	static char *known[] = { "linux-api@vger.kernel.org",
+				 "linux-arch@vger.kernel.org" };
+	struct rb_policy_people w = people;
+	struct rb_effective_policy p;
+	struct rb_recipients r;
+	const char *cc[44];
+	char buf[44][64];
+	size_t i, lists = 0;
+
+	for (i = 0; i < 40; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "P%zu <p%zu@example.net>", i,
+			 i);
+		cc[i] = buf[i];
+	}
+	cc[40] = "linux-api@vger.kernel.org";
+	cc[41] = "linux-arch@vger.kernel.org";
+	cc[42] = "linux-mm@kvack.org";
+	cc[43] = "LKML <linux-kernel@vger.kernel.org>";
+	w.maintainers = m2;
+	w.n_maintainers = 4;
+	w.n_home_maintainers = 2;
+	w.orig_cc = cc;
+	w.n_orig_cc = 44;
+	w.known_lists = known;
+	w.n_known_lists = 2;
+	resolve(&p, "MEMORY MANAGEMENT", NULL, NULL);
+	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &w), 0);
+	for (i = 0; i < r.n_cc; i++)
+		if (strstr(r.cc[i], "linux-"))
+			lists++;
+	assert_int_equal(lists, 4);
+	assert_int_equal(r.n_lists, 4);
+	/* 20 people: the author, 4 maintainers, 15 of the 40. */
+	assert_int_equal(r.n_to + r.n_cc, 24);
+	assert_int_equal(r.n_capped, 25);
+	assert_string_equal(r.cc[0], m2[0]);
+	assert_string_equal(r.cc[3], m2[3]);
+	rb_recipients_release(&r);
+
+	/* A cap of 2: the author and the home section's first person. */
+	cfg.max_recipients = 2;
+	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &w), 0);
+	assert_int_equal(r.n_to + r.n_cc, 2 + 4);
+	assert_string_equal(r.to[0], people.author);
+	assert_string_equal(r.cc[0], m2[0]);
+	assert_int_equal(r.n_lists, 4);
+	rb_recipients_release(&r);
+	cfg.max_recipients = 20;
+	rb_effective_policy_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_off),
+		cmocka_unit_test(test_cap_keeps_lists),
 		cmocka_unit_test(test_shadow),
 		cmocka_unit_test(test_advisory),
 		cmocka_unit_test(test_blocking),
