@@ -9,7 +9,8 @@
 # patch 2 without its Signed-off-by).
 #
 # The tests never sleep for a fixed time: acc_settle waits until the
-# daemon's store shows that it has done everything due.
+# daemon's store shows that it has done everything due and the daemon
+# logged event=run.idle.
 #
 # Source it from a test; it sources lib.sh (servers by PID, rb_skip).
 
@@ -18,6 +19,7 @@ ACC_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 d=$RB_TEST_DIR
 PY=/usr/bin/python3
 ACC_FED=0 # messages delivered so far (each with a new Message-ID)
+ACC_IDLE0=0 # run.idle lines in the daemon's log before the last delivery
 ACC_POLL=${ACC_POLL:-300}
 ACC_TIMEOUT=${ACC_TIMEOUT:-120} # seconds for one step under load
 : "${RB_BIN:?RB_BIN: the reviewbot binary}"
@@ -378,6 +380,7 @@ acc_start()
 acc_feed()
 {
 	local n
+	ACC_IDLE0=$(grep -c 'event=run\.idle' "$d/daemon.log" 2>/dev/null || true)
 	n=$($PY "$d/feed.py" "$RB_LMTP_PORT" "$@") ||
 		rb_fail "LMTP delivery of $1 failed"
 	ACC_FED=$((ACC_FED + n))
@@ -387,23 +390,25 @@ acc_feed()
 # after the last acc_feed, as its store shows it: every delivered message
 # stored and parsed, every patch and cover assembled into a series (the
 # jobs are queued in the same transaction), every reply looked at by the
-# feedback stage, no job and no mail due or in hand. A job or mail due
-# later (an incomplete series' wait) does not count. Fails after SECONDS.
-#
-# Not event=run.idle: with an IMAP source the daemon logs it only at the
-# pass after its next wake (IDLE or poll_seconds), not when the work is
-# done; and the code before the one pipeline did not log it at all.
+# feedback stage, no job and no mail due or in hand; and the daemon has
+# logged event=run.idle since the delivery (a pass found nothing to do).
+# A job or mail due later (an incomplete series' wait) does not count.
+# Fails after SECONDS. (The code before the one pipeline, 34471d1, logs
+# no run.idle at all: with it, the store alone tells.)
 acc_settle()
 {
 	local max=${1:-$ACC_TIMEOUT} t0 why
 	t0=$(date +%s)
 	while :; do
-		why=$($PY - "$ACC_FED" <<'PY'
+		why=$($PY - "$ACC_FED" "$ACC_IDLE0" <<'PY'
 import os, sys, time
 sys.path.insert(0, os.environ["ACC_DIR"])
 import acc
-fed = int(sys.argv[1])
+fed, idle0 = int(sys.argv[1]), int(sys.argv[2])
 now = int(time.time())
+def idles():
+    log = open(os.path.join(acc.D, "daemon.log"), errors="replace").read()
+    return log.count("event=run.idle")
 def why():
     if not os.path.exists(os.path.join(acc.D, "rb.db")):
         return "no store yet"
@@ -439,6 +444,9 @@ def why():
             return "mails due: %s" % r
     except Exception as e:  # the store is busy or not made yet
         return "store: %s" % e
+    n = idles()  # 0: a daemon that never logs it (34471d1)
+    if n and n <= idle0:
+        return "no run.idle since the delivery"
     return ""
 print(why())
 PY
