@@ -10,7 +10,8 @@
 #     must be rejected too, and whatever it accepts must give git's tree;
 #  3. a series that "git am" applies in sequence gives git am's tree;
 #  4. speed: checking that series against 5 candidate bases, reviewbot
-#     (in memory) beside "git worktree add" + "git am" per base.
+#     (in memory, as every review applies: the repository is only read)
+#     beside "git worktree add" + "git am" per base.
 #
 # usage: bench/apply.sh [RESULTS.md]   (NEG_MAX=N patch mails, default 300)
 # Needs a built reviewbot: RB_BIN, else build-apply/bot/reviewbot.
@@ -154,7 +155,8 @@ for i in 0 1 2 3 4; do
 done
 t1=$(now)
 t_rb5=$(secs "$t0" "$t1")
-# ... and writing the objects to the repository, as the pipeline does.
+# ... and writing the objects to the repository: only "apply --write-tree"
+# does that, on request; reviews never write a tree (issue 17).
 t0=$(now)
 for i in 0 1 2 3 4; do
 	"$bin" apply --tree "$repo" --write-tree --base "${bases[$i]}" \
@@ -200,7 +202,7 @@ Checking one series of $k patches against 5 candidate bases:
 | --- | ---: | ---: |
 | git worktree add + git am (what bots do) | ${t_git5} s (worktrees ${t_wt} s, am ${t_am} s) | ${git_pp} ms (am only) |
 | reviewbot apply, in memory (--check) | ${t_rb5} s | ${per_patch} ms |
-| reviewbot apply, writing objects | ${t_rb5w} s | ${per_patch_w} ms |
+| reviewbot apply --write-tree, writing objects (on request only) | ${t_rb5w} s | ${per_patch_w} ms |
 
 Speed-up (in memory): ${speedup}x; targets: >= 20x overall, < 50 ms per
 patch per base. Times include process start-up and reading the mails.
