@@ -4,10 +4,12 @@
 # when it is due, not when the next mail or poll_seconds (300, the
 # default) wakes it. An IMAP source with IDLE and no more mail: the
 # "incomplete" note of a series missing its patch 2 must go out once its
-# wait (incomplete_wait_minutes: 1) is over, within 30 s, not up to 300 s
+# wait (incomplete_wait_minutes: 1) is over, within 20 s, not up to 300 s
 # later; and once the work in hand is done the daemon says so at once
 # (event=run.idle), which tests and operators wait on, instead of at its
-# next wake.
+# next wake. (While the daemon does not wake for due work, an untagged
+# response Dovecot sends during IDLE now and then may wake it in time:
+# this test then fails on most runs, not on all.)
 . "$(dirname "$0")/accept_lib.sh"
 acc_need
 acc_demo
@@ -66,8 +68,8 @@ pc = acc.tagged(acc.msgid(sys.argv[1], 0), "partial")
 due = acc.q1("SELECT not_before FROM jobs WHERE kind = 'incomplete'")
 acc.check(due, "no incomplete job: %s" % acc.q("SELECT * FROM jobs"))
 while not [m for m in acc.mails() if m["in_reply_to"] == pc]:
-    acc.check(time.time() < due + 30, "the incomplete note was due at %d"
-              " and had not gone 30 s later: the daemon sleeps until mail"
+    acc.check(time.time() < due + 20, "the incomplete note was due at %d"
+              " and had not gone 20 s later: the daemon sleeps until mail"
               " or poll_seconds (300) wakes it" % due)
     time.sleep(0.2)
 PY
