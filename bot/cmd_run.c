@@ -458,6 +458,18 @@ static int run_step(struct runner *r)
 	return ret;
 }
 
+/* Seconds until the next due job or mail (at least 1), or 0 for none:
+ * the wait for new mail ends then, so an "incomplete" notice or a held
+ * review goes out when it is due, not at the next poll. */
+static int due_in(struct rb_store *st)
+{
+	int64_t when = 0, now = rb_now();
+
+	if (rb_store_next_due(st, &when) || !when)
+		return 0;
+	return when <= now ? 1 : when - now > 3600 ? 3600 : (int)(when - now);
+}
+
 static int parse_role(const char *role)
 {
 	if (!strcmp(role, "all"))
@@ -644,12 +656,16 @@ int cmd_run(int argc, char **argv)
 			/* Workers, senders and standbys poll the store. */
 			nap(1);
 		} else {
-			rb_sources_wait(r.srcs, &stop_requested,
-					&reload_requested);
-			if (!r.srcs || rb_sources_count(r.srcs) == 0)
-				nap(r.what == (DO_INGEST | DO_WORK | DO_SEND) ?
-					    30 :
-					    1);
+			int due = due_in(st);
+
+			if (r.srcs && rb_sources_count(r.srcs))
+				rb_sources_wait(r.srcs, due, &stop_requested,
+						&reload_requested);
+			else
+				nap(r.what != (DO_INGEST | DO_WORK | DO_SEND) ?
+					    1 :
+				    due > 0 && due < 30 ? due :
+							  30);
 		}
 	}
 	hb_stop(&r);

@@ -40,7 +40,6 @@
 #define RB_TEMPLATES_DIR "templates"
 #endif
 
-
 struct tree {
 	const char *name;
 	const char *path;
@@ -362,36 +361,66 @@ static void checker_names(char *out, size_t size, unsigned want, bool applied,
 			 out[0] ? "," : "");
 }
 
-/* "Checks: commit message, checkpatch and build (defconfig)." */
+/*
+ * "Checks: commit message, checkpatch and build (defconfig)." names only
+ * what ran: a checker that could not run (its "checker-problem" finding)
+ * is named apart with its reason, so that a review never claims a check
+ * that did not happen.
+ */
 static int add_checks_summary(struct series_ctx *c, const char *names)
 {
-	const char *what[3];
-	char line[256];
-	size_t n = 0, i;
-	int len;
+	static const struct {
+		const char *checker, *what;
+	} known[] = { { "commit-msg", "commit message" },
+		      { "checkpatch", "checkpatch" },
+		      { "build", "build" } };
+	const char *ran[3], *why[3];
+	struct rb_buf line = RB_BUF_INIT(4096);
+	size_t n = 0, n_why = 0, i, k;
+	int ret = 0;
 
-	if (strstr(names, "commit-msg"))
-		what[n++] = "commit message";
-	if (strstr(names, "checkpatch"))
-		what[n++] = "checkpatch";
-	if (strstr(names, "build"))
-		what[n++] = "build";
-	if (!n)
-		return add_summary(c, "Checks: none.");
-	len = snprintf(line, sizeof(line), "Checks: ");
-	for (i = 0; i < n; i++)
-		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s",
-				i == 0	   ? "" :
-				i == n - 1 ? " and " :
-					     ", ",
-				what[i]);
-	if (strstr(names, "build"))
-		snprintf(line + len, sizeof(line) - (size_t)len, " (%s).",
-			 c->p->cfg->build_config ? c->p->cfg->build_config :
-						   "defconfig");
-	else
-		snprintf(line + len, sizeof(line) - (size_t)len, ".");
-	return add_summary(c, line);
+	for (i = 0; i < 3; i++) {
+		const char *problem = NULL;
+
+		if (!strstr(names, known[i].checker))
+			continue;
+		for (k = 0; k < c->findings.n && !problem; k++)
+			if (!strcmp(c->findings.v[k].checker,
+				    known[i].checker) &&
+			    !strcmp(c->findings.v[k].category,
+				    "checker-problem"))
+				problem = c->findings.v[k].message;
+		if (problem)
+			why[n_why++] = problem;
+		else
+			ran[n++] = known[i].what;
+	}
+	ret = rb_buf_puts(&line, "Checks: ");
+	for (i = 0; i < n && !ret; i++)
+		ret = rb_buf_printf(&line, "%s%s",
+				    i == 0     ? "" :
+				    i == n - 1 ? " and " :
+						 ", ",
+				    ran[i]);
+	if (!ret && !n)
+		ret = rb_buf_puts(&line, "none");
+	if (!ret && n && !strcmp(ran[n - 1], "build"))
+		ret = rb_buf_printf(&line, " (%s)",
+				    c->p->cfg->build_config ?
+					    c->p->cfg->build_config :
+					    "defconfig");
+	if (!ret)
+		ret = rb_buf_putc(&line, '.');
+	/* "The build checker did not run: ..." from the runner. */
+	for (i = 0; i < n_why && !ret; i++)
+		ret = rb_buf_printf(
+			&line, " %s%s", why[i],
+			*why[i] && why[i][strlen(why[i]) - 1] == '.' ? "" :
+								       ".");
+	if (!ret)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	return ret;
 }
 
 static int run_checkers(struct series_ctx *c)
@@ -800,8 +829,8 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 
 	ret = people_of(c, m, &who, &pb);
 	if (!ret && author_only)
-		ret = rb_policy_apply_failure_recipients(&r, &c->scope.pol, c->p->cfg,
-							 pb.author);
+		ret = rb_policy_apply_failure_recipients(&r, &c->scope.pol,
+							 c->p->cfg, pb.author);
 	else if (!ret)
 		ret = rb_policy_recipients(&r, &c->scope.pol, c->p->cfg, &who);
 	if (ret)
@@ -1090,11 +1119,10 @@ static int write_results(struct series_ctx *c)
 		const struct rb_base_attempt *a = &c->base->attempts[i];
 
 		git_oid_tostr(hex, sizeof(hex), &a->commit);
-		ret = rb_store_add_attempt(st, c->row.id,
-					   attempt_name(a),
-					   hex, a->applied,
-					   (int)a->failed_patch, a->failed_file,
-					   (int)a->failed_hunk, a->reason);
+		ret = rb_store_add_attempt(st, c->row.id, attempt_name(a), hex,
+					   a->applied, (int)a->failed_patch,
+					   a->failed_file, (int)a->failed_hunk,
+					   a->reason);
 	}
 	if (!ret && c->applied) {
 		git_oid_tostr(hex, sizeof(hex), &c->base_oid);
@@ -1118,8 +1146,8 @@ static int write_results(struct series_ctx *c)
 			.len = o->bytes.len,
 			.words = o->words,
 			.findings = (int)o->n,
-			.send_after =
-				rb_policy_send_after(&c->scope.pol, c->row.last_date),
+			.send_after = rb_policy_send_after(&c->scope.pol,
+							   c->row.last_date),
 			.policy = rb_mode_name(c->scope.pol.mode),
 			.subsystem = c->scope.pol.subsystem,
 			.latency = latency > 0 ? latency : 0,
@@ -1360,7 +1388,8 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 	if (c.scope.pol.mode == RB_MODE_OFF) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
-			 c.scope.pol.subsystem ? c.scope.pol.subsystem : "this series");
+			 c.scope.pol.subsystem ? c.scope.pol.subsystem :
+						 "this series");
 	} else if (!p->cfg->review_stable &&
 		   rb_subject_is_stable(&c.first->subject)) {
 		c.series_state = "skipped";
@@ -1375,7 +1404,8 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		c.series_state = "incomplete";
 		snprintf(c.detail, sizeof(c.detail),
 			 "parts missing; the policy ignores incomplete series");
-	} else if (incomplete && c.scope.pol.incomplete == RB_INC_REVIEW_PREFIX &&
+	} else if (incomplete &&
+		   c.scope.pol.incomplete == RB_INC_REVIEW_PREFIX &&
 		   present_prefix(&c) > 0) {
 		ret = review_prefix(&c, present_prefix(&c));
 	} else if (incomplete && sent_elsewhere(&c)) {

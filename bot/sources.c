@@ -156,23 +156,25 @@ int rb_sources_poll(struct rb_sources *s, struct rb_pipeline *p)
 	return first;
 }
 
-void rb_sources_wait(struct rb_sources *s, volatile sig_atomic_t *stop,
-		     volatile sig_atomic_t *reload)
+void rb_sources_wait(struct rb_sources *s, int max_seconds,
+		     volatile sig_atomic_t *stop, volatile sig_atomic_t *reload)
 {
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int secs = s ? s->poll_seconds : 30;
 	size_t k;
 	int i;
 
+	if (max_seconds > 0 && max_seconds < secs)
+		secs = max_seconds;
 	/* IDLE on the first network source wakes us early; the others are
 	 * polled at the shortest interval. */
 	for (k = 0; s && k < s->n; k++) {
 		if (strcmp(s->v[k]->ops->name, "file")) {
-			s->v[k]->ops->wait(s->v[k], s->poll_seconds * 1000,
+			s->v[k]->ops->wait(s->v[k], secs * 1000,
 					   (volatile const int *)stop);
 			return;
 		}
 	}
-	for (i = 0; i < (s ? s->poll_seconds : 30) * 10 && !*stop && !*reload;
-	     i++)
+	for (i = 0; i < secs * 10 && !*stop && !*reload; i++)
 		nanosleep(&ts, NULL);
 }

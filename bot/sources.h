@@ -24,9 +24,11 @@ size_t rb_sources_count(const struct rb_sources *s);
  * (its server may be down); returns the first error seen. */
 int rb_sources_poll(struct rb_sources *s, struct rb_pipeline *p);
 
-/* Waits for new mail (IMAP IDLE where there is one) or the shortest poll
- * interval, returning early on a signal. */
-void rb_sources_wait(struct rb_sources *s, volatile sig_atomic_t *stop,
+/* Waits for new mail (IMAP IDLE where there is one), the shortest poll
+ * interval or @max_seconds when that is shorter and positive (the next
+ * due job or mail), returning early on a signal. */
+void rb_sources_wait(struct rb_sources *s, int max_seconds,
+		     volatile sig_atomic_t *stop,
 		     volatile sig_atomic_t *reload);
 
 #endif

@@ -1239,8 +1239,7 @@ static int reply_row(const struct rb_dbrow *row, void *payload)
 }
 
 /* Is @id (bare, as messages hold it) the Message-ID of one of our mails? */
-static int is_review(struct rb_store *st, const char *id, size_t len,
-		     bool *out)
+static int is_review(struct rb_store *st, const char *id, size_t len, bool *out)
 {
 	struct rb_buf bare = RB_BUF_INIT(4096), br = RB_BUF_INIT(4096);
 	int64_t n = 0;
@@ -1330,10 +1329,11 @@ int rb_store_queue_replies(struct rb_store *st, int64_t now, size_t *queued)
 
 int rb_store_job_reset_running(struct rb_store *st)
 {
-	return EXEC(st,
-		    "UPDATE jobs SET state = 'ready', owner = NULL,"
-		    " lease_until = NULL, updated_at = ? WHERE state = 'running'",
-		    RB_DB_INT(rb_now()));
+	return EXEC(
+		st,
+		"UPDATE jobs SET state = 'ready', owner = NULL,"
+		" lease_until = NULL, updated_at = ? WHERE state = 'running'",
+		RB_DB_INT(rb_now()));
 }
 
 int rb_store_job_state(struct rb_store *st, int64_t id, char **state,
@@ -1352,4 +1352,25 @@ int rb_store_job_state(struct rb_store *st, int64_t id, char **state,
 				       "SELECT lost_by FROM jobs WHERE id = ?",
 				       &p, 1);
 	return ret;
+}
+
+int rb_store_next_due(struct rb_store *st, int64_t *out)
+{
+	int64_t jobs = 0, mail = 0;
+	int ret;
+
+	ret = rb_db_query_int(st->db, &jobs,
+			      "SELECT COALESCE(MIN(not_before), 0) FROM jobs"
+			      " WHERE state = 'ready'",
+			      NULL, 0);
+	if (!ret)
+		ret = rb_db_query_int(st->db, &mail,
+				      "SELECT COALESCE(MIN(send_after), 0)"
+				      " FROM outbox WHERE state IN"
+				      " ('queued', 'held')",
+				      NULL, 0);
+	if (ret)
+		return ret;
+	*out = !jobs ? mail : !mail ? jobs : jobs < mail ? jobs : mail;
+	return 0;
 }

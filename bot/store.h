@@ -283,4 +283,8 @@ int rb_store_job_reset_running(struct rb_store *st);
 int rb_store_job_state(struct rb_store *st, int64_t id, char **state,
 		       char **lost_by);
 
+/* When the next ready job or queued mail is due (seconds since the
+ * epoch), or 0 when nothing waits: the daemon sleeps no longer. */
+int rb_store_next_due(struct rb_store *st, int64_t *out);
+
 #endif
