@@ -3,16 +3,18 @@
 # t_sec_quoted_maintainers.sh - attack 5 of issue 17, through the daemon:
 # a series changes lib/ring.c (RING BUFFER, advisory) and, under a
 # C-quoted name, scripts/checkpatch.pl ("b/scripts/checkpatch\056pl"),
-# whose CHECKPATCH section has opted out. git apply (and reviewbot's
+# whose CHECKPATCH section has its own policy. git apply (and reviewbot's
 # apply) write scripts/checkpatch.pl; the MAINTAINERS matcher used to look
 # up the quoted text, so the series was reviewed and mailed as if only
 # RING BUFFER were touched, and CHECKPATCH's maintainer was not told.
 # Now policy and recipients see the paths apply writes: with CHECKPATCH
-# off the series is skipped; with it advisory its maintainer is in Cc.
+# in shadow mode (and most of the series' lines) the review goes to the
+# admins only; with it advisory its maintainer is in Cc.
 . "$(dirname "$0")/../integration/lib.sh"
 set -e
 rb_need git
 rb_need sqlite3
+
 d=$RB_TEST_DIR
 bash "$RB_SRC/scripts/demo.sh" --make-only "$d/demo" >/dev/null
 tree=$d/demo/tree
@@ -37,7 +39,8 @@ git -C "$tree" commit -q -m "scripts: add checkpatch.pl, with its section"
 # The attacker's patch, with the checkpatch.pl name C-quoted by hand.
 git clone -q "$tree" "$d/atk"
 echo "/* ring buffer */" >>"$d/atk/lib/ring.c"
-printf '#!/usr/bin/perl\nprint "hi\\n";\nexit 0;\n' >"$d/atk/scripts/checkpatch.pl"
+printf '#!/usr/bin/perl\nuse strict;\nuse warnings;\nprint "hi\\n";\nexit 0;\n' \
+	>"$d/atk/scripts/checkpatch.pl"
 # No Signed-off-by: the review has a finding, so it is mailed.
 git -C "$d/atk" commit -q -a -m "ring: a comment" -m "Say what the file is."
 git -C "$d/atk" format-patch -q -1 --thread=shallow --stdout |
@@ -78,24 +81,29 @@ policy:
 EOC
 }
 
-# CHECKPATCH is off: the most restrictive mode wins, nothing is sent.
-config off
-"$RB_BIN" run -c "$d/config.yaml" --once 2>"$d/off.log" ||
-	rb_fail "run failed: $(tail -5 "$d/off.log")"
-n=$(ls "$d/outbox-off/new" 2>/dev/null | wc -l)
-[ "$n" -eq 0 ] || rb_fail "a series touching an 'off' subsystem under a quoted name was mailed ($n mails)"
-state=$(sqlite3 "$d/rb-off.db" "SELECT state FROM series")
-[ "$state" = skipped ] || rb_fail "series state $state, want skipped"
+# CHECKPATCH is in shadow mode: the review goes to the admins only.
+config shadow
+"$RB_BIN" run -c "$d/config.yaml" --once 2>"$d/shadow.log" ||
+	rb_fail "run failed: $(tail -5 "$d/shadow.log")"
+# What the bot queued (sent or held for later), headers unfolded.
+headers() { # store
+	sqlite3 "$1" "SELECT CAST(bytes AS TEXT) FROM outbox" | tr -d '\r' |
+		sed ':a;N;$!ba;s/\n[ \t]/ /g' | grep -i '^\(to\|cc\|x-reviewbot-policy\):'
+}
+n=$(sqlite3 "$d/rb-shadow.db" "SELECT count(*) FROM outbox")
+[ "$n" -ge 1 ] || rb_fail "no review: $(tail -5 "$d/shadow.log")"
+headers "$d/rb-shadow.db" | grep -q '^X-Reviewbot-Policy: shadow' ||
+	rb_fail "a series touching a shadow subsystem under a quoted name was reviewed as $(headers "$d/rb-shadow.db" | grep -i '^X-Reviewbot-Policy')"
+headers "$d/rb-shadow.db" | grep -q 'demo-list@example.org' &&
+	rb_fail "the shadow review went to the list"
 
 # CHECKPATCH is advisory: its maintainer gets the review.
 config advisory
 "$RB_BIN" run -c "$d/config.yaml" --once 2>"$d/adv.log" ||
 	rb_fail "run failed: $(tail -5 "$d/adv.log")"
-n=$(ls "$d/outbox-advisory/new" 2>/dev/null | wc -l)
+n=$(sqlite3 "$d/rb-advisory.db" "SELECT count(*) FROM outbox")
 [ "$n" -ge 1 ] || rb_fail "no review: $(tail -5 "$d/adv.log")"
-cat "$d/outbox-advisory/new/"* | tr -d '\r' | sed -n '1,/^$/p' |
-	sed ':a;N;$!ba;s/\n[ \t]/ /g' | grep -i '^\(to\|cc\):' |
-	grep -q 'joe@example.org' ||
+headers "$d/rb-advisory.db" | grep -q 'joe@example.org' ||
 	rb_fail "CHECKPATCH's maintainer is not a recipient"
 
 # The CLI says the same.
