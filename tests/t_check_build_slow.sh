@@ -5,7 +5,7 @@
 # the same patch with an unused local gives exactly one, at its line).
 # A kernel build: runs only with RB_SLOW=1.
 set -eu
-[ "${RB_SLOW:-0}" = 1 ] || { echo "RB_SLOW=1 not set: skip"; exit 77; }
+[ "${RB_SLOW:-0}" = 1 ] || { echo "SKIP: the full kernel build takes minutes: set RB_SLOW=1 to run it"; exit 77; }
 : "${RB_BIN:?}" "${RB_SRC:?}"
-command -v bwrap >/dev/null || { echo "no bwrap: skip"; exit 77; }
+command -v bwrap >/dev/null || { echo "SKIP: bwrap not installed (scripts/install-deps.sh build)"; exit 77; }
 CHECKS_PARITY=0 exec bash "$RB_SRC/bench/checks.sh" "$RB_BIN"

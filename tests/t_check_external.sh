@@ -6,7 +6,7 @@
 # and a timeout are reported as problems; the run still succeeds (exit 0).
 set -eu
 : "${RB_BIN:?}"
-command -v git >/dev/null || { echo "no git: skip"; exit 77; }
+command -v git >/dev/null || { echo "SKIP: git not installed (scripts/install-deps.sh build)"; exit 77; }
 
 T=$(mktemp -d /tmp/rb-t-external-XXXXXX)
 trap 'rm -rf "$T"' EXIT

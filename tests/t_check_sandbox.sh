@@ -8,9 +8,9 @@
 # the build runs as nobody, with a read-only source and a memory limit.
 set -eu
 : "${RB_BIN:?}"
-command -v bwrap >/dev/null || { echo "no bwrap: skip"; exit 77; }
-command -v gcc >/dev/null || { echo "no gcc: skip"; exit 77; }
-command -v python3 >/dev/null || { echo "no python3: skip"; exit 77; }
+command -v bwrap >/dev/null || { echo "SKIP: bwrap not installed (scripts/install-deps.sh build)"; exit 77; }
+command -v gcc >/dev/null || { echo "SKIP: gcc not installed (scripts/install-deps.sh build)"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 
 T=$(mktemp -d /tmp/rb-t-sandbox-XXXXXX)
 LISTENER=

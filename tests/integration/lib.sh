@@ -71,7 +71,7 @@ rb_stop()
 }
 
 rb_fail() { echo "FAIL: $*" >&2; exit 1; }
-rb_need() { command -v "$1" >/dev/null 2>&1 || rb_skip "$1 not installed"; }
+rb_need() { command -v "$1" >/dev/null 2>&1 || rb_skip "$1 not installed (scripts/install-deps.sh test)"; }
 
 # rb_start_aiosmtpd DIR: an SMTP sink writing a Maildir; sets RB_SMTP_PORT.
 rb_start_aiosmtpd()
