@@ -108,8 +108,10 @@ seen = acc.q1("SELECT first_seen FROM series WHERE id = ?", pc)
 acc.check(seen, "the partial series is not in the store")
 due = acc.q1("SELECT not_before FROM jobs WHERE kind = 'incomplete' AND"
              " key = ?", pc)
-acc.check(due and due - seen == 60, "the incomplete job is due at %s, not"
-          " 60 s after %s" % (due, seen))
+# Due 60 s after the pass that first saw it began: first_seen is read a
+# moment later in that pass (under load, a second or two).
+acc.check(due and 55 <= due - seen <= 60, "the incomplete job is due at %s,"
+          " not 60 s after %s" % (due, seen))
 PY
 echo "ok 1: one apply-failure mail, to the author only"
 
@@ -146,10 +148,12 @@ acc.check(re.match(r"Hello,\n\n2 of the 3 patches of this series arrived,"
 acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER.\n"),
           "footer:\n" + b)
 seen = acc.q1("SELECT first_seen FROM series WHERE id = ?", pc.strip("<>"))
+due = acc.q1("SELECT not_before FROM jobs WHERE kind = 'incomplete'")
 sent = acc.q1("SELECT sent_at FROM outbox WHERE message_id = ?",
               m["message_id"])
-acc.check(sent - seen >= 60, "the note went %d s after the series was first"
-          " seen, before the wait of 60 s" % (sent - seen))
+acc.check(sent >= due and sent - seen >= 55, "the note went %d s after the"
+          " series was first seen, before the wait of 60 s (due %+d s)" %
+          (sent - seen, due - seen))
 r = acc.q("SELECT state FROM series WHERE id = ?", pc.strip("<>"))
 acc.check(r == [("incomplete",)], "the series' state: %s" % r)
 acc.check(len(acc.mails()) == 2, "mails:\n" + acc.show(acc.mails()))
