@@ -33,12 +33,23 @@ bash "$RB_SRC/scripts/demo.sh" --make-only "$d/demo" >/dev/null
 # fetch the change themselves (trees[].url, fetch_minutes) when they start.
 git clone -q --bare "$d/demo/tree" "$d/clone.git" || rb_fail "git clone"
 # Each review must take a while, so that a worker can be caught in the
-# middle of one: the base tree ships a scripts/checkpatch.pl (run from the
-# base tree, as the kernel's is) that takes 0.25 s (or
-# $RB_TEST_CHECK_SECONDS) and finds nothing.
+# middle of one: the tree ships a scripts/checkpatch.pl (run from the
+# configured branch tip in the sandbox, as the kernel's is) that takes
+# 0.25 s and finds nothing, or 8 s for a series whose patches say
+# "rb-slow-review" (the sandbox clears the environment, so the patch is
+# what can tell it).
 mkdir -p "$d/demo/tree/scripts"
-printf 'select(undef, undef, undef, $ENV{RB_TEST_CHECK_SECONDS} || 0.25);\nexit 0;\n' \
-	>"$d/demo/tree/scripts/checkpatch.pl"
+cat >"$d/demo/tree/scripts/checkpatch.pl" <<'PL'
+my $s = 0.25;
+for my $f (@ARGV) {
+	open(my $h, '<', $f) or next;
+	local $/;
+	my $t = <$h>;
+	$s = 8 if defined $t && $t =~ /rb-slow-review/;
+}
+select(undef, undef, undef, $s);
+exit 0;
+PL
 git -C "$d/demo/tree" add scripts/checkpatch.pl
 git -C "$d/demo/tree" -c user.name=t -c user.email=t@example.org \
 	commit -q --amend --no-edit || rb_fail "git commit"
@@ -68,6 +79,9 @@ for c in range(n + 1):
                       tag + b"@", head)
         # The base is the tree's head, which the test amends.
         body = re.sub(rb"(?m)^base-commit: .*\n", b"", body)
+        if c == n:
+            # The last series is the slow one (the checkpatch.pl above).
+            body = body.replace(b"\n---\n", b"\n\nrb-slow-review\n---\n", 1)
         d = os.path.join(out, "new") if c < n else out + "/../later"
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "%05d.%d.eml" % (c, j)), "wb") as f:
@@ -276,9 +290,7 @@ done
 for w in w3 w4 w5 w6; do
 	wait "$(pid $w)" || rb_fail "$w exited $? after SIGTERM"
 done
-export RB_TEST_CHECK_SECONDS=8
 run slow --role worker --lease 3
-unset RB_TEST_CHECK_SECONDS
 mv "$d/later"/* "$d/in/new/"
 kill -HUP "$(pid ingest2)" # a reload polls the sources at once
 key="key LIKE '%.w$N@%' AND kind = 'review'"
