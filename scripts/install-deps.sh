@@ -9,12 +9,14 @@
 # usage: install-deps.sh [build|test|all]   (default: all)
 set -eu
 
-build_pkgs="build-essential cmake pkg-config git clang
+# "build": what "make demo" needs, the build and scripts/demo.sh (python3).
+build_pkgs="build-essential cmake pkg-config git clang python3
 libetpan-dev libcurl4-gnutls-dev libdpkg-perl libgit2-dev libssl-dev
 libyaml-dev libsqlite3-dev libjansson-dev libopendkim-dev libcmocka-dev
 libmicrohttpd-dev libpq-dev zlib1g-dev bubblewrap"
 
-# Real peers the tests talk to on loopback (DESIGN.md, "Real peers").
+# "test" adds the real peers the tests talk to on loopback (DESIGN.md,
+# "Real peers"), which "make test" installs and "make demo" does not.
 test_pkgs="dovecot-imapd dovecot-lmtpd python3-aiosmtpd public-inbox b4
 postgresql opendkim-tools xz-utils procps iproute2 chromium chromium-driver
 postfix sqlite3 flex bison bc libelf-dev ccache"
