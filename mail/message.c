@@ -173,32 +173,75 @@ next:
 
 /*
  * RFC 5322 section 3.6, the table at its end: these fields occur at most
- * once. Two From: fields (or Message-ID:, In-Reply-To: ...) would let two
- * readers of the same mail see two different senders: DKIM verifies the
- * last instance (RFC 6376 5.4.2), a first-match reader uses the first. On
- * the 30,571 mails of linux-api, 52 repeat one of them (50 patches of one
- * tool that wrote In-Reply-To and References twice, 2 replies with two
- * Cc:), each time with the same value or a harmless one.
+ * once. Two From: fields (or Message-ID:, In-Reply-To: ...) with different
+ * values would let two readers of the same mail see two different
+ * senders: DKIM verifies the last instance (RFC 6376 5.4.2), a
+ * first-match reader uses the first. On the 30,571 mails of linux-api, 52
+ * repeat one of them: 50 patches of one tool (three versions of one
+ * series) that wrote In-Reply-To and References twice with the same
+ * value, and 2 replies with two different Cc:. A repeat with the same
+ * value (whitespace folded) leaves nothing to choose between, so it is
+ * taken as one field; a repeat with another value makes the mail
+ * malformed. (DKIM still counts the From: fields itself: two identical
+ * From: lines never vouch for a verdict, mail/dkim.c.)
  */
 static const char *const once_fields[] = {
 	"From",	   "Sender",	 "Reply-To",	"To",	      "Cc",   "Bcc",
 	"Subject", "Message-ID", "In-Reply-To", "References", "Date",
 };
 
+static bool fold_ws(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+/* The same value, runs of folding white space counting as one space. */
+static bool same_value(const struct hdr *a, const struct hdr *b)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < a->vlen && fold_ws(a->val[i]) &&
+		       (i + 1 == a->vlen || fold_ws(a->val[i + 1])))
+			i++;
+		while (j < b->vlen && fold_ws(b->val[j]) &&
+		       (j + 1 == b->vlen || fold_ws(b->val[j + 1])))
+			j++;
+		if (i == a->vlen || j == b->vlen)
+			return i == a->vlen && j == b->vlen;
+		if (fold_ws(a->val[i]) ? !fold_ws(b->val[j]) :
+					 a->val[i] != b->val[j])
+			return false;
+		i++;
+		j++;
+	}
+}
+
 static int check_once(const struct ctx *c)
 {
+	const struct hdr *first;
 	size_t i, j, k, n;
+	bool differ;
 
 	for (i = 0; i < sizeof(once_fields) / sizeof(once_fields[0]); i++) {
 		k = strlen(once_fields[i]);
-		for (j = 0, n = 0; j < c->nh; j++)
-			if (c->h[j].nlen == k &&
-			    !strncasecmp(c->h[j].name, once_fields[i], k))
-				n++;
-		if (n > 1)
+		first = NULL;
+		differ = false;
+		for (j = 0, n = 0; j < c->nh; j++) {
+			if (c->h[j].nlen != k ||
+			    strncasecmp(c->h[j].name, once_fields[i], k))
+				continue;
+			n++;
+			if (!first)
+				first = &c->h[j];
+			else if (!same_value(first, &c->h[j]))
+				differ = true;
+		}
+		if (differ)
 			return rb_err(RB_EPARSE,
-				      "duplicate %s: header (%zu of them; RFC "
-				      "5322 3.6 allows one)",
+				      "duplicate %s: header (%zu of them, "
+				      "with different values; RFC 5322 3.6 "
+				      "allows one)",
 				      once_fields[i], n);
 	}
 	return 0;

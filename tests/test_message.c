@@ -354,7 +354,9 @@ static void test_hostile(void **state)
 
 /*
  * Issue 17: the fields RFC 5322 3.6 allows once make the mail malformed
- * when repeated (a reader and DKIM could pick different ones).
+ * when repeated with another value (a reader and DKIM could pick
+ * different ones); a repeat of the same value is one field (50 real
+ * patches of linux-api repeat In-Reply-To and References so).
  */
 static void test_once_fields(void **state)
 {
@@ -382,14 +384,19 @@ static void test_once_fields(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		/* The second instance below the first, in another case. */
+		/* The same value again, folded otherwise: one field. */
 		snprintf(raw, sizeof(raw),
-			 "%s: %s\nX-Other: 1\n%s:%s\n\nbody\n", names[i],
-			 vals[i], i % 2 ? "FROM" : names[i], vals[i]);
-		if (i % 2) /* "FROM" only repeats From: */
-			snprintf(raw, sizeof(raw),
-				 "%s: %s\nX-Other: 1\n%s:\t%s\n\nbody\n",
-				 names[i], vals[i], names[i], vals[i]);
+			 "%s: %s\nX-Other: 1\n%s:\t%s\n\nbody\n", names[i],
+			 vals[i], names[i], vals[i]);
+		if (parse_str(&m, raw))
+			fail_msg("%s twice, same value: \"%s\"", names[i],
+				 rb_errmsg());
+		rb_message_free(m);
+		m = NULL;
+		/* Another value below the first, in another case. */
+		snprintf(raw, sizeof(raw),
+			 "%s: %s\nX-Other: 1\n%s:%s.x\n\nbody\n", names[i],
+			 vals[i], i == 0 ? "FROM" : names[i], vals[i]);
 		assert_int_equal(parse_str(&m, raw), -RB_EPARSE);
 		snprintf(want, sizeof(want), "duplicate %s: header", names[i]);
 		if (!strstr(rb_errmsg(), want))
