@@ -653,6 +653,20 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 				     c->m->from.addr, getenv("RB_DKIM_KEYS"));
 		if (ret)
 			return ret;
+		/*
+		 * A signed verdict is public (the list archives it): unless
+		 * the signature covers In-Reply-To, anyone could send it
+		 * again, threaded under another review, and it would still
+		 * pass. About 6% of signed replies on linux-api do not sign
+		 * In-Reply-To; their senders are told why.
+		 */
+		if (d.pass && !d.thread_signed) {
+			d.pass = false;
+			snprintf(d.reason, sizeof(d.reason),
+				 "the DKIM signature does not cover "
+				 "In-Reply-To, so it does not say which "
+				 "review the verdict answers");
+		}
 		c->admin = admin && d.pass;
 		if (c->admin)
 			role = "admin";
