@@ -1101,6 +1101,22 @@ static int render_incomplete(struct series_ctx *c)
 	return ret;
 }
 
+/*
+ * When the series' last part came: its Date, or when we received it if
+ * that is later. The embargo runs from there, so that a Date: set in the
+ * past cannot skip it.
+ */
+static int64_t last_seen(const struct series_ctx *c)
+{
+	int64_t t = c->row.last_date;
+	int i;
+
+	for (i = 0; c->raws && i <= c->row.total; i++)
+		if (c->raws[i].received_at > t)
+			t = c->raws[i].received_at;
+	return t;
+}
+
 /* Everything decided, in one transaction with the end of the job. */
 static int write_results(struct series_ctx *c)
 {
@@ -1147,7 +1163,7 @@ static int write_results(struct series_ctx *c)
 			.words = o->words,
 			.findings = (int)o->n,
 			.send_after = rb_policy_send_after(&c->scope.pol,
-							   c->row.last_date),
+							   last_seen(c)),
 			.policy = rb_mode_name(c->scope.pol.mode),
 			.subsystem = c->scope.pol.subsystem,
 			.latency = latency > 0 ? latency : 0,
