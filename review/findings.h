@@ -8,6 +8,7 @@
 #ifndef RB_REVIEW_FINDINGS_H
 #define RB_REVIEW_FINDINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Same order and names as enum rb_severity in bot/config.h. */
@@ -46,6 +47,9 @@ int rb_findings_add(struct rb_findings *fs, const char *checker,
 		    enum rb_fsev sev, const char *file, int line,
 		    const char *code, const char *message, int patch_index);
 void rb_findings_release(struct rb_findings *fs);
+/* Frees and removes the findings with @gone[i] set; the order of the
+ * others is kept. */
+void rb_findings_remove(struct rb_findings *fs, const bool *gone);
 
 /*
  * The fingerprint: the first 16 hex digits of SHA-256 over checker, file,
@@ -53,6 +57,48 @@ void rb_findings_release(struct rb_findings *fs);
  * like line numbers left as they are. Independent of line and patch index.
  */
 void rb_finding_fingerprint(const struct rb_finding *f, char out[17]);
+
+/*
+ * Post-processing of one series' findings, after every checker ran and
+ * before the policy's floor and cap (bot/review_stage.c), so that one
+ * problem is said once:
+ *
+ *  1. rules: findings of rules that are off (review/rules.h, with the
+ *     subsystem's switches in @rules) go, unless @all_rules;
+ *  2. the same problem twice: a checkpatch report that says what a
+ *     commit-msg finding of the same patch says (MISSING_SIGN_OFF and
+ *     signed-off-by, NO_AUTHOR_SIGN_OFF and author-signoff, BAD_FIXES_TAG
+ *     and fixes-format, ...) goes, the commit-msg one says it plainly;
+ *     so does LEADING_SPACE next to CODE_INDENT in the same file;
+ *  3. repeated lines: the same complaint in one file of one patch is
+ *     one finding, the first, whose message gains "And N more like it:
+ *     lines a, b.". For a rule (review/rules.h) the complaint is its
+ *     type, anywhere in the file; for other checkers (build, model) it is
+ *     the same message on the same line, the next lines (within 3) or
+ *     the same quoted code;
+ *  4. series nits (subject-length, subject-prefix): those whose
+ *     fingerprint is in @seen (raised on an earlier version, so the
+ *     title did not change) go, and the rest are one finding for the
+ *     series, on the first patch, "And N more like it: patches 3 and 5."
+ *
+ * Order is kept. Returns 0 or -RB_ENOMEM (then @fs is unchanged or
+ * partly processed, and still valid for rb_findings_release()).
+ */
+struct rb_rules;
+struct rb_findings_post {
+	const struct rb_rules *rules; /* borrowed; NULL: the defaults */
+	bool all_rules; /* keep rules that are off (measurement) */
+	/* Fingerprints raised on earlier versions of the series, borrowed. */
+	const char *const *seen;
+	size_t n_seen;
+};
+#define RB_FINDINGS_POST_INIT \
+	{                     \
+		0             \
+	}
+
+int rb_findings_postprocess(struct rb_findings *fs,
+			    const struct rb_findings_post *o);
 
 const char *rb_fsev_name(enum rb_fsev s);
 /* -1 when unknown. */

@@ -55,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	}
+	/* What the checkers found goes through the dedup, as in a review. */
+	rb_findings_postprocess(&out, NULL);
 	rb_findings_release(&out);
 	free(text);
 	return 0;
