@@ -18,7 +18,10 @@ A finding of a run is one JSON object per line (a "run file"):
 Subcommands:
   archive STORE                 the findings table of a "reviewbot review"
                                 store, as a run file on stdout
-  export STORE DIR N SEED       writes N seeded reviewed series of STORE as
+  pick STORE N SEED             a seeded choice of N reviewed series of
+                                STORE (how labels/cp-series.txt was made)
+  export STORE DIR LIST         writes the patches of each series of LIST
+                                (labels/cp-series.txt) from STORE as
                                 DIR/NNNN/MM.eml; prints "DIR/NNNN SERIES"
   tag SRC                       stdin: "PATH<TAB>json" (reviewbot check
                                 --json output prefixed with the patch
@@ -26,9 +29,20 @@ Subcommands:
   sample RUN LABELS SEED        the stratified sample (see QUOTA) of RUN
                                 that LABELS does not hold yet, as label
                                 rows with an empty label
-  report RUN EMITTED LABELS     the per-rule table and the default's
-                                precision (Markdown), and the unlabelled
-                                findings of RUN and EMITTED on stderr
+  topup ALL LABELS SEED N RULE...
+                                stage 2 of the sampling: label rows for
+                                up to N labels of each RULE (rules that
+                                may be on by default), other patches
+                                first
+  report RUN ALL EMITTED LABELS NA NC TABLE
+                                the per-rule table (Markdown) of RUN (the
+                                raw run), ALL (after filter and dedup,
+                                every rule on) and EMITTED (the default),
+                                with NA and NC the patches of the archive
+                                and of the checkpatch sample and TABLE the
+                                defaults (findings-post --table); the
+                                unlabelled findings the default emits on
+                                stderr
 """
 import email
 import email.policy
@@ -57,12 +71,6 @@ def key_of(f):
                      code_hash(f.get("code"))])
 
 
-def loose_key(k):
-    """The key without its line: a label survives a line shift."""
-    p = k.split("|")
-    return "|".join(p[:4] + p[5:])
-
-
 def emit(f):
     f["key"] = key_of(f)
     sys.stdout.write(json.dumps(f, ensure_ascii=False) + "\n")
@@ -88,22 +96,42 @@ def cmd_archive(store):
               "message": r[12], "fingerprint": r[13], "state": r[14]})
 
 
-def cmd_export(store, out, n, seed):
+def cmd_pick(store, n, seed):
+    """The seeded choice of N reviewed series (how cp-series.txt was
+    made), as "series<TAB>patch Message-IDs"."""
     db = sqlite3.connect(store)
     series = [r[0] for r in db.execute(
         "SELECT id FROM series WHERE state = 'reviewed' ORDER BY id")]
     pick = random.Random(int(seed)).sample(series, min(int(n), len(series)))
-    for k, sid in enumerate(sorted(pick)):
+    for sid in sorted(pick):
+        ids = [r[0] for r in db.execute(
+            "SELECT message_id FROM patches WHERE series_id = ? AND idx > 0"
+            " ORDER BY idx", (sid,))]
+        if ids:
+            print("%s\t%s" % (sid, " ".join(ids)))
+
+
+def cmd_export(store, out, listfile):
+    """Writes the patches of each series of LIST (cp-series.txt) from
+    the store's raw messages as DIR/NNNN/MM.eml, by Message-ID, so that
+    the set does not move when series assembly changes."""
+    db = sqlite3.connect(store)
+    k = 0
+    for l in open(listfile):
+        if l.startswith("#") or not l.strip():
+            continue
+        sid, ids = l.rstrip("\n").split("\t")
         d = os.path.join(out, "%04d" % k)
-        os.makedirs(d, exist_ok=True)
-        rows = db.execute("""
-            SELECT p.idx, m.raw FROM patches p
-            JOIN messages m ON m.message_id = p.message_id
-            WHERE p.series_id = ? AND p.idx > 0 ORDER BY p.idx""", (sid,))
+        k += 1
         wrote = 0
-        for idx, raw in rows:
-            with open(os.path.join(d, "%02d.eml" % idx), "wb") as fh:
-                fh.write(raw)
+        for i, mid in enumerate(ids.split(), 1):
+            r = db.execute("SELECT raw FROM messages WHERE message_id = ?",
+                           (mid,)).fetchone()
+            if not r:
+                continue
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "%02d.eml" % i), "wb") as fh:
+                fh.write(r[0])
             wrote += 1
         if wrote:
             print(d, sid)
@@ -166,14 +194,8 @@ def read_labels(path):
     return labels
 
 
-def label_for(labels, loose, k):
-    if k in labels:
-        return labels[k]
-    return loose.get(loose_key(k))
-
-
-def loose_index(labels):
-    return {loose_key(k): v for k, v in labels.items()}
+def label_for(labels, k):
+    return labels.get(k)
 
 
 def rule_of(f):
@@ -191,7 +213,6 @@ QUOTA = {"commit-msg": 30, "checkpatch": 5}
 def cmd_sample(run, labels_path, seed):
     fs = read_run(run)
     labels = read_labels(labels_path)
-    loose = loose_index(labels)
     by_rule = defaultdict(dict)
     for f in fs:
         by_rule[rule_of(f)].setdefault(f["key"], f)
@@ -201,7 +222,7 @@ def cmd_sample(run, labels_path, seed):
         fr = by_rule[rule]
         keys = sorted(fr)
         quota = QUOTA.get(fr[keys[0]]["checker"], 5)
-        lab = lambda k: label_for(labels, loose, k)
+        lab = lambda k: label_for(labels, k)
         must = [k for k in keys if fr[k]["src"] == "p112" and not lab(k)]
         done = [k for k in keys if lab(k)]
         todo = [k for k in keys if not lab(k) and k not in must]
@@ -215,78 +236,147 @@ def cmd_sample(run, labels_path, seed):
                              f["src"], code]))
 
 
+def cmd_topup(run, labels_path, seed, n, *rules):
+    """Stage 2: the rules that may be on get up to N labels each, from
+    patches not labelled for the rule yet first (one finding a patch),
+    seeded; run on the "after filter and dedup" file of a run."""
+    fs = read_run(run)
+    labels = read_labels(labels_path)
+    rnd = random.Random(int(seed))
+    print("\t".join(LABEL_COLS))
+    for rule in rules:
+        fr = {}
+        for f in fs:
+            if rule_of(f) == rule:
+                fr.setdefault(f["key"], f)
+        keys = sorted(fr)
+        done = [k for k in keys if label_for(labels, k)]
+        have = set(fr[k]["msgid"] for k in done)
+        todo = [k for k in keys if not label_for(labels, k)]
+        rnd.shuffle(todo)
+        # One finding a patch first (patches not labelled for the rule
+        # yet), then the rest, in the shuffled order.
+        first, rest, used = [], [], set(have)
+        for k in todo:
+            if fr[k]["msgid"] in used:
+                rest.append(k)
+            else:
+                first.append(k)
+                used.add(fr[k]["msgid"])
+        pick = (first + rest)[:max(0, int(n) - len(done))]
+        for k in sorted(pick):
+            f = fr[k]
+            p = k.split("|")
+            code = " ".join((f.get("code") or "").split())[:160]
+            print("\t".join([p[0], p[1], p[2], p[3], p[4], p[5], "", "",
+                             f["src"], code]))
+
+
 def pct(a, b):
     return "%.0f%%" % (100.0 * a / b) if b else "-"
 
 
-def cmd_report(run, emitted, labels_path):
-    fs = read_run(run)
-    em = read_run(emitted)
-    labels = read_labels(labels_path)
-    loose = loose_index(labels)
-    out = []
-    w = out.append
-    rules = sorted(set(rule_of(f) for f in fs))
-    n_run = Counter(rule_of(f) for f in fs)
-    n_em = Counter(rule_of(f) for f in em)
+def counts(fs, labels):
+    """Label counts per rule over the distinct keys of @fs."""
     lab = defaultdict(Counter)
     seen = set()
     for f in fs:
         if f["key"] in seen:
             continue
         seen.add(f["key"])
-        l = label_for(labels, loose, f["key"])
-        if l and l["label"]:
-            lab[rule_of(f)][l["label"]] += 1
-    w("| rule | findings in the run | emitted by default | labelled | "
-      "true | debatable | false | strict precision |")
-    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        l = label_for(labels, f["key"])
+        lab[rule_of(f)][l["label"] if l and l["label"] else "none"] += 1
+    return lab
+
+
+def strict(c):
+    n = c["true"] + c["debatable"] + c["false"]
+    return c["true"], n
+
+
+def cmd_report(run, all_rules, emitted, labels_path, patches_arch,
+               patches_cp, table=None):
+    fs = read_run(run)
+    al = read_run(all_rules)
+    em = read_run(emitted)
+    labels = read_labels(labels_path)
+    dflt = {}
+    if table:
+        for l in open(table):
+            checker, cat, on, prec, n = l.rstrip("\n").split("\t")
+            r = cat if checker == "commit-msg" else checker + ":" + cat
+            dflt[r] = on == "on"
+    n_run = Counter(rule_of(f) for f in fs)
+    n_all = Counter(rule_of(f) for f in al)
+    n_em = Counter(rule_of(f) for f in em)
+    lab = counts(al, labels)
+    w = print
+    w("Per rule: its findings in the run; what is left of them after the")
+    w("checkpatch filter and rb_findings_postprocess() with every rule on")
+    w("(the rule as the bot would say it); the labels of those; and how")
+    w("many the shipped default emits. Strict precision = true / labelled.")
+    w("A rule is on by default when it reaches 90% on 3 or more labels.")
+    w("")
+    w("| rule | in the run | after filter and dedup | labelled | true | "
+      "debatable | false | strict precision | default | emitted |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    rules = sorted(set(n_run) | set(n_all),
+                   key=lambda r: (r.startswith("checkpatch"), r))
     tot = Counter()
-    for r in sorted(rules, key=lambda r: (r.startswith("checkpatch"), r)):
+    for r in rules:
         c = lab[r]
-        n = c["true"] + c["debatable"] + c["false"]
-        w("| %s | %d | %d | %d | %d | %d | %d | %s |" % (
-            r, n_run[r], n_em[r], n, c["true"], c["debatable"], c["false"],
-            pct(c["true"], n)))
+        t, n = strict(c)
+        on = dflt.get(r)
+        w("| %s | %d | %d | %d | %d | %d | %d | %s | %s | %d |" % (
+            r, n_run[r], n_all[r], n, t, c["debatable"], c["false"],
+            pct(t, n), "on" if on else "off", n_em[r]))
         tot.update(c)
-        tot["run"] += n_run[r]
-        tot["em"] += n_em[r]
-    n = tot["true"] + tot["debatable"] + tot["false"]
-    w("| all | %d | %d | %d | %d | %d | %d | %s |" % (
-        tot["run"], tot["em"], n, tot["true"], tot["debatable"],
-        tot["false"], pct(tot["true"], n)))
-    # What the default emits, judged by the labels.
+    t, n = strict(tot)
+    w("| all | %d | %d | %d | %d | %d | %d | %s | | %d |" % (
+        len(fs), len(al), n, t, tot["debatable"], tot["false"], pct(t, n),
+        len(em)))
+    w("")
+    # The run as it was before any of this, every rule on, no filter.
+    raw = counts(fs, labels)
+    rt = Counter()
+    for c in raw.values():
+        rt.update(c)
+    t, n = strict(rt)
+    w("Every rule on, no filter, no dedup (the old behaviour): %d findings,"
+      " %d labelled, strict precision %s." % (len(fs), n, pct(t, n)))
     ec = Counter()
     unl = []
     for f in em:
-        l = label_for(labels, loose, f["key"])
+        l = label_for(labels, f["key"])
         if l and l["label"]:
             ec[l["label"]] += 1
         else:
-            ec["unlabelled"] += 1
             unl.append(f)
-    n = ec["true"] + ec["debatable"] + ec["false"]
-    patches = len(set((f["src"], f["msgid"]) for f in fs if f["patch"]))
-    stats = {
-        "emitted": len(em), "labelled": n, "true": ec["true"],
-        "debatable": ec["debatable"], "false": ec["false"],
-        "unlabelled": ec["unlabelled"],
-        "precision": pct(ec["true"], n),
-        "run": len(fs)}
-    json.dump(stats, open(emitted + ".stats", "w"))
-    print("\n".join(out))
-    print()
-    print("Emitted by the default: %d findings, %d labelled: %d true, %d "
-          "debatable, %d false; strict precision %s; %d not labelled." % (
-              len(em), n, ec["true"], ec["debatable"], ec["false"],
-              pct(ec["true"], n), ec["unlabelled"]))
+    t, n = ec["true"], ec["true"] + ec["debatable"] + ec["false"]
+    w("")
+    w("**The shipped default** emits %d findings; %d of them are labelled:"
+      " %d true, %d debatable, %d false: strict precision **%s**; %d not"
+      " labelled." % (len(em), n, t, ec["debatable"], ec["false"],
+                      pct(t, n), len(unl)))
+    w("")
+    w("| set | patches | findings, every rule on, before | "
+      "emitted by default | per patch, before | per patch, default |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for src, what, np in (("p112", "corpus/apply-6.1 (both checkers)", 112),
+                          ("archive", "linux-api archive (commit-msg)",
+                           int(patches_arch)),
+                          ("archive-cp", "150 archive series (checkpatch)",
+                           int(patches_cp))):
+        b = sum(1 for f in fs if f["src"] == src)
+        e = sum(1 for f in em if f["src"] == src)
+        w("| %s | %d | %d | %d | %.2f | %.3f |" % (
+            what, np, b, e, b / np if np else 0, e / np if np else 0))
     for f in unl:
-        sys.stderr.write("unlabelled emitted: %s %s\n" % (
-            f["key"], (f.get("code") or "")[:80]))
-    nl = [f for f in fs if not label_for(labels, loose, f["key"])]
-    sys.stderr.write("%d of %d findings in the run are not labelled "
-                     "(%d keys)\n" % (len(nl), len(fs),
-                                      len(set(f["key"] for f in nl))))
+        sys.stderr.write("unlabelled emitted: %s\t%s\n" % (
+            f["key"], " ".join((f.get("code") or "").split())[:100]))
+    nl = set(f["key"] for f in al if not label_for(labels, f["key"]))
+    sys.stderr.write("%d findings after filter and dedup are not labelled\n"
+                     % len(nl))
 
 
 def main():
@@ -301,12 +391,16 @@ def main():
     cmd, a = a[0], a[1:]
     if cmd == "archive":
         cmd_archive(*a)
+    elif cmd == "pick":
+        cmd_pick(*a)
     elif cmd == "export":
         cmd_export(*a)
     elif cmd == "tag":
         cmd_tag(*a)
     elif cmd == "sample":
         cmd_sample(*a)
+    elif cmd == "topup":
+        cmd_topup(*a)
     elif cmd == "report":
         cmd_report(*a)
     else:
