@@ -25,15 +25,21 @@ ACC_TIMEOUT=${ACC_TIMEOUT:-120} # seconds for one step under load
 : "${RB_BIN:?RB_BIN: the reviewbot binary}"
 : "${RB_SRC:=$(cd "$ACC_HERE/../.." && pwd)}"
 
+# acc_need_cmd CMD PACKAGE: CMD, or a one-line skip naming its package.
+acc_need_cmd()
+{
+	command -v "$1" >/dev/null 2>&1 ||
+		rb_skip "$1 not installed: install $2 (scripts/install-deps.sh test)"
+}
+
 # acc_need: what every acceptance test needs, or a one-line skip.
 acc_need()
 {
-	command -v dovecot >/dev/null 2>&1 ||
-		rb_skip "dovecot not installed (dovecot-imapd, dovecot-lmtpd)"
-	[ -x "$PY" ] || rb_skip "/usr/bin/python3 not installed"
+	acc_need_cmd dovecot "dovecot-imapd and dovecot-lmtpd"
+	acc_need_cmd git git
+	[ -x "$PY" ] || rb_skip "/usr/bin/python3 not installed: install python3"
 	$PY -c 'import aiosmtpd' 2>/dev/null ||
-		rb_skip "aiosmtpd not installed (python3-aiosmtpd), the SMTP sink"
-	command -v git >/dev/null 2>&1 || rb_skip "git not installed"
+		rb_skip "aiosmtpd (the SMTP sink) not installed: install python3-aiosmtpd (scripts/install-deps.sh test)"
 	chmod 0755 "$d"
 }
 
@@ -513,9 +519,8 @@ acc_serve()
 acc_dkim()
 {
 	local dom
-	command -v opendkim-genkey >/dev/null 2>&1 ||
-		rb_skip "opendkim-genkey not installed (opendkim-tools)"
-	command -v openssl >/dev/null 2>&1 || rb_skip "openssl not installed"
+	acc_need_cmd opendkim-genkey opendkim-tools
+	acc_need_cmd openssl openssl
 	for dom in "$@"; do
 		mkdir -p "$d/k-$dom"
 		opendkim-genkey -D "$d/k-$dom" -d "$dom" -s rbtest ||

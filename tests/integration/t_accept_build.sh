@@ -13,9 +13,9 @@
 # warning is reviewed without a build.
 . "$(dirname "$0")/accept_lib.sh"
 acc_need
-command -v bwrap >/dev/null 2>&1 || rb_skip "bwrap not installed (bubblewrap): the build sandbox"
-command -v gcc >/dev/null 2>&1 || rb_skip "gcc not installed"
-command -v make >/dev/null 2>&1 || rb_skip "make not installed"
+acc_need_cmd bwrap bubblewrap
+acc_need_cmd gcc gcc
+acc_need_cmd make make
 acc_demo
 acc_helpers
 acc_servers
