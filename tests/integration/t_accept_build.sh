@@ -102,8 +102,10 @@ EOF
 	sed -e '0,/^Subject:/s//To: demo-list@example.org\nList-Id: <demo-list.example.org>\nSubject:/' \
 		"$d"/rest/*.patch >"$d/rest.mbox"
 ) || rb_fail "could not make the tree and the series"
-grep -q 'i < ring_space(r)' "$d/ring.mbox" && grep -q 'sizeof(s)' "$d/rest.mbox" ||
+if ! grep -q 'i < ring_space(r)' "$d/ring.mbox" ||
+	! grep -q 'sizeof(s)' "$d/rest.mbox"; then
 	rb_fail "the series lack their warnings"
+fi
 
 mkdir -p "$d/build-cache"
 acc_config '  default:

@@ -69,7 +69,7 @@ acc.check(max(len(l) for l in m["body"].splitlines()) <= 72,
           "%s: a line over 72 columns:\n%s" % (mode, m["body"]))
 PY
 }
-people="ada@example.org grace@example.org alan@example.org demo-list@example.org"
+people=(ada@example.org grace@example.org alan@example.org demo-list@example.org)
 
 acc_feed "$d/demo/series.mbox" off
 acc_settle
@@ -95,7 +95,7 @@ acc_reload
 acc_feed "$d/demo/series.mbox" advisory
 acc_settle
 check advisory advisory \
-	"reviewbot, advisory for RING BUFFER: no action is required." $people
+	"reviewbot, advisory for RING BUFFER: no action is required." "${people[@]}"
 echo "ok 3: advisory, with its footer"
 
 ring blocking
@@ -104,7 +104,7 @@ acc_feed "$d/demo/series.mbox" blocking
 acc_settle
 check blocking blocking \
 	"reviewbot, blocking for RING BUFFER: please answer each finding before the series is merged." \
-	$people
+	"${people[@]}"
 echo "ok 4: blocking, with the default blocking text"
 
 ring blocking 'blocking_text: "Each finding needs an answer before Grace applies the series."'
@@ -113,7 +113,7 @@ acc_feed "$d/demo/series.mbox" blocking2
 acc_settle
 check blocking2 blocking \
 	"reviewbot, blocking for RING BUFFER: Each finding needs an answer before Grace applies the series." \
-	$people
+	"${people[@]}"
 echo "ok 5: blocking, with the subsystem's blocking_text"
 acc_stop
 echo PASS
