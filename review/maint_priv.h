@@ -1,8 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * maint_priv.h - internal to review/maintainers.c and
- * review/maint_cache.c: the parsed MAINTAINERS index, and its on-disk
- * cache.
+ * maint_priv.h - internal to the MAINTAINERS lookup (review/maint_*.c and
+ * review/maintainers.c): the parsed index and the helpers its files share.
+ *
+ *   maintainers.c    the handle: loads, section accessors, the in-memory
+ *                    cache of the daemon
+ *   maint_mem.c      the arena, string lists and vectors
+ *   maint_tree.c     the kernel tree: a git revision or a directory
+ *   maint_parse.c    MAINTAINERS into the index (read_maintainer_file)
+ *   maint_mailmap.c  .mailmap (read_mailmap, mailmap_email)
+ *   maint_email.c    Perl's e-mail helpers (parse_email, format_email,
+ *                    RFC 822 checks, the addresses of .yaml files)
+ *   maint_match.c    F:/X:/N: patterns and K: keywords against files
+ *   maint_query.c    a query: the files and keywords of patches or paths
+ *   maint_collect.c  the run: sections, lists and people, as get_maintainer
+ *   maint_format.c   the output lines
+ *   maint_cache.c    the index on disk
  *
  * Ownership in a parsed index: strings live in @text (MAINTAINERS, cut
  * into lines in place) and in the arena; the sections' M:/R:/L:/T:/W:
@@ -13,6 +26,7 @@
 #ifndef RB_REVIEW_MAINT_PRIV_H
 #define RB_REVIEW_MAINT_PRIV_H
 
+#include <ctype.h>
 #include <git2.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -21,6 +35,8 @@
 #include "review/maint_regex.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
+
+#define MAINT_MAX (64u << 20) /* MAINTAINERS, .mailmap, a patch, a file */
 
 struct arena {
 	char *chunk;
@@ -124,6 +140,169 @@ struct index {
 	struct rb_buf warnings;
 	git_oid maint_id, mailmap_id; /* for the cache */
 };
+
+/* ---- memory (maint_mem.c) ------------------------------------------ */
+
+void *rb_maint__arena_alloc(struct arena *a, size_t len);
+char *rb_maint__arena_strndup(struct arena *a, const char *s, size_t len);
+void rb_maint__arena_release(struct arena *a);
+char *rb_maint__arena_printf(struct arena *ar, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "a" "b" "c" concatenated in the arena (no printf: this runs for
+ * every line of MAINTAINERS).
+ */
+char *rb_maint__arena_cat(struct arena *ar, const char *a, const char *b,
+			  size_t blen, const char *c);
+
+/* A malloc'd string list. */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
+/* Appends @s (taken, freed on failure; NULL is an out-of-memory error). */
+int rb_maint__strv_push(struct strv *sv, char *s /* taken */);
+bool rb_maint__strv_has(const struct strv *sv, const char *s);
+void rb_maint__strv_release(struct strv *sv);
+
+/* A growable array of @size-byte elements. */
+struct vec {
+	void *v;
+	size_t n, cap, size;
+};
+
+/* A zeroed new element at the end, or NULL when out of memory. */
+void *rb_maint__vec_push(struct vec *v);
+
+size_t rb_maint__count_char(const char *s, size_t len, char c);
+
+/* Perl's \s (5.18+): space, \t \n \v \f \r. */
+static inline bool is_ws(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* Perl's \w on a byte string. */
+static inline bool is_word(unsigned char c)
+{
+	return c < 128 && (isalnum(c) || c == '_');
+}
+
+static inline char lc_ascii(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* ---- the tree (maint_tree.c) ---------------------------------------- */
+
+struct tree_src {
+	git_repository *repo; /* a git tree, or */
+	git_tree *tree;
+	char *dir; /* a plain directory, or neither */
+};
+
+enum { NODE_NONE, NODE_DIR, NODE_FILE };
+
+/* -d and -f on @path (symbolic links followed inside the tree). */
+int rb_maint__src_node(const struct tree_src *s, const char *path);
+/* Reads the regular file @path of the tree into @out. */
+int rb_maint__src_read(const struct tree_src *s, const char *path,
+		       struct rb_buf *out);
+void rb_maint__src_release(struct tree_src *s);
+/* Opens @repo_path at @rev into @src; the ids of MAINTAINERS and
+ * .mailmap (zero when absent) into @mid/@mmid.
+ */
+int rb_maint__open_git(struct tree_src *src, const char *repo_path,
+		       const char *rev, git_oid *mid, git_oid *mmid);
+int rb_maint__read_blob(struct rb_buf *out, git_repository *repo,
+			const git_oid *id);
+
+struct rb_maint {
+	struct index *ix;
+	struct tree_src src;
+	/* -d memo per pattern: 0 unknown, 1 directory, 2 not. */
+	unsigned char *dirmemo;
+	/* .get_maintainer.ignore of the tree, one entry a line. */
+	struct strv ignore;
+};
+
+/* ---- MAINTAINERS and .mailmap (maint_parse.c, maint_mailmap.c) ------ */
+
+/* A new index of @text (copied) and of @mailmap (NULL: none). */
+int rb_maint__index_new(struct index **out, const char *text, size_t len,
+			const char *mailmap, size_t mlen);
+/* read_mailmap() into @ix's maps. */
+int rb_maint__parse_mailmap(struct index *ix, const char *text, size_t len);
+/* mailmap_email(): the .mailmap name and address for @line (malloc'd). */
+char *rb_maint__mailmap_email(const struct index *ix, const char *line);
+
+/* ---- Perl's e-mail helpers (maint_email.c) -------------------------- */
+
+/* A name/address pair, malloc'd. */
+struct email {
+	char *name;
+	char *addr;
+};
+
+void rb_maint__email_release(struct email *e);
+/* s/^\s+|\s+$//g on [s, s+len). */
+void rb_maint__trim(const char **s, size_t *len);
+/* parse_email(): *out is the caller's (rb_maint__email_release). */
+int rb_maint__parse_email(struct email *out, const char *s, size_t len);
+int rb_maint__parse_email_str(struct email *out, const char *s);
+/* format_email($name, $address, 1), malloc'd. */
+char *rb_maint__format_email(const char *name, const char *addr);
+/* rfc822_valid() (@list 0) or rfc822_validlist() (1). */
+bool rb_maint__rfc822_match(struct index *ix, int list, const char *s);
+/* rfc822_strip_comments(), malloc'd. */
+char *rb_maint__strip_comments(const char *in);
+/* The addresses maintainers_in_file() takes from a .yaml file. */
+int rb_maint__file_addresses(struct strv *out, const char *text, size_t len);
+/* clean_file_emails() for one address, malloc'd; NULL when none. */
+char *rb_maint__clean_file_email(const char *raw);
+
+/* ---- matching (maint_match.c) -------------------------------------- */
+
+/*
+ * Whether a converted F:/X: value is in the subset matched without
+ * regcomp(); sets the pattern's literal prefix for the quick reject.
+ */
+bool rb_maint__glob_check(struct pat *p);
+/*
+ * Compiles @perl into @dst's regex, keeping the literals @dst got from
+ * the translation at load time; @state goes to 1, or -1 on failure.
+ */
+bool rb_maint__lazy_re(struct index *ix, struct rb_perl_re *dst, int *state,
+		       const char *perl, bool xflag);
+bool rb_maint__kw_re(struct index *ix, struct kw *k, int which);
+/* One K: keyword against the lines of a patch: any line matches? */
+bool rb_maint__kw_patch(struct index *ix, struct kw *k, const char *text,
+			const char *lower, size_t len, const size_t *lstart,
+			const unsigned char *lflag, size_t nlines);
+
+struct hit {
+	size_t sect;
+	int depth;
+};
+
+/*
+ * The sections @file falls in (not excluded by an X:), deepest first,
+ * into @hits; returns how many. @slot (-1 for every section) and @lower
+ * (strlen(file) + 1 bytes) are scratch space the caller provides.
+ */
+size_t rb_maint__match_file(struct rb_maint *m, const char *file,
+			    struct hit *hits, int *slot, char *lower);
+
+/* ---- queries (maint_query.c, maint_collect.c) ----------------------- */
+
+struct rb_maint_query {
+	const struct rb_maint *m;
+	struct strv files;
+	struct strv fixes; /* @fixes: commit ids of "Fixes:" lines */
+	bool *kwhit;
+};
+
+/* ---- the index's life and the cache (maint_parse.c, maint_cache.c) -- */
 
 /* A zeroed index with one reference, its lock and warnings set up. */
 struct index *rb_maint__index_alloc(void);
