@@ -31,6 +31,8 @@
 #include "bot/store.h"
 #include "mail/addr.h"
 #include "mail/sender.h"
+#include "mail/sender_maildir.h"
+#include "mail/sender_smtp.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"

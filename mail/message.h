@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * message.h - one list mail, parsed (RFC 5322, RFC 2045-2049 MIME,
- * RFC 2047 encoded words, RFC 3676 format=flowed) with libetpan, and the
- * patch-mail subject grammar ("[RFC PATCH net-next v2 1/3] ...").
+ * RFC 2047 encoded words, RFC 3676 format=flowed) with libetpan; its
+ * subject is read by subject.h.
  *
  * Everything in these structs is owned by the struct and freed with it;
  * all text is UTF-8 and NUL-terminated.
@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mail/subject.h"
+
 struct rb_addr {
 	char *name; /* display name, decoded; may be NULL */
 	char *addr; /* local@domain */
@@ -23,27 +25,6 @@ struct rb_addr_list {
 	struct rb_addr *v;
 	size_t n;
 };
-
-/* What a subject line says about the mail. */
-struct rb_subject {
-	char *title; /* the subject without reply prefixes and [tags] */
-	char *tags; /* the text inside the patch brackets, or NULL */
-	char *subsystem; /* a tree tag such as "net-next", or NULL */
-	bool is_patch; /* [PATCH ...], PATCH n/m, [RFC ...] */
-	bool is_reply; /* Re:, Fwd:, AW:, 回复: ... */
-	bool is_rfc;
-	bool is_resend;
-	bool is_pull; /* [GIT PULL]: not a patch */
-	int version; /* 1 when not stated */
-	int index; /* 0 for a cover letter or a single patch */
-	int total; /* 0 when not stated (a single patch) */
-};
-
-/* Parses a decoded subject line. Never fails on content; -RB_ENOMEM only. */
-int rb_subject_parse(struct rb_subject *out, const char *subject);
-void rb_subject_release(struct rb_subject *s);
-/* A stable review series or backport ("[PATCH 5.10 000/122]"). */
-bool rb_subject_is_stable(const struct rb_subject *s);
 
 struct rb_trailer {
 	char *key; /* as written: "Signed-off-by" */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sender.h - where composed mail goes: an SMTP server through libcurl
- * (RFC 5321, RFC 3207 STARTTLS, RFC 8314 implicit TLS, RFC 4954 AUTH), or
- * a Maildir outbox (the embedded default), behind one table of operations.
+ * (sender_smtp.h), or a Maildir outbox (sender_maildir.h, the embedded
+ * default), behind one table of operations.
  *
  * A sender hands over bytes exactly as given: it never rewrites the
  * message, so a resend is byte-identical (DESIGN.md fact 7). The envelope
@@ -41,44 +41,6 @@ struct rb_sender_ops {
 struct rb_sender {
 	const struct rb_sender_ops *ops;
 };
-
-enum rb_starttls {
-	RB_STARTTLS_REQUIRED = 0, /* smtp://: STARTTLS or no mail at all */
-	RB_STARTTLS_OFF, /* only for 127.0.0.0/8, ::1 and localhost */
-};
-
-/* All borrowed: copied by rb_sender_smtp_new(). */
-struct rb_smtp_opts {
-	const char *url; /* smtp://host[:port] or smtps://host[:port] */
-	const char *user; /* AUTH when set */
-	const char *password;
-	enum rb_starttls starttls; /* ignored for smtps://, which is TLS */
-	const char *ca_file; /* PEM bundle; NULL: the system's */
-	long timeout_ms; /* connect, and the whole transaction; 0: 60 s */
-	const char *helo; /* EHLO name; NULL: the from address's domain */
-};
-#define RB_SMTP_OPTS_INIT                                         \
-	{                                                         \
-		.starttls = RB_STARTTLS_REQUIRED, .timeout_ms = 0 \
-	}
-
-/*
- * An SMTP sender. -RB_ECONFIG (reason in rb_errmsg()) for a URL that is
- * not smtp:// or smtps://, or starttls off for a host that is not
- * loopback; -RB_ENOMEM. No connection is made until the first send; each
- * send uses a fresh connection. *out is owned by the caller.
- */
-int rb_sender_smtp_new(struct rb_sender **out, const struct rb_smtp_opts *o);
-
-/*
- * A Maildir outbox at @dir (tmp/, new/ and cur/ are created, mode 0700).
- * send writes the message bytes as they are into DIR/tmp, fsyncs, renames
- * it into DIR/new under a unique Maildir name ("TIME.MusecPpidQn.HOST")
- * and fsyncs DIR/new. The envelope is checked but not stored: it is the
- * message's own From, To and Cc (rb_compose_envelope()), so that
- * "sendmail -t -i < FILE" sends it, and the file is the exact bytes.
- */
-int rb_sender_maildir_new(struct rb_sender **out, const char *dir);
 
 /* s->ops->send, after checking the envelope (same returns). */
 int rb_sender_send(struct rb_sender *s, const char *env_from,

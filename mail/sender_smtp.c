@@ -22,6 +22,7 @@
 
 #include "mail/addr.h"
 #include "mail/sender.h"
+#include "mail/sender_smtp.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * source.h - where mail comes from: local files (mbox, Maildir, eml,
- * stdin), IMAP (RFC 3501, RFC 2177 IDLE) and NNTP (RFC 3977), behind one
- * table of operations. A source hands each raw message to the deliver
+ * stdin; source_file.h), IMAP (RFC 3501, RFC 2177 IDLE; source_imap.h)
+ * and NNTP (RFC 3977; source_nntp.h), behind one table of operations. A source hands each raw message to the deliver
  * callback, which makes it durable before returning; only then does the
  * source move its high-water mark (last UID, article number).
  */
@@ -68,10 +68,6 @@ struct rb_source_opts {
 	size_t max_size; /* message size cap */
 	bool start_all; /* NNTP first contact: the whole group, not new only */
 };
-
-int rb_source_file_new(struct rb_source **out, const struct rb_source_opts *o);
-int rb_source_imap_new(struct rb_source **out, const struct rb_source_opts *o);
-int rb_source_nntp_new(struct rb_source **out, const struct rb_source_opts *o);
 
 static inline void rb_source_free(struct rb_source *s)
 {

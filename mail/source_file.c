@@ -12,6 +12,7 @@
 
 #include "mail/mbox.h"
 #include "mail/source.h"
+#include "mail/source_file.h"
 #include "util/err.h"
 #include "util/banned.h"
 

@@ -42,6 +42,8 @@
 
 #include "mail/message.h"
 #include "mail/source.h"
+#include "mail/source_imap.h"
+#include "mail/source_net.h"
 #include "mail/tls_verify.h"
 #include "util/buf.h"
 #include "util/err.h"

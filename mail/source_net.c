@@ -15,7 +15,7 @@
 
 #include <libetpan/libetpan.h>
 
-#include "mail/tls_verify.h"
+#include "mail/source_net.h"
 #include "util/err.h"
 #include "util/banned.h"
 

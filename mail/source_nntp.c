@@ -29,6 +29,8 @@
 
 #include "mail/message.h"
 #include "mail/source.h"
+#include "mail/source_nntp.h"
+#include "mail/source_net.h"
 #include "mail/tls_verify.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mail/message.h"
+#include "mail/subject.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"

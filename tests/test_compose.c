@@ -23,6 +23,8 @@
 #include "mail/addr.h"
 #include "mail/compose.h"
 #include "mail/sender.h"
+#include "mail/sender_maildir.h"
+#include "mail/sender_smtp.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -18,6 +18,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include "mail/source_net.h"
 #include "mail/tls_verify.h"
 #include "util/err.h"
 #include "util/banned.h"

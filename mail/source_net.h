@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * source_net.h - what the IMAP and NNTP sources share (source_net.c): their
+ * URLs, the reconnect backoff, TLS SNI, the received-bytes cap, and
+ * waiting on a socket while watching the daemon's stop flag.
+ */
+#ifndef RB_MAIL_SOURCE_NET_H
+#define RB_MAIL_SOURCE_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct _mailstream;
+struct mailstream_ssl_context;
+
+/* Seconds a network read or write may stall before the server counts as
+ * down (mailstream_network_delay and each session's timeout). */
+#define RB_NET_TIMEOUT 60
+
+/* Messages delivered between two writes of a source's high-water mark. */
+#define RB_STATE_EVERY 32
+
+struct rb_net_url {
+	char *host; /* owned; without the [] of an IPv6 literal */
+	uint16_t port;
+	bool tls; /* imaps:// or nntps:// (TLS from the first byte) */
+};
+
+/*
+ * Parses "SCHEME://HOST[:PORT][/]" where SCHEME is @plain or @tls (which
+ * default to @plain_port and @tls_port). A user, a password, a path or a
+ * query are refused. *out is owned by the caller (rb_net_url_release).
+ */
+int rb_net_url_parse(struct rb_net_url *out, const char *url, const char *plain,
+		     uint16_t plain_port, const char *tls, uint16_t tls_port);
+void rb_net_url_release(struct rb_net_url *u);
+
+/* True for 127.0.0.0/8, ::1 and "localhost". */
+bool rb_net_is_loopback(const char *host);
+
+/* libetpan TLS callback: sets SNI to @data (a host name; IP literals are
+ * left out, RFC 6066 section 3). */
+void rb_net_sni_cb(struct mailstream_ssl_context *ctx, void *data);
+
+/*
+ * Exponential backoff for reconnecting: 1 s after the first failure,
+ * doubling up to RB_NET_BACKOFF_MAX; reset by a success.
+ */
+#define RB_NET_BACKOFF_MAX 300
+/*
+ * The bytes received during one command, against a cap: libetpan has no
+ * cap on a literal or an article (DESIGN.md fact 2), so the sources count
+ * what the stream logger reports and cancel the stream past the cap.
+ */
+struct rb_recv_guard {
+	size_t received;
+	size_t cap; /* 0: no cap */
+	bool over; /* the cap was passed and the stream cancelled */
+};
+
+static inline void rb_recv_guard_reset(struct rb_recv_guard *g, size_t cap)
+{
+	g->received = 0;
+	g->cap = cap;
+	g->over = false;
+}
+
+/* Counts a stream-logger event; cancels @stream once past the cap. */
+void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
+			 struct _mailstream *stream);
+
+struct rb_backoff {
+	int delay; /* seconds; 0 after a success */
+	time_t next; /* no attempt before this (monotonic seconds) */
+};
+void rb_backoff_fail(struct rb_backoff *b);
+void rb_backoff_ok(struct rb_backoff *b);
+/* Milliseconds until the next attempt is allowed; 0 when it is now. */
+int rb_backoff_remaining_ms(const struct rb_backoff *b);
+
+/*
+ * Waits until @fd is readable (1), @timeout_ms passes (0), or *@stop
+ * becomes non-zero or a signal arrives (2). -1 when poll() fails.
+ */
+int rb_net_wait_readable(int fd, int timeout_ms, volatile const int *stop);
+
+/* Sleeps up to @timeout_ms; returns early on *@stop or a signal. */
+void rb_net_nap(int timeout_ms, volatile const int *stop);
+
+#endif
