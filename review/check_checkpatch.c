@@ -34,6 +34,7 @@
 
 #include <git2.h>
 
+#include "review/check_checkpatch.h"
 #include "review/checks.h"
 #include "review/sandbox.h"
 #include "util/buf.h"

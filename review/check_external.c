@@ -22,6 +22,7 @@
 #include <git2.h>
 #include <jansson.h>
 
+#include "review/check_external.h"
 #include "review/checks.h"
 #include "review/sandbox.h"
 #include "util/buf.h"

@@ -14,6 +14,10 @@
 #include <git2.h>
 
 #include "review/apply.h"
+#include "review/check_build.h"
+#include "review/check_checkpatch.h"
+#include "review/check_commit.h"
+#include "review/check_external.h"
 #include "review/checks.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -122,11 +122,6 @@ struct rb_checker_ops {
 	int (*run)(const struct rb_check_ctx *ctx, struct rb_findings *out);
 };
 
-extern const struct rb_checker_ops rb_check_commit_ops;
-extern const struct rb_checker_ops rb_check_checkpatch_ops;
-extern const struct rb_checker_ops rb_check_build_ops;
-extern const struct rb_checker_ops rb_check_external_ops;
-
 /* The checker named @name, or NULL. */
 const struct rb_checker_ops *rb_checker_find(const char *name);
 
@@ -153,33 +148,6 @@ int rb_check_repo_open(struct git_repository **out,
 
 /* Milliseconds left before ctx->deadline_ms (at least 1), or @dflt. */
 int rb_check_time_left_ms(const struct rb_check_ctx *ctx, int dflt);
-
-/*
- * Parses the output of "checkpatch.pl --emacs --show-types --quiet
- * --no-summary DIR/0001.patch DIR/0002.patch ..." into findings, one per
- * report, with the patch index from the file name (exported for the fuzz
- * target). Types in o->checkpatch_ignore are dropped. Returns 0 or
- * -RB_ENOMEM.
- */
-int rb_checkpatch_parse(struct rb_findings *out, const char *text,
-			const char *dir, size_t n_patches,
-			const struct rb_check_opts *o, const char *version);
-
-/*
- * Parses an external checker's JSON lines into findings named @name; a bad
- * line adds one "checker-problem" finding (exported for the fuzz target).
- */
-int rb_external_parse(struct rb_findings *out, const char *name,
-		      const char *text, size_t n_patches);
-
-/*
- * Parses compiler output of a build in the sandbox (paths under /src)
- * into diagnostics "file:line: level: message" (exported for the fuzz
- * target and the tests). Each is added to @out as a finding of category
- * "build-warning" or "build-error" with code set to the normalised
- * message. Returns 0 or -RB_ENOMEM.
- */
-int rb_build_parse(struct rb_findings *out, const char *text);
 
 /*
  * Prints one finding as a JSON object on one line (checker, version,

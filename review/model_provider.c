@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 #include "review/model.h"
+#include "review/model_provider.h"
 #include "review/sandbox.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -18,6 +18,7 @@
 #include <git2.h>
 
 #include "mail/message.h"
+#include "review/check_commit.h"
 #include "review/checks.h"
 #include "review/sandbox.h"
 #include "util/buf.h"

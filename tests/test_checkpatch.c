@@ -18,6 +18,8 @@
 #include <git2.h>
 
 #include "mail/message.h"
+#include "review/check_build.h"
+#include "review/check_checkpatch.h"
 #include "review/checks.h"
 #include "review/sandbox.h"
 #include "util/buf.h"

@@ -28,6 +28,7 @@
 
 #include "review/diff.h"
 #include "review/model.h"
+#include "review/model_prompt.h"
 #include "review/render.h"
 #include "util/buf.h"
 #include "util/err.h"

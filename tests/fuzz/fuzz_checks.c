@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "mail/message.h"
+#include "review/check_build.h"
+#include "review/check_checkpatch.h"
+#include "review/check_commit.h"
+#include "review/check_external.h"
 #include "review/checks.h"
 #include "util/banned.h"
 

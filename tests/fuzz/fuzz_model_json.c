@@ -20,6 +20,7 @@
 
 #include "review/diff.h"
 #include "review/model.h"
+#include "review/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * check_build.h - the "build" checker: an incremental, sandboxed
+ * build of the objects a series touches, base against applied.
+ */
+#ifndef RB_REVIEW_CHECK_BUILD_H
+#define RB_REVIEW_CHECK_BUILD_H
+
+#include "review/checks.h"
+
+extern const struct rb_checker_ops rb_check_build_ops;
+
+/*
+ * Parses compiler output of a build in the sandbox (paths under /src)
+ * into diagnostics "file:line: level: message" (exported for the fuzz
+ * target and the tests). Each is added to @out as a finding of category
+ * "build-warning" or "build-error" with code set to the normalised
+ * message. Returns 0 or -RB_ENOMEM.
+ */
+int rb_build_parse(struct rb_findings *out, const char *text);
+
+#endif

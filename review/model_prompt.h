@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * model_prompt.h - the finder's prompt: the patch, its series and the
+ * code around it within a token budget, untrusted text fenced by a nonce,
+ * and review trailers neutralised so the model cannot write them.
+ */
+#ifndef RB_REVIEW_MODEL_PROMPT_H
+#define RB_REVIEW_MODEL_PROMPT_H
+
+#include "review/model.h"
+
+struct rb_buf;
+
+/*
+ * Builds the finder's prompt for @ctx into @system and @user, with
+ * @nonce marking untrusted data. @coverage (may be NULL) gets the note on
+ * what the budget clipped, "" when nothing was.
+ */
+int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
+			  struct rb_buf *coverage,
+			  const struct rb_model_opts *opts,
+			  const struct rb_model_patch_ctx *ctx,
+			  const char *nonce);
+
+/* A fresh random nonce, 16 hex digits. */
+void rb_model_nonce(char out[17]);
+
+/* The commit message with identity trailers (Signed-off-by, ...) left out. */
+int rb_model_strip_trailers(struct rb_buf *out, const char *msg);
+
+/* Removes the colon of review trailers anywhere in @s (in place). */
+void rb_model_neutralise(char *s);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * model_provider.h - the model's providers, behind struct
+ * rb_model_provider_ops: "openai" (Chat Completions, which vLLM,
+ * llama.cpp and Ollama also speak), "anthropic" (Messages API), "command"
+ * (the prompt on a program's stdin, the JSON answer on its stdout) and
+ * "replay" (answers from recorded exchanges, found by the hash of the
+ * request). Every exchange can be recorded into a directory, one JSON
+ * file per exchange named after the request hash, which "replay" reads
+ * back. One exchange at a time per slot of the concurrency limit, with
+ * retries and the spend limit.
+ */
+#ifndef RB_REVIEW_MODEL_PROVIDER_H
+#define RB_REVIEW_MODEL_PROVIDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "review/findings.h"
+
+struct rb_model;
+
+/* Plain values, filled by the bot from struct rb_model_config. */
+struct rb_model_opts {
+	const char *provider; /* openai, anthropic, command, replay, none */
+	const char *url; /* the endpoint (openai, anthropic) */
+	const char *name; /* the model name */
+	const char *api_key; /* never logged, never recorded */
+	const char *command; /* provider command */
+	const char *max_tokens_field; /* max_tokens / max_completion_tokens */
+	const char *anthropic_version; /* default "2023-06-01" */
+	int max_tokens; /* per answer */
+	int timeout_seconds; /* per request */
+	int concurrency; /* requests at once, over all threads */
+	int max_retries;
+	int retry_base_ms; /* first backoff step, default 1000 */
+	double cost_per_mtok_in, cost_per_mtok_out;
+	bool keep_uncertain;
+	int max_findings; /* per patch */
+	int max_words; /* per patch */
+	enum rb_fsev min_severity; /* findings below are dropped */
+	int near_lines; /* a quote may sit this far from its line (5) */
+	int prompt_tokens; /* the budget of one prompt (~4 bytes a token) */
+	size_t max_reply; /* bytes of one reply, default 1 MiB */
+	const char *guides_dir; /* default: RB_GUIDES_DIR */
+	const char *record_dir; /* record every exchange here, or NULL */
+	const char *replay_dir; /* provider "replay": recordings to serve */
+};
+
+#define RB_MODEL_OPTS_INIT                                                    \
+	{                                                                     \
+		.provider = "none", .max_tokens_field = "max_tokens",         \
+		.max_tokens = 4096, .timeout_seconds = 120, .concurrency = 2, \
+		.max_retries = 3, .retry_base_ms = 1000, .max_findings = 3,   \
+		.max_words = 400, .min_severity = RB_FSEV_LOW,                \
+		.near_lines = 5, .prompt_tokens = 24000,                      \
+		.max_reply = 1u << 20,                                        \
+	}
+
+/*
+ * Creates the stage from @opts (copied). Returns 0; -RB_ECONFIG for an
+ * unknown provider or a missing url/name/command; -RB_ENOMEM. Provider
+ * "none" gives *out == NULL and 0: the stage is off.
+ */
+int rb_model_new(struct rb_model **out, const struct rb_model_opts *opts);
+void rb_model_free(struct rb_model *m);
+
+/* The model name findings carry as checker_version. */
+const char *rb_model_name(const struct rb_model *m);
+/* The options it was made with (strings owned by @m). */
+const struct rb_model_opts *rb_model_get_opts(const struct rb_model *m);
+
+/* One request to a provider. */
+struct rb_model_request {
+	const char *kind; /* "finder" or "verifier" */
+	const char *system;
+	const char *user;
+	const char *schema_name;
+	const char *schema; /* JSON schema text of the answer */
+	const char *nonce; /* left out of the request hash */
+};
+
+struct rb_model_reply {
+	char *text; /* the answer, malloc'd */
+	long tokens_in, tokens_out;
+	int retries;
+};
+
+void rb_model_reply_release(struct rb_model_reply *r);
+
+/*
+ * The request hash: SHA-256 hex over kind, schema, system and user with
+ * the nonce replaced, so a replay finds the same exchange.
+ */
+void rb_model_request_hash(char out[65], const struct rb_model_request *rq);
+
+/* One exchange with the model, with retries, recording and the limit. */
+int rb_model_call(struct rb_model_reply *out, struct rb_model *m,
+		  const struct rb_model_request *rq);
+
+#endif
