@@ -534,259 +534,321 @@ static int cmp_diag(const void *a, const void *b)
 	return c ? c : x->line - y->line;
 }
 
-static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
-{
-	const struct rb_check_opts *o = ctx->opts;
-	char cache[2048], key[2200], path[4200], run_dir[2200];
-	char cfg_hash[RB_SHA256_HEX], patched_src[4200], patched_out[4200];
-	char base_out[4200], ccache[2100] = "", tools[4200] = "";
-	struct rb_buf script = RB_BUF_INIT(1 << 20), cfg = RB_BUF_INIT(1 << 16);
-	struct rb_findings base_diags = { 0 }, new_diags = { 0 };
+/* One build check: the base's cache entry, the series' directory, and
+ * both builds with their diagnostics. */
+struct build_run {
+	const struct rb_check_ctx *ctx; /* borrowed */
+	git_repository *repo;
+	struct targets t;
+	char cache[2048];
+	char key[2200]; /* CACHE/<base>-<config hash>: the base's entry */
+	char run_dir[2200]; /* the series' directory, "" before mkdtemp */
+	char patched_src[4200];
+	char ccache[2100]; /* "" without ccache */
+	char tools[4200]; /* "" without build options */
+	struct rb_buf script;
+	struct rb_findings base_diags, new_diags;
 	struct rb_proc_result rb, rp;
-	bool have_rb = false, have_rp = false;
-	git_repository *repo = NULL;
-	struct targets t = { 0 };
-	int lock = -1, ret = 0, base_exit, patched_exit;
+	bool have_rb, have_rp;
+	int lock;
+	int base_exit, patched_exit;
+};
+
+static void build_run_release(struct build_run *b)
+{
+	if (b->have_rb)
+		rb_proc_result_release(&b->rb);
+	if (b->have_rp)
+		rb_proc_result_release(&b->rp);
+	if (b->run_dir[0])
+		rb_remove_tree(b->run_dir);
+	if (b->lock >= 0)
+		close(b->lock);
+	rb_findings_release(&b->base_diags);
+	rb_findings_release(&b->new_diags);
+	rb_buf_release(&b->script);
+	targets_release(&b->t);
+	git_repository_free(b->repo);
+}
+
+/*
+ * The base's cache entry, locked for this run: its sources checked out
+ * once per base, its out/, the shared ccache, and the make script.
+ */
+static int prepare_base(struct build_run *b)
+{
+	const struct rb_check_opts *o = b->ctx->opts;
+	struct rb_buf cfg = RB_BUF_INIT(1 << 16);
+	char cfg_hash[RB_SHA256_HEX], path[4200];
 	size_t i;
+	int ret;
 
-	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
-		return rb_err(
-			RB_EINVAL,
-			"the build check needs the base and applied trees");
-	if (o->n_build_options && !ctx->has_tools)
-		return rb_err(RB_EINVAL,
-			      "build options need scripts/config from the "
-			      "configured branch tip");
-	git_libgit2_init();
-	run_dir[0] = '\0';
-	ret = rb_check_repo_open(&repo, ctx);
+	ret = cache_dir(b->cache, sizeof(b->cache), o);
 	if (ret)
-		goto out;
-	ret = find_targets(&t, repo, ctx);
-	if (ret || !t.n)
-		goto out;
-
-	ret = cache_dir(cache, sizeof(cache), o);
-	if (ret)
-		goto out;
+		return ret;
 	rb_buf_printf(&cfg, "%s",
 		      o->build_config ? o->build_config : "defconfig");
 	for (i = 0; i < o->n_build_options; i++)
 		rb_buf_printf(&cfg, " %s", o->build_options[i]);
 	rb_sha256_hex(cfg_hash, cfg.ptr, cfg.len);
-	snprintf(key, sizeof(key), "%s/%s-%.12s", cache,
-		 git_oid_tostr_s(&ctx->base), cfg_hash);
-	ret = mkdir_private(key);
+	rb_buf_release(&cfg);
+	snprintf(b->key, sizeof(b->key), "%s/%s-%.12s", b->cache,
+		 git_oid_tostr_s(&b->ctx->base), cfg_hash);
+	ret = mkdir_private(b->key);
 	if (ret)
-		goto out;
+		return ret;
 
-	snprintf(path, sizeof(path), "%s.lock", key);
-	lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX)) {
-		ret = rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
-		goto out;
-	}
+	snprintf(path, sizeof(path), "%s.lock", b->key);
+	b->lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (b->lock < 0 || flock(b->lock, LOCK_EX))
+		return rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
 
 	/* The base sources, once per base. */
-	snprintf(path, sizeof(path), "%s/src.done", key);
+	snprintf(path, sizeof(path), "%s/src.done", b->key);
 	if (access(path, F_OK)) {
 		char src[4200];
 
-		snprintf(src, sizeof(src), "%s/src", key);
+		snprintf(src, sizeof(src), "%s/src", b->key);
 		ret = rb_remove_tree(src);
 		if (!ret)
-			ret = rb_tree_checkout(repo, &ctx->base, src);
+			ret = rb_tree_checkout(b->repo, &b->ctx->base, src);
 		if (!ret)
 			ret = rb_write_file_atomic(path, "", 0, 0644);
 		if (ret)
-			goto out;
+			return ret;
 	}
-	snprintf(path, sizeof(path), "%s/out", key);
+	snprintf(path, sizeof(path), "%s/out", b->key);
 	ret = rb_sandbox_prepare_dir(path);
 	if (ret)
-		goto out;
+		return ret;
 
 	/* ccache, where it is installed: one cache for every base. */
 	if (!access("/usr/bin/ccache", X_OK)) {
-		snprintf(ccache, sizeof(ccache), "%s/ccache", cache);
-		ret = rb_sandbox_prepare_dir(ccache);
+		snprintf(b->ccache, sizeof(b->ccache), "%s/ccache", b->cache);
+		ret = rb_sandbox_prepare_dir(b->ccache);
 		if (ret)
-			goto out;
+			return ret;
 	}
-	ret = make_script(&script, o, &t, ccache[0] != '\0');
-	if (ret)
-		goto out;
+	return make_script(&b->script, o, &b->t, b->ccache[0] != '\0');
+}
 
-	/* The series' directory, with the tools of the configured tip. */
-	snprintf(run_dir, sizeof(run_dir), "%s/run-XXXXXX", cache);
-	if (!mkdtemp(run_dir)) {
-		ret = rb_err(RB_EIO, "mkdtemp %s: %s", run_dir,
+/* The series' directory, with the tools of the configured tip. */
+static int prepare_run_dir(struct build_run *b)
+{
+	int ret;
+
+	snprintf(b->run_dir, sizeof(b->run_dir), "%s/run-XXXXXX", b->cache);
+	if (!mkdtemp(b->run_dir)) {
+		ret = rb_err(RB_EIO, "mkdtemp %s: %s", b->run_dir,
 			     strerror(errno));
-		run_dir[0] = '\0';
-		goto out;
+		b->run_dir[0] = '\0';
+		return ret;
 	}
-	if (o->n_build_options) {
-		snprintf(tools, sizeof(tools), "%s/tools", run_dir);
-		ret = extract_tool(repo, &ctx->tools, "scripts/config", tools);
-		if (ret)
-			goto out;
-	}
+	if (!b->ctx->opts->n_build_options)
+		return 0;
+	snprintf(b->tools, sizeof(b->tools), "%s/tools", b->run_dir);
+	return extract_tool(b->repo, &b->ctx->tools, "scripts/config",
+			    b->tools);
+}
 
-	snprintf(path, sizeof(path), "%s/src", key);
-	snprintf(base_out, sizeof(base_out), "%s/out", key);
-	ret = sandbox_build(&rb, ctx, path, base_out, ccache[0] ? ccache : NULL,
-			    tools[0] ? tools : NULL, true, script.ptr);
-	if (ret)
-		goto out;
-	have_rb = true;
-	if (rb.timed_out) {
-		ret = rb_err(RB_ETIMEOUT,
-			     "the base build did not finish in time");
-		goto out;
-	}
-	if (rb.exit_code == 100 || strstr(rb.out.ptr, "rb-config-failed")) {
-		char tail[600];
+/* The build of the base in its cache entry. A base that does not
+ * configure, or does not build without a diagnostic to blame, fails the
+ * check: it says nothing about the series. */
+static int build_base(struct build_run *b)
+{
+	char src[4200], out[4200], tail[600];
+	int ret;
 
-		tail_lines(tail, sizeof(tail), rb.out.ptr, 4);
-		ret = rb_err(RB_EFAIL, "the base does not configure: %s", tail);
-		goto out;
-	}
-	base_exit = make_exit(&rb);
-	ret = rb_build_parse(&base_diags, rb.out.ptr);
+	snprintf(src, sizeof(src), "%s/src", b->key);
+	snprintf(out, sizeof(out), "%s/out", b->key);
+	ret = sandbox_build(&b->rb, b->ctx, src, out,
+			    b->ccache[0] ? b->ccache : NULL,
+			    b->tools[0] ? b->tools : NULL, true, b->script.ptr);
 	if (ret)
-		goto out;
+		return ret;
+	b->have_rb = true;
+	if (b->rb.timed_out)
+		return rb_err(RB_ETIMEOUT,
+			      "the base build did not finish in time");
+	if (b->rb.exit_code == 100 ||
+	    strstr(b->rb.out.ptr, "rb-config-failed")) {
+		tail_lines(tail, sizeof(tail), b->rb.out.ptr, 4);
+		return rb_err(RB_EFAIL, "the base does not configure: %s",
+			      tail);
+	}
+	b->base_exit = make_exit(&b->rb);
+	ret = rb_build_parse(&b->base_diags, b->rb.out.ptr);
+	if (ret)
+		return ret;
 	/* Without one diagnostic to blame, a broken base says nothing. */
-	if (base_exit != 0 && !base_diags.n) {
-		char tail[600];
-
-		tail_lines(tail, sizeof(tail), rb.out.ptr, 4);
-		ret = rb_err(RB_EFAIL, "the base does not build (exit %d): %s",
-			     base_exit, tail);
-		goto out;
+	if (b->base_exit != 0 && !b->base_diags.n) {
+		tail_lines(tail, sizeof(tail), b->rb.out.ptr, 4);
+		return rb_err(RB_EFAIL, "the base does not build (exit %d): %s",
+			      b->base_exit, tail);
 	}
+	return 0;
+}
 
-	/* The series: sources from the applied blobs, a copy of the output. */
-	snprintf(path, sizeof(path), "%s/src", key);
-	snprintf(patched_src, sizeof(patched_src), "%s/src", run_dir);
-	ret = rb_tree_overlay(repo, &ctx->base, &ctx->applied, path,
-			      patched_src);
-	if (ret)
-		goto out;
-	{
-		const char *argv[] = { "cp", "-a", "--", NULL, NULL, NULL };
-		struct rb_proc_opts po = RB_PROC_OPTS_INIT;
-		struct rb_proc_result rc;
+/* "cp -a @from @to" (the base's output, so make rebuilds only what the
+ * series changes). */
+static int copy_tree(const char *from, const char *to)
+{
+	const char *argv[] = { "cp", "-a", "--", from, to, NULL };
+	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
+	struct rb_proc_result rc;
+	int ret;
 
-		snprintf(path, sizeof(path), "%s/out", key);
-		snprintf(patched_out, sizeof(patched_out), "%s/out", run_dir);
-		argv[3] = path;
-		argv[4] = patched_out;
-		po.argv = argv;
-		po.merge_stderr = true;
-		po.timeout_ms = 600000;
-		ret = rb_proc_run(&rc, &po);
-		if (ret)
-			goto out;
-		if (rc.exit_code)
-			ret = rb_err(RB_EIO, "cp -a %s: %.200s", path,
-				     rc.out.ptr);
-		rb_proc_result_release(&rc);
-		if (ret)
-			goto out;
-	}
-	ret = sandbox_build(&rp, ctx, patched_src, patched_out,
-			    ccache[0] ? ccache : NULL, tools[0] ? tools : NULL,
-			    false, script.ptr);
+	po.argv = argv;
+	po.merge_stderr = true;
+	po.timeout_ms = 600000;
+	ret = rb_proc_run(&rc, &po);
 	if (ret)
-		goto out;
-	have_rp = true;
-	patched_exit = make_exit(&rp);
-	ret = rb_build_parse(&new_diags, rp.out.ptr);
+		return ret;
+	if (rc.exit_code)
+		ret = rb_err(RB_EIO, "cp -a %s: %.200s", from, rc.out.ptr);
+	rb_proc_result_release(&rc);
+	return ret;
+}
+
+/* The series: sources from the applied blobs, a copy of the output. */
+static int build_patched(struct build_run *b)
+{
+	char src[4200], out[4200], patched_out[4200];
+	int ret;
+
+	snprintf(src, sizeof(src), "%s/src", b->key);
+	snprintf(b->patched_src, sizeof(b->patched_src), "%s/src", b->run_dir);
+	ret = rb_tree_overlay(b->repo, &b->ctx->base, &b->ctx->applied, src,
+			      b->patched_src);
 	if (ret)
-		goto out;
+		return ret;
+	snprintf(out, sizeof(out), "%s/out", b->key);
+	snprintf(patched_out, sizeof(patched_out), "%s/out", b->run_dir);
+	ret = copy_tree(out, patched_out);
+	if (ret)
+		return ret;
+	ret = sandbox_build(&b->rp, b->ctx, b->patched_src, patched_out,
+			    b->ccache[0] ? b->ccache : NULL,
+			    b->tools[0] ? b->tools : NULL, false,
+			    b->script.ptr);
+	if (ret)
+		return ret;
+	b->have_rp = true;
+	b->patched_exit = make_exit(&b->rp);
+	ret = rb_build_parse(&b->new_diags, b->rp.out.ptr);
+	if (ret)
+		return ret;
 	/* make -j prints in the order jobs finish; report in file order. */
-	if (new_diags.n > 1)
-		qsort(new_diags.v, new_diags.n, sizeof(*new_diags.v), cmp_diag);
+	if (b->new_diags.n > 1)
+		qsort(b->new_diags.v, b->new_diags.n, sizeof(*b->new_diags.v),
+		      cmp_diag);
+	return 0;
+}
 
-	for (i = 0; i < new_diags.n && !ret; i++) {
-		struct rb_finding *f = &new_diags.v[i];
-		char *code;
+/* A finding for each diagnostic the base build did not have. */
+static int report_new(struct build_run *b, struct rb_findings *out)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < b->new_diags.n && !ret; i++) {
+		struct rb_finding *f = &b->new_diags.v[i];
+		char *code, msg[1200];
 		size_t k;
 		int patch = 0;
 
-		if (in_base(&base_diags, f))
+		if (in_base(&b->base_diags, f))
 			continue;
-		for (k = 0; k < t.n; k++) {
-			size_t n = strlen(t.v[k]);
+		for (k = 0; k < b->t.n; k++) {
+			size_t n = strlen(b->t.v[k]);
 
-			if (!strncmp(t.v[k], f->file, n - 1) &&
+			if (!strncmp(b->t.v[k], f->file, n - 1) &&
 			    !strcmp(f->file + n - 1, "c"))
-				patch = t.patch[k];
+				patch = b->t.patch[k];
 		}
-		code = source_line(patched_src, f->file, f->line);
-		{
-			char msg[1200];
-
-			snprintf(msg, sizeof(msg),
-				 "With this series applied, W=1 reports a new "
-				 "%s here: \"%s\". Is that intended?",
-				 f->category + 6, f->message);
-			ret = rb_findings_add(out, CHECKER, VERSION,
-					      f->category, f->severity, f->file,
-					      f->line, code ? code : f->code,
-					      msg, patch);
-		}
+		code = source_line(b->patched_src, f->file, f->line);
+		snprintf(msg, sizeof(msg),
+			 "With this series applied, W=1 reports a new "
+			 "%s here: \"%s\". Is that intended?",
+			 f->category + 6, f->message);
+		ret = rb_findings_add(out, CHECKER, VERSION, f->category,
+				      f->severity, f->file, f->line,
+				      code ? code : f->code, msg, patch);
 		free(code);
 	}
-	if (!ret && rp.timed_out) {
-		ret = rb_findings_add(out, CHECKER, VERSION, "build-failed",
-				      RB_FSEV_HIGH, NULL, 0, NULL,
-				      "The build with this series applied did "
-				      "not finish in time (the base build "
-				      "did). Does something in it hang?",
-				      0);
-	} else if (!ret && patched_exit != 0 && base_exit == 0) {
-		bool any = false;
+	return ret;
+}
 
-		for (i = 0; i < new_diags.n; i++)
-			any |= !in_base(&base_diags, &new_diags.v[i]);
-		if (!any) {
-			char tail[800], msg[1000];
+/* A finding when the series' build hangs, or fails where the base's did
+ * not with no new diagnostic to show for it. */
+static int report_failure(struct build_run *b, struct rb_findings *out)
+{
+	char tail[800], msg[1000];
+	bool any = false;
+	size_t i;
 
-			tail_lines(tail, sizeof(tail), rp.out.ptr, 6);
-			snprintf(msg, sizeof(msg),
-				 "The build fails with this series applied "
-				 "(exit %d) and not without it. The last "
-				 "lines of its output are quoted.",
-				 patched_exit);
-			ret = rb_findings_add(out, CHECKER, VERSION,
-					      "build-failed", RB_FSEV_HIGH,
-					      NULL, 0, tail, msg, 0);
-		}
-	}
-	{
-		char nb[16], nn[16];
+	if (b->rp.timed_out)
+		return rb_findings_add(out, CHECKER, VERSION, "build-failed",
+				       RB_FSEV_HIGH, NULL, 0, NULL,
+				       "The build with this series applied did "
+				       "not finish in time (the base build "
+				       "did). Does something in it hang?",
+				       0);
+	if (b->patched_exit == 0 || b->base_exit != 0)
+		return 0;
+	for (i = 0; i < b->new_diags.n; i++)
+		any |= !in_base(&b->base_diags, &b->new_diags.v[i]);
+	if (any)
+		return 0;
+	tail_lines(tail, sizeof(tail), b->rp.out.ptr, 6);
+	snprintf(msg, sizeof(msg),
+		 "The build fails with this series applied "
+		 "(exit %d) and not without it. The last "
+		 "lines of its output are quoted.",
+		 b->patched_exit);
+	return rb_findings_add(out, CHECKER, VERSION, "build-failed",
+			       RB_FSEV_HIGH, NULL, 0, tail, msg, 0);
+}
 
-		snprintf(nb, sizeof(nb), "%zu", base_diags.n);
-		snprintf(nn, sizeof(nn), "%zu", new_diags.n);
-		rb_log(RB_LOG_INFO, "check.build", "targets", t.v[0], "base",
-		       nb, "patched", nn, NULL);
-	}
+static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
+{
+	struct build_run b = { .ctx = ctx, .lock = -1 };
+	char nb[16], nn[16];
+	int ret;
+
+	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
+		return rb_err(
+			RB_EINVAL,
+			"the build check needs the base and applied trees");
+	if (ctx->opts->n_build_options && !ctx->has_tools)
+		return rb_err(RB_EINVAL,
+			      "build options need scripts/config from the "
+			      "configured branch tip");
+	rb_buf_init(&b.script, 1 << 20);
+	git_libgit2_init();
+	ret = rb_check_repo_open(&b.repo, ctx);
+	if (!ret)
+		ret = find_targets(&b.t, b.repo, ctx);
+	if (ret || !b.t.n)
+		goto out;
+	ret = prepare_base(&b);
+	if (!ret)
+		ret = prepare_run_dir(&b);
+	if (!ret)
+		ret = build_base(&b);
+	if (!ret)
+		ret = build_patched(&b);
+	if (ret)
+		goto out;
+	ret = report_new(&b, out);
+	if (!ret)
+		ret = report_failure(&b, out);
+	snprintf(nb, sizeof(nb), "%zu", b.base_diags.n);
+	snprintf(nn, sizeof(nn), "%zu", b.new_diags.n);
+	rb_log(RB_LOG_INFO, "check.build", "targets", b.t.v[0], "base", nb,
+	       "patched", nn, NULL);
 out:
-	if (have_rb)
-		rb_proc_result_release(&rb);
-	if (have_rp)
-		rb_proc_result_release(&rp);
-	if (run_dir[0])
-		rb_remove_tree(run_dir);
-	if (lock >= 0)
-		close(lock);
-	rb_findings_release(&base_diags);
-	rb_findings_release(&new_diags);
-	rb_buf_release(&script);
-	rb_buf_release(&cfg);
-	targets_release(&t);
-	git_repository_free(repo);
+	build_run_release(&b);
 	git_libgit2_shutdown();
 	return ret;
 }

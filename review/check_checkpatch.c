@@ -340,23 +340,125 @@ out:
 	return n;
 }
 
+/*
+ * checkpatch.pl's command line up to the patches, from the options, into
+ * @argv; @ign gets --ignore's list. Returns how many entries were set.
+ */
+static size_t checkpatch_flags(const char **argv, const char *script,
+			       const struct rb_check_opts *o,
+			       struct rb_buf *ign)
+{
+	size_t i, n = 0;
+
+	argv[n++] = "/usr/bin/perl";
+	argv[n++] = script;
+	argv[n++] = "--no-tree";
+	argv[n++] = "--emacs";
+	argv[n++] = "--show-types";
+	argv[n++] = "--quiet";
+	argv[n++] = "--no-summary";
+	argv[n++] = "--color=never";
+	if (o->checkpatch_strict)
+		argv[n++] = "--strict";
+	if (o->checkpatch_codespell && in_path("codespell"))
+		argv[n++] = "--codespell";
+	for (i = 0; i < o->n_checkpatch_ignore; i++)
+		rb_buf_printf(ign, "%s%s", i ? "," : "",
+			      o->checkpatch_ignore[i]);
+	if (ign->len) {
+		argv[n++] = "--ignore";
+		argv[n++] = ign->ptr;
+	}
+	return n;
+}
+
+/*
+ * Writes the patches of @ctx to @dir as 0001.patch, 0002.patch, ... and
+ * appends their names in the sandbox (malloc'd into @files) to @argv at
+ * *@n.
+ */
+static int write_patches(const char **argv, size_t *n, char **files,
+			 const struct rb_check_ctx *ctx, const char *dir)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ctx->n_patches; i++) {
+		struct rb_buf p = RB_BUF_INIT(4096);
+		char path[4200];
+
+		rb_buf_printf(&p, "%s/%04zu.patch", SB_DIR, i + 1);
+		files[i] = rb_buf_detach(&p, NULL);
+		if (!files[i])
+			return rb_err(RB_ENOMEM, "out of memory");
+		snprintf(path, sizeof(path), "%s/%04zu.patch", dir, i + 1);
+		ret = rb_write_file_atomic(path, ctx->patches[i].raw,
+					   ctx->patches[i].raw_len, 0644);
+		if (ret)
+			return ret;
+		argv[(*n)++] = files[i];
+	}
+	argv[*n] = NULL;
+	return 0;
+}
+
+/*
+ * Runs @argv in the sandbox with @dir bound read-only at SB_DIR and the
+ * tree's git directory (and its alternates) at SB_GIT: checkpatch looks
+ * commit ids up (GIT_COMMIT_ID) with "git log" in $GIT_DIR.
+ */
+static int sandbox_checkpatch(struct rb_proc_result *res,
+			      const struct rb_check_ctx *ctx,
+			      git_repository *repo, const char *dir,
+			      const char **argv)
+{
+	char alt_paths[MAX_ALTERNATES][4096], alt_dests[MAX_ALTERNATES][16];
+	struct rb_sandbox_bind binds[2 + MAX_ALTERNATES];
+	struct rb_buf alt_env = RB_BUF_INIT(4096);
+	const char *env[] = { "GIT_DIR", SB_GIT, NULL, NULL, NULL };
+	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
+	size_t nb = 0;
+	int ret;
+
+	binds[nb].src = dir;
+	binds[nb].dest = SB_DIR;
+	binds[nb++].rw = false;
+	binds[nb].src = git_repository_path(repo);
+	binds[nb].dest = SB_GIT;
+	binds[nb++].rw = false;
+	nb = alternates(binds, nb, alt_paths, alt_dests, &alt_env,
+			git_repository_path(repo));
+	if (alt_env.len) {
+		env[2] = "GIT_ALTERNATE_OBJECT_DIRECTORIES";
+		env[3] = alt_env.ptr;
+	}
+	so.binds = binds;
+	so.n_binds = nb;
+	so.env = env;
+	so.chdir = SB_DIR;
+	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
+	so.mem_mb = 2048;
+	so.nproc = 64;
+	so.tmpfs_mb = 64;
+	so.max_output = 32u << 20;
+	so.split_stderr = true;
+	ret = rb_sandbox_exec(res, &so, argv);
+	rb_buf_release(&alt_env);
+	return ret;
+}
+
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	const struct rb_check_opts *o = ctx->opts;
 	git_repository *repo = NULL;
 	char tmpl[] = "/tmp/rb-checkpatch-XXXXXX";
 	char *dir = NULL, version[16], script[64];
-	char alt_paths[MAX_ALTERNATES][4096], alt_dests[MAX_ALTERNATES][16];
-	struct rb_sandbox_bind binds[2 + MAX_ALTERNATES];
-	struct rb_buf alt_env = RB_BUF_INIT(4096);
-	const char *env[] = { "GIT_DIR", SB_GIT, NULL, NULL, NULL };
 	const char **argv = NULL;
 	char **files = NULL;
 	struct rb_buf ign = RB_BUF_INIT(1 << 16);
-	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
 	struct rb_proc_result res;
 	bool have_res = false;
-	size_t i, n = 0, nb = 0;
+	size_t i, n;
 	int ret = 0;
 
 	if (!ctx->repo_path)
@@ -400,70 +502,10 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		goto out;
 	}
 	snprintf(script, sizeof(script), "%s/scripts/checkpatch.pl", SB_DIR);
-	argv[n++] = "/usr/bin/perl";
-	argv[n++] = script;
-	argv[n++] = "--no-tree";
-	argv[n++] = "--emacs";
-	argv[n++] = "--show-types";
-	argv[n++] = "--quiet";
-	argv[n++] = "--no-summary";
-	argv[n++] = "--color=never";
-	if (o->checkpatch_strict)
-		argv[n++] = "--strict";
-	if (o->checkpatch_codespell && in_path("codespell"))
-		argv[n++] = "--codespell";
-	for (i = 0; i < o->n_checkpatch_ignore; i++)
-		rb_buf_printf(&ign, "%s%s", i ? "," : "",
-			      o->checkpatch_ignore[i]);
-	if (ign.len) {
-		argv[n++] = "--ignore";
-		argv[n++] = ign.ptr;
-	}
-	for (i = 0; i < ctx->n_patches; i++) {
-		struct rb_buf p = RB_BUF_INIT(4096);
-		char path[4200];
-
-		rb_buf_printf(&p, "%s/%04zu.patch", SB_DIR, i + 1);
-		files[i] = rb_buf_detach(&p, NULL);
-		if (!files[i]) {
-			ret = rb_err(RB_ENOMEM, "out of memory");
-			goto out;
-		}
-		snprintf(path, sizeof(path), "%s/%04zu.patch", dir, i + 1);
-		ret = rb_write_file_atomic(path, ctx->patches[i].raw,
-					   ctx->patches[i].raw_len, 0644);
-		if (ret)
-			goto out;
-		argv[n++] = files[i];
-	}
-	argv[n] = NULL;
-	/*
-	 * checkpatch looks commit ids up (GIT_COMMIT_ID) with "git log" in
-	 * $GIT_DIR: the configured tree's git directory, read-only.
-	 */
-	binds[nb].src = dir;
-	binds[nb].dest = SB_DIR;
-	binds[nb++].rw = false;
-	binds[nb].src = git_repository_path(repo);
-	binds[nb].dest = SB_GIT;
-	binds[nb++].rw = false;
-	nb = alternates(binds, nb, alt_paths, alt_dests, &alt_env,
-			git_repository_path(repo));
-	if (alt_env.len) {
-		env[2] = "GIT_ALTERNATE_OBJECT_DIRECTORIES";
-		env[3] = alt_env.ptr;
-	}
-	so.binds = binds;
-	so.n_binds = nb;
-	so.env = env;
-	so.chdir = SB_DIR;
-	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
-	so.mem_mb = 2048;
-	so.nproc = 64;
-	so.tmpfs_mb = 64;
-	so.max_output = 32u << 20;
-	so.split_stderr = true;
-	ret = rb_sandbox_exec(&res, &so, argv);
+	n = checkpatch_flags(argv, script, o, &ign);
+	ret = write_patches(argv, &n, files, ctx, dir);
+	if (!ret)
+		ret = sandbox_checkpatch(&res, ctx, repo, dir, argv);
 	if (ret)
 		goto out;
 	have_res = true;
@@ -492,7 +534,6 @@ out:
 	free(files);
 	free(argv);
 	rb_buf_release(&ign);
-	rb_buf_release(&alt_env);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;
