@@ -381,14 +381,116 @@ static int parse_hunk_header(struct rb_diff_hunk *h, const char *p, size_t len)
 	return 0;
 }
 
+/* A hunk being read: the lines still due on each side (from its
+ * header), the next line numbers, whether a line changed yet. */
+struct hunk_walk {
+	uint32_t oldl, newl, oldno, newno;
+	bool changed;
+	size_t cap; /* of the hunk's lines */
+};
+
+/* Appends the line at @c (@len bytes, @origin ' ', '-' or '+') to @h. */
+static int hunk_add_line(struct rb_diff_hunk *h, struct hunk_walk *w,
+			 const struct cursor *c, size_t len, char origin)
+{
+	struct rb_diff_line *l;
+
+	l = grow(h->lines, &w->cap, h->n_lines, sizeof(*h->lines));
+	if (!l)
+		return -RB_ENOMEM;
+	h->lines = l;
+	l = &h->lines[h->n_lines++];
+	memset(l, 0, sizeof(*l));
+	l->origin = origin;
+	l->patch_lineno = c->lineno;
+	if (c->p[0] == '\n') {
+		l->text = c->p;
+		l->len = 0;
+	} else {
+		l->text = c->p + 1;
+		l->len = len - 1;
+		if (l->len && l->text[l->len - 1] == '\n')
+			l->len--;
+	}
+	switch (origin) {
+	case ' ':
+		w->oldl--;
+		w->newl--;
+		l->old_lineno = w->oldno++;
+		l->new_lineno = w->newno++;
+		if (!w->changed)
+			h->leading++;
+		h->trailing++;
+		break;
+	case '-':
+		w->oldl--;
+		l->old_lineno = w->oldno++;
+		h->removed++;
+		h->trailing = 0;
+		w->changed = true;
+		break;
+	case '+':
+		w->newl--;
+		l->new_lineno = w->newno++;
+		h->added++;
+		h->trailing = 0;
+		w->changed = true;
+		break;
+	}
+	return 0;
+}
+
+/* Reads the hunk's next line at @c: context, removed or added, or the
+ * "\ No newline" after one. */
+static int hunk_line(struct rb_diff_hunk *h, struct hunk_walk *w,
+		     struct cursor *c)
+{
+	size_t len;
+	char origin;
+	int ret;
+
+	if (c->p >= c->end)
+		return rb_err(RB_EPARSE,
+			      "patch line %u: hunk at line %u is "
+			      "truncated",
+			      c->lineno, h->patch_lineno);
+	len = line_len(c);
+	origin = c->p[0];
+	if (origin == '\\') {
+		/* "\ No newline at end of file", in any language */
+		if (len < 12 || c->p[1] != ' ' || !h->n_lines)
+			return rb_err(RB_EPARSE,
+				      "patch line %u: stray '\\' line",
+				      c->lineno);
+		h->lines[h->n_lines - 1].no_newline = true;
+		advance(c, len);
+		return 0;
+	}
+	if (origin == '\n')
+		origin = ' '; /* whitespace-damaged blank context */
+	else if (origin != ' ' && origin != '-' && origin != '+')
+		return rb_err(RB_EPARSE,
+			      "patch line %u: hunk at line %u ends "
+			      "early (%u old and %u new lines missing)",
+			      c->lineno, h->patch_lineno, w->oldl, w->newl);
+	if ((origin != '+' && !w->oldl) || (origin != '-' && !w->newl))
+		return rb_err(RB_EPARSE,
+			      "patch line %u: more lines than the hunk "
+			      "header at line %u says",
+			      c->lineno, h->patch_lineno);
+	ret = hunk_add_line(h, w, c, len, origin);
+	if (!ret)
+		advance(c, len);
+	return ret;
+}
+
 /* Reads one hunk; c points at its "@@ -" line. */
 static int parse_hunk(struct rb_diff_file *f, struct cursor *c)
 {
-	struct rb_diff_hunk h = { 0 };
-	size_t cap = 0, len;
-	uint32_t oldl, newl, oldno, newno;
-	bool changed = false;
-	int ret;
+	struct rb_diff_hunk h = { 0 }, *nh;
+	struct hunk_walk w = { 0 };
+	size_t len;
+	int ret = 0;
 
 	len = line_len(c);
 	h.patch_lineno = c->lineno;
@@ -396,97 +498,14 @@ static int parse_hunk(struct rb_diff_file *f, struct cursor *c)
 		return rb_err(RB_EPARSE, "patch line %u: bad hunk header",
 			      c->lineno);
 	advance(c, len);
-	oldl = h.old_count;
-	newl = h.new_count;
-	oldno = h.old_start;
-	newno = h.new_start;
-	while (oldl || newl) {
-		struct rb_diff_line *l;
-		char origin;
-
-		if (c->p >= c->end) {
-			ret = rb_err(RB_EPARSE,
-				     "patch line %u: hunk at line %u is "
-				     "truncated",
-				     c->lineno, h.patch_lineno);
-			goto fail;
-		}
-		len = line_len(c);
-		origin = c->p[0];
-		if (origin == '\\') {
-			/* "\ No newline at end of file", in any language */
-			if (len < 12 || c->p[1] != ' ' || !h.n_lines) {
-				ret = rb_err(RB_EPARSE,
-					     "patch line %u: stray '\\' line",
-					     c->lineno);
-				goto fail;
-			}
-			h.lines[h.n_lines - 1].no_newline = true;
-			advance(c, len);
-			continue;
-		}
-		if (origin == '\n')
-			origin = ' '; /* whitespace-damaged blank context */
-		else if (origin != ' ' && origin != '-' && origin != '+') {
-			ret = rb_err(RB_EPARSE,
-				     "patch line %u: hunk at line %u ends "
-				     "early (%u old and %u new lines missing)",
-				     c->lineno, h.patch_lineno, oldl, newl);
-			goto fail;
-		}
-		if ((origin != '+' && !oldl) || (origin != '-' && !newl)) {
-			ret = rb_err(RB_EPARSE,
-				     "patch line %u: more lines than the hunk "
-				     "header at line %u says",
-				     c->lineno, h.patch_lineno);
-			goto fail;
-		}
-		l = grow(h.lines, &cap, h.n_lines, sizeof(*h.lines));
-		if (!l) {
-			ret = -RB_ENOMEM;
-			goto fail;
-		}
-		h.lines = l;
-		l = &h.lines[h.n_lines++];
-		memset(l, 0, sizeof(*l));
-		l->origin = origin;
-		l->patch_lineno = c->lineno;
-		if (c->p[0] == '\n') {
-			l->text = c->p;
-			l->len = 0;
-		} else {
-			l->text = c->p + 1;
-			l->len = len - 1;
-			if (l->len && l->text[l->len - 1] == '\n')
-				l->len--;
-		}
-		switch (origin) {
-		case ' ':
-			oldl--;
-			newl--;
-			l->old_lineno = oldno++;
-			l->new_lineno = newno++;
-			if (!changed)
-				h.leading++;
-			h.trailing++;
-			break;
-		case '-':
-			oldl--;
-			l->old_lineno = oldno++;
-			h.removed++;
-			h.trailing = 0;
-			changed = true;
-			break;
-		case '+':
-			newl--;
-			l->new_lineno = newno++;
-			h.added++;
-			h.trailing = 0;
-			changed = true;
-			break;
-		}
-		advance(c, len);
-	}
+	w.oldl = h.old_count;
+	w.newl = h.new_count;
+	w.oldno = h.old_start;
+	w.newno = h.new_start;
+	while (!ret && (w.oldl || w.newl))
+		ret = hunk_line(&h, &w, c);
+	if (ret)
+		goto fail;
 	/* The counts end before a final "\ No newline" line. */
 	if (c->p < c->end) {
 		len = line_len(c);
@@ -496,27 +515,22 @@ static int parse_hunk(struct rb_diff_file *f, struct cursor *c)
 			advance(c, len);
 		}
 	}
-	if (!changed) {
+	if (!w.changed) {
 		ret = rb_err(RB_EPARSE,
 			     "patch line %u: hunk neither adds nor removes "
 			     "anything",
 			     h.patch_lineno);
 		goto fail;
 	}
-	{
-		struct rb_diff_hunk *nh;
-		size_t hcap = f->n_hunks;
-
-		nh = realloc(f->hunks, (hcap + 1) * sizeof(*nh));
-		if (!nh) {
-			ret = -RB_ENOMEM;
-			goto fail;
-		}
-		f->hunks = nh;
-		f->hunks[f->n_hunks++] = h;
-		f->added += h.added;
-		f->removed += h.removed;
+	nh = realloc(f->hunks, (f->n_hunks + 1) * sizeof(*nh));
+	if (!nh) {
+		ret = -RB_ENOMEM;
+		goto fail;
 	}
+	f->hunks = nh;
+	f->hunks[f->n_hunks++] = h;
+	f->added += h.added;
+	f->removed += h.removed;
 	return 0;
 fail:
 	free(h.lines);
@@ -684,113 +698,140 @@ static int set_name(char **slot, char *name)
 	return 0;
 }
 
+/* What the extended header lines said so far. */
+struct git_header {
+	bool is_new, is_delete, rename, copy;
+	bool have_old, have_new;
+};
+
+/*
+ * One extended header line at @p (@len bytes, patch line @no). *@known
+ * is false for a line that is none of them (the header ends there).
+ */
+static int git_header_line(struct rb_diff_file *f, struct git_header *g,
+			   const char *p, size_t len, uint32_t no, bool *known)
+{
+	char *name;
+	bool to, is_copy;
+	size_t skip;
+	int ret = 0;
+
+	*known = true;
+	if (starts(p, len, "--- ")) {
+		ret = parse_name(&name, p + 4, len - 4, 1, no);
+		if (ret)
+			return ret;
+		set_name(&f->old_path, name);
+		g->have_old = true;
+		if (!name)
+			g->is_new = true;
+	} else if (starts(p, len, "+++ ")) {
+		ret = parse_name(&name, p + 4, len - 4, 1, no);
+		if (ret)
+			return ret;
+		set_name(&f->new_path, name);
+		g->have_new = true;
+		if (!name)
+			g->is_delete = true;
+	} else if (starts(p, len, "old mode ")) {
+		ret = parse_mode(&f->old_mode, p + 9, len - 9, no);
+	} else if (starts(p, len, "new mode ")) {
+		ret = parse_mode(&f->new_mode, p + 9, len - 9, no);
+	} else if (starts(p, len, "deleted file mode ")) {
+		g->is_delete = true;
+		ret = parse_mode(&f->old_mode, p + 18, len - 18, no);
+	} else if (starts(p, len, "new file mode ")) {
+		g->is_new = true;
+		ret = parse_mode(&f->new_mode, p + 14, len - 14, no);
+	} else if ((skip = name_header(p, len, &to, &is_copy))) {
+		if (is_copy)
+			g->copy = true;
+		else
+			g->rename = true;
+		ret = parse_name(&name, p + skip, len - skip, 0, no);
+		if (!ret && to) {
+			set_name(&f->new_path, name);
+			g->have_new = true;
+		} else if (!ret) {
+			set_name(&f->old_path, name);
+			g->have_old = true;
+		}
+	} else if (starts(p, len, "similarity index ") ||
+		   starts(p, len, "dissimilarity index ")) {
+		const char *q = p + (p[0] == 's' ? 17 : 20);
+		int v = 0;
+
+		while (*q >= '0' && *q <= '9' && v <= 100)
+			v = v * 10 + (*q++ - '0');
+		if (v <= 100)
+			f->similarity = v;
+	} else if (starts(p, len, "index ")) {
+		parse_index(f, p + 6, len - 6);
+	} else {
+		*known = false;
+	}
+	return ret;
+}
+
+/* The file's status and names from its header lines, with @def (the
+ * name on the "diff --git" line, may be NULL) where they named none. */
+static int git_header_finish(struct rb_diff_file *f, const struct git_header *g,
+			     const char *def)
+{
+	if (g->is_new) {
+		f->status = RB_DIFF_ADDED;
+		free(f->old_path);
+		f->old_path = NULL;
+		if (!g->have_new && def)
+			f->new_path = strdup(def);
+	} else if (g->is_delete) {
+		f->status = RB_DIFF_DELETED;
+		free(f->new_path);
+		f->new_path = NULL;
+		if (!g->have_old && def)
+			f->old_path = strdup(def);
+	} else {
+		f->status = g->rename ? RB_DIFF_RENAMED :
+			    g->copy   ? RB_DIFF_COPIED :
+					RB_DIFF_MODIFIED;
+		if (!g->have_old && def)
+			f->old_path = strdup(def);
+		if (!g->have_new && def)
+			f->new_path = strdup(def);
+	}
+	if ((f->status != RB_DIFF_ADDED && !f->old_path) ||
+	    (f->status != RB_DIFF_DELETED && !f->new_path))
+		return rb_err(RB_EPARSE,
+			      "patch line %u: git diff header lacks file name "
+			      "information",
+			      f->patch_lineno);
+	return 0;
+}
+
 /*
  * The extended header lines after "diff --git" (git's
  * parse_git_diff_header). Stops at the first line that is none of them.
  */
 static int parse_git_header(struct rb_diff_file *f, struct cursor *c)
 {
-	char *def = NULL, *name;
-	bool is_new = false, is_delete = false, rename = false, copy = false;
-	bool have_old = false, have_new = false;
+	struct git_header g = { 0 };
+	char *def = NULL;
 	size_t len = line_len(c);
+	bool known = true;
 	int ret = 0;
 
 	f->is_git = true;
 	def = git_header_name(c->p + 11, len - 11);
 	advance(c, len);
 	while (c->p < c->end) {
-		const char *p = c->p;
-		uint32_t no = c->lineno;
-		bool to, is_copy;
-		size_t skip;
-
 		len = line_len(c);
-		if (starts(p, len, "--- ")) {
-			ret = parse_name(&name, p + 4, len - 4, 1, no);
-			if (ret)
-				goto out;
-			set_name(&f->old_path, name);
-			have_old = true;
-			if (!name)
-				is_new = true;
-		} else if (starts(p, len, "+++ ")) {
-			ret = parse_name(&name, p + 4, len - 4, 1, no);
-			if (ret)
-				goto out;
-			set_name(&f->new_path, name);
-			have_new = true;
-			if (!name)
-				is_delete = true;
-		} else if (starts(p, len, "old mode ")) {
-			ret = parse_mode(&f->old_mode, p + 9, len - 9, no);
-		} else if (starts(p, len, "new mode ")) {
-			ret = parse_mode(&f->new_mode, p + 9, len - 9, no);
-		} else if (starts(p, len, "deleted file mode ")) {
-			is_delete = true;
-			ret = parse_mode(&f->old_mode, p + 18, len - 18, no);
-		} else if (starts(p, len, "new file mode ")) {
-			is_new = true;
-			ret = parse_mode(&f->new_mode, p + 14, len - 14, no);
-		} else if ((skip = name_header(p, len, &to, &is_copy))) {
-			if (is_copy)
-				copy = true;
-			else
-				rename = true;
-			ret = parse_name(&name, p + skip, len - skip, 0, no);
-			if (!ret && to) {
-				set_name(&f->new_path, name);
-				have_new = true;
-			} else if (!ret) {
-				set_name(&f->old_path, name);
-				have_old = true;
-			}
-		} else if (starts(p, len, "similarity index ") ||
-			   starts(p, len, "dissimilarity index ")) {
-			const char *q = p + (p[0] == 's' ? 17 : 20);
-			int v = 0;
-
-			while (*q >= '0' && *q <= '9' && v <= 100)
-				v = v * 10 + (*q++ - '0');
-			if (v <= 100)
-				f->similarity = v;
-		} else if (starts(p, len, "index ")) {
-			parse_index(f, p + 6, len - 6);
-		} else {
+		ret = git_header_line(f, &g, c->p, len, c->lineno, &known);
+		if (ret || !known)
 			break;
-		}
-		if (ret)
-			goto out;
 		advance(c, len);
 	}
-	if (is_new) {
-		f->status = RB_DIFF_ADDED;
-		free(f->old_path);
-		f->old_path = NULL;
-		if (!have_new && def)
-			f->new_path = strdup(def);
-	} else if (is_delete) {
-		f->status = RB_DIFF_DELETED;
-		free(f->new_path);
-		f->new_path = NULL;
-		if (!have_old && def)
-			f->old_path = strdup(def);
-	} else {
-		f->status = rename ? RB_DIFF_RENAMED :
-			    copy   ? RB_DIFF_COPIED :
-				     RB_DIFF_MODIFIED;
-		if (!have_old && def)
-			f->old_path = strdup(def);
-		if (!have_new && def)
-			f->new_path = strdup(def);
-	}
-	if ((f->status != RB_DIFF_ADDED && !f->old_path) ||
-	    (f->status != RB_DIFF_DELETED && !f->new_path))
-		ret = rb_err(RB_EPARSE,
-			     "patch line %u: git diff header lacks file name "
-			     "information",
-			     f->patch_lineno);
-out:
+	if (!ret)
+		ret = git_header_finish(f, &g, def);
 	free(def);
 	return ret;
 }
