@@ -200,91 +200,107 @@ static void put_slice(struct enc *e, const struct index *ix,
 	put(e, n);
 }
 
-int rb_maint__cache_encode(struct rb_buf *out, const struct index *ix)
+/* The counts, the sections and the pointer pool (dec_sections()). */
+static void enc_sections(struct enc *e, const struct index *ix)
 {
-	struct enc e = { .body = RB_BUF_INIT(CACHE_MAX) };
-	unsigned char hdr[HDR_LEN] = { 0 }, *h = hdr;
-	uint32_t u;
-	uint64_t sum;
 	size_t i;
-	int k;
 
-	rb_buf_init(&e.st.tab, CACHE_MAX);
-	put(&e, ix->nsect);
-	put(&e, ix->npat);
-	put(&e, ix->ncat);
-	put(&e, ix->nkw);
-	put(&e, ix->nmm_names);
-	put(&e, ix->nmm_addrs);
-	put(&e, ix->ptrs_used);
+	put(e, ix->nsect);
+	put(e, ix->npat);
+	put(e, ix->ncat);
+	put(e, ix->nkw);
+	put(e, ix->nmm_names);
+	put(e, ix->nmm_addrs);
+	put(e, ix->ptrs_used);
 	for (i = 0; i < ix->nsect; i++) {
 		const struct sect *s = &ix->sect[i];
 
-		put(&e, s->tvi);
-		put(&e, s->start);
-		put(&e, s->end);
-		put(&e, s->pat0);
-		put(&e, s->npat);
-		put(&e, s->x0);
-		put(&e, s->nx);
-		put(&e, s->cat0);
-		put(&e, s->ncat);
-		put_str(&e, s->pub.name);
-		put_str(&e, s->pub.status);
-		put_slice(&e, ix, s->pub.maintainers, s->pub.nmaintainers);
-		put_slice(&e, ix, s->pub.reviewers, s->pub.nreviewers);
-		put_slice(&e, ix, s->pub.lists, s->pub.nlists);
-		put_slice(&e, ix, s->pub.trees, s->pub.ntrees);
-		put_slice(&e, ix, s->pub.webs, s->pub.nwebs);
+		put(e, s->tvi);
+		put(e, s->start);
+		put(e, s->end);
+		put(e, s->pat0);
+		put(e, s->npat);
+		put(e, s->x0);
+		put(e, s->nx);
+		put(e, s->cat0);
+		put(e, s->ncat);
+		put_str(e, s->pub.name);
+		put_str(e, s->pub.status);
+		put_slice(e, ix, s->pub.maintainers, s->pub.nmaintainers);
+		put_slice(e, ix, s->pub.reviewers, s->pub.nreviewers);
+		put_slice(e, ix, s->pub.lists, s->pub.nlists);
+		put_slice(e, ix, s->pub.trees, s->pub.ntrees);
+		put_slice(e, ix, s->pub.webs, s->pub.nwebs);
 	}
 	for (i = 0; i < ix->ptrs_used; i++)
-		put_str(&e, ix->ptrs[i]);
+		put_str(e, ix->ptrs[i]);
+}
+
+/* The F:/X:/N: patterns (dec_patterns()). */
+static void enc_patterns(struct enc *e, const struct index *ix)
+{
+	size_t i;
+	int k;
+
 	for (i = 0; i < ix->npat; i++) {
 		const struct pat *p = &ix->pat[i];
 
-		put(&e, (unsigned char)p->type);
-		put_str(&e, p->val);
-		put(&e, p->vlen);
-		put(&e, (uint32_t)p->depth);
-		put(&e, p->slashes);
-		put(&e, p->trailing);
-		put(&e, p->may_dir);
-		put(&e, p->glob);
-		put(&e, p->litlen);
-		put(&e, (uint32_t)p->first);
-		put(&e, p->rx != NULL);
+		put(e, (unsigned char)p->type);
+		put_str(e, p->val);
+		put(e, p->vlen);
+		put(e, (uint32_t)p->depth);
+		put(e, p->slashes);
+		put(e, p->trailing);
+		put(e, p->may_dir);
+		put(e, p->glob);
+		put(e, p->litlen);
+		put(e, (uint32_t)p->first);
+		put(e, p->rx != NULL);
 		for (k = 0; p->rx && k < 2; k++)
-			put_re(&e, &p->rx->re[k], p->rx->perl[k],
+			put_re(e, &p->rx->re[k], p->rx->perl[k],
 			       p->rx->state[k]);
 	}
+}
+
+/* Categories, keywords, the .mailmap maps and the warnings
+ * (dec_rest()). */
+static void enc_rest(struct enc *e, const struct index *ix)
+{
+	size_t i;
+	int k;
+
 	for (i = 0; i < ix->ncat; i++) {
-		put(&e, ix->cat[i].kind);
-		put_str(&e, ix->cat[i].val);
-		put_str(&e, ix->cat[i].role);
-		put(&e, ix->cat[i].skip);
+		put(e, ix->cat[i].kind);
+		put_str(e, ix->cat[i].val);
+		put_str(e, ix->cat[i].role);
+		put(e, ix->cat[i].skip);
 	}
 	for (i = 0; i < ix->nkw; i++) {
 		const struct kw *w = &ix->kw[i];
 
-		put(&e, w->tvi);
-		put(&e, w->sect);
-		put_str(&e, w->key);
+		put(e, w->tvi);
+		put(e, w->sect);
+		put_str(e, w->key);
 		for (k = 0; k < 2; k++)
-			put_re(&e, &w->re[k], w->perl[k], w->state[k]);
+			put_re(e, &w->re[k], w->perl[k], w->state[k]);
 	}
 	for (i = 0; i < ix->nmm_names; i++) {
-		put_str(&e, ix->mm_names[i].key);
-		put_str(&e, ix->mm_names[i].val);
+		put_str(e, ix->mm_names[i].key);
+		put_str(e, ix->mm_names[i].val);
 	}
 	for (i = 0; i < ix->nmm_addrs; i++) {
-		put_str(&e, ix->mm_addrs[i].key);
-		put_str(&e, ix->mm_addrs[i].val);
+		put_str(e, ix->mm_addrs[i].key);
+		put_str(e, ix->mm_addrs[i].val);
 	}
-	put_str(&e, ix->warnings.len ? ix->warnings.ptr : "");
-	if (!e.err && (e.body.len > UINT32_MAX || e.st.tab.len > UINT32_MAX))
-		e.err = rb_err(RB_ETOOBIG, "maintainers cache: too big");
-	if (e.err)
-		goto out;
+	put_str(e, ix->warnings.len ? ix->warnings.ptr : "");
+}
+
+/* The file's header for a body and string table of these lengths. */
+static void enc_header(unsigned char *h, const struct index *ix,
+		       const struct enc *e)
+{
+	uint32_t u;
+	uint64_t sum;
 
 	memcpy(h, CACHE_MAGIC, 8);
 	h += 8;
@@ -300,15 +316,32 @@ int rb_maint__cache_encode(struct rb_buf *out, const struct index *ix)
 	h += OID_LEN;
 	memcpy(h, ix->mailmap_id.id, OID_LEN);
 	h += OID_LEN;
-	u = (uint32_t)e.body.len;
+	u = (uint32_t)e->body.len;
 	memcpy(h, &u, 4);
 	h += 4;
-	u = (uint32_t)e.st.tab.len;
+	u = (uint32_t)e->st.tab.len;
 	memcpy(h, &u, 4);
 	h += 4;
-	sum = checksum((const unsigned char *)e.body.ptr, e.body.len) ^
-	      (checksum((const unsigned char *)e.st.tab.ptr, e.st.tab.len) * 3);
+	sum = checksum((const unsigned char *)e->body.ptr, e->body.len) ^
+	      (checksum((const unsigned char *)e->st.tab.ptr, e->st.tab.len) *
+	       3);
 	memcpy(h, &sum, 8);
+}
+
+int rb_maint__cache_encode(struct rb_buf *out, const struct index *ix)
+{
+	struct enc e = { .body = RB_BUF_INIT(CACHE_MAX) };
+	unsigned char hdr[HDR_LEN] = { 0 };
+
+	rb_buf_init(&e.st.tab, CACHE_MAX);
+	enc_sections(&e, ix);
+	enc_patterns(&e, ix);
+	enc_rest(&e, ix);
+	if (!e.err && (e.body.len > UINT32_MAX || e.st.tab.len > UINT32_MAX))
+		e.err = rb_err(RB_ETOOBIG, "maintainers cache: too big");
+	if (e.err)
+		goto out;
+	enc_header(hdr, ix, &e);
 	e.err = rb_buf_add(out, hdr, sizeof(hdr));
 	if (!e.err)
 		e.err = rb_buf_add(out, e.body.ptr, e.body.len);

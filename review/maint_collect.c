@@ -558,84 +558,93 @@ static void entries_release(struct vec *v)
 	free(v->v);
 }
 
-int rb_maint_query_run(struct rb_maint_result **out, struct rb_maint_query *q)
+/*
+ * The sections of the query's files, deepest first for each file, with
+ * the addresses of .yaml files into @femails, then those of the K:
+ * keywords the query hit (get_maintainers()' loops).
+ */
+static int match_query(struct collect *c, const struct rb_maint_query *q,
+		       struct strv *femails)
 {
-	struct rb_maint *m = (struct rb_maint *)q->m;
-	struct index *ix = m->ix;
-	struct collect c = { 0 };
-	struct dedup d = { 0 };
-	struct strv femails = { 0 };
-	struct rb_maint_result *r = NULL;
+	struct index *ix = c->m->ix;
 	struct hit *hits = NULL;
 	int *slot = NULL;
 	char *lower = NULL;
-	size_t i, k, maxlen = 0;
+	size_t i, j, maxlen = 0;
 	int err = 0;
 
-	c.m = m;
-	c.email_to.size = sizeof(struct entry);
-	c.list_to.size = sizeof(struct entry);
-	c.sections.size = sizeof(const struct rb_maint_section *);
-	d.vals.size = sizeof(struct email);
-	c.sect_seen = calloc(ix->nsect + 1, sizeof(bool));
 	hits = malloc((ix->nsect + 1) * sizeof(*hits));
 	slot = malloc((ix->nsect + 1) * sizeof(*slot));
 	for (i = 0; i < q->files.n; i++)
 		if (strlen(q->files.v[i]) > maxlen)
 			maxlen = strlen(q->files.v[i]);
 	lower = malloc(maxlen + 1);
-	if (!c.sect_seen || !hits || !slot || !lower) {
+	if (!hits || !slot || !lower) {
 		err = rb_err(RB_ENOMEM, "maintainers: out of memory");
 		goto out;
 	}
 	for (i = 0; i < ix->nsect; i++)
 		slot[i] = -1;
 	for (i = 0; i < q->files.n && !err; i++) {
-		size_t nh = rb_maint__match_file(m, q->files.v[i], hits, slot,
-						 lower),
-		       j;
+		size_t nh = rb_maint__match_file(c->m, q->files.v[i], hits,
+						 slot, lower);
 
 		for (j = 0; j < nh && !err; j++)
-			err = add_categories(&c, hits[j].sect);
+			err = add_categories(c, hits[j].sect);
 		if (!err)
-			err = file_emails(&c, q->files.v[i], &femails);
+			err = file_emails(c, q->files.v[i], femails);
 	}
-	for (k = 0; k < ix->nkw && !err; k++)
-		if (q->kwhit[k])
-			err = add_categories(&c, ix->kw[k].sect);
-	if (err)
-		goto out;
-	/* deduplicate_email() over @email_to, @list_to */
+	for (i = 0; i < ix->nkw && !err; i++)
+		if (q->kwhit[i])
+			err = add_categories(c, ix->kw[i].sect);
+out:
+	free(hits);
+	free(slot);
+	free(lower);
+	return err;
+}
+
+/* deduplicate_email() over @email_to, @list_to; then the chief penguin
+ * is removed (--git-chief-penguins is off). */
+static int dedup_entries(struct collect *c, struct dedup *d)
+{
+	size_t i, k;
+
 	for (k = 0; k < 2; k++) {
-		struct vec *v = k ? &c.list_to : &c.email_to;
+		struct vec *v = k ? &c->list_to : &c->email_to;
 
 		for (i = 0; i < v->n; i++) {
 			struct entry *en = &((struct entry *)v->v)[i];
-			char *nd = deduplicate_email(&c, &d, en->addr);
+			char *nd = deduplicate_email(c, d, en->addr);
 
-			if (!nd) {
-				err = rb_err(RB_ENOMEM, "out of memory");
-				goto out;
-			}
+			if (!nd)
+				return rb_err(RB_ENOMEM, "out of memory");
 			free(en->addr);
 			en->addr = nd;
 		}
 	}
-	/* The chief penguin is removed (--git-chief-penguins is off). */
-	for (i = 0, k = 0; i < c.email_to.n; i++) {
-		struct entry *en = &((struct entry *)c.email_to.v)[i];
+	for (i = 0, k = 0; i < c->email_to.n; i++) {
+		struct entry *en = &((struct entry *)c->email_to.v)[i];
 
 		if (is_chief_penguin(en->addr)) {
 			free(en->addr);
 			free(en->role_owned);
 			continue;
 		}
-		((struct entry *)c.email_to.v)[k++] = *en;
+		((struct entry *)c->email_to.v)[k++] = *en;
 	}
-	c.email_to.n = k;
-	/* @file_emails: mailmapped, pushed, role "in file". */
-	for (i = 0; i < femails.n && !err; i++) {
-		char *mm = rb_maint__mailmap_email(ix, femails.v[i]);
+	c->email_to.n = k;
+	return 0;
+}
+
+/* @file_emails: mailmapped, pushed, role "in file". */
+static int add_file_emails(struct collect *c, const struct strv *femails)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < femails->n && !err; i++) {
+		char *mm = rb_maint__mailmap_email(c->m->ix, femails->v[i]);
 		struct email e = { 0 };
 		char *f = NULL;
 		bool pushed;
@@ -647,39 +656,29 @@ int rb_maint_query_run(struct rb_maint_result **out, struct rb_maint_query *q)
 		}
 		f = rb_maint__format_email(e.name, e.addr);
 		if (f)
-			err = push_email_address(&c, f, "", &pushed);
+			err = push_email_address(c, f, "", &pushed);
 		if (!err && f)
-			err = add_role(&c, f, "in file");
+			err = add_role(c, f, "in file");
 		if (!f)
 			err = rb_err(RB_ENOMEM, "out of memory");
 		free(f);
 		free(mm);
 		rb_maint__email_release(&e);
 	}
-	/* vcs_add_commit_signers($fix, "blamed_fixes") */
-	for (i = 0; i < q->fixes.n && !err; i++)
-		err = blamed_fixes(&c, &d, q->fixes.v[i]);
-	if (err)
-		goto out;
+	return err;
+}
 
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		err = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	r->to = calloc(c.email_to.n + c.list_to.n + 1, sizeof(*r->to));
-	r->files = calloc(q->files.n + 1, sizeof(*r->files));
-	if (!r->to || !r->files) {
-		err = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	/* merge_email(): the first of equal addresses stays. */
+/* merge_email(): @email_to then @list_to into @r, the first of equal
+ * addresses staying. */
+static int merge_entries(struct rb_maint_result *r, struct collect *c)
+{
+	size_t i, j, k;
+
 	for (k = 0; k < 2; k++) {
-		struct vec *v = k ? &c.list_to : &c.email_to;
+		struct vec *v = k ? &c->list_to : &c->email_to;
 
 		for (i = 0; i < v->n; i++) {
 			struct entry *en = &((struct entry *)v->v)[i];
-			size_t j;
 			bool dup = false;
 
 			for (j = 0; j < r->nto && !dup; j++)
@@ -692,27 +691,80 @@ int rb_maint_query_run(struct rb_maint_result **out, struct rb_maint_query *q)
 			if (!r->to[r->nto].addr || !r->to[r->nto].role) {
 				free(r->to[r->nto].addr);
 				free(r->to[r->nto].role);
-				err = rb_err(RB_ENOMEM, "out of memory");
-				goto out;
+				return rb_err(RB_ENOMEM, "out of memory");
 			}
 			r->nto++;
 		}
 	}
+	return 0;
+}
+
+/* The result: the merged recipients, the files, the sections (taken
+ * from @c). */
+static int make_result(struct rb_maint_result **out, struct collect *c,
+		       const struct rb_maint_query *q)
+{
+	struct rb_maint_result *r = calloc(1, sizeof(*r));
+	size_t i;
+	int err;
+
+	if (!r)
+		return rb_err(RB_ENOMEM, "out of memory");
+	r->to = calloc(c->email_to.n + c->list_to.n + 1, sizeof(*r->to));
+	r->files = calloc(q->files.n + 1, sizeof(*r->files));
+	if (!r->to || !r->files) {
+		err = rb_err(RB_ENOMEM, "out of memory");
+		goto fail;
+	}
+	err = merge_entries(r, c);
+	if (err)
+		goto fail;
 	for (i = 0; i < q->files.n; i++) {
 		r->files[i] = strdup(q->files.v[i]);
 		if (!r->files[i]) {
 			err = rb_err(RB_ENOMEM, "out of memory");
-			goto out;
+			goto fail;
 		}
 		r->nfiles++;
 	}
-	r->sections = (const struct rb_maint_section **)c.sections.v;
-	r->nsections = c.sections.n;
-	c.sections.v = NULL;
+	r->sections = (const struct rb_maint_section **)c->sections.v;
+	r->nsections = c->sections.n;
+	c->sections.v = NULL;
 	*out = r;
-	r = NULL;
-out:
+	return 0;
+fail:
 	rb_maint_result_free(r);
+	return err;
+}
+
+int rb_maint_query_run(struct rb_maint_result **out, struct rb_maint_query *q)
+{
+	struct rb_maint *m = (struct rb_maint *)q->m;
+	struct collect c = { 0 };
+	struct dedup d = { 0 };
+	struct strv femails = { 0 };
+	size_t i;
+	int err = 0;
+
+	c.m = m;
+	c.email_to.size = sizeof(struct entry);
+	c.list_to.size = sizeof(struct entry);
+	c.sections.size = sizeof(const struct rb_maint_section *);
+	d.vals.size = sizeof(struct email);
+	c.sect_seen = calloc(m->ix->nsect + 1, sizeof(bool));
+	if (!c.sect_seen)
+		err = rb_err(RB_ENOMEM, "maintainers: out of memory");
+	if (!err)
+		err = match_query(&c, q, &femails);
+	if (!err)
+		err = dedup_entries(&c, &d);
+	if (!err)
+		err = add_file_emails(&c, &femails);
+	/* vcs_add_commit_signers($fix, "blamed_fixes") */
+	for (i = 0; i < q->fixes.n && !err; i++)
+		err = blamed_fixes(&c, &d, q->fixes.v[i]);
+	if (!err)
+		err = make_result(out, &c, q);
 	entries_release(&c.email_to);
 	entries_release(&c.list_to);
 	rb_maint__strv_release(&c.hash_list);
@@ -722,9 +774,6 @@ out:
 	free(c.sect_seen);
 	dedup_release(&d);
 	rb_maint__strv_release(&femails);
-	free(hits);
-	free(slot);
-	free(lower);
 	return err;
 }
 

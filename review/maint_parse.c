@@ -323,19 +323,15 @@ static int sect_cats(struct index *ix, struct sect *s, struct vec *cats)
 	return 0;
 }
 
-static int parse_maintainers(struct index *ix, char *text, size_t len)
+/*
+ * read_maintainer_file(): @typevalue, into @tvs. The lines are cut in
+ * place in the index's copy of the text.
+ */
+static int read_typevalue(struct index *ix, struct vec *tvs, char *text,
+			  size_t len)
 {
-	struct vec tvs = { .size = sizeof(struct tv) };
-	struct vec sects = { .size = sizeof(struct sect) };
-	struct vec pats = { .size = sizeof(struct pat) };
-	struct vec cats = { .size = sizeof(struct cat) };
-	struct vec kws = { .size = sizeof(struct kw) };
-	size_t i = 0, tvi, k;
-	int err = 0;
+	size_t i = 0;
 
-	/* read_maintainer_file(): @typevalue. The lines are cut in place
-	 * in the index's copy of the text.
-	 */
 	while (i < len) {
 		char *l = text + i, *nl = memchr(l, '\n', len - i);
 		size_t ll = nl ? (size_t)(nl - l) : len - i, j;
@@ -352,20 +348,16 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 				v++;
 				vl--;
 			}
-			t = rb_maint__vec_push(&tvs);
-			if (!t) {
-				err = rb_err(RB_ENOMEM, "maintainers: memory");
-				goto out;
-			}
+			t = rb_maint__vec_push(tvs);
+			if (!t)
+				return rb_err(RB_ENOMEM, "maintainers: memory");
 			t->type = l[0];
 			if (l[0] == 'F' || l[0] == 'X') {
 				size_t cl;
 				char *cv = convert_glob(&ix->ar, v, vl, &cl);
 
-				if (!cv) {
-					err = rb_err(RB_ENOMEM, "no memory");
-					goto out;
-				}
+				if (!cv)
+					return rb_err(RB_ENOMEM, "no memory");
 				v = cv;
 				vl = cl;
 			}
@@ -378,13 +370,172 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 			;
 		if (j == ll || l[j] == '#')
 			continue;
-		t = rb_maint__vec_push(&tvs);
-		if (!t) {
-			err = rb_err(RB_ENOMEM, "maintainers: memory");
-			goto out;
-		}
+		t = rb_maint__vec_push(tvs);
+		if (!t)
+			return rb_err(RB_ENOMEM, "maintainers: memory");
 		t->str = l;
 	}
+	return 0;
+}
+
+/* get_maintainers()' walk: find_first_section(), then end + 1. */
+static int find_sections(struct index *ix, struct vec *sects)
+{
+	size_t tvi;
+
+	for (tvi = 0; tvi < ix->ntv && !tv_is_type(&ix->tv[tvi]); tvi++)
+		;
+	while (tvi < ix->ntv) {
+		struct sect *s = rb_maint__vec_push(sects);
+
+		if (!s)
+			return rb_err(RB_ENOMEM, "maintainers: memory");
+		s->tvi = tvi;
+		s->start = start_of(ix, tvi);
+		s->end = end_of(ix, tvi);
+		tvi = s->end + 1;
+	}
+	return 0;
+}
+
+/* The section's patterns of the types in @types, in line order. */
+static int sect_push_pats(struct index *ix, const struct sect *s,
+			  struct vec *pats, const char *types)
+{
+	size_t j;
+
+	for (j = s->start; j < s->end; j++) {
+		struct pat *p;
+
+		if (!ix->tv[j].type || !strchr(types, ix->tv[j].type))
+			continue;
+		p = rb_maint__vec_push(pats);
+		if (!p)
+			return rb_err(RB_ENOMEM, "maintainers: memory");
+		p->type = ix->tv[j].type;
+		p->val = ix->tv[j].val;
+		p->vlen = ix->tv[j].vlen;
+	}
+	return 0;
+}
+
+/* Each section's lines, patterns, public arrays and categories. */
+static int fill_sections(struct index *ix, struct vec *pats, struct vec *cats)
+{
+	size_t k, j;
+	int err;
+
+	for (k = 0; k < ix->nsect; k++) {
+		struct sect *s = &ix->sect[k];
+
+		for (j = s->start; j < s->end; j++)
+			if (tv_is_type(&ix->tv[j]))
+				ix->tv_sect[j] = k;
+		/* X: first (all of them), then F: and N: in line order. */
+		s->x0 = pats->n;
+		err = sect_push_pats(ix, s, pats, "X");
+		if (err)
+			return err;
+		s->nx = pats->n - s->x0;
+		s->pat0 = pats->n;
+		err = sect_push_pats(ix, s, pats, "FN");
+		if (err)
+			return err;
+		s->npat = pats->n - s->pat0;
+		err = sect_public(ix, s);
+		if (!err)
+			err = sect_cats(ix, s, cats);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* One K: line at typevalue @k: its two regexes, translated now and
+ * compiled when first needed. */
+static int setup_kw(struct index *ix, struct kw *w, size_t k)
+{
+	int m, err;
+
+	w->tvi = k;
+	w->sect = ix->tv_sect[k];
+	snprintf(w->key, sizeof(w->key), "%zu", k);
+	w->perl[0] = strndup(ix->tv[k].val, ix->tv[k].vlen);
+	w->perl[1] = rb_maint__arena_printf(&ix->ar, "^[+-].*%.*s",
+					    (int)ix->tv[k].vlen, ix->tv[k].val);
+	if (!w->perl[0] || !w->perl[1])
+		return rb_err(RB_ENOMEM, "maintainers: memory");
+	w->perl[1] = strdup(w->perl[1]);
+	if (!w->perl[1])
+		return rb_err(RB_ENOMEM, "maintainers: memory");
+	for (m = 0; m < 2; m++) {
+		char *ere = NULL;
+
+		if (rb_perl_re_translate(&ere, &w->re[m], w->perl[m],
+					 strlen(w->perl[m]), true)) {
+			w->state[m] = -1;
+			if (m == 0) {
+				err = add_warning(ix, "K:", ix->tv[k].val,
+						  ix->tv[k].vlen);
+				if (err) {
+					free(ere);
+					return err;
+				}
+			}
+		}
+		free(ere);
+	}
+	return 0;
+}
+
+/* %keyword_hash: K: lines, keyed by their index, sorted as Perl sorts
+ * the keys: as strings (sort_and_uniq). */
+static int read_keywords(struct index *ix, struct vec *kws)
+{
+	size_t k, j;
+	int err;
+
+	for (k = 0; k < ix->ntv; k++) {
+		struct kw *w;
+
+		if (ix->tv[k].type != 'K' || ix->tv_sect[k] == (size_t)-1)
+			continue;
+		w = rb_maint__vec_push(kws);
+		if (!w)
+			return rb_err(RB_ENOMEM, "maintainers: memory");
+		err = setup_kw(ix, w, k);
+		if (err)
+			return err;
+	}
+	ix->kw = kws->v;
+	ix->nkw = kws->n;
+	kws->v = NULL;
+	for (k = 1; k < ix->nkw; k++) {
+		struct kw tmp = ix->kw[k];
+
+		j = k;
+		while (j > 0 && strcmp(ix->kw[j - 1].key, tmp.key) > 0) {
+			ix->kw[j] = ix->kw[j - 1];
+			j--;
+		}
+		ix->kw[j] = tmp;
+	}
+	return 0;
+}
+
+static int parse_maintainers(struct index *ix, char *text, size_t len)
+{
+	struct vec tvs = { .size = sizeof(struct tv) };
+	struct vec sects = { .size = sizeof(struct sect) };
+	struct vec pats = { .size = sizeof(struct pat) };
+	struct vec cats = { .size = sizeof(struct cat) };
+	struct vec kws = { .size = sizeof(struct kw) };
+	size_t k;
+	int err;
+
+	err = read_typevalue(ix, &tvs, text, len);
+	if (err)
+		goto out;
 	ix->tv = tvs.v;
 	ix->ntv = tvs.n;
 	tvs.v = NULL;
@@ -395,22 +546,9 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 	}
 	for (k = 0; k < ix->ntv; k++)
 		ix->tv_sect[k] = (size_t)-1;
-
-	/* get_maintainers()' walk: find_first_section(), then end + 1. */
-	for (tvi = 0; tvi < ix->ntv && !tv_is_type(&ix->tv[tvi]); tvi++)
-		;
-	while (tvi < ix->ntv) {
-		struct sect *s = rb_maint__vec_push(&sects);
-
-		if (!s) {
-			err = rb_err(RB_ENOMEM, "maintainers: memory");
-			goto out;
-		}
-		s->tvi = tvi;
-		s->start = start_of(ix, tvi);
-		s->end = end_of(ix, tvi);
-		tvi = s->end + 1;
-	}
+	err = find_sections(ix, &sects);
+	if (err)
+		goto out;
 	ix->sect = sects.v;
 	ix->nsect = sects.n;
 	sects.v = NULL;
@@ -421,52 +559,9 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 		err = rb_err(RB_ENOMEM, "maintainers: memory");
 		goto out;
 	}
-	for (k = 0; k < ix->nsect; k++) {
-		struct sect *s = &ix->sect[k];
-		size_t j;
-
-		for (j = s->start; j < s->end; j++)
-			if (tv_is_type(&ix->tv[j]))
-				ix->tv_sect[j] = k;
-		/* X: first (all of them), then F: and N: in line order. */
-		s->x0 = pats.n;
-		for (j = s->start; j < s->end; j++) {
-			struct pat *p;
-
-			if (ix->tv[j].type != 'X')
-				continue;
-			p = rb_maint__vec_push(&pats);
-			if (!p) {
-				err = rb_err(RB_ENOMEM, "maintainers: memory");
-				goto out;
-			}
-			p->type = 'X';
-			p->val = ix->tv[j].val;
-			p->vlen = ix->tv[j].vlen;
-		}
-		s->nx = pats.n - s->x0;
-		s->pat0 = pats.n;
-		for (j = s->start; j < s->end; j++) {
-			struct pat *p;
-
-			if (ix->tv[j].type != 'F' && ix->tv[j].type != 'N')
-				continue;
-			p = rb_maint__vec_push(&pats);
-			if (!p) {
-				err = rb_err(RB_ENOMEM, "maintainers: memory");
-				goto out;
-			}
-			p->type = ix->tv[j].type;
-			p->val = ix->tv[j].val;
-			p->vlen = ix->tv[j].vlen;
-		}
-		s->npat = pats.n - s->pat0;
-		err = sect_public(ix, s);
-		if (!err)
-			err = sect_cats(ix, s, &cats);
-		if (err)
-			goto out;
-	}
+	err = fill_sections(ix, &pats, &cats);
+	if (err)
+		goto out;
 	ix->pat = pats.v;
 	ix->npat = pats.n;
 	pats.v = NULL;
@@ -478,66 +573,7 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 		if (err)
 			goto out;
 	}
-
-	/* %keyword_hash: K: lines, keyed by their index. */
-	for (k = 0; k < ix->ntv; k++) {
-		struct kw *w;
-		int m;
-
-		if (ix->tv[k].type != 'K' || ix->tv_sect[k] == (size_t)-1)
-			continue;
-		w = rb_maint__vec_push(&kws);
-		if (!w) {
-			err = rb_err(RB_ENOMEM, "maintainers: memory");
-			goto out;
-		}
-		w->tvi = k;
-		w->sect = ix->tv_sect[k];
-		snprintf(w->key, sizeof(w->key), "%zu", k);
-		w->perl[0] = strndup(ix->tv[k].val, ix->tv[k].vlen);
-		w->perl[1] = rb_maint__arena_printf(&ix->ar, "^[+-].*%.*s",
-						    (int)ix->tv[k].vlen,
-						    ix->tv[k].val);
-		if (!w->perl[0] || !w->perl[1]) {
-			err = rb_err(RB_ENOMEM, "maintainers: memory");
-			goto out;
-		}
-		w->perl[1] = strdup(w->perl[1]);
-		if (!w->perl[1]) {
-			err = rb_err(RB_ENOMEM, "maintainers: memory");
-			goto out;
-		}
-		for (m = 0; m < 2; m++) {
-			char *ere = NULL;
-
-			if (rb_perl_re_translate(&ere, &w->re[m], w->perl[m],
-						 strlen(w->perl[m]), true)) {
-				w->state[m] = -1;
-				if (m == 0) {
-					err = add_warning(ix,
-							  "K:", ix->tv[k].val,
-							  ix->tv[k].vlen);
-					if (err)
-						goto out;
-				}
-			}
-			free(ere);
-		}
-	}
-	ix->kw = kws.v;
-	ix->nkw = kws.n;
-	kws.v = NULL;
-	/* Perl sorts the K: indexes as strings (sort_and_uniq). */
-	for (k = 1; k < ix->nkw; k++) {
-		struct kw tmp = ix->kw[k];
-		size_t j = k;
-
-		while (j > 0 && strcmp(ix->kw[j - 1].key, tmp.key) > 0) {
-			ix->kw[j] = ix->kw[j - 1];
-			j--;
-		}
-		ix->kw[j] = tmp;
-	}
+	err = read_keywords(ix, &kws);
 out:
 	free(tvs.v);
 	free(sects.v);

@@ -288,6 +288,74 @@ static int read_escape(struct tr *t, int *c, char *cls, bool *neg)
 	}
 }
 
+/* A "[:name:]" in a class, at t->i after its "[": its ASCII bytes into
+ * @set. */
+static int posix_class(struct tr *t, bool *set)
+{
+	const char *end = memchr(t->p + t->i, ']', t->n - t->i);
+	char name[16];
+	size_t nl;
+	int k;
+
+	if (!end || end[-1] != ':' ||
+	    (size_t)(end - 1 - (const char *)t->p) <= t->i)
+		return rb_err(RB_EINVAL, "regex: bad [:");
+	nl = (size_t)(end - 1 - (const char *)(t->p + t->i + 1));
+	if (nl >= sizeof(name))
+		return rb_err(RB_EINVAL, "regex: bad [:");
+	memcpy(name, t->p + t->i + 1, nl);
+	name[nl] = '\0';
+	for (k = 0; k < 128; k++) {
+		bool in = false;
+
+		if (!strcmp(name, "alpha"))
+			in = isalpha(k);
+		else if (!strcmp(name, "digit"))
+			in = isdigit(k);
+		else if (!strcmp(name, "alnum"))
+			in = isalnum(k);
+		else if (!strcmp(name, "space"))
+			in = isspace(k);
+		else if (!strcmp(name, "upper"))
+			in = isupper(k);
+		else if (!strcmp(name, "lower"))
+			in = islower(k);
+		else if (!strcmp(name, "punct"))
+			in = ispunct(k);
+		else if (!strcmp(name, "xdigit"))
+			in = isxdigit(k);
+		else if (!strcmp(name, "word"))
+			in = isalnum(k) || k == '_';
+		else
+			return rb_err(RB_EINVAL, "regex: class [:%s:]", name);
+		if (in)
+			set[k] = true;
+	}
+	t->i = (size_t)(end + 1 - (const char *)t->p);
+	return 0;
+}
+
+/* The range "@lo-HI" in a class, at t->i after its "-": into @set. */
+static int class_range(struct tr *t, bool *set, int lo)
+{
+	int hi = t->p[t->i++], err;
+	char cls;
+	bool cneg;
+
+	if (hi == '\\') {
+		err = read_escape(t, &hi, &cls, &cneg);
+		if (err < 0)
+			return err;
+		if (err == 1)
+			return rb_err(RB_EINVAL, "regex: class in range");
+	}
+	if (hi < lo)
+		return rb_err(RB_EINVAL, "regex: bad range");
+	for (; lo <= hi; lo++)
+		set[lo] = true;
+	return 0;
+}
+
 static int parse_class(struct tr *t, bool icase)
 {
 	bool set[256] = { false };
@@ -311,49 +379,9 @@ static int parse_class(struct tr *t, bool icase)
 		t->i++;
 		if (c == '[' && !tr_eof(t) && t->p[t->i] == ':') {
 			/* [:alpha:] and friends, ASCII. */
-			const char *end = memchr(t->p + t->i, ']', t->n - t->i);
-			char name[16];
-			size_t nl;
-			int k;
-
-			if (!end || end[-1] != ':' ||
-			    (size_t)(end - 1 - (const char *)t->p) <= t->i)
-				return rb_err(RB_EINVAL, "regex: bad [:");
-			nl = (size_t)(end - 1 -
-				      (const char *)(t->p + t->i + 1));
-			if (nl >= sizeof(name))
-				return rb_err(RB_EINVAL, "regex: bad [:");
-			memcpy(name, t->p + t->i + 1, nl);
-			name[nl] = '\0';
-			for (k = 0; k < 128; k++) {
-				bool in = false;
-
-				if (!strcmp(name, "alpha"))
-					in = isalpha(k);
-				else if (!strcmp(name, "digit"))
-					in = isdigit(k);
-				else if (!strcmp(name, "alnum"))
-					in = isalnum(k);
-				else if (!strcmp(name, "space"))
-					in = isspace(k);
-				else if (!strcmp(name, "upper"))
-					in = isupper(k);
-				else if (!strcmp(name, "lower"))
-					in = islower(k);
-				else if (!strcmp(name, "punct"))
-					in = ispunct(k);
-				else if (!strcmp(name, "xdigit"))
-					in = isxdigit(k);
-				else if (!strcmp(name, "word"))
-					in = isalnum(k) || k == '_';
-				else
-					return rb_err(RB_EINVAL,
-						      "regex: class [:%s:]",
-						      name);
-				if (in)
-					set[k] = true;
-			}
-			t->i = (size_t)(end + 1 - (const char *)t->p);
+			err = posix_class(t, set);
+			if (err)
+				return err;
 			prev = -1;
 			continue;
 		}
@@ -371,20 +399,9 @@ static int parse_class(struct tr *t, bool icase)
 			}
 		}
 		if (c == '-' && prev >= 0 && !tr_eof(t) && t->p[t->i] != ']') {
-			int hi = t->p[t->i++];
-
-			if (hi == '\\') {
-				err = read_escape(t, &hi, &cls, &cneg);
-				if (err < 0)
-					return err;
-				if (err == 1)
-					return rb_err(RB_EINVAL,
-						      "regex: class in range");
-			}
-			if (hi < prev)
-				return rb_err(RB_EINVAL, "regex: bad range");
-			for (; prev <= hi; prev++)
-				set[prev] = true;
+			err = class_range(t, set, prev);
+			if (err)
+				return err;
 			prev = -1;
 			continue;
 		}
