@@ -84,6 +84,96 @@ static bool rest_ok(const char *s, size_t len, size_t i)
 	return !nl || (size_t)(nl - s) + 1 == len;
 }
 
+/* Where parse_email() found the name and the address in its input. */
+struct email_span {
+	size_t nb, ne, ab, ae;
+};
+
+/* /^([^<]+)<(.+\@.*)>.*$/: the name is everything before the first "<". */
+static bool email_named(struct email_span *sp, const char *s, size_t len)
+{
+	const char *lt = memchr(s, '<', len);
+	size_t o, lim, i, j;
+	const char *nl;
+
+	if (!lt || lt == s)
+		return false;
+	o = (size_t)(lt - s) + 1;
+	nl = memchr(s + o, '\n', len - o);
+	lim = nl ? (size_t)(nl - s) : len;
+	/* The group ends at the last ">" (greedy) before any "\n" with an
+	 * "@" after its first byte, and ".*$" after it.
+	 */
+	for (j = lim; j-- > o + 1;) {
+		if (s[j] != '>' || !rest_ok(s, len, j + 1))
+			continue;
+		for (i = o + 1; i < j; i++)
+			if (s[i] == '@') {
+				sp->nb = 0;
+				sp->ne = (size_t)(lt - s);
+				sp->ab = o;
+				sp->ae = j;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* /^\s*<(.+\@\S*)>.*$/: "<address>" with optional leading white space. */
+static bool email_angle(struct email_span *sp, const char *s, size_t len)
+{
+	size_t o = 0, lim, k, e, j;
+	const char *nl;
+
+	while (o < len && is_ws((unsigned char)s[o]))
+		o++;
+	if (o >= len || s[o] != '<')
+		return false;
+	o++;
+	nl = memchr(s + o, '\n', len - o);
+	lim = nl ? (size_t)(nl - s) : len;
+	/* ".+" greedy: the last "@" first; then "\S*" greedy up to the last
+	 * ">" in its run.
+	 */
+	for (k = lim; k-- > o + 1;) {
+		if (s[k] != '@')
+			continue;
+		e = k + 1;
+		while (e < len && !is_ws((unsigned char)s[e]))
+			e++;
+		for (j = e; j-- > k + 1;)
+			if (s[j] == '>' && rest_ok(s, len, j + 1)) {
+				sp->ab = o;
+				sp->ae = j;
+				return true;
+			}
+	}
+	return false;
+}
+
+/* /^(.+\@\S*).*$/: "address" with anything after the run that holds
+ * it. */
+static bool email_bare(struct email_span *sp, const char *s, size_t len)
+{
+	size_t lim = len, k, e;
+
+	if (!rest_ok(s, len, 0))
+		return false;
+	if (lim && s[lim - 1] == '\n')
+		lim--;
+	for (k = lim; k-- > 1;) {
+		if (s[k] != '@')
+			continue;
+		e = k + 1;
+		while (e < len && !is_ws((unsigned char)s[e]))
+			e++;
+		sp->ab = 0;
+		sp->ae = e;
+		return true;
+	}
+	return false;
+}
+
 /*
  * parse_email():
  *   /^([^<]+)<(.+\@.*)>.*$/   -> name, address
@@ -93,100 +183,17 @@ static bool rest_ok(const char *s, size_t len, size_t i)
  */
 int rb_maint__parse_email(struct email *out, const char *s, size_t len)
 {
-	const char *lt = memchr(s, '<', len);
-	size_t nb = 0, ne = 0, ab = 0, ae = 0, i, j;
-	bool found = false;
+	struct email_span sp = { 0 };
+	const char *a;
+	size_t al;
 
-	/* 1: the name is everything before the first "<". */
-	if (lt && lt > s) {
-		size_t o = (size_t)(lt - s) + 1;
-		const char *nl = memchr(s + o, '\n', len - o);
-		size_t lim = nl ? (size_t)(nl - s) : len;
-
-		/* The group ends at the last ">" (greedy) before any "\n"
-		 * with an "@" after its first byte, and ".*$" after it.
-		 */
-		for (j = lim; j-- > o + 1 && !found;) {
-			if (s[j] != '>' || !rest_ok(s, len, j + 1))
-				continue;
-			for (i = o + 1; i < j; i++)
-				if (s[i] == '@') {
-					found = true;
-					break;
-				}
-			if (found) {
-				nb = 0;
-				ne = (size_t)(lt - s);
-				ab = o;
-				ae = j;
-			}
-		}
-	}
-	/* 2: "<address>" with optional leading white space. */
-	if (!found) {
-		size_t o = 0;
-
-		while (o < len && is_ws((unsigned char)s[o]))
-			o++;
-		if (o < len && s[o] == '<') {
-			const char *nl;
-			size_t lim, k;
-
-			o++;
-			nl = memchr(s + o, '\n', len - o);
-			lim = nl ? (size_t)(nl - s) : len;
-			/* ".+" greedy: the last "@" first; then "\S*" greedy
-			 * up to the last ">" in its run.
-			 */
-			for (k = lim; k-- > o + 1 && !found;) {
-				size_t e;
-
-				if (s[k] != '@')
-					continue;
-				e = k + 1;
-				while (e < len && !is_ws((unsigned char)s[e]))
-					e++;
-				for (j = e; j-- > k + 1;) {
-					if (s[j] == '>' &&
-					    rest_ok(s, len, j + 1)) {
-						found = true;
-						ab = o;
-						ae = j;
-						break;
-					}
-				}
-			}
-			ne = nb = 0;
-		}
-	}
-	/* 3: "address" with anything after the run that holds it. */
-	if (!found && rest_ok(s, len, 0)) {
-		size_t lim = len, k;
-
-		if (lim && s[lim - 1] == '\n')
-			lim--;
-		for (k = lim; k-- > 1;) {
-			if (s[k] == '@') {
-				size_t e = k + 1;
-
-				while (e < len && !is_ws((unsigned char)s[e]))
-					e++;
-				found = true;
-				ab = 0;
-				ae = e;
-				break;
-			}
-		}
-		ne = nb = 0;
-	}
-	out->name = fix_name(s + nb, ne - nb);
-	{
-		const char *a = s + ab;
-		size_t al = ae - ab;
-
-		rb_maint__trim(&a, &al);
-		out->addr = strndup(a, al);
-	}
+	if (!email_named(&sp, s, len) && !email_angle(&sp, s, len))
+		email_bare(&sp, s, len);
+	out->name = fix_name(s + sp.nb, sp.ne - sp.nb);
+	a = s + sp.ab;
+	al = sp.ae - sp.ab;
+	rb_maint__trim(&a, &al);
+	out->addr = strndup(a, al);
 	if (!out->name || !out->addr) {
 		rb_maint__email_release(out);
 		return rb_err(RB_ENOMEM, "maintainers: out of memory");
@@ -495,18 +502,12 @@ static bool c_name(unsigned char c) /* [A-Za-zÀ-ÿ\'\,\.\+-] */
 	       c == '.' || c == '+' || c == '-';
 }
 
-/* clean_file_emails() for one address. */
-char *rb_maint__clean_file_email(const char *raw)
+/* s/[\(\<\{]{0,1}([local]+\@[dom]+)[\)\>\}]{0,1}/\<$1\>/ for the "@" at
+ * @at of @raw, into @b. */
+static int bracket_address(struct rb_buf *b, const char *raw, const char *at)
 {
-	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	struct email e = { 0 };
-	const char *at = strchr(raw, '@');
-	char *name = NULL, *out = NULL;
-	size_t st, le, de, len = strlen(raw);
+	size_t st, le, de, len = strlen(raw), from, to;
 
-	if (!at)
-		return NULL;
-	/* s/[\(\<\{]{0,1}([local]+\@[dom]+)[\)\>\}]{0,1}/\<$1\>/g */
 	le = (size_t)(at - raw);
 	st = le;
 	while (st && c_local((unsigned char)raw[st - 1]))
@@ -514,93 +515,109 @@ char *rb_maint__clean_file_email(const char *raw)
 	de = le + 1;
 	while (de < len && c_dom((unsigned char)raw[de]))
 		de++;
-	if (st < le && de > le + 1) {
-		size_t from = st, to = de;
+	if (st >= le || de <= le + 1)
+		return rb_buf_puts(b, raw);
+	from = st;
+	to = de;
+	if (from && strchr("(<{", raw[from - 1]))
+		from--;
+	if (to < len && strchr(")>}", raw[to]))
+		to++;
+	if (rb_buf_add(b, raw, from) || rb_buf_putc(b, '<') ||
+	    rb_buf_add(b, raw + st, de - st) || rb_buf_putc(b, '>') ||
+	    rb_buf_puts(b, raw + to))
+		return -RB_ENOMEM;
+	return 0;
+}
 
-		if (from && strchr("(<{", raw[from - 1]))
-			from--;
-		if (to < len && strchr(")>}", raw[to]))
-			to++;
-		if (rb_buf_add(&b, raw, from) || rb_buf_putc(&b, '<') ||
-		    rb_buf_add(&b, raw + st, de - st) || rb_buf_putc(&b, '>') ||
-		    rb_buf_puts(&b, raw + to))
-			goto out;
-	} else if (rb_buf_puts(&b, raw)) {
-		goto out;
+/*
+ * @nw = split(/[^A-Za-zÀ-ÿ\'\,\.\+-]/, $name); with more than two words
+ * the name becomes the last two, or three when the first or second is
+ * an initial. Returns the name to use (@name or a new one, @name then
+ * freed), NULL when out of memory (@name freed).
+ */
+static char *name_words(char *name)
+{
+	size_t nl = strlen(name), i, nw = 0, fs[3] = { 0 }, fe[3] = { 0 };
+	size_t cs = 0, endn = nl, l0, l1;
+	struct rb_buf nb = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	bool three;
+
+	/* Trailing empty fields are dropped by split. */
+	while (endn && !c_name((unsigned char)name[endn - 1]))
+		endn--;
+	for (i = 0; endn && i <= endn; i++) {
+		if (i == endn || !c_name((unsigned char)name[i])) {
+			fs[0] = fs[1];
+			fe[0] = fe[1];
+			fs[1] = fs[2];
+			fe[1] = fe[2];
+			fs[2] = cs;
+			fe[2] = i;
+			nw++;
+			cs = i + 1;
+		}
 	}
-	if (rb_maint__parse_email(&e, b.ptr, b.len))
+	if (nw <= 2)
+		return name;
+	l0 = fe[0] - fs[0];
+	l1 = fe[1] - fs[1];
+	three = (l0 == 1 && isalpha((unsigned char)name[fs[0]])) ||
+		(l0 == 2 && name[fe[0] - 1] == '.') || l1 == 1 ||
+		(l1 == 2 && name[fe[1] - 1] == '.');
+	if ((three && rb_buf_printf(&nb, "%.*s ", (int)l0, name + fs[0])) ||
+	    rb_buf_printf(&nb, "%.*s %.*s", (int)l1, name + fs[1],
+			  (int)(fe[2] - fs[2]), name + fs[2])) {
+		rb_buf_release(&nb);
+		free(name);
+		return NULL;
+	}
+	free(name);
+	return rb_buf_detach(&nb, NULL);
+}
+
+/* s/[,\.]$//; s/(\"[,\.])$/\"/... : a "," or "." at either end goes,
+ * inside the quotes too. */
+static void strip_name_punct(char *name)
+{
+	size_t nl = strlen(name);
+
+	if (nl && (name[nl - 1] == ',' || name[nl - 1] == '.'))
+		name[nl - 1] = '\0';
+	else if (nl >= 2 && name[nl - 1] == '"' &&
+		 (name[nl - 2] == ',' || name[nl - 2] == '.')) {
+		name[nl - 2] = '"';
+		name[nl - 1] = '\0';
+	}
+	nl = strlen(name);
+	if (nl && (name[0] == ',' || name[0] == '.'))
+		memmove(name, name + 1, nl);
+	else if (nl >= 2 && name[0] == '"' &&
+		 (name[1] == ',' || name[1] == '.'))
+		memmove(name + 1, name + 2, nl - 1);
+}
+
+/* clean_file_emails() for one address. */
+char *rb_maint__clean_file_email(const char *raw)
+{
+	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct email e = { 0 };
+	const char *at = strchr(raw, '@');
+	char *name = NULL, *out = NULL;
+
+	if (!at)
+		return NULL;
+	if (bracket_address(&b, raw, at) ||
+	    rb_maint__parse_email(&e, b.ptr, b.len))
 		goto out;
 	name = e.name;
 	e.name = NULL;
 	if (!strcmp(name, "\"[,\\.]\""))
 		name[0] = '\0';
-	{
-		/* @nw = split(/[^A-Za-zÀ-ÿ\'\,\.\+-]/, $name); */
-		size_t nl = strlen(name), i, nw = 0, fs[3] = { 0 },
-		       fe[3] = { 0 };
-		size_t cs = 0;
-
-		/* Trailing empty fields are dropped by split. */
-		size_t endn = nl;
-
-		while (endn && !c_name((unsigned char)name[endn - 1]))
-			endn--;
-		if (endn) {
-			for (i = 0; i <= endn; i++) {
-				if (i == endn ||
-				    !c_name((unsigned char)name[i])) {
-					fs[0] = fs[1];
-					fe[0] = fe[1];
-					fs[1] = fs[2];
-					fe[1] = fe[2];
-					fs[2] = cs;
-					fe[2] = i;
-					nw++;
-					cs = i + 1;
-				}
-			}
-		}
-		if (nw > 2) {
-			size_t l0 = fe[0] - fs[0], l1 = fe[1] - fs[1];
-			bool three = (l0 == 1 &&
-				      isalpha((unsigned char)name[fs[0]])) ||
-				     (l0 == 2 && name[fe[0] - 1] == '.') ||
-				     l1 == 1 ||
-				     (l1 == 2 && name[fe[1] - 1] == '.');
-			struct rb_buf nb = RB_BUF_INIT(RB_BUF_NOLIMIT);
-
-			if (three &&
-			    rb_buf_printf(&nb, "%.*s ", (int)l0, name + fs[0]))
-				goto out;
-			if (rb_buf_printf(&nb, "%.*s %.*s", (int)l1,
-					  name + fs[1], (int)(fe[2] - fs[2]),
-					  name + fs[2])) {
-				rb_buf_release(&nb);
-				goto out;
-			}
-			free(name);
-			name = rb_buf_detach(&nb, NULL);
-			if (!name)
-				goto out;
-		}
-	}
-	{
-		size_t nl = strlen(name);
-
-		if (nl && (name[nl - 1] == ',' || name[nl - 1] == '.'))
-			name[nl - 1] = '\0';
-		else if (nl >= 2 && name[nl - 1] == '"' &&
-			 (name[nl - 2] == ',' || name[nl - 2] == '.')) {
-			name[nl - 2] = '"';
-			name[nl - 1] = '\0';
-		}
-		nl = strlen(name);
-		if (nl && (name[0] == ',' || name[0] == '.'))
-			memmove(name, name + 1, nl);
-		else if (nl >= 2 && name[0] == '"' &&
-			 (name[1] == ',' || name[1] == '.'))
-			memmove(name + 1, name + 2, nl - 1);
-	}
+	name = name_words(name);
+	if (!name)
+		goto out;
+	strip_name_punct(name);
 	out = rb_maint__format_email(name, e.addr);
 out:
 	free(name);
