@@ -95,50 +95,60 @@ static int spawn(pid_t *out, const struct rb_proc_opts *o, int in_fd,
 	return 0;
 }
 
-int rb_proc_run(struct rb_proc_result *res, const struct rb_proc_opts *o)
+/* The pipes to a child: stdin (when there is input), stdout, stderr;
+ * -1 where closed. */
+struct proc_io {
+	int pin[2], pout[2], perr[2];
+	size_t in_off; /* input bytes written */
+	size_t max; /* the output cap */
+};
+
+/* Writes what the child's stdin takes; closes it at the end or on an
+ * error. */
+static void feed_input(struct proc_io *io, const struct rb_proc_opts *o)
 {
-	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
-	size_t max = o->max_output ? o->max_output : 16u << 20;
-	size_t in_off = 0;
-	long long deadline = o->timeout_ms ? now_ms() + o->timeout_ms : 0;
-	struct rb_proc_result r;
-	pid_t pid = -1;
-	int status = 0, ret, devnull = -1;
+	ssize_t k = write(io->pin[1], o->input + io->in_off,
+			  o->input_len - io->in_off);
+
+	if (k > 0)
+		io->in_off += (size_t)k;
+	if (k < 0 && errno == EAGAIN)
+		return;
+	if (k <= 0 || io->in_off >= o->input_len) {
+		close(io->pin[1]);
+		io->pin[1] = -1;
+	}
+}
+
+/* Reads what @fd has into @r (capped); closes it at its end. */
+static void drain(struct proc_io *io, int fd, struct rb_proc_result *r)
+{
 	char tmp[65536];
+	ssize_t k = read(fd, tmp, sizeof(tmp));
 
-	memset(&r, 0, sizeof(r));
-	rb_buf_init(&r.out, RB_BUF_NOLIMIT);
-	rb_buf_init(&r.err, RB_BUF_NOLIMIT);
-	if (pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC) ||
-	    (o->input && pipe2(pin, O_CLOEXEC))) {
-		ret = rb_err(RB_EIO, "pipe: %s", strerror(errno));
-		goto out;
+	if (k < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (k <= 0) {
+		close(fd);
+		if (fd == io->pout[0])
+			io->pout[0] = -1;
+		else
+			io->perr[0] = -1;
+		return;
 	}
-	if (!o->input) {
-		devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (devnull < 0) {
-			ret = rb_err(RB_EIO, "/dev/null: %s", strerror(errno));
-			goto out;
-		}
-	}
-	ret = spawn(&pid, o, o->input ? pin[0] : devnull, pout[1],
-		    o->merge_stderr ? pout[1] : perr[1]);
-	if (ret)
-		goto out;
-	close(pout[1]);
-	close(perr[1]);
-	pout[1] = perr[1] = -1;
-	if (o->input) {
-		close(pin[0]);
-		pin[0] = -1;
-		fcntl(pin[1], F_SETFL, O_NONBLOCK);
-		if (!o->input_len) {
-			close(pin[1]);
-			pin[1] = -1;
-		}
-	}
+	add_capped(fd == io->pout[0] ? &r->out : &r->err, tmp, (size_t)k,
+		   io->max, &r->truncated);
+}
 
-	while (pout[0] >= 0 || perr[0] >= 0) {
+/*
+ * Moves the input and the output until both outputs end, poll fails
+ * or @deadline (CLOCK_MONOTONIC ms, 0: none) passes; the process group
+ * of @pid is killed in the last two cases (r->timed_out for the last).
+ */
+static void pump(struct proc_io *io, const struct rb_proc_opts *o,
+		 struct rb_proc_result *r, pid_t pid, long long deadline)
+{
+	while (io->pout[0] >= 0 || io->perr[0] >= 0) {
 		struct pollfd pf[3];
 		int n = 0, wait = -1, i;
 
@@ -146,20 +156,20 @@ int rb_proc_run(struct rb_proc_result *res, const struct rb_proc_opts *o)
 			long long left = deadline - now_ms();
 
 			if (left <= 0) {
-				r.timed_out = true;
+				r->timed_out = true;
 				kill(-pid, SIGKILL);
 				break;
 			}
 			wait = left > 1000 ? 1000 : (int)left;
 		}
-		if (pout[0] >= 0)
-			pf[n++] = (struct pollfd){ .fd = pout[0],
+		if (io->pout[0] >= 0)
+			pf[n++] = (struct pollfd){ .fd = io->pout[0],
 						   .events = POLLIN };
-		if (perr[0] >= 0)
-			pf[n++] = (struct pollfd){ .fd = perr[0],
+		if (io->perr[0] >= 0)
+			pf[n++] = (struct pollfd){ .fd = io->perr[0],
 						   .events = POLLIN };
-		if (pin[1] >= 0)
-			pf[n++] = (struct pollfd){ .fd = pin[1],
+		if (io->pin[1] >= 0)
+			pf[n++] = (struct pollfd){ .fd = io->pin[1],
 						   .events = POLLOUT };
 		if (poll(pf, n, wait) < 0) {
 			if (errno == EINTR)
@@ -168,38 +178,68 @@ int rb_proc_run(struct rb_proc_result *res, const struct rb_proc_opts *o)
 			break;
 		}
 		for (i = 0; i < n; i++) {
-			ssize_t k;
-
 			if (!pf[i].revents)
 				continue;
-			if (pf[i].fd == pin[1]) {
-				k = write(pin[1], o->input + in_off,
-					  o->input_len - in_off);
-				if (k > 0)
-					in_off += (size_t)k;
-				if (k < 0 && errno == EAGAIN)
-					continue;
-				if (k <= 0 || in_off >= o->input_len) {
-					close(pin[1]);
-					pin[1] = -1;
-				}
-				continue;
-			}
-			k = read(pf[i].fd, tmp, sizeof(tmp));
-			if (k < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (k <= 0) {
-				close(pf[i].fd);
-				if (pf[i].fd == pout[0])
-					pout[0] = -1;
-				else
-					perr[0] = -1;
-				continue;
-			}
-			add_capped(pf[i].fd == pout[0] ? &r.out : &r.err, tmp,
-				   (size_t)k, max, &r.truncated);
+			if (pf[i].fd == io->pin[1])
+				feed_input(io, o);
+			else
+				drain(io, pf[i].fd, r);
 		}
 	}
+}
+
+/* Starts the child with its pipes (or /dev/null for stdin, @devnull
+ * then open), keeping our ends of them in @io. */
+static int start(pid_t *pid, struct proc_io *io, int *devnull,
+		 const struct rb_proc_opts *o)
+{
+	int ret;
+
+	if (pipe2(io->pout, O_CLOEXEC) || pipe2(io->perr, O_CLOEXEC) ||
+	    (o->input && pipe2(io->pin, O_CLOEXEC)))
+		return rb_err(RB_EIO, "pipe: %s", strerror(errno));
+	if (!o->input) {
+		*devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (*devnull < 0)
+			return rb_err(RB_EIO, "/dev/null: %s", strerror(errno));
+	}
+	ret = spawn(pid, o, o->input ? io->pin[0] : *devnull, io->pout[1],
+		    o->merge_stderr ? io->pout[1] : io->perr[1]);
+	if (ret)
+		return ret;
+	close(io->pout[1]);
+	close(io->perr[1]);
+	io->pout[1] = io->perr[1] = -1;
+	if (o->input) {
+		close(io->pin[0]);
+		io->pin[0] = -1;
+		fcntl(io->pin[1], F_SETFL, O_NONBLOCK);
+		if (!o->input_len) {
+			close(io->pin[1]);
+			io->pin[1] = -1;
+		}
+	}
+	return 0;
+}
+
+int rb_proc_run(struct rb_proc_result *res, const struct rb_proc_opts *o)
+{
+	struct proc_io io = { .pin = { -1, -1 },
+			      .pout = { -1, -1 },
+			      .perr = { -1, -1 } };
+	long long deadline = o->timeout_ms ? now_ms() + o->timeout_ms : 0;
+	struct rb_proc_result r;
+	pid_t pid = -1;
+	int status = 0, ret, devnull = -1;
+
+	io.max = o->max_output ? o->max_output : 16u << 20;
+	memset(&r, 0, sizeof(r));
+	rb_buf_init(&r.out, RB_BUF_NOLIMIT);
+	rb_buf_init(&r.err, RB_BUF_NOLIMIT);
+	ret = start(&pid, &io, &devnull, o);
+	if (ret)
+		goto out;
+	pump(&io, o, &r, pid, deadline);
 	/* Descendants that kept the pipes open die with the group too. */
 	if (r.timed_out)
 		kill(-pid, SIGKILL);
@@ -219,12 +259,12 @@ out:
 		waitpid(pid, NULL, 0);
 	}
 	for (int i = 0; i < 2; i++) {
-		if (pin[i] >= 0)
-			close(pin[i]);
-		if (pout[i] >= 0)
-			close(pout[i]);
-		if (perr[i] >= 0)
-			close(perr[i]);
+		if (io.pin[i] >= 0)
+			close(io.pin[i]);
+		if (io.pout[i] >= 0)
+			close(io.pout[i]);
+		if (io.perr[i] >= 0)
+			close(io.perr[i]);
 	}
 	if (devnull >= 0)
 		close(devnull);
@@ -321,13 +361,29 @@ static int sb_push(struct sb_argv *a, const char *s)
 	return 0;
 }
 
-static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
+/* Appends the NULL-terminated @list. */
+static int sb_push_list(struct sb_argv *a, const char *const *list)
 {
-	bool root = geteuid() == 0;
 	int ret = 0;
-	size_t i;
 
-	a->n = 0;
+	for (; *list && !ret; list++)
+		ret = sb_push(a, *list);
+	return ret;
+}
+
+#define PUSH(x)                                \
+	do {                                   \
+		if (!ret)                      \
+			ret = sb_push(a, (x)); \
+	} while (0)
+
+/* prlimit and its limits, from @o or their defaults. */
+static int sb_limits(struct sb_argv *a, const struct rb_sandbox_opts *o)
+{
+	static const char *const tail[] = { "--core=0", "--nofile=4096", "--",
+					    NULL };
+	int ret = 0;
+
 	snprintf(a->nproc, sizeof(a->nproc), "--nproc=%d",
 		 o->nproc ? o->nproc : 1024);
 	snprintf(a->cpu, sizeof(a->cpu), "--cpu=%d",
@@ -338,53 +394,57 @@ static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
 		 (long long)(o->fsize_mb ? o->fsize_mb : 4096) << 20);
 	snprintf(a->tmpfs, sizeof(a->tmpfs), "%lld",
 		 (long long)(o->tmpfs_mb > 0 ? o->tmpfs_mb : 512) << 20);
-
-#define PUSH(x)                                \
-	do {                                   \
-		if (!ret)                      \
-			ret = sb_push(a, (x)); \
-	} while (0)
 	PUSH("prlimit");
 	PUSH(a->nproc);
 	PUSH(a->cpu);
 	if (o->mem_mb >= 0)
 		PUSH(a->as);
 	PUSH(a->fsize);
-	PUSH("--core=0");
-	PUSH("--nofile=4096");
-	PUSH("--");
-	PUSH("bwrap");
-	PUSH("--ro-bind");
-	PUSH("/usr");
-	PUSH("/usr");
-	PUSH("--symlink");
-	PUSH("usr/lib");
-	PUSH("/lib");
-	PUSH("--symlink");
-	PUSH("usr/lib64");
-	PUSH("/lib64");
-	PUSH("--symlink");
-	PUSH("usr/bin");
-	PUSH("/bin");
-	PUSH("--symlink");
-	PUSH("usr/sbin");
-	PUSH("/sbin");
+	if (!ret)
+		ret = sb_push_list(a, tail);
+	return ret;
+}
+
+/* bwrap and what the sandbox sees: /usr, /etc/alternatives, /proc,
+ * /dev, a /tmp of its own, and the binds of @o. */
+static int sb_mounts(struct sb_argv *a, const struct rb_sandbox_opts *o)
+{
 	/* Symlinks into /usr only: no secret lives there. As root, bwrap
 	 * makes missing parents 0700: /etc must be 0755 for uid 65534. */
-	PUSH("--perms");
-	PUSH("0755");
-	PUSH("--dir");
-	PUSH("/etc");
-	PUSH("--ro-bind-try");
-	PUSH("/etc/alternatives");
-	PUSH("/etc/alternatives");
-	PUSH("--proc");
-	PUSH("/proc");
-	PUSH("--dev");
-	PUSH("/dev");
-	PUSH("--perms");
-	PUSH("1777");
-	PUSH("--size");
+	static const char *const fs[] = { "bwrap",
+					  "--ro-bind",
+					  "/usr",
+					  "/usr",
+					  "--symlink",
+					  "usr/lib",
+					  "/lib",
+					  "--symlink",
+					  "usr/lib64",
+					  "/lib64",
+					  "--symlink",
+					  "usr/bin",
+					  "/bin",
+					  "--symlink",
+					  "usr/sbin",
+					  "/sbin",
+					  "--perms",
+					  "0755",
+					  "--dir",
+					  "/etc",
+					  "--ro-bind-try",
+					  "/etc/alternatives",
+					  "/etc/alternatives",
+					  "--proc",
+					  "/proc",
+					  "--dev",
+					  "/dev",
+					  "--perms",
+					  "1777",
+					  "--size",
+					  NULL };
+	int ret = sb_push_list(a, fs);
+	size_t i;
+
 	PUSH(a->tmpfs);
 	PUSH("--tmpfs");
 	PUSH("/tmp");
@@ -408,33 +468,42 @@ static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
 		PUSH(o->binds[i].src);
 		PUSH(o->binds[i].dest);
 	}
-	if (root) {
-		/* No user namespace: setpriv needs CAP_SETUID to drop. */
-		PUSH("--unshare-ipc");
-		PUSH("--unshare-pid");
-		PUSH("--unshare-net");
-		PUSH("--unshare-uts");
-		PUSH("--unshare-cgroup-try");
-	} else {
-		PUSH("--unshare-all");
-		PUSH("--cap-drop");
-		PUSH("ALL");
-	}
-	PUSH("--die-with-parent");
-	PUSH("--new-session");
-	PUSH("--clearenv");
-	PUSH("--setenv");
-	PUSH("PATH");
-	PUSH("/usr/bin:/bin");
-	PUSH("--setenv");
-	PUSH("HOME");
-	PUSH("/tmp");
-	PUSH("--setenv");
-	PUSH("LC_ALL");
-	PUSH("C");
-	PUSH("--setenv");
-	PUSH("LANG");
-	PUSH("C");
+	return ret;
+}
+
+/* The namespaces, a cleared environment with @o's variables, and the
+ * working directory. */
+static int sb_session(struct sb_argv *a, const struct rb_sandbox_opts *o,
+		      bool root)
+{
+	/* No user namespace as root: setpriv needs CAP_SETUID to drop. */
+	static const char *const ns_root[] = {
+		"--unshare-ipc", "--unshare-pid",	 "--unshare-net",
+		"--unshare-uts", "--unshare-cgroup-try", NULL
+	};
+	static const char *const ns_user[] = { "--unshare-all", "--cap-drop",
+					       "ALL", NULL };
+	static const char *const env[] = { "--die-with-parent",
+					   "--new-session",
+					   "--clearenv",
+					   "--setenv",
+					   "PATH",
+					   "/usr/bin:/bin",
+					   "--setenv",
+					   "HOME",
+					   "/tmp",
+					   "--setenv",
+					   "LC_ALL",
+					   "C",
+					   "--setenv",
+					   "LANG",
+					   "C",
+					   NULL };
+	int ret = sb_push_list(a, root ? ns_root : ns_user);
+	size_t i;
+
+	if (!ret)
+		ret = sb_push_list(a, env);
 	for (i = 0; o->env && o->env[i] && !ret; i += 2) {
 		PUSH("--setenv");
 		PUSH(o->env[i]);
@@ -445,17 +514,33 @@ static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
 	PUSH("--chdir");
 	PUSH(o->chdir ? o->chdir : o->src ? "/src" : "/");
 	PUSH("--");
-	if (root) {
-		PUSH("/usr/bin/setpriv");
-		PUSH("--reuid=65534");
-		PUSH("--regid=65534");
-		PUSH("--clear-groups");
-		PUSH("--no-new-privs");
-		PUSH("--inh-caps=-all");
-		PUSH("--bounding-set=-all");
-		PUSH("--");
-	}
+	return ret;
+}
+
 #undef PUSH
+
+static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
+{
+	static const char *const setpriv[] = { "/usr/bin/setpriv",
+					       "--reuid=65534",
+					       "--regid=65534",
+					       "--clear-groups",
+					       "--no-new-privs",
+					       "--inh-caps=-all",
+					       "--bounding-set=-all",
+					       "--",
+					       NULL };
+	bool root = geteuid() == 0;
+	int ret;
+
+	a->n = 0;
+	ret = sb_limits(a, o);
+	if (!ret)
+		ret = sb_mounts(a, o);
+	if (!ret)
+		ret = sb_session(a, o, root);
+	if (!ret && root)
+		ret = sb_push_list(a, setpriv);
 	return ret;
 }
 
