@@ -82,6 +82,46 @@ int rb_db_text_clean(char **out, const char *s)
 	return 0;
 }
 
+char *rb_dbv_strdup(const struct rb_dbv *v)
+{
+	if (v->t == RB_DBT_NULL)
+		return NULL;
+	if (v->t == RB_DBT_INT) {
+		char tmp[32];
+
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)v->i);
+		return strdup(tmp);
+	}
+	return strndup(v->s ? v->s : "", v->len);
+}
+
+char *rb_dbv_blobdup(const struct rb_dbv *v, size_t *len)
+{
+	char *p = malloc(v->len + 1);
+
+	if (!p)
+		return NULL;
+	if (v->len)
+		memcpy(p, v->s, v->len);
+	p[v->len] = '\0';
+	*len = v->len;
+	return p;
+}
+
+const char *rb_dbv_str(const struct rb_dbv *v)
+{
+	return v->t == RB_DBT_TEXT || v->t == RB_DBT_BLOB ? v->s : NULL;
+}
+
+int64_t rb_dbv_int(const struct rb_dbv *v)
+{
+	if (v->t == RB_DBT_INT)
+		return v->i;
+	if (v->t == RB_DBT_TEXT)
+		return strtoll(v->s, NULL, 10);
+	return 0;
+}
+
 struct first {
 	int found;
 	int64_t i;
@@ -92,10 +132,8 @@ static int first_int(const struct rb_dbrow *row, void *payload)
 {
 	struct first *f = payload;
 
-	if (row->n && row->v[0].t == RB_DBT_INT)
-		f->i = row->v[0].i;
-	else if (row->n && row->v[0].t == RB_DBT_TEXT)
-		f->i = strtoll(row->v[0].s, NULL, 10);
+	if (row->n)
+		f->i = rb_dbv_int(&row->v[0]);
 	f->found = 1;
 	return 1;
 }
@@ -107,14 +145,7 @@ static int first_text(const struct rb_dbrow *row, void *payload)
 	f->found = 1;
 	if (!row->n || row->v[0].t == RB_DBT_NULL)
 		return 1;
-	if (row->v[0].t == RB_DBT_INT) {
-		char tmp[32];
-
-		snprintf(tmp, sizeof(tmp), "%lld", (long long)row->v[0].i);
-		f->s = strdup(tmp);
-	} else {
-		f->s = strndup(row->v[0].s, row->v[0].len);
-	}
+	f->s = rb_dbv_strdup(&row->v[0]);
 	return f->s ? 1 : rb_err(RB_ENOMEM, "out of memory");
 }
 

@@ -11,6 +11,7 @@
 #ifndef RB_BOT_DB_H
 #define RB_BOT_DB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,6 +70,26 @@ struct rb_db_ops {
 	/* The column type of an auto-increment key in CREATE TABLE. */
 	const char *autoid;
 	const char *blob;
+	/*
+	 * Several processes may work on one store at once (PostgreSQL, the
+	 * roles of reviewbot run); a SQLite store has one owner, its lock
+	 * file (bot/store.c).
+	 */
+	bool shared;
+	/*
+	 * Takes the session-level lock @key without waiting: *got is true
+	 * when this connection holds it now. It goes with the connection,
+	 * so a process that dies gives it up. SQLite: always held, since one
+	 * process owns a SQLite store.
+	 */
+	int (*try_lock)(struct rb_db *db, int64_t key, bool *got);
+	/*
+	 * Whether this connection still holds the lock it took with
+	 * try_lock() (a dropped and re-made connection loses it). PostgreSQL
+	 * asks whether the session holds any advisory lock: the store takes
+	 * only the one.
+	 */
+	int (*lock_held)(struct rb_db *db, int64_t key, bool *held);
 };
 
 struct rb_db {
@@ -103,6 +124,19 @@ static inline void rb_db_close(struct rb_db *db)
  * frees. Returns 0 or -RB_ENOMEM.
  */
 int rb_db_text_clean(char **out, const char *s);
+
+/*
+ * Column values. rb_dbv_strdup(): a malloc'd copy, an integer in decimal,
+ * NULL for SQL NULL (or when out of memory). rb_dbv_blobdup(): the bytes
+ * with a NUL after them, their count in *len. rb_dbv_str(): TEXT or BLOB
+ * bytes, borrowed, or NULL. rb_dbv_int(): an integer, TEXT parsed
+ * (PostgreSQL returns SUM() as numeric, which comes back as text), 0 for
+ * anything else.
+ */
+char *rb_dbv_strdup(const struct rb_dbv *v);
+char *rb_dbv_blobdup(const struct rb_dbv *v, size_t *len);
+const char *rb_dbv_str(const struct rb_dbv *v);
+int64_t rb_dbv_int(const struct rb_dbv *v);
 
 /* Convenience: the first column of the first row as an integer. */
 int rb_db_query_int(struct rb_db *db, int64_t *out, const char *sql,

@@ -214,6 +214,43 @@ static void pg_close(struct rb_db *db)
 	free(db);
 }
 
+/*
+ * A session-level advisory lock: pg_try_advisory_lock() never waits, and
+ * the lock goes when the connection closes.
+ */
+static int pg_try_lock(struct rb_db *db, int64_t key, bool *got)
+{
+	struct rb_dbv k = RB_DB_INT(key);
+	int64_t v = 0;
+	int ret;
+
+	ret = rb_db_query_int(db, &v,
+			      "SELECT CASE WHEN pg_try_advisory_lock(?::bigint)"
+			      " THEN 1 ELSE 0 END",
+			      &k, 1);
+	if (ret)
+		return ret;
+	*got = v != 0;
+	return 0;
+}
+
+static int pg_lock_held(struct rb_db *db, int64_t key, bool *held)
+{
+	int64_t v = 0;
+	int ret;
+
+	(void)key;
+	ret = rb_db_query_int(db, &v,
+			      "SELECT COUNT(*) FROM pg_locks WHERE"
+			      " locktype = 'advisory' AND granted AND"
+			      " pid = pg_backend_pid()",
+			      NULL, 0);
+	if (ret)
+		return ret;
+	*held = v > 0;
+	return 0;
+}
+
 static const struct rb_db_ops pg_ops = {
 	.name = "postgresql",
 	.close = pg_close,
@@ -226,6 +263,9 @@ static const struct rb_db_ops pg_ops = {
 	.skip_locked = " FOR UPDATE SKIP LOCKED",
 	.autoid = "BIGSERIAL PRIMARY KEY",
 	.blob = "BYTEA",
+	.shared = true,
+	.try_lock = pg_try_lock,
+	.lock_held = pg_lock_held,
 };
 
 int rb_db_pg_open(struct rb_db **out, const char *url)

@@ -5,6 +5,7 @@
  * the write lock before it reads what it will change.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,15 @@ static void sq_close(struct rb_db *db)
 	free(d);
 }
 
+/* One process owns a SQLite store (its lock file): the lock is its own. */
+static int sq_lock(struct rb_db *db, int64_t key, bool *got)
+{
+	(void)db;
+	(void)key;
+	*got = true;
+	return 0;
+}
+
 static const struct rb_db_ops sqlite_ops = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -188,6 +198,9 @@ static const struct rb_db_ops sqlite_ops = {
 	.skip_locked = "",
 	.autoid = "INTEGER PRIMARY KEY AUTOINCREMENT",
 	.blob = "BLOB",
+	.shared = false,
+	.try_lock = sq_lock,
+	.lock_held = sq_lock,
 };
 
 /*
