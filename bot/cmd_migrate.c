@@ -56,7 +56,7 @@ int cmd_migrate(int argc, char **argv)
 		ret = RB_EXIT_FAIL;
 	}
 	if (!ret)
-		printf("%s: schema at version %d\n", st->where, to);
+		printf("%s: schema at version %d\n", rb_store_where(st), to);
 	rb_store_close(st);
 	rb_config_free(cfg);
 	return ret;

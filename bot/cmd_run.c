@@ -73,9 +73,6 @@ static const char usage[] =
 
 enum { DO_INGEST = 1, DO_WORK = 2, DO_SEND = 4 };
 
-/* The key of the ingest role's advisory lock: "rb_inges" in ASCII. */
-#define INGEST_LOCK_KEY 0x72625f696e676573LL
-
 struct runner {
 	struct rb_pipeline *p; /* borrowed */
 	struct rb_store *st; /* borrowed */
@@ -92,7 +89,7 @@ struct runner {
 
 	/* The heartbeat thread (PostgreSQL workers), on its own connection:
 	 * renews the lease of the job in hand, marks the worker seen. */
-	struct rb_db *hb_db; /* owned */
+	struct rb_store *hb_st; /* owned */
 	pthread_t hb_thread;
 	pthread_mutex_t hb_lock;
 	pthread_cond_t hb_cond;
@@ -126,13 +123,11 @@ static void nap(int seconds)
 
 /*
  * Takes the ingest lock, or checks that it is still ours (a dropped and
- * re-made connection loses it). pg_try_advisory_lock() never waits.
+ * re-made connection loses it). Taking it never waits.
  */
 static int ingest_lock(struct runner *r)
 {
-	struct rb_db *db = r->st->db;
-	struct rb_dbv key = RB_DB_INT(INGEST_LOCK_KEY);
-	int64_t v = 0;
+	bool v = false;
 	int ret;
 
 	if (!r->pg) {
@@ -140,24 +135,17 @@ static int ingest_lock(struct runner *r)
 		return 0;
 	}
 	if (r->leader) {
-		ret = rb_db_query_int(db, &v,
-				      "SELECT COUNT(*) FROM pg_locks WHERE"
-				      " locktype = 'advisory' AND granted AND"
-				      " pid = pg_backend_pid()",
-				      NULL, 0);
+		ret = rb_store_ingest_lock_held(r->st, &v);
 		if (ret)
 			return ret;
-		if (v > 0)
+		if (v)
 			return 0;
 		r->leader = false;
 		rb_log(RB_LOG_WARN, "ingest.lock_lost", "name", r->name, NULL);
 		rb_sources_free(r->srcs);
 		r->srcs = NULL;
 	}
-	ret = rb_db_query_int(db, &v,
-			      "SELECT CASE WHEN pg_try_advisory_lock(?::bigint)"
-			      " THEN 1 ELSE 0 END",
-			      &key, 1);
+	ret = rb_store_ingest_lock(r->st, &v);
 	if (ret)
 		return ret;
 	if (!v) {
@@ -220,24 +208,12 @@ static void *heartbeat(void *arg)
 		pthread_mutex_unlock(&r->hb_lock);
 		{
 			int64_t now = rb_now();
-			struct rb_dbv pj[] = { RB_DB_INT(now + r->lease),
-					       RB_DB_INT(job),
-					       RB_DB_TEXT(r->name) };
-			struct rb_dbv pw[] = { RB_DB_INT(now),
-					       RB_DB_TEXT(r->name) };
 
-			if (job && r->hb_db->ops->exec(
-					   r->hb_db,
-					   "UPDATE jobs SET lease_until = ?"
-					   " WHERE id = ? AND owner = ?"
-					   " AND state = 'running'",
-					   pj, 3))
+			if (job && rb_store_job_renew(r->hb_st, job, r->name,
+						      now + r->lease))
 				rb_log(RB_LOG_WARN, "worker.heartbeat",
 				       "reason", rb_errmsg(), NULL);
-			r->hb_db->ops->exec(r->hb_db,
-					    "UPDATE workers SET seen_at = ?"
-					    " WHERE name = ?",
-					    pw, 2);
+			rb_store_worker_seen(r->hb_st, r->name, now);
 		}
 		pthread_mutex_lock(&r->hb_lock);
 	}
@@ -256,9 +232,9 @@ static void hb_set_job(struct runner *r, int64_t id)
 
 /* Starts the heartbeat on a connection of its own (libpq's are not
  * shared between threads). */
-static int hb_start(struct runner *r, const char *url)
+static int hb_start(struct runner *r)
 {
-	int ret = rb_db_open(&r->hb_db, url);
+	int ret = rb_store_open_again(&r->hb_st, r->st);
 
 	if (ret)
 		return ret;
@@ -267,8 +243,8 @@ static int hb_start(struct runner *r, const char *url)
 	if (pthread_create(&r->hb_thread, NULL, heartbeat, r)) {
 		pthread_mutex_destroy(&r->hb_lock);
 		pthread_cond_destroy(&r->hb_cond);
-		rb_db_close(r->hb_db);
-		r->hb_db = NULL;
+		rb_store_close(r->hb_st);
+		r->hb_st = NULL;
 		return rb_err(RB_EIO, "cannot start the heartbeat thread");
 	}
 	r->hb_running = true;
@@ -286,8 +262,8 @@ static void hb_stop(struct runner *r)
 	pthread_join(r->hb_thread, NULL);
 	pthread_mutex_destroy(&r->hb_lock);
 	pthread_cond_destroy(&r->hb_cond);
-	rb_db_close(r->hb_db);
-	r->hb_db = NULL;
+	rb_store_close(r->hb_st);
+	r->hb_st = NULL;
 	r->hb_running = false;
 }
 
@@ -550,7 +526,7 @@ int cmd_run(int argc, char **argv)
 	ret = rb_cli_open_store(&st, cfg, NULL, false);
 	if (ret)
 		goto out;
-	r.pg = !strcmp(st->db->ops->name, "postgresql");
+	r.pg = rb_store_is_shared(st);
 	if (strcmp(role, "all") && !r.pg) {
 		fprintf(stderr,
 			"reviewbot run: role '%s' needs a PostgreSQL store "
@@ -583,7 +559,7 @@ int cmd_run(int argc, char **argv)
 	p.recovered = r.pg;
 	ret = rb_metrics_register(st, name, role);
 	if (!ret && r.pg)
-		ret = hb_start(&r, cfg->store_url);
+		ret = hb_start(&r);
 	if (ret) {
 		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
 		ret = RB_EXIT_FAIL;
@@ -609,7 +585,7 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
-	rb_log(RB_LOG_INFO, "run.start", "store", st->where, "config",
+	rb_log(RB_LOG_INFO, "run.start", "store", rb_store_where(st), "config",
 	       cfg->file ? cfg->file : "(embedded defaults)", "role", role,
 	       "name", name, NULL);
 	while (!stop_requested) {

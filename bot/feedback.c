@@ -31,48 +31,6 @@
 #define RB_TEMPLATES_DIR "templates"
 #endif
 
-#define EXEC(st, sql, ...)                                       \
-	({                                                       \
-		struct rb_dbv _p[] = { __VA_ARGS__ };            \
-		(st)->db->ops->exec((st)->db, (sql), _p,         \
-				    sizeof(_p) / sizeof(_p[0])); \
-	})
-
-static char *dupv(const struct rb_dbv *v)
-{
-	if (v->t == RB_DBT_NULL)
-		return NULL;
-	if (v->t == RB_DBT_INT) {
-		char tmp[32];
-
-		snprintf(tmp, sizeof(tmp), "%lld", (long long)v->i);
-		return strdup(tmp);
-	}
-	return strndup(v->s ? v->s : "", v->len);
-}
-
-/* --- the replies to look at --- */
-
-struct pending {
-	char **ids;
-	size_t n;
-};
-
-static int pending_row(const struct rb_dbrow *row, void *payload)
-{
-	struct pending *l = payload;
-	char **v = realloc(l->ids, (l->n + 1) * sizeof(*v));
-
-	if (!v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	l->ids = v;
-	l->ids[l->n] = dupv(&row->v[0]);
-	if (!l->ids[l->n])
-		return rb_err(RB_ENOMEM, "out of memory");
-	l->n++;
-	return 0;
-}
-
 /* One reply being judged. */
 struct reply_ctx {
 	struct rb_pipeline *p;
@@ -107,47 +65,15 @@ static void reply_release(struct reply_ctx *c)
 	rb_verdicts_release(&c->verdicts);
 }
 
-struct two_text {
-	char *a, *b;
-};
-
-static int two_text_row(const struct rb_dbrow *row, void *payload)
-{
-	struct two_text *t = payload;
-
-	t->a = dupv(&row->v[0]);
-	t->b = dupv(&row->v[1]);
-	return 1;
-}
-
 /* Is @id (bare, as messages hold it) one of our reviews? */
 static int find_review(struct reply_ctx *c, const char *id)
 {
-	struct rb_buf br = RB_BUF_INIT(4096);
-	struct two_text t = { 0 };
 	int ret;
 
 	if (!id || !*id)
 		return 0;
-	ret = rb_buf_printf(&br, "<%s>", id);
-	if (!ret) {
-		struct rb_dbv p[] = { RB_DB_TEXT(br.ptr), RB_DB_TEXT(id) };
-
-		ret = c->p->st->db->ops->query(
-			c->p->st->db,
-			"SELECT message_id, series_id FROM reviews"
-			" WHERE message_id IN (?, ?) LIMIT 1",
-			p, 2, two_text_row, &t);
-	}
-	rb_buf_release(&br);
-	if (ret || !t.a) {
-		free(t.a);
-		free(t.b);
-		return ret;
-	}
-	c->review = t.a;
-	c->series_id = t.b;
-	return 0;
+	ret = rb_store_review_find(c->p->st, id, &c->review, &c->series_id);
+	return ret == -RB_ENOTFOUND ? 0 : ret;
 }
 
 static size_t max_size(const struct rb_pipeline *p)
@@ -378,31 +304,6 @@ static int verdict_role(struct reply_ctx *c, const char *file,
 	return 0;
 }
 
-/* The fingerprint and file of finding @fid of our review; NULL if none. */
-static int finding_of(struct reply_ctx *c, const char *fid, char **fp,
-		      char **file)
-{
-	struct rb_dbv p[] = { RB_DB_TEXT(c->review), RB_DB_TEXT(fid) };
-	struct two_text t = { 0 };
-	int ret;
-
-	*fp = NULL;
-	*file = NULL;
-	ret = c->p->st->db->ops->query(c->p->st->db,
-				       "SELECT fingerprint, file FROM findings"
-				       " WHERE review_msgid = ? AND fid = ?"
-				       " LIMIT 1",
-				       p, 2, two_text_row, &t);
-	if (ret) {
-		free(t.a);
-		free(t.b);
-		return ret;
-	}
-	*fp = t.a;
-	*file = t.b;
-	return 0;
-}
-
 struct verdict_row {
 	const char *fid, *fp, *verdict;
 	bool authorised;
@@ -410,25 +311,33 @@ struct verdict_row {
 	const char *role; /* the judge's role for the finding, or NULL */
 };
 
-static int add_verdict(struct reply_ctx *c, const struct verdict_row *v)
+/* Stores @v once per (reply, fid); *added (or NULL) says whether it was
+ * new. */
+static int add_verdict(struct reply_ctx *c, const struct verdict_row *v,
+		       bool *added)
 {
 	const char *judge = c->m ? c->m->from.addr : NULL;
 	/* An author speaks for her own series, the others for this one's. */
 	const char *owner = !v->role		       ? NULL :
 			    !strcmp(v->role, "author") ? judge :
 							 c->row.author;
+	struct rb_verdict_rec rec = {
+		.reply_msgid = c->msgid,
+		.review_msgid = c->review,
+		.fid = v->fid,
+		.fingerprint = v->fp,
+		.verdict = v->verdict,
+		.judge = judge,
+		.authorised = v->authorised,
+		.reason = v->reason,
+		.role = v->role,
+		.owner = owner,
+	};
+	int ret = rb_store_verdict_add(c->p->st, &rec);
 
-	return EXEC(c->p->st,
-		    "INSERT INTO verdicts (reply_msgid, review_msgid, fid,"
-		    " fingerprint, verdict, judge, authorised, reason,"
-		    " created_at, role, owner) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
-		    " ON CONFLICT DO NOTHING",
-		    RB_DB_TEXT(c->msgid), RB_DB_TEXT(c->review),
-		    RB_DB_TEXT(v->fid), RB_DB_TEXT(v->fp),
-		    RB_DB_TEXT(v->verdict), RB_DB_TEXT(judge),
-		    RB_DB_INT(v->authorised), RB_DB_TEXT(v->reason),
-		    RB_DB_INT(rb_now()), RB_DB_TEXT(v->role),
-		    RB_DB_TEXT(owner));
+	if (added)
+		*added = !ret;
+	return ret == -RB_EEXISTS ? 0 : ret;
 }
 
 /* Stores every verdict; refused ones with authorised = 0. */
@@ -444,10 +353,11 @@ static int store_verdicts(struct reply_ctx *c, bool authorised)
 		};
 		char fid[16], why[128];
 		char *fp = NULL, *file = NULL;
+		bool added = false;
 
 		snprintf(fid, sizeof(fid), "F%d", it->id);
 		v.fid = fid;
-		ret = finding_of(c, fid, &fp, &file);
+		ret = rb_store_finding_of(c->p->st, c->review, fid, &fp, &file);
 		if (ret)
 			break;
 		v.fp = fp;
@@ -456,16 +366,16 @@ static int store_verdicts(struct reply_ctx *c, bool authorised)
 				 "line %d: %s is not a finding of the review",
 				 it->line, fid);
 			v.reason = why;
-			ret = add_verdict(c, &v);
+			ret = add_verdict(c, &v, NULL);
 		} else if (!authorised) {
 			v.reason = c->reason;
-			ret = add_verdict(c, &v);
+			ret = add_verdict(c, &v, NULL);
 		} else {
 			v.authorised = true;
 			ret = verdict_role(c, file, &v.role);
 			if (!ret)
-				ret = add_verdict(c, &v);
-			if (!ret && c->p->st->db->ops->changes(c->p->st->db))
+				ret = add_verdict(c, &v, &added);
+			if (!ret && added)
 				c->n_stored++;
 		}
 		free(fp);
@@ -540,15 +450,9 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 		ret = rb_compose_envelope(&env_from, &env, &n_env, &r);
 	for (i = 0; !ret && i < n_env; i++)
 		ret = rb_buf_printf(&rc, "%s%s", i ? "\n" : "", env[i]);
-	if (!ret) {
-		struct rb_dbv p = RB_DB_TEXT(c->series_id);
-
-		ret = rb_db_query_int(c->p->st->db, &idx,
-				      "SELECT COALESCE(MAX(patch_idx), 0) + 1"
-				      " FROM reviews WHERE series_id = ? AND"
-				      " kind = 'ack'",
-				      &p, 1);
-	}
+	if (!ret)
+		ret = rb_store_review_next_idx(c->p->st, c->series_id, "ack",
+					       &idx);
 	if (!ret) {
 		struct rb_outmail om = {
 			.message_id = msgid,
@@ -723,21 +627,22 @@ static int one_reply(struct rb_pipeline *p, const char *msgid,
 		if (c.verdicts.n)
 			ret = store_verdicts(&c, authorised);
 		else
-			ret = add_verdict(&c, &v);
+			ret = add_verdict(&c, &v, NULL);
 	}
 	if (!ret && authorised)
 		ret = queue_ack(&c, stats);
-	if (!ret)
-		ret = EXEC(p->st,
-			   "INSERT INTO feedback (message_id, review_msgid,"
-			   " state, judge, verdicts, reason, created_at)"
-			   " VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
-			   RB_DB_TEXT(msgid), RB_DB_TEXT(c.review),
-			   RB_DB_TEXT(c.state),
-			   RB_DB_TEXT(c.m ? c.m->from.addr : NULL),
-			   RB_DB_INT((int64_t)c.n_stored),
-			   RB_DB_TEXT(c.reason[0] ? c.reason : NULL),
-			   RB_DB_INT(rb_now()));
+	if (!ret) {
+		struct rb_feedback_rec f = {
+			.message_id = msgid,
+			.review_msgid = c.review,
+			.state = c.state,
+			.judge = c.m ? c.m->from.addr : NULL,
+			.verdicts = (int64_t)c.n_stored,
+			.reason = c.reason[0] ? c.reason : NULL,
+		};
+
+		ret = rb_store_feedback_add(p->st, &f);
+	}
 	if (ret) {
 		rb_store_rollback(p->st);
 		goto out;
@@ -760,34 +665,26 @@ out:
 	return ret;
 }
 
+struct run_ctx {
+	struct rb_pipeline *p;
+	struct rb_feedback_stats *stats;
+};
+
+static int run_one(const char *msgid, void *payload)
+{
+	struct run_ctx *r = payload;
+
+	return one_reply(r->p, msgid, r->stats);
+}
+
 int rb_feedback_run_stats(struct rb_pipeline *p,
 			  struct rb_feedback_stats *stats)
 {
-	struct pending l = { 0 };
-	size_t i;
-	int ret;
+	struct run_ctx r = { p, stats };
 
-	/*
-	 * Collected first: each reply's writes touch these tables. A verdict
-	 * sent to the bot directly carries no List-Id, so the parse stage
-	 * ignores it (pipeline.c, loop_reason()); it is still read here,
-	 * since it must name one of our own mails to count. Mail ignored for
-	 * any other reason (our own, a bot's, Auto-Submitted) is not.
-	 */
-	ret = p->st->db->ops->query(
-		p->st->db,
-		"SELECT m.message_id FROM messages m WHERE m.state = 'parsed'"
-		" AND (m.kind = 'reply' OR (m.kind = 'ignored' AND m.reason ="
-		" 'List-Id not on the allow-list')) AND NOT EXISTS (SELECT 1"
-		" FROM feedback f WHERE f.message_id = m.message_id)"
-		" ORDER BY m.received_at, m.message_id",
-		NULL, 0, pending_row, &l);
-	for (i = 0; !ret && i < l.n; i++)
-		ret = one_reply(p, l.ids[i], stats);
-	for (i = 0; i < l.n; i++)
-		free(l.ids[i]);
-	free(l.ids);
-	return ret;
+	/* A verdict sent to the bot directly is a reply too (the store's
+	 * rb_store_each_unjudged_reply() says which mail counts). */
+	return rb_store_each_unjudged_reply(p->st, run_one, &r);
 }
 
 int rb_feedback_run(struct rb_pipeline *p)
@@ -798,45 +695,6 @@ int rb_feedback_run(struct rb_pipeline *p)
 }
 
 /* --- suppression: what earlier verdicts reach (feedback.h) --- */
-
-struct fp_verdict {
-	char *fp, *judge, *role, *owner;
-};
-
-struct fp_list {
-	struct fp_verdict *v;
-	size_t n;
-};
-
-static int fp_row(const struct rb_dbrow *row, void *payload)
-{
-	struct fp_list *l = payload;
-	struct fp_verdict *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-
-	if (!v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	l->v = v;
-	v = &l->v[l->n++];
-	v->fp = dupv(&row->v[0]);
-	v->judge = dupv(&row->v[1]);
-	v->role = dupv(&row->v[2]);
-	v->owner = dupv(&row->v[3]);
-	return 0;
-}
-
-static void fp_list_release(struct fp_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		free(l->v[i].fp);
-		free(l->v[i].judge);
-		free(l->v[i].role);
-		free(l->v[i].owner);
-	}
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
 
 static bool role_is(const char *role, const char *name)
 {
@@ -852,7 +710,7 @@ struct lazy_sections {
 };
 
 /* Does @v reach across series: an admin's, or an M:/R: of the finding's? */
-static int across(struct lazy_sections *ls, const struct fp_verdict *v,
+static int across(struct lazy_sections *ls, const struct rb_fp_verdict *v,
 		  bool *out)
 {
 	int ret;
@@ -876,24 +734,14 @@ static int across(struct lazy_sections *ls, const struct fp_verdict *v,
 static int similar(struct rb_store *st, struct lazy_sections *ls, bool *out)
 {
 	const struct rb_finding *f = ls->f;
-	struct rb_dbv p[] = { RB_DB_TEXT(f->checker), RB_DB_TEXT(f->category),
-			      RB_DB_TEXT(f->file ? f->file : "") };
-	struct fp_list l = { 0 };
+	struct rb_fp_verdicts l = { 0 };
 	const char **seen = NULL;
 	size_t i, k, n_seen = 0;
 	int ret;
 
 	*out = false;
-	ret = st->db->ops->query(
-		st->db,
-		"SELECT v.fingerprint, v.judge, v.role, v.owner FROM"
-		" verdicts v WHERE v.authorised = 1 AND"
-		" v.verdict = 'false_positive' AND v.role IN ('admin',"
-		" 'maintainer', 'reviewer') AND EXISTS (SELECT 1 FROM"
-		" findings f WHERE f.fingerprint = v.fingerprint AND"
-		" f.checker = ? AND f.category = ? AND"
-		" COALESCE(f.file, '') = ?) ORDER BY v.id",
-		p, 3, fp_row, &l);
+	ret = rb_store_fp_verdicts_similar(st, f->checker, f->category, f->file,
+					   &l);
 	if (!ret) {
 		seen = calloc(l.n + 1, sizeof(*seen));
 		if (!seen)
@@ -915,7 +763,7 @@ static int similar(struct rb_store *st, struct lazy_sections *ls, bool *out)
 	if (!ret)
 		*out = n_seen >= (size_t)ls->s->suppress_similar;
 	free(seen);
-	fp_list_release(&l);
+	rb_fp_verdicts_release(&l);
 	return ret;
 }
 
@@ -924,19 +772,13 @@ int rb_feedback_suppressed(struct rb_store *st,
 			   const struct rb_finding *f, bool *out)
 {
 	struct lazy_sections ls = { .s = s, .f = f };
-	struct rb_dbv p = RB_DB_TEXT(f->fingerprint);
-	struct fp_list l = { 0 };
+	struct rb_fp_verdicts l = { 0 };
 	bool hit = false;
 	size_t i;
 	int ret = 0;
 
 	if (f->fingerprint[0])
-		ret = st->db->ops->query(
-			st->db,
-			"SELECT fingerprint, judge, role, owner FROM verdicts"
-			" WHERE fingerprint = ? AND authorised = 1 AND"
-			" verdict = 'false_positive' ORDER BY id",
-			&p, 1, fp_row, &l);
+		ret = rb_store_fp_verdicts(st, f->fingerprint, &l);
 	for (i = 0; !ret && !hit && i < l.n; i++) {
 		/* Later versions and resends of the owner's own series. */
 		hit = is_author(s->series_author, s->parts, s->n_parts,
@@ -944,7 +786,7 @@ int rb_feedback_suppressed(struct rb_store *st,
 		if (!hit)
 			ret = across(&ls, &l.v[i], &hit);
 	}
-	fp_list_release(&l);
+	rb_fp_verdicts_release(&l);
 	if (!ret && !hit && s->suppress_similar > 0)
 		ret = similar(st, &ls, &hit);
 	fsections_release(&ls.fs);
@@ -956,16 +798,12 @@ int rb_feedback_suppressed(struct rb_store *st,
 int rb_feedback_job(struct rb_pipeline *p, const struct rb_job *job)
 {
 	struct rb_feedback_stats s = { 0 };
-	struct rb_dbv id = RB_DB_TEXT(job->key);
-	int64_t seen = 0;
+	bool seen = false;
 	int ret;
 
 	/* Looked at already: a rerun after a kill between the reply's commit
 	 * and the job's end. */
-	ret = rb_db_query_int(p->st->db, &seen,
-			      "SELECT COUNT(*) FROM feedback"
-			      " WHERE message_id = ?",
-			      &id, 1);
+	ret = rb_store_feedback_seen(p->st, job->key, &seen);
 	if (!ret && !seen)
 		ret = one_reply(p, job->key, &s);
 	if (ret)

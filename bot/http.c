@@ -4,7 +4,7 @@
  *
  * Pages are built in one struct rb_buf from store queries; nothing is
  * cached. Every value that is text in the store goes through
- * rb_html_escape() (or prom_label() for /metrics): subjects, names,
+ * rb_html_escape() (or rb_prom_label() for /metrics): subjects, names,
  * findings, verdict reasons and mail bodies all come from hostile mail.
  */
 #include <arpa/inet.h>
@@ -30,6 +30,7 @@
 #include "util/banned.h"
 
 #define PAGE_MAX (16u << 20)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct rb_http {
 	struct MHD_Daemon *d;
@@ -83,20 +84,6 @@ static int url_escape(struct rb_buf *out, const char *s)
 					    hex[c & 15]);
 	}
 	return ret;
-}
-
-static const char *col(const struct rb_dbv *v)
-{
-	return v->t == RB_DBT_TEXT || v->t == RB_DBT_BLOB ? v->s : NULL;
-}
-
-static int64_t coli(const struct rb_dbv *v)
-{
-	if (v->t == RB_DBT_INT)
-		return v->i;
-	if (v->t == RB_DBT_TEXT)
-		return strtoll(v->s, NULL, 10);
-	return 0;
 }
 
 static void fmt_time(char *buf, size_t n, int64_t t)
@@ -158,25 +145,24 @@ static const char *status_of(const char *state, int64_t sent)
 	return state;
 }
 
-static int series_row(const struct rb_dbrow *row, void *payload)
+static int series_row(const struct rb_report_series *s, void *payload)
 {
 	struct rb_buf *b = payload;
-	const struct rb_dbv *v = row->v;
-	const char *base = col(&v[5]), *commit = col(&v[6]);
+	const char *base = s->base_name, *commit = s->base_commit;
 	char when[64];
 	int ret;
 
-	fmt_time(when, sizeof(when), coli(&v[8]));
+	fmt_time(when, sizeof(when), s->updated_at);
 	ret = rb_buf_puts(b, "<tr><td><a href=\"/series?id=");
-	ret = ret ?: url_escape(b, col(&v[0]));
+	ret = ret ?: url_escape(b, s->id);
 	ret = ret ?: rb_buf_puts(b, "\">");
-	ret = ret ?: rb_html_escape(b, col(&v[2]) ? col(&v[2]) : "(no title)");
+	ret = ret ?: rb_html_escape(b, s->title ? s->title : "(no title)");
 	ret = ret   ?:
 		      rb_buf_printf(b, "</a></td><td>v%lld</td><td>",
-				    (long long)coli(&v[1]));
-	ret = ret ?: rb_html_escape(b, col(&v[3]));
+				    (long long)s->version);
+	ret = ret ?: rb_html_escape(b, s->author);
 	ret = ret ?: rb_buf_puts(b, "</td><td class=\"status\">");
-	ret = ret ?: rb_html_escape(b, status_of(col(&v[4]), coli(&v[9])));
+	ret = ret ?: rb_html_escape(b, status_of(s->state, s->sent));
 	if (!ret && base) {
 		ret = rb_buf_puts(b, "<br>applied on ");
 		ret = ret ?: rb_html_escape(b, base);
@@ -186,10 +172,10 @@ static int series_row(const struct rb_dbrow *row, void *payload)
 		}
 	}
 	ret = ret ?: rb_buf_puts(b, "</td><td>");
-	ret = ret ?: rb_html_escape(b, col(&v[7]));
+	ret = ret ?: rb_html_escape(b, s->subsystem);
 	ret = ret   ?:
 		      rb_buf_printf(b, "</td><td>%lld</td><td>%s</td></tr>\n",
-				    (long long)coli(&v[10]), when);
+				    (long long)s->findings, when);
 	return ret;
 }
 
@@ -203,19 +189,7 @@ static int page_index(struct rb_buf *b, struct rb_store *st)
 				     "<th>author</th><th>status</th>"
 				     "<th>subsystem</th><th>findings</th>"
 				     "<th>updated</th></tr>\n");
-	ret = ret   ?:
-		      st->db->ops->query(
-			      st->db,
-			      "SELECT s.id, s.version, s.title, s.author,"
-			      " s.state, s.base_name, s.base_commit,"
-			      " s.subsystem, s.updated_at, (SELECT COUNT(*)"
-			      " FROM outbox o WHERE o.series_id = s.id AND"
-			      " o.state = 'sent'), (SELECT COUNT(*) FROM"
-			      " findings f WHERE f.series_id = s.id AND"
-			      " f.state = 'raised' AND f.fid IS NOT NULL)"
-			      " FROM series s ORDER BY s.updated_at DESC,"
-			      " s.id LIMIT 1000",
-			      NULL, 0, series_row, b);
+	ret = ret ?: rb_store_report_series_list(st, series_row, b);
 	ret = ret ?: rb_buf_puts(b, "</table>\n");
 	return ret ?: tail(b);
 }
@@ -227,57 +201,56 @@ struct series_page {
 	bool found;
 };
 
-static int series_head_row(const struct rb_dbrow *row, void *payload)
+static int series_head_row(const struct rb_report_series *s, void *payload)
 {
 	struct series_page *sp = payload;
 	struct rb_buf *b = sp->b;
-	const struct rb_dbv *v = row->v;
 	int ret;
 
 	sp->found = true;
 	ret = rb_buf_puts(b, "<h1 id=\"title\">");
-	ret = ret ?: rb_html_escape(b, col(&v[1]) ? col(&v[1]) : "(no title)");
+	ret = ret ?: rb_html_escape(b, s->title ? s->title : "(no title)");
 	ret = ret   ?:
 		      rb_buf_printf(b,
 				    "</h1><table><tr><th>version</th>"
 				    "<td>v%lld</td></tr><tr><th>author</th>"
 				    "<td>",
-				    (long long)coli(&v[2]));
-	ret = ret ?: rb_html_escape(b, col(&v[3]));
+				    (long long)s->version);
+	ret = ret ?: rb_html_escape(b, s->author);
 	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>status</th><td>");
-	ret = ret ?: rb_html_escape(b, status_of(col(&v[4]), coli(&v[9])));
+	ret = ret ?: rb_html_escape(b, status_of(s->state, s->sent));
 	ret = ret ?: rb_buf_puts(b, " ");
-	ret = ret ?: rb_html_escape(b, col(&v[5]));
+	ret = ret ?: rb_html_escape(b, s->detail);
 	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>base</th><td>");
-	ret = ret ?: rb_html_escape(b, col(&v[6]) ? col(&v[6]) : "-");
+	ret = ret ?: rb_html_escape(b, s->base_name ? s->base_name : "-");
 	ret = ret ?: rb_buf_puts(b, " ");
-	ret = ret ?: rb_html_escape(b, col(&v[7]));
+	ret = ret ?: rb_html_escape(b, s->base_commit);
 	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>subsystem</th><td>");
-	ret = ret ?: rb_html_escape(b, col(&v[8]));
+	ret = ret ?: rb_html_escape(b, s->subsystem);
 	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>id</th><td>");
-	ret = ret ?: rb_html_escape(b, col(&v[0]));
+	ret = ret ?: rb_html_escape(b, s->id);
 	ret = ret ?: rb_buf_puts(b, "</td></tr></table>\n");
 	return ret ? ret : 1;
 }
 
-static int attempt_row(const struct rb_dbrow *row, void *payload)
+static int attempt_row(const struct rb_report_attempt *a, void *payload)
 {
 	struct rb_buf *b = payload;
-	const struct rb_dbv *v = row->v;
 	int ret = rb_buf_puts(b, "<tr><td>");
 
-	ret = ret ?: rb_html_escape(b, col(&v[0]));
+	ret = ret ?: rb_html_escape(b, a->base_name);
 	ret = ret   ?:
 		      rb_buf_printf(b, "</td><td>%.12s</td><td>%s</td><td>",
-				    col(&v[1]) ? col(&v[1]) : "",
-				    coli(&v[2]) ? "applied" : "failed");
-	if (!ret && !coli(&v[2])) {
-		ret = rb_buf_printf(b, "patch %lld, ", (long long)coli(&v[3]));
-		ret = ret ?: rb_html_escape(b, col(&v[4]));
+				    a->base_commit ? a->base_commit : "",
+				    a->ok ? "applied" : "failed");
+	if (!ret && !a->ok) {
+		ret = rb_buf_printf(b, "patch %lld, ",
+				    (long long)a->failed_patch);
+		ret = ret ?: rb_html_escape(b, a->failed_file);
 		ret = ret   ?:
 			      rb_buf_printf(b, " hunk %lld: ",
-					    (long long)coli(&v[5]));
-		ret = ret ?: rb_html_escape(b, col(&v[6]));
+					    (long long)a->failed_hunk);
+		ret = ret ?: rb_html_escape(b, a->reason);
 	}
 	return ret ?: rb_buf_puts(b, "</td></tr>\n");
 }
@@ -293,29 +266,28 @@ static const char *mail_body(const char *bytes)
 	return p ? p + 2 : bytes;
 }
 
-static int review_row(const struct rb_dbrow *row, void *payload)
+static int review_row(const struct rb_report_mail *m, void *payload)
 {
 	struct rb_buf *b = payload;
-	const struct rb_dbv *v = row->v;
 	struct rb_buf body = RB_BUF_INIT(PAGE_MAX);
 	char when[64];
 	const char *p;
 	int ret;
 
-	fmt_time(when, sizeof(when), coli(&v[5]));
+	fmt_time(when, sizeof(when), m->created_at);
 	ret = rb_buf_puts(b, "<h3>");
-	ret = ret ?: rb_html_escape(b, col(&v[1]));
+	ret = ret ?: rb_html_escape(b, m->kind);
 	ret = ret   ?:
 		      rb_buf_printf(b,
 				    " (patch %lld): %lld words, %lld "
 				    "findings, ",
-				    (long long)coli(&v[2]),
-				    (long long)coli(&v[3]),
-				    (long long)coli(&v[4]));
-	ret = ret ?: rb_html_escape(b, col(&v[6]) ? col(&v[6]) : "no mail");
+				    (long long)m->patch_idx,
+				    (long long)m->words,
+				    (long long)m->findings);
+	ret = ret ?: rb_html_escape(b, m->state ? m->state : "no mail");
 	ret = ret ?: rb_buf_printf(b, ", %s</h3>\n<pre class=\"mail\">", when);
 	/* Without the CRs of the wire format. */
-	for (p = mail_body(col(&v[7])); !ret && p && *p; p++)
+	for (p = mail_body(m->bytes); !ret && p && *p; p++)
 		if (*p != '\r')
 			ret = rb_buf_putc(&body, *p);
 	ret = ret ?: rb_html_escape(b, body.ptr ? body.ptr : "");
@@ -323,52 +295,51 @@ static int review_row(const struct rb_dbrow *row, void *payload)
 	return ret ?: rb_buf_puts(b, "</pre>\n");
 }
 
-static int finding_row(const struct rb_dbrow *row, void *payload)
+static int finding_row(const struct rb_report_finding *f, void *payload)
 {
 	struct rb_buf *b = payload;
-	const struct rb_dbv *v = row->v;
-	static const int order[] = { 0, 1, 2, 3, -1, 6, 7 };
+	/* NULL: where, file:line or the commit message */
+	const char *const cells[] = { f->fid,	   f->checker, f->category,
+				      f->severity, NULL,       f->state,
+				      f->message };
 	size_t i;
 	int ret = rb_buf_puts(b, "<tr>");
 
-	for (i = 0; i < sizeof(order) / sizeof(order[0]) && !ret; i++) {
+	for (i = 0; i < sizeof(cells) / sizeof(cells[0]) && !ret; i++) {
 		ret = rb_buf_puts(b, "<td>");
-		if (order[i] >= 0) {
-			ret = ret ?: rb_html_escape(b, col(&v[order[i]]));
+		if (i != 4) {
+			ret = ret ?: rb_html_escape(b, cells[i]);
 		} else {
-			/* where: file:line, or the commit message */
 			ret = ret   ?:
 				      rb_html_escape(
-					      b, col(&v[4]) ?
-							 col(&v[4]) :
-							 "(commit message)");
-			if (!ret && coli(&v[5]))
+					      b, f->file ? f->file :
+							   "(commit message)");
+			if (!ret && f->line)
 				ret = rb_buf_printf(b, ":%lld",
-						    (long long)coli(&v[5]));
+						    (long long)f->line);
 		}
 		ret = ret ?: rb_buf_puts(b, "</td>");
 	}
 	return ret ?: rb_buf_puts(b, "</tr>\n");
 }
 
-static int verdict_row(const struct rb_dbrow *row, void *payload)
+static int verdict_row(const struct rb_report_verdict *v, void *payload)
 {
 	struct rb_buf *b = payload;
-	const struct rb_dbv *v = row->v;
 	char when[64];
 	int ret;
 
-	fmt_time(when, sizeof(when), coli(&v[5]));
+	fmt_time(when, sizeof(when), v->created_at);
 	ret = rb_buf_puts(b, "<tr><td>");
-	ret = ret ?: rb_html_escape(b, col(&v[0]) ? col(&v[0]) : "-");
+	ret = ret ?: rb_html_escape(b, v->fid ? v->fid : "-");
 	ret = ret ?: rb_buf_puts(b, "</td><td>");
-	ret = ret ?: rb_html_escape(b, col(&v[1]) ? col(&v[1]) : "-");
+	ret = ret ?: rb_html_escape(b, v->verdict ? v->verdict : "-");
 	ret = ret ?: rb_buf_puts(b, "</td><td>");
-	ret = ret ?: rb_html_escape(b, col(&v[2]));
+	ret = ret ?: rb_html_escape(b, v->judge);
 	ret = ret   ?:
 		      rb_buf_printf(b, "</td><td>%s</td><td>",
-				    coli(&v[3]) ? "yes" : "no");
-	ret = ret ?: rb_html_escape(b, col(&v[4]));
+				    v->authorised ? "yes" : "no");
+	ret = ret ?: rb_html_escape(b, v->reason);
 	return ret ?: rb_buf_printf(b, "</td><td>%s</td></tr>\n", when);
 }
 
@@ -376,18 +347,9 @@ static int page_series(struct rb_buf *b, struct rb_store *st, const char *id,
 		       int *status)
 {
 	struct series_page sp = { .b = b };
-	struct rb_dbv p = RB_DB_TEXT(id);
 	int ret = head(b, "series");
 
-	ret = ret   ?:
-		      st->db->ops->query(
-			      st->db,
-			      "SELECT s.id, s.title, s.version, s.author,"
-			      " s.state, s.detail, s.base_name, s.base_commit,"
-			      " s.subsystem, (SELECT COUNT(*) FROM outbox o"
-			      " WHERE o.series_id = s.id AND o.state = 'sent')"
-			      " FROM series s WHERE s.id = ?",
-			      &p, 1, series_head_row, &sp);
+	ret = ret ?: rb_store_report_series(st, id, series_head_row, &sp);
 	if (ret)
 		return ret;
 	if (!sp.found) {
@@ -398,27 +360,14 @@ static int page_series(struct rb_buf *b, struct rb_store *st, const char *id,
 	ret = rb_buf_puts(b, "<h2>Apply attempts</h2><table><tr><th>base</th>"
 			     "<th>commit</th><th>result</th><th>detail</th>"
 			     "</tr>\n");
-	ret = ret   ?:
-		      st->db->ops->query(
-			      st->db,
-			      "SELECT base_name, base_commit, ok, failed_patch,"
-			      " failed_file, failed_hunk, reason FROM attempts"
-			      " WHERE series_id = ? ORDER BY id",
-			      &p, 1, attempt_row, b);
+	ret = ret ?: rb_store_report_attempts(st, id, attempt_row, b);
 	ret = ret   ?:
 		      rb_buf_puts(b, "</table><h2>Findings</h2>"
 				     "<table id=\"findings\"><tr><th>id</th>"
 				     "<th>checker</th><th>category</th>"
 				     "<th>severity</th><th>where</th>"
 				     "<th>state</th><th>message</th></tr>\n");
-	ret = ret   ?:
-		      st->db->ops->query(
-			      st->db,
-			      "SELECT COALESCE(fid, '-'), checker, category,"
-			      " severity, file, line, state, message FROM"
-			      " findings WHERE series_id = ? ORDER BY"
-			      " review_msgid IS NULL, review_msgid, id",
-			      &p, 1, finding_row, b);
+	ret = ret ?: rb_store_report_findings(st, id, finding_row, b);
 	ret = ret   ?:
 		      rb_buf_puts(b,
 				  "</table><h2>Verdicts</h2>"
@@ -426,35 +375,54 @@ static int page_series(struct rb_buf *b, struct rb_store *st, const char *id,
 				  "<th>verdict</th><th>judge</th>"
 				  "<th>authorised</th><th>reason</th>"
 				  "<th>when</th></tr>\n");
-	ret = ret   ?:
-		      st->db->ops->query(
-			      st->db,
-			      "SELECT v.fid, v.verdict, v.judge, v.authorised,"
-			      " v.reason, v.created_at FROM verdicts v WHERE"
-			      " v.review_msgid IN (SELECT message_id FROM"
-			      " reviews WHERE series_id = ?) ORDER BY"
-			      " v.created_at, v.id",
-			      &p, 1, verdict_row, b);
+	ret = ret ?: rb_store_report_verdicts(st, id, verdict_row, b);
 	ret = ret ?: rb_buf_puts(b, "</table><h2>Mails</h2>\n");
-	ret = ret   ?:
-		      st->db->ops->query(
-			      st->db,
-			      "SELECT r.message_id, r.kind, r.patch_idx,"
-			      " r.words, r.findings, r.created_at, o.state,"
-			      " o.bytes FROM reviews r LEFT JOIN outbox o ON"
-			      " o.message_id = r.message_id WHERE"
-			      " r.series_id = ? ORDER BY r.created_at,"
-			      " r.patch_idx",
-			      &p, 1, review_row, b);
+	ret = ret ?: rb_store_report_mails_of(st, id, review_row, b);
 	return ret ?: tail(b);
 }
 
 /* --- /stats --- */
 
-static int fig(struct rb_buf *b, const char *label, json_t *v, const char *id)
+/* A figure of rb_stats_collect()'s JSON: @key of object @obj in it. */
+struct figure {
+	const char *name; /* the element id, or the metric's name */
+	const char *text; /* the label, or the metric's help */
+	const char *obj, *key;
+};
+
+static json_t *fig_value(json_t *j, const struct figure *f)
 {
+	return json_object_get(json_object_get(j, f->obj), f->key);
+}
+
+/* The figures of /stats, in order; the first is followed by the counts. */
+static const struct figure stat_figures[] = {
+	{ "precision-finding", "precision per finding (valid / judged)",
+	  "findings", "precision" },
+	{ "precision-review", "precision per review", "reviews", "precision" },
+	{ "words-per-review", "words per review", "review_mails",
+	  "words_per_review" },
+	{ "latency-mean", "mean seconds from the last patch to the review",
+	  "review_mails", "latency_mean_s" },
+	{ "apply-failure-rate", "apply-failure rate", "apply_failures",
+	  "rate" },
+};
+
+/* The precision tables, by group; /metrics shows the first three. */
+static const struct {
+	const char *title, *key;
+} groups[] = {
+	{ "subsystem", "by_subsystem" },
+	{ "checker", "by_checker" },
+	{ "category", "by_category" },
+	{ "model", "by_model" },
+};
+
+static int fig(struct rb_buf *b, json_t *j, const struct figure *f)
+{
+	json_t *v = fig_value(j, f);
 	int ret = rb_buf_printf(b, "<p>%s: <span class=\"fig\" id=\"%s\">",
-				label, id);
+				f->text, f->name);
 
 	if (!ret && json_is_number(v))
 		ret = rb_buf_printf(b, "%.2f", json_number_value(v));
@@ -548,11 +516,11 @@ static void ptime_flush(struct ptime *t)
 	rb_buf_reset(&t->pts);
 }
 
-static int ptime_row(const struct rb_dbrow *row, void *payload)
+static int ptime_row(const char *subsystem, int64_t day, int64_t judged,
+		     int64_t valid, void *payload)
 {
 	struct ptime *t = payload;
-	const char *sub = col(&row->v[0]) ? col(&row->v[0]) : "";
-	int64_t day = coli(&row->v[1]);
+	const char *sub = subsystem ? subsystem : "";
 	double x, y, span;
 
 	if (strncmp(sub, t->sub, sizeof(t->sub) - 1)) {
@@ -560,8 +528,8 @@ static int ptime_row(const struct rb_dbrow *row, void *payload)
 		snprintf(t->sub, sizeof(t->sub), "%s", sub);
 		t->valid = t->judged = 0;
 	}
-	t->judged += coli(&row->v[2]);
-	t->valid += coli(&row->v[3]);
+	t->judged += judged;
+	t->valid += valid;
 	span = t->day1 > t->day0 ? (double)(t->day1 - t->day0) : 1;
 	x = PADL + (double)(day - t->day0) / span * (W - PADL - 10);
 	if (t->day1 == t->day0)
@@ -577,22 +545,6 @@ static int ptime_row(const struct rb_dbrow *row, void *payload)
 					(double)t->valid / (double)t->judged);
 	return t->ret;
 }
-
-static int minmax_row(const struct rb_dbrow *row, void *payload)
-{
-	int64_t *mm = payload;
-
-	mm[0] = coli(&row->v[0]);
-	mm[1] = coli(&row->v[1]);
-	return 1;
-}
-
-/* The verdict that counts per finding is any authorised one, by day. */
-#define VERDICTS_BY_DAY                                                       \
-	" FROM verdicts v JOIN findings f ON f.review_msgid = v.review_msgid" \
-	" AND f.fid = v.fid LEFT JOIN reviews r ON"                           \
-	" r.message_id = v.review_msgid WHERE v.authorised = 1 AND"           \
-	" v.verdict IS NOT NULL"
 
 static int axes(struct rb_buf *b, const char *id, const char *title,
 		const char *ylabel)
@@ -615,26 +567,12 @@ static int axes(struct rb_buf *b, const char *id, const char *title,
 static int chart_precision(struct rb_buf *b, struct rb_store *st)
 {
 	struct ptime t = { .b = b };
-	int64_t mm[2] = { 0, 0 };
 	int ret;
 
 	rb_buf_init(&t.pts, 1 << 20);
 	rb_buf_init(&t.svg, 4 << 20);
-	ret = st->db->ops->query(st->db,
-				 "SELECT MIN(v.created_at / 86400),"
-				 " MAX(v.created_at / 86400)" VERDICTS_BY_DAY,
-				 NULL, 0, minmax_row, mm);
-	t.day0 = mm[0];
-	t.day1 = mm[1];
-	ret = ret   ?:
-		      st->db->ops->query(
-			      st->db,
-			      "SELECT COALESCE(r.subsystem, ''),"
-			      " v.created_at / 86400, COUNT(*),"
-			      " SUM(CASE WHEN v.verdict IN ('valid', 'fixed')"
-			      " THEN 1 ELSE 0 END)" VERDICTS_BY_DAY
-			      " GROUP BY 1, 2 ORDER BY 1, 2",
-			      NULL, 0, ptime_row, &t);
+	ret = rb_store_report_verdict_days(st, &t.day0, &t.day1);
+	ret = ret ?: rb_store_report_precision_days(st, ptime_row, &t);
 	ptime_flush(&t);
 	ret = ret ?: t.ret;
 	ret = ret   ?:
@@ -665,14 +603,14 @@ struct bars {
 	size_t n;
 };
 
-static int bar_row(const struct rb_dbrow *row, void *payload)
+static int bar_row(int64_t day, int64_t n, void *payload)
 {
 	struct bars *br = payload;
 
 	if (br->n >= 64)
 		return 1;
-	br->x[br->n] = coli(&row->v[0]);
-	br->y[br->n] = coli(&row->v[1]);
+	br->x[br->n] = day;
+	br->y[br->n] = n;
 	br->n++;
 	return 0;
 }
@@ -729,69 +667,35 @@ static const char *const lat_labels[] = { "<1m", "<10m", "<1h",
 static int page_stats(struct rb_buf *b, struct rb_store *st)
 {
 	struct bars days = { 0 }, lat = { 0 };
-	json_t *j = NULL, *lats, *v;
+	json_t *j = NULL, *fi, *lats, *v;
 	size_t i, k;
 	int ret;
 
 	ret = rb_stats_collect(st, &j);
 	if (ret)
 		return ret;
+	fi = json_object_get(j, "findings");
 	ret = head(b, "stats");
 	ret = ret ?: rb_buf_puts(b, "<h1>Stats</h1>\n");
-	ret = ret   ?:
-		      fig(b, "precision per finding (valid / judged)",
-			  json_object_get(json_object_get(j, "findings"),
-					  "precision"),
-			  "precision-finding");
-	ret = ret   ?:
-		      rb_buf_printf(
-			      b,
-			      "<p>findings raised %lld, judged %lld, valid "
-			      "%lld</p>\n",
-			      (long long)json_integer_value(json_object_get(
-				      json_object_get(j, "findings"),
-				      "raised")),
-			      (long long)json_integer_value(json_object_get(
-				      json_object_get(j, "findings"),
-				      "judged")),
-			      (long long)json_integer_value(json_object_get(
-				      json_object_get(j, "findings"),
-				      "valid")));
-	ret = ret   ?:
-		      fig(b, "precision per review",
-			  json_object_get(json_object_get(j, "reviews"),
-					  "precision"),
-			  "precision-review");
-	ret = ret   ?:
-		      fig(b, "words per review",
-			  json_object_get(json_object_get(j, "review_mails"),
-					  "words_per_review"),
-			  "words-per-review");
-	ret = ret   ?:
-		      fig(b, "mean seconds from the last patch to the review",
-			  json_object_get(json_object_get(j, "review_mails"),
-					  "latency_mean_s"),
-			  "latency-mean");
-	ret = ret   ?:
-		      fig(b, "apply-failure rate",
-			  json_object_get(json_object_get(j, "apply_failures"),
-					  "rate"),
-			  "apply-failure-rate");
-	ret = ret   ?:
-		      prec_table(b, "subsystem",
-				 json_object_get(j, "by_subsystem"));
-	ret = ret ?: prec_table(b, "checker", json_object_get(j, "by_checker"));
-	ret = ret   ?:
-		      prec_table(b, "category",
-				 json_object_get(j, "by_category"));
-	ret = ret ?: prec_table(b, "model", json_object_get(j, "by_model"));
+	for (i = 0; i < ARRAY_SIZE(stat_figures) && !ret; i++) {
+		ret = fig(b, j, &stat_figures[i]);
+		if (!ret && !i)
+			ret = rb_buf_printf(
+				b,
+				"<p>findings raised %lld, judged %lld, valid "
+				"%lld</p>\n",
+				(long long)json_integer_value(
+					json_object_get(fi, "raised")),
+				(long long)json_integer_value(
+					json_object_get(fi, "judged")),
+				(long long)json_integer_value(
+					json_object_get(fi, "valid")));
+	}
+	for (i = 0; i < ARRAY_SIZE(groups) && !ret; i++)
+		ret = prec_table(b, groups[i].title,
+				 json_object_get(j, groups[i].key));
 	ret = ret ?: chart_precision(b, st);
-	ret = ret   ?:
-		      st->db->ops->query(st->db,
-					 "SELECT created_at / 86400, COUNT(*)"
-					 " FROM reviews WHERE kind = 'review'"
-					 " GROUP BY 1 ORDER BY 1 DESC LIMIT 60",
-					 NULL, 0, bar_row, &days);
+	ret = ret ?: rb_store_report_reviews_per_day(st, bar_row, &days);
 	/* Oldest first. */
 	for (i = 0; i < days.n / 2; i++) {
 		int64_t tx = days.x[i], ty = days.y[i];
@@ -824,21 +728,6 @@ static int page_stats(struct rb_buf *b, struct rb_store *st)
 
 /* --- /metrics --- */
 
-static int prom_label(struct rb_buf *b, const char *s)
-{
-	int ret = 0;
-
-	for (; s && *s && !ret; s++) {
-		if (*s == '\\' || *s == '"')
-			ret = rb_buf_putc(b, '\\') ?: rb_buf_putc(b, *s);
-		else if (*s == '\n')
-			ret = rb_buf_puts(b, "\\n");
-		else
-			ret = rb_buf_putc(b, *s);
-	}
-	return ret;
-}
-
 static int prom_counts(struct rb_buf *b, const char *name, const char *help,
 		       const char *label, json_t *o)
 {
@@ -850,7 +739,7 @@ static int prom_counts(struct rb_buf *b, const char *name, const char *help,
 	json_object_foreach(o, k, v)
 	{
 		ret = ret ?: rb_buf_printf(b, "%s{%s=\"", name, label);
-		ret = ret ?: prom_label(b, k);
+		ret = ret ?: rb_prom_label(b, k);
 		ret = ret   ?:
 			      rb_buf_printf(b, "\"} %lld\n",
 					    (long long)json_integer_value(v));
@@ -858,20 +747,55 @@ static int prom_counts(struct rb_buf *b, const char *name, const char *help,
 	return ret;
 }
 
-static int prom_num(struct rb_buf *b, const char *name, const char *help,
-		    json_t *v)
+static int prom_num(struct rb_buf *b, json_t *j, const struct figure *f)
 {
-	int ret = rb_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name,
-				help, name);
+	json_t *v = fig_value(j, f);
+	int ret = rb_buf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", f->name,
+				f->text, f->name);
 
 	if (json_is_number(v))
 		ret = ret   ?:
-			      rb_buf_printf(b, "%s %.17g\n", name,
+			      rb_buf_printf(b, "%s %.17g\n", f->name,
 					    json_number_value(v));
 	else
-		ret = ret ?: rb_buf_printf(b, "%s NaN\n", name);
+		ret = ret ?: rb_buf_printf(b, "%s NaN\n", f->name);
 	return ret;
 }
+
+/* The counts of /metrics: metric, help, label, object of the JSON. */
+static const struct figure prom_counts_of[] = {
+	{ "reviewbot_messages", "Stored messages by state.", "state",
+	  "messages" },
+	{ "reviewbot_series", "Series by state.", "state", "series" },
+	{ "reviewbot_mails", "Mails by kind.", "kind", "mails" },
+	{ "reviewbot_outbox", "Outbox by state.", "state", "outbox" },
+	{ "reviewbot_findings", "Findings by state.", "state",
+	  "finding_states" },
+};
+
+/* The single figures of /metrics. */
+static const struct figure prom_figures[] = {
+	{ "reviewbot_findings_judged",
+	  "Raised findings with an authorised verdict.", "findings", "judged" },
+	{ "reviewbot_findings_valid", "Judged findings found valid or fixed.",
+	  "findings", "valid" },
+	{ "reviewbot_precision_per_finding", "Valid / judged findings.",
+	  "findings", "precision" },
+	{ "reviewbot_precision_per_review",
+	  "Judged reviews without a false positive.", "reviews", "precision" },
+	{ "reviewbot_words_per_review",
+	  "Mean words of commentary per review mail.", "review_mails",
+	  "words_per_review" },
+	{ "reviewbot_apply_failure_rate",
+	  "Series that applied on no base / attempted.", "apply_failures",
+	  "rate" },
+	{ "reviewbot_model_tokens_in", "Model input tokens.", "review_mails",
+	  "tokens_in" },
+	{ "reviewbot_model_tokens_out", "Model output tokens.", "review_mails",
+	  "tokens_out" },
+	{ "reviewbot_model_cost_usd", "Model cost in US dollars.",
+	  "review_mails", "cost_usd" },
+};
 
 static int prom_prec(struct rb_buf *b, const char *label, json_t *o)
 {
@@ -888,7 +812,7 @@ static int prom_prec(struct rb_buf *b, const char *label, json_t *o)
 		ret = ret   ?:
 			      rb_buf_printf(b, "reviewbot_precision{%s=\"",
 					    label);
-		ret = ret ?: prom_label(b, k);
+		ret = ret ?: rb_prom_label(b, k);
 		ret = ret   ?:
 			      rb_buf_printf(b, "\"} %.17g\n",
 					    json_number_value(p));
@@ -898,7 +822,7 @@ static int prom_prec(struct rb_buf *b, const char *label, json_t *o)
 
 static int page_metrics(struct rb_buf *b, struct rb_store *st)
 {
-	json_t *j = NULL, *fi, *rm, *v;
+	json_t *j = NULL, *v;
 	int64_t buckets[5] = { 0 }, sum = 0, n = 0;
 	size_t i, k;
 	int ret;
@@ -906,75 +830,21 @@ static int page_metrics(struct rb_buf *b, struct rb_store *st)
 	ret = rb_stats_collect(st, &j);
 	if (ret)
 		return ret;
-	fi = json_object_get(j, "findings");
-	rm = json_object_get(j, "review_mails");
-	ret = prom_counts(b, "reviewbot_messages", "Stored messages by state.",
-			  "state", json_object_get(j, "messages"));
-	ret = ret   ?:
-		      prom_counts(b, "reviewbot_series", "Series by state.",
-				  "state", json_object_get(j, "series"));
-	ret = ret   ?:
-		      prom_counts(b, "reviewbot_mails", "Mails by kind.",
-				  "kind", json_object_get(j, "mails"));
-	ret = ret   ?:
-		      prom_counts(b, "reviewbot_outbox", "Outbox by state.",
-				  "state", json_object_get(j, "outbox"));
-	ret = ret   ?:
-		      prom_counts(b, "reviewbot_findings", "Findings by state.",
-				  "state",
-				  json_object_get(j, "finding_states"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_findings_judged",
-			       "Raised findings with an authorised verdict.",
-			       json_object_get(fi, "judged"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_findings_valid",
-			       "Judged findings found valid or fixed.",
-			       json_object_get(fi, "valid"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_precision_per_finding",
-			       "Valid / judged findings.",
-			       json_object_get(fi, "precision"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_precision_per_review",
-			       "Judged reviews without a false positive.",
-			       json_object_get(json_object_get(j, "reviews"),
-					       "precision"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_words_per_review",
-			       "Mean words of commentary per review mail.",
-			       json_object_get(rm, "words_per_review"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_apply_failure_rate",
-			       "Series that applied on no base / attempted.",
-			       json_object_get(
-				       json_object_get(j, "apply_failures"),
-				       "rate"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_model_tokens_in",
-			       "Model input tokens.",
-			       json_object_get(rm, "tokens_in"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_model_tokens_out",
-			       "Model output tokens.",
-			       json_object_get(rm, "tokens_out"));
-	ret = ret   ?:
-		      prom_num(b, "reviewbot_model_cost_usd",
-			       "Model cost in US dollars.",
-			       json_object_get(rm, "cost_usd"));
+	for (i = 0; i < ARRAY_SIZE(prom_counts_of) && !ret; i++)
+		ret = prom_counts(b, prom_counts_of[i].name,
+				  prom_counts_of[i].text, prom_counts_of[i].obj,
+				  json_object_get(j, prom_counts_of[i].key));
+	for (i = 0; i < ARRAY_SIZE(prom_figures) && !ret; i++)
+		ret = prom_num(b, j, &prom_figures[i]);
 	/* Each worker's claimed, done, failed and lease expiries. */
 	ret = ret ?: rb_metrics_render(b, st);
 	ret = ret   ?:
 		      rb_buf_puts(b, "# HELP reviewbot_precision Valid / judged"
 				     " findings by group.\n"
 				     "# TYPE reviewbot_precision gauge\n");
-	ret = ret   ?:
-		      prom_prec(b, "subsystem",
-				json_object_get(j, "by_subsystem"));
-	ret = ret ?: prom_prec(b, "checker", json_object_get(j, "by_checker"));
-	ret = ret   ?:
-		      prom_prec(b, "category",
-				json_object_get(j, "by_category"));
+	for (i = 0; i < 3 && !ret; i++)
+		ret = prom_prec(b, groups[i].title,
+				json_object_get(j, groups[i].key));
 	json_array_foreach(json_object_get(j, "latencies_s"), i, v)
 	{
 		int64_t s = json_integer_value(v);

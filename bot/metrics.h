@@ -11,15 +11,10 @@
 
 #include <stdint.h>
 
+#include "bot/store_jobs.h" /* enum rb_metric: the counters */
+
 struct rb_store;
 struct rb_buf;
-
-enum rb_metric {
-	RB_METRIC_CLAIMED, /* a job was claimed */
-	RB_METRIC_DONE, /* a job ended with a result */
-	RB_METRIC_FAILED, /* a job ended as failed (the series is bad) */
-	RB_METRIC_LEASE_EXPIRED, /* this worker's lease on a job ran out */
-};
 
 /* A worker that has not been seen for this long is reported down. */
 #define RB_METRICS_STALE_SECONDS 120
@@ -53,5 +48,9 @@ int rb_metrics_count(struct rb_store *st, const char *name, enum rb_metric m);
  * reviewbot_worker_up and reviewbot_jobs{kind="..",state=".."}.
  */
 int rb_metrics_render(struct rb_buf *out, struct rb_store *st);
+
+/* Appends @s as a label value of the exposition format: backslash,
+ * double quote and newline escaped. */
+int rb_prom_label(struct rb_buf *b, const char *s);
 
 #endif

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * stats.c - the figures of `reviewbot stats`, computed in SQL from the
- * store. A finding's verdict is the latest authorised one given for it
- * (by its review's Message-ID and its Fn); "valid" and "fixed" both count
- * as valid, "false_positive" as not.
+ * stats.c - the figures of `reviewbot stats`, from the store's reports
+ * (bot/store_reports.h, which says what counts as a verdict), as JSON
+ * and as text.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,39 +13,11 @@
 #include "util/err.h"
 #include "util/banned.h"
 
-/* Each finding with its verdict (NULL when nobody judged it). */
-#define JUDGED                                                                \
-	"(SELECT f.*, r.subsystem AS rsub, (SELECT v.verdict FROM verdicts v" \
-	" WHERE v.review_msgid = f.review_msgid AND v.fid = f.fid AND"        \
-	" v.authorised = 1 ORDER BY v.created_at DESC, v.id DESC LIMIT 1)"    \
-	" AS verdict FROM findings f LEFT JOIN reviews r"                     \
-	" ON r.message_id = f.review_msgid WHERE f.state = 'raised')"
-
-static const char *col_text(const struct rb_dbv *v)
-{
-	return v->t == RB_DBT_TEXT ? v->s : v->t == RB_DBT_NULL ? "" : "?";
-}
-
-static int64_t col_int(const struct rb_dbv *v)
-{
-	if (v->t == RB_DBT_INT)
-		return v->i;
-	if (v->t == RB_DBT_TEXT)
-		return strtoll(v->s, NULL, 10);
-	return 0;
-}
-
 /* Rows of (name, count) into an object. */
-static int kv_row(const struct rb_dbrow *row, void *payload)
+static int kv_row(const char *key, int64_t n, void *payload)
 {
-	json_object_set_new(payload, col_text(&row->v[0]),
-			    json_integer(col_int(&row->v[1])));
+	json_object_set_new(payload, key, json_integer(n));
 	return 0;
-}
-
-static int kv(struct rb_store *st, json_t *obj, const char *sql)
-{
-	return st->db->ops->query(st->db, sql, NULL, 0, kv_row, obj);
 }
 
 static json_t *ratio(int64_t num, int64_t den)
@@ -54,189 +25,134 @@ static json_t *ratio(int64_t num, int64_t den)
 	return den ? json_real((double)num / (double)den) : json_null();
 }
 
-/* Rows of (group, raised, judged, valid) into an object of objects. */
-static int prec_row(const struct rb_dbrow *row, void *payload)
+/* An object of two counts. */
+static json_t *two(const char *ka, int64_t a, const char *kb, int64_t b)
 {
-	int64_t raised = col_int(&row->v[1]), judged = col_int(&row->v[2]);
-	int64_t valid = col_int(&row->v[3]);
 	json_t *o = json_object();
 
-	json_object_set_new(o, "raised", json_integer(raised));
-	json_object_set_new(o, "judged", json_integer(judged));
-	json_object_set_new(o, "valid", json_integer(valid));
-	json_object_set_new(o, "precision", ratio(valid, judged));
-	json_object_set_new(payload, col_text(&row->v[0]), o);
+	json_object_set_new(o, ka, json_integer(a));
+	json_object_set_new(o, kb, json_integer(b));
+	return o;
+}
+
+static json_t *precision(const struct rb_report_precision *p)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "raised", json_integer(p->raised));
+	json_object_set_new(o, "judged", json_integer(p->judged));
+	json_object_set_new(o, "valid", json_integer(p->valid));
+	json_object_set_new(o, "precision", ratio(p->valid, p->judged));
+	return o;
+}
+
+/* Rows of (group, raised, judged, valid) into an object of objects. */
+static int prec_row(const char *group, const struct rb_report_precision *p,
+		    void *payload)
+{
+	json_object_set_new(payload, group, precision(p));
 	return 0;
 }
 
 static int precision_by(struct rb_store *st, json_t *into, const char *name,
-			const char *group)
+			enum rb_report_group group)
 {
-	char sql[2048];
 	json_t *o = json_object();
 	int ret;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT COALESCE(%s, ''), COUNT(*),"
-		 " SUM(CASE WHEN verdict IS NOT NULL THEN 1 ELSE 0 END),"
-		 " SUM(CASE WHEN verdict IN ('valid', 'fixed') THEN 1 ELSE 0"
-		 " END) FROM " JUDGED " j GROUP BY COALESCE(%s, '')"
-		 " ORDER BY 1",
-		 group, group);
-	ret = st->db->ops->query(st->db, sql, NULL, 0, prec_row, o);
+	ret = rb_store_report_precision_by(st, group, prec_row, o);
 	json_object_set_new(into, name, o);
 	return ret;
 }
 
-struct totals {
-	int64_t v[8];
-};
-
-static int totals_row(const struct rb_dbrow *row, void *payload)
-{
-	struct totals *t = payload;
-	size_t i;
-
-	for (i = 0; i < row->n && i < 8; i++)
-		t->v[i] = col_int(&row->v[i]);
-	return 1;
-}
-
-static int totals(struct rb_store *st, struct totals *t, const char *sql)
-{
-	memset(t, 0, sizeof(*t));
-	return st->db->ops->query(st->db, sql, NULL, 0, totals_row, t);
-}
-
 /* Latency histogram buckets, in seconds. */
-static int latency_row(const struct rb_dbrow *row, void *payload)
+static int latency_row(int64_t seconds, void *payload)
 {
-	json_array_append_new(payload, json_integer(col_int(&row->v[0])));
+	json_array_append_new(payload, json_integer(seconds));
 	return 0;
 }
 
-/* Counts by state or kind: (name in the JSON, query of (key, count)). */
+/* Counts by state or kind: (name in the JSON, what to count). */
 static const struct {
 	const char *name;
-	const char *sql;
+	enum rb_report_count what;
 } counts[] = {
-	{ "messages",
-	  "SELECT state, COUNT(*) FROM messages GROUP BY state ORDER BY 1" },
-	{ "series",
-	  "SELECT state, COUNT(*) FROM series GROUP BY state ORDER BY 1" },
-	{ "mails",
-	  "SELECT kind, COUNT(*) FROM reviews GROUP BY kind ORDER BY 1" },
-	{ "outbox",
-	  "SELECT state, COUNT(*) FROM outbox GROUP BY state ORDER BY 1" },
+	{ "messages", RB_COUNT_MESSAGES },
+	{ "series", RB_COUNT_SERIES },
+	{ "mails", RB_COUNT_MAILS },
+	{ "outbox", RB_COUNT_OUTBOX },
 };
 
 int rb_stats_collect(struct rb_store *st, json_t **out)
 {
 	json_t *j = json_object(), *o;
-	struct totals t;
+	struct rb_report_precision p = { 0 };
+	struct rb_report_mails m = { 0 };
+	int64_t a = 0, b = 0;
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		o = json_object();
-		ret = ret ? ret : kv(st, o, counts[i].sql);
+		ret = ret ? ret :
+			    rb_store_report_counts(st, counts[i].what, kv_row,
+						   o);
 		json_object_set_new(j, counts[i].name, o);
 	}
 
 	/* Precision per finding, overall and by group. */
+	ret = ret ? ret : rb_store_report_precision(st, &p);
+	json_object_set_new(j, "findings", precision(&p));
+	ret = ret ? ret : precision_by(st, j, "by_checker", RB_GROUP_CHECKER);
+	ret = ret ? ret : precision_by(st, j, "by_category", RB_GROUP_CATEGORY);
 	ret = ret ? ret :
-		    totals(st, &t,
-			   "SELECT COUNT(*), SUM(CASE WHEN verdict IS NOT NULL"
-			   " THEN 1 ELSE 0 END), SUM(CASE WHEN verdict IN"
-			   " ('valid', 'fixed') THEN 1 ELSE 0 END) FROM " JUDGED
-			   " j");
-	o = json_object();
-	json_object_set_new(o, "raised", json_integer(t.v[0]));
-	json_object_set_new(o, "judged", json_integer(t.v[1]));
-	json_object_set_new(o, "valid", json_integer(t.v[2]));
-	json_object_set_new(o, "precision", ratio(t.v[2], t.v[1]));
-	json_object_set_new(j, "findings", o);
-	ret = ret ? ret : precision_by(st, j, "by_checker", "checker");
-	ret = ret ? ret : precision_by(st, j, "by_category", "category");
-	ret = ret ? ret : precision_by(st, j, "by_subsystem", "rsub");
-	ret = ret ? ret :
-		    precision_by(st, j, "by_model",
-				 "CASE WHEN checker = 'model' THEN"
-				 " checker_version END");
+		    precision_by(st, j, "by_subsystem", RB_GROUP_SUBSYSTEM);
+	ret = ret ? ret : precision_by(st, j, "by_model", RB_GROUP_MODEL);
 
 	/* Precision per review: a judged review is precise when none of its
 	 * judged findings was a false positive. */
-	ret = ret ? ret :
-		    totals(st, &t,
-			   "SELECT COUNT(*), SUM(CASE WHEN fp = 0 THEN 1 ELSE 0"
-			   " END) FROM (SELECT review_msgid, SUM(CASE WHEN"
-			   " verdict = 'false_positive' THEN 1 ELSE 0 END) AS fp"
-			   " FROM " JUDGED " j WHERE verdict IS NOT NULL"
-			   " GROUP BY review_msgid) x");
-	o = json_object();
-	json_object_set_new(o, "judged", json_integer(t.v[0]));
-	json_object_set_new(o, "precise", json_integer(t.v[1]));
-	json_object_set_new(o, "precision", ratio(t.v[1], t.v[0]));
+	ret = ret ? ret : rb_store_report_review_precision(st, &a, &b);
+	o = two("judged", a, "precise", b);
+	json_object_set_new(o, "precision", ratio(b, a));
 	json_object_set_new(j, "reviews", o);
 
 	/* Words, latency, tokens, cost. */
-	ret = ret ? ret :
-		    totals(st, &t,
-			   "SELECT COUNT(*), COALESCE(SUM(words), 0),"
-			   " COALESCE(SUM(latency), 0), COALESCE(MAX(latency), 0),"
-			   " COALESCE(SUM(tokens_in), 0),"
-			   " COALESCE(SUM(tokens_out), 0),"
-			   " COALESCE(SUM(cost), 0) FROM reviews"
-			   " WHERE kind = 'review'");
+	ret = ret ? ret : rb_store_report_mails(st, &m);
 	o = json_object();
-	json_object_set_new(o, "count", json_integer(t.v[0]));
-	json_object_set_new(o, "words_total", json_integer(t.v[1]));
+	json_object_set_new(o, "count", json_integer(m.count));
+	json_object_set_new(o, "words_total", json_integer(m.words));
 	json_object_set_new(o, "words_per_review",
-			    t.v[0] ? json_real((double)t.v[1] / t.v[0]) :
-				     json_null());
+			    m.count ? json_real((double)m.words / m.count) :
+				      json_null());
 	json_object_set_new(o, "latency_mean_s",
-			    t.v[0] ? json_real((double)t.v[2] / t.v[0]) :
-				     json_null());
-	json_object_set_new(o, "latency_max_s", json_integer(t.v[3]));
-	json_object_set_new(o, "tokens_in", json_integer(t.v[4]));
-	json_object_set_new(o, "tokens_out", json_integer(t.v[5]));
-	json_object_set_new(o, "cost_usd", json_real((double)t.v[6] / 1e6));
+			    m.count ?
+				    json_real((double)m.latency_sum / m.count) :
+				    json_null());
+	json_object_set_new(o, "latency_max_s", json_integer(m.latency_max));
+	json_object_set_new(o, "tokens_in", json_integer(m.tokens_in));
+	json_object_set_new(o, "tokens_out", json_integer(m.tokens_out));
+	json_object_set_new(o, "cost_usd",
+			    json_real((double)m.cost_micro / 1e6));
 	json_object_set_new(j, "review_mails", o);
 	o = json_array();
-	ret = ret ? ret :
-		    st->db->ops->query(st->db,
-				       "SELECT latency FROM reviews WHERE"
-				       " kind = 'review' ORDER BY created_at",
-				       NULL, 0, latency_row, o);
+	ret = ret ? ret : rb_store_report_latencies(st, latency_row, o);
 	json_object_set_new(j, "latencies_s", o);
 
 	/* Recipients the cap trimmed (lists never are: bot/scope.h). */
-	ret = ret ? ret :
-		    totals(st, &t,
-			   "SELECT COALESCE(SUM(CASE WHEN capped > 0 THEN 1"
-			   " ELSE 0 END), 0), COALESCE(SUM(capped), 0)"
-			   " FROM reviews");
-	o = json_object();
-	json_object_set_new(o, "mails", json_integer(t.v[0]));
-	json_object_set_new(o, "people", json_integer(t.v[1]));
-	json_object_set_new(j, "recipients_capped", o);
+	a = b = 0;
+	ret = ret ? ret : rb_store_report_capped(st, &a, &b);
+	json_object_set_new(j, "recipients_capped",
+			    two("mails", a, "people", b));
 
 	/* Apply failures among series that reached a base. */
-	ret = ret ? ret :
-		    totals(st, &t,
-			   "SELECT SUM(CASE WHEN state = 'apply_failed' THEN 1"
-			   " ELSE 0 END), SUM(CASE WHEN state IN ('apply_failed',"
-			   " 'reviewed', 'sent') THEN 1 ELSE 0 END) FROM series");
-	o = json_object();
-	json_object_set_new(o, "failed", json_integer(t.v[0]));
-	json_object_set_new(o, "attempted", json_integer(t.v[1]));
-	json_object_set_new(o, "rate", ratio(t.v[0], t.v[1]));
+	a = b = 0;
+	ret = ret ? ret : rb_store_report_apply_failures(st, &a, &b);
+	o = two("failed", a, "attempted", b);
+	json_object_set_new(o, "rate", ratio(a, b));
 	json_object_set_new(j, "apply_failures", o);
 	o = json_object();
 	ret = ret ? ret :
-		    kv(st, o,
-		       "SELECT state, COUNT(*) FROM findings"
-		       " GROUP BY state ORDER BY 1");
+		    rb_store_report_counts(st, RB_COUNT_FINDINGS, kv_row, o);
 	json_object_set_new(j, "finding_states", o);
 	if (ret) {
 		json_decref(j);

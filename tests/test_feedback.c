@@ -37,6 +37,7 @@
 #include "bot/outbox.h"
 #include "bot/pipeline.h"
 #include "bot/store.h"
+#include "bot/store_priv.h" /* white-box: the tables as stored */
 #include "mail/dkim.h"
 #include "review/findings.h"
 #include "review/maintainers.h"

@@ -18,6 +18,7 @@
 
 #include "bot/metrics.h"
 #include "bot/store.h"
+#include "bot/store_priv.h" /* white-box: the tables as stored */
 #include "util/buf.h"
 #include "util/err.h"
 

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "bot/store.h"
+#include "bot/store_priv.h" /* white-box: the tables as stored */
 #include "mail/series.h"
 #include "util/err.h"
 
