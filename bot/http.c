@@ -270,12 +270,15 @@ static int review_row(const struct rb_report_mail *m, void *payload)
 {
 	struct rb_buf *b = payload;
 	struct rb_buf body = RB_BUF_INIT(PAGE_MAX);
+	struct rb_buf mail = RB_BUF_INIT(PAGE_MAX);
 	char when[64];
 	const char *p;
 	int ret;
 
+	/* The stored bytes end where their length says, not at a NUL. */
+	ret = m->bytes ? rb_buf_add(&mail, m->bytes, m->len) : 0;
 	fmt_time(when, sizeof(when), m->created_at);
-	ret = rb_buf_puts(b, "<h3>");
+	ret = ret ?: rb_buf_puts(b, "<h3>");
 	ret = ret ?: rb_html_escape(b, m->kind);
 	ret = ret   ?:
 		      rb_buf_printf(b,
@@ -287,11 +290,12 @@ static int review_row(const struct rb_report_mail *m, void *payload)
 	ret = ret ?: rb_html_escape(b, m->state ? m->state : "no mail");
 	ret = ret ?: rb_buf_printf(b, ", %s</h3>\n<pre class=\"mail\">", when);
 	/* Without the CRs of the wire format. */
-	for (p = mail_body(m->bytes); !ret && p && *p; p++)
+	for (p = mail_body(mail.ptr); !ret && p && *p; p++)
 		if (*p != '\r')
 			ret = rb_buf_putc(&body, *p);
 	ret = ret ?: rb_html_escape(b, body.ptr ? body.ptr : "");
 	rb_buf_release(&body);
+	rb_buf_release(&mail);
 	return ret ?: rb_buf_puts(b, "</pre>\n");
 }
 
