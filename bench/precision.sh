@@ -87,7 +87,7 @@ rm -rf "$work/arch" && mkdir -p "$work/arch"
 (cd "$work/arch" && "$bin" review --store s.db --outbox out \
 	"$shared/corpus/linux-api.mbox.xz" > log.txt 2>&1) || true
 tail -2 "$work/arch/log.txt" >&2
-$py archive "$work/arch/s.db" > "$work/archive.jsonl"
+$py archive "$work/arch/s.db" "$tree" > "$work/archive.jsonl"
 echo $(( ($(ms) - t1) / 1000 )) > "$work/archive.secs"
 fi
 t2=$(ms)

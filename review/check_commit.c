@@ -15,6 +15,8 @@
  *                              said when a sign-off is there in another
  *                              form (indented in a pasted "git show", below
  *                              the "---" of a question mail) or for [WIP]
+ *                              and [RFC] (not for applying: a missing
+ *                              sign-off only blocks a merge)
  *   author-signoff     medium  nobody with the author's address or name
  *                              signed off (same name, other address is
  *                              left to checkpatch's FROM_SIGN_OFF_MISMATCH)
@@ -626,7 +628,8 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 			    "\"%s\", so the Signed-off-by: below it would be "
 			    "dropped. Could that line be reworded?",
 			    cut);
-		else if (!signoff_elsewhere(m) && !is_wip(m))
+		else if (!signoff_elsewhere(m) && !is_wip(m) &&
+			 !m->subject.is_rfc)
 			add(c, "signed-off-by", RB_FSEV_HIGH, NULL,
 			    "There is no Signed-off-by: line. Could you add "
 			    "one (see \"Developer's Certificate of Origin\" "
