@@ -631,13 +631,110 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
+/* @m's In-Reply-To and References as nodes of @set (itself left out). */
+static int ent_threading(struct ent *e, struct rb_series_set *set,
+			 const struct rb_message *m)
+{
+	size_t i;
+	int ret;
+
+	if (m->in_reply_to && *m->in_reply_to &&
+	    strcmp(m->in_reply_to, m->message_id)) {
+		ret = node_intern(&e->irt, set, m->in_reply_to);
+		if (ret)
+			return ret;
+	}
+	if (!m->n_references)
+		return 0;
+	e->refs = calloc(m->n_references, sizeof(*e->refs));
+	if (!e->refs)
+		return rb_err(RB_ENOMEM, "out of memory for references");
+	for (i = 0; i < m->n_references; i++) {
+		uint32_t r;
+
+		if (!m->references[i] || !*m->references[i] ||
+		    !strcmp(m->references[i], m->message_id))
+			continue;
+		ret = node_intern(&r, set, m->references[i]);
+		if (ret)
+			return ret;
+		e->refs[e->n_refs++] = r;
+	}
+	return 0;
+}
+
+/* What b4 reads from the subject and the body: e->flags, the revision
+ * and the counters. */
+static void ent_b4(struct ent *e, const struct rb_message *m)
+{
+	struct b4_subject b;
+
+	/* b4's rule, not rb_subject's: "[PATCH] Re: foo" is a patch. */
+	if (subject_is_reply(m->subject_raw))
+		e->flags |= F_SUBJ_REPLY | F_REPLY;
+	if (has_diff(m->body) || (m->patch && has_diff(m->patch)))
+		e->flags |= F_DIFF;
+	if (has_diffstat(m->body) || (m->diffstat && has_diffstat(m->diffstat)))
+		e->flags |= F_DIFFSTAT;
+	if (e->irt == NONE && !e->n_refs)
+		e->flags |= F_NOTHREAD;
+	if (m->subject.is_pull)
+		e->flags |= F_PULL;
+	if (is_bot(m))
+		e->flags |= F_BOT;
+	/* A reply's subject is not parsed by b4: v1, 1/1 inferred. */
+	e->rev = 1;
+	e->counter = 1;
+	e->expected = 1;
+	e->flags |= F_CINF | F_RINF;
+	if (!(e->flags & F_SUBJ_REPLY)) {
+		b4_subject_parse(&b, m->subject_raw);
+		if (b.patch)
+			e->flags |= F_PATCHPFX;
+		if (b.resend)
+			e->flags |= F_RESEND;
+		e->rev = b.revision;
+		if (!b.rinf)
+			e->flags &= ~F_RINF;
+		if (!b.cinf) {
+			e->counter = b.counter;
+			/* [PATCH 6/5] */
+			e->expected = b.counter > b.expected ? b.counter :
+							       b.expected;
+			e->flags &= ~F_CINF;
+		}
+	}
+	e->flags |= scan_trailers(m->body);
+	/* b4: trailers in a reply without a diff make it a follow-up. */
+	if ((e->flags & F_TRAILERS) && e->irt != NONE && !(e->flags & F_DIFF))
+		e->flags |= F_REPLY;
+}
+
+/* The entry's copies of @m's sender, title and change-id. */
+static int ent_strings(struct ent *e, const struct rb_message *m)
 {
 	const struct rb_subject *sj = &m->subject;
-	struct ent e = { 0 };
-	const char *cid;
-	uint32_t n;
+	const char *cid = NULL;
 	size_t i;
+
+	e->date = m->date;
+	e->from = dup_or_null(m->from.addr ? m->from.addr : "");
+	e->title = dup_or_null(sj->title ? sj->title : m->subject_raw);
+	for (i = 0; i < m->n_trailers && !cid; i++)
+		if (m->trailers[i].key &&
+		    !strcasecmp(m->trailers[i].key, "change-id"))
+			cid = m->trailers[i].value;
+	e->change_id = dup_or_null(cid);
+	if (!e->from || (!e->title && (sj->title || m->subject_raw)) ||
+	    (cid && !e->change_id))
+		return rb_err(RB_ENOMEM, "out of memory for a message");
+	return 0;
+}
+
+int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
+{
+	struct ent e = { 0 };
+	uint32_t n;
 	int ret;
 
 	if (!m->message_id || !*m->message_id)
@@ -654,87 +751,13 @@ int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
 	e.irt = NONE;
 	e.answers = NONE;
 	e.series = NONE;
-	if (m->in_reply_to && *m->in_reply_to &&
-	    strcmp(m->in_reply_to, m->message_id)) {
-		ret = node_intern(&e.irt, set, m->in_reply_to);
-		if (ret)
-			return ret;
-	}
-	if (m->n_references) {
-		e.refs = calloc(m->n_references, sizeof(*e.refs));
-		if (!e.refs)
-			return rb_err(RB_ENOMEM,
-				      "out of memory for references");
-		for (i = 0; i < m->n_references; i++) {
-			uint32_t r;
-
-			if (!m->references[i] || !*m->references[i] ||
-			    !strcmp(m->references[i], m->message_id))
-				continue;
-			ret = node_intern(&r, set, m->references[i]);
-			if (ret)
-				goto fail;
-			e.refs[e.n_refs++] = r;
-		}
-	}
-
-	/* What b4 reads from the subject and the body. */
-	/* b4's rule, not rb_subject's: "[PATCH] Re: foo" is a patch. */
-	if (subject_is_reply(m->subject_raw))
-		e.flags |= F_SUBJ_REPLY | F_REPLY;
-	if (has_diff(m->body) || (m->patch && has_diff(m->patch)))
-		e.flags |= F_DIFF;
-	if (has_diffstat(m->body) || (m->diffstat && has_diffstat(m->diffstat)))
-		e.flags |= F_DIFFSTAT;
-	if (e.irt == NONE && !e.n_refs)
-		e.flags |= F_NOTHREAD;
-	if (sj->is_pull)
-		e.flags |= F_PULL;
-	if (is_bot(m))
-		e.flags |= F_BOT;
-	/* A reply's subject is not parsed by b4: v1, 1/1 inferred. */
-	e.rev = 1;
-	e.counter = 1;
-	e.expected = 1;
-	e.flags |= F_CINF | F_RINF;
-	if (!(e.flags & F_SUBJ_REPLY)) {
-		struct b4_subject b;
-
-		b4_subject_parse(&b, m->subject_raw);
-		if (b.patch)
-			e.flags |= F_PATCHPFX;
-		if (b.resend)
-			e.flags |= F_RESEND;
-		e.rev = b.revision;
-		if (!b.rinf)
-			e.flags &= ~F_RINF;
-		if (!b.cinf) {
-			e.counter = b.counter;
-			/* [PATCH 6/5] */
-			e.expected = b.counter > b.expected ? b.counter :
-							      b.expected;
-			e.flags &= ~F_CINF;
-		}
-	}
-	e.flags |= scan_trailers(m->body);
-	/* b4: trailers in a reply without a diff make it a follow-up. */
-	if ((e.flags & F_TRAILERS) && e.irt != NONE && !(e.flags & F_DIFF))
-		e.flags |= F_REPLY;
-	e.date = m->date;
-	e.from = dup_or_null(m->from.addr ? m->from.addr : "");
-	e.title = dup_or_null(sj->title ? sj->title : m->subject_raw);
-	cid = NULL;
-	for (i = 0; i < m->n_trailers && !cid; i++)
-		if (m->trailers[i].key &&
-		    !strcasecmp(m->trailers[i].key, "change-id"))
-			cid = m->trailers[i].value;
-	e.change_id = dup_or_null(cid);
-	if (!e.from || (!e.title && (sj->title || m->subject_raw)) ||
-	    (cid && !e.change_id)) {
-		ret = rb_err(RB_ENOMEM, "out of memory for a message");
+	ret = ent_threading(&e, set, m);
+	if (ret)
 		goto fail;
-	}
-
+	ent_b4(&e, m);
+	ret = ent_strings(&e, m);
+	if (ret)
+		goto fail;
 	if (set->n_ents == set->cap_ents) {
 		size_t cap = set->cap_ents ? set->cap_ents * 2 : 1024;
 		struct ent *v = realloc(set->ents, cap * sizeof(*v));
@@ -1094,10 +1117,119 @@ static const char *msg_id(const struct rb_series_set *set, uint32_t m)
 	return set->nodes[set->ents[m].node].id;
 }
 
+/* Room for one more output series in @c. */
+static int out_reserve(struct asm_ctx *c)
+{
+	size_t cap;
+	struct rb_series *v;
+	uint32_t *f;
+
+	if (c->n_out < c->cap_out)
+		return 0;
+	cap = c->cap_out ? c->cap_out * 2 : 256;
+	v = realloc(c->out, cap * sizeof(*v));
+	if (!v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	c->out = v;
+	f = realloc(c->out_first, cap * sizeof(*f));
+	if (!f)
+		return rb_err(RB_ENOMEM, "out of memory");
+	c->out_first = f;
+	f = realloc(c->out_prev_local, cap * sizeof(*f));
+	if (!f)
+		return rb_err(RB_ENOMEM, "out of memory");
+	c->out_prev_local = f;
+	c->cap_out = cap;
+	return 0;
+}
+
+/*
+ * The parts of @s into @o with their dates; *@head gets the first part
+ * of this version, *@first the earliest message of it. Parts taken from
+ * the previous version (partial reroll) do not name or date the series.
+ */
+static void emit_parts(struct rb_series *o, const struct rb_series_set *set,
+		       const struct tser *s, uint32_t *head, uint32_t *first)
+{
+	size_t j;
+
+	for (j = 0; j < s->len; j++) {
+		const struct ent *e;
+
+		if (s->slot[j] == NONE)
+			continue;
+		e = &set->ents[s->slot[j]];
+		if (j == 0)
+			o->cover = set->nodes[e->node].id;
+		else
+			o->patches[j - 1] = set->nodes[e->node].id;
+		if (j && e->erev != s->rev)
+			continue;
+		if (*head == NONE)
+			*head = s->slot[j];
+		if (*first == NONE || s->slot[j] < *first)
+			*first = s->slot[j];
+		if (e->date > o->last_date)
+			o->last_date = e->date;
+		if (e->date < o->first_date)
+			o->first_date = e->date;
+	}
+	if (o->first_date == INT64_MAX)
+		o->first_date = 0;
+}
+
+/* One output series from the thread's series @s; *@prev is the output
+ * index of the thread's previous one (-1: none). */
+static int emit_series(struct asm_ctx *c, struct tser *s, size_t *prev)
+{
+	struct rb_series_set *set = c->set;
+	struct rb_series *o;
+	uint32_t first = NONE, head = NONE, tm;
+	size_t j;
+	int ret;
+
+	ret = out_reserve(c);
+	if (ret)
+		return ret;
+	o = &c->out[c->n_out];
+	memset(o, 0, sizeof(*o));
+	o->patches = calloc(s->len, sizeof(*o->patches));
+	if (!o->patches)
+		return rb_err(RB_ENOMEM, "out of memory");
+	o->version = s->rev;
+	o->total = (int)s->len - 1;
+	o->complete = s->complete;
+	o->partial_reroll = s->partial;
+	o->unthreaded = c->thread_unthreaded;
+	o->first_date = INT64_MAX;
+	emit_parts(o, set, s, &head, &first);
+	/* The id: the cover, else patch 1, else the first present. */
+	if (s->slot[0] == NONE && s->slot[1] != NONE &&
+	    set->ents[s->slot[1]].erev == s->rev)
+		head = s->slot[1];
+	if (head == NONE) /* only copies: cannot happen, be safe */
+		head = s->slot[1] != NONE ? s->slot[1] : s->slot[0];
+	o->id = (char *)msg_id(set, head);
+	tm = s->title_msg != NONE ? s->title_msg : head;
+	o->title = set->ents[tm].title;
+	o->author = set->ents[head].from;
+	o->change_id = set->ents[head].change_id;
+	for (j = 1; !o->change_id && j < s->len; j++)
+		if (s->slot[j] != NONE)
+			o->change_id = set->ents[s->slot[j]].change_id;
+	c->out_first[c->n_out] = first;
+	c->out_prev_local[c->n_out] = *prev == (size_t)-1 ? NONE :
+							    (uint32_t)*prev;
+	s->out = c->n_out;
+	s->used = true;
+	*prev = c->n_out;
+	c->n_out++;
+	return 0;
+}
+
 /* Turns the thread's series into output series. */
 static int emit_thread(struct asm_ctx *c)
 {
-	struct rb_series_set *set = c->set;
 	size_t i, j, prev = (size_t)-1;
 	int ret;
 
@@ -1110,90 +1242,15 @@ static int emit_thread(struct asm_ctx *c)
 	}
 	for (i = 0; i < c->n_ts; i++) {
 		struct tser *s = &c->ts[i];
-		struct rb_series *o;
-		uint32_t first = NONE, head = NONE, tm;
 		bool any = false;
 
 		for (j = 1; j < s->len; j++)
 			any |= s->slot[j] != NONE;
 		if (!any)
 			continue;
-		if (c->n_out == c->cap_out) {
-			size_t cap = c->cap_out ? c->cap_out * 2 : 256;
-			struct rb_series *v = realloc(c->out, cap * sizeof(*v));
-			uint32_t *f;
-
-			if (!v)
-				return rb_err(RB_ENOMEM, "out of memory");
-			c->out = v;
-			f = realloc(c->out_first, cap * sizeof(*f));
-			if (!f)
-				return rb_err(RB_ENOMEM, "out of memory");
-			c->out_first = f;
-			f = realloc(c->out_prev_local, cap * sizeof(*f));
-			if (!f)
-				return rb_err(RB_ENOMEM, "out of memory");
-			c->out_prev_local = f;
-			c->cap_out = cap;
-		}
-		o = &c->out[c->n_out];
-		memset(o, 0, sizeof(*o));
-		o->patches = calloc(s->len, sizeof(*o->patches));
-		if (!o->patches)
-			return rb_err(RB_ENOMEM, "out of memory");
-		o->version = s->rev;
-		o->total = (int)s->len - 1;
-		o->complete = s->complete;
-		o->partial_reroll = s->partial;
-		o->unthreaded = c->thread_unthreaded;
-		o->first_date = INT64_MAX;
-		for (j = 0; j < s->len; j++) {
-			const struct ent *e;
-
-			if (s->slot[j] == NONE)
-				continue;
-			e = &set->ents[s->slot[j]];
-			if (j == 0)
-				o->cover = set->nodes[e->node].id;
-			else
-				o->patches[j - 1] = set->nodes[e->node].id;
-			/* Parts taken from the previous version (partial
-			 * reroll) do not name or date this series.
-			 */
-			if (j && e->erev != s->rev)
-				continue;
-			if (head == NONE)
-				head = s->slot[j];
-			if (first == NONE || s->slot[j] < first)
-				first = s->slot[j];
-			if (e->date > o->last_date)
-				o->last_date = e->date;
-			if (e->date < o->first_date)
-				o->first_date = e->date;
-		}
-		if (o->first_date == INT64_MAX)
-			o->first_date = 0;
-		/* The id: the cover, else patch 1, else the first present. */
-		if (s->slot[0] == NONE && s->slot[1] != NONE &&
-		    set->ents[s->slot[1]].erev == s->rev)
-			head = s->slot[1];
-		if (head == NONE) /* only copies: cannot happen, be safe */
-			head = s->slot[1] != NONE ? s->slot[1] : s->slot[0];
-		o->id = (char *)msg_id(set, head);
-		tm = s->title_msg != NONE ? s->title_msg : head;
-		o->title = set->ents[tm].title;
-		o->author = set->ents[head].from;
-		o->change_id = set->ents[head].change_id;
-		for (j = 1; !o->change_id && j < s->len; j++)
-			if (s->slot[j] != NONE)
-				o->change_id = set->ents[s->slot[j]].change_id;
-		c->out_first[c->n_out] = first;
-		c->out_prev_local[c->n_out] =
-			prev == (size_t)-1 ? NONE : (uint32_t)prev;
-		s->out = c->n_out;
-		s->used = true;
-		prev = c->n_out;
-		c->n_out++;
+		ret = emit_series(c, s, &prev);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -1457,19 +1514,21 @@ static void link_answers(struct rb_series_set *set)
 	}
 }
 
-int rb_series_set_assemble(struct rb_series_set *set)
-{
-	struct asm_ctx c = { .set = set };
-	uint32_t *order = NULL, *root = NULL, *start = NULL;
-	size_t *perm = NULL;
-	bool *joined = NULL;
-	size_t i, n = set->n_ents, nt = 0;
-	int ret = 0;
+/* The messages grouped by thread: order[start[r]..start[r + 1]) are the
+ * messages of the thread whose root node is r, in arrival order. */
+struct threads {
+	uint32_t *order, *root, *start;
+	bool *joined; /* joined to a thread by the unthreaded fallback */
+};
 
-	series_clear(set);
+/* Unions every message's node with those it answers or references. */
+static void thread_union(struct rb_series_set *set)
+{
+	size_t i;
+
 	for (i = 0; i < set->n_nodes; i++)
 		set->nodes[i].parent = (uint32_t)i;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < set->n_ents; i++) {
 		struct ent *e = &set->ents[i];
 		uint32_t r;
 
@@ -1480,88 +1539,97 @@ int rb_series_set_assemble(struct rb_series_set *set)
 		for (r = 0; r < e->n_refs; r++)
 			uf_union(set->nodes, e->node, e->refs[r]);
 	}
-	joined = calloc(n + 1, sizeof(*joined));
-	order = malloc((n + 1) * sizeof(*order));
-	root = malloc((n + 1) * sizeof(*root));
-	start = calloc(set->n_nodes + 2, sizeof(*start));
-	if (!joined || !order || !root || !start) {
-		ret = rb_err(RB_ENOMEM, "out of memory for assembly");
-		goto out;
-	}
-	ret = join_unthreaded(set, joined);
-	if (ret)
-		goto out;
+}
 
-	/* Counting sort of messages by thread root, stable in arrival. */
+/* Counting sort of messages by thread root, stable in arrival. */
+static int thread_order(struct threads *t, struct rb_series_set *set)
+{
+	uint32_t *pos;
+	size_t i, n = set->n_ents;
+
 	for (i = 0; i < n; i++) {
-		root[i] = uf_find(set->nodes, set->ents[i].node);
-		start[root[i] + 1]++;
+		t->root[i] = uf_find(set->nodes, set->ents[i].node);
+		t->start[t->root[i] + 1]++;
 	}
 	for (i = 0; i < set->n_nodes; i++)
-		start[i + 1] += start[i];
-	{
-		uint32_t *pos = malloc((set->n_nodes + 1) * sizeof(*pos));
+		t->start[i + 1] += t->start[i];
+	pos = malloc((set->n_nodes + 1) * sizeof(*pos));
+	if (!pos)
+		return rb_err(RB_ENOMEM, "out of memory for assembly");
+	memcpy(pos, t->start, (set->n_nodes + 1) * sizeof(*pos));
+	for (i = 0; i < n; i++)
+		t->order[pos[t->root[i]]++] = (uint32_t)i;
+	free(pos);
+	return 0;
+}
 
-		if (!pos) {
-			ret = rb_err(RB_ENOMEM, "out of memory for assembly");
-			goto out;
-		}
-		memcpy(pos, start, (set->n_nodes + 1) * sizeof(*pos));
-		for (i = 0; i < n; i++)
-			order[pos[root[i]]++] = (uint32_t)i;
-		free(pos);
-	}
+/* Each thread in the order of its first message, into c->out. */
+static int assemble_threads(struct asm_ctx *c, const struct threads *t)
+{
+	size_t i;
+	int ret;
 
-	/* Each thread in the order of its first message. */
-	for (i = 0; i < n; i++) {
-		uint32_t r = root[i], k;
+	for (i = 0; i < c->set->n_ents; i++) {
+		uint32_t r = t->root[i], k;
 
-		if (start[r] == start[r + 1] || order[start[r]] != i)
+		if (t->start[r] == t->start[r + 1] ||
+		    t->order[t->start[r]] != i)
 			continue;
-		nt++;
-		c.n_ts = 0;
-		c.n_covers = 0;
-		c.thread_unthreaded = false;
-		for (k = start[r]; k < start[r + 1]; k++) {
-			c.thread_unthreaded |= joined[order[k]];
-			ret = add_one(&c, order[k]);
+		c->n_ts = 0;
+		c->n_covers = 0;
+		c->thread_unthreaded = false;
+		for (k = t->start[r]; k < t->start[r + 1]; k++) {
+			c->thread_unthreaded |= t->joined[t->order[k]];
+			ret = add_one(c, t->order[k]);
 			if (ret)
-				goto out;
+				return ret;
 		}
-		ret = emit_thread(&c);
+		ret = emit_thread(c);
 		if (ret)
-			goto out;
-		for (k = 0; k < c.n_ts; k++) {
-			free(c.ts[k].slot);
-			c.ts[k].slot = NULL;
+			return ret;
+		for (k = 0; k < c->n_ts; k++) {
+			free(c->ts[k].slot);
+			c->ts[k].slot = NULL;
 		}
 	}
+	return 0;
+}
 
-	/* Series in order of first arrival; same-thread previous kept. */
-	perm = malloc((c.n_out + 1) * sizeof(*perm));
-	set->series = calloc(c.n_out + 1, sizeof(*set->series));
+/* c->out into set->series in order of first arrival, each with the
+ * previous version of its thread. */
+static int order_series(struct rb_series_set *set, struct asm_ctx *c)
+{
+	size_t *perm, i;
+
+	perm = malloc((c->n_out + 1) * sizeof(*perm));
+	set->series = calloc(c->n_out + 1, sizeof(*set->series));
 	if (!perm || !set->series) {
-		ret = rb_err(RB_ENOMEM, "out of memory for assembly");
-		goto out;
+		free(perm);
+		return rb_err(RB_ENOMEM, "out of memory for assembly");
 	}
-	for (i = 0; i < c.n_out; i++)
+	for (i = 0; i < c->n_out; i++)
 		perm[i] = i;
-	sort_first = c.out_first;
-	qsort(perm, c.n_out, sizeof(*perm), out_cmp);
+	sort_first = c->out_first;
+	qsort(perm, c->n_out, sizeof(*perm), out_cmp);
 	sort_first = NULL;
-	for (i = 0; i < c.n_out; i++) {
-		set->series[i] = c.out[perm[i]];
-		if (c.out_prev_local[perm[i]] != NONE)
+	for (i = 0; i < c->n_out; i++) {
+		set->series[i] = c->out[perm[i]];
+		if (c->out_prev_local[perm[i]] != NONE)
 			set->series[i].previous =
-				c.out[c.out_prev_local[perm[i]]].id;
+				c->out[c->out_prev_local[perm[i]]].id;
 	}
-	set->n_series = c.n_out;
-	c.n_out = 0;
-	ret = link_versions(set->series, set->n_series);
-	if (ret)
-		goto out;
+	set->n_series = c->n_out;
+	c->n_out = 0;
+	free(perm);
+	return 0;
+}
 
-	classify(set);
+/* Each message of a series: its series (the first that has it), and
+ * covers their kind. */
+static void mark_parts(struct rb_series_set *set)
+{
+	size_t i;
+
 	for (i = 0; i < set->n_series; i++) {
 		const struct rb_series *s = &set->series[i];
 		int j;
@@ -1583,8 +1651,39 @@ int rb_series_set_assemble(struct rb_series_set *set)
 				set->ents[m].series = (uint32_t)i;
 		}
 	}
+}
+
+int rb_series_set_assemble(struct rb_series_set *set)
+{
+	struct asm_ctx c = { .set = set };
+	struct threads t = { 0 };
+	size_t i, n = set->n_ents;
+	int ret = 0;
+
+	series_clear(set);
+	thread_union(set);
+	t.joined = calloc(n + 1, sizeof(*t.joined));
+	t.order = malloc((n + 1) * sizeof(*t.order));
+	t.root = malloc((n + 1) * sizeof(*t.root));
+	t.start = calloc(set->n_nodes + 2, sizeof(*t.start));
+	if (!t.joined || !t.order || !t.root || !t.start) {
+		ret = rb_err(RB_ENOMEM, "out of memory for assembly");
+		goto out;
+	}
+	ret = join_unthreaded(set, t.joined);
+	if (!ret)
+		ret = thread_order(&t, set);
+	if (!ret)
+		ret = assemble_threads(&c, &t);
+	if (!ret)
+		ret = order_series(set, &c);
+	if (!ret)
+		ret = link_versions(set->series, set->n_series);
+	if (ret)
+		goto out;
+	classify(set);
+	mark_parts(set);
 	link_answers(set);
-	(void)nt;
 out:
 	for (i = 0; i < c.n_out; i++)
 		free(c.out[i].patches);
@@ -1597,11 +1696,10 @@ out:
 	free(c.out);
 	free(c.out_first);
 	free(c.out_prev_local);
-	free(perm);
-	free(joined);
-	free(order);
-	free(root);
-	free(start);
+	free(t.joined);
+	free(t.order);
+	free(t.root);
+	free(t.start);
 	if (ret)
 		series_clear(set);
 	return ret;
