@@ -34,6 +34,7 @@
 #include <yaml.h>
 
 #include "bot/config.h"
+#include "review/rules.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -1090,6 +1091,68 @@ static void policy_bases(struct ctx *c, yaml_node_t *v, void *obj)
 	}
 }
 
+/*
+ * rules: {subject-length: on, "checkpatch:*": off, ...}: which findings
+ * speak in this subsystem, over the shipped defaults (review/rules.h);
+ * later entries win.
+ */
+static void policy_rules(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	struct rb_policy *p = obj;
+	yaml_node_pair_t *pr;
+	size_t n, i = 0;
+
+	if (is_null(v))
+		return;
+	if (v->type != YAML_MAPPING_NODE) {
+		cerr(c, v,
+		     "expected a mapping of rule names to on or off, got %s",
+		     kind_name(v));
+		return;
+	}
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	strv_free(p->rule_names, p->n_rules);
+	free(p->rule_on);
+	p->rule_names = calloc(n + 1, sizeof(*p->rule_names));
+	p->rule_on = calloc(n + 1, sizeof(*p->rule_on));
+	p->n_rules = 0;
+	if (!p->rule_names || !p->rule_on) {
+		c->oom = true;
+		return;
+	}
+	for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++, i++) {
+		yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
+		const char *name;
+		char tmp[80];
+		size_t old;
+
+		if (!kn || !vn || !visit(c, kn) || !visit(c, vn))
+			return;
+		name = text(c, kn, "a rule name", false);
+		if (!name)
+			continue;
+		old = path_key(c, name);
+		if (!rb_rule_name_valid(name)) {
+			cerr(c, kn,
+			     "'%s' is not a rule (a commit-msg category such as "
+			     "subject-length, checkpatch:TYPE, or a wildcard "
+			     "such as checkpatch:*)",
+			     shown(tmp, sizeof(tmp), name));
+		} else {
+			bool on = false;
+			size_t before = c->errs->n;
+
+			set_bool(c, vn, &on);
+			if (c->errs->n == before) {
+				p->rule_names[p->n_rules] = xstrdup(c, name);
+				p->rule_on[p->n_rules++] = on;
+			}
+		}
+		path_pop(c, old);
+	}
+}
+
 static void policy_recipients(struct ctx *c, yaml_node_t *v, void *obj)
 {
 	static const char *const names[] = { "author", "maintainers", "list",
@@ -1223,6 +1286,7 @@ static const struct key policy_keys[] = {
 	    .item = checker_item),
 	KEY("incomplete", K_ENUM, struct rb_policy, incomplete,
 	    .aux = incomplete_names),
+	KEY("rules", K_FN, struct rb_policy, rule_names, .fn = policy_rules),
 	KEY("blocking_text", K_TEXT, struct rb_policy, blocking_text),
 	KEY("suppress_similar", K_INT, struct rb_policy, suppress_similar,
 	    .min = 0, .max = 1000),
@@ -1237,6 +1301,8 @@ static void policy_release(struct rb_policy *p)
 	strv_free(p->skip_authors, p->n_skip_authors);
 	strv_free(p->checkpatch_ignore, p->n_checkpatch_ignore);
 	strv_free(p->checkers, p->n_checkers);
+	strv_free(p->rule_names, p->n_rules);
+	free(p->rule_on);
 	free(p->blocking_text);
 	free(p->templates_dir);
 	memset(p, 0, sizeof(*p));
@@ -1279,9 +1345,10 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	*dst = *src;
 	dst->name = dst->blocking_text = dst->templates_dir = NULL;
 	dst->bases = dst->skip_authors = dst->checkpatch_ignore = NULL;
-	dst->checkers = NULL;
+	dst->checkers = dst->rule_names = NULL;
+	dst->rule_on = NULL;
 	dst->n_bases = dst->n_skip_authors = dst->n_checkpatch_ignore = 0;
-	dst->n_checkers = 0;
+	dst->n_checkers = dst->n_rules = 0;
 	ret = str_dup(&dst->name, name);
 	if (!ret)
 		ret = str_dup(&dst->blocking_text, src->blocking_text);
@@ -1304,6 +1371,17 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	if (!ret) {
 		ret = strv_dup(&dst->checkers, src->checkers, src->n_checkers);
 		dst->n_checkers = ret ? 0 : src->n_checkers;
+	}
+	if (!ret && src->n_rules) {
+		ret = strv_dup(&dst->rule_names, src->rule_names, src->n_rules);
+		dst->rule_on = ret ? NULL : calloc(src->n_rules, sizeof(bool));
+		if (!ret && !dst->rule_on)
+			ret = -RB_ENOMEM;
+		if (!ret) {
+			memcpy(dst->rule_on, src->rule_on,
+			       src->n_rules * sizeof(bool));
+			dst->n_rules = src->n_rules;
+		}
 	}
 	if (ret)
 		policy_release(dst);

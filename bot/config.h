@@ -107,6 +107,11 @@ struct rb_policy {
 	char **checkers;
 	size_t n_checkers;
 	enum rb_incomplete incomplete; /* default review-prefix */
+	/* Rule switches (review/rules.h), in order: rule_names[i] is on
+	 * when rule_on[i]; NULL: the shipped defaults. */
+	char **rule_names;
+	bool *rule_on;
+	size_t n_rules;
 	char *blocking_text; /* what "blocking" means for this subsystem */
 	int suppress_similar; /* N rejected like it: suppress; 0 = off */
 	bool require_dkim; /* verdict replies must pass DKIM */

@@ -1271,6 +1271,9 @@ int rb_render_incomplete(struct rb_buf *out,
 			      ctx->total - (long long)ctx->n_missing);
 	ret = ret ?: set_str(d, "title", ctx->title);
 	ret = ret ?: set_int(d, "wait_minutes", ctx->wait_minutes);
+	ret = ret ?: set_bool(d, "one_minute", ctx->wait_minutes == 1);
+	ret = ret ?: set_int(d, "reviewed", ctx->reviewed);
+	ret = ret ?: set_bool(d, "one_reviewed", ctx->reviewed == 1);
 	for (i = 0; i < ctx->n_missing && !ret; i++) {
 		if (i)
 			ret = rb_buf_puts(

@@ -147,6 +147,9 @@ struct rb_render_incomplete_ctx {
 	const int *missing; /* 1-based indices of the missing patches */
 	size_t n_missing;
 	int wait_minutes; /* how long reviewbot waited */
+	/* Patches 1..reviewed were reviewed (a prefix) and raised nothing;
+	 * 0: nothing was reviewed. */
+	int reviewed;
 	struct rb_render_dirs dirs;
 };
 
