@@ -316,86 +316,116 @@ static size_t bare_tags(struct tagstate *t, const char *p)
 	return taken;
 }
 
+/* @subject with every run of whitespace one space, trimmed. */
+static int collapse_ws(struct rb_buf *norm, const char *subject)
+{
+	const char *p;
+	int ret = 0;
+
+	for (p = subject; *p && !ret; p++) {
+		if (is_ws(*p)) {
+			if (norm->len && norm->ptr[norm->len - 1] != ' ')
+				ret = rb_buf_putc(norm, ' ');
+		} else {
+			ret = rb_buf_putc(norm, *p);
+		}
+	}
+	if (ret)
+		return ret;
+	if (norm->len && norm->ptr[norm->len - 1] == ' ')
+		rb_buf_truncate(norm, norm->len - 1);
+	return 0;
+}
+
+/* Appends @n bytes of a tag group to @tags, space-separated. */
+static int add_tags(struct rb_buf *tags, const char *p, size_t n)
+{
+	int ret = 0;
+
+	if (tags->len)
+		ret = rb_buf_putc(tags, ' ');
+	return ret ? ret : rb_buf_add(tags, p, n);
+}
+
+/*
+ * Strips reply prefixes and tag groups ("[...]" or bare "PATCH v2 1/3")
+ * from the front of *@p, noting them in @s, @t and @tags; *@p is left at
+ * the title.
+ */
+static int strip_front(const char **p, struct rb_subject *s, struct tagstate *t,
+		       struct rb_buf *tags)
+{
+	const char *q;
+	size_t n;
+	int ret;
+
+	for (;;) {
+		while (**p == ' ')
+			(*p)++;
+		n = reply_prefix(*p);
+		if (n) {
+			s->is_reply = true;
+			*p += n;
+			continue;
+		}
+		if (**p == '[') {
+			q = strchr(*p + 1, ']');
+			if (!q)
+				return 0;
+			ret = add_tags(tags, *p + 1, (size_t)(q - *p - 1));
+			if (ret)
+				return ret;
+			parse_group(t, *p + 1, (size_t)(q - *p - 1));
+			*p = q + 1;
+			continue;
+		}
+		n = bare_tags(t, *p);
+		if (!n)
+			return 0;
+		ret = add_tags(tags, *p, n);
+		if (ret)
+			return ret;
+		*p += n;
+	}
+}
+
+/* What the tags say about the mail. */
+static void subject_flags(struct rb_subject *s, struct tagstate *t)
+{
+	s->is_pull = t->pull;
+	s->is_patch = t->patch || (t->rfc && !t->pull) ||
+		      (!t->pull && (t->resend || t->counted) &&
+		       (t->version || t->counted));
+	s->is_rfc = t->rfc;
+	s->is_resend = t->resend;
+	s->version = t->version > 0 ? t->version : 1;
+	if (t->counted && t->total > 0 && t->index <= t->total) {
+		s->index = t->index;
+		s->total = t->total;
+	}
+	if (!t->subsys && t->cand && s->is_patch) {
+		t->subsys = t->cand;
+		t->subsys_len = t->cand_len;
+	}
+}
+
 int rb_subject_parse(struct rb_subject *out, const char *subject)
 {
 	struct rb_buf norm = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct rb_buf tags = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct tagstate t = { 0 };
 	struct rb_subject s = { 0 };
-	const char *p, *q;
-	size_t n, k;
-	int ret = 0;
+	const char *p;
+	int ret;
 
-	if (!subject)
-		subject = "";
-	/* Collapse every run of whitespace to one space; trim. */
-	for (p = subject; *p && !ret; p++) {
-		if (is_ws(*p)) {
-			if (norm.len && norm.ptr[norm.len - 1] != ' ')
-				ret = rb_buf_putc(&norm, ' ');
-		} else {
-			ret = rb_buf_putc(&norm, *p);
-		}
-	}
+	ret = collapse_ws(&norm, subject ? subject : "");
 	if (ret)
 		goto out;
-	if (norm.len && norm.ptr[norm.len - 1] == ' ')
-		rb_buf_truncate(&norm, norm.len - 1);
-
 	p = norm.ptr;
-	for (;;) {
-		while (*p == ' ')
-			p++;
-		n = reply_prefix(p);
-		if (n) {
-			s.is_reply = true;
-			p += n;
-			continue;
-		}
-		if (*p == '[') {
-			q = strchr(p + 1, ']');
-			if (!q)
-				break;
-			if (tags.len)
-				ret = rb_buf_putc(&tags, ' ');
-			if (!ret)
-				ret = rb_buf_add(&tags, p + 1,
-						 (size_t)(q - p - 1));
-			if (ret)
-				goto out;
-			parse_group(&t, p + 1, (size_t)(q - p - 1));
-			p = q + 1;
-			continue;
-		}
-		k = bare_tags(&t, p);
-		if (k) {
-			if (tags.len)
-				ret = rb_buf_putc(&tags, ' ');
-			if (!ret)
-				ret = rb_buf_add(&tags, p, k);
-			if (ret)
-				goto out;
-			p += k;
-			continue;
-		}
-		break;
-	}
-
-	s.is_pull = t.pull;
-	s.is_patch = t.patch || (t.rfc && !t.pull) ||
-		     (!t.pull && (t.resend || t.counted) &&
-		      (t.version || t.counted));
-	s.is_rfc = t.rfc;
-	s.is_resend = t.resend;
-	s.version = t.version > 0 ? t.version : 1;
-	if (t.counted && t.total > 0 && t.index <= t.total) {
-		s.index = t.index;
-		s.total = t.total;
-	}
-	if (!t.subsys && t.cand && s.is_patch) {
-		t.subsys = t.cand;
-		t.subsys_len = t.cand_len;
-	}
+	ret = strip_front(&p, &s, &t, &tags);
+	if (ret)
+		goto out;
+	subject_flags(&s, &t);
 	if (t.subsys) {
 		s.subsystem = strndup(t.subsys, t.subsys_len);
 		if (!s.subsystem)

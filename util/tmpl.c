@@ -153,154 +153,175 @@ static int check_name(const struct rb_tmpl *t, int line, const char **s,
 	return 0;
 }
 
+/* One "{{...}}" tag of the source: its offsets and kind. */
+struct tag {
+	size_t start, end; /* the tag, "{{" to "}}" */
+	size_t inner, inner_end; /* its name (after the sigil) */
+	char sigil; /* # ^ / ! & or 0 */
+	int line;
+};
+
+/* Reads the tag whose "{{" is at @start into @g. */
+static int read_tag(struct tag *g, const struct rb_tmpl *t,
+		    const struct lines *l, size_t start)
+{
+	const char *src = t->src, *close;
+	size_t len = t->src_len;
+	bool triple = false;
+
+	g->start = start;
+	g->line = line_at(l, start);
+	g->inner = start + 2;
+	g->sigil = 0;
+	if (g->inner < len && src[g->inner] == '{') {
+		triple = true;
+		g->inner++;
+	}
+	close = memmem(src + g->inner, len - g->inner, triple ? "}}}" : "}}",
+		       triple ? 3 : 2);
+	if (!close)
+		return rb_err(RB_EPARSE, "%s:%d: '{{' is never closed", t->name,
+			      g->line);
+	g->inner_end = (size_t)(close - src);
+	g->end = g->inner_end + (triple ? 3 : 2);
+	if (!triple && g->inner < g->inner_end &&
+	    strchr("#^/!&>=", src[g->inner])) {
+		g->sigil = src[g->inner];
+		g->inner++;
+	}
+	/* Only a comment may span lines. */
+	if (g->sigil != '!' &&
+	    memchr(src + g->inner, '\n', g->inner_end - g->inner))
+		return rb_err(RB_EPARSE, "%s:%d: a tag must not span lines",
+			      t->name, g->line);
+	if (g->sigil == '>')
+		return rb_err(RB_EPARSE, "%s:%d: partials are not supported",
+			      t->name, g->line);
+	if (g->sigil == '=')
+		return rb_err(RB_EPARSE,
+			      "%s:%d: delimiter changes are not supported",
+			      t->name, g->line);
+	return 0;
+}
+
+/*
+ * Standalone: a section, closing or comment tag with only blanks around
+ * it on its line. Then [*@ls, *@le) is the line, its end of line
+ * included, which the output drops.
+ */
+static bool standalone(const struct tag *g, const char *src, size_t len,
+		       size_t text_start, size_t *ls, size_t *le)
+{
+	if (g->sigil != '#' && g->sigil != '^' && g->sigil != '/' &&
+	    g->sigil != '!')
+		return false;
+	*ls = g->start;
+	while (*ls > text_start && is_blank(src[*ls - 1]))
+		(*ls)--;
+	*le = g->end;
+	while (*le < len && is_blank(src[*le]))
+		(*le)++;
+	if (!((*ls == 0 || src[*ls - 1] == '\n') &&
+	      (*le == len || src[*le] == '\n' ||
+	       (src[*le] == '\r' && *le + 1 < len && src[*le + 1] == '\n'))))
+		return false;
+	if (*le < len && src[*le] == '\r')
+		(*le)++;
+	if (*le < len)
+		(*le)++;
+	return true;
+}
+
+/* The text node [from, to) of the source, when not empty. */
+static int add_text(struct rb_tmpl *t, const struct lines *l, size_t from,
+		    size_t to)
+{
+	if (to <= from)
+		return 0;
+	return add_node(t, N_TEXT, t->src + from, to - from, line_at(l, from));
+}
+
+/* The node of a tag that is not a comment, with the section @stack. */
+static int tag_node(struct rb_tmpl *t, const struct tag *g, size_t *stack,
+		    int *depth)
+{
+	const char *name = t->src + g->inner;
+	size_t name_len = g->inner_end - g->inner;
+	struct node *o;
+	int ret;
+
+	ret = check_name(t, g->line, &name, &name_len);
+	if (ret)
+		return ret;
+	switch (g->sigil) {
+	case '#':
+	case '^':
+		if (*depth == RB_TMPL_MAX_DEPTH)
+			return rb_err(RB_EPARSE,
+				      "%s:%d: sections nested deeper than %d",
+				      t->name, g->line, RB_TMPL_MAX_DEPTH);
+		ret = add_node(t, g->sigil == '#' ? N_SECTION : N_INVERTED,
+			       name, name_len, g->line);
+		if (ret)
+			return ret;
+		stack[(*depth)++] = t->n - 1;
+		return 0;
+	case '/':
+		if (!*depth)
+			return rb_err(RB_EPARSE,
+				      "%s:%d: '{{/%.*s}}' closes no section",
+				      t->name, g->line, (int)name_len, name);
+		o = &t->v[stack[*depth - 1]];
+		if (o->len != name_len || memcmp(o->s, name, name_len))
+			return rb_err(
+				RB_EPARSE,
+				"%s:%d: '{{/%.*s}}' closes section '%.*s' opened at line %d",
+				t->name, g->line, (int)name_len, name,
+				(int)o->len, o->s, o->line);
+		o->end = t->n;
+		(*depth)--;
+		return 0;
+	default:
+		return add_node(t, N_VAR, name, name_len, g->line);
+	}
+}
+
 static int parse_nodes(struct rb_tmpl *t, const struct lines *l)
 {
 	const char *src = t->src;
-	size_t len = t->src_len, pos = 0, text_start = 0;
+	size_t len = t->src_len, pos = 0, text_start = 0, ls, le;
 	size_t stack[RB_TMPL_MAX_DEPTH];
 	int depth = 0, ret;
 
 	while (pos < len) {
 		const char *open = memmem(src + pos, len - pos, "{{", 2);
-		size_t tag_start, inner, inner_end, tag_end, ls, le;
-		const char *close, *name;
-		size_t name_len;
-		char sigil = 0;
-		bool triple = false, standalone;
-		int line;
+		struct tag g;
 
 		if (!open)
 			break;
-		tag_start = (size_t)(open - src);
-		line = line_at(l, tag_start);
-		inner = tag_start + 2;
-		if (inner < len && src[inner] == '{') {
-			triple = true;
-			inner++;
-		}
-		close = memmem(src + inner, len - inner, triple ? "}}}" : "}}",
-			       triple ? 3 : 2);
-		if (!close)
-			return rb_err(RB_EPARSE, "%s:%d: '{{' is never closed",
-				      t->name, line);
-		inner_end = (size_t)(close - src);
-		tag_end = inner_end + (triple ? 3 : 2);
-		if (!triple && inner < inner_end &&
-		    strchr("#^/!&>=", src[inner])) {
-			sigil = src[inner];
-			inner++;
-		}
-		/* Only a comment may span lines. */
-		if (sigil != '!' &&
-		    memchr(src + inner, '\n', inner_end - inner))
-			return rb_err(RB_EPARSE,
-				      "%s:%d: a tag must not span lines",
-				      t->name, line);
-		if (sigil == '>')
-			return rb_err(RB_EPARSE,
-				      "%s:%d: partials are not supported",
-				      t->name, line);
-		if (sigil == '=')
-			return rb_err(
-				RB_EPARSE,
-				"%s:%d: delimiter changes are not supported",
-				t->name, line);
-
-		/* Standalone: only blanks around the tag on its line. */
-		standalone = false;
-		if (sigil == '#' || sigil == '^' || sigil == '/' ||
-		    sigil == '!') {
-			ls = tag_start;
-			while (ls > text_start && is_blank(src[ls - 1]))
-				ls--;
-			le = tag_end;
-			while (le < len && is_blank(src[le]))
-				le++;
-			if ((ls == 0 || src[ls - 1] == '\n') &&
-			    (le == len || src[le] == '\n' ||
-			     (src[le] == '\r' && le + 1 < len &&
-			      src[le + 1] == '\n'))) {
-				standalone = true;
-				if (le < len && src[le] == '\r')
-					le++;
-				if (le < len)
-					le++;
-			}
-		}
-		if (standalone) {
+		ret = read_tag(&g, t, l, (size_t)(open - src));
+		if (ret)
+			return ret;
+		if (standalone(&g, src, len, text_start, &ls, &le)) {
 			/* The blanks before the tag go with it. */
-			if (ls > text_start) {
-				ret = add_node(t, N_TEXT, src + text_start,
-					       ls - text_start,
-					       line_at(l, text_start));
-				if (ret)
-					return ret;
-			}
+			ret = add_text(t, l, text_start, ls);
 			text_start = le;
 		} else {
-			if (tag_start > text_start) {
-				ret = add_node(t, N_TEXT, src + text_start,
-					       tag_start - text_start,
-					       line_at(l, text_start));
-				if (ret)
-					return ret;
-			}
-			text_start = tag_end;
+			ret = add_text(t, l, text_start, g.start);
+			text_start = g.end;
 		}
+		if (ret)
+			return ret;
 		pos = text_start;
-
-		if (sigil == '!')
+		if (g.sigil == '!')
 			continue;
-		name = src + inner;
-		name_len = inner_end - inner;
-		ret = check_name(t, line, &name, &name_len);
-		if (ret)
-			return ret;
-		switch (sigil) {
-		case '#':
-		case '^':
-			if (depth == RB_TMPL_MAX_DEPTH)
-				return rb_err(
-					RB_EPARSE,
-					"%s:%d: sections nested deeper than %d",
-					t->name, line, RB_TMPL_MAX_DEPTH);
-			ret = add_node(t, sigil == '#' ? N_SECTION : N_INVERTED,
-				       name, name_len, line);
-			if (ret)
-				return ret;
-			stack[depth++] = t->n - 1;
-			break;
-		case '/': {
-			struct node *o;
-
-			if (!depth)
-				return rb_err(
-					RB_EPARSE,
-					"%s:%d: '{{/%.*s}}' closes no section",
-					t->name, line, (int)name_len, name);
-			o = &t->v[stack[depth - 1]];
-			if (o->len != name_len || memcmp(o->s, name, name_len))
-				return rb_err(
-					RB_EPARSE,
-					"%s:%d: '{{/%.*s}}' closes section '%.*s' opened at line %d",
-					t->name, line, (int)name_len, name,
-					(int)o->len, o->s, o->line);
-			o->end = t->n;
-			depth--;
-			break;
-		}
-		default:
-			ret = add_node(t, N_VAR, name, name_len, line);
-			if (ret)
-				return ret;
-		}
-	}
-	if (len > text_start) {
-		ret = add_node(t, N_TEXT, src + text_start, len - text_start,
-			       line_at(l, text_start));
+		ret = tag_node(t, &g, stack, &depth);
 		if (ret)
 			return ret;
 	}
+	ret = add_text(t, l, text_start, len);
+	if (ret)
+		return ret;
 	if (depth) {
 		const struct node *o = &t->v[stack[depth - 1]];
 
