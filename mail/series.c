@@ -1143,13 +1143,18 @@ static int out_reserve(struct asm_ctx *c)
 	return 0;
 }
 
+/* The messages that name a series: the first part of its version, and
+ * the earliest message of it. */
+struct part_ids {
+	uint32_t head, first;
+};
+
 /*
- * The parts of @s into @o with their dates; *@head gets the first part
- * of this version, *@first the earliest message of it. Parts taken from
+ * The parts of @s into @o with their dates, and @ids. Parts taken from
  * the previous version (partial reroll) do not name or date the series.
  */
 static void emit_parts(struct rb_series *o, const struct rb_series_set *set,
-		       const struct tser *s, uint32_t *head, uint32_t *first)
+		       const struct tser *s, struct part_ids *ids)
 {
 	size_t j;
 
@@ -1165,10 +1170,10 @@ static void emit_parts(struct rb_series *o, const struct rb_series_set *set,
 			o->patches[j - 1] = set->nodes[e->node].id;
 		if (j && e->erev != s->rev)
 			continue;
-		if (*head == NONE)
-			*head = s->slot[j];
-		if (*first == NONE || s->slot[j] < *first)
-			*first = s->slot[j];
+		if (ids->head == NONE)
+			ids->head = s->slot[j];
+		if (ids->first == NONE || s->slot[j] < ids->first)
+			ids->first = s->slot[j];
 		if (e->date > o->last_date)
 			o->last_date = e->date;
 		if (e->date < o->first_date)
@@ -1184,7 +1189,8 @@ static int emit_series(struct asm_ctx *c, struct tser *s, size_t *prev)
 {
 	struct rb_series_set *set = c->set;
 	struct rb_series *o;
-	uint32_t first = NONE, head = NONE, tm;
+	struct part_ids ids = { NONE, NONE };
+	uint32_t tm;
 	size_t j;
 	int ret;
 
@@ -1202,22 +1208,22 @@ static int emit_series(struct asm_ctx *c, struct tser *s, size_t *prev)
 	o->partial_reroll = s->partial;
 	o->unthreaded = c->thread_unthreaded;
 	o->first_date = INT64_MAX;
-	emit_parts(o, set, s, &head, &first);
+	emit_parts(o, set, s, &ids);
 	/* The id: the cover, else patch 1, else the first present. */
 	if (s->slot[0] == NONE && s->slot[1] != NONE &&
 	    set->ents[s->slot[1]].erev == s->rev)
-		head = s->slot[1];
-	if (head == NONE) /* only copies: cannot happen, be safe */
-		head = s->slot[1] != NONE ? s->slot[1] : s->slot[0];
-	o->id = (char *)msg_id(set, head);
-	tm = s->title_msg != NONE ? s->title_msg : head;
+		ids.head = s->slot[1];
+	if (ids.head == NONE) /* only copies: cannot happen, be safe */
+		ids.head = s->slot[1] != NONE ? s->slot[1] : s->slot[0];
+	o->id = (char *)msg_id(set, ids.head);
+	tm = s->title_msg != NONE ? s->title_msg : ids.head;
 	o->title = set->ents[tm].title;
-	o->author = set->ents[head].from;
-	o->change_id = set->ents[head].change_id;
+	o->author = set->ents[ids.head].from;
+	o->change_id = set->ents[ids.head].change_id;
 	for (j = 1; !o->change_id && j < s->len; j++)
 		if (s->slot[j] != NONE)
 			o->change_id = set->ents[s->slot[j]].change_id;
-	c->out_first[c->n_out] = first;
+	c->out_first[c->n_out] = ids.first;
 	c->out_prev_local[c->n_out] = *prev == (size_t)-1 ? NONE :
 							    (uint32_t)*prev;
 	s->out = c->n_out;

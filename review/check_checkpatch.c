@@ -340,45 +340,45 @@ out:
 	return n;
 }
 
-/*
- * checkpatch.pl's command line up to the patches, from the options, into
- * @argv; @ign gets --ignore's list. Returns how many entries were set.
- */
-static size_t checkpatch_flags(const char **argv, const char *script,
-			       const struct rb_check_opts *o,
-			       struct rb_buf *ign)
-{
-	size_t i, n = 0;
+/* checkpatch.pl's command line and the directory of its patches. */
+struct cmdline {
+	const char **argv; /* n_patches + 20 entries */
+	size_t n;
+	char **files; /* the patches' names in the sandbox, malloc'd */
+	const char *dir; /* on the host, bound at SB_DIR */
+};
 
-	argv[n++] = "/usr/bin/perl";
-	argv[n++] = script;
-	argv[n++] = "--no-tree";
-	argv[n++] = "--emacs";
-	argv[n++] = "--show-types";
-	argv[n++] = "--quiet";
-	argv[n++] = "--no-summary";
-	argv[n++] = "--color=never";
+/* The command line up to the patches, from the options; @ign gets
+ * --ignore's list. */
+static void checkpatch_flags(struct cmdline *cl, const char *script,
+			     const struct rb_check_opts *o, struct rb_buf *ign)
+{
+	size_t i;
+
+	cl->argv[cl->n++] = "/usr/bin/perl";
+	cl->argv[cl->n++] = script;
+	cl->argv[cl->n++] = "--no-tree";
+	cl->argv[cl->n++] = "--emacs";
+	cl->argv[cl->n++] = "--show-types";
+	cl->argv[cl->n++] = "--quiet";
+	cl->argv[cl->n++] = "--no-summary";
+	cl->argv[cl->n++] = "--color=never";
 	if (o->checkpatch_strict)
-		argv[n++] = "--strict";
+		cl->argv[cl->n++] = "--strict";
 	if (o->checkpatch_codespell && in_path("codespell"))
-		argv[n++] = "--codespell";
+		cl->argv[cl->n++] = "--codespell";
 	for (i = 0; i < o->n_checkpatch_ignore; i++)
 		rb_buf_printf(ign, "%s%s", i ? "," : "",
 			      o->checkpatch_ignore[i]);
 	if (ign->len) {
-		argv[n++] = "--ignore";
-		argv[n++] = ign->ptr;
+		cl->argv[cl->n++] = "--ignore";
+		cl->argv[cl->n++] = ign->ptr;
 	}
-	return n;
 }
 
-/*
- * Writes the patches of @ctx to @dir as 0001.patch, 0002.patch, ... and
- * appends their names in the sandbox (malloc'd into @files) to @argv at
- * *@n.
- */
-static int write_patches(const char **argv, size_t *n, char **files,
-			 const struct rb_check_ctx *ctx, const char *dir)
+/* Writes the patches of @ctx to cl->dir as 0001.patch, 0002.patch, ...
+ * and appends their names in the sandbox to the command line. */
+static int write_patches(struct cmdline *cl, const struct rb_check_ctx *ctx)
 {
 	size_t i;
 	int ret;
@@ -388,29 +388,29 @@ static int write_patches(const char **argv, size_t *n, char **files,
 		char path[4200];
 
 		rb_buf_printf(&p, "%s/%04zu.patch", SB_DIR, i + 1);
-		files[i] = rb_buf_detach(&p, NULL);
-		if (!files[i])
+		cl->files[i] = rb_buf_detach(&p, NULL);
+		if (!cl->files[i])
 			return rb_err(RB_ENOMEM, "out of memory");
-		snprintf(path, sizeof(path), "%s/%04zu.patch", dir, i + 1);
+		snprintf(path, sizeof(path), "%s/%04zu.patch", cl->dir, i + 1);
 		ret = rb_write_file_atomic(path, ctx->patches[i].raw,
 					   ctx->patches[i].raw_len, 0644);
 		if (ret)
 			return ret;
-		argv[(*n)++] = files[i];
+		cl->argv[cl->n++] = cl->files[i];
 	}
-	argv[*n] = NULL;
+	cl->argv[cl->n] = NULL;
 	return 0;
 }
 
 /*
- * Runs @argv in the sandbox with @dir bound read-only at SB_DIR and the
- * tree's git directory (and its alternates) at SB_GIT: checkpatch looks
- * commit ids up (GIT_COMMIT_ID) with "git log" in $GIT_DIR.
+ * Runs the command line in the sandbox with cl->dir bound read-only at
+ * SB_DIR and the tree's git directory (and its alternates) at SB_GIT:
+ * checkpatch looks commit ids up (GIT_COMMIT_ID) with "git log" in
+ * $GIT_DIR.
  */
 static int sandbox_checkpatch(struct rb_proc_result *res,
 			      const struct rb_check_ctx *ctx,
-			      git_repository *repo, const char *dir,
-			      const char **argv)
+			      git_repository *repo, const struct cmdline *cl)
 {
 	char alt_paths[MAX_ALTERNATES][4096], alt_dests[MAX_ALTERNATES][16];
 	struct rb_sandbox_bind binds[2 + MAX_ALTERNATES];
@@ -420,7 +420,7 @@ static int sandbox_checkpatch(struct rb_proc_result *res,
 	size_t nb = 0;
 	int ret;
 
-	binds[nb].src = dir;
+	binds[nb].src = cl->dir;
 	binds[nb].dest = SB_DIR;
 	binds[nb++].rw = false;
 	binds[nb].src = git_repository_path(repo);
@@ -442,7 +442,7 @@ static int sandbox_checkpatch(struct rb_proc_result *res,
 	so.tmpfs_mb = 64;
 	so.max_output = 32u << 20;
 	so.split_stderr = true;
-	ret = rb_sandbox_exec(res, &so, argv);
+	ret = rb_sandbox_exec(res, &so, cl->argv);
 	rb_buf_release(&alt_env);
 	return ret;
 }
@@ -453,12 +453,11 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	git_repository *repo = NULL;
 	char tmpl[] = "/tmp/rb-checkpatch-XXXXXX";
 	char *dir = NULL, version[16], script[64];
-	const char **argv = NULL;
-	char **files = NULL;
+	struct cmdline cl = { 0 };
 	struct rb_buf ign = RB_BUF_INIT(1 << 16);
 	struct rb_proc_result res;
 	bool have_res = false;
-	size_t i, n;
+	size_t i;
 	int ret = 0;
 
 	if (!ctx->repo_path)
@@ -495,17 +494,18 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	snprintf(version, sizeof(version), "%.12s",
 		 git_oid_tostr_s(&ctx->tools));
 
-	argv = calloc(ctx->n_patches + 20, sizeof(*argv));
-	files = calloc(ctx->n_patches, sizeof(*files));
-	if (!argv || !files) {
+	cl.argv = calloc(ctx->n_patches + 20, sizeof(*cl.argv));
+	cl.files = calloc(ctx->n_patches, sizeof(*cl.files));
+	cl.dir = dir;
+	if (!cl.argv || !cl.files) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
 	snprintf(script, sizeof(script), "%s/scripts/checkpatch.pl", SB_DIR);
-	n = checkpatch_flags(argv, script, o, &ign);
-	ret = write_patches(argv, &n, files, ctx, dir);
+	checkpatch_flags(&cl, script, o, &ign);
+	ret = write_patches(&cl, ctx);
 	if (!ret)
-		ret = sandbox_checkpatch(&res, ctx, repo, dir, argv);
+		ret = sandbox_checkpatch(&res, ctx, repo, &cl);
 	if (ret)
 		goto out;
 	have_res = true;
@@ -528,11 +528,11 @@ out:
 		rb_proc_result_release(&res);
 	if (dir)
 		rb_remove_tree(dir);
-	if (files)
+	if (cl.files)
 		for (i = 0; i < ctx->n_patches; i++)
-			free(files[i]);
-	free(files);
-	free(argv);
+			free(cl.files[i]);
+	free(cl.files);
+	free(cl.argv);
 	rb_buf_release(&ign);
 	git_repository_free(repo);
 	git_libgit2_shutdown();

@@ -389,10 +389,11 @@ struct hunk_walk {
 	size_t cap; /* of the hunk's lines */
 };
 
-/* Appends the line at @c (@len bytes, @origin ' ', '-' or '+') to @h. */
+/* Appends the line at @c (@origin ' ', '-' or '+') to @h. */
 static int hunk_add_line(struct rb_diff_hunk *h, struct hunk_walk *w,
-			 const struct cursor *c, size_t len, char origin)
+			 const struct cursor *c, char origin)
 {
+	size_t len = line_len(c);
 	struct rb_diff_line *l;
 
 	l = grow(h->lines, &w->cap, h->n_lines, sizeof(*h->lines));
@@ -478,7 +479,7 @@ static int hunk_line(struct rb_diff_hunk *h, struct hunk_walk *w,
 			      "patch line %u: more lines than the hunk "
 			      "header at line %u says",
 			      c->lineno, h->patch_lineno);
-	ret = hunk_add_line(h, w, c, len, origin);
+	ret = hunk_add_line(h, w, c, origin);
 	if (!ret)
 		advance(c, len);
 	return ret;
@@ -705,12 +706,15 @@ struct git_header {
 };
 
 /*
- * One extended header line at @p (@len bytes, patch line @no). *@known
- * is false for a line that is none of them (the header ends there).
+ * The extended header line at @c. *@known is false for a line that is
+ * none of them (the header ends there).
  */
 static int git_header_line(struct rb_diff_file *f, struct git_header *g,
-			   const char *p, size_t len, uint32_t no, bool *known)
+			   const struct cursor *c, bool *known)
 {
+	const char *p = c->p;
+	size_t len = line_len(c);
+	uint32_t no = c->lineno;
 	char *name;
 	bool to, is_copy;
 	size_t skip;
@@ -825,7 +829,7 @@ static int parse_git_header(struct rb_diff_file *f, struct cursor *c)
 	advance(c, len);
 	while (c->p < c->end) {
 		len = line_len(c);
-		ret = git_header_line(f, &g, c->p, len, c->lineno, &known);
+		ret = git_header_line(f, &g, c, &known);
 		if (ret || !known)
 			break;
 		advance(c, len);

@@ -567,30 +567,27 @@ static int match_query(struct collect *c, const struct rb_maint_query *q,
 		       struct strv *femails)
 {
 	struct index *ix = c->m->ix;
-	struct hit *hits = NULL;
-	int *slot = NULL;
-	char *lower = NULL;
+	struct match_buf b = { 0 };
 	size_t i, j, maxlen = 0;
 	int err = 0;
 
-	hits = malloc((ix->nsect + 1) * sizeof(*hits));
-	slot = malloc((ix->nsect + 1) * sizeof(*slot));
+	b.hits = malloc((ix->nsect + 1) * sizeof(*b.hits));
+	b.slot = malloc((ix->nsect + 1) * sizeof(*b.slot));
 	for (i = 0; i < q->files.n; i++)
 		if (strlen(q->files.v[i]) > maxlen)
 			maxlen = strlen(q->files.v[i]);
-	lower = malloc(maxlen + 1);
-	if (!hits || !slot || !lower) {
+	b.lower = malloc(maxlen + 1);
+	if (!b.hits || !b.slot || !b.lower) {
 		err = rb_err(RB_ENOMEM, "maintainers: out of memory");
 		goto out;
 	}
 	for (i = 0; i < ix->nsect; i++)
-		slot[i] = -1;
+		b.slot[i] = -1;
 	for (i = 0; i < q->files.n && !err; i++) {
-		size_t nh = rb_maint__match_file(c->m, q->files.v[i], hits,
-						 slot, lower);
+		size_t nh = rb_maint__match_file(c->m, q->files.v[i], &b);
 
 		for (j = 0; j < nh && !err; j++)
-			err = add_categories(c, hits[j].sect);
+			err = add_categories(c, b.hits[j].sect);
 		if (!err)
 			err = file_emails(c, q->files.v[i], femails);
 	}
@@ -598,9 +595,9 @@ static int match_query(struct collect *c, const struct rb_maint_query *q,
 		if (q->kwhit[i])
 			err = add_categories(c, ix->kw[i].sect);
 out:
-	free(hits);
-	free(slot);
-	free(lower);
+	free(b.hits);
+	free(b.slot);
+	free(b.lower);
 	return err;
 }
 

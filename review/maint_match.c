@@ -275,8 +275,11 @@ static int cmp_hit(const void *a, const void *b)
 }
 
 size_t rb_maint__match_file(struct rb_maint *m, const char *file,
-			    struct hit *hits, int *slot, char *lower)
+			    struct match_buf *b)
 {
+	struct hit *hits = b->hits;
+	int *slot = b->slot;
+	char *lower = b->lower;
 	struct index *ix = m->ix;
 	size_t flen = strlen(file), fsl = rb_maint__count_char(file, flen, '/');
 	size_t si, i, nh = 0;

@@ -285,13 +285,19 @@ struct hit {
 	int depth;
 };
 
+/* What rb_maint__match_file() works in, sized by its caller. */
+struct match_buf {
+	struct hit *hits; /* one per section */
+	int *slot; /* one per section, -1 */
+	char *lower; /* strlen(file) + 1 bytes */
+};
+
 /*
  * The sections @file falls in (not excluded by an X:), deepest first,
- * into @hits; returns how many. @slot (-1 for every section) and @lower
- * (strlen(file) + 1 bytes) are scratch space the caller provides.
+ * into b->hits; returns how many.
  */
 size_t rb_maint__match_file(struct rb_maint *m, const char *file,
-			    struct hit *hits, int *slot, char *lower);
+			    struct match_buf *b);
 
 /* ---- queries (maint_query.c, maint_collect.c) ----------------------- */
 

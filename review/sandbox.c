@@ -95,9 +95,11 @@ static int spawn(pid_t *out, const struct rb_proc_opts *o, int in_fd,
 	return 0;
 }
 
-/* The pipes to a child: stdin (when there is input), stdout, stderr;
- * -1 where closed. */
+/* A running child: its process group, its deadline, and the pipes to
+ * it: stdin (when there is input), stdout, stderr; -1 where closed. */
 struct proc_io {
+	pid_t pid;
+	long long deadline; /* CLOCK_MONOTONIC ms, 0: none */
 	int pin[2], pout[2], perr[2];
 	size_t in_off; /* input bytes written */
 	size_t max; /* the output cap */
@@ -141,13 +143,16 @@ static void drain(struct proc_io *io, int fd, struct rb_proc_result *r)
 }
 
 /*
- * Moves the input and the output until both outputs end, poll fails
- * or @deadline (CLOCK_MONOTONIC ms, 0: none) passes; the process group
- * of @pid is killed in the last two cases (r->timed_out for the last).
+ * Moves the input and the output until both outputs end, poll fails or
+ * the deadline passes; the child's process group is killed in the last
+ * two cases (r->timed_out for the last).
  */
 static void pump(struct proc_io *io, const struct rb_proc_opts *o,
-		 struct rb_proc_result *r, pid_t pid, long long deadline)
+		 struct rb_proc_result *r)
 {
+	pid_t pid = io->pid;
+	long long deadline = io->deadline;
+
 	while (io->pout[0] >= 0 || io->perr[0] >= 0) {
 		struct pollfd pf[3];
 		int n = 0, wait = -1, i;
@@ -227,11 +232,11 @@ int rb_proc_run(struct rb_proc_result *res, const struct rb_proc_opts *o)
 	struct proc_io io = { .pin = { -1, -1 },
 			      .pout = { -1, -1 },
 			      .perr = { -1, -1 } };
-	long long deadline = o->timeout_ms ? now_ms() + o->timeout_ms : 0;
 	struct rb_proc_result r;
 	pid_t pid = -1;
 	int status = 0, ret, devnull = -1;
 
+	io.deadline = o->timeout_ms ? now_ms() + o->timeout_ms : 0;
 	io.max = o->max_output ? o->max_output : 16u << 20;
 	memset(&r, 0, sizeof(r));
 	rb_buf_init(&r.out, RB_BUF_NOLIMIT);
@@ -239,7 +244,8 @@ int rb_proc_run(struct rb_proc_result *res, const struct rb_proc_opts *o)
 	ret = start(&pid, &io, &devnull, o);
 	if (ret)
 		goto out;
-	pump(&io, o, &r, pid, deadline);
+	io.pid = pid;
+	pump(&io, o, &r);
 	/* Descendants that kept the pipes open die with the group too. */
 	if (r.timed_out)
 		kill(-pid, SIGKILL);

@@ -159,6 +159,7 @@ struct tag {
 	size_t inner, inner_end; /* its name (after the sigil) */
 	char sigil; /* # ^ / ! & or 0 */
 	int line;
+	size_t ls, le; /* standalone: the line it takes, end of line in */
 };
 
 /* Reads the tag whose "{{" is at @start into @g. */
@@ -206,29 +207,34 @@ static int read_tag(struct tag *g, const struct rb_tmpl *t,
 
 /*
  * Standalone: a section, closing or comment tag with only blanks around
- * it on its line. Then [*@ls, *@le) is the line, its end of line
- * included, which the output drops.
+ * it on its line (after @text_start). Then [g->ls, g->le) is the line,
+ * its end of line included, which the output drops.
  */
-static bool standalone(const struct tag *g, const char *src, size_t len,
-		       size_t text_start, size_t *ls, size_t *le)
+static bool standalone(struct tag *g, const struct rb_tmpl *t,
+		       size_t text_start)
 {
+	const char *src = t->src;
+	size_t len = t->src_len, ls, le;
+
 	if (g->sigil != '#' && g->sigil != '^' && g->sigil != '/' &&
 	    g->sigil != '!')
 		return false;
-	*ls = g->start;
-	while (*ls > text_start && is_blank(src[*ls - 1]))
-		(*ls)--;
-	*le = g->end;
-	while (*le < len && is_blank(src[*le]))
-		(*le)++;
-	if (!((*ls == 0 || src[*ls - 1] == '\n') &&
-	      (*le == len || src[*le] == '\n' ||
-	       (src[*le] == '\r' && *le + 1 < len && src[*le + 1] == '\n'))))
+	ls = g->start;
+	while (ls > text_start && is_blank(src[ls - 1]))
+		ls--;
+	le = g->end;
+	while (le < len && is_blank(src[le]))
+		le++;
+	if (!((ls == 0 || src[ls - 1] == '\n') &&
+	      (le == len || src[le] == '\n' ||
+	       (src[le] == '\r' && le + 1 < len && src[le + 1] == '\n'))))
 		return false;
-	if (*le < len && src[*le] == '\r')
-		(*le)++;
-	if (*le < len)
-		(*le)++;
+	if (le < len && src[le] == '\r')
+		le++;
+	if (le < len)
+		le++;
+	g->ls = ls;
+	g->le = le;
 	return true;
 }
 
@@ -289,7 +295,7 @@ static int tag_node(struct rb_tmpl *t, const struct tag *g, size_t *stack,
 static int parse_nodes(struct rb_tmpl *t, const struct lines *l)
 {
 	const char *src = t->src;
-	size_t len = t->src_len, pos = 0, text_start = 0, ls, le;
+	size_t len = t->src_len, pos = 0, text_start = 0;
 	size_t stack[RB_TMPL_MAX_DEPTH];
 	int depth = 0, ret;
 
@@ -302,10 +308,10 @@ static int parse_nodes(struct rb_tmpl *t, const struct lines *l)
 		ret = read_tag(&g, t, l, (size_t)(open - src));
 		if (ret)
 			return ret;
-		if (standalone(&g, src, len, text_start, &ls, &le)) {
+		if (standalone(&g, t, text_start)) {
 			/* The blanks before the tag go with it. */
-			ret = add_text(t, l, text_start, ls);
-			text_start = le;
+			ret = add_text(t, l, text_start, g.ls);
+			text_start = g.le;
 		} else {
 			ret = add_text(t, l, text_start, g.start);
 			text_start = g.end;
