@@ -17,6 +17,7 @@
 
 #include "mail/addr.h"
 #include "mail/compose.h"
+#include "mail/trailer.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/hash.h"
@@ -347,23 +348,7 @@ static bool printable_ascii(const char *s, size_t max)
 /* A trailer reviewbot must never write (DESIGN.md fact 7). */
 static bool is_banned_trailer(const char *line, size_t len)
 {
-	static const char *const banned[] = { "reviewed-by", "acked-by",
-					      "tested-by" };
-	size_t i, k;
-
-	for (i = 0; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
-		;
-	for (k = 0; k < sizeof(banned) / sizeof(banned[0]); k++) {
-		size_t bl = strlen(banned[k]), j = i + bl;
-
-		if (len - i < bl || strncasecmp(line + i, banned[k], bl))
-			continue;
-		while (j < len && (line[j] == ' ' || line[j] == '\t'))
-			j++;
-		if (j < len && line[j] == ':')
-			return true;
-	}
-	return false;
+	return rb_trailer_colon(line, len, RB_TRAILER_REVIEW) != 0;
 }
 
 /*

@@ -24,6 +24,7 @@
 #include <sys/random.h>
 #include <git2.h>
 
+#include "mail/trailer.h"
 #include "review/diff.h"
 #include "review/model.h"
 #include "review/model_prompt.h"
@@ -97,28 +98,22 @@ int rb_model_strip_trailers(struct rb_buf *out, const char *msg)
 
 void rb_model_neutralise(char *s)
 {
-	static const char *const names[] = { "reviewed-by:", "acked-by:",
-					     "tested-by:", "signed-off-by:" };
-	size_t i = 0, k;
+	size_t i = 0, n, l;
 
 	if (!s)
 		return;
-	while (s[i]) {
-		for (k = 0; k < ARRAY_SIZE(names); k++) {
-			size_t l = strlen(names[k]);
-
-			if (!strncasecmp(s + i, names[k], l)) {
-				/*
-				 * Drop the colon, as render does; look again
-				 * at the same place ("Reviewed-by::").
-				 */
-				memmove(s + i + l - 1, s + i + l,
-					strlen(s + i + l) + 1);
-				break;
-			}
-		}
-		if (k == ARRAY_SIZE(names))
+	n = strlen(s);
+	while (i < n) {
+		l = rb_trailer_name_at(s + i, n - i,
+				       RB_TRAILER_REVIEW | RB_TRAILER_SIGNOFF);
+		if (!l) {
 			i++;
+			continue;
+		}
+		/* Drop the colon, as render does; look again at the same
+		 * place ("Reviewed-by::"). */
+		memmove(s + i + l, s + i + l + 1, n - i - l);
+		n--;
 	}
 }
 

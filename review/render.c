@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "mail/trailer.h"
 #include "review/diff.h"
 #include "review/render.h"
 #include "util/buf.h"
@@ -32,9 +33,6 @@ enum {
 	CL_PARA = 1 << 1, /* prose: collapse blanks, keep paragraph breaks */
 	CL_LINE = 1 << 2, /* one line: newlines become spaces */
 };
-
-static const char *const trailers[] = { "reviewed-by:", "acked-by:",
-					"tested-by:" };
 
 /* Length of a valid UTF-8 sequence at @s (at most @n bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -75,23 +73,19 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 /* Drops the colon of a trailer name anywhere in @b, from @from on. */
 static void neutralise(struct rb_buf *b, size_t from)
 {
-	size_t r = from, w = from, k;
+	size_t r = from, w = from, tl;
 
 	while (r < b->len) {
-		for (k = 0; k < ARRAY_SIZE(trailers); k++) {
-			size_t tl = strlen(trailers[k]);
-
-			if (b->len - r >= tl &&
-			    !strncasecmp(b->ptr + r, trailers[k], tl)) {
-				/* Copy the name, skip its colon. */
-				memmove(b->ptr + w, b->ptr + r, tl - 1);
-				w += tl - 1;
-				r += tl;
-				break;
-			}
-		}
-		if (k == ARRAY_SIZE(trailers))
+		tl = rb_trailer_name_at(b->ptr + r, b->len - r,
+					RB_TRAILER_REVIEW);
+		if (tl) {
+			/* Copy the name, skip its colon. */
+			memmove(b->ptr + w, b->ptr + r, tl);
+			w += tl;
+			r += tl + 1;
+		} else {
 			b->ptr[w++] = b->ptr[r++];
+		}
 	}
 	b->len = w;
 	b->ptr[w] = '\0';
@@ -891,22 +885,7 @@ static int set_base(json_t *d, const char *name, const char *commit)
  */
 static size_t trailer_colon(const char *s, size_t n)
 {
-	size_t k, lead = 0;
-
-	while (lead < n && (s[lead] == ' ' || s[lead] == '\t'))
-		lead++;
-	for (k = 0; k < ARRAY_SIZE(trailers); k++) {
-		size_t tl = strlen(trailers[k]) - 1; /* without the colon */
-		size_t i = lead + tl;
-
-		if (n - lead < tl || strncasecmp(s + lead, trailers[k], tl))
-			continue;
-		while (i < n && (s[i] == ' ' || s[i] == '\t'))
-			i++;
-		if (i < n && s[i] == ':')
-			return i + 1;
-	}
-	return 0;
+	return rb_trailer_colon(s, n, RB_TRAILER_REVIEW);
 }
 
 static bool is_trailer_line(const char *s, size_t n)
