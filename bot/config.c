@@ -2611,11 +2611,6 @@ const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 	return NULL;
 }
 
-const char *rb_mode_name(enum rb_mode m)
-{
-	return (unsigned int)m <= RB_MODE_BLOCKING ? mode_names[m] : "off";
-}
-
 const char *rb_source_type_name(enum rb_source_type t)
 {
 	return (unsigned int)t <= RB_SRC_STDIN ? source_type_names[t] : "?";

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mail/mode.h"
+
 /* Where a value stood in the config file: 1-based; 0 when not known. */
 struct rb_config_pos {
 	int line, col;
@@ -59,12 +61,6 @@ struct rb_tree_config {
 	struct rb_config_pos pos, path_pos, branch_pos;
 };
 
-enum rb_mode {
-	RB_MODE_OFF,
-	RB_MODE_SHADOW,
-	RB_MODE_ADVISORY,
-	RB_MODE_BLOCKING
-};
 enum rb_severity {
 	RB_SEV_INFO,
 	RB_SEV_LOW,
@@ -264,7 +260,6 @@ const struct rb_policy *rb_config_policy(const struct rb_config *cfg,
 const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 					    const char *name);
 
-const char *rb_mode_name(enum rb_mode m);
 const char *rb_source_type_name(enum rb_source_type t);
 const char *rb_severity_name(enum rb_severity s);
 /* Returns -1 for an unknown name. */

@@ -442,7 +442,7 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 	r.references = refs;
 	r.n_references = c->m->n_references + 1;
 	r.date = rb_now();
-	r.policy = rb_mode_name(c->scope.pol.mode);
+	r.policy = c->scope.pol.mode;
 	r.series_id = c->series_id;
 	r.body = body.ptr;
 	ret = rb_compose(&bytes, &msgid, &r);

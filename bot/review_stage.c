@@ -909,7 +909,7 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	reply.references = refs;
 	reply.n_references = m->n_references + 1;
 	reply.date = rb_now();
-	reply.policy = rb_mode_name(c->scope.pol.mode);
+	reply.policy = c->scope.pol.mode;
 	reply.series_id = c->row.id;
 	reply.body = body;
 	ret = rb_compose(&o->bytes, &o->message_id, &reply);
@@ -995,7 +995,7 @@ static int render_reviews(struct series_ctx *c)
 		}
 		memcpy(o->finding_idx, idx, n * sizeof(size_t));
 		o->n = n;
-		r.mode = rb_mode_name(c->scope.pol.mode);
+		r.mode = c->scope.pol.mode;
 		r.subsystem = c->scope.pol.subsystem;
 		r.blocking_text = c->scope.pol.blocking_text;
 		r.version = m->subject.version;
@@ -1087,7 +1087,7 @@ static int render_apply_failure(struct series_ctx *c)
 		at[i].hunk = (int)a->failed_hunk;
 		at[i].reason = a->reason;
 	}
-	r.mode = rb_mode_name(c->scope.pol.mode);
+	r.mode = c->scope.pol.mode;
 	r.subsystem = c->scope.pol.subsystem;
 	r.version = c->row.version;
 	r.total = c->row.total;
@@ -1128,7 +1128,7 @@ static int render_incomplete(struct series_ctx *c)
 			missing[n++] = i;
 	snprintf(c->detail, sizeof(c->detail), "%d of %d parts missing", n,
 		 c->row.total);
-	r.mode = rb_mode_name(c->scope.pol.mode);
+	r.mode = c->scope.pol.mode;
 	r.subsystem = c->scope.pol.subsystem;
 	r.version = c->row.version;
 	r.total = c->row.total;

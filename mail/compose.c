@@ -581,9 +581,8 @@ int rb_compose(struct rb_buf *out, char **message_id, const struct rb_reply *r)
 	if (r->n_to > RB_ADDR_LIST_MAX || r->n_cc > RB_ADDR_LIST_MAX - r->n_to)
 		return rb_err(RB_ETOOBIG, "%zu recipients, at most %d",
 			      r->n_to + r->n_cc, RB_ADDR_LIST_MAX);
-	if (!r->policy ||
-	    (strcmp(r->policy, "advisory") && strcmp(r->policy, "blocking") &&
-	     strcmp(r->policy, "shadow")))
+	if (r->policy != RB_MODE_ADVISORY && r->policy != RB_MODE_BLOCKING &&
+	    r->policy != RB_MODE_SHADOW)
 		return rb_err(RB_EINVAL,
 			      "policy must be advisory, blocking or shadow");
 	if (!r->series_id || !printable_ascii(r->series_id, SERIES_MAX))
@@ -626,8 +625,8 @@ int rb_compose(struct rb_buf *out, char **message_id, const struct rb_reply *r)
 			"Auto-Submitted: auto-replied\r\n"
 			"X-Reviewbot-Policy: %s\r\n"
 			"X-Reviewbot-Series: %s\r\n",
-			qp ? "quoted-printable" : "8bit", r->policy,
-			r->series_id);
+			qp ? "quoted-printable" : "8bit",
+			rb_mode_name(r->policy), r->series_id);
 	if (!ret && r->extra_headers)
 		ret = put_extra(out, r->extra_headers);
 	if (!ret)

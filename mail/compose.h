@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mail/mode.h"
+
 struct rb_buf;
 
 /* Everything is borrowed; strings are UTF-8 and NUL-terminated. */
@@ -28,7 +30,7 @@ struct rb_reply {
 	const char *const *references; /* oldest first, with or without <> */
 	size_t n_references;
 	int64_t date; /* seconds since the epoch; written in UTC */
-	const char *policy; /* "advisory" | "blocking" | "shadow" */
+	enum rb_mode policy; /* advisory, blocking or shadow; never off */
 	const char *series_id; /* X-Reviewbot-Series: printable ASCII */
 	const char *body; /* UTF-8, LF (or CRLF) line ends, already wrapped */
 	const char *extra_headers; /* optional "Name: value" lines, or NULL */

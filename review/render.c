@@ -310,22 +310,28 @@ static int set_vlabel(json_t *obj, int version)
 	return set_str(obj, "vlabel", b);
 }
 
-/* What every template gets: mode, its flags and the subsystem. */
-static int set_common(json_t *d, const char *mode, const char *subsystem,
+/*
+ * What every template gets: mode, its flags and the subsystem. A context
+ * left at RB_MODE_OFF (zero: never set) is advisory, the default; the
+ * bot renders nothing for a subsystem that is off.
+ */
+static int set_common(json_t *d, enum rb_mode m, const char *subsystem,
 		      const char *blocking_text)
 {
+	const char *mode;
 	char cap[32];
 	int ret;
 
-	if (!mode)
-		mode = "advisory";
+	if (m == RB_MODE_OFF)
+		m = RB_MODE_ADVISORY;
+	mode = rb_mode_name(m);
 	snprintf(cap, sizeof(cap), "%s", mode);
 	cap[0] = (char)toupper((unsigned char)cap[0]);
 	ret = set_str(d, "mode", mode);
 	ret = ret ?: set_str(d, "Mode", cap);
-	ret = ret ?: set_bool(d, "advisory", !strcmp(mode, "advisory"));
-	ret = ret ?: set_bool(d, "blocking", !strcmp(mode, "blocking"));
-	ret = ret ?: set_bool(d, "shadow", !strcmp(mode, "shadow"));
+	ret = ret ?: set_bool(d, "advisory", m == RB_MODE_ADVISORY);
+	ret = ret ?: set_bool(d, "blocking", m == RB_MODE_BLOCKING);
+	ret = ret ?: set_bool(d, "shadow", m == RB_MODE_SHADOW);
 	ret = ret   ?:
 		      set_str(d, "subsystem",
 			      subsystem ? subsystem : "this list");

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mail/mode.h"
 #include "review/findings.h"
 
 struct rb_buf;
@@ -72,7 +73,7 @@ struct rb_render_patch {
 
 /* The review of one patch, a reply to that patch. */
 struct rb_render_ctx {
-	const char *mode; /* "advisory", "blocking" or "shadow" */
+	enum rb_mode mode; /* advisory, blocking, shadow; off: advisory */
 	const char *subsystem; /* "MEMORY MANAGEMENT" */
 	const char *blocking_text; /* what blocking means there, or NULL */
 	int version; /* 1 when the subject does not say */
@@ -99,7 +100,8 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx);
 
 /* One reply to the cover letter that sums up the whole series. */
 struct rb_render_summary_ctx {
-	const char *mode, *subsystem, *blocking_text;
+	enum rb_mode mode; /* as in struct rb_render_ctx */
+	const char *subsystem, *blocking_text;
 	int version, total;
 	const char *title; /* the cover letter's title */
 	const char *base_name, *base_commit;
@@ -128,7 +130,8 @@ struct rb_render_apply_attempt {
 };
 
 struct rb_render_apply_ctx {
-	const char *mode, *subsystem;
+	enum rb_mode mode; /* as in struct rb_render_ctx */
+	const char *subsystem;
 	int version, total;
 	const char *title;
 	const struct rb_render_apply_attempt *attempts;
@@ -141,7 +144,8 @@ int rb_render_apply_failure(struct rb_buf *out,
 			    const struct rb_render_apply_ctx *ctx);
 
 struct rb_render_incomplete_ctx {
-	const char *mode, *subsystem;
+	enum rb_mode mode; /* as in struct rb_render_ctx */
+	const char *subsystem;
 	int version, total;
 	const char *title;
 	const int *missing; /* 1-based indices of the missing patches */

@@ -57,7 +57,7 @@ static void base_reply(struct rb_reply *r)
 	r->references = refs1;
 	r->n_references = 2;
 	r->date = 1700000000;
-	r->policy = "advisory";
+	r->policy = RB_MODE_ADVISORY;
 	r->series_id = "v2-zap-huge-pmd";
 	r->body = "Advisory review of v2 4/9.\n\n> +\treturn true;\n\n"
 		  "[F1] (medium) Is that right?\n\nFrom here on, a line "
@@ -624,9 +624,9 @@ static void test_headers(void **state)
 	assert_int_equal(rb_compose(&b, NULL, &r), -RB_EINVAL);
 	r.extra_headers = NULL;
 
-	r.policy = "yolo";
+	r.policy = RB_MODE_OFF; /* no mail carries it */
 	assert_int_equal(rb_compose(&b, NULL, &r), -RB_EINVAL);
-	r.policy = "blocking";
+	r.policy = RB_MODE_BLOCKING;
 	r.series_id = "v2\r\nBcc: x@y.org";
 	assert_int_equal(rb_compose(&b, NULL, &r), -RB_EINVAL);
 	r.series_id = "s1";

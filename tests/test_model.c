@@ -668,7 +668,7 @@ static void test_canaries(void **state)
 
 	/* End to end through render: no trailer line, ever. */
 	patch = slurp(path_of(r.patch));
-	rc.mode = "advisory";
+	rc.mode = RB_MODE_ADVISORY;
 	rc.subsystem = "LOCKING PRIMITIVES";
 	rc.version = 1;
 	rc.title = "locking/bar: take the lock in bar_update()";

@@ -203,7 +203,7 @@ static void review_ctx(struct rb_render_ctx *c, const struct patch *p,
 		       int index, int *ids)
 {
 	memset(c, 0, sizeof(*c));
-	c->mode = "advisory";
+	c->mode = RB_MODE_ADVISORY;
 	c->subsystem = "MEMORY MANAGEMENT";
 	c->version = 3;
 	c->index = index;
@@ -287,7 +287,7 @@ static void test_golden_summary(void **state)
 		p[i].patch_len = strlen(series[i].diff);
 	}
 	p[0].ids = ids0;
-	c.mode = "blocking";
+	c.mode = RB_MODE_BLOCKING;
 	c.subsystem = "MEMORY MANAGEMENT";
 	c.blocking_text =
 		"the mm maintainers wait for an answer to each finding before they pick up the series.";
@@ -318,7 +318,7 @@ static void test_modes_and_empty(void **state)
 
 	/* send_when_empty: a clean patch still reads well. */
 	review_ctx(&c, &series[1], 2, NULL);
-	c.mode = "shadow";
+	c.mode = RB_MODE_SHADOW;
 	c.findings = NULL;
 	c.n_findings = 0;
 	assert_int_equal(rb_render_review(&out, &c), 0);
@@ -333,7 +333,7 @@ static void test_modes_and_empty(void **state)
 	/* Blocking without a text of its own still says something. */
 	rb_buf_reset(&out);
 	review_ctx(&c, &series[0], 1, NULL);
-	c.mode = "blocking";
+	c.mode = RB_MODE_BLOCKING;
 	c.version = 1;
 	c.index = c.total = 0;
 	assert_int_equal(rb_render_review(&out, &c), 0);
@@ -478,7 +478,7 @@ static void test_other_mails(void **state)
 	};
 	struct rb_render_ack_ctx ack = { 0 };
 
-	a.mode = "advisory";
+	a.mode = RB_MODE_ADVISORY;
 	a.subsystem = "MEMORY MANAGEMENT";
 	a.version = 3;
 	a.total = 2;
@@ -491,7 +491,7 @@ static void test_other_mails(void **state)
 	check_layout(out.ptr);
 	rb_buf_reset(&out);
 
-	inc.mode = "advisory";
+	inc.mode = RB_MODE_ADVISORY;
 	inc.subsystem = "MEMORY MANAGEMENT";
 	inc.version = 2;
 	inc.total = 9;

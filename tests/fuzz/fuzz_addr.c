@@ -98,7 +98,7 @@ static void check_compose(const char *s)
 		.subject = s,
 		.in_reply_to = "<a@b>",
 		.date = 1700000000,
-		.policy = "advisory",
+		.policy = RB_MODE_ADVISORY,
 		.series_id = "s",
 		.body = "body\n",
 	};

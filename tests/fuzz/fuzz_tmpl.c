@@ -111,7 +111,7 @@ static void fuzz_review(const char *data, size_t size)
 			    (int)(strlen(code) % 16), code, text, 1))
 		goto out;
 	memset(&c, 0, sizeof(c));
-	c.mode = "advisory";
+	c.mode = RB_MODE_ADVISORY;
 	c.subsystem = file;
 	c.version = 2;
 	c.index = 1;
