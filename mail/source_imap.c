@@ -64,21 +64,12 @@ struct imap_mbox {
 };
 
 struct imap_source {
-	struct rb_source base;
-	struct rb_net_url url;
-	char *user;
-	char *password;
-	char *ca_file;
+	struct rb_net_source net; /* first: its base is the source's */
 	struct imap_mbox *mb;
 	size_t n_mb;
-	bool tls_verify;
 	bool starttls;
-	size_t max_size;
 	mailimap *imap;
-	struct rb_backoff backoff;
 	int selected; /* index of the mailbox EXAMINEd, or -1 */
-	/* received-bytes guard for the current command */
-	struct rb_recv_guard guard;
 	bool pass_ok; /* the last poll read every mailbox */
 };
 
@@ -96,20 +87,21 @@ static void disconnect(struct imap_source *s)
 	s->selected = -1;
 }
 
+/* A refusal: drop the connection and wait before the next try. */
+static void drop(struct imap_source *s)
+{
+	disconnect(s);
+	rb_backoff_fail(&s->net.backoff);
+}
+
 /* A network failure: drop the connection and wait before the next try. */
 static int net_fail(struct imap_source *s, const char *what, int r)
 {
-	const char *resp =
-		s->imap && s->imap->imap_response ? s->imap->imap_response : "";
+	int ret = rb_net_source_fail(&s->net, "imap", what, r,
+				     s->imap ? s->imap->imap_response : NULL);
 
-	rb_err(RB_EAGAIN,
-	       "imap %s:%u: %s failed (libetpan error %d%s%s); "
-	       "retrying in %d s",
-	       s->url.host, s->url.port, what, r, *resp ? ": " : "", resp,
-	       s->backoff.delay ? s->backoff.delay * 2 : 1);
 	disconnect(s);
-	rb_backoff_fail(&s->backoff);
-	return -RB_EAGAIN;
+	return ret;
 }
 
 static void stream_logger(mailimap *imap, int type, const char *str,
@@ -118,7 +110,7 @@ static void stream_logger(mailimap *imap, int type, const char *str,
 	struct imap_source *s = ctx;
 
 	(void)str;
-	rb_recv_guard_count(&s->guard, type, size, imap->imap_stream);
+	rb_recv_guard_count(&s->net.guard, type, size, imap->imap_stream);
 }
 
 static bool is_ok(int r)
@@ -143,32 +135,30 @@ static int login(struct imap_source *s)
 
 	if (mailimap_has_authentication(s->imap, "PLAIN")) {
 		method = "AUTHENTICATE PLAIN";
-		r = mailimap_authenticate(s->imap, "PLAIN", s->url.host, NULL,
-					  NULL, s->user, s->user, s->password,
-					  NULL);
+		r = mailimap_authenticate(s->imap, "PLAIN", s->net.url.host,
+					  NULL, NULL, s->net.user, s->net.user,
+					  s->net.password, NULL);
 	} else if (mailimap_has_extension(s->imap, "LOGINDISABLED")) {
-		disconnect(s);
-		rb_backoff_fail(&s->backoff);
+		drop(s);
 		return rb_err(RB_ECONFIG,
 			      "imap %s: the server disables LOGIN and offers "
 			      "no AUTH=PLAIN",
-			      s->url.host);
+			      s->net.url.host);
 	} else {
 		method = "LOGIN";
-		r = mailimap_login(s->imap, s->user, s->password);
+		r = mailimap_login(s->imap, s->net.user, s->net.password);
 	}
 	if (is_ok(r)) {
-		rb_log(RB_LOG_INFO, "imap.login", "source", s->base.name,
-		       "host", s->url.host, "method", method, NULL);
+		rb_log(RB_LOG_INFO, "imap.login", "source", s->net.base.name,
+		       "host", s->net.url.host, "method", method, NULL);
 		return 0;
 	}
 	if (!is_refusal(r))
 		return net_fail(s, method, r);
-	rb_err(RB_ECONFIG, "imap %s: %s as %s refused: %s", s->url.host, method,
-	       s->user,
+	rb_err(RB_ECONFIG, "imap %s: %s as %s refused: %s", s->net.url.host,
+	       method, s->net.user,
 	       s->imap->imap_response ? s->imap->imap_response : "(no text)");
-	disconnect(s);
-	rb_backoff_fail(&s->backoff);
+	drop(s);
 	return -RB_ECONFIG;
 }
 
@@ -184,24 +174,24 @@ static int refresh_capability(struct imap_source *s)
 
 static int connect_server(struct imap_source *s)
 {
-	bool tls = s->url.tls;
+	bool tls = s->net.url.tls;
 	int r, ret;
 
-	if (rb_backoff_remaining_ms(&s->backoff))
-		return rb_err(RB_EAGAIN, "imap %s:%u: down; next try in %d ms",
-			      s->url.host, s->url.port,
-			      rb_backoff_remaining_ms(&s->backoff));
+	ret = rb_net_source_ready(&s->net, "imap");
+	if (ret)
+		return ret;
 	s->imap = mailimap_new(0, NULL);
 	if (!s->imap)
 		return rb_err(RB_ENOMEM, "out of memory");
 	mailimap_set_timeout(s->imap, RB_NET_TIMEOUT);
 	if (tls)
-		r = mailimap_ssl_connect_with_callback(s->imap, s->url.host,
-						       s->url.port,
+		r = mailimap_ssl_connect_with_callback(s->imap, s->net.url.host,
+						       s->net.url.port,
 						       rb_net_sni_cb,
-						       s->url.host);
+						       s->net.url.host);
 	else
-		r = mailimap_socket_connect(s->imap, s->url.host, s->url.port);
+		r = mailimap_socket_connect(s->imap, s->net.url.host,
+					    s->net.url.port);
 	if (!is_ok(r))
 		return net_fail(s, "connect", r);
 	if (!tls && s->starttls) {
@@ -209,27 +199,23 @@ static int connect_server(struct imap_source *s)
 		if (ret)
 			return ret;
 		if (!mailimap_has_extension(s->imap, "STARTTLS")) {
-			disconnect(s);
-			rb_backoff_fail(&s->backoff);
+			drop(s);
 			return rb_err(RB_ECONFIG,
 				      "imap %s: the server offers no STARTTLS "
 				      "(starttls: required)",
-				      s->url.host);
+				      s->net.url.host);
 		}
 		r = mailimap_socket_starttls_with_callback(
-			s->imap, rb_net_sni_cb, s->url.host);
+			s->imap, rb_net_sni_cb, s->net.url.host);
 		if (!is_ok(r))
 			return net_fail(s, "STARTTLS", r);
 		tls = true;
 	}
-	if (tls && s->tls_verify) {
-		ret = rb_tls_verify_stream(s->imap->imap_stream, s->url.host,
-					   s->ca_file);
+	if (tls) {
+		ret = rb_net_source_verify(&s->net, s->imap->imap_stream,
+					   "imap.tls_refused");
 		if (ret) {
-			rb_log(RB_LOG_ERROR, "imap.tls_refused", "source",
-			       s->base.name, "reason", rb_errmsg(), NULL);
 			disconnect(s);
-			rb_backoff_fail(&s->backoff);
 			return ret;
 		}
 	}
@@ -244,7 +230,7 @@ static int connect_server(struct imap_source *s)
 	if (ret)
 		return ret;
 	mailimap_set_logger(s->imap, stream_logger, s);
-	rb_backoff_ok(&s->backoff);
+	rb_backoff_ok(&s->net.backoff);
 	return 0;
 }
 
@@ -252,7 +238,7 @@ static int examine(struct imap_source *s, size_t i)
 {
 	int r;
 
-	rb_recv_guard_reset(&s->guard, SMALL_CAP);
+	rb_recv_guard_reset(&s->net.guard, SMALL_CAP);
 	r = mailimap_examine(s->imap, s->mb[i].name);
 	if (is_ok(r)) {
 		s->selected = (int)i;
@@ -261,7 +247,7 @@ static int examine(struct imap_source *s, size_t i)
 	s->selected = -1;
 	if (!is_refusal(r))
 		return net_fail(s, "EXAMINE", r);
-	return rb_err(RB_ENOTFOUND, "imap %s: mailbox %s: %s", s->url.host,
+	return rb_err(RB_ENOTFOUND, "imap %s: mailbox %s: %s", s->net.url.host,
 		      s->mb[i].name,
 		      s->imap->imap_response ? s->imap->imap_response : "");
 }
@@ -309,6 +295,18 @@ static void att_statics(struct mailimap_msg_att *att, uint32_t *uid,
 	}
 }
 
+/* Frees what a UID FETCH was given and gave back (each may be NULL). */
+static void fetch_free(clist *res, struct mailimap_set *set,
+		       struct mailimap_fetch_type *ft)
+{
+	if (res)
+		mailimap_fetch_list_free(res);
+	if (set)
+		mailimap_set_free(set);
+	if (ft)
+		mailimap_fetch_type_free(ft);
+}
+
 /* UIDs above @last with their sizes, ascending; *out is malloc'd. */
 static int list_new(struct imap_source *s, int64_t last, struct msg_ref **out,
 		    size_t *n_out)
@@ -332,12 +330,12 @@ static int list_new(struct imap_source *s, int64_t last, struct msg_ref **out,
 		goto out;
 	}
 	/* About 60 bytes a message in the answer. */
-	rb_recv_guard_reset(&s->guard, LIST_CAP);
+	rb_recv_guard_reset(&s->net.guard, LIST_CAP);
 	r = mailimap_uid_fetch(s->imap, set, ft, &res);
 	if (!is_ok(r)) {
 		ret = is_refusal(r) ? rb_err(RB_EAGAIN,
 					     "imap %s: UID FETCH refused: %s",
-					     s->url.host,
+					     s->net.url.host,
 					     s->imap->imap_response ?
 						     s->imap->imap_response :
 						     "") :
@@ -364,12 +362,7 @@ static int list_new(struct imap_source *s, int64_t last, struct msg_ref **out,
 	*n_out = n;
 	v = NULL;
 out:
-	if (res)
-		mailimap_fetch_list_free(res);
-	if (set)
-		mailimap_set_free(set);
-	if (ft)
-		mailimap_fetch_type_free(ft);
+	fetch_free(res, set, ft);
 	free(v);
 	return ret;
 }
@@ -406,10 +399,10 @@ static int fetch_one(struct imap_source *s, const struct rb_source_env *env,
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	rb_recv_guard_reset(&s->guard, s->max_size + FETCH_SLACK);
+	rb_recv_guard_reset(&s->net.guard, s->net.max_size + FETCH_SLACK);
 	r = mailimap_uid_fetch(s->imap, set, ft, &res);
-	if (s->guard.over) {
-		size_t got = s->guard.received;
+	if (s->net.guard.over) {
+		size_t got = s->net.guard.received;
 
 		/* The server sent more than the size it announced. */
 		rb_log(RB_LOG_WARN, "imap.too_big", "origin", origin, "reason",
@@ -422,7 +415,7 @@ static int fetch_one(struct imap_source *s, const struct rb_source_env *env,
 		ret = is_refusal(r) ?
 			      rb_err(RB_EAGAIN,
 				     "imap %s: UID FETCH %u refused: %s",
-				     s->url.host, uid,
+				     s->net.url.host, uid,
 				     s->imap->imap_response ?
 					     s->imap->imap_response :
 					     "") :
@@ -445,17 +438,12 @@ static int fetch_one(struct imap_source *s, const struct rb_source_env *env,
 		*gone = true;
 		goto out;
 	}
-	if (len > s->max_size)
+	if (len > s->net.max_size)
 		ret = env->deliver(NULL, len, origin, env->payload);
 	else
 		ret = env->deliver(body, len, origin, env->payload);
 out:
-	if (res)
-		mailimap_fetch_list_free(res);
-	if (set)
-		mailimap_set_free(set);
-	if (ft)
-		mailimap_fetch_type_free(ft);
+	fetch_free(res, set, ft);
 	return ret;
 }
 
@@ -479,10 +467,10 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 	sel = s->imap->imap_selection_info;
 	if (!sel || !sel->sel_uidvalidity)
 		return rb_err(RB_EAGAIN, "imap %s: mailbox %s: no UIDVALIDITY",
-			      s->url.host, mb->name);
+			      s->net.url.host, mb->name);
 	cur = sel->sel_uidvalidity;
 	uidnext = sel->sel_uidnext;
-	ret = env->get_state(s->base.name, mb->name, &validity, &last,
+	ret = env->get_state(s->net.base.name, mb->name, &validity, &last,
 			     env->payload);
 	if (ret == -RB_ENOTFOUND) {
 		validity = 0;
@@ -498,12 +486,12 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 				 (long long)validity);
 			snprintf(lbuf, sizeof(lbuf), "%lld", (long long)cur);
 			rb_log(RB_LOG_WARN, "imap.uidvalidity_changed",
-			       "source", s->base.name, "mailbox", mb->name,
+			       "source", s->net.base.name, "mailbox", mb->name,
 			       "old", vbuf, "new", lbuf, "action",
 			       "refetch all, dedupe by Message-ID", NULL);
 		}
 		last = 0;
-		ret = env->set_state(s->base.name, mb->name, cur, 0,
+		ret = env->set_state(s->net.base.name, mb->name, cur, 0,
 				     env->payload);
 		if (ret)
 			return ret;
@@ -518,9 +506,9 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 	for (k = 0; k < n; k++) {
 		snprintf(origin, sizeof(origin),
 			 "imap://%s:%u/%s;UIDVALIDITY=%lld/;UID=%u",
-			 s->url.host, s->url.port, mb->name, (long long)cur,
-			 v[k].uid);
-		if (v[k].size > s->max_size) {
+			 s->net.url.host, s->net.url.port, mb->name,
+			 (long long)cur, v[k].uid);
+		if (v[k].size > s->net.max_size) {
 			ret = env->deliver(NULL, v[k].size, origin,
 					   env->payload);
 		} else {
@@ -532,8 +520,8 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 		mark = v[k].uid;
 		mb->next_uid = mark + 1;
 		if (++unsaved >= RB_STATE_EVERY) {
-			ret = env->set_state(s->base.name, mb->name, cur, mark,
-					     env->payload);
+			ret = env->set_state(s->net.base.name, mb->name, cur,
+					     mark, env->payload);
 			if (ret)
 				break;
 			saved = mark;
@@ -544,12 +532,12 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 			ret = rb_err(RB_EAGAIN,
 				     "imap %s: reconnecting after "
 				     "an oversized message",
-				     s->url.host);
+				     s->net.url.host);
 			break;
 		}
 	}
 	if (mark != saved) {
-		int r = env->set_state(s->base.name, mb->name, cur, mark,
+		int r = env->set_state(s->net.base.name, mb->name, cur, mark,
 				       env->payload);
 
 		if (!ret)
@@ -578,7 +566,7 @@ static int imap_poll(struct rb_source *src, const struct rb_source_env *env)
 		if (!s->imap || ret != -RB_ENOTFOUND)
 			return ret; /* server down or store failed */
 		/* A missing mailbox does not stop the others. */
-		rb_log(RB_LOG_WARN, "imap.mailbox", "source", s->base.name,
+		rb_log(RB_LOG_WARN, "imap.mailbox", "source", s->net.base.name,
 		       "reason", rb_errmsg(), NULL);
 		if (!first)
 			first = ret;
@@ -595,7 +583,7 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 	struct mailimap_selection_info *sel;
 
 	if (!s->imap) {
-		chunk = rb_backoff_remaining_ms(&s->backoff);
+		chunk = rb_backoff_remaining_ms(&s->net.backoff);
 		rb_net_nap(chunk && chunk < left ? chunk : left, stop);
 		return 0;
 	}
@@ -607,7 +595,8 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 	 * in since the pass ended. */
 	if (examine(s, 0)) {
 		/* Missing mailbox or server gone: no busy loop. */
-		chunk = s->imap ? left : rb_backoff_remaining_ms(&s->backoff);
+		chunk = s->imap ? left :
+				  rb_backoff_remaining_ms(&s->net.backoff);
 		rb_net_nap(chunk && chunk < left ? chunk : left, stop);
 		return 0;
 	}
@@ -617,7 +606,7 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 		return 0;
 	while (left > 0 && !*stop) {
 		chunk = left < IDLE_MAX_MS ? left : IDLE_MAX_MS;
-		rb_recv_guard_reset(&s->guard, SMALL_CAP);
+		rb_recv_guard_reset(&s->net.guard, SMALL_CAP);
 		r = mailimap_idle(s->imap);
 		if (!is_ok(r)) {
 			net_fail(s, "IDLE", r);
@@ -656,11 +645,7 @@ static void imap_free(struct rb_source *src)
 	for (i = 0; i < s->n_mb; i++)
 		free(s->mb[i].name);
 	free(s->mb);
-	rb_free_secret(s->password);
-	free(s->user);
-	free(s->ca_file);
-	free(s->base.name);
-	rb_net_url_release(&s->url);
+	rb_net_source_release(&s->net);
 	free(s);
 }
 
@@ -686,26 +671,25 @@ int rb_source_imap_new(struct rb_source **out, const struct rb_source_opts *o)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return rb_err(RB_ENOMEM, "out of memory");
-	s->base.ops = &imap_ops;
+	s->net.base.ops = &imap_ops;
 	s->selected = -1;
-	ret = rb_net_url_parse(&s->url, o->url, "imap", 143, "imaps", 993);
+	ret = rb_net_url_parse(&s->net.url, o->url, "imap", 143, "imaps", 993);
 	if (ret)
 		goto fail;
-	if (!s->url.tls && !o->starttls && !rb_net_is_loopback(s->url.host)) {
+	if (!s->net.url.tls && !o->starttls &&
+	    !rb_net_is_loopback(s->net.url.host)) {
 		ret = rb_err(RB_ECONFIG,
 			     "source %s: starttls: off sends the password in "
 			     "clear; it is allowed only for a loopback server, "
 			     "not %s",
-			     name, s->url.host);
+			     name, s->net.url.host);
 		goto fail;
 	}
-	s->base.name = strdup(name);
-	s->user = strdup(o->user);
-	s->password = strdup(o->password);
-	s->ca_file = o->ca_file ? strdup(o->ca_file) : NULL;
+	ret = rb_net_source_init(&s->net, name, o);
+	if (ret)
+		goto fail;
 	s->mb = calloc(n, sizeof(*s->mb));
-	if (!s->base.name || !s->user || !s->password || !s->mb ||
-	    (o->ca_file && !s->ca_file)) {
+	if (!s->mb) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -718,14 +702,10 @@ int rb_source_imap_new(struct rb_source **out, const struct rb_source_opts *o)
 		}
 		s->n_mb++;
 	}
-	s->tls_verify = o->tls_verify;
 	s->starttls = o->starttls;
-	s->max_size = o->max_size ? o->max_size : RB_MSG_DEFAULT_MAX;
-	mailstream_network_delay.tv_sec = RB_NET_TIMEOUT;
-	mailstream_network_delay.tv_usec = 0;
-	*out = &s->base;
+	*out = &s->net.base;
 	return 0;
 fail:
-	imap_free(&s->base);
+	imap_free(&s->net.base);
 	return ret;
 }

@@ -15,7 +15,11 @@
 
 #include <libetpan/libetpan.h>
 
+#include "mail/message.h"
 #include "mail/source_net.h"
+#include "mail/tls_verify.h"
+#include "util/buf.h"
+#include "util/log.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -196,4 +200,69 @@ void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
 		g->over = true;
 		mailstream_cancel(stream);
 	}
+}
+
+int rb_net_source_init(struct rb_net_source *n, const char *name,
+		       const struct rb_source_opts *o)
+{
+	n->base.name = strdup(name);
+	n->user = o->user ? strdup(o->user) : NULL;
+	n->password = o->password ? strdup(o->password) : NULL;
+	n->ca_file = o->ca_file ? strdup(o->ca_file) : NULL;
+	if (!n->base.name || (o->user && !n->user) ||
+	    (o->password && !n->password) || (o->ca_file && !n->ca_file))
+		return rb_err(RB_ENOMEM, "out of memory");
+	n->tls_verify = o->tls_verify;
+	n->max_size = o->max_size ? o->max_size : RB_MSG_DEFAULT_MAX;
+	mailstream_network_delay.tv_sec = RB_NET_TIMEOUT;
+	mailstream_network_delay.tv_usec = 0;
+	return 0;
+}
+
+void rb_net_source_release(struct rb_net_source *n)
+{
+	rb_free_secret(n->password);
+	free(n->user);
+	free(n->ca_file);
+	free(n->base.name);
+	rb_net_url_release(&n->url);
+}
+
+int rb_net_source_ready(const struct rb_net_source *n, const char *proto)
+{
+	if (!rb_backoff_remaining_ms(&n->backoff))
+		return 0;
+	return rb_err(RB_EAGAIN, "%s %s:%u: down; next try in %d ms", proto,
+		      n->url.host, n->url.port,
+		      rb_backoff_remaining_ms(&n->backoff));
+}
+
+int rb_net_source_fail(struct rb_net_source *n, const char *proto,
+		       const char *what, int r, const char *resp)
+{
+	if (!resp)
+		resp = "";
+	rb_err(RB_EAGAIN,
+	       "%s %s:%u: %s failed (libetpan error %d%s%s); "
+	       "retrying in %d s",
+	       proto, n->url.host, n->url.port, what, r, *resp ? ": " : "",
+	       resp, n->backoff.delay ? n->backoff.delay * 2 : 1);
+	rb_backoff_fail(&n->backoff);
+	return -RB_EAGAIN;
+}
+
+int rb_net_source_verify(struct rb_net_source *n, struct _mailstream *stream,
+			 const char *event)
+{
+	int ret;
+
+	if (!n->tls_verify)
+		return 0;
+	ret = rb_tls_verify_stream(stream, n->url.host, n->ca_file);
+	if (ret) {
+		rb_log(RB_LOG_ERROR, event, "source", n->base.name, "reason",
+		       rb_errmsg(), NULL);
+		rb_backoff_fail(&n->backoff);
+	}
+	return ret;
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "mail/source.h"
+
 struct _mailstream;
 struct mailstream_ssl_context;
 
@@ -88,5 +90,53 @@ int rb_net_wait_readable(int fd, int timeout_ms, volatile const int *stop);
 
 /* Sleeps up to @timeout_ms; returns early on *@stop or a signal. */
 void rb_net_nap(int timeout_ms, volatile const int *stop);
+
+/*
+ * What an IMAP and an NNTP source hold alike; each embeds it first, so
+ * that its struct rb_source is the source's.
+ */
+struct rb_net_source {
+	struct rb_source base;
+	struct rb_net_url url;
+	char *user; /* NULL: no login (NNTP only) */
+	char *password; /* wiped by rb_net_source_release() */
+	char *ca_file;
+	bool tls_verify;
+	size_t max_size; /* a message's cap */
+	struct rb_backoff backoff;
+	struct rb_recv_guard guard; /* for the command under way */
+};
+
+/*
+ * Copies @name and what @o says of the credentials, the TLS check and the
+ * size cap into @n (url is parsed by the caller, which checks it first),
+ * and sets libetpan's network timeout. 0 or -RB_ENOMEM.
+ */
+int rb_net_source_init(struct rb_net_source *n, const char *name,
+		       const struct rb_source_opts *o);
+void rb_net_source_release(struct rb_net_source *n);
+
+/*
+ * -RB_EAGAIN when the backoff does not allow a connection yet ("@proto
+ * HOST:PORT: down; ..."), else 0.
+ */
+int rb_net_source_ready(const struct rb_net_source *n, const char *proto);
+
+/*
+ * A network failure of @what (libetpan code @r, the server's last
+ * response @resp or NULL): records "@proto HOST:PORT: @what failed ...;
+ * retrying in N s" and moves the backoff on. Returns -RB_EAGAIN; the
+ * caller drops its connection.
+ */
+int rb_net_source_fail(struct rb_net_source *n, const char *proto,
+		       const char *what, int r, const char *resp);
+
+/*
+ * Checks the certificate of @stream when the source asks for it; on a
+ * refusal logs @event and moves the backoff on (the caller drops its
+ * connection) and returns rb_tls_verify_stream()'s code.
+ */
+int rb_net_source_verify(struct rb_net_source *n, struct _mailstream *stream,
+			 const char *event);
 
 #endif

@@ -41,19 +41,11 @@
 #define ARTICLE_SLACK (64 * 1024)
 
 struct nntp_source {
-	struct rb_source base;
-	struct rb_net_url url;
-	char *user; /* NULL: no AUTHINFO */
-	char *password;
-	char *ca_file;
+	struct rb_net_source net; /* first; net.user NULL: no AUTHINFO */
 	char **groups;
 	size_t n_groups;
-	bool tls_verify;
-	size_t max_size;
 	bool start_all; /* first contact: read the group from its start */
 	newsnntp *nntp;
-	struct rb_backoff backoff;
-	struct rb_recv_guard guard;
 };
 
 static void disconnect(struct nntp_source *s)
@@ -64,19 +56,20 @@ static void disconnect(struct nntp_source *s)
 	}
 }
 
+/* A refusal: drop the connection and wait before the next try. */
+static void drop(struct nntp_source *s)
+{
+	disconnect(s);
+	rb_backoff_fail(&s->net.backoff);
+}
+
 static int net_fail(struct nntp_source *s, const char *what, int r)
 {
-	const char *resp =
-		s->nntp && s->nntp->nntp_response ? s->nntp->nntp_response : "";
+	int ret = rb_net_source_fail(&s->net, "nntp", what, r,
+				     s->nntp ? s->nntp->nntp_response : NULL);
 
-	rb_err(RB_EAGAIN,
-	       "nntp %s:%u: %s failed (libetpan error %d%s%s); "
-	       "retrying in %d s",
-	       s->url.host, s->url.port, what, r, *resp ? ": " : "", resp,
-	       s->backoff.delay ? s->backoff.delay * 2 : 1);
 	disconnect(s);
-	rb_backoff_fail(&s->backoff);
-	return -RB_EAGAIN;
+	return ret;
 }
 
 static void stream_logger(newsnntp *nntp, int type, const char *str,
@@ -85,55 +78,52 @@ static void stream_logger(newsnntp *nntp, int type, const char *str,
 	struct nntp_source *s = ctx;
 
 	(void)str;
-	rb_recv_guard_count(&s->guard, type, size, nntp->nntp_stream);
+	rb_recv_guard_count(&s->net.guard, type, size, nntp->nntp_stream);
 }
 
 static int connect_server(struct nntp_source *s)
 {
 	int r, ret;
 
-	if (rb_backoff_remaining_ms(&s->backoff))
-		return rb_err(RB_EAGAIN, "nntp %s:%u: down; next try in %d ms",
-			      s->url.host, s->url.port,
-			      rb_backoff_remaining_ms(&s->backoff));
+	ret = rb_net_source_ready(&s->net, "nntp");
+	if (ret)
+		return ret;
 	s->nntp = newsnntp_new(0, NULL);
 	if (!s->nntp)
 		return rb_err(RB_ENOMEM, "out of memory");
 	newsnntp_set_timeout(s->nntp, RB_NET_TIMEOUT);
-	if (s->url.tls)
-		r = newsnntp_ssl_connect_with_callback(s->nntp, s->url.host,
-						       s->url.port,
+	if (s->net.url.tls)
+		r = newsnntp_ssl_connect_with_callback(s->nntp, s->net.url.host,
+						       s->net.url.port,
 						       rb_net_sni_cb,
-						       s->url.host);
+						       s->net.url.host);
 	else
-		r = newsnntp_socket_connect(s->nntp, s->url.host, s->url.port);
+		r = newsnntp_socket_connect(s->nntp, s->net.url.host,
+					    s->net.url.port);
 	if (r != NEWSNNTP_NO_ERROR)
 		return net_fail(s, "connect", r);
-	if (s->url.tls && s->tls_verify) {
-		ret = rb_tls_verify_stream(s->nntp->nntp_stream, s->url.host,
-					   s->ca_file);
+	if (s->net.url.tls) {
+		ret = rb_net_source_verify(&s->net, s->nntp->nntp_stream,
+					   "nntp.tls_refused");
 		if (ret) {
-			rb_log(RB_LOG_ERROR, "nntp.tls_refused", "source",
-			       s->base.name, "reason", rb_errmsg(), NULL);
 			disconnect(s);
-			rb_backoff_fail(&s->backoff);
 			return ret;
 		}
 	}
-	if (s->user) {
-		r = newsnntp_authinfo_username(s->nntp, s->user);
+	if (s->net.user) {
+		r = newsnntp_authinfo_username(s->nntp, s->net.user);
 		if (r == NEWSNNTP_WARNING_REQUEST_AUTHORIZATION_PASSWORD)
-			r = newsnntp_authinfo_password(s->nntp, s->password);
+			r = newsnntp_authinfo_password(s->nntp,
+						       s->net.password);
 		if (r != NEWSNNTP_NO_ERROR) {
 			if (r == NEWSNNTP_ERROR_STREAM)
 				return net_fail(s, "AUTHINFO", r);
 			rb_err(RB_ECONFIG,
 			       "nntp %s: AUTHINFO as %s refused: %s",
-			       s->url.host, s->user,
+			       s->net.url.host, s->net.user,
 			       s->nntp->nntp_response ? s->nntp->nntp_response :
 							"(no text)");
-			disconnect(s);
-			rb_backoff_fail(&s->backoff);
+			drop(s);
 			return -RB_ECONFIG;
 		}
 	}
@@ -143,7 +133,7 @@ static int connect_server(struct nntp_source *s)
 	if (r == NEWSNNTP_ERROR_STREAM)
 		return net_fail(s, "MODE READER", r);
 	newsnntp_set_logger(s->nntp, stream_logger, s);
-	rb_backoff_ok(&s->backoff);
+	rb_backoff_ok(&s->net.backoff);
 	return 0;
 }
 
@@ -158,17 +148,17 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 	size_t len;
 	int r, ret;
 
-	rb_recv_guard_reset(&s->guard, (size_t)1 << 20);
+	rb_recv_guard_reset(&s->net.guard, (size_t)1 << 20);
 	r = newsnntp_group(s->nntp, group, &info);
 	if (r == NEWSNNTP_ERROR_NO_SUCH_NEWS_GROUP)
-		return rb_err(RB_ENOTFOUND, "nntp %s: no group %s", s->url.host,
-			      group);
+		return rb_err(RB_ENOTFOUND, "nntp %s: no group %s",
+			      s->net.url.host, group);
 	if (r != NEWSNNTP_NO_ERROR)
 		return net_fail(s, "GROUP", r);
 	high = info->grp_last;
 	n = info->grp_first;
 	newsnntp_group_free(info);
-	ret = env->get_state(s->base.name, group, &validity, &last,
+	ret = env->get_state(s->net.base.name, group, &validity, &last,
 			     env->payload);
 	if (ret == -RB_ENOTFOUND) {
 		/*
@@ -179,9 +169,9 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 		 */
 		last = s->start_all ? (n > 0 ? n - 1 : 0) : high;
 		rb_log(RB_LOG_INFO, "nntp.first_contact", "source",
-		       s->base.name, "group", group, "start",
+		       s->net.base.name, "group", group, "start",
 		       s->start_all ? "all" : "new", NULL);
-		ret = env->set_state(s->base.name, group, 0, last,
+		ret = env->set_state(s->net.base.name, group, 0, last,
 				     env->payload);
 		if (ret)
 			return ret;
@@ -191,13 +181,14 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 	mark = saved = last;
 	for (n = last + 1; n <= high; n++) {
 		snprintf(origin, sizeof(origin), "nntp://%s:%u/%s/%lld",
-			 s->url.host, s->url.port, group, (long long)n);
+			 s->net.url.host, s->net.url.port, group, (long long)n);
 		art = NULL;
 		len = 0;
-		rb_recv_guard_reset(&s->guard, s->max_size + ARTICLE_SLACK);
+		rb_recv_guard_reset(&s->net.guard,
+				    s->net.max_size + ARTICLE_SLACK);
 		r = newsnntp_article(s->nntp, (uint32_t)n, &art, &len);
-		if (s->guard.over) {
-			size_t got = s->guard.received;
+		if (s->net.guard.over) {
+			size_t got = s->net.guard.received;
 
 			if (art)
 				newsnntp_article_free(art);
@@ -208,7 +199,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 				ret = rb_err(RB_EAGAIN,
 					     "nntp %s: reconnecting after an "
 					     "oversized article",
-					     s->url.host);
+					     s->net.url.host);
 			}
 			break;
 		}
@@ -219,7 +210,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			ret = 0;
 		} else if (r != NEWSNNTP_NO_ERROR) {
 			ret = net_fail(s, "ARTICLE", r);
-		} else if (len > s->max_size) {
+		} else if (len > s->net.max_size) {
 			ret = env->deliver(NULL, len, origin, env->payload);
 		} else {
 			ret = env->deliver(art, len, origin, env->payload);
@@ -230,7 +221,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			break;
 		mark = n;
 		if (++unsaved >= RB_STATE_EVERY) {
-			ret = env->set_state(s->base.name, group, 1, mark,
+			ret = env->set_state(s->net.base.name, group, 1, mark,
 					     env->payload);
 			if (ret)
 				break;
@@ -239,7 +230,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 		}
 	}
 	if (mark != saved) {
-		int r2 = env->set_state(s->base.name, group, 1, mark,
+		int r2 = env->set_state(s->net.base.name, group, 1, mark,
 					env->payload);
 
 		if (!ret)
@@ -265,7 +256,7 @@ static int nntp_poll(struct rb_source *src, const struct rb_source_env *env)
 			continue;
 		if (!s->nntp || ret != -RB_ENOTFOUND)
 			return ret;
-		rb_log(RB_LOG_WARN, "nntp.group", "source", s->base.name,
+		rb_log(RB_LOG_WARN, "nntp.group", "source", s->net.base.name,
 		       "reason", rb_errmsg(), NULL);
 		if (!first)
 			first = ret;
@@ -277,7 +268,7 @@ static int nntp_wait(struct rb_source *src, int timeout_ms,
 		     volatile const int *stop)
 {
 	struct nntp_source *s = (struct nntp_source *)src;
-	int left = rb_backoff_remaining_ms(&s->backoff);
+	int left = rb_backoff_remaining_ms(&s->net.backoff);
 
 	rb_net_nap(!s->nntp && left && left < timeout_ms ? left : timeout_ms,
 		   stop);
@@ -299,11 +290,7 @@ static void nntp_free(struct rb_source *src)
 	for (i = 0; i < s->n_groups; i++)
 		free(s->groups[i]);
 	free(s->groups);
-	rb_free_secret(s->password);
-	free(s->user);
-	free(s->ca_file);
-	free(s->base.name);
-	rb_net_url_release(&s->url);
+	rb_net_source_release(&s->net);
 	free(s);
 }
 
@@ -331,24 +318,23 @@ int rb_source_nntp_new(struct rb_source **out, const struct rb_source_opts *o)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return rb_err(RB_ENOMEM, "out of memory");
-	s->base.ops = &nntp_ops;
-	ret = rb_net_url_parse(&s->url, o->url, "nntp", 119, "nntps", 563);
+	s->net.base.ops = &nntp_ops;
+	ret = rb_net_url_parse(&s->net.url, o->url, "nntp", 119, "nntps", 563);
 	if (ret)
 		goto fail;
-	if (o->user && !s->url.tls && !rb_net_is_loopback(s->url.host)) {
+	if (o->user && !s->net.url.tls &&
+	    !rb_net_is_loopback(s->net.url.host)) {
 		ret = rb_err(RB_ECONFIG,
 			     "source %s: AUTHINFO over plain nntp:// sends "
 			     "the password in clear; use nntps://",
 			     name);
 		goto fail;
 	}
-	s->base.name = strdup(name);
-	s->user = o->user ? strdup(o->user) : NULL;
-	s->password = o->password ? strdup(o->password) : NULL;
-	s->ca_file = o->ca_file ? strdup(o->ca_file) : NULL;
+	ret = rb_net_source_init(&s->net, name, o);
+	if (ret)
+		goto fail;
 	s->groups = calloc(o->n_mailboxes, sizeof(*s->groups));
-	if (!s->base.name || !s->groups || (o->user && !s->user) ||
-	    (o->password && !s->password) || (o->ca_file && !s->ca_file)) {
+	if (!s->groups) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -360,14 +346,10 @@ int rb_source_nntp_new(struct rb_source **out, const struct rb_source_opts *o)
 		}
 		s->n_groups++;
 	}
-	s->tls_verify = o->tls_verify;
-	s->max_size = o->max_size ? o->max_size : RB_MSG_DEFAULT_MAX;
 	s->start_all = o->start_all;
-	mailstream_network_delay.tv_sec = RB_NET_TIMEOUT;
-	mailstream_network_delay.tv_usec = 0;
-	*out = &s->base;
+	*out = &s->net.base;
 	return 0;
 fail:
-	nntp_free(&s->base);
+	nntp_free(&s->net.base);
 	return ret;
 }
