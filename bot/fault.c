@@ -8,13 +8,14 @@
 #include <string.h>
 
 #include "bot/fault.h"
+#include "util/testenv.h"
 #include "util/banned.h"
 
 void rb_fault_point(const char *stage)
 {
 	static char name[64];
 	static long target = -1, count;
-	const char *env = getenv("RB_FAULT");
+	const char *env = rb_test_fault();
 	const char *colon;
 
 	if (!env || !*env)

@@ -25,6 +25,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/testenv.h"
 #include "util/banned.h"
 
 #ifndef RB_TEMPLATES_DIR
@@ -554,7 +555,7 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 	 */
 	if (admin || c->scope.pol.require_dkim) {
 		ret = rb_dkim_verify(&d, c->raw.raw, c->raw.len,
-				     c->m->from.addr, getenv("RB_DKIM_KEYS"));
+				     c->m->from.addr, rb_test_dkim_key_file());
 		if (ret)
 			return ret;
 		/*

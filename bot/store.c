@@ -18,6 +18,7 @@
 #include "bot/store_priv.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/testenv.h"
 #include "util/banned.h"
 
 /*
@@ -142,10 +143,10 @@ static const char *const migrations[] = {
 
 int64_t rb_now(void)
 {
-	const char *env = getenv("RB_NOW");
+	int64_t now;
 
-	if (env && *env)
-		return strtoll(env, NULL, 10);
+	if (rb_test_now(&now))
+		return now;
 	return (int64_t)time(NULL);
 }
 

@@ -57,6 +57,7 @@
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/testenv.h"
 #include "util/banned.h"
 
 #define CHECKER "build"
@@ -367,7 +368,7 @@ static int sandbox_build(struct rb_proc_result *res,
  */
 static int cache_dir(char *out, size_t size, const struct rb_check_opts *o)
 {
-	const char *env = getenv("RB_BUILD_CACHE");
+	const char *env = rb_test_build_cache();
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
 	int n;

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * testenv.h - the test interface: every environment variable by which a
+ * test steers reviewbot's own code is read here, and nowhere else. The
+ * library calls these functions at the one place each knob matters;
+ * without the variables (production) each returns "not set" and the code
+ * does what it would do anyway. The variables are read on every call, so
+ * a unit test may setenv() and unsetenv() between calls.
+ *
+ * RB_NOW=SECONDS
+ *	The clock of the store (rb_now() in bot/store.c): every timestamp
+ *	written, every lease, backoff, embargo and rate-limit window. Makes
+ *	dates in mail and expectations reproducible and lets a test step
+ *	time. Unit: test_store, test_metrics, test_feedback, test_http.
+ *	Shell: t_run_once, t_run_incomplete, t_run_commit_rules,
+ *	t_review_badinput, t_review_kill, integration/t_feedback_e2e,
+ *	t_accept_incomplete, t_review_model, t_dashboard_browser and most of
+ *	security/ (mail_lib.sh); scripts/demo.sh and bench/feedback.sh.
+ *
+ * RB_DKIM_KEYS=FILE
+ *	The DKIM public keys from a key file ("SELECTOR._domainkey.DOMAIN
+ *	v=DKIM1; k=rsa; p=..." lines, mail/dkim.h) instead of DNS, for the
+ *	feedback stage's check of a verdict's signature (bot/feedback.c).
+ *	Set, even empty, it replaces DNS.
+ *	Tests: test_feedback, integration/t_feedback_e2e, t_accept_spoof
+ *	(accept_lib.sh), security/t_sec_verdict_admin_dkim (mail_lib.sh).
+ *
+ * RB_BUILD_CACHE=DIR
+ *	The build checker's cache of base builds (review/check_build.c),
+ *	after --build-cache and before $XDG_CACHE_HOME/reviewbot/build:
+ *	keeps each test's builds in its own directory. Tests:
+ *	t_check_sandbox, security/t_sec_build_cache_symlink,
+ *	t_sec_build_quote_host_file, t_sec_apply_tree_unwritten,
+ *	t_sec_build_sandbox_limits; bench/checks.sh.
+ *
+ * RB_FAULT=STAGE:N
+ *	The kill tests' fault point (bot/fault.h): the process kills itself
+ *	right after the N-th commit of STAGE. Tests: t_review_kill,
+ *	integration/t_daemon_kill.
+ *
+ * The tests' own variables (RB_BIN, RB_SRC, RB_SHARED, RB_BUILD; set by
+ * ctest, tests/CMakeLists.txt) are read by the tests, not by reviewbot.
+ */
+#ifndef RB_UTIL_TESTENV_H
+#define RB_UTIL_TESTENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* RB_NOW: true and *out set (seconds since the epoch) when set. */
+bool rb_test_now(int64_t *out);
+
+/* RB_DKIM_KEYS: the key file to use instead of DNS, or NULL. */
+const char *rb_test_dkim_key_file(void);
+
+/* RB_BUILD_CACHE: the build cache directory, or NULL when unset or "". */
+const char *rb_test_build_cache(void);
+
+/* RB_FAULT: "STAGE:N", or NULL when unset or "". */
+const char *rb_test_fault(void);
+
+#endif
