@@ -649,21 +649,21 @@ int rb_maint__cache_decode(struct index **out, char *buf, size_t len,
 	nptrs = get_count(&d, 4);
 	if (d.bad)
 		goto bad;
+#define ALLOC_N(f)                                               \
+	do {                                                     \
+		if ((ix->f = alloc_n(&d, n##f, sizeof(*ix->f)))) \
+			ix->n##f = n##f;                         \
+	} while (0)
 	/* A count is set only with its array, for rb_maint__index_unref(). */
-	if ((ix->sect = alloc_n(&d, nsect, sizeof(*ix->sect))))
-		ix->nsect = nsect;
-	if ((ix->pat = alloc_n(&d, npat, sizeof(*ix->pat))))
-		ix->npat = npat;
-	if ((ix->cat = alloc_n(&d, ncat, sizeof(*ix->cat))))
-		ix->ncat = ncat;
-	if ((ix->kw = alloc_n(&d, nkw, sizeof(*ix->kw))))
-		ix->nkw = nkw;
-	if ((ix->mm_names = alloc_n(&d, nmm_names, sizeof(*ix->mm_names))))
-		ix->nmm_names = nmm_names;
-	if ((ix->mm_addrs = alloc_n(&d, nmm_addrs, sizeof(*ix->mm_addrs))))
-		ix->nmm_addrs = nmm_addrs;
-	if ((ix->ptrs = alloc_n(&d, nptrs, sizeof(*ix->ptrs))))
-		ix->nptrs = ix->ptrs_used = nptrs;
+	ALLOC_N(sect);
+	ALLOC_N(pat);
+	ALLOC_N(cat);
+	ALLOC_N(kw);
+	ALLOC_N(mm_names);
+	ALLOC_N(mm_addrs);
+	ALLOC_N(ptrs);
+#undef ALLOC_N
+	ix->ptrs_used = ix->nptrs;
 	if (d.bad)
 		goto nomem;
 	dec_sections(&d, ix);

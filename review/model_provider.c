@@ -298,13 +298,35 @@ static int post_json(struct rb_model *m, struct curl_slist *h, json_t *body,
 	return ret;
 }
 
+/*
+ * POSTs @body (taken) as JSON with the header line @extra (or NULL) and,
+ * when an API key is set, "@key_header KEY".
+ */
+static int post_with_key(struct rb_model *m, json_t *body, const char *extra,
+			 const char *key_header, struct attempt *a)
+{
+	struct curl_slist *h = NULL;
+	struct rb_buf hv = RB_BUF_INIT(8192);
+	int ret;
+
+	h = curl_slist_append(h, "Content-Type: application/json");
+	if (extra)
+		h = curl_slist_append(h, extra);
+	if (m->o.api_key && *m->o.api_key) {
+		rb_buf_printf(&hv, "%s %s", key_header, m->o.api_key);
+		h = curl_slist_append(h, hv.ptr);
+	}
+	ret = post_json(m, h, body, a);
+	curl_slist_free_all(h);
+	rb_buf_release(&hv);
+	json_decref(body);
+	return ret;
+}
+
 static int openai_attempt(struct rb_model *m, const struct rb_model_request *rq,
 			  struct attempt *a)
 {
-	struct curl_slist *h = NULL;
-	struct rb_buf auth = RB_BUF_INIT(8192);
 	json_t *body;
-	int ret;
 
 	body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:i, s:i}", "model",
 			 m->o.name, "messages", "role", "system", "content",
@@ -318,24 +340,14 @@ static int openai_attempt(struct rb_model *m, const struct rb_model_request *rq,
 				      "json_schema", "json_schema", "name",
 				      rq->schema_name, "strict", 1, "schema",
 				      schema_json(rq)));
-	h = curl_slist_append(h, "Content-Type: application/json");
-	if (m->o.api_key && *m->o.api_key) {
-		rb_buf_printf(&auth, "Authorization: Bearer %s", m->o.api_key);
-		h = curl_slist_append(h, auth.ptr);
-	}
-	ret = post_json(m, h, body, a);
-	curl_slist_free_all(h);
-	rb_buf_release(&auth);
-	json_decref(body);
-	return ret;
+	return post_with_key(m, body, NULL, "Authorization: Bearer", a);
 }
 
 static int anthropic_attempt(struct rb_model *m,
 			     const struct rb_model_request *rq,
 			     struct attempt *a)
 {
-	struct curl_slist *h = NULL;
-	struct rb_buf hv = RB_BUF_INIT(8192);
+	struct rb_buf v = RB_BUF_INIT(8192);
 	json_t *body;
 	int ret;
 
@@ -345,36 +357,57 @@ static int anthropic_attempt(struct rb_model *m,
 			 rq->user, "temperature", 0);
 	if (!body)
 		return rb_err(RB_ENOMEM, "model: cannot build the request");
-	h = curl_slist_append(h, "Content-Type: application/json");
-	rb_buf_printf(&hv, "anthropic-version: %s",
+	rb_buf_printf(&v, "anthropic-version: %s",
 		      m->o.anthropic_version ? m->o.anthropic_version :
 					       "2023-06-01");
-	h = curl_slist_append(h, hv.ptr);
-	if (m->o.api_key && *m->o.api_key) {
-		rb_buf_reset(&hv);
-		rb_buf_printf(&hv, "x-api-key: %s", m->o.api_key);
-		h = curl_slist_append(h, hv.ptr);
-	}
-	ret = post_json(m, h, body, a);
-	curl_slist_free_all(h);
-	rb_buf_release(&hv);
-	json_decref(body);
+	ret = post_with_key(m, body, v.ptr, "x-api-key:", a);
+	rb_buf_release(&v);
 	return ret;
+}
+
+/* A provider's reply as JSON into *out, or -RB_EPARSE. */
+static int reply_json(json_t **out, const char *body, size_t len)
+{
+	json_error_t e;
+
+	*out = json_loadb(body, len, 0, &e);
+	if (!*out)
+		return rb_err(RB_EPARSE,
+			      "model: reply is not JSON: %s (line %d)", e.text,
+			      e.line);
+	return 0;
+}
+
+/* -RB_ETOOBIG when the reply stopped for @why (@cut: at max_tokens). */
+static int cut_short(json_t *why, const char *cut)
+{
+	if (strcmp(json_string_value(why) ?: "", cut))
+		return 0;
+	return rb_err(RB_ETOOBIG, "model: the answer was cut at "
+				  "max_tokens; raise model.max_tokens");
+}
+
+/* The token counts of the reply's "usage" object. */
+static void reply_usage(struct rb_model_reply *out, json_t *j, const char *in,
+			const char *outk)
+{
+	json_t *usage = json_object_get(j, "usage");
+
+	out->tokens_in = (long)json_integer_value(json_object_get(usage, in));
+	out->tokens_out =
+		(long)json_integer_value(json_object_get(usage, outk));
 }
 
 static int openai_parse(struct rb_model_reply *out, const char *body,
 			size_t len)
 {
-	json_error_t e;
-	json_t *j = json_loadb(body, len, 0, &e), *msg, *content, *usage;
-	int ret = 0;
+	json_t *j, *msg, *content, *choice;
+	int ret = reply_json(&j, body, len);
 
-	if (!j)
-		return rb_err(RB_EPARSE,
-			      "model: reply is not JSON: %s (line %d)", e.text,
-			      e.line);
-	msg = json_object_get(json_array_get(json_object_get(j, "choices"), 0),
-			      "message");
+	if (ret)
+		return ret;
+	choice = json_array_get(json_object_get(j, "choices"), 0);
+	msg = json_object_get(choice, "message");
 	content = json_object_get(msg, "content");
 	if (!json_is_string(content)) {
 		json_t *refusal = json_object_get(msg, "refusal");
@@ -387,18 +420,10 @@ static int openai_parse(struct rb_model_reply *out, const char *body,
 						  "");
 		goto out;
 	}
-	if (!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(j, "choices"), 0), "finish_reason")) ?:
-			    "",
-		    "length")) {
-		ret = rb_err(RB_ETOOBIG, "model: the answer was cut at "
-					 "max_tokens; raise model.max_tokens");
+	ret = cut_short(json_object_get(choice, "finish_reason"), "length");
+	if (ret)
 		goto out;
-	}
-	usage = json_object_get(j, "usage");
-	out->tokens_in = (long)json_integer_value(
-		json_object_get(usage, "prompt_tokens"));
-	out->tokens_out = (long)json_integer_value(
-		json_object_get(usage, "completion_tokens"));
+	reply_usage(out, j, "prompt_tokens", "completion_tokens");
 	out->text = strdup(json_string_value(content));
 	if (!out->text)
 		ret = rb_err(RB_ENOMEM, "out of memory");
@@ -410,16 +435,13 @@ out:
 static int anthropic_parse(struct rb_model_reply *out, const char *body,
 			   size_t len)
 {
-	json_error_t e;
-	json_t *j = json_loadb(body, len, 0, &e), *content, *usage, *it;
+	json_t *j, *content, *it;
 	struct rb_buf t = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	size_t i;
-	int ret = 0;
+	int ret = reply_json(&j, body, len);
 
-	if (!j)
-		return rb_err(RB_EPARSE,
-			      "model: reply is not JSON: %s (line %d)", e.text,
-			      e.line);
+	if (ret)
+		return ret;
 	content = json_object_get(j, "content");
 	if (!json_is_array(content)) {
 		ret = rb_err(RB_EPARSE, "model: reply has no content array");
@@ -436,17 +458,10 @@ static int anthropic_parse(struct rb_model_reply *out, const char *body,
 		if (ret)
 			goto out;
 	}
-	if (!strcmp(json_string_value(json_object_get(j, "stop_reason")) ?: "",
-		    "max_tokens")) {
-		ret = rb_err(RB_ETOOBIG, "model: the answer was cut at "
-					 "max_tokens; raise model.max_tokens");
+	ret = cut_short(json_object_get(j, "stop_reason"), "max_tokens");
+	if (ret)
 		goto out;
-	}
-	usage = json_object_get(j, "usage");
-	out->tokens_in = (long)json_integer_value(
-		json_object_get(usage, "input_tokens"));
-	out->tokens_out = (long)json_integer_value(
-		json_object_get(usage, "output_tokens"));
+	reply_usage(out, j, "input_tokens", "output_tokens");
 	out->text = rb_buf_detach(&t, NULL);
 	if (!out->text)
 		ret = rb_err(RB_ENOMEM, "out of memory");
