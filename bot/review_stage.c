@@ -1294,6 +1294,48 @@ static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
 	return rb_store_commit(p->st);
 }
 
+/*
+ * A series that applied because it only adds files may still be for
+ * another project (a man page, a glibc file posted to linux-api): every
+ * path must start in a directory (or be a file) of the base tree's top
+ * level. Such a series is not reviewed, and nobody is told.
+ */
+static bool for_this_tree(struct series_ctx *c)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	bool ok = true;
+	size_t i;
+
+	if (!c->base_tree ||
+	    git_commit_lookup(&commit, c->base_tree->repo, &c->base_oid) ||
+	    git_commit_tree(&tree, commit)) {
+		git_commit_free(commit);
+		return true;
+	}
+	for (i = 0; ok && i < c->scope.n_files; i++) {
+		const char *path = c->scope.files[i].path;
+		char top[256];
+		size_t n = strcspn(path, "/");
+
+		if (n >= sizeof(top))
+			continue;
+		memcpy(top, path, n);
+		top[n] = '\0';
+		if (!git_tree_entry_byname(tree, top)) {
+			ok = false;
+			snprintf(
+				c->detail, sizeof(c->detail),
+				"not for this tree: %s is outside its top-level "
+				"directories",
+				path);
+		}
+	}
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return ok;
+}
+
 /* Apply, then the checkers, the model, the filters and the mails. */
 static int review_series(struct series_ctx *c)
 {
@@ -1303,14 +1345,18 @@ static int review_series(struct series_ctx *c)
 	ret = apply_series(c);
 	if (!ret && c->n_trees && !c->applied) {
 		c->series_state = "apply_failed";
+		p->stats.apply_failed++;
 		snprintf(c->detail, sizeof(c->detail),
 			 "applies on none of %zu bases",
 			 c->base ? c->base->n_attempts : 0);
-		p->stats.apply_failed++;
 		return render_apply_failure(c);
 	}
 	if (ret)
 		return ret;
+	if (c->applied && !for_this_tree(c)) {
+		c->series_state = "skipped";
+		return 0;
+	}
 	c->series_state = "reviewed";
 	ret = run_checkers(c);
 	if (!ret)

@@ -35,6 +35,7 @@
 #include <git2.h>
 
 #include "review/check_checkpatch.h"
+#include "mail/message.h"
 #include "review/checks.h"
 #include "review/sandbox.h"
 #include "util/buf.h"
@@ -376,6 +377,43 @@ static void checkpatch_flags(struct cmdline *cl, const char *script,
 	}
 }
 
+/*
+ * One patch as checkpatch reads a mail: From: and Subject: and the body as
+ * the parser decoded it. The mail as received may be quoted-printable or
+ * base64, which checkpatch does not decode: it took "=3D" for code and
+ * "=0A=" for the end of an address (bench/RESULTS-precision.md). A part
+ * that did not parse goes as received.
+ */
+static int write_patch(const char *path, const struct rb_check_patch *cp)
+{
+	const struct rb_message *m = cp->msg;
+	struct rb_buf b = RB_BUF_INIT(64u << 20);
+	int ret;
+
+	if (!m || !m->body)
+		return rb_write_file_atomic(path, cp->raw, cp->raw_len, 0644);
+	ret = m->from.addr ?
+		      rb_buf_printf(&b, "From: %s%s<%s>\n",
+				    m->from.name ? m->from.name : "",
+				    m->from.name ? " " : "", m->from.addr) :
+		      0;
+	if (!ret)
+		ret = rb_buf_printf(&b, "Subject: %s\n\n%s",
+				    m->subject_raw ? m->subject_raw : "",
+				    m->body);
+	/* A patch sent as an attachment is not in the text body. */
+	if (!ret && m->patch && !strstr(m->body, "\ndiff --git ") &&
+	    !strstr(m->body, "\n--- a/") && !strstr(m->body, "\n+++ b/"))
+		ret = rb_buf_printf(&b, "%s%s",
+				    b.len && b.ptr[b.len - 1] == '\n' ? "" :
+									"\n",
+				    m->patch);
+	if (!ret)
+		ret = rb_write_file_atomic(path, b.ptr, b.len, 0644);
+	rb_buf_release(&b);
+	return ret;
+}
+
 /* Writes the patches of @ctx to cl->dir as 0001.patch, 0002.patch, ...
  * and appends their names in the sandbox to the command line. */
 static int write_patches(struct cmdline *cl, const struct rb_check_ctx *ctx)
@@ -392,8 +430,7 @@ static int write_patches(struct cmdline *cl, const struct rb_check_ctx *ctx)
 		if (!cl->files[i])
 			return rb_err(RB_ENOMEM, "out of memory");
 		snprintf(path, sizeof(path), "%s/%04zu.patch", cl->dir, i + 1);
-		ret = rb_write_file_atomic(path, ctx->patches[i].raw,
-					   ctx->patches[i].raw_len, 0644);
+		ret = write_patch(path, &ctx->patches[i]);
 		if (ret)
 			return ret;
 		cl->argv[cl->n++] = cl->files[i];

@@ -363,6 +363,23 @@ static bool no_history(git_repository *repo, git_commit *commit)
 	       git_commit_parentcount(commit) == 0;
 }
 
+/*
+ * A commit-message line that quotes a command or program output: by
+ * convention indented, often with a "#" or "$" prompt. "mount -t proc
+ * proc /tmp" repeats no word by mistake (the replay of linux-api,
+ * bench/RESULTS-replay.md).
+ */
+static bool quoted_command(const char *code)
+{
+	const char *p = code;
+
+	if (*p != ' ' && *p != '\t' && *p != '#' && *p != '$')
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '#' || *p == '$' || p - code >= 2;
+}
+
 int rb_checkpatch_filter(struct rb_findings *fs, git_repository *repo,
 			 const git_oid *base, size_t *dropped)
 {
@@ -399,6 +416,11 @@ int rb_checkpatch_filter(struct rb_findings *fs, git_repository *repo,
 			continue;
 		if (!strcmp(f->category, "UNKNOWN_COMMIT_ID")) {
 			gone[i] = unknown_says_nothing;
+			continue;
+		}
+		if (!strcmp(f->category, "REPEATED_WORD") && !f->file &&
+		    f->code && quoted_command(f->code)) {
+			gone[i] = true;
 			continue;
 		}
 		if (!is_style(f->category) || !f->file || f->line <= 0 ||
