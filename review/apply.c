@@ -58,15 +58,11 @@ static uint32_t line_hash(const char *p, size_t len)
 
 static int image_push(struct image *img, const char *p, size_t len)
 {
-	if (img->n == img->cap) {
-		size_t ncap = img->cap ? img->cap * 2 : 64;
-		struct iline *nv = realloc(img->v, ncap * sizeof(*nv));
+	struct iline *nv = rb_grow(img->v, &img->cap, img->n, sizeof(*nv));
 
-		if (!nv)
-			return -RB_ENOMEM;
-		img->v = nv;
-		img->cap = ncap;
-	}
+	if (!nv)
+		return -RB_ENOMEM;
+	img->v = nv;
 	img->v[img->n].p = p;
 	img->v[img->n].len = len;
 	img->v[img->n].hash = line_hash(p, len);
@@ -265,15 +261,12 @@ static int change_set(struct work *w, const char *path, bool deleted,
 	struct change *c = change_find(w, path);
 
 	if (!c) {
-		if (w->n_chg == w->cap_chg) {
-			size_t ncap = w->cap_chg ? w->cap_chg * 2 : 16;
-			struct change *nv = realloc(w->chg, ncap * sizeof(*nv));
+		struct change *nv =
+			rb_grow(w->chg, &w->cap_chg, w->n_chg, sizeof(*nv));
 
-			if (!nv)
-				return -RB_ENOMEM;
-			w->chg = nv;
-			w->cap_chg = ncap;
-		}
+		if (!nv)
+			return -RB_ENOMEM;
+		w->chg = nv;
 		c = &w->chg[w->n_chg];
 		memset(c, 0, sizeof(*c));
 		c->path = strdup(path);

@@ -429,12 +429,35 @@ static int find_base_commit(git_oid *out, size_t *index,
 	return -RB_ENOTFOUND;
 }
 
+/* A selection under way: its report, the series and how to apply it. */
+struct selection {
+	struct rb_base_report *r;
+	const struct rb_base_request *req;
+	const struct rb_apply_opts *opts;
+};
+
+/*
+ * Adds an attempt of @kind on @t at @oid and tries it. 0 when it ran
+ * (r->ok says whether the series applied), or an error (-RB_ENOMEM).
+ */
+static int attempt_at(const struct selection *sel, enum rb_base_kind kind,
+		      const struct rb_base_tree *t, const git_oid *oid)
+{
+	struct rb_base_attempt *a = add_attempt(sel->r, kind, t->name);
+
+	if (!a)
+		return -RB_ENOMEM;
+	git_oid_cpy(&a->commit, oid);
+	return try_base(sel->r, a, t, sel->req, sel->opts);
+}
+
 int rb_base_select(struct rb_base_report **out,
 		   const struct rb_base_tree *trees, size_t n_trees,
 		   const struct rb_base_request *req,
 		   const struct rb_apply_opts *opts)
 {
 	struct rb_base_report *r;
+	struct selection sel = { .req = req, .opts = opts };
 	struct rb_base_attempt *a;
 	git_oid oid;
 	size_t i, ti;
@@ -443,17 +466,15 @@ int rb_base_select(struct rb_base_report **out,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -RB_ENOMEM;
+	sel.r = r;
 
 	/* 1. base-commit: */
 	if (req->base_commit && *req->base_commit) {
 		ret = find_base_commit(&oid, &ti, trees, n_trees,
 				       req->base_commit);
 		if (ret == 0) {
-			a = add_attempt(r, RB_BASE_COMMIT, trees[ti].name);
-			if (!a)
-				goto nomem;
-			git_oid_cpy(&a->commit, &oid);
-			ret = try_base(r, a, &trees[ti], req, opts);
+			ret = attempt_at(&sel, RB_BASE_COMMIT, &trees[ti],
+					 &oid);
 			if (ret || r->ok)
 				goto done;
 		} else {
@@ -497,11 +518,7 @@ int rb_base_select(struct rb_base_report **out,
 	ret = rb_base_guess(&oid, &ti, trees, n_trees, req->patches,
 			    req->n_patches, req->guess_depth);
 	if (ret == 0 && !already_tried(r, &oid)) {
-		a = add_attempt(r, RB_BASE_GUESSED, trees[ti].name);
-		if (!a)
-			goto nomem;
-		git_oid_cpy(&a->commit, &oid);
-		ret = try_base(r, a, &trees[ti], req, opts);
+		ret = attempt_at(&sel, RB_BASE_GUESSED, &trees[ti], &oid);
 		if (ret || r->ok)
 			goto done;
 	} else if (ret == -RB_ENOTFOUND) {
@@ -523,11 +540,7 @@ int rb_base_select(struct rb_base_report **out,
 			goto done;
 		if (already_tried(r, &oid))
 			continue;
-		a = add_attempt(r, RB_BASE_TREE, trees[i].name);
-		if (!a)
-			goto nomem;
-		git_oid_cpy(&a->commit, &oid);
-		ret = try_base(r, a, &trees[i], req, opts);
+		ret = attempt_at(&sel, RB_BASE_TREE, &trees[i], &oid);
 		if (ret || r->ok)
 			goto done;
 	}

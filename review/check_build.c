@@ -64,13 +64,6 @@
 #define VERSION "1"
 #define MAX_TARGETS 64
 
-static const char *git_msg(void)
-{
-	const git_error *e = git_error_last();
-
-	return e && e->message ? e->message : "unknown libgit2 error";
-}
-
 /* Trims the sandbox's view of a path to a path in the tree. */
 static const char *tree_path(const char *p)
 {
@@ -234,18 +227,13 @@ static bool plain_path(const char *p)
 static int find_targets(struct targets *t, git_repository *repo,
 			const struct rb_check_ctx *ctx)
 {
-	git_commit *cb = NULL, *ca = NULL;
-	git_tree *tb = NULL, *ta = NULL;
 	git_diff *diff = NULL;
 	size_t i;
 	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (git_commit_lookup(&cb, repo, &ctx->base) ||
-	    git_commit_lookup(&ca, repo, &ctx->applied) ||
-	    git_commit_tree(&tb, cb) || git_commit_tree(&ta, ca) ||
-	    git_diff_tree_to_tree(&diff, repo, tb, ta, NULL)) {
-		ret = rb_err(RB_EIO, "diff base..applied: %s", git_msg());
+	if (rb_tree_diff(&diff, repo, &ctx->base, &ctx->applied)) {
+		ret = rb_err(RB_EIO, "diff base..applied: %s", rb_git_msg());
 		goto out;
 	}
 	for (i = 0; i < git_diff_num_deltas(diff) && t->n < MAX_TARGETS; i++) {
@@ -270,10 +258,6 @@ static int find_targets(struct targets *t, git_repository *repo,
 	}
 out:
 	git_diff_free(diff);
-	git_tree_free(tb);
-	git_tree_free(ta);
-	git_commit_free(cb);
-	git_commit_free(ca);
 	return ret;
 }
 
@@ -404,7 +388,7 @@ static int extract_tool(git_repository *repo, const git_oid *tools,
 
 	if (git_commit_lookup(&c, repo, tools) || git_commit_tree(&tree, c)) {
 		ret = rb_err(RB_ENOTFOUND, "configured branch tip %s: %s",
-			     git_oid_tostr_s(tools), git_msg());
+			     git_oid_tostr_s(tools), rb_git_msg());
 		goto out;
 	}
 	if (git_tree_entry_bypath(&te, tree, rel) ||

@@ -53,21 +53,6 @@ static size_t trim_eol(const char *p, size_t len)
 	return len;
 }
 
-static void *grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return v;
-	ncap = *cap ? *cap * 2 : 8;
-	nv = realloc(v, ncap * size);
-	if (!nv)
-		return NULL;
-	*cap = ncap;
-	return nv;
-}
-
 /*
  * Unquotes a C-style quoted name starting at the '"' at @p. Sets *used to
  * the bytes consumed including both quotes.
@@ -396,7 +381,7 @@ static int hunk_add_line(struct rb_diff_hunk *h, struct hunk_walk *w,
 	size_t len = line_len(c);
 	struct rb_diff_line *l;
 
-	l = grow(h->lines, &w->cap, h->n_lines, sizeof(*h->lines));
+	l = rb_grow(h->lines, &w->cap, h->n_lines, sizeof(*h->lines));
 	if (!l)
 		return -RB_ENOMEM;
 	h->lines = l;
@@ -935,7 +920,7 @@ int rb_diff_parse(struct rb_diff **out, const char *text, size_t len)
 			advance(&c, ll);
 			continue;
 		}
-		f = grow(d->files, &cap, d->n_files, sizeof(*d->files));
+		f = rb_grow(d->files, &cap, d->n_files, sizeof(*d->files));
 		if (!f) {
 			ret = -RB_ENOMEM;
 			goto fail;

@@ -75,6 +75,20 @@ static int maint_wrap(struct rb_maint **out, struct index *ix,
 	return 0;
 }
 
+/* The handle on @ix over @src, both taken; on @err, or when the handle
+ * cannot be made, both are freed and the error returned. */
+static int wrap_or_drop(struct rb_maint **out, struct index *ix,
+			struct tree_src *src, int err)
+{
+	if (!err)
+		err = maint_wrap(out, ix, src);
+	if (err) {
+		rb_maint__index_unref(ix);
+		rb_maint__src_release(src);
+	}
+	return err;
+}
+
 int rb_maint__wrap(struct rb_maint **out, struct index *ix,
 		   const char *tree_dir)
 {
@@ -132,12 +146,7 @@ int rb_maint_load_file(struct rb_maint **out, const char *maintainers_path,
 		if (!src.dir)
 			err = rb_err(RB_ENOMEM, "maintainers: out of memory");
 	}
-	if (!err)
-		err = maint_wrap(out, ix, &src);
-	if (err) {
-		rb_maint__index_unref(ix);
-		rb_maint__src_release(&src);
-	}
+	err = wrap_or_drop(out, ix, &src, err);
 	rb_buf_release(&t);
 	rb_buf_release(&mm);
 	return err;
@@ -190,12 +199,7 @@ int rb_maint_load_git_cached(struct rb_maint **out, const char *repo_path,
 		if (!err && cache_dir)
 			(void)rb_maint__cache_save(ix, cache_dir);
 	}
-	if (!err)
-		err = maint_wrap(out, ix, &src);
-	if (err) {
-		rb_maint__index_unref(ix);
-		rb_maint__src_release(&src);
-	}
+	err = wrap_or_drop(out, ix, &src, err);
 	return err;
 }
 
@@ -274,12 +278,7 @@ int rb_maint_cache_get(struct rb_maint **out, struct rb_maint_cache *c,
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (!err)
-		err = maint_wrap(out, ix, &src);
-	if (err) {
-		rb_maint__index_unref(ix);
-		rb_maint__src_release(&src);
-	}
+	err = wrap_or_drop(out, ix, &src, err);
 	return err;
 }
 

@@ -417,37 +417,22 @@ static int sb_mounts(struct sb_argv *a, const struct rb_sandbox_opts *o)
 {
 	/* Symlinks into /usr only: no secret lives there. As root, bwrap
 	 * makes missing parents 0700: /etc must be 0755 for uid 65534. */
-	static const char *const fs[] = { "bwrap",
-					  "--ro-bind",
-					  "/usr",
-					  "/usr",
-					  "--symlink",
-					  "usr/lib",
-					  "/lib",
-					  "--symlink",
-					  "usr/lib64",
-					  "/lib64",
-					  "--symlink",
-					  "usr/bin",
-					  "/bin",
-					  "--symlink",
-					  "usr/sbin",
-					  "/sbin",
-					  "--perms",
-					  "0755",
-					  "--dir",
-					  "/etc",
-					  "--ro-bind-try",
-					  "/etc/alternatives",
-					  "/etc/alternatives",
-					  "--proc",
-					  "/proc",
-					  "--dev",
-					  "/dev",
-					  "--perms",
-					  "1777",
-					  "--size",
-					  NULL };
+	/* clang-format off */
+	static const char *const fs[] = {
+		"bwrap",
+		"--ro-bind", "/usr", "/usr",
+		"--symlink", "usr/lib", "/lib",
+		"--symlink", "usr/lib64", "/lib64",
+		"--symlink", "usr/bin", "/bin",
+		"--symlink", "usr/sbin", "/sbin",
+		"--perms", "0755", "--dir", "/etc",
+		"--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
+		"--proc", "/proc",
+		"--dev", "/dev",
+		"--perms", "1777", "--size",
+		NULL,
+	};
+	/* clang-format on */
 	int ret = sb_push_list(a, fs);
 	size_t i;
 
@@ -483,28 +468,25 @@ static int sb_session(struct sb_argv *a, const struct rb_sandbox_opts *o,
 		      bool root)
 {
 	/* No user namespace as root: setpriv needs CAP_SETUID to drop. */
+	/* clang-format off */
 	static const char *const ns_root[] = {
-		"--unshare-ipc", "--unshare-pid",	 "--unshare-net",
-		"--unshare-uts", "--unshare-cgroup-try", NULL
+		"--unshare-ipc", "--unshare-pid", "--unshare-net",
+		"--unshare-uts", "--unshare-cgroup-try",
+		NULL,
 	};
+	/* clang-format on */
 	static const char *const ns_user[] = { "--unshare-all", "--cap-drop",
 					       "ALL", NULL };
-	static const char *const env[] = { "--die-with-parent",
-					   "--new-session",
-					   "--clearenv",
-					   "--setenv",
-					   "PATH",
-					   "/usr/bin:/bin",
-					   "--setenv",
-					   "HOME",
-					   "/tmp",
-					   "--setenv",
-					   "LC_ALL",
-					   "C",
-					   "--setenv",
-					   "LANG",
-					   "C",
-					   NULL };
+	/* clang-format off */
+	static const char *const env[] = {
+		"--die-with-parent", "--new-session", "--clearenv",
+		"--setenv", "PATH", "/usr/bin:/bin",
+		"--setenv", "HOME", "/tmp",
+		"--setenv", "LC_ALL", "C",
+		"--setenv", "LANG", "C",
+		NULL,
+	};
+	/* clang-format on */
 	int ret = sb_push_list(a, root ? ns_root : ns_user);
 	size_t i;
 
@@ -527,15 +509,15 @@ static int sb_session(struct sb_argv *a, const struct rb_sandbox_opts *o,
 
 static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
 {
-	static const char *const setpriv[] = { "/usr/bin/setpriv",
-					       "--reuid=65534",
-					       "--regid=65534",
-					       "--clear-groups",
-					       "--no-new-privs",
-					       "--inh-caps=-all",
-					       "--bounding-set=-all",
-					       "--",
-					       NULL };
+	/* clang-format off */
+	static const char *const setpriv[] = {
+		"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+		"--clear-groups", "--no-new-privs",
+		"--inh-caps=-all", "--bounding-set=-all",
+		"--",
+		NULL,
+	};
+	/* clang-format on */
 	bool root = geteuid() == 0;
 	int ret;
 
@@ -629,11 +611,30 @@ int rb_remove_tree(const char *path)
 	return 0;
 }
 
-static const char *git_msg(void)
+const char *rb_git_msg(void)
 {
 	const git_error *e = git_error_last();
 
 	return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+int rb_tree_diff(git_diff **out, git_repository *repo, const git_oid *base,
+		 const git_oid *applied)
+{
+	git_commit *cb = NULL, *ca = NULL;
+	git_tree *tb = NULL, *ta = NULL;
+	int ret = 0;
+
+	if (git_commit_lookup(&cb, repo, base) ||
+	    git_commit_lookup(&ca, repo, applied) || git_commit_tree(&tb, cb) ||
+	    git_commit_tree(&ta, ca) ||
+	    git_diff_tree_to_tree(out, repo, tb, ta, NULL))
+		ret = -RB_EIO;
+	git_tree_free(tb);
+	git_tree_free(ta);
+	git_commit_free(cb);
+	git_commit_free(ca);
+	return ret;
 }
 
 int rb_tree_checkout(struct git_repository *repo, const struct git_oid *commit,
@@ -651,13 +652,13 @@ int rb_tree_checkout(struct git_repository *repo, const struct git_oid *commit,
 	chmod(dir, 0755);
 	if (git_commit_lookup(&c, repo, commit))
 		return rb_err(RB_ENOTFOUND, "commit %s: %s",
-			      git_oid_tostr_s(commit), git_msg());
+			      git_oid_tostr_s(commit), rb_git_msg());
 	/*
 	 * The baseline defaults to HEAD's tree, whose files checkout would
 	 * then take as already there: an empty index says nothing is.
 	 */
 	if (git_index_new(&empty)) {
-		ret = rb_err(RB_ENOMEM, "index: %s", git_msg());
+		ret = rb_err(RB_ENOMEM, "index: %s", rb_git_msg());
 		goto out;
 	}
 	co.baseline_index = empty;
@@ -670,7 +671,7 @@ int rb_tree_checkout(struct git_repository *repo, const struct git_oid *commit,
 	co.file_mode = 0; /* 0644 or 0755 from the tree */
 	if (git_checkout_tree(repo, (const git_object *)c, &co))
 		ret = rb_err(RB_EIO, "checkout of %s into %s: %s",
-			     git_oid_tostr_s(commit), dir, git_msg());
+			     git_oid_tostr_s(commit), dir, rb_git_msg());
 out:
 	git_index_free(empty);
 	git_commit_free(c);
@@ -721,7 +722,7 @@ static int write_entry(git_repository *repo, const git_diff_file *f,
 		return ret;
 	*slash = '/';
 	if (git_blob_lookup(&blob, repo, &f->id))
-		return rb_err(RB_EIO, "blob of %s: %s", f->path, git_msg());
+		return rb_err(RB_EIO, "blob of %s: %s", f->path, rb_git_msg());
 	data = git_blob_rawcontent(blob);
 	len = (size_t)git_blob_rawsize(blob);
 	if (f->mode == GIT_FILEMODE_LINK) {
@@ -771,18 +772,13 @@ int rb_tree_overlay(struct git_repository *repo, const struct git_oid *base,
 	const char *argv[] = { "cp", "-al", "--", base_dir, dir, NULL };
 	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
 	struct rb_proc_result res;
-	git_commit *cb = NULL, *ca = NULL;
-	git_tree *tb = NULL, *ta = NULL;
 	git_diff *diff = NULL;
 	size_t i;
 	int ret;
 
-	if (git_commit_lookup(&cb, repo, base) ||
-	    git_commit_lookup(&ca, repo, applied) || git_commit_tree(&tb, cb) ||
-	    git_commit_tree(&ta, ca) ||
-	    git_diff_tree_to_tree(&diff, repo, tb, ta, NULL)) {
+	if (rb_tree_diff(&diff, repo, base, applied)) {
 		ret = rb_err(RB_EIO, "diff of %s and the applied tree: %s",
-			     git_oid_tostr_s(base), git_msg());
+			     git_oid_tostr_s(base), rb_git_msg());
 		goto out;
 	}
 	po.argv = argv;
@@ -811,9 +807,5 @@ int rb_tree_overlay(struct git_repository *repo, const struct git_oid *base,
 	}
 out:
 	git_diff_free(diff);
-	git_tree_free(tb);
-	git_tree_free(ta);
-	git_commit_free(cb);
-	git_commit_free(ca);
 	return ret;
 }

@@ -153,6 +153,18 @@ int rb_tree_overlay(struct git_repository *repo, const struct git_oid *base,
 		    const struct git_oid *applied, const char *base_dir,
 		    const char *dir);
 
+/*
+ * The diff of the trees of commits @base and @applied into *@out
+ * (git_diff_free()). -RB_EIO when a commit, a tree or the diff cannot be
+ * had; the caller names what failed, with rb_git_msg().
+ */
+struct git_diff;
+int rb_tree_diff(struct git_diff **out, struct git_repository *repo,
+		 const struct git_oid *base, const struct git_oid *applied);
+
+/* libgit2's last error message, or "unknown libgit2 error". */
+const char *rb_git_msg(void);
+
 /* rm -rf @path (no symlinks followed). Returns 0 or -RB_EIO. */
 int rb_remove_tree(const char *path);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,4 +137,21 @@ void rb_free_secret(char *s)
 		explicit_bzero(s, strlen(s));
 		free(s);
 	}
+}
+
+void *rb_grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	ncap = *cap ? *cap * 2 : 8;
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	nv = realloc(v, ncap * size);
+	if (!nv)
+		return NULL;
+	*cap = ncap;
+	return nv;
 }

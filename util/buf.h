@@ -46,4 +46,12 @@ void rb_buf_truncate(struct rb_buf *b, size_t len);
 /* Zeroes a NUL-terminated secret (a password) and frees it; NULL is fine. */
 void rb_free_secret(char *s);
 
+/*
+ * Room for one more element in the array @v of *@cap elements of @size
+ * bytes, @n of them used: @v itself while there is room, else @v grown
+ * to twice the capacity (8 at first) with *@cap updated, or NULL when
+ * out of memory (@v and *@cap unchanged).
+ */
+void *rb_grow(void *v, size_t *cap, size_t n, size_t size);
+
 #endif
