@@ -174,6 +174,13 @@ static int index_from_git(struct index **out, struct tree_src *src,
 	return err;
 }
 
+/* A load from a git tree: the tree, the index, the blob ids it is of. */
+struct git_load {
+	struct tree_src src;
+	struct index *ix;
+	git_oid mid, mmid;
+};
+
 int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
 		      const char *rev)
 {
@@ -183,24 +190,22 @@ int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
 int rb_maint_load_git_cached(struct rb_maint **out, const char *repo_path,
 			     const char *rev, const char *cache_dir)
 {
-	struct tree_src src = { 0 };
-	struct index *ix = NULL;
-	git_oid mid, mmid;
+	struct git_load l = { 0 };
 	int err;
 
-	err = rb_maint__open_git(&src, repo_path, rev, &mid, &mmid);
+	err = rb_maint__open_git(&l.src, repo_path, rev, &l.mid, &l.mmid);
 	if (err)
 		return err;
-	if (!cache_dir || rb_maint__cache_load(&ix, cache_dir, &mid, &mmid)) {
-		err = index_from_git(&ix, &src, &mid, &mmid);
+	if (!cache_dir ||
+	    rb_maint__cache_load(&l.ix, cache_dir, &l.mid, &l.mmid)) {
+		err = index_from_git(&l.ix, &l.src, &l.mid, &l.mmid);
 		/* A cache that can't be written costs the next run a
 		 * parse, nothing else.
 		 */
 		if (!err && cache_dir)
-			(void)rb_maint__cache_save(ix, cache_dir);
+			(void)rb_maint__cache_save(l.ix, cache_dir);
 	}
-	err = wrap_or_drop(out, ix, &src, err);
-	return err;
+	return wrap_or_drop(out, l.ix, &l.src, err);
 }
 
 void rb_maint_free(struct rb_maint *m)
@@ -255,31 +260,28 @@ int rb_maint_cache_new(struct rb_maint_cache **out)
 int rb_maint_cache_get(struct rb_maint **out, struct rb_maint_cache *c,
 		       const char *repo_path, const char *rev)
 {
-	struct tree_src src = { 0 };
-	struct index *ix = NULL;
-	git_oid mid, mmid;
+	struct git_load l = { 0 };
 	int err;
 
-	err = rb_maint__open_git(&src, repo_path, rev, &mid, &mmid);
+	err = rb_maint__open_git(&l.src, repo_path, rev, &l.mid, &l.mmid);
 	if (err)
 		return err;
 	pthread_mutex_lock(&c->lock);
-	if (c->ix && git_oid_equal(&c->ix->maint_id, &mid) &&
-	    git_oid_equal(&c->ix->mailmap_id, &mmid)) {
-		ix = c->ix;
-		__atomic_add_fetch(&ix->refs, 1, __ATOMIC_ACQ_REL);
+	if (c->ix && git_oid_equal(&c->ix->maint_id, &l.mid) &&
+	    git_oid_equal(&c->ix->mailmap_id, &l.mmid)) {
+		l.ix = c->ix;
+		__atomic_add_fetch(&l.ix->refs, 1, __ATOMIC_ACQ_REL);
 	} else {
-		err = index_from_git(&ix, &src, &mid, &mmid);
+		err = index_from_git(&l.ix, &l.src, &l.mid, &l.mmid);
 		if (!err) {
 			rb_maint__index_unref(c->ix);
-			c->ix = ix;
+			c->ix = l.ix;
 			c->loads++;
-			__atomic_add_fetch(&ix->refs, 1, __ATOMIC_ACQ_REL);
+			__atomic_add_fetch(&l.ix->refs, 1, __ATOMIC_ACQ_REL);
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	err = wrap_or_drop(out, ix, &src, err);
-	return err;
+	return wrap_or_drop(out, l.ix, &l.src, err);
 }
 
 unsigned int rb_maint_cache_loads(const struct rb_maint_cache *c)

@@ -283,6 +283,17 @@ static int push_new(json_t *arr, json_t *v)
 	return 0;
 }
 
+/* Appends the item @o to @arr when filling it went well (@ret 0), else
+ * drops it; the error either way. */
+static int push_item(json_t *arr, json_t *o, int ret)
+{
+	if (ret) {
+		json_decref(o);
+		return ret;
+	}
+	return push_new(arr, o);
+}
+
 /* "v2 4/9", "4/9", "v2" or "the patch". */
 static int set_label(json_t *obj, int version, int index, int total)
 {
@@ -1223,11 +1234,7 @@ int rb_render_apply_failure(struct rb_buf *out,
 			      set_str(o, "reason",
 				      a->reason ? a->reason :
 						  "it did not apply");
-		if (ret) {
-			json_decref(o);
-			break;
-		}
-		ret = push_new(arr, o);
+		ret = push_item(arr, o, ret);
 	}
 	ret = ret ?: set_new(d, "attempts", json_incref(arr));
 	ret = ret ?: render(out, &ctx->dirs, "apply-failure.txt", d);
@@ -1307,11 +1314,7 @@ int rb_render_ack(struct rb_buf *out, const struct rb_render_ack_ctx *ctx)
 				       it->verdict ==
 					       RB_VERDICT_FALSE_POSITIVE);
 		ret = ret ?: set_bool(o, "last", i + 1 == ctx->n_items);
-		if (ret) {
-			json_decref(o);
-			break;
-		}
-		ret = push_new(arr, o);
+		ret = push_item(arr, o, ret);
 	}
 	ret = ret ?: set_new(d, "items", json_incref(arr));
 	ret = ret ?: render(out, &ctx->dirs, "ack.txt", d);

@@ -279,6 +279,27 @@ out:
 	return ret;
 }
 
+/*
+ * Opens the directory @path, never through a symlink someone planted
+ * there, and stats it: *@fd is the caller's on success.
+ */
+static int open_dir(int *fd, struct stat *st, const char *path)
+{
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return rb_err(RB_EIO, "%s: %s", path,
+			      errno == ELOOP || errno == ENOTDIR ?
+				      "not a directory (a symlink?)" :
+				      strerror(errno));
+	if (fstat(*fd, st)) {
+		int ret = rb_err(RB_EIO, "stat %s: %s", path, strerror(errno));
+
+		close(*fd);
+		return ret;
+	}
+	return 0;
+}
+
 int rb_sandbox_prepare_dir(const char *path)
 {
 	struct stat st;
@@ -286,17 +307,11 @@ int rb_sandbox_prepare_dir(const char *path)
 
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return rb_err(RB_EIO, "mkdir %s: %s", path, strerror(errno));
-	/* Never through a symlink someone planted there. */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return rb_err(RB_EIO, "%s: %s", path,
-			      errno == ELOOP || errno == ENOTDIR ?
-				      "not a directory (a symlink?)" :
-				      strerror(errno));
-	if (fstat(fd, &st)) {
-		ret = rb_err(RB_EIO, "stat %s: %s", path, strerror(errno));
-	} else if (st.st_uid != geteuid() &&
-		   !(geteuid() == 0 && st.st_uid == NOBODY)) {
+	ret = open_dir(&fd, &st, path);
+	if (ret)
+		return ret;
+	if (st.st_uid != geteuid() &&
+	    !(geteuid() == 0 && st.st_uid == NOBODY)) {
 		ret = rb_err(RB_EIO, "%s belongs to uid %u, not to us", path,
 			     (unsigned)st.st_uid);
 	} else if (geteuid() == 0 && fchown(fd, NOBODY, NOBODY)) {
@@ -326,15 +341,10 @@ int rb_private_dir(const char *path)
 			return ret;
 		mkdir(path, 0700);
 	}
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return rb_err(RB_EIO, "%s: %s", path,
-			      errno == ELOOP || errno == ENOTDIR ?
-				      "not a directory (a symlink?)" :
-				      strerror(errno));
-	if (fstat(fd, &st))
-		ret = rb_err(RB_EIO, "stat %s: %s", path, strerror(errno));
-	else if (st.st_uid != geteuid())
+	ret = open_dir(&fd, &st, path);
+	if (ret)
+		return ret;
+	if (st.st_uid != geteuid())
 		ret = rb_err(RB_EIO,
 			     "%s belongs to uid %u, not to us: a private "
 			     "directory is needed",
