@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * maint_regex.h - internal to review/maintainers.c: Perl regexes (the
- * MAINTAINERS N:, K: and unusual F:/X: patterns) translated into POSIX
- * extended regexes for glibc's regcomp(), plus a set of literals one of
- * which every match must contain, so that most subjects are rejected with
- * a memmem() instead of a regexec().
+ * maint_regex.h - internal to the MAINTAINERS lookup (maint_*.c): Perl
+ * regexes (the MAINTAINERS N:, K: and unusual F:/X: patterns) translated
+ * into POSIX extended regexes for glibc's regcomp(), plus a set of
+ * literals one of which every match must contain, so that most subjects
+ * are rejected with a memmem() instead of a regexec().
  *
  * Semantics kept (a byte string, no locale, as get_maintainer's strings
  * are): "." never matches "\n"; "$" matches at the end or before a final
