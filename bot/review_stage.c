@@ -307,8 +307,10 @@ static int apply_series(struct series_ctx *c)
 			continue;
 		ap[n].patch = m->patch;
 		ap[n].len = m->patch_len;
-		ap[n].author_name = m->from.name;
-		ap[n].author_email = m->from.addr;
+		ap[n].author_name = m->author.addr ? m->author.name :
+						     m->from.name;
+		ap[n].author_email = m->author.addr ? m->author.addr :
+						      m->from.addr;
 		ap[n].date = m->date;
 		ap[n].message = m->commit_msg;
 		n++;
@@ -833,7 +835,9 @@ static int people_of(struct series_ctx *c, const struct rb_message *m,
 	for (i = 0; i < m->cc.n; i++)
 		if ((b->orig[b->n_orig] = mailbox_of(&m->cc.v[i])))
 			b->n_orig++;
-	b->author = mailbox_of(&m->from);
+	/* The real author: the in-body From: of a relayed patch (B4 Relay
+	 * sends as devnull+...@kernel.org), else the sender. */
+	b->author = mailbox_of(m->author.addr ? &m->author : &m->from);
 	who->author = b->author;
 	who->maintainers = s->people;
 	who->n_maintainers = s->n_people;
@@ -1518,7 +1522,10 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		snprintf(c.detail, sizeof(c.detail),
 			 "a stable review series: not reviewed "
 			 "(series.review_stable)");
-	} else if (rb_policy_skip_author(&c.scope.pol, c.first->from.addr)) {
+	} else if (rb_policy_skip_author(&c.scope.pol,
+					 c.first->author.addr ?
+						 c.first->author.addr :
+						 c.first->from.addr)) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail),
 			 "policy: author is in skip_authors");
