@@ -700,7 +700,7 @@ static int git_header_line(struct rb_diff_file *f, struct git_header *g,
 	const char *p = c->p;
 	size_t len = line_len(c);
 	uint32_t no = c->lineno;
-	char *name;
+	char *name = NULL;
 	bool to, is_copy;
 	size_t skip;
 	int ret = 0;

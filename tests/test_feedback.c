@@ -66,7 +66,7 @@ static int sh(const char *fmt, ...)
 
 static void write_text(const char *name, const char *text)
 {
-	char path[512];
+	char path[1024];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	assert_int_equal(rb_write_file_atomic(path, text, strlen(text), 0644),

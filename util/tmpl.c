@@ -301,7 +301,7 @@ static int parse_nodes(struct rb_tmpl *t, const struct lines *l)
 
 	while (pos < len) {
 		const char *open = memmem(src + pos, len - pos, "{{", 2);
-		struct tag g;
+		struct tag g = { 0 };
 
 		if (!open)
 			break;
