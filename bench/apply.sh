@@ -14,14 +14,15 @@
 #     beside "git worktree add" + "git am" per base.
 #
 # usage: bench/apply.sh [RESULTS.md]   (NEG_MAX=N patch mails, default 300)
-# Needs a built reviewbot: RB_BIN, else build-apply/bot/reviewbot.
+# RB_BIN: the reviewbot to measure (default build-bench/bot/reviewbot,
+# built first: bench/lib.sh).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
 bench_need git xz
 shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
 	corpus/apply-6.1 corpus/linux-api.mbox.xz) || exit 1
-bin=$(bench_bin "${RB_BIN:-$src/build-apply/bot/reviewbot}") || exit 1
+bin=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 out=$(bench_out "${1:-/dev/stdout}") || exit 1
 neg_max=${NEG_MAX:-300}
 tree=$("$src/scripts/setup-linux-tree.sh") ||

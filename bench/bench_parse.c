@@ -3,8 +3,9 @@
  * bench_parse.c - parses every message of an mboxrd file with
  * rb_message_parse() on one core and prints what bench/parse.sh reports:
  * messages, bytes, parse seconds (CLOCK_PROCESS_CPUTIME_ID around the
- * parse calls only; messages are streamed, so the RSS is the parser's), failures and problem counts. Built by bench/parse.sh
- * against the release static libraries; not part of the CMake build.
+ * parse calls only; messages are streamed, so the RSS is the parser's),
+ * failures and problem counts. A target of bench/CMakeLists.txt
+ * (-DRB_BENCH=ON), built by bench/parse.sh in build-bench/.
  *
  * usage: bench_parse MBOX
  */

@@ -15,13 +15,14 @@
 #     builds are timed. Exactly one new warning, at the right line, is
 #     expected from the altered patch and none from the unaltered one.
 #
-# usage: bench/checks.sh [REVIEWBOT]   (default build-checks/bot/reviewbot)
+# usage: bench/checks.sh [REVIEWBOT]   (default build-bench/bot/reviewbot,
+# built first: bench/lib.sh)
 # CHECKS_PARITY=0 skips part 1, CHECKS_BUILD=0 part 2.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
 bench_need git perl python3
-bin=$(bench_bin "${1:-$here/build-checks/bot/reviewbot}") || exit 1
+bin=$(bench_reviewbot "${1:-}") || exit 1
 shared=$(bench_shared "${RB_SHARED:-$here/../shared}" corpus/apply-6.1) ||
 	exit 1
 corpus=$shared/corpus/apply-6.1

@@ -4,21 +4,14 @@
 # outbox, no tree, no model): the time to store every message, the time
 # for the rest of the pipeline, and the peak RSS, beside git mailsplit
 # splitting the same mbox into files.
-# REVIEWBOT may be relative; without it a Release build is made in
-# build-rel. The corpus is read from ../shared, or RB_SHARED.
+# REVIEWBOT may be relative; without it the Release build in build-bench/
+# is used, built first (bench/lib.sh). The corpus is read from ../shared,
+# or RB_SHARED.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
 bench_need xz git /usr/bin/time
-if [ -n "${1:-}" ]; then
-	bin=$(bench_bin "$1") || exit 1
-else
-	bin=$top/build-rel/bot/reviewbot
-	if [ ! -x "$bin" ]; then
-		cmake -S "$top" -B "$top/build-rel" -DCMAKE_BUILD_TYPE=Release >/dev/null
-		cmake --build "$top/build-rel" -j2 --target reviewbot >/dev/null
-	fi
-fi
+bin=$(bench_reviewbot "${1:-}") || exit 1
 shared=$(bench_shared "${RB_SHARED:-$top/../shared}" corpus/linux-api.mbox.xz) ||
 	exit 1
 corpus=$shared/corpus/linux-api.mbox.xz

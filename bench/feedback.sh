@@ -14,7 +14,7 @@
 #
 # usage: bench/feedback.sh [RESULTS.md]   (default bench/RESULTS-feedback.md)
 # RB_BIN: a reviewbot with the serve command and the feedback stage wired
-# in (default build-feedback-rel/bot/reviewbot, built here when missing).
+# in (default build-bench/bot/reviewbot, built first: bench/lib.sh).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
@@ -24,17 +24,7 @@ shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
 out=$(bench_out "${1:-$src/bench/RESULTS-feedback.md}") || exit 1
 n_msgs=${RB_BENCH_MESSAGES:-3000}
 rounds=${RB_BENCH_ROUNDS:-20}
-if [ -n "${RB_BIN:-}" ]; then
-	bin=$(bench_bin "$RB_BIN") || exit 1
-else
-	bin=$src/build-feedback-rel/bot/reviewbot
-	if [ ! -x "$bin" ]; then
-		cmake -S "$src" -B "$src/build-feedback-rel" \
-			-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
-		cmake --build "$src/build-feedback-rel" -j2 --target reviewbot \
-			>/dev/null
-	fi
-fi
+bin=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 "$bin" serve --help >/dev/null 2>&1 || {
 	echo "bench/feedback.sh: $bin has no serve command" >&2
 	exit 1

@@ -21,14 +21,15 @@
 # usage: bench/ingest.sh [latency|nntp|all] [RESULTS.md]
 #   ROUNDS=N   latency rounds per mode (default 7)
 #   NNTP_N=N   corpus messages for (b) (default: all)
-# Needs a built reviewbot: RB_BIN, else build-ingest/bot/reviewbot.
+# RB_BIN: the reviewbot to measure (default build-bench/bot/reviewbot,
+# built first: bench/lib.sh).
 set -u -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
 RB_SHARED=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
 	corpus/linux-api.mbox.xz) || exit 1
 export RB_SHARED
-RB_BIN=$(bench_bin "${RB_BIN:-$src/build-ingest/bot/reviewbot}") || exit 1
+RB_BIN=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 what=${1:-all}
 case $what in
 latency | nntp | all) ;;

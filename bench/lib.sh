@@ -1,6 +1,7 @@
 # bench/lib.sh - sourced by the bench/*.sh scripts: paths made absolute
-# before a script changes directory, and failures that say what is wrong
-# instead of an empty table. Defines functions only.
+# before a script changes directory, failures that say what is wrong
+# instead of an empty table, and the one build folder of every script,
+# build-bench/ (bench_build, bench_reviewbot). Defines functions only.
 
 bench_die()
 {
@@ -52,4 +53,43 @@ bench_need()
 		command -v "$c" >/dev/null 2>&1 ||
 			bench_die "needs '$c', which is not installed (scripts/install-deps.sh test)"
 	done
+}
+
+# bench_build TARGET...: builds each TARGET in the one build folder of
+# every bench script, build-bench/ beside bench/ (clang, Release, no
+# sanitizers, RB_BENCH=ON for the bench/ programs; configured here when
+# missing), and prints its absolute path, or dies. A lock keeps two
+# scripts from building it at once; an up-to-date build costs a second.
+bench_build()
+{
+	local top b
+	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	b=$top/build-bench
+	bench_need cmake clang flock
+	mkdir -p "$b" || bench_die "cannot make '$b'"
+	(
+		flock 9
+		if ! grep -qs '^RB_BENCH:BOOL=ON' "$b/CMakeCache.txt"; then
+			cmake -S "$top" -B "$b" -DCMAKE_C_COMPILER=clang \
+				-DCMAKE_BUILD_TYPE=Release -DRB_BENCH=ON \
+				-DRB_SANITIZE=OFF -DRB_FUZZ=OFF >/dev/null ||
+				exit 1
+		fi
+		cmake --build "$b" -j2 --target "$@" >/dev/null
+	) 9>"$b/.bench.lock" || bench_die "cannot build $* in '$b'"
+	echo "$b"
+}
+
+# bench_reviewbot [PATH]: prints the absolute path of the reviewbot to
+# measure: PATH when given (as bench_bin), else build-bench/bot/reviewbot,
+# built first (bench_build).
+bench_reviewbot()
+{
+	local b
+	if [ -n "${1:-}" ]; then
+		bench_bin "$1"
+		return
+	fi
+	b=$(bench_build reviewbot) || exit 1
+	bench_bin "$b/bot/reviewbot"
 }

@@ -27,8 +27,8 @@
 # usage: bench/maintainers.sh [RESULTS.md]
 #   SAMPLE=N     linux-api patch mails (default 505)
 #   APPLY_MAX=N  only the first N apply-6.1 mails (a quick try)
-#   RB_BIN       a reviewbot binary; default: a Release build made here in
-#                build-maint-rel
+#   RB_BIN       a reviewbot binary; default: the Release build in
+#                build-bench/, built first (bench/lib.sh)
 # Exit status: 0 when every patch matches, 1 otherwise.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,14 +41,7 @@ sample=${SAMPLE:-505}
 tree=$("$src/scripts/setup-linux-tree.sh") ||
 	bench_die "no kernel tree (scripts/setup-linux-tree.sh failed)"
 gm="$tree/scripts/get_maintainer.pl"
-if [ -n "${RB_BIN:-}" ]; then
-	RB_BIN=$(bench_bin "$RB_BIN") || exit 1
-else
-	cmake -S "$src" -B "$src/build-maint-rel" -DCMAKE_C_COMPILER=clang \
-		-DCMAKE_BUILD_TYPE=Release >/dev/null
-	cmake --build "$src/build-maint-rel" -j2 --target reviewbot >/dev/null
-	RB_BIN=$src/build-maint-rel/bot/reviewbot
-fi
+RB_BIN=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 bin=$RB_BIN
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-maint.XXXXXX")
 trap 'rm -rf "$work"' EXIT

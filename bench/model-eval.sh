@@ -19,13 +19,13 @@
 # (or RB_MODEL_PROVIDER=command RB_MODEL_COMMAND='my-agent --json').
 #
 # usage: bench/model-eval.sh [OUT]   (the report; default: stdout only)
+# bench/model_eval.c is built in build-bench/ (Release; bench/lib.sh).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
-bench_need cc pkg-config python3
+bench_need python3
 # A report that cannot be written fails now, not after the run.
 [ $# -lt 1 ] || bench_out "$1" >/dev/null || exit 1
-rel=$src/build-model-rel
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-model.XXXXXX")
 pids=""
 cleanup() {
@@ -35,17 +35,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cmake -S "$src" -B "$rel" -DCMAKE_C_COMPILER=clang \
-	-DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$rel" -j2 --target rb_review rb_mail rb_util >/dev/null
-cc -O2 -D_GNU_SOURCE -I"$src" -o "$work/model-eval" "$src/bench/model_eval.c" \
-	"$rel/review/librb_review.a" "$rel/mail/librb_mail.a" \
-	"$rel/util/librb_util.a" \
-	$(pkg-config --libs libgit2 libcurl jansson openssl libetpan) -lpthread
+rel=$(bench_build model_eval) || exit 1
 
 labels=$src/bench/model-eval/labels.json
 run() {
-	"$work/model-eval" --labels "$labels" --root "$src" "$@" 2>&1
+	"$rel/bench/model_eval" --labels "$labels" --root "$src" "$@" 2>&1
 }
 
 {

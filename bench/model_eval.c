@@ -19,6 +19,7 @@
 #include <time.h>
 #include <jansson.h>
 
+#include "mail/message.h"
 #include "review/model.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -127,8 +128,9 @@ int main(int argc, char **argv)
 		struct rb_model_usage u = { 0 };
 		struct rb_findings f = { 0 };
 		struct rb_buf text = RB_BUF_INIT(16u << 20);
+		struct rb_message *msg = NULL;
 		char path[4096];
-		const char *subj[1], *sub[8], *s, *sep;
+		const char *subj[1], *sub[8];
 		bool *used;
 		int ptp = 0, pw = 0;
 		size_t ns = 0;
@@ -138,18 +140,23 @@ int main(int argc, char **argv)
 			fprintf(stderr, "model-eval: %s\n", rb_errmsg());
 			return 2;
 		}
-		s = strstr(text.ptr, "Subject: ");
-		sep = strstr(text.ptr, "\n---\n");
-		subj[0] = s ? s + 9 : rel;
+		/* What the review stage gives the model (bot/review_stage.c). */
+		if (rb_message_parse(&msg, text.ptr, text.len, NULL) ||
+		    !msg->patch) {
+			fprintf(stderr, "model-eval: %s: %s\n", rel,
+				msg ? "no patch in it" : rb_errmsg());
+			return 2;
+		}
+		subj[0] = msg->subject.title;
 		subs = json_object_get(p, "subsystems");
 		for (k = 0; k < json_array_size(subs) && ns < 8; k++)
 			sub[ns++] = json_string_value(json_array_get(subs, k));
 		ctx.subjects = subj;
 		ctx.n_subjects = 1;
 		ctx.index = 1;
-		ctx.commit_msg = text.ptr;
-		ctx.patch = sep ? sep : text.ptr;
-		ctx.patch_len = strlen(ctx.patch);
+		ctx.commit_msg = msg->commit_msg;
+		ctx.patch = msg->patch;
+		ctx.patch_len = msg->patch_len;
 		ctx.subsystems = sub;
 		ctx.n_subsystems = ns;
 		ret = rb_model_review_patch(&f, &u, m, &ctx);
@@ -197,6 +204,7 @@ int main(int argc, char **argv)
 		total.words += u.words;
 		free(used);
 		rb_findings_release(&f);
+		rb_message_free(msg);
 		rb_buf_release(&text);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -26,8 +26,9 @@
 # default emits are listed on stderr, to be labelled next.
 #
 # usage: bench/precision.sh [REVIEWBOT] [OUT]
-#   REVIEWBOT  default $RB_BUILD/bot/reviewbot, else build/bot/reviewbot;
-#              findings_post.c is linked with the libraries of its build
+#   REVIEWBOT  default $RB_BUILD/bot/reviewbot, else the Release build in
+#              build-bench/, built first (bench/lib.sh); findings_post.c
+#              is always the build-bench/ one (these sources)
 #   PRECISION_WORK=DIR keeps the run there (default: a temporary dir);
 #   with PRECISION_REUSE=1 the steps whose output is there are not run
 #   again (to relabel and recompute)
@@ -35,10 +36,15 @@
 # reviewbot review over 30,571 messages and checkpatch.pl.
 set -eu -o pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-build=${RB_BUILD:-$here/build}
-bin=$(realpath "${1:-$build/bot/reviewbot}")
+. "$here/bench/lib.sh"
+if [ -n "${1:-}" ]; then
+	bin=$(bench_bin "$1") || exit 1
+elif [ -n "${RB_BUILD:-}" ]; then
+	bin=$(bench_bin "$RB_BUILD/bot/reviewbot") || exit 1
+else
+	bin=$(bench_reviewbot "") || exit 1
+fi
 out=$(realpath -m "${2:-$here/bench/RESULTS-precision.md}")
-build=$(cd "$(dirname "$bin")/.." && pwd)
 shared=${RB_SHARED:-$here/../shared}
 labels=$here/bench/labels/findings.tsv
 py="python3 $here/bench/precision.py"
@@ -52,17 +58,8 @@ else
 fi
 ms() { date +%s%3N; }
 
-# The helper, against the same build's libraries (sanitized or not).
-cc=${CC:-clang}
-san=""
-grep -q '^RB_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null &&
-	san="-fsanitize=address,undefined"
-grep -q '^RB_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null &&
-	san="$san -fsanitize=fuzzer-no-link"
-$cc -O1 -g $san -D_GNU_SOURCE -I"$here" -o "$work/findings-post" \
-	"$here/bench/findings_post.c" "$build/review/librb_review.a" \
-	"$build/mail/librb_mail.a" "$build/util/librb_util.a" \
-	$(pkg-config --libs libgit2 libcurl jansson openssl libetpan) -lpthread
+# The helper (bench/findings_post.c), a target of the bench build.
+post=$(bench_build findings_post)/bench/findings_post || exit 1
 
 reuse() { [ "${PRECISION_REUSE:-0}" = 1 ] && [ -s "$work/$1" ]; }
 
@@ -111,9 +108,9 @@ echo $(( ($(ms) - t2) / 1000 )) > "$work/cp.secs"
 fi
 
 cat "$work/p112.jsonl" "$work/archive.jsonl" "$work/cp.jsonl" > "$work/run.jsonl"
-"$work/findings-post" --tree "$tree" --all-rules < "$work/run.jsonl" \
+"$post" --tree "$tree" --all-rules < "$work/run.jsonl" \
 	> "$work/all-rules.jsonl"
-"$work/findings-post" --tree "$tree" < "$work/run.jsonl" \
+"$post" --tree "$tree" < "$work/run.jsonl" \
 	> "$work/emitted.jsonl"
 patches_arch=$(sqlite3 "$work/arch/s.db" "SELECT count(*) FROM patches p
 	JOIN series s ON s.id = p.series_id
@@ -142,7 +139,7 @@ first. Quoted-printable mail is fed to checkpatch undecoded, so many
 false checkpatch reports here are "=3D" and soft line breaks.
 
 EOF
-	"$work/findings-post" --table > "$work/table.tsv"
+	"$post" --table > "$work/table.tsv"
 	$py report "$work/run.jsonl" "$work/all-rules.jsonl" \
 		"$work/emitted.jsonl" "$labels" "$patches_arch" "$patches_cp" \
 		"$work/table.tsv" 2> "$work/unlabelled.txt"

@@ -18,17 +18,17 @@
 #     durability).
 #
 # usage: bench/send.sh [RESULTS.md]   (N=messages, default 500)
-# Builds rb_mail/rb_util without sanitizers into build-bench-send.
+# The C driver, bench/bench_send.c, is built in build-bench/ (Release, no
+# sanitizers; bench/lib.sh).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
-bench_need python3 curl cc pkg-config
+bench_need python3 curl
 /usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null ||
 	bench_die "needs python3-aiosmtpd (scripts/install-deps.sh test)"
 out=$(bench_out "${1:-/dev/stdout}") || exit 1
 n=${N:-500}
 ncompose=${NCOMPOSE:-20000}
-bdir=$src/build-bench-send
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-send.XXXXXX")
 pids=""
 cleanup()
@@ -43,97 +43,9 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-cmake -S "$src" -B "$bdir" -DCMAKE_C_COMPILER=clang \
-	-DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$bdir" --target rb_mail -j2 >/dev/null
-
-# The bench driver: the same reply as tests/test_compose.c, body grown.
-cat >"$work/bench.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include "mail/compose.h"
-#include "mail/sender.h"
-#include "util/buf.h"
-#include "util/err.h"
-#include "util/log.h"
-
-static const char *const to[] = { "\"Lorenzo Stoakes (Oracle)\" <ljs@kernel.org>" };
-static const char *const cc[] = { "Andrew Morton <akpm@linux-foundation.org>",
-				  "linux-mm@kvack.org" };
-static const char *const refs[] = { "<cover.1700000000.git.ljs@kernel.org>",
-				    "<patch-4.ljs@kernel.org>" };
-
-int main(int argc, char **argv)
-{
-	struct rb_buf body = RB_BUF_INIT(1 << 20), msg = RB_BUF_INIT(1 << 20);
-	const char *rcpts[] = { "ljs@kernel.org", "akpm@linux-foundation.org",
-				"linux-mm@kvack.org" };
-	struct rb_reply r = { .from = "reviewbot <reviewbot@example.org>",
-			      .to = to, .n_to = 1, .cc = cc, .n_cc = 2,
-			      .subject = "[PATCH v2 4/9] mm/huge_memory: handle buggy PMD entry in zap_huge_pmd()",
-			      .in_reply_to = "<patch-4.ljs@kernel.org>",
-			      .references = refs, .n_references = 2,
-			      .date = 1700000000, .policy = "advisory",
-			      .series_id = "v2-zap-huge-pmd" };
-	struct rb_sender *s = NULL;
-	long i, n = atol(argv[2]);
-	size_t head, *len;
-	char **all;
-	struct timespec t0, t1;
-
-	rb_log_set_quiet(1);
-	for (i = 0; i < 30; i++)
-		rb_buf_puts(&body, "[F1] (medium) Returning true here tells the caller that the\n");
-	head = body.len;
-	if (!strcmp(argv[1], "smtp")) {
-		struct rb_smtp_opts o = RB_SMTP_OPTS_INIT;
-		o.url = argv[3];
-		o.starttls = RB_STARTTLS_OFF;
-		if (rb_sender_smtp_new(&s, &o))
-			return 2;
-	} else if (!strcmp(argv[1], "maildir")) {
-		if (rb_sender_maildir_new(&s, argv[3]))
-			return 2;
-	}
-	all = calloc((size_t)n, sizeof(*all));
-	len = calloc((size_t)n, sizeof(*len));
-	/* Timed: composing all (compose), or sending all (the others). */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < n; i++) {
-		rb_buf_truncate(&body, head);
-		rb_buf_printf(&body, "Reply %ld.\n", i);
-		r.body = body.ptr;
-		rb_buf_reset(&msg);
-		if (rb_compose(&msg, NULL, &r)) {
-			fprintf(stderr, "compose: %s\n", rb_errmsg());
-			return 1;
-		}
-		if (s)
-			all[i] = rb_buf_detach(&msg, &len[i]);
-	}
-	if (s) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (i = 0; i < n; i++)
-			if (rb_sender_send(s, "reviewbot@example.org", rcpts,
-					   3, all[i], len[i])) {
-				fprintf(stderr, "send: %s\n", rb_errmsg());
-				return 1;
-			}
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("%.3f %zu\n", (double)(t1.tv_sec - t0.tv_sec) +
-				     (t1.tv_nsec - t0.tv_nsec) / 1e9,
-	       s ? len[0] : msg.len);
-	rb_sender_free(s);
-	return 0;
-}
-EOF
-pkgs="libcurl openssl libetpan"
-clang -O2 -D_GNU_SOURCE -I"$src" "$work/bench.c" "$bdir/mail/librb_mail.a" \
-	"$bdir/util/librb_util.a" $(pkg-config --libs $pkgs) -lpthread \
-	-o "$work/bench"
+# The bench driver (bench/bench_send.c): the same reply as
+# tests/test_compose.c, body grown.
+bench=$(bench_build bench_send)/bench/bench_send || exit 1
 
 # The peer: Python's email package and smtplib, the same message.
 cat >"$work/peer.py" <<'EOF'
@@ -178,7 +90,7 @@ row() { echo "| $1 | $2 | $3 | $(rate "$2" "$3") |"; }
 
 # Each driver prints "SECONDS SIZE" for its timed phase.
 # 1. compose
-read -r rb_c size_rb < <("$work/bench" compose "$ncompose")
+read -r rb_c size_rb < <("$bench" compose "$ncompose")
 read -r py_c size_py < <(/usr/bin/python3 "$work/peer.py" compose "$ncompose")
 
 # 2. SMTP to one sink
@@ -187,10 +99,10 @@ port=$(freeport)
 	>"$work/sink.log" 2>&1 &
 pids="$pids $!"
 until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do sleep 0.05; done
-read -r rb_s _ < <("$work/bench" smtp "$n" "smtp://127.0.0.1:$port")
+read -r rb_s _ < <("$bench" smtp "$n" "smtp://127.0.0.1:$port")
 read -r py_s _ < <(/usr/bin/python3 "$work/peer.py" smtp "$n" "$port")
 ncurl=$((n / 10))
-"$work/bench" maildir 1 "$work/md-one" >/dev/null
+"$bench" maildir 1 "$work/md-one" >/dev/null
 cp "$work"/md-one/new/* "$work/one.eml"
 t0=$(now)
 for i in $(seq "$ncurl"); do
@@ -202,7 +114,7 @@ t1=$(now)
 curl_s=$(secs "$t0" "$t1")
 
 # 3. Maildir
-read -r rb_m _ < <("$work/bench" maildir "$n" "$work/md-rb")
+read -r rb_m _ < <("$bench" maildir "$n" "$work/md-rb")
 read -r py_m _ < <(/usr/bin/python3 "$work/peer.py" maildir "$n" "$work/md-py")
 got=$(ls "$work/md-rb/new" | wc -l)
 [ "$got" = "$n" ] || { echo "maildir: $got files, want $n" >&2; exit 1; }

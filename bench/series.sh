@@ -12,7 +12,7 @@
 #
 # usage: bench/series.sh [RESULTS.md]   (default bench/RESULTS-series.md)
 # RB_BIN: a reviewbot built without sanitizers; by default
-# build-series-rel/bot/reviewbot, built here (Release) when missing.
+# build-bench/bot/reviewbot, built first (Release; bench/lib.sh).
 # RB_B4_CLI_SAMPLE: series checked through `b4 am` itself (default 300).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,17 +22,7 @@ shared=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
 	corpus/linux-api.mbox.xz seeds) || exit 1
 out=$(bench_out "${1:-$src/bench/RESULTS-series.md}") || exit 1
 corpus=$shared/corpus/linux-api.mbox.xz
-if [ -n "${RB_BIN:-}" ]; then
-	bin=$(bench_bin "$RB_BIN") || exit 1
-else
-	bin=$src/build-series-rel/bot/reviewbot
-	if [ ! -x "$bin" ]; then
-		cmake -S "$src" -B "$src/build-series-rel" \
-			-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release >/dev/null
-		cmake --build "$src/build-series-rel" -j2 --target reviewbot \
-			>/dev/null
-	fi
-fi
+bin=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-series.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home"

@@ -18,8 +18,8 @@
 #
 # usage: bench/workers.sh [RESULTS.md]   (S=series, default 16; LAT=2,
 # the model's seconds per call)
-# Builds reviewbot without sanitizers into build-bench-workers, or uses
-# $RB_BIN.
+# Uses $RB_BIN, else the Release build in build-bench/ (no sanitizers),
+# built first (bench/lib.sh).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
@@ -30,14 +30,7 @@ out=$(bench_out "${1:-/dev/stdout}") || exit 1
 S=${S:-16}
 LAT=${LAT:-2}
 export RB_SRC=$src RB_SHARED=${RB_SHARED:-$src/../shared}
-if [ -n "${RB_BIN:-}" ]; then
-	RB_BIN=$(bench_bin "$RB_BIN") || exit 1
-else
-	cmake -S "$src" -B "$src/build-bench-workers" -DCMAKE_C_COMPILER=clang \
-		-DCMAKE_BUILD_TYPE=Release -DRB_SANITIZE=OFF >/dev/null
-	cmake --build "$src/build-bench-workers" -j2 --target reviewbot >/dev/null
-	RB_BIN=$src/build-bench-workers/bot/reviewbot
-fi
+RB_BIN=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 # A directory of our own: a sweep of /tmp/rb-test.* by someone else's
 # cleanup must not take the database away in the middle of a run.
 TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-workers.XXXXXX")
