@@ -1545,6 +1545,7 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 	struct rb_apply_result *r = NULL;
 	struct rb_diff **diffs = NULL;
 	git_commit *commit = NULL;
+	struct rb_buf over = RB_BUF_INIT(4096); /* over a limit: why */
 	struct work w = { 0 };
 	size_t i, lines = 0, files = 0;
 	int ret = 0;
@@ -1601,18 +1602,19 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 			lines += diffs[i]->files[j].added +
 				 diffs[i]->files[j].removed;
 		files += diffs[i]->n_files;
-		if ((opts->max_lines && lines > opts->max_lines) ||
-		    (opts->max_files && files > opts->max_files)) {
-			rb_buf_reset(&w.reason);
-			rb_buf_printf(&w.reason,
-				      "the series is too big to review: %zu "
-				      "changed lines in %zu files (limits: %zu "
-				      "lines, %zu files)",
-				      lines, files, opts->max_lines,
-				      opts->max_files);
-			record_fail(&w, RB_APPLY_FAIL_LIMIT, w.reason.ptr);
-			goto done;
-		}
+	}
+	/*
+	 * Too big to review is said, but the series is still applied (in
+	 * memory, bounded by the mail size cap): the author learns both
+	 * that it is over the limit and where it stops applying, if it does.
+	 */
+	if ((opts->max_lines && lines > opts->max_lines) ||
+	    (opts->max_files && files > opts->max_files)) {
+		rb_buf_printf(&over,
+			      "the series is too big to review: %zu changed "
+			      "lines in %zu files (limits: %zu lines, %zu "
+			      "files)",
+			      lines, files, opts->max_lines, opts->max_files);
 	}
 
 	for (i = 0; i < n; i++) {
@@ -1624,7 +1626,13 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 		if (ret < 0)
 			goto out;
 		if (ret > 0) {
-			record_fail(&w, w.fail, w.reason.ptr);
+			if (over.len) {
+				rb_buf_printf(&over, "; besides, %s",
+					      w.reason.ptr);
+				record_fail(&w, w.fail, over.ptr);
+			} else {
+				record_fail(&w, w.fail, w.reason.ptr);
+			}
 			ret = 0;
 			goto done;
 		}
@@ -1653,6 +1661,12 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 		git_oid_cpy(&r->tree, &pr->tree);
 		r->n_applied++;
 	}
+	if (over.len) {
+		rb_buf_puts(&over, "; it applies cleanly otherwise");
+		w.patch_no = 0;
+		record_fail(&w, RB_APPLY_FAIL_LIMIT, over.ptr);
+		goto done;
+	}
 	r->ok = true;
 done:
 	*out = r;
@@ -1665,6 +1679,7 @@ out:
 	free(w.chg);
 	free(w.fail_file);
 	rb_buf_release(&w.reason);
+	rb_buf_release(&over);
 	git_tree_free(w.tree);
 	git_commit_free(commit);
 	rb_apply_result_free(r);

@@ -613,7 +613,26 @@ static void test_limits_and_setuid(void **state)
 	assert_false(r->ok);
 	assert_int_equal(r->fail, RB_APPLY_FAIL_LIMIT);
 	assert_non_null(strstr(r->reason, "too big"));
+	/* Still applied, so the author learns it would apply. */
+	assert_non_null(strstr(r->reason, "applies cleanly"));
+	assert_int_equal(r->n_applied, 1);
 	rb_apply_result_free(r);
+
+	/* Over the limit and not applying: both are said, with the place. */
+	{
+		struct file other[] = { { "f.c", "something else\n", 0 } };
+		git_oid base2;
+
+		commit_files(&base2, f->repo, NULL, other, 1, 1001);
+		r = apply1(f->repo, &base2, patch, &opts);
+		assert_false(r->ok);
+		assert_int_not_equal(r->fail, RB_APPLY_FAIL_LIMIT);
+		assert_non_null(strstr(r->reason, "too big"));
+		assert_non_null(strstr(r->reason, "besides"));
+		assert_int_equal(r->failed_patch, 1);
+		assert_string_equal(r->failed_file, "f.c");
+		rb_apply_result_free(r);
+	}
 
 	r = apply1(f->repo, &base,
 		   "diff --git a/f.c b/f.c\nold mode 100644\nnew mode 104755\n",
