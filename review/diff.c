@@ -437,9 +437,9 @@ static int hunk_line(struct rb_diff_hunk *h, struct hunk_walk *w,
 
 	if (c->p >= c->end)
 		return rb_err(RB_EPARSE,
-			      "patch line %u: hunk at line %u is "
-			      "truncated",
-			      c->lineno, h->patch_lineno);
+			      "patch line %u: corrupt patch at line %u: hunk "
+			      "at line %u is truncated",
+			      c->lineno, c->lineno, h->patch_lineno);
 	len = line_len(c);
 	origin = c->p[0];
 	if (origin == '\\') {
@@ -456,14 +456,16 @@ static int hunk_line(struct rb_diff_hunk *h, struct hunk_walk *w,
 		origin = ' '; /* whitespace-damaged blank context */
 	else if (origin != ' ' && origin != '-' && origin != '+')
 		return rb_err(RB_EPARSE,
-			      "patch line %u: hunk at line %u ends "
-			      "early (%u old and %u new lines missing)",
-			      c->lineno, h->patch_lineno, w->oldl, w->newl);
+			      "patch line %u: corrupt patch at line %u: hunk "
+			      "at line %u ends early (%u old and %u new lines "
+			      "missing)",
+			      c->lineno, c->lineno, h->patch_lineno, w->oldl,
+			      w->newl);
 	if ((origin != '+' && !w->oldl) || (origin != '-' && !w->newl))
 		return rb_err(RB_EPARSE,
-			      "patch line %u: more lines than the hunk "
-			      "header at line %u says",
-			      c->lineno, h->patch_lineno);
+			      "patch line %u: corrupt patch at line %u: more "
+			      "lines than the hunk header at line %u says",
+			      c->lineno, c->lineno, h->patch_lineno);
 	ret = hunk_add_line(h, w, c, origin);
 	if (!ret)
 		advance(c, len);
@@ -481,8 +483,10 @@ static int parse_hunk(struct rb_diff_file *f, struct cursor *c)
 	len = line_len(c);
 	h.patch_lineno = c->lineno;
 	if (parse_hunk_header(&h, c->p, len))
-		return rb_err(RB_EPARSE, "patch line %u: bad hunk header",
-			      c->lineno);
+		return rb_err(RB_EPARSE,
+			      "patch line %u: corrupt patch at line %u: bad "
+			      "hunk header",
+			      c->lineno, c->lineno);
 	advance(c, len);
 	w.oldl = h.old_count;
 	w.newl = h.new_count;
@@ -688,6 +692,7 @@ static int set_name(char **slot, char *name)
 struct git_header {
 	bool is_new, is_delete, rename, copy;
 	bool have_old, have_new;
+	bool dashes; /* a "--- " or "+++ " line: hunks must follow */
 };
 
 /*
@@ -712,6 +717,7 @@ static int git_header_line(struct rb_diff_file *f, struct git_header *g,
 			return ret;
 		set_name(&f->old_path, name);
 		g->have_old = true;
+		g->dashes = true;
 		if (!name)
 			g->is_new = true;
 	} else if (starts(p, len, "+++ ")) {
@@ -720,6 +726,7 @@ static int git_header_line(struct rb_diff_file *f, struct git_header *g,
 			return ret;
 		set_name(&f->new_path, name);
 		g->have_new = true;
+		g->dashes = true;
 		if (!name)
 			g->is_delete = true;
 	} else if (starts(p, len, "old mode ")) {
@@ -767,6 +774,10 @@ static int git_header_line(struct rb_diff_file *f, struct git_header *g,
 static int git_header_finish(struct rb_diff_file *f, const struct git_header *g,
 			     const char *def)
 {
+	f->has_dashes = g->dashes;
+	f->meta_change =
+		g->is_new || g->is_delete || g->rename || g->copy ||
+		(f->old_mode && f->new_mode && f->old_mode != f->new_mode);
 	if (g->is_new) {
 		f->status = RB_DIFF_ADDED;
 		free(f->old_path);
@@ -884,6 +895,33 @@ static bool at_traditional(const struct cursor *c)
 	return starts(d.p, line_len(&d), "@@ -");
 }
 
+/*
+ * A git section that names "---"/"+++" but no hunk follows: git apply
+ * says "corrupt patch at line N" (the line where a hunk header was due).
+ * This is also where a hunk whose header counts cannot be right lands:
+ * the mail's patch text ends before a header no parser accepts, e.g.
+ * "@@ -4294967295,4294967295 +18446744073709551615,2147483648 @@", and
+ * without this rule the section would apply as a change of nothing.
+ * A section with neither hunks nor a metadata change is "patch with only
+ * garbage" in git apply (parse_chunk); refuse it the same way.
+ */
+static int check_hunkless(const struct rb_diff_file *f, const struct cursor *c)
+{
+	if (f->n_hunks || f->is_binary || !f->is_git)
+		return 0;
+	if (f->has_dashes)
+		return rb_err(RB_EPARSE,
+			      "patch line %u: corrupt patch at line %u: no "
+			      "valid hunk follows the \"---\"/\"+++\" lines",
+			      c->lineno, c->lineno);
+	if (!f->meta_change)
+		return rb_err(RB_EPARSE,
+			      "patch line %u: patch with only garbage at line "
+			      "%u",
+			      c->lineno, c->lineno);
+	return 0;
+}
+
 int rb_diff_parse(struct rb_diff **out, const char *text, size_t len)
 {
 	struct rb_diff *d;
@@ -954,6 +992,9 @@ int rb_diff_parse(struct rb_diff **out, const char *text, size_t len)
 				     f->patch_lineno);
 			goto fail;
 		}
+		ret = check_hunkless(f, &c);
+		if (ret)
+			goto fail;
 	}
 	if (!d->n_files) {
 		ret = rb_err(RB_EPARSE, "no diff found in the patch text");

@@ -78,6 +78,8 @@ struct rb_diff_file {
 	char old_id[41]; /* hex prefix from the index line, "" when none */
 	char new_id[41];
 	bool is_git; /* a "diff --git" section */
+	bool has_dashes; /* its header had "---"/"+++" lines */
+	bool meta_change; /* new, deleted, renamed, copied or mode change */
 	bool is_binary; /* "GIT binary patch" or "Binary files ... differ" */
 	struct rb_diff_binary bin_forward; /* type NONE for "Binary files" */
 	struct rb_diff_binary bin_reverse;

@@ -270,19 +270,38 @@ static void test_errors(void **state)
 	(void)state;
 	parse_bad("just some prose\nno diff here\n", "no diff found");
 	parse_bad("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n",
-		  "patch line 7: hunk at line 3 is truncated");
+		  "patch line 7: corrupt patch at line 7: hunk at line 3 is "
+		  "truncated");
 	parse_bad("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n+c\n+d\n",
-		  "patch line 6: more lines than the hunk header");
+		  "patch line 6: corrupt patch at line 6: more lines than");
 	parse_bad("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n b\n",
 		  "neither adds nor removes");
 	parse_bad("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\nxb\n",
-		  "patch line 5: hunk at line 3 ends early");
+		  "patch line 5: corrupt patch at line 5: hunk at line 3 ends");
 	parse_bad("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -x +1 @@\n",
-		  "patch line 4: bad hunk header");
+		  "patch line 4: corrupt patch at line 4: bad hunk header");
 	parse_bad("diff --git a/f b/f\n--- a/f\n+++ b/f\n"
 		  "@@ -99999999999 +1 @@\n-a\n+b\n",
 		  "bad hunk header");
 	parse_bad("diff --git a/f b/f\nold mode 1z\n", "bad file mode");
+	/*
+	 * Issue 18: header counts that cannot match their body. git apply
+	 * says "corrupt patch at line 14" for the mail; the mail's patch
+	 * text already ends before that header, so the section has its
+	 * "---"/"+++" lines and no hunk.
+	 */
+	parse_bad("diff --git a/f b/f\nindex 1111111..2222222 100644\n"
+		  "--- a/f\n+++ b/f\n"
+		  "@@ -4294967295,4294967295 +18446744073709551615,2147483648 "
+		  "@@\n+d\n",
+		  "corrupt patch at line 5: bad hunk header");
+	parse_bad("diff --git a/f b/f\nindex 1111111..2222222 100644\n"
+		  "--- a/f\n+++ b/f\n",
+		  "patch line 5: corrupt patch at line 5");
+	parse_bad("diff --git a/f b/f\nindex 1111111..2222222 100644\n",
+		  "patch with only garbage at line 3");
+	parse_bad("--- a/f\n+++ b/f\n@@ -1,4294967295 +1,2 @@\n+d\n",
+		  "corrupt patch at line 3: bad hunk header");
 	parse_bad("diff --git a/x b/y z\nindex 1..2\n",
 		  "lacks file name information");
 	parse_bad("--- a/f\n+++ \"b/unterminated\n@@ -1 +1 @@\n-a\n+b\n",
