@@ -22,6 +22,7 @@ struct rb_sources {
 	int poll_seconds; /* the shortest */
 	struct rb_store *st; /* borrowed */
 	struct rb_pipeline *p; /* borrowed, during a poll */
+	bool in_batch; /* between env_begin and env_commit */
 };
 
 /*
@@ -39,7 +40,19 @@ static int env_deliver(const char *raw, size_t len, const char *origin,
 	char why[1024];
 	int ret;
 
+	if (s->in_batch) {
+		ret = rb_store_savepoint(s->st);
+		if (ret)
+			return ret;
+	}
 	ret = rb_pipeline_ingest_raw(s->p, raw, len, origin);
+	if (s->in_batch) {
+		int r2 = ret == -RB_EINVAL ? rb_store_rollback_to(s->st) :
+					     rb_store_release(s->st);
+
+		if (r2 && (!ret || ret == -RB_EINVAL))
+			return r2;
+	}
 	if (ret != -RB_EINVAL)
 		return ret;
 	snprintf(why, sizeof(why), "%s: the store refused it: %s; quarantined",
@@ -63,6 +76,39 @@ static int env_set(const char *source, const char *mailbox, int64_t validity,
 	struct rb_sources *s = payload;
 
 	return rb_store_source_set(s->st, source, mailbox, validity, last);
+}
+
+/*
+ * A batch of a source (source.h): one transaction for its messages and its
+ * high-water mark. Each message sits in a savepoint (env_deliver), so that
+ * one the store refuses is taken back and quarantined alone.
+ */
+static int env_begin(void *payload)
+{
+	struct rb_sources *s = payload;
+	int ret = rb_store_begin(s->st);
+
+	s->in_batch = !ret;
+	return ret;
+}
+
+static int env_commit(void *payload)
+{
+	struct rb_sources *s = payload;
+	int ret = rb_store_commit(s->st);
+
+	if (ret)
+		rb_store_rollback(s->st);
+	s->in_batch = false;
+	return ret;
+}
+
+static void env_rollback(void *payload)
+{
+	struct rb_sources *s = payload;
+
+	rb_store_rollback(s->st);
+	s->in_batch = false;
 }
 
 size_t rb_sources_count(const struct rb_sources *s)
@@ -141,7 +187,15 @@ int rb_sources_new(struct rb_sources **out, const struct rb_config *cfg,
 
 int rb_sources_poll(struct rb_sources *s, struct rb_pipeline *p)
 {
-	struct rb_source_env env = { env_deliver, env_get, env_set, s };
+	struct rb_source_env env = {
+		.deliver = env_deliver,
+		.get_state = env_get,
+		.set_state = env_set,
+		.payload = s,
+		.begin = env_begin,
+		.commit = env_commit,
+		.rollback = env_rollback,
+	};
 	size_t i;
 	int ret, first = 0;
 

@@ -165,6 +165,30 @@ void rb_store_rollback(struct rb_store *st)
 	st->db->ops->rollback(st->db);
 }
 
+/*
+ * A savepoint inside a batch: PostgreSQL aborts the whole transaction on
+ * a refused value, so a batch of messages puts each one in its own
+ * savepoint and can take back just that one (SQLite and PostgreSQL both
+ * speak SAVEPOINT, RELEASE and ROLLBACK TO).
+ */
+int rb_store_savepoint(struct rb_store *st)
+{
+	return st->db->ops->exec(st->db, "SAVEPOINT rb_item", NULL, 0);
+}
+
+int rb_store_release(struct rb_store *st)
+{
+	return st->db->ops->exec(st->db, "RELEASE SAVEPOINT rb_item", NULL, 0);
+}
+
+int rb_store_rollback_to(struct rb_store *st)
+{
+	return st->db->ops->exec(st->db,
+				 "ROLLBACK TO SAVEPOINT rb_item;"
+				 " RELEASE SAVEPOINT rb_item",
+				 NULL, 0);
+}
+
 static int expand(struct rb_buf *out, const struct rb_db_ops *ops,
 		  const char *sql)
 {

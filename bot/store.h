@@ -64,6 +64,11 @@ int rb_store_migrate(struct rb_store *st, int *from, int *to);
 int rb_store_begin(struct rb_store *st);
 int rb_store_commit(struct rb_store *st);
 void rb_store_rollback(struct rb_store *st);
+/* One item of an open batch that can be taken back alone: savepoint, then
+ * release (kept) or rollback_to (undone, the batch goes on). */
+int rb_store_savepoint(struct rb_store *st);
+int rb_store_release(struct rb_store *st);
+int rb_store_rollback_to(struct rb_store *st);
 
 /* The clock: time(NULL), or RB_NOW from the environment, for tests and replay. */
 int64_t rb_now(void);

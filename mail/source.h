@@ -24,6 +24,17 @@ struct rb_source_env {
 	int (*set_state)(const char *source, const char *mailbox,
 			 int64_t validity, int64_t last, void *payload);
 	void *payload;
+	/*
+	 * Optional (NULL: every deliver is durable on its own). Between
+	 * begin() and commit(), delivers and set_state() are one
+	 * transaction: durable together when commit() returns 0, gone
+	 * together after rollback(). A source that fetches in batches
+	 * commits its high-water mark with the messages it covers, so
+	 * that 256 articles cost one fsync instead of 256.
+	 */
+	int (*begin)(void *payload);
+	int (*commit)(void *payload);
+	void (*rollback)(void *payload);
 };
 
 struct rb_source;

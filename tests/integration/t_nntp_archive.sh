@@ -179,4 +179,35 @@ m=$(sqlite3 "$d/new.db" "SELECT count(*) FROM messages")
 [ "$m" = 0 ] || rb_fail "start: new stored $m archive messages"
 mark=$(sqlite3 "$d/new.db" "SELECT last FROM source_state")
 [ -n "$mark" ] && [ "$mark" -gt 0 ] || rb_fail "start: new stored no mark"
+
+# Pipelined ARTICLEs past the size cap: a 300 KB article between two small
+# ones, with a 64K cap. The big one's stream is cancelled (and the
+# commands in flight behind it dropped); it is recorded as too big, the
+# mark moves past it, and the next pass stores the article after it.
+/usr/bin/python3 - "$d/big.mbox" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i, size in enumerate((100, 300000, 100)):
+        f.write("From big@example.org Mon Jan  1 00:00:00 2024\n"
+                "From: Big <big@example.org>\nTo: linux-api@vger.kernel.org\n"
+                "Subject: big %d\nDate: Mon, 1 Jan 2024 00:00:0%d +0000\n"
+                "Message-ID: <big-%d@example.org>\n\n" % (i, i, i))
+        f.write(("x" * 99 + "\n") * (size // 100) + "\n")
+PY
+import "$d/big.mbox" || rb_fail "import big"
+read -r cnt first high3 <<<"$(group)"
+sed -e '/^policy:/i limits:\n  max_message_size: 64K' "$d/config.yaml" >"$d/big.yaml"
+for i in 1 2 3 4 5; do
+	"$RB_BIN" run -c "$d/big.yaml" --once 2>>"$d/big.log"
+	[ "$(q "SELECT last FROM source_state WHERE mailbox='$G'")" = "$high3" ] && break
+done
+[ "$(q "SELECT last FROM source_state WHERE mailbox='$G'")" = "$high3" ] ||
+	rb_fail "the mark did not pass the big article: $(tail -3 "$d/big.log")"
+[ "$(q "SELECT count(*) FROM messages WHERE message_id IN ('big-0@example.org', 'big-2@example.org')")" = 2 ] ||
+	rb_fail "the small articles around the big one were not stored"
+q "SELECT reason FROM messages WHERE state = 'malformed'" |
+	grep -q 'over the size cap of 65536 bytes' ||
+	rb_fail "the big article was not recorded as too big"
+q "SELECT count(*) FROM messages WHERE message_id = 'big-1@example.org'" |
+	grep -qx 0 || rb_fail "the big article was stored"
 echo PASS
