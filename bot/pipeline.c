@@ -217,6 +217,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	struct rb_message *m = NULL;
 	struct rb_buf refs = RB_BUF_INIT(1 << 20);
 	struct rb_msgmeta meta = { 0 };
+	struct rb_series_msg sm;
 	size_t i;
 	int ret;
 
@@ -250,6 +251,8 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	meta.idx = m->subject.index;
 	meta.total = m->subject.total;
 	meta.change_id = rb_message_trailer(m, "change-id");
+	rb_series_msg_of(&sm, m);
+	meta.body_facts = sm.body;
 	ret = rb_store_mark_parsed(p->st, row->message_id, &meta);
 	p->stats.parsed++;
 out:
@@ -297,6 +300,58 @@ struct assemble_ctx {
 	int err;
 };
 
+/* Splits the stored space-separated References in place into *@v. */
+static int split_refs(char *refs, const char ***v, size_t *n)
+{
+	size_t max = 1;
+	char *save = NULL, *t, *c;
+
+	for (c = refs; *c; c++)
+		max += *c == ' ';
+	*n = 0;
+	*v = calloc(max, sizeof(**v));
+	if (!*v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (t = strtok_r(refs, " ", &save); t && *n < max;
+	     t = strtok_r(NULL, " ", &save))
+		(*v)[(*n)++] = t;
+	return 0;
+}
+
+static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta,
+		    const char *msgid)
+{
+	struct rb_series_msg sm = { 0 };
+	const char **refv = NULL;
+	char *refs = NULL;
+	int ret = 0;
+
+	if (meta->references && *meta->references) {
+		refs = strdup(meta->references);
+		ret = refs ? split_refs(refs, &refv, &sm.n_references) :
+			     rb_err(RB_ENOMEM, "out of memory");
+		sm.references = refv;
+	}
+	sm.message_id = msgid;
+	sm.subject = meta->subject;
+	sm.from_addr = meta->from_addr;
+	sm.from_name = meta->from_name;
+	sm.date = meta->date;
+	sm.in_reply_to = meta->in_reply_to;
+	sm.change_id = meta->change_id;
+	sm.body = (uint32_t)meta->body_facts;
+	if (!ret)
+		ret = rb_series_set_add_msg(a->set, &sm);
+	free(refv);
+	free(refs);
+	return ret;
+}
+
+/*
+ * One stored message into the set: from the metadata the parse stage
+ * stored (no parse), or, for a message stored by a version that did not
+ * keep the body facts, from its bytes.
+ */
 static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
 		      void *payload)
 {
@@ -306,7 +361,8 @@ static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
 	struct rb_message *m = NULL;
 	int ret;
 
-	(void)meta;
+	if (meta->body_facts >= 0)
+		return add_meta(a, meta, msgid);
 	ret = rb_store_get_raw(a->p->st, msgid, &row);
 	if (ret)
 		return ret;

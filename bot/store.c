@@ -137,6 +137,11 @@ static const char *const migrations[] = {
 	/* 5: quiet and right (issue 15). How many people max_recipients
 	 * trimmed from each mail (bot/scope.h: lists are never trimmed). */
 	"ALTER TABLE reviews ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;",
+	/* 6: parse once (issue 21). What series assembly reads of the body
+	 * (mail/series.h RB_SERIES_BODY_*), so that assembly works from the
+	 * stored metadata; NULL for messages parsed before, which assembly
+	 * parses again. */
+	"ALTER TABLE messages ADD COLUMN body_facts INTEGER;",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

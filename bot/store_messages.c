@@ -218,15 +218,17 @@ int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 		    "UPDATE messages SET state = 'parsed', kind = ?,"
 		    " subject = ?, from_addr = ?, from_name = ?, date = ?,"
 		    " list_id = ?, in_reply_to = ?, refs = ?, version = ?,"
-		    " idx = ?, total = ?, change_id = ?, reason = ?"
-		    " WHERE message_id = ?",
+		    " idx = ?, total = ?, change_id = ?, reason = ?,"
+		    " body_facts = ? WHERE message_id = ?",
 		    RB_DB_TEXT(m->kind), RB_DB_TEXT(m->subject),
 		    RB_DB_TEXT(m->from_addr), RB_DB_TEXT(m->from_name),
 		    RB_DB_INT(m->date), RB_DB_TEXT(m->list_id),
 		    RB_DB_TEXT(m->in_reply_to), RB_DB_TEXT(m->references),
 		    RB_DB_INT(m->version), RB_DB_INT(m->idx),
 		    RB_DB_INT(m->total), RB_DB_TEXT(m->change_id),
-		    RB_DB_TEXT(m->reason), RB_DB_TEXT(message_id));
+		    RB_DB_TEXT(m->reason),
+		    m->body_facts < 0 ? RB_DB_NULL : RB_DB_INT(m->body_facts),
+		    RB_DB_TEXT(message_id));
 }
 
 int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
@@ -261,6 +263,7 @@ static int meta_row(const struct rb_dbrow *row, void *payload)
 		.idx = (int)v[10].i,
 		.total = (int)v[11].i,
 		.change_id = rb_dbv_str(&v[12]),
+		.body_facts = v[13].t == RB_DBT_INT ? v[13].i : -1,
 	};
 
 	return cb->fn(&m, rb_dbv_str(&v[0]), cb->payload);
@@ -276,8 +279,8 @@ int rb_store_each_meta(struct rb_store *st,
 	return st->db->ops->query(
 		st->db,
 		"SELECT message_id, kind, subject, from_addr, from_name, date,"
-		" list_id, in_reply_to, refs, version, idx, total, change_id"
-		" FROM messages WHERE state = 'parsed'"
+		" list_id, in_reply_to, refs, version, idx, total, change_id,"
+		" body_facts FROM messages WHERE state = 'parsed'"
 		" AND kind IN ('patch', 'cover', 'reply')"
 		" ORDER BY received_at, message_id",
 		NULL, 0, meta_row, &cb);

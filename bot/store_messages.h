@@ -61,6 +61,9 @@ struct rb_msgmeta {
 	int version, idx, total;
 	const char *change_id;
 	const char *reason; /* why ignored/malformed, or NULL */
+	/* mail/series.h RB_SERIES_BODY_*, so that assembly need not parse
+	 * the mail again; -1: not known (stored by an older version). */
+	int64_t body_facts;
 };
 int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 			 const struct rb_msgmeta *meta);

@@ -20,6 +20,7 @@
 
 #include "mail/message.h"
 #include "mail/series.h"
+#include "mail/subject.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -553,22 +554,22 @@ static void b4_subject_parse(struct b4_subject *b, const char *s)
 	}
 }
 
-static bool is_bot(const struct rb_message *m)
+static bool is_bot(const struct rb_series_msg *m)
 {
 	static const char *const bots[] = { "lkp@intel.com", "syzbot",
 					    "patchwork-bot", "noreply",
 					    "no-reply",	     "bot@kernel.org",
 					    "kernelci",	     "ci_notify",
 					    "robot",	     NULL };
-	const char *a = m->from.addr ? m->from.addr : "";
+	const char *a = m->from_addr ? m->from_addr : "";
 	const char *const *b;
 
-	if (m->x_reviewbot)
+	if (m->body & RB_SERIES_BODY_OURS)
 		return true;
 	for (b = bots; *b; b++)
 		if (strcasestr(a, *b))
 			return true;
-	return m->from.name && strcasestr(m->from.name, "test robot");
+	return m->from_name && strcasestr(m->from_name, "test robot");
 }
 
 /* -------------------------------------------------------------- API */
@@ -633,7 +634,7 @@ static char *dup_or_null(const char *s)
 
 /* @m's In-Reply-To and References as nodes of @set (itself left out). */
 static int ent_threading(struct ent *e, struct rb_series_set *set,
-			 const struct rb_message *m)
+			 const struct rb_series_msg *m)
 {
 	size_t i;
 	int ret;
@@ -665,20 +666,21 @@ static int ent_threading(struct ent *e, struct rb_series_set *set,
 
 /* What b4 reads from the subject and the body: e->flags, the revision
  * and the counters. */
-static void ent_b4(struct ent *e, const struct rb_message *m)
+static void ent_b4(struct ent *e, const struct rb_series_msg *m,
+		   const struct rb_subject *sj)
 {
 	struct b4_subject b;
 
 	/* b4's rule, not rb_subject's: "[PATCH] Re: foo" is a patch. */
-	if (subject_is_reply(m->subject_raw))
+	if (subject_is_reply(m->subject))
 		e->flags |= F_SUBJ_REPLY | F_REPLY;
-	if (has_diff(m->body) || (m->patch && has_diff(m->patch)))
+	if (m->body & RB_SERIES_BODY_DIFF)
 		e->flags |= F_DIFF;
-	if (has_diffstat(m->body) || (m->diffstat && has_diffstat(m->diffstat)))
+	if (m->body & RB_SERIES_BODY_DIFFSTAT)
 		e->flags |= F_DIFFSTAT;
 	if (e->irt == NONE && !e->n_refs)
 		e->flags |= F_NOTHREAD;
-	if (m->subject.is_pull)
+	if (sj->is_pull)
 		e->flags |= F_PULL;
 	if (is_bot(m))
 		e->flags |= F_BOT;
@@ -688,7 +690,7 @@ static void ent_b4(struct ent *e, const struct rb_message *m)
 	e->expected = 1;
 	e->flags |= F_CINF | F_RINF;
 	if (!(e->flags & F_SUBJ_REPLY)) {
-		b4_subject_parse(&b, m->subject_raw);
+		b4_subject_parse(&b, m->subject);
 		if (b.patch)
 			e->flags |= F_PATCHPFX;
 		if (b.resend)
@@ -704,35 +706,71 @@ static void ent_b4(struct ent *e, const struct rb_message *m)
 			e->flags &= ~F_CINF;
 		}
 	}
-	e->flags |= scan_trailers(m->body);
+	if (m->body & RB_SERIES_BODY_TRAILERS)
+		e->flags |= F_TRAILERS;
+	if (m->body & RB_SERIES_BODY_ACK)
+		e->flags |= F_ACK;
 	/* b4: trailers in a reply without a diff make it a follow-up. */
 	if ((e->flags & F_TRAILERS) && e->irt != NONE && !(e->flags & F_DIFF))
 		e->flags |= F_REPLY;
 }
 
 /* The entry's copies of @m's sender, title and change-id. */
-static int ent_strings(struct ent *e, const struct rb_message *m)
+static int ent_strings(struct ent *e, const struct rb_series_msg *m,
+		       const struct rb_subject *sj)
 {
-	const struct rb_subject *sj = &m->subject;
-	const char *cid = NULL;
-	size_t i;
-
 	e->date = m->date;
-	e->from = dup_or_null(m->from.addr ? m->from.addr : "");
-	e->title = dup_or_null(sj->title ? sj->title : m->subject_raw);
-	for (i = 0; i < m->n_trailers && !cid; i++)
-		if (m->trailers[i].key &&
-		    !strcasecmp(m->trailers[i].key, "change-id"))
-			cid = m->trailers[i].value;
-	e->change_id = dup_or_null(cid);
-	if (!e->from || (!e->title && (sj->title || m->subject_raw)) ||
-	    (cid && !e->change_id))
+	e->from = dup_or_null(m->from_addr ? m->from_addr : "");
+	e->title = dup_or_null(sj->title ? sj->title : m->subject);
+	e->change_id = dup_or_null(m->change_id);
+	if (!e->from || (!e->title && (sj->title || m->subject)) ||
+	    (m->change_id && !e->change_id))
 		return rb_err(RB_ENOMEM, "out of memory for a message");
 	return 0;
 }
 
+void rb_series_msg_of(struct rb_series_msg *out, const struct rb_message *m)
+{
+	uint32_t t = scan_trailers(m->body);
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->message_id = m->message_id;
+	out->subject = m->subject_raw;
+	out->from_addr = m->from.addr;
+	out->from_name = m->from.name;
+	out->date = m->date;
+	out->in_reply_to = m->in_reply_to;
+	out->references = (const char *const *)m->references;
+	out->n_references = m->n_references;
+	for (i = 0; i < m->n_trailers && !out->change_id; i++)
+		if (m->trailers[i].key &&
+		    !strcasecmp(m->trailers[i].key, "change-id"))
+			out->change_id = m->trailers[i].value;
+	if (has_diff(m->body) || (m->patch && has_diff(m->patch)))
+		out->body |= RB_SERIES_BODY_DIFF;
+	if (has_diffstat(m->body) || (m->diffstat && has_diffstat(m->diffstat)))
+		out->body |= RB_SERIES_BODY_DIFFSTAT;
+	if (t & F_TRAILERS)
+		out->body |= RB_SERIES_BODY_TRAILERS;
+	if (t & F_ACK)
+		out->body |= RB_SERIES_BODY_ACK;
+	if (m->x_reviewbot)
+		out->body |= RB_SERIES_BODY_OURS;
+}
+
 int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
 {
+	struct rb_series_msg sm;
+
+	rb_series_msg_of(&sm, m);
+	return rb_series_set_add_msg(set, &sm);
+}
+
+int rb_series_set_add_msg(struct rb_series_set *set,
+			  const struct rb_series_msg *m)
+{
+	struct rb_subject sj = { 0 };
 	struct ent e = { 0 };
 	uint32_t n;
 	int ret;
@@ -752,10 +790,12 @@ int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
 	e.answers = NONE;
 	e.series = NONE;
 	ret = ent_threading(&e, set, m);
+	if (!ret)
+		ret = rb_subject_parse(&sj, m->subject ? m->subject : "");
 	if (ret)
 		goto fail;
-	ent_b4(&e, m);
-	ret = ent_strings(&e, m);
+	ent_b4(&e, m, &sj);
+	ret = ent_strings(&e, m, &sj);
 	if (ret)
 		goto fail;
 	if (set->n_ents == set->cap_ents) {
@@ -771,8 +811,10 @@ int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m)
 	}
 	set->nodes[e.node].msg = (uint32_t)set->n_ents;
 	set->ents[set->n_ents++] = e;
+	rb_subject_release(&sj);
 	return 0;
 fail:
+	rb_subject_release(&sj);
 	free(e.refs);
 	free(e.from);
 	free(e.title);

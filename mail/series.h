@@ -71,11 +71,42 @@ void rb_series_set_free(struct rb_series_set *set);
 void rb_series_set_window(struct rb_series_set *set, int64_t seconds);
 
 /*
+ * What assembly reads of one message, so that a store can keep it beside
+ * the raw bytes and assemble again without parsing the mail: the headers
+ * below and a few facts about the body (RB_SERIES_BODY_*). The strings are
+ * borrowed for the call.
+ */
+struct rb_series_msg {
+	const char *message_id;
+	const char *subject; /* decoded, as rb_message.subject_raw */
+	const char *from_addr, *from_name;
+	int64_t date;
+	const char *in_reply_to;
+	const char *const *references;
+	size_t n_references;
+	const char *change_id; /* the change-id: trailer, or NULL */
+	uint32_t body; /* RB_SERIES_BODY_* */
+};
+
+/* Facts about the body; stored, so the values never change. */
+#define RB_SERIES_BODY_DIFF (1u << 0) /* b4's DIFF_RE matches */
+#define RB_SERIES_BODY_DIFFSTAT (1u << 1) /* b4's DIFFSTAT_RE matches */
+#define RB_SERIES_BODY_TRAILERS (1u << 2) /* follow-up trailers */
+#define RB_SERIES_BODY_ACK (1u << 3) /* Acked-by, Reviewed-by, ... */
+#define RB_SERIES_BODY_OURS (1u << 4) /* X-Reviewbot: our own mail */
+
+/* @m as assembly reads it; borrows from @m. */
+void rb_series_msg_of(struct rb_series_msg *out, const struct rb_message *m);
+
+/*
  * Adds a message (copies what it needs). Non-patches are kept as replies.
  * A Message-ID added before is ignored (cross-posting): returns
  * -RB_EEXISTS without recording a reason. -RB_EINVAL for a message
  * without a Message-ID, -RB_ENOMEM.
  */
+int rb_series_set_add_msg(struct rb_series_set *set,
+			  const struct rb_series_msg *m);
+/* rb_series_set_add_msg() of rb_series_msg_of(@m). */
 int rb_series_set_add(struct rb_series_set *set, const struct rb_message *m);
 
 /*
