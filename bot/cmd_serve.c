@@ -72,7 +72,7 @@ int cmd_serve(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (rb_http_start(&h, listen, store)) {
+	if (rb_http_start(&h, listen, store, cfg->http_thread_url)) {
 		fprintf(stderr, "reviewbot: serve: %s\n", rb_errmsg());
 		ret = rb_errmsg()[0] && strstr(rb_errmsg(), "http.listen") ?
 			      RB_EXIT_USAGE :

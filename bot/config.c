@@ -2062,6 +2062,8 @@ static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
 
 static const struct key http_keys[] = {
 	{ .name = "listen", .type = K_FN, .fn = http_listen },
+	KEY("thread_url", K_URL, struct rb_config, http_thread_url,
+	    .aux = http_schemes),
 };
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },
@@ -2197,6 +2199,7 @@ int rb_config_defaults(struct rb_config **out)
 	policy_defaults(&c->policy_default);
 	c->policy_default.name = strdup("default");
 	c->http_listen = strdup("127.0.0.1:8080");
+	c->http_thread_url = strdup("https://lore.kernel.org/r/");
 	c->max_message_size = 4u << 20; /* RB_MSG_DEFAULT_MAX */
 	c->incomplete_wait_minutes = 60;
 	c->checkers_parallel = 2;
@@ -2206,7 +2209,8 @@ int rb_config_defaults(struct rb_config **out)
 	c->build_mem_mb = 4096;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
 	    !c->model.provider || !c->model.max_tokens_field ||
-	    !c->policy_default.name || !c->http_listen) {
+	    !c->policy_default.name || !c->http_listen ||
+	    !c->http_thread_url) {
 		rb_config_free(c);
 		return rb_err(RB_ENOMEM, "out of memory");
 	}
@@ -2250,6 +2254,7 @@ void rb_config_free(struct rb_config *cfg)
 	strv_free(cfg->list_ids, cfg->n_list_ids);
 	strv_free(cfg->known_bots, cfg->n_known_bots);
 	free(cfg->http_listen);
+	free(cfg->http_thread_url);
 	free(cfg->fetch_url);
 	strv_free(cfg->catch_all, cfg->n_catch_all);
 	free(cfg->build_config);

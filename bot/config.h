@@ -168,6 +168,9 @@ struct rb_config {
 	char **known_bots; /* sender addresses never reacted to */
 	size_t n_known_bots;
 	char *http_listen; /* default 127.0.0.1:8080; NULL: off */
+	/* http.thread_url: where the dashboard links a thread, the
+	 * Message-ID appended URL-escaped; a link only, never fetched. */
+	char *http_thread_url; /* default https://lore.kernel.org/r/ */
 	/* policy.resolve: whose policy a series gets (bot/scope.h). */
 	bool policy_strictest; /* "strictest": every touched section's */
 	/* policy.catch_all: sections that never decide; NULL: the built-in

@@ -37,6 +37,7 @@ struct rb_http {
 	struct rb_store *st;
 	int port;
 	char host[64]; /* http.listen's host, as written */
+	char *thread_url; /* http.thread_url, or NULL: no thread links */
 };
 
 int rb_html_escape(struct rb_buf *out, const char *s)
@@ -108,7 +109,14 @@ static int head(struct rb_buf *b, const char *title)
 		      rb_buf_puts(
 			      b,
 			      "</title><style>"
-			      "body{font-family:sans-serif;margin:1.5em;color:#222}"
+			      "body{font-family:sans-serif;margin:1em;color:#222;"
+			      "max-width:1240px}"
+			      "td,th,pre{overflow-wrap:anywhere}"
+			      "table.list{table-layout:fixed;width:100%}"
+			      "form label{margin-right:.6em;white-space:nowrap}"
+			      "form select{max-width:16em}"
+			      ".reading{margin-top:0;color:#444}"
+			      "pre.quote{margin:0 0 .3em}"
 			      "table{border-collapse:collapse;margin:.5em 0 1.5em}"
 			      "td,th{border:1px solid #ccc;padding:.25em .5em;"
 			      "text-align:left;vertical-align:top}"
@@ -128,7 +136,147 @@ static int tail(struct rb_buf *b)
 	return rb_buf_puts(b, "</body></html>\n");
 }
 
-/* --- / : the series --- */
+/* --- values as the pages and their JSON show them --- */
+
+/*
+ * A JSON string of mail-derived text: jansson takes only UTF-8, and mail
+ * is not always that, so a byte that does not decode becomes '?'. NULL
+ * becomes null.
+ */
+static json_t *jstr(const char *s)
+{
+	json_t *j;
+	char *copy;
+	size_t i, n;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	n = strlen(s);
+	copy = malloc(n + 1);
+	if (!copy)
+		return json_null();
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = c < 0x80		? 1 :
+			     (c & 0xe0) == 0xc0 ? 2 :
+			     (c & 0xf0) == 0xe0 ? 3 :
+			     (c & 0xf8) == 0xf0 ? 4 :
+						  0;
+		size_t k;
+
+		for (k = 1; len && k < len; k++)
+			if (i + k >= n ||
+			    ((unsigned char)s[i + k] & 0xc0) != 0x80)
+				len = 0;
+		if (!len) {
+			copy[i] = '?';
+			continue;
+		}
+		memcpy(copy + i, s + i, len);
+		i += len - 1;
+	}
+	copy[n] = '\0';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
+static void jset(json_t *o, const char *k, json_t *v)
+{
+	json_object_set_new(o, k, v ? v : json_null());
+}
+
+static const char *js(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static long long ji(json_t *o, const char *k)
+{
+	return (long long)json_integer_value(json_object_get(o, k));
+}
+
+static json_t *jtime(int64_t t)
+{
+	char buf[64];
+
+	if (!t)
+		return json_null();
+	fmt_time(buf, sizeof(buf), t);
+	return json_string(buf);
+}
+
+/* A Message-ID without its angle brackets, into @out. */
+static int bare_msgid(struct rb_buf *out, const char *id)
+{
+	size_t n;
+
+	if (!id)
+		return 0;
+	if (*id == '<')
+		id++;
+	n = strlen(id);
+	if (n && id[n - 1] == '>')
+		n--;
+	return rb_buf_add(out, id, n);
+}
+
+/* The thread of @msgid on the configured public-inbox: a link only. */
+static json_t *thread_link(const char *base, const char *msgid)
+{
+	struct rb_buf id = RB_BUF_INIT(1 << 16), u = RB_BUF_INIT(1 << 17);
+	json_t *j = json_null();
+	int ret;
+
+	if (!msgid || !base || !*base)
+		return j;
+	ret = bare_msgid(&id, msgid);
+	ret = ret ?: rb_buf_puts(&u, base);
+	if (!ret && base[strlen(base) - 1] != '/')
+		ret = rb_buf_putc(&u, '/');
+	ret = ret ?: url_escape(&u, id.ptr ? id.ptr : "");
+	if (!ret && u.ptr) {
+		json_decref(j);
+		j = jstr(u.ptr);
+	}
+	rb_buf_release(&id);
+	rb_buf_release(&u);
+	return j;
+}
+
+/* The dashboard's own link to series @id. */
+static json_t *series_link(const char *id)
+{
+	struct rb_buf u = RB_BUF_INIT(1 << 17);
+	json_t *j = json_null();
+
+	if (id && !rb_buf_puts(&u, "/series?id=") && !url_escape(&u, id)) {
+		json_decref(j);
+		j = jstr(u.ptr);
+	}
+	rb_buf_release(&u);
+	return j;
+}
+
+/* A duration in the unit a person reads it in. */
+static void fmt_dur(char *buf, size_t n, double s)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 90)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 90 * 60)
+		snprintf(buf, n, "%.0f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else if (s < 2 * 365 * 86400.0)
+		snprintf(buf, n, "%.1f days", s / 86400);
+	else
+		snprintf(buf, n, "%.1f years", s / (365.25 * 86400));
+}
 
 static const char *status_of(const char *state, int64_t sent)
 {
@@ -145,114 +293,440 @@ static const char *status_of(const char *state, int64_t sent)
 	return state;
 }
 
-static int series_row(const struct rb_report_series *s, void *payload)
+/* The fields the list and the series page share. */
+static json_t *series_obj(const struct rb_report_series *s, const char *inbox)
 {
-	struct rb_buf *b = payload;
-	const char *base = s->base_name, *commit = s->base_commit;
-	char when[64];
-	int ret;
+	json_t *o = json_object();
 
-	fmt_time(when, sizeof(when), s->updated_at);
-	ret = rb_buf_puts(b, "<tr><td><a href=\"/series?id=");
-	ret = ret ?: url_escape(b, s->id);
-	ret = ret ?: rb_buf_puts(b, "\">");
-	ret = ret ?: rb_html_escape(b, s->title ? s->title : "(no title)");
-	ret = ret   ?:
-		      rb_buf_printf(b, "</a></td><td>v%lld</td><td>",
-				    (long long)s->version);
-	ret = ret ?: rb_html_escape(b, s->author);
-	ret = ret ?: rb_buf_puts(b, "</td><td class=\"status\">");
-	ret = ret ?: rb_html_escape(b, status_of(s->state, s->sent));
-	if (!ret && base) {
-		ret = rb_buf_puts(b, "<br>applied on ");
-		ret = ret ?: rb_html_escape(b, base);
-		if (!ret && commit) {
-			ret = rb_buf_puts(b, " at ");
-			ret = ret ?: rb_buf_printf(b, "%.12s", commit);
-		}
+	jset(o, "id", jstr(s->id));
+	jset(o, "title", jstr(s->title));
+	jset(o, "version", json_integer(s->version));
+	jset(o, "author", jstr(s->author));
+	jset(o, "state", jstr(s->state));
+	jset(o, "status", jstr(status_of(s->state, s->sent)));
+	jset(o, "base", jstr(s->base_name));
+	jset(o, "base_commit", jstr(s->base_commit));
+	jset(o, "section", jstr(s->subsystem));
+	jset(o, "mode", jstr(s->mode));
+	jset(o, "mails_sent", json_integer(s->sent));
+	jset(o, "date", jtime(s->date));
+	jset(o, "date_unix", json_integer(s->date));
+	jset(o, "url", series_link(s->id));
+	jset(o, "thread", thread_link(inbox, s->id));
+	return o;
+}
+
+/* Query values of the list, as given (NULL: absent). */
+struct list_args {
+	const char *q, *section, *state, *mode, *findings, *page;
+};
+
+/* The page's own URL with @page, the filters kept. */
+static int list_url(struct rb_buf *b, const struct list_args *a, long long page)
+{
+	const struct {
+		const char *k, *v;
+	} kv[] = {
+		{ "q", a->q },
+		{ "section", a->section },
+		{ "state", a->state },
+		{ "mode", a->mode },
+		{ "findings", a->findings },
+	};
+	size_t i;
+	int ret = rb_buf_printf(b, "/?page=%lld", page);
+
+	for (i = 0; i < ARRAY_SIZE(kv) && !ret; i++) {
+		if (!kv[i].v || !*kv[i].v)
+			continue;
+		ret = rb_buf_printf(b, "&%s=", kv[i].k);
+		ret = ret ?: url_escape(b, kv[i].v);
 	}
-	ret = ret ?: rb_buf_puts(b, "</td><td>");
-	ret = ret ?: rb_html_escape(b, s->subsystem);
-	ret = ret   ?:
-		      rb_buf_printf(b, "</td><td>%lld</td><td>%s</td></tr>\n",
-				    (long long)s->findings, when);
 	return ret;
 }
 
-static int page_index(struct rb_buf *b, struct rb_store *st)
+/* --- / : the series, 50 a page --- */
+
+#define PER_PAGE 50
+
+struct list_ctx {
+	json_t *rows;
+	const char *inbox;
+};
+
+static int list_row(const struct rb_report_series *s, void *payload)
 {
+	struct list_ctx *c = payload;
+	json_t *o = series_obj(s, c->inbox);
+
+	jset(o, "findings", json_integer(s->findings));
+	json_array_append_new(c->rows, o);
+	return 0;
+}
+
+static int count_into(const char *key, int64_t n, void *payload)
+{
+	json_t *o = json_object();
+
+	jset(o, "name", jstr(key));
+	jset(o, "series", json_integer(n));
+	json_array_append_new(payload, o);
+	return 0;
+}
+
+static int list_json(json_t **out, struct rb_store *st,
+		     const struct list_args *a, const char *inbox)
+{
+	struct rb_report_filter f = RB_REPORT_FILTER_INIT;
+	struct list_ctx c = { json_array(), inbox };
+	json_t *j = json_object(), *filt = json_object();
+	json_t *sections = json_array(), *states = json_array();
+	long long page = a->page ? atoll(a->page) : 1, pages;
+	int64_t total = 0;
+	int ret;
+
+	if (page < 1 || page > 1000000)
+		page = 1;
+	f.q = a->q;
+	f.section = a->section;
+	f.state = a->state;
+	f.mode = a->mode;
+	f.has_findings = a->findings && *a->findings &&
+			 strcmp(a->findings, "0");
+	f.limit = PER_PAGE;
+	f.offset = (page - 1) * PER_PAGE;
+	ret = rb_store_report_series_page(st, &f, &total, list_row, &c);
+	ret = ret ?: rb_store_report_sections(st, count_into, sections);
+	ret = ret   ?:
+		      rb_store_report_counts(st, RB_COUNT_SERIES, count_into,
+					     states);
+	pages = total ? (total + PER_PAGE - 1) / PER_PAGE : 1;
+	jset(filt, "q", jstr(a->q && *a->q ? a->q : NULL));
+	jset(filt, "section",
+	     jstr(a->section && *a->section ? a->section : NULL));
+	jset(filt, "state", jstr(a->state && *a->state ? a->state : NULL));
+	jset(filt, "mode", jstr(a->mode && *a->mode ? a->mode : NULL));
+	jset(filt, "has_findings", json_boolean(f.has_findings));
+	jset(j, "filter", filt);
+	jset(j, "page", json_integer(page));
+	jset(j, "pages", json_integer(pages));
+	jset(j, "per_page", json_integer(PER_PAGE));
+	jset(j, "total", json_integer(total));
+	jset(j, "series", c.rows);
+	jset(j, "sections", sections);
+	jset(j, "states", states);
+	if (ret) {
+		json_decref(j);
+		return ret;
+	}
+	*out = j;
+	return 0;
+}
+
+/* One <option> of a filter's <select>, selected when it is @cur. */
+static int option(struct rb_buf *b, const char *value, const char *label,
+		  long long n, const char *cur)
+{
+	int ret = rb_buf_puts(b, "<option value=\"");
+
+	ret = ret ?: rb_html_escape(b, value);
+	ret = ret   ?:
+		      rb_buf_puts(b, cur && !strcmp(cur, value) ?
+					     "\" selected>" :
+					     "\">");
+	ret = ret ?: rb_html_escape(b, label);
+	if (!ret && n >= 0)
+		ret = rb_buf_printf(b, " (%lld)", n);
+	return ret ?: rb_buf_puts(b, "</option>");
+}
+
+static int select_of(struct rb_buf *b, const char *name, const char *title,
+		     json_t *choices, const char *const *fixed, const char *cur)
+{
+	size_t i;
+	json_t *v;
+	int ret = rb_buf_printf(b,
+				"<label>%s <select name=\"%s\">"
+				"<option value=\"\">any</option>",
+				title, name);
+
+	json_array_foreach(choices, i, v)
+	{
+		const char *k = js(v, "name");
+
+		if (!ret && k && *k)
+			ret = option(b, k, k, ji(v, "series"), cur);
+	}
+	for (i = 0; fixed && fixed[i] && !ret; i++)
+		ret = option(b, fixed[i], fixed[i], -1, cur);
+	return ret ?: rb_buf_puts(b, "</select></label> ");
+}
+
+static const char *const modes[] = { "off", "shadow", "advisory", "blocking",
+				     NULL };
+
+static int list_form(struct rb_buf *b, json_t *j)
+{
+	json_t *f = json_object_get(j, "filter");
+	int ret = rb_buf_puts(b, "<form method=\"get\" action=\"/\" "
+				 "id=\"filter\"><label>search <input "
+				 "type=\"search\" name=\"q\" size=\"30\" "
+				 "placeholder=\"title, author or "
+				 "Message-ID\" value=\"");
+
+	ret = ret ?: rb_html_escape(b, js(f, "q"));
+	ret = ret ?: rb_buf_puts(b, "\"></label> ");
+	ret = ret   ?:
+		      select_of(b, "section", "section",
+				json_object_get(j, "sections"), NULL,
+				js(f, "section"));
+	ret = ret   ?:
+		      select_of(b, "state", "state",
+				json_object_get(j, "states"), NULL,
+				js(f, "state"));
+	ret = ret ?: select_of(b, "mode", "mode", NULL, modes, js(f, "mode"));
+	ret = ret   ?:
+		      rb_buf_printf(
+			      b,
+			      "<label><input type=\"checkbox\" "
+			      "name=\"findings\" value=\"1\"%s> has "
+			      "findings</label> <button>show</button> "
+			      "<a href=\"/\">clear</a></form>\n",
+			      json_is_true(json_object_get(f, "has_findings")) ?
+				      " checked" :
+				      "");
+	return ret;
+}
+
+static int list_pager(struct rb_buf *b, json_t *j, const struct list_args *a)
+{
+	struct rb_buf u = RB_BUF_INIT(1 << 16);
+	long long page = ji(j, "page"), pages = ji(j, "pages");
+	int ret = rb_buf_printf(b,
+				"<p class=\"pager\" id=\"pager\">%lld series,"
+				" page %lld of %lld. ",
+				ji(j, "total"), page, pages);
+
+	if (!ret && page > 1) {
+		ret = list_url(&u, a, page - 1);
+		ret = ret   ?:
+			      rb_buf_puts(b, "<a rel=\"prev\" id=\"newer\" "
+					     "href=\"");
+		ret = ret ?: rb_html_escape(b, u.ptr);
+		ret = ret ?: rb_buf_puts(b, "\">&larr; newer</a> ");
+	}
+	rb_buf_reset(&u);
+	if (!ret && page < pages) {
+		ret = list_url(&u, a, page + 1);
+		ret = ret   ?:
+			      rb_buf_puts(b, "<a rel=\"next\" id=\"older\" "
+					     "href=\"");
+		ret = ret ?: rb_html_escape(b, u.ptr);
+		ret = ret ?: rb_buf_puts(b, "\">older &rarr;</a>");
+	}
+	rb_buf_release(&u);
+	return ret ?: rb_buf_puts(b, "</p>\n");
+}
+
+/* An <a> to @href (already a URL of ours, or NULL: just the text). */
+static int a_link(struct rb_buf *b, const char *href, const char *text,
+		  const char *cls)
+{
+	int ret = 0;
+
+	if (href) {
+		ret = rb_buf_puts(b, "<a ");
+		if (cls)
+			ret = ret ?: rb_buf_printf(b, "class=\"%s\" ", cls);
+		ret = ret ?: rb_buf_puts(b, "href=\"");
+		ret = ret ?: rb_html_escape(b, href);
+		ret = ret ?: rb_buf_puts(b, "\">");
+	}
+	ret = ret ?: rb_html_escape(b, text);
+	return ret ?: rb_buf_puts(b, href ? "</a>" : "");
+}
+
+static int list_html(struct rb_buf *b, json_t *j, const struct list_args *a)
+{
+	json_t *rows = json_object_get(j, "series"), *s;
+	size_t i;
 	int ret = head(b, "series");
 
+	ret = ret ?: rb_buf_puts(b, "<h1>Series</h1>\n");
+	ret = ret ?: list_form(b, j);
+	ret = ret ?: list_pager(b, j, a);
 	ret = ret   ?:
-		      rb_buf_puts(b, "<h1>Series</h1><table id=\"series\">"
-				     "<tr><th>title</th><th>version</th>"
-				     "<th>author</th><th>status</th>"
-				     "<th>subsystem</th><th>findings</th>"
-				     "<th>updated</th></tr>\n");
-	ret = ret ?: rb_store_report_series_list(st, series_row, b);
+		      rb_buf_puts(
+			      b,
+			      "<table id=\"series\" class=\"list\"><colgroup>"
+			      "<col style=\"width:8em\"><col>"
+			      "<col style=\"width:3em\">"
+			      "<col style=\"width:13em\">"
+			      "<col style=\"width:11em\">"
+			      "<col style=\"width:12em\">"
+			      "<col style=\"width:5.5em\">"
+			      "<col style=\"width:4.5em\">"
+			      "<col style=\"width:3.5em\"></colgroup>"
+			      "<tr><th>date</th><th>title</th><th>v</th>"
+			      "<th>author</th><th>status</th>"
+			      "<th>section</th><th>mode</th>"
+			      "<th>findings</th><th>lore</th></tr>\n");
+	json_array_foreach(rows, i, s)
+	{
+		const char *t = js(s, "title"), *d = js(s, "date");
+
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
+		/* The day is enough in the list. */
+		ret = ret ?: rb_buf_printf(b, "%.10s", d ? d : "-");
+		ret = ret ?: rb_buf_puts(b, "</td><td class=\"title\">");
+		ret = ret   ?:
+			      a_link(b, js(s, "url"), t ? t : "(no title)",
+				     NULL);
+		ret = ret   ?:
+			      rb_buf_printf(b, "</td><td>v%lld</td><td>",
+					    ji(s, "version"));
+		ret = ret ?: rb_html_escape(b, js(s, "author"));
+		ret = ret ?: rb_buf_puts(b, "</td><td class=\"status\">");
+		ret = ret ?: rb_html_escape(b, js(s, "status"));
+		if (!ret && js(s, "base")) {
+			ret = rb_buf_puts(b, "<br>applied on ");
+			ret = ret ?: rb_html_escape(b, js(s, "base"));
+			if (!ret && js(s, "base_commit"))
+				ret = rb_buf_printf(b, " at %.12s",
+						    js(s, "base_commit"));
+		}
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(s, "section"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(s, "mode"));
+		ret = ret   ?:
+			      rb_buf_printf(b, "</td><td>%lld</td><td>",
+					    ji(s, "findings"));
+		ret = ret ?: a_link(b, js(s, "thread"), "thread", "thread");
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
 	ret = ret ?: rb_buf_puts(b, "</table>\n");
+	ret = ret ?: list_pager(b, j, a);
 	return ret ?: tail(b);
 }
 
 /* --- /series?id= --- */
 
-struct series_page {
-	struct rb_buf *b;
-	bool found;
+struct series_ctx {
+	json_t *j;
+	const char *inbox;
 };
 
 static int series_head_row(const struct rb_report_series *s, void *payload)
 {
-	struct series_page *sp = payload;
-	struct rb_buf *b = sp->b;
-	int ret;
+	struct series_ctx *c = payload;
+	json_t *o = series_obj(s, c->inbox);
 
-	sp->found = true;
-	ret = rb_buf_puts(b, "<h1 id=\"title\">");
-	ret = ret ?: rb_html_escape(b, s->title ? s->title : "(no title)");
-	ret = ret   ?:
-		      rb_buf_printf(b,
-				    "</h1><table><tr><th>version</th>"
-				    "<td>v%lld</td></tr><tr><th>author</th>"
-				    "<td>",
-				    (long long)s->version);
-	ret = ret ?: rb_html_escape(b, s->author);
-	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>status</th><td>");
-	ret = ret ?: rb_html_escape(b, status_of(s->state, s->sent));
-	ret = ret ?: rb_buf_puts(b, " ");
-	ret = ret ?: rb_html_escape(b, s->detail);
-	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>base</th><td>");
-	ret = ret ?: rb_html_escape(b, s->base_name ? s->base_name : "-");
-	ret = ret ?: rb_buf_puts(b, " ");
-	ret = ret ?: rb_html_escape(b, s->base_commit);
-	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>subsystem</th><td>");
-	ret = ret ?: rb_html_escape(b, s->subsystem);
-	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>id</th><td>");
-	ret = ret ?: rb_html_escape(b, s->id);
-	ret = ret ?: rb_buf_puts(b, "</td></tr></table>\n");
-	return ret ? ret : 1;
+	jset(o, "detail", jstr(s->detail));
+	jset(o, "applied_commit", jstr(s->applied_commit));
+	if (s->previous) {
+		json_t *p = json_object();
+
+		jset(p, "id", jstr(s->previous));
+		jset(p, "url", series_link(s->previous));
+		jset(o, "previous", p);
+	} else {
+		jset(o, "previous", json_null());
+	}
+	jset(o, "next", json_array());
+	json_object_update(c->j, o);
+	json_decref(o);
+	return 1;
+}
+
+static int next_row(const char *id, int64_t version, void *payload)
+{
+	json_t *o = json_object();
+
+	jset(o, "id", jstr(id));
+	jset(o, "version", json_integer(version));
+	jset(o, "url", series_link(id));
+	json_array_append_new(payload, o);
+	return 0;
+}
+
+static int patch_row(const struct rb_report_patch *p, void *payload)
+{
+	struct series_ctx *c = payload;
+	json_t *o = json_object();
+
+	jset(o, "idx", json_integer(p->idx));
+	jset(o, "message_id", jstr(p->message_id));
+	jset(o, "subject", jstr(p->subject));
+	jset(o, "received", jtime(p->received_at));
+	jset(o, "thread", thread_link(c->inbox, p->message_id));
+	json_array_append_new(json_object_get(c->j, "patches"), o);
+	return 0;
 }
 
 static int attempt_row(const struct rb_report_attempt *a, void *payload)
 {
-	struct rb_buf *b = payload;
-	int ret = rb_buf_puts(b, "<tr><td>");
+	json_t *o = json_object();
 
-	ret = ret ?: rb_html_escape(b, a->base_name);
-	ret = ret   ?:
-		      rb_buf_printf(b, "</td><td>%.12s</td><td>%s</td><td>",
-				    a->base_commit ? a->base_commit : "",
-				    a->ok ? "applied" : "failed");
-	if (!ret && !a->ok) {
-		ret = rb_buf_printf(b, "patch %lld, ",
-				    (long long)a->failed_patch);
-		ret = ret ?: rb_html_escape(b, a->failed_file);
-		ret = ret   ?:
-			      rb_buf_printf(b, " hunk %lld: ",
-					    (long long)a->failed_hunk);
-		ret = ret ?: rb_html_escape(b, a->reason);
+	jset(o, "base", jstr(a->base_name));
+	jset(o, "commit", jstr(a->base_commit));
+	jset(o, "applied", json_boolean(a->ok));
+	if (!a->ok) {
+		jset(o, "failed_patch", json_integer(a->failed_patch));
+		jset(o, "failed_file", jstr(a->failed_file));
+		jset(o, "failed_hunk", json_integer(a->failed_hunk));
+		jset(o, "reason", jstr(a->reason));
 	}
-	return ret ?: rb_buf_puts(b, "</td></tr>\n");
+	json_array_append_new(payload, o);
+	return 0;
+}
+
+static const char *outcome_text(const char *o)
+{
+	if (!o)
+		return "-";
+	if (!strcmp(o, "false_positive"))
+		return "judged false positive";
+	if (!strcmp(o, "valid"))
+		return "judged valid";
+	if (!strcmp(o, "fixed"))
+		return "judged fixed";
+	if (!strcmp(o, "fixed_later"))
+		return "gone in a later version";
+	return o;
+}
+
+static int finding_row(const struct rb_report_finding *f, void *payload)
+{
+	json_t *o = json_object();
+
+	jset(o, "fid", jstr(f->fid));
+	jset(o, "checker", jstr(f->checker));
+	jset(o, "category", jstr(f->category));
+	jset(o, "severity", jstr(f->severity));
+	jset(o, "patch", json_integer(f->patch_idx));
+	jset(o, "file", jstr(f->file));
+	jset(o, "line", json_integer(f->line));
+	jset(o, "quote", jstr(f->code));
+	jset(o, "message", jstr(f->message));
+	jset(o, "state", jstr(f->state));
+	jset(o, "outcome", jstr(f->outcome));
+	json_array_append_new(payload, o);
+	return 0;
+}
+
+static int verdict_row(const struct rb_report_verdict *v, void *payload)
+{
+	json_t *o = json_object();
+
+	jset(o, "fid", jstr(v->fid));
+	jset(o, "verdict", jstr(v->verdict));
+	jset(o, "judge", jstr(v->judge));
+	jset(o, "authorised", json_boolean(v->authorised));
+	jset(o, "reason", jstr(v->reason));
+	jset(o, "date", jtime(v->created_at));
+	json_array_append_new(payload, o);
+	return 0;
 }
 
 /* The body of a stored mail: what follows the header section. */
@@ -266,112 +740,221 @@ static const char *mail_body(const char *bytes)
 	return p ? p + 2 : bytes;
 }
 
-static int review_row(const struct rb_report_mail *m, void *payload)
+static int mail_row(const struct rb_report_mail *m, void *payload)
 {
-	struct rb_buf *b = payload;
 	struct rb_buf body = RB_BUF_INIT(PAGE_MAX);
 	struct rb_buf mail = RB_BUF_INIT(PAGE_MAX);
-	char when[64];
+	json_t *o = json_object();
 	const char *p;
 	int ret;
 
 	/* The stored bytes end where their length says, not at a NUL. */
 	ret = m->bytes ? rb_buf_add(&mail, m->bytes, m->len) : 0;
-	fmt_time(when, sizeof(when), m->created_at);
-	ret = ret ?: rb_buf_puts(b, "<h3>");
-	ret = ret ?: rb_html_escape(b, m->kind);
-	ret = ret   ?:
-		      rb_buf_printf(b,
-				    " (patch %lld): %lld words, %lld "
-				    "findings, ",
-				    (long long)m->patch_idx,
-				    (long long)m->words,
-				    (long long)m->findings);
-	ret = ret ?: rb_html_escape(b, m->state ? m->state : "no mail");
-	ret = ret ?: rb_buf_printf(b, ", %s</h3>\n<pre class=\"mail\">", when);
 	/* Without the CRs of the wire format. */
 	for (p = mail_body(mail.ptr); !ret && p && *p; p++)
 		if (*p != '\r')
 			ret = rb_buf_putc(&body, *p);
-	ret = ret ?: rb_html_escape(b, body.ptr ? body.ptr : "");
+	jset(o, "message_id", jstr(m->message_id));
+	jset(o, "kind", jstr(m->kind));
+	jset(o, "patch", json_integer(m->patch_idx));
+	jset(o, "words", json_integer(m->words));
+	jset(o, "findings", json_integer(m->findings));
+	jset(o, "state", jstr(m->state));
+	jset(o, "date", jtime(m->created_at));
+	jset(o, "body", jstr(body.ptr ? body.ptr : ""));
+	json_array_append_new(payload, o);
 	rb_buf_release(&body);
 	rb_buf_release(&mail);
-	return ret ?: rb_buf_puts(b, "</pre>\n");
+	return ret;
 }
 
-static int finding_row(const struct rb_report_finding *f, void *payload)
+/* Series @id as JSON; *out NULL when there is no such series. */
+static int series_json(json_t **out, struct rb_store *st, const char *id,
+		       const char *inbox)
 {
-	struct rb_buf *b = payload;
-	/* NULL: where, file:line or the commit message */
-	const char *const cells[] = { f->fid,	   f->checker, f->category,
-				      f->severity, NULL,       f->state,
-				      f->message };
-	size_t i;
-	int ret = rb_buf_puts(b, "<tr>");
-
-	for (i = 0; i < sizeof(cells) / sizeof(cells[0]) && !ret; i++) {
-		ret = rb_buf_puts(b, "<td>");
-		if (i != 4) {
-			ret = ret ?: rb_html_escape(b, cells[i]);
-		} else {
-			ret = ret   ?:
-				      rb_html_escape(
-					      b, f->file ? f->file :
-							   "(commit message)");
-			if (!ret && f->line)
-				ret = rb_buf_printf(b, ":%lld",
-						    (long long)f->line);
-		}
-		ret = ret ?: rb_buf_puts(b, "</td>");
-	}
-	return ret ?: rb_buf_puts(b, "</tr>\n");
-}
-
-static int verdict_row(const struct rb_report_verdict *v, void *payload)
-{
-	struct rb_buf *b = payload;
-	char when[64];
+	struct series_ctx c = { json_object(), inbox };
+	json_t *a = json_array(), *f = json_array(), *v = json_array();
+	json_t *m = json_array();
 	int ret;
 
-	fmt_time(when, sizeof(when), v->created_at);
-	ret = rb_buf_puts(b, "<tr><td>");
-	ret = ret ?: rb_html_escape(b, v->fid ? v->fid : "-");
-	ret = ret ?: rb_buf_puts(b, "</td><td>");
-	ret = ret ?: rb_html_escape(b, v->verdict ? v->verdict : "-");
-	ret = ret ?: rb_buf_puts(b, "</td><td>");
-	ret = ret ?: rb_html_escape(b, v->judge);
-	ret = ret   ?:
-		      rb_buf_printf(b, "</td><td>%s</td><td>",
-				    v->authorised ? "yes" : "no");
-	ret = ret ?: rb_html_escape(b, v->reason);
-	return ret ?: rb_buf_printf(b, "</td><td>%s</td></tr>\n", when);
+	*out = NULL;
+	jset(c.j, "patches", json_array());
+	ret = rb_store_report_series(st, id, series_head_row, &c);
+	if (ret || !json_object_get(c.j, "id")) {
+		json_decref(c.j);
+		json_decref(a);
+		json_decref(f);
+		json_decref(v);
+		json_decref(m);
+		return ret;
+	}
+	jset(c.j, "attempts", a);
+	jset(c.j, "findings", f);
+	jset(c.j, "verdicts", v);
+	jset(c.j, "mails", m);
+	ret = rb_store_report_next_versions(st, id, next_row,
+					    json_object_get(c.j, "next"));
+	ret = ret ?: rb_store_report_patches(st, id, patch_row, &c);
+	ret = ret ?: rb_store_report_attempts(st, id, attempt_row, a);
+	ret = ret ?: rb_store_report_findings(st, id, finding_row, f);
+	ret = ret ?: rb_store_report_verdicts(st, id, verdict_row, v);
+	ret = ret ?: rb_store_report_mails_of(st, id, mail_row, m);
+	if (ret) {
+		json_decref(c.j);
+		return ret;
+	}
+	*out = c.j;
+	return 0;
 }
 
-static int page_series(struct rb_buf *b, struct rb_store *st, const char *id,
-		       int *status)
+/* <tr><th>@k</th><td>@v escaped</td></tr> */
+static int kv_row(struct rb_buf *b, const char *k, const char *v)
 {
-	struct series_page sp = { .b = b };
-	int ret = head(b, "series");
+	int ret = rb_buf_printf(b, "<tr><th>%s</th><td>", k);
 
-	ret = ret ?: rb_store_report_series(st, id, series_head_row, &sp);
-	if (ret)
-		return ret;
-	if (!sp.found) {
-		*status = MHD_HTTP_NOT_FOUND;
-		ret = rb_buf_puts(b, "<h1>No such series</h1>");
-		return ret ?: tail(b);
-	}
-	ret = rb_buf_puts(b, "<h2>Apply attempts</h2><table><tr><th>base</th>"
-			     "<th>commit</th><th>result</th><th>detail</th>"
-			     "</tr>\n");
-	ret = ret ?: rb_store_report_attempts(st, id, attempt_row, b);
+	ret = ret ?: rb_html_escape(b, v ? v : "-");
+	return ret ?: rb_buf_puts(b, "</td></tr>");
+}
+
+static int series_head_html(struct rb_buf *b, json_t *j)
+{
+	json_t *prev = json_object_get(j, "previous"), *n;
+	const char *t = js(j, "title");
+	size_t i;
+	int ret = rb_buf_puts(b, "<h1 id=\"title\">");
+
+	ret = ret ?: rb_html_escape(b, t ? t : "(no title)");
 	ret = ret   ?:
-		      rb_buf_puts(b, "</table><h2>Findings</h2>"
-				     "<table id=\"findings\"><tr><th>id</th>"
-				     "<th>checker</th><th>category</th>"
-				     "<th>severity</th><th>where</th>"
-				     "<th>state</th><th>message</th></tr>\n");
-	ret = ret ?: rb_store_report_findings(st, id, finding_row, b);
+		      rb_buf_printf(b,
+				    "</h1><table id=\"summary\"><tr><th>"
+				    "version</th><td>v%lld</td></tr>",
+				    ji(j, "version"));
+	ret = ret ?: kv_row(b, "author", js(j, "author"));
+	ret = ret ?: kv_row(b, "date", js(j, "date"));
+	ret = ret ?: rb_buf_puts(b, "<tr><th>status</th><td>");
+	ret = ret ?: rb_html_escape(b, js(j, "status"));
+	ret = ret ?: rb_buf_puts(b, " ");
+	ret = ret ?: rb_html_escape(b, js(j, "detail"));
+	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>base</th><td>");
+	ret = ret ?: rb_html_escape(b, js(j, "base") ?: "-");
+	ret = ret ?: rb_buf_puts(b, " ");
+	ret = ret ?: rb_html_escape(b, js(j, "base_commit"));
+	ret = ret ?: rb_buf_puts(b, "</td></tr>");
+	ret = ret ?: kv_row(b, "applied as", js(j, "applied_commit"));
+	ret = ret ?: kv_row(b, "section", js(j, "section"));
+	ret = ret ?: kv_row(b, "mode", js(j, "mode"));
+	ret = ret ?: kv_row(b, "id", js(j, "id"));
+	ret = ret ?: rb_buf_puts(b, "<tr><th>thread</th><td>");
+	ret = ret   ?:
+		      a_link(b, js(j, "thread"), "on the public inbox",
+			     "thread");
+	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>versions</th><td>");
+	if (!ret && json_is_object(prev))
+		ret = a_link(b, js(prev, "url"), "previous version", "prev");
+	json_array_foreach(json_object_get(j, "next"), i, n)
+	{
+		char text[64];
+
+		snprintf(text, sizeof(text), "next version (v%lld)",
+			 ji(n, "version"));
+		ret = ret ?: rb_buf_puts(b, " ");
+		ret = ret ?: a_link(b, js(n, "url"), text, "next");
+	}
+	return ret ?: rb_buf_puts(b, "</td></tr></table>\n");
+}
+
+static int series_parts_html(struct rb_buf *b, json_t *j)
+{
+	json_t *p;
+	size_t i;
+	int ret = rb_buf_puts(b, "<h2>Patches</h2><table id=\"patches\">"
+				 "<tr><th>#</th><th>subject</th>"
+				 "<th>received</th><th>lore</th></tr>\n");
+
+	json_array_foreach(json_object_get(j, "patches"), i, p)
+	{
+		ret = ret   ?:
+			      rb_buf_printf(b, "<tr><td>%lld</td><td>",
+					    ji(p, "idx"));
+		ret = ret   ?:
+			      rb_html_escape(b, js(p, "subject") ?:
+							js(p, "message_id"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(p, "received") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: a_link(b, js(p, "thread"), "mail", "thread");
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	ret = ret   ?:
+		      rb_buf_puts(b, "</table><h2>Apply attempts</h2><table "
+				     "id=\"attempts\"><tr><th>base</th>"
+				     "<th>commit</th><th>result</th>"
+				     "<th>detail</th></tr>\n");
+	json_array_foreach(json_object_get(j, "attempts"), i, p)
+	{
+		bool ok = json_is_true(json_object_get(p, "applied"));
+
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
+		ret = ret ?: rb_html_escape(b, js(p, "base"));
+		ret = ret   ?:
+			      rb_buf_printf(b,
+					    "</td><td>%.12s</td><td>%s</td>"
+					    "<td>",
+					    js(p, "commit") ?: "",
+					    ok ? "applied" : "failed");
+		if (!ret && !ok) {
+			ret = rb_buf_printf(b, "patch %lld, ",
+					    ji(p, "failed_patch"));
+			ret = ret ?: rb_html_escape(b, js(p, "failed_file"));
+			ret = ret   ?:
+				      rb_buf_printf(b, " hunk %lld: ",
+						    ji(p, "failed_hunk"));
+			ret = ret ?: rb_html_escape(b, js(p, "reason"));
+		}
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	return ret ?: rb_buf_puts(b, "</table>\n");
+}
+
+static int series_findings_html(struct rb_buf *b, json_t *j)
+{
+	json_t *f;
+	size_t i;
+	int ret = rb_buf_puts(b, "<h2>Findings</h2><table id=\"findings\">"
+				 "<tr><th>id</th><th>rule</th>"
+				 "<th>severity</th><th>where</th>"
+				 "<th>finding</th><th>state</th>"
+				 "<th>outcome</th></tr>\n");
+
+	json_array_foreach(json_object_get(j, "findings"), i, f)
+	{
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "fid"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "checker"));
+		ret = ret ?: rb_buf_puts(b, "/");
+		ret = ret ?: rb_html_escape(b, js(f, "category"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "severity"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret   ?:
+			      rb_html_escape(b, js(f, "file") ?:
+							"(commit message)");
+		if (!ret && ji(f, "line"))
+			ret = rb_buf_printf(b, ":%lld", ji(f, "line"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		if (!ret && js(f, "quote") && *js(f, "quote")) {
+			ret = rb_buf_puts(b, "<pre class=\"quote\">");
+			ret = ret ?: rb_html_escape(b, js(f, "quote"));
+			ret = ret ?: rb_buf_puts(b, "</pre>");
+		}
+		ret = ret ?: rb_html_escape(b, js(f, "message"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "state"));
+		ret = ret ?: rb_buf_puts(b, "</td><td class=\"outcome\">");
+		ret = ret ?: rb_html_escape(b, outcome_text(js(f, "outcome")));
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
 	ret = ret   ?:
 		      rb_buf_puts(b,
 				  "</table><h2>Verdicts</h2>"
@@ -379,9 +962,62 @@ static int page_series(struct rb_buf *b, struct rb_store *st, const char *id,
 				  "<th>verdict</th><th>judge</th>"
 				  "<th>authorised</th><th>reason</th>"
 				  "<th>when</th></tr>\n");
-	ret = ret ?: rb_store_report_verdicts(st, id, verdict_row, b);
-	ret = ret ?: rb_buf_puts(b, "</table><h2>Mails</h2>\n");
-	ret = ret ?: rb_store_report_mails_of(st, id, review_row, b);
+	json_array_foreach(json_object_get(j, "verdicts"), i, f)
+	{
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "fid") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "verdict") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "judge"));
+		ret = ret   ?:
+			      rb_buf_printf(b, "</td><td>%s</td><td>",
+					    json_is_true(json_object_get(
+						    f, "authorised")) ?
+						    "yes" :
+						    "no");
+		ret = ret ?: rb_html_escape(b, js(f, "reason"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "date") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	return ret ?: rb_buf_puts(b, "</table>\n");
+}
+
+static int series_mails_html(struct rb_buf *b, json_t *j)
+{
+	json_t *m;
+	size_t i;
+	int ret = rb_buf_puts(b, "<h2>Mails as sent</h2>\n");
+
+	json_array_foreach(json_object_get(j, "mails"), i, m)
+	{
+		ret = ret ?: rb_buf_puts(b, "<h3>");
+		ret = ret ?: rb_html_escape(b, js(m, "kind"));
+		ret = ret   ?:
+			      rb_buf_printf(b,
+					    " (patch %lld): %lld words, %lld "
+					    "findings, ",
+					    ji(m, "patch"), ji(m, "words"),
+					    ji(m, "findings"));
+		ret = ret ?: rb_html_escape(b, js(m, "state") ?: "no mail");
+		ret = ret ?: rb_buf_puts(b, ", ");
+		ret = ret ?: rb_html_escape(b, js(m, "date") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</h3>\n<pre class=\"mail\">");
+		ret = ret ?: rb_html_escape(b, js(m, "body"));
+		ret = ret ?: rb_buf_puts(b, "</pre>\n");
+	}
+	return ret;
+}
+
+static int series_html(struct rb_buf *b, json_t *j)
+{
+	int ret = head(b, "series");
+
+	ret = ret ?: series_head_html(b, j);
+	ret = ret ?: series_parts_html(b, j);
+	ret = ret ?: series_findings_html(b, j);
+	ret = ret ?: series_mails_html(b, j);
 	return ret ?: tail(b);
 }
 
@@ -399,19 +1035,6 @@ static json_t *fig_value(json_t *j, const struct figure *f)
 	return json_object_get(json_object_get(j, f->obj), f->key);
 }
 
-/* The figures of /stats, in order; the first is followed by the counts. */
-static const struct figure stat_figures[] = {
-	{ "precision-finding", "precision per finding (valid / judged)",
-	  "findings", "precision" },
-	{ "precision-review", "precision per review", "reviews", "precision" },
-	{ "words-per-review", "words per review", "review_mails",
-	  "words_per_review" },
-	{ "latency-mean", "mean seconds from the last patch to the review",
-	  "review_mails", "latency_mean_s" },
-	{ "apply-failure-rate", "apply-failure rate", "apply_failures",
-	  "rate" },
-};
-
 /* The precision tables, by group; /metrics shows the first three. */
 static const struct {
 	const char *title, *key;
@@ -421,19 +1044,6 @@ static const struct {
 	{ "category", "by_category" },
 	{ "model", "by_model" },
 };
-
-static int fig(struct rb_buf *b, json_t *j, const struct figure *f)
-{
-	json_t *v = fig_value(j, f);
-	int ret = rb_buf_printf(b, "<p>%s: <span class=\"fig\" id=\"%s\">",
-				f->text, f->name);
-
-	if (!ret && json_is_number(v))
-		ret = rb_buf_printf(b, "%.2f", json_number_value(v));
-	else if (!ret)
-		ret = rb_buf_puts(b, "-");
-	return ret ?: rb_buf_puts(b, "</span></p>\n");
-}
 
 static int prec_table(struct rb_buf *b, const char *title, json_t *o)
 {
@@ -601,132 +1211,413 @@ static int chart_precision(struct rb_buf *b, struct rb_store *st)
 	return ret;
 }
 
-struct bars {
-	int64_t x[64];
-	int64_t y[64];
-	size_t n;
+struct i64s {
+	int64_t *v;
+	size_t n, cap;
+	int ret;
 };
 
-static int bar_row(int64_t day, int64_t n, void *payload)
+static int i64_push(int64_t v, void *payload)
 {
-	struct bars *br = payload;
+	struct i64s *a = payload;
 
-	if (br->n >= 64)
-		return 1;
-	br->x[br->n] = day;
-	br->y[br->n] = n;
-	br->n++;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 256;
+		int64_t *p = realloc(a->v, cap * sizeof(*p));
+
+		if (!p)
+			return rb_err(RB_ENOMEM, "out of memory");
+		a->v = p;
+		a->cap = cap;
+	}
+	a->v[a->n++] = v;
 	return 0;
 }
 
-static int bar_chart(struct rb_buf *b, const char *id, const char *title,
-		     const struct bars *br, const char *const *labels)
+static int i64_cmp(const void *a, const void *b)
 {
-	int64_t max = 1;
-	double bw;
-	size_t i;
-	int ret;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
-	for (i = 0; i < br->n; i++)
-		if (br->y[i] > max)
-			max = br->y[i];
-	ret = rb_buf_printf(b, "<h3>%s</h3>", title);
-	ret = ret ?: axes(b, id, title, "");
-	ret = ret   ?:
-		      rb_buf_printf(b,
-				    "<text x=\"2\" y=\"14\" font-size=\"10\">"
-				    "%lld</text>",
-				    (long long)max);
-	bw = br->n ? (double)(W - PADL - 10) / (double)br->n : 0;
-	for (i = 0; i < br->n && !ret; i++) {
-		double h = (double)br->y[i] / (double)max * (H - PADB - 20);
-		double x = PADL + bw * (double)i + 2;
-		char lab[32];
-
-		if (labels) {
-			snprintf(lab, sizeof(lab), "%s", labels[i]);
-		} else {
-			time_t tt = (time_t)(br->x[i] * 86400);
-			struct tm tm;
-
-			gmtime_r(&tt, &tm);
-			strftime(lab, sizeof(lab), "%m-%d", &tm);
-		}
-		ret = rb_buf_printf(
-			b,
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
-			" height=\"%.1f\" fill=\"#1f77b4\"><title>%s: %lld"
-			"</title></rect><text x=\"%.1f\" y=\"%d\""
-			" font-size=\"9\">%s</text>",
-			x, (H - PADB) - h, bw > 4 ? bw - 4 : 1, h, lab,
-			(long long)br->y[i], x, H - PADB + 12, lab);
-	}
-	return ret ?: rb_buf_puts(b, "</svg>\n");
+	return x < y ? -1 : x > y;
 }
 
-static const int64_t lat_edges[] = { 60, 600, 3600, 6 * 3600, 86400 };
-static const char *const lat_labels[] = { "<1m", "<10m", "<1h",
-					  "<6h", "<1d",	 ">=1d" };
-
-static int page_stats(struct rb_buf *b, struct rb_store *st)
+/* The @pct-th percentile of sorted @v[0..n) by nearest rank. */
+static int64_t percentile(const int64_t *v, size_t n, int pct)
 {
-	struct bars days = { 0 }, lat = { 0 };
-	json_t *j = NULL, *fi, *lats, *v;
-	size_t i, k;
+	size_t rank = (n * (size_t)pct + 99) / 100;
+
+	return n ? v[rank ? rank - 1 : 0] : 0;
+}
+
+struct day_pairs {
+	int64_t *day, *n;
+	size_t len, cap;
+};
+
+static int day_push(int64_t day, int64_t n, void *payload)
+{
+	struct day_pairs *d = payload;
+
+	if (d->len == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 256;
+		int64_t *a = realloc(d->day, cap * sizeof(*a));
+
+		if (!a)
+			return rb_err(RB_ENOMEM, "out of memory");
+		d->day = a;
+		a = realloc(d->n, cap * sizeof(*a));
+		if (!a)
+			return rb_err(RB_ENOMEM, "out of memory");
+		d->n = a;
+		d->cap = cap;
+	}
+	d->day[d->len] = day;
+	d->n[d->len++] = n;
+	return 0;
+}
+
+static void fmt_day(char *buf, size_t n, int64_t day)
+{
+	time_t tt = (time_t)(day * 86400);
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm))
+		snprintf(buf, n, "-");
+	else
+		strftime(buf, n, "%Y-%m-%d", &tm);
+}
+
+static int prec_into(const char *group, const struct rb_report_precision *p,
+		     void *payload)
+{
+	json_t *o = json_object();
+
+	jset(o, "raised", json_integer(p->raised));
+	jset(o, "judged", json_integer(p->judged));
+	jset(o, "valid", json_integer(p->valid));
+	jset(o, "precision",
+	     p->judged ? json_real((double)p->valid / (double)p->judged) :
+			 json_null());
+	json_object_set_new(payload, group, o);
+	return 0;
+}
+
+/*
+ * rb_stats_collect()'s figures and what the page adds: precision per
+ * rule, the latency from receipt to sending (median, p95), and the mails
+ * by the day their series arrived.
+ */
+static int stats_json(json_t **out, struct rb_store *st)
+{
+	struct i64s lat = { 0 };
+	struct day_pairs d = { 0 };
+	json_t *j = NULL, *o, *arr;
+	size_t i;
 	int ret;
 
 	ret = rb_stats_collect(st, &j);
 	if (ret)
 		return ret;
-	fi = json_object_get(j, "findings");
-	ret = head(b, "stats");
-	ret = ret ?: rb_buf_puts(b, "<h1>Stats</h1>\n");
-	for (i = 0; i < ARRAY_SIZE(stat_figures) && !ret; i++) {
-		ret = fig(b, j, &stat_figures[i]);
-		if (!ret && !i)
-			ret = rb_buf_printf(
-				b,
-				"<p>findings raised %lld, judged %lld, valid "
-				"%lld</p>\n",
-				(long long)json_integer_value(
-					json_object_get(fi, "raised")),
-				(long long)json_integer_value(
-					json_object_get(fi, "judged")),
-				(long long)json_integer_value(
-					json_object_get(fi, "valid")));
-	}
-	for (i = 0; i < ARRAY_SIZE(groups) && !ret; i++)
-		ret = prec_table(b, groups[i].title,
-				 json_object_get(j, groups[i].key));
-	ret = ret ?: chart_precision(b, st);
-	ret = ret ?: rb_store_report_reviews_per_day(st, bar_row, &days);
-	/* Oldest first. */
-	for (i = 0; i < days.n / 2; i++) {
-		int64_t tx = days.x[i], ty = days.y[i];
+	o = json_object();
+	ret = rb_store_report_precision_by(st, RB_GROUP_RULE, prec_into, o);
+	jset(j, "by_rule", o);
+	ret = ret ?: rb_store_report_send_latencies(st, i64_push, &lat);
+	if (!ret)
+		qsort(lat.v, lat.n, sizeof(*lat.v), i64_cmp);
+	o = json_object();
+	jset(o, "from", json_string("receipt"));
+	jset(o, "to", json_string("sent"));
+	jset(o, "count", json_integer((json_int_t)lat.n));
+	jset(o, "median_s",
+	     lat.n ? json_integer(percentile(lat.v, lat.n, 50)) : json_null());
+	jset(o, "p95_s",
+	     lat.n ? json_integer(percentile(lat.v, lat.n, 95)) : json_null());
+	jset(o, "max_s", lat.n ? json_integer(lat.v[lat.n - 1]) : json_null());
+	arr = json_array();
+	for (i = 0; i < lat.n; i++)
+		json_array_append_new(arr, json_integer(lat.v[i]));
+	jset(o, "seconds", arr);
+	jset(j, "send_latency", o);
+	ret = ret ?: rb_store_report_mails_by_series_day(st, day_push, &d);
+	arr = json_array();
+	for (i = 0; i < d.len; i++) {
+		char day[32];
 
-		days.x[i] = days.x[days.n - 1 - i];
-		days.y[i] = days.y[days.n - 1 - i];
-		days.x[days.n - 1 - i] = tx;
-		days.y[days.n - 1 - i] = ty;
+		o = json_object();
+		fmt_day(day, sizeof(day), d.day[i]);
+		jset(o, "day", json_string(day));
+		jset(o, "epoch_day", json_integer(d.day[i]));
+		jset(o, "mails", json_integer(d.n[i]));
+		json_array_append_new(arr, o);
 	}
+	jset(j, "mails_by_series_day", arr);
+	free(lat.v);
+	free(d.day);
+	free(d.n);
+	if (ret) {
+		json_decref(j);
+		return ret;
+	}
+	*out = j;
+	return 0;
+}
+
+/* A figure: a number with two decimals, or a duration. */
+static int fig_num(struct rb_buf *b, const char *id, const char *text,
+		   json_t *v, bool duration)
+{
+	int ret = rb_buf_printf(b, "<p>%s: <span class=\"fig\" id=\"%s\">",
+				text, id);
+
+	if (!ret && json_is_number(v) && duration) {
+		char d[32];
+
+		fmt_dur(d, sizeof(d), json_number_value(v));
+		ret = rb_buf_puts(b, d);
+	} else if (!ret && json_is_number(v)) {
+		ret = rb_buf_printf(b, "%.2f", json_number_value(v));
+	} else if (!ret) {
+		ret = rb_buf_puts(b, "-");
+	}
+	return ret ?: rb_buf_puts(b, "</span></p>\n");
+}
+
+/* The precision tables of /stats. */
+static const struct {
+	const char *title, *key;
+} stat_groups[] = {
+	{ "rule (checker/category)", "by_rule" },
+	{ "section (the policy that decided)", "by_subsystem" },
+	{ "checker", "by_checker" },
+	{ "model", "by_model" },
+};
+
+/*
+ * A bar chart with both axes named: @n bars of heights @y, labelled
+ * @labels (shown when they fit), the y axis in @yunit, the x axis
+ * @xunit; @reading is the one line under it that says what it shows.
+ */
+struct chart {
+	const char *id, *title, *yunit, *xunit, *reading;
+	const int64_t *y;
+	char (*labels)[24];
+	size_t n;
+};
+
+static int bar_svg(struct rb_buf *b, const struct chart *c)
+{
+	int64_t max = 1;
+	double bw;
+	size_t i, every;
+	int ret;
+
+	for (i = 0; i < c->n; i++)
+		if (c->y[i] > max)
+			max = c->y[i];
+	ret = rb_buf_printf(b, "<h3>%s</h3>", c->title);
+	ret = ret ?: axes(b, c->id, c->title, "");
+	/* The y axis: 0, half and the top, in its unit. */
 	ret = ret   ?:
-		      bar_chart(b, "chart-reviews-per-day", "Reviews per day",
-				&days, NULL);
-	lat.n = 6;
-	lats = json_object_get(j, "latencies_s");
-	json_array_foreach(lats, i, v)
+		      rb_buf_printf(
+			      b,
+			      "<text x=\"2\" y=\"%d\" font-size=\"10\">%lld"
+			      "</text><text x=\"2\" y=\"%d\" font-size=\"10\">"
+			      "%lld</text><text x=\"2\" y=\"%d\" "
+			      "font-size=\"10\">0</text>"
+			      "<text x=\"%d\" y=\"10\" font-size=\"10\">%s"
+			      "</text><text x=\"%d\" y=\"%d\" font-size=\"10\""
+			      " text-anchor=\"end\">%s</text>",
+			      H - PADB - (H - PADB - 20) + 4, (long long)max,
+			      H - PADB - (H - PADB - 20) / 2 + 4,
+			      (long long)(max / 2), H - PADB, PADL + 4,
+			      c->yunit, W - 10, H - 2, c->xunit);
+	bw = c->n ? (double)(W - PADL - 10) / (double)c->n : 0;
+	/* Labels at least 60 px apart. */
+	every = bw > 0 ? (size_t)(60 / bw) + 1 : 1;
+	for (i = 0; i < c->n && !ret; i++) {
+		double h = (double)c->y[i] / (double)max * (H - PADB - 20);
+		double x = PADL + bw * (double)i + 1;
+
+		ret = rb_buf_printf(b,
+				    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\""
+				    " height=\"%.1f\" fill=\"#1f77b4\"><title>"
+				    "%s: %lld</title></rect>",
+				    x, (H - PADB) - h, bw > 3 ? bw - 2 : 1, h,
+				    c->labels[i], (long long)c->y[i]);
+		if (!ret && i % every == 0)
+			ret = rb_buf_printf(b,
+					    "<text x=\"%.1f\" y=\"%d\""
+					    " font-size=\"9\">%s</text>",
+					    x, H - PADB + 12, c->labels[i]);
+	}
+	ret = ret ?: rb_buf_puts(b, "</svg>\n<p class=\"reading\">");
+	ret = ret ?: rb_html_escape(b, c->reading);
+	return ret ?: rb_buf_puts(b, "</p>\n");
+}
+
+/* Bucket widths in days for the mails chart: at most 60 bars. */
+static const struct {
+	int64_t days;
+	const char *unit;
+} widths[] = {
+	{ 1, "day" },	   { 7, "week" },   { 30, "30 days" },
+	{ 91, "quarter" }, { 365, "year" }, { 3650, "decade" },
+};
+
+static int chart_mails(struct rb_buf *b, json_t *days)
+{
+	int64_t first, last, span, w = 1, y[64] = { 0 }, total = 0;
+	char labels[64][24], reading[256], d0[24], d1[24], top[24] = "-";
+	const char *unit = "day";
+	size_t i, k, n, best = 0;
+	json_t *v;
+	struct chart c = { .id = "chart-reviews-per-day",
+			   .y = y,
+			   .labels = labels,
+			   .yunit = "mails",
+			   .reading = reading };
+	char title[96];
+
+	n = json_array_size(days);
+	if (!n) {
+		c.title = "Mails by the day their series arrived";
+		c.xunit = "day";
+		snprintf(reading, sizeof(reading), "No mails written yet.");
+		return bar_svg(b, &c);
+	}
+	first = ji(json_array_get(days, 0), "epoch_day");
+	last = ji(json_array_get(days, n - 1), "epoch_day");
+	span = last - first + 1;
+	for (k = 0; k < ARRAY_SIZE(widths); k++) {
+		w = widths[k].days;
+		unit = widths[k].unit;
+		if (span / w < 60)
+			break;
+	}
+	c.n = (size_t)(span / w) + 1;
+	if (c.n > 64)
+		c.n = 64;
+	json_array_foreach(days, i, v)
+	{
+		size_t at = (size_t)((ji(v, "epoch_day") - first) / w);
+
+		if (at >= c.n)
+			at = c.n - 1;
+		y[at] += ji(v, "mails");
+		total += ji(v, "mails");
+	}
+	for (i = 0; i < c.n; i++) {
+		fmt_day(labels[i], sizeof(labels[i]), first + (int64_t)i * w);
+		if (y[i] > y[best])
+			best = i;
+	}
+	snprintf(top, sizeof(top), "%s", labels[best]);
+	fmt_day(d0, sizeof(d0), first);
+	fmt_day(d1, sizeof(d1), last);
+	snprintf(title, sizeof(title),
+		 "Mails per %s, by the day their series arrived", unit);
+	c.title = title;
+	c.xunit = w == 1 ? "day the series arrived (UTC)" :
+			   "start of the period the series arrived in";
+	snprintf(reading, sizeof(reading),
+		 "%lld mails for series that arrived from %s to %s; the "
+		 "busiest %s began %s, with %lld.",
+		 (long long)total, d0, d1, unit, top, (long long)y[best]);
+	return bar_svg(b, &c);
+}
+
+static const int64_t lat_edges[] = { 60, 600, 3600, 6 * 3600, 86400 };
+static const char *const lat_labels[] = { "<1 min", "<10 min", "<1 h",
+					  "<6 h",   "<1 day",  ">=1 day" };
+
+static int chart_latency(struct rb_buf *b, json_t *sl)
+{
+	int64_t y[6] = { 0 };
+	char labels[6][24], reading[256], med[32], p95[32];
+	struct chart c = { .id = "chart-latency",
+			   .title = "Time from receipt to sending",
+			   .yunit = "mails",
+			   .xunit = "from the receipt of the last part to "
+				    "the mail leaving",
+			   .y = y,
+			   .labels = labels,
+			   .n = 6,
+			   .reading = reading };
+	json_t *v;
+	size_t i, k;
+
+	for (i = 0; i < 6; i++)
+		snprintf(labels[i], sizeof(labels[i]), "%s", lat_labels[i]);
+	json_array_foreach(json_object_get(sl, "seconds"), i, v)
 	{
 		int64_t s = json_integer_value(v);
 
 		for (k = 0; k < 5 && s >= lat_edges[k]; k++)
 			;
-		lat.y[k]++;
+		y[k]++;
 	}
+	if (!ji(sl, "count")) {
+		snprintf(reading, sizeof(reading), "No mail sent yet.");
+	} else {
+		fmt_dur(med, sizeof(med), (double)ji(sl, "median_s"));
+		fmt_dur(p95, sizeof(p95), (double)ji(sl, "p95_s"));
+		snprintf(reading, sizeof(reading),
+			 "Half of the %lld mails sent left within %s of "
+			 "receiving the series' last part, 95%% within %s.",
+			 ji(sl, "count"), med, p95);
+	}
+	return bar_svg(b, &c);
+}
+
+static int stats_html(struct rb_buf *b, struct rb_store *st, json_t *j)
+{
+	json_t *fi = json_object_get(j, "findings");
+	json_t *sl = json_object_get(j, "send_latency");
+	size_t i;
+	int ret = head(b, "stats");
+
+	ret = ret ?: rb_buf_puts(b, "<h1>Stats</h1>\n");
 	ret = ret   ?:
-		      bar_chart(b, "chart-latency",
-				"Time from the last patch to the review", &lat,
-				lat_labels);
-	json_decref(j);
+		      fig_num(b, "precision-finding",
+			      "precision per finding (valid / judged)",
+			      json_object_get(fi, "precision"), false);
+	ret = ret   ?:
+		      rb_buf_printf(b,
+				    "<p>findings raised %lld, judged %lld, "
+				    "valid %lld</p>\n",
+				    ji(fi, "raised"), ji(fi, "judged"),
+				    ji(fi, "valid"));
+	ret = ret   ?:
+		      fig_num(b, "precision-review", "precision per review",
+			      json_object_get(json_object_get(j, "reviews"),
+					      "precision"),
+			      false);
+	ret = ret   ?:
+		      fig_num(b, "words-per-review", "words per review",
+			      json_object_get(json_object_get(j,
+							      "review_mails"),
+					      "words_per_review"),
+			      false);
+	ret = ret   ?:
+		      fig_num(b, "latency-median",
+			      "median time from receipt to sending",
+			      json_object_get(sl, "median_s"), true);
+	ret = ret   ?:
+		      fig_num(b, "latency-p95",
+			      "95th percentile from receipt to sending",
+			      json_object_get(sl, "p95_s"), true);
+	ret = ret   ?:
+		      fig_num(b, "apply-failure-rate", "apply-failure rate",
+			      json_object_get(json_object_get(j,
+							      "apply_failures"),
+					      "rate"),
+			      false);
+	for (i = 0; i < ARRAY_SIZE(stat_groups) && !ret; i++)
+		ret = prec_table(b, stat_groups[i].title,
+				 json_object_get(j, stat_groups[i].key));
+	ret = ret ?: chart_precision(b, st);
+	ret = ret ?: chart_mails(b, json_object_get(j, "mails_by_series_day"));
+	ret = ret ?: chart_latency(b, sl);
 	return ret ?: tail(b);
 }
 
@@ -883,22 +1774,85 @@ static int page_metrics(struct rb_buf *b, struct rb_store *st)
 	return ret;
 }
 
-int rb_http_render(struct rb_buf *out, struct rb_store *st, const char *path,
-		   const char *id, int *status, const char **ctype)
+/* @j as the answer, in JSON (ASCII: \u escapes for the rest). */
+static int answer(struct rb_buf *out, json_t *j, const char **ctype)
 {
+	char *text;
+	int ret;
+
+	*ctype = "application/json; charset=utf-8";
+	text = json_dumps(j, JSON_INDENT(1) | JSON_ENSURE_ASCII);
+	if (!text)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = rb_buf_puts(out, text);
+	ret = ret ?: rb_buf_putc(out, '\n');
+	free(text);
+	return ret;
+}
+
+int rb_http_render_query(struct rb_buf *out, struct rb_store *st,
+			 const struct rb_http_query *q, int *status,
+			 const char **ctype)
+{
+	const char *path = q->path;
+	bool json = q->format && !strcmp(q->format, "json");
+	json_t *j = NULL;
+	int ret;
+
 	*status = MHD_HTTP_OK;
 	*ctype = "text/html; charset=utf-8";
-	if (!strcmp(path, "/"))
-		return page_index(out, st);
+	/* /api/NAME is /NAME?format=json. */
+	if (!strncmp(path, "/api/", 5)) {
+		json = true;
+		path += 4;
+		if (!strcmp(path, "/series") && !q->id)
+			path = "/";
+	}
+	if (!strcmp(path, "/")) {
+		struct list_args a = { q->q,	q->section,  q->state,
+				       q->mode, q->findings, q->page };
+
+		ret = list_json(&j, st, &a, q->thread_url);
+		if (!ret)
+			ret = json ? answer(out, j, ctype) :
+				     list_html(out, j, &a);
+		json_decref(j);
+		return ret;
+	}
 	if (!strcmp(path, "/series")) {
-		if (!id) {
+		if (!q->id) {
 			*status = MHD_HTTP_BAD_REQUEST;
+			*ctype = "text/plain; charset=utf-8";
 			return rb_buf_puts(out, "missing ?id=\n");
 		}
-		return page_series(out, st, id, status);
+		ret = series_json(&j, st, q->id, q->thread_url);
+		if (ret)
+			return ret;
+		if (!j) {
+			*status = MHD_HTTP_NOT_FOUND;
+			if (json) {
+				*ctype = "application/json; charset=utf-8";
+				return rb_buf_puts(out, "{\"error\": \"no such"
+							" series\"}\n");
+			}
+			ret = head(out, "series");
+			ret = ret   ?:
+				      rb_buf_puts(out,
+						  "<h1>No such series</h1>");
+			return ret ?: tail(out);
+		}
+		ret = json ? answer(out, j, ctype) : series_html(out, j);
+		json_decref(j);
+		return ret;
 	}
-	if (!strcmp(path, "/stats"))
-		return page_stats(out, st);
+	if (!strcmp(path, "/stats")) {
+		ret = stats_json(&j, st);
+		if (!ret)
+			ret = json ? answer(out, j, ctype) :
+				     stats_html(out, st, j);
+		json_decref(j);
+		return ret;
+	}
 	if (!strcmp(path, "/metrics")) {
 		*ctype = "text/plain; version=0.0.4; charset=utf-8";
 		return page_metrics(out, st);
@@ -906,6 +1860,16 @@ int rb_http_render(struct rb_buf *out, struct rb_store *st, const char *path,
 	*status = MHD_HTTP_NOT_FOUND;
 	*ctype = "text/plain; charset=utf-8";
 	return rb_buf_puts(out, "not found\n");
+}
+
+int rb_http_render(struct rb_buf *out, struct rb_store *st, const char *path,
+		   const char *id, int *status, const char **ctype)
+{
+	struct rb_http_query q = RB_HTTP_QUERY_INIT;
+
+	q.path = path;
+	q.id = id;
+	return rb_http_render_query(out, st, &q, status, ctype);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, int status,
@@ -999,6 +1963,11 @@ static bool host_ok(const struct rb_http *h, const char *host)
 	return !strcmp(h->host, "0.0.0.0") && ip_literal(host, n);
 }
 
+static const char *arg(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload,
@@ -1006,6 +1975,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 {
 	struct rb_http *h = cls;
 	struct rb_buf b = RB_BUF_INIT(PAGE_MAX);
+	struct rb_http_query q = RB_HTTP_QUERY_INIT;
 	const char *ctype = "text/plain; charset=utf-8";
 	int status = MHD_HTTP_OK, ret;
 
@@ -1033,10 +2003,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		rb_buf_puts(&b, "read-only: GET and HEAD only\n");
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, ctype, &b);
 	}
-	ret = rb_http_render(
-		&b, h->st, url,
-		MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "id"),
-		&status, &ctype);
+	q.path = url;
+	q.id = arg(conn, "id");
+	q.q = arg(conn, "q");
+	q.section = arg(conn, "section");
+	q.state = arg(conn, "state");
+	q.mode = arg(conn, "mode");
+	q.findings = arg(conn, "findings");
+	q.page = arg(conn, "page");
+	q.format = arg(conn, "format");
+	q.thread_url = h->thread_url;
+	ret = rb_http_render_query(&b, h->st, &q, &status, &ctype);
 	if (ret) {
 		rb_log(RB_LOG_ERROR, "http.error", "url", url, "reason",
 		       rb_errmsg(), NULL);
@@ -1079,7 +2056,7 @@ static int parse_listen(struct sockaddr_in *sa, char *host_out, size_t n,
 }
 
 int rb_http_start(struct rb_http **out, const char *listen,
-		  const char *store_where)
+		  const char *store_where, const char *thread_url)
 {
 	struct rb_http *h = calloc(1, sizeof(*h));
 	struct sockaddr_in sa;
@@ -1095,6 +2072,13 @@ int rb_http_start(struct rb_http **out, const char *listen,
 	ret = rb_store_open(&h->st, store_where, true);
 	if (ret)
 		goto fail;
+	if (thread_url) {
+		h->thread_url = strdup(thread_url);
+		if (!h->thread_url) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
 	h->d = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL,
 		NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
@@ -1128,5 +2112,6 @@ void rb_http_stop(struct rb_http *h)
 	if (h->d)
 		MHD_stop_daemon(h->d);
 	rb_store_close(h->st);
+	free(h->thread_url);
 	free(h);
 }

@@ -3,15 +3,20 @@
  * http.h - the read-only dashboard and /metrics, served with libmicrohttpd
  * on 127.0.0.1 by default:
  *
- *   /              the series, newest first, with their status: waiting,
- *                  incomplete, applied on BASE at COMMIT, failed to
- *                  apply, reviewed, sent
- *   /series?id=ID  one series: its apply attempts, its review mails, their
- *                  findings and the verdicts given on them
- *   /stats         precision per finding and per review, by subsystem,
- *                  checker, category and model, with SVG charts: precision
- *                  over time per subsystem, reviews per day, the latency
- *                  histogram
+ *   /              the series, newest first, 50 a page (plain links),
+ *                  searched by title, author or Message-ID and filtered
+ *                  by section, state, mode and "has findings", each with
+ *                  its status and a link to its thread (http.thread_url)
+ *   /series?id=ID  one series: its parts, its apply attempts, its
+ *                  findings with their quote and outcome, the verdicts,
+ *                  the mails as sent, the previous and next versions
+ *   /stats         precision per finding and per review, by rule,
+ *                  section, checker and model; the median and 95th
+ *                  percentile time from receipt to sending; SVG charts:
+ *                  precision over time, mails by the day their series
+ *                  arrived, the latency histogram
+ *   ?format=json   beside each of these (or /api/series, /api/stats):
+ *                  the same figures as JSON; the HTML is rendered from it
  *   /metrics       the same figures in the Prometheus text format (0.0.4)
  *
  * Only GET and HEAD are served (405 otherwise), and only for the Host
@@ -34,21 +39,41 @@ struct rb_store;
  * Starts serving @store_where (a SQLite path or a postgresql:// URL) on
  * @listen, "HOST:PORT" with HOST an IPv4 address or "localhost"
  * (NULL: 127.0.0.1:8080; port 0 picks a free port, see rb_http_port()).
- * *out is owned by the caller (rb_http_stop()). Errors: -RB_ECONFIG for a
- * bad address, -RB_EIO when the port cannot be bound, store errors.
+ * @thread_url (http.thread_url, or NULL for none) is where each series
+ * links its thread, the Message-ID appended URL-escaped; the server never
+ * fetches it. *out is owned by the caller (rb_http_stop()). Errors:
+ * -RB_ECONFIG for a bad address, -RB_EIO when the port cannot be bound,
+ * store errors.
  */
 int rb_http_start(struct rb_http **out, const char *listen,
-		  const char *store_where);
+		  const char *store_where, const char *thread_url);
 /* The TCP port it listens on. */
 int rb_http_port(const struct rb_http *h);
 /* Stops serving and frees @h; NULL does nothing. */
 void rb_http_stop(struct rb_http *h);
 
+/* What a request asks for; every string is borrowed and may be NULL. */
+struct rb_http_query {
+	const char *path; /* "/", "/series", "/stats", "/metrics", "/api/..." */
+	const char *id; /* /series: the series' id (its first Message-ID) */
+	/* The list's filters (http.c list_args), as the query gives them. */
+	const char *q, *section, *state, *mode, *findings, *page;
+	const char *format; /* "json": the page's JSON instead of HTML */
+	const char *thread_url; /* http.thread_url, or NULL: no links */
+};
+#define RB_HTTP_QUERY_INIT                                              \
+	{                                                               \
+		.path = "/", .thread_url = "https://lore.kernel.org/r/" \
+	}
+
 /*
- * The page for @path ("/", "/series", "/stats", "/metrics") with the query
- * argument @id (or NULL), rendered into @out without a server, for tests
- * and fuzzing. *status gets the HTTP status, *ctype the content type.
+ * The answer to @q rendered into @out without a server, for tests and
+ * fuzzing. *status gets the HTTP status, *ctype the content type.
  */
+int rb_http_render_query(struct rb_buf *out, struct rb_store *st,
+			 const struct rb_http_query *q, int *status,
+			 const char **ctype);
+/* The same for @path with the query argument @id (or NULL) alone. */
 int rb_http_render(struct rb_buf *out, struct rb_store *st, const char *path,
 		   const char *id, int *status, const char **ctype);
 

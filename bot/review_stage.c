@@ -17,6 +17,7 @@
 #include "bot/config.h"
 #include "bot/feedback.h"
 #include "bot/policy.h"
+#include "bot/prereq.h"
 #include "bot/review_stage.h"
 #include "bot/scope.h"
 #include "bot/stage.h"
@@ -84,6 +85,7 @@ struct series_ctx {
 	/* What the series touches, its home and policy, its recipients. */
 	struct rb_scope scope;
 
+	struct rb_prereq prereq; /* applied first on every base */
 	struct rb_base_report *base;
 	const struct tree *base_tree;
 	git_oid base_oid, applied_oid;
@@ -120,6 +122,7 @@ static void release(struct series_ctx *c)
 	rb_scope_release(&c->scope);
 	free(c->rule_sw);
 	rb_base_report_free(c->base);
+	rb_prereq_release(&c->prereq);
 	for (i = 0; i < c->findings.n; i++)
 		free(c->states ? c->states[i] : NULL);
 	free(c->states);
@@ -321,6 +324,31 @@ static int apply_series(struct series_ctx *c)
 		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
 	req.patches = ap;
 	req.n_patches = n;
+	/* b4's prerequisites, from the store, go first on every base. */
+	ret = rb_prereq_resolve(&c->prereq, c->p, c->row.id, c->msgs,
+				(size_t)c->row.total + 1);
+	if (ret)
+		goto out;
+	req.prereqs = c->prereq.patches;
+	req.n_prereqs = c->prereq.n_patches;
+	if (c->prereq.applied.len || c->prereq.missing.len) {
+		struct rb_buf line = RB_BUF_INIT(8192);
+
+		if (c->prereq.applied.len)
+			rb_buf_printf(&line, "Applied first: %s.",
+				      c->prereq.applied.ptr);
+		if (!ret && c->prereq.applied.len)
+			ret = add_summary(c, line.ptr);
+		rb_buf_reset(&line);
+		if (c->prereq.missing.len)
+			rb_buf_printf(&line, "Missing prerequisites: %s.",
+				      c->prereq.missing.ptr);
+		if (!ret && c->prereq.missing.len)
+			ret = add_summary(c, line.ptr);
+		rb_buf_release(&line);
+		if (ret)
+			goto out;
+	}
 	nt = order_trees(c, bt);
 	ret = rb_base_select(&c->base, bt, nt, &req, &opts);
 	if (ret)
@@ -1098,6 +1126,8 @@ static int render_apply_failure(struct series_ctx *c)
 	r.title = c->row.title;
 	r.attempts = at;
 	r.n_attempts = n;
+	r.prereq_applied = c->prereq.applied.len ? c->prereq.applied.ptr : NULL;
+	r.prereq_missing = c->prereq.missing.len ? c->prereq.missing.ptr : NULL;
 	r.dirs = dirs_of(c);
 	ret = rb_render_apply_failure(&body, &r);
 	if (ret)
@@ -1503,6 +1533,7 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 
 	rb_buf_init(&c.summary, 64 * 1024);
 	rb_buf_init(&c.model_line, 4096);
+	rb_prereq_init(&c.prereq);
 	ret = load_messages(&c);
 	if (!ret)
 		ret = open_trees(&c);

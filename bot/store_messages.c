@@ -522,3 +522,67 @@ int rb_store_source_set(struct rb_store *st, const char *source,
 		    RB_DB_TEXT(source), RB_DB_TEXT(mailbox),
 		    RB_DB_INT(validity), RB_DB_INT(last));
 }
+
+/* --- prerequisites (bot/prereq.h) --- */
+
+static int first_str(const struct rb_dbrow *row, void *payload)
+{
+	char **out = payload;
+
+	if (!*out)
+		*out = rb_dbv_strdup(&row->v[0]);
+	return 0;
+}
+
+int rb_store_series_of(struct rb_store *st, const char *message_id,
+		       char **series_id)
+{
+	struct rb_dbv p = RB_DB_TEXT(message_id);
+	char *id = NULL;
+	int ret;
+
+	/* A part of several rerolls counts for the newest one. */
+	ret = st->db->ops->query(st->db,
+				 "SELECT p.series_id FROM patches p"
+				 " JOIN series s ON s.id = p.series_id"
+				 " WHERE p.message_id = ?"
+				 " ORDER BY s.version DESC, s.first_seen DESC"
+				 " LIMIT 1",
+				 &p, 1, first_str, &id);
+	if (ret) {
+		free(id);
+		return ret;
+	}
+	if (!id)
+		return -RB_ENOTFOUND;
+	*series_id = id;
+	return 0;
+}
+
+struct each_str {
+	int (*fn)(const char *s, void *payload);
+	void *payload;
+};
+
+static int each_str_row(const struct rb_dbrow *row, void *payload)
+{
+	struct each_str *e = payload;
+	const char *s = rb_dbv_str(&row->v[0]);
+
+	return s ? e->fn(s, e->payload) : 0;
+}
+
+int rb_store_each_recent_patch(struct rb_store *st, int64_t max,
+			       int (*fn)(const char *message_id, void *payload),
+			       void *payload)
+{
+	struct rb_dbv p = RB_DB_INT(max);
+	struct each_str e = { fn, payload };
+
+	return st->db->ops->query(st->db,
+				  "SELECT p.message_id FROM patches p"
+				  " JOIN series s ON s.id = p.series_id"
+				  " WHERE p.idx > 0"
+				  " ORDER BY s.first_seen DESC, p.idx LIMIT ?",
+				  &p, 1, each_str_row, &e);
+}

@@ -119,6 +119,18 @@ int rb_store_add_attempt(struct rb_store *st, const char *series_id,
 			 bool ok, int failed_patch, const char *failed_file,
 			 int failed_hunk, const char *reason);
 
+/* --- prerequisites (bot/prereq.h) --- */
+
+/* The stored series that holds @message_id as a part (the newest when
+ * several do): *series_id, owned by the caller; -RB_ENOTFOUND. */
+int rb_store_series_of(struct rb_store *st, const char *message_id,
+		       char **series_id);
+/* Calls @fn with the Message-ID of each patch of the @max most recent
+ * stored patches, newest series first. */
+int rb_store_each_recent_patch(struct rb_store *st, int64_t max,
+			       int (*fn)(const char *message_id, void *payload),
+			       void *payload);
+
 /* --- source state --- */
 int rb_store_source_get(struct rb_store *st, const char *source,
 			const char *mailbox, int64_t *validity, int64_t *last);

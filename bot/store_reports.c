@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bot/store_priv.h"
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -111,6 +112,7 @@ static const char *const group_expr[] = {
 	[RB_GROUP_SUBSYSTEM] = "rsub",
 	[RB_GROUP_MODEL] = ("CASE WHEN checker = 'model' THEN"
 			    " checker_version END"),
+	[RB_GROUP_RULE] = "checker || '/' || category",
 };
 
 struct prec_cb {
@@ -320,6 +322,14 @@ int rb_store_report_jobs(struct rb_store *st,
 
 /* --- the dashboard --- */
 
+/* When series s arrived (store_reports.h: rb_report_series.date). */
+#define SERIES_DATE                                                      \
+	"(CASE WHEN s.last_date > 0 AND s.last_date < s.first_seen THEN" \
+	" s.last_date ELSE s.first_seen END)"
+/* The policy mode of series s's mails. */
+#define SERIES_MODE \
+	"(SELECT MIN(r.policy) FROM reviews r WHERE r.series_id = s.id)"
+
 struct series_cb {
 	int (*fn)(const struct rb_report_series *s, void *payload);
 	void *payload;
@@ -381,6 +391,11 @@ static int series_one_row(const struct rb_dbrow *row, void *payload)
 		.base_commit = rb_dbv_str(&v[7]),
 		.subsystem = rb_dbv_str(&v[8]),
 		.sent = rb_dbv_int(&v[9]),
+		.date = rb_dbv_int(&v[10]),
+		.mode = rb_dbv_str(&v[11]),
+		.previous = rb_dbv_str(&v[12]),
+		.applied_commit = rb_dbv_str(&v[13]),
+		.updated_at = rb_dbv_int(&v[14]),
 	};
 
 	return cb->fn(&s, cb->payload);
@@ -397,7 +412,9 @@ int rb_store_report_series(struct rb_store *st, const char *id,
 		     "SELECT s.id, s.title, s.version, s.author,"
 		     " s.state, s.detail, s.base_name, s.base_commit,"
 		     " s.subsystem, (SELECT COUNT(*) FROM outbox o"
-		     " WHERE o.series_id = s.id AND o.state = 'sent')"
+		     " WHERE o.series_id = s.id AND o.state = 'sent'),"
+		     " " SERIES_DATE ", " SERIES_MODE ", s.previous,"
+		     " s.applied_commit, s.updated_at"
 		     " FROM series s WHERE s.id = ?",
 		     series_one_row, &cb, RB_DB_TEXT(id));
 }
@@ -456,6 +473,9 @@ static int finding_row(const struct rb_dbrow *row, void *payload)
 		.line = rb_dbv_int(&v[5]),
 		.state = rb_dbv_str(&v[6]),
 		.message = rb_dbv_str(&v[7]),
+		.code = rb_dbv_str(&v[8]),
+		.patch_idx = rb_dbv_int(&v[9]),
+		.outcome = rb_dbv_str(&v[10]),
 	};
 
 	return cb->fn(&f, cb->payload);
@@ -470,8 +490,19 @@ int rb_store_report_findings(struct rb_store *st, const char *id,
 
 	return QUERY(st,
 		     "SELECT COALESCE(fid, '-'), checker, category,"
-		     " severity, file, line, state, message FROM"
-		     " findings WHERE series_id = ? ORDER BY"
+		     " severity, file, line, state, message, code,"
+		     " patch_idx, CASE WHEN state <> 'raised' OR fid IS NULL"
+		     " THEN NULL WHEN verdict IS NOT NULL THEN verdict"
+		     " WHEN EXISTS (SELECT 1 FROM series n WHERE"
+		     " n.previous = j.series_id AND n.state = 'reviewed'"
+		     " AND NOT EXISTS (SELECT 1 FROM findings g WHERE"
+		     " g.series_id = n.id AND g.fingerprint ="
+		     " j.fingerprint)) THEN 'fixed_later' ELSE 'open' END"
+		     " FROM (SELECT f.*, (SELECT v.verdict FROM verdicts v"
+		     " WHERE v.review_msgid = f.review_msgid AND"
+		     " v.fid = f.fid AND v.authorised = 1 ORDER BY"
+		     " v.created_at DESC, v.id DESC LIMIT 1) AS verdict"
+		     " FROM findings f WHERE f.series_id = ?) j ORDER BY"
 		     " review_msgid IS NULL, review_msgid, id",
 		     finding_row, &cb, RB_DB_TEXT(id));
 }
@@ -632,5 +663,264 @@ int rb_store_report_reviews_per_day(struct rb_store *st,
 				  "SELECT created_at / 86400, COUNT(*)"
 				  " FROM reviews WHERE kind = 'review'"
 				  " GROUP BY 1 ORDER BY 1 DESC LIMIT 60",
+				  NULL, 0, pair_row, &cb);
+}
+
+/* --- the dashboard's list, filtered and paged --- */
+
+/* A LIKE pattern matching @q anywhere, its own % _ and \ taken as is. */
+static int like_pattern(struct rb_buf *out, const char *q)
+{
+	int ret = rb_buf_putc(out, '%');
+
+	for (; *q && !ret; q++) {
+		if (*q == '%' || *q == '_' || *q == '\\')
+			ret = rb_buf_putc(out, '\\');
+		ret = ret ?: rb_buf_putc(out, *q);
+	}
+	return ret ?: rb_buf_putc(out, '%');
+}
+
+#define FILTER_MAX_PARAMS 12
+
+/*
+ * The WHERE clause of @f into @sql, its parameters into @p (*n of them);
+ * the strings they point at live in @f and @pat/@bare.
+ */
+static int filter_where(struct rb_buf *sql, struct rb_dbv *p, size_t *n,
+			const struct rb_report_filter *f, struct rb_buf *pat,
+			struct rb_buf *bare, struct rb_buf *angled)
+{
+	int ret = rb_buf_puts(sql, " FROM series s WHERE 1 = 1");
+
+	*n = 0;
+	if (!ret && f->q && *f->q) {
+		const char *q = f->q;
+		size_t len;
+
+		/* A Message-ID as mail writes it, or bare. */
+		if (*q == '<')
+			q++;
+		len = strlen(q);
+		if (len && q[len - 1] == '>')
+			len--;
+		ret = rb_buf_add(bare, q, len);
+		ret = ret ?: rb_buf_printf(angled, "<%s>", bare->ptr ?: "");
+		ret = ret ?: like_pattern(pat, f->q);
+		ret = ret   ?:
+			      rb_buf_puts(
+				      sql,
+				      " AND (LOWER(s.title) LIKE LOWER(?)"
+				      " ESCAPE '\\' OR LOWER(s.author) LIKE"
+				      " LOWER(?) ESCAPE '\\' OR s.id IN (?, ?)"
+				      " OR s.id IN (SELECT p.series_id FROM"
+				      " patches p WHERE p.message_id IN (?, ?)))");
+		if (!ret) {
+			p[(*n)++] = RB_DB_TEXT(pat->ptr);
+			p[(*n)++] = RB_DB_TEXT(pat->ptr);
+			p[(*n)++] = RB_DB_TEXT(bare->ptr ?: "");
+			p[(*n)++] = RB_DB_TEXT(angled->ptr);
+			p[(*n)++] = RB_DB_TEXT(bare->ptr ?: "");
+			p[(*n)++] = RB_DB_TEXT(angled->ptr);
+		}
+	}
+	if (!ret && f->section && *f->section) {
+		ret = rb_buf_puts(sql, " AND s.subsystem = ?");
+		p[(*n)++] = RB_DB_TEXT(f->section);
+	}
+	if (!ret && f->state && *f->state) {
+		ret = rb_buf_puts(sql, " AND s.state = ?");
+		p[(*n)++] = RB_DB_TEXT(f->state);
+	}
+	if (!ret && f->mode && *f->mode) {
+		ret = rb_buf_puts(sql, " AND EXISTS (SELECT 1 FROM reviews r"
+				       " WHERE r.series_id = s.id AND"
+				       " r.policy = ?)");
+		p[(*n)++] = RB_DB_TEXT(f->mode);
+	}
+	if (!ret && f->has_findings)
+		ret = rb_buf_puts(sql, " AND EXISTS (SELECT 1 FROM findings f"
+				       " WHERE f.series_id = s.id AND"
+				       " f.state = 'raised' AND f.fid IS NOT"
+				       " NULL)");
+	return ret;
+}
+
+static int total_row(const struct rb_dbrow *row, void *payload)
+{
+	*(int64_t *)payload = rb_dbv_int(&row->v[0]);
+	return 1;
+}
+
+static int page_row(const struct rb_dbrow *row, void *payload)
+{
+	struct series_cb *cb = payload;
+	const struct rb_dbv *v = row->v;
+	struct rb_report_series s = {
+		.id = rb_dbv_str(&v[0]),
+		.version = rb_dbv_int(&v[1]),
+		.title = rb_dbv_str(&v[2]),
+		.author = rb_dbv_str(&v[3]),
+		.state = rb_dbv_str(&v[4]),
+		.base_name = rb_dbv_str(&v[5]),
+		.base_commit = rb_dbv_str(&v[6]),
+		.subsystem = rb_dbv_str(&v[7]),
+		.updated_at = rb_dbv_int(&v[8]),
+		.sent = rb_dbv_int(&v[9]),
+		.findings = rb_dbv_int(&v[10]),
+		.date = rb_dbv_int(&v[11]),
+		.mode = rb_dbv_str(&v[12]),
+	};
+
+	return cb->fn(&s, cb->payload);
+}
+
+int rb_store_report_series_page(
+	struct rb_store *st, const struct rb_report_filter *f, int64_t *total,
+	int (*fn)(const struct rb_report_series *s, void *payload),
+	void *payload)
+{
+	struct rb_buf where = RB_BUF_INIT(1 << 16), sql = RB_BUF_INIT(1 << 16);
+	struct rb_buf pat = RB_BUF_INIT(1 << 16), bare = RB_BUF_INIT(1 << 16);
+	struct rb_buf angled = RB_BUF_INIT(1 << 16);
+	struct rb_dbv p[FILTER_MAX_PARAMS];
+	struct series_cb cb = { fn, payload };
+	size_t n = 0;
+	int ret;
+
+	*total = 0;
+	ret = filter_where(&where, p, &n, f, &pat, &bare, &angled);
+	ret = ret ?: rb_buf_printf(&sql, "SELECT COUNT(*)%s", where.ptr);
+	ret = ret   ?:
+		      st->db->ops->query(st->db, sql.ptr, p, n, total_row,
+					 total);
+	rb_buf_reset(&sql);
+	ret = ret   ?:
+		      rb_buf_printf(
+			      &sql,
+			      "SELECT s.id, s.version, s.title, s.author,"
+			      " s.state, s.base_name, s.base_commit,"
+			      " s.subsystem, s.updated_at, (SELECT COUNT(*)"
+			      " FROM outbox o WHERE o.series_id = s.id AND"
+			      " o.state = 'sent'), (SELECT COUNT(*) FROM"
+			      " findings f WHERE f.series_id = s.id AND"
+			      " f.state = 'raised' AND f.fid IS NOT NULL), " SERIES_DATE
+			      ", " SERIES_MODE "%s ORDER BY 12"
+			      " DESC, s.id LIMIT ? OFFSET ?",
+			      where.ptr);
+	if (!ret) {
+		p[n++] = RB_DB_INT(f->limit > 0 ? f->limit : 50);
+		p[n++] = RB_DB_INT(f->offset > 0 ? f->offset : 0);
+		ret = st->db->ops->query(st->db, sql.ptr, p, n, page_row, &cb);
+	}
+	rb_buf_release(&where);
+	rb_buf_release(&sql);
+	rb_buf_release(&pat);
+	rb_buf_release(&bare);
+	rb_buf_release(&angled);
+	return ret;
+}
+
+int rb_store_report_sections(struct rb_store *st, rb_report_count_fn fn,
+			     void *payload)
+{
+	struct count_cb cb = { fn, payload };
+
+	return st->db->ops->query(st->db,
+				  "SELECT subsystem, COUNT(*) FROM series"
+				  " WHERE subsystem IS NOT NULL"
+				  " GROUP BY subsystem ORDER BY 1",
+				  NULL, 0, count_row, &cb);
+}
+
+struct next_cb {
+	int (*fn)(const char *id, int64_t version, void *payload);
+	void *payload;
+};
+
+static int next_row(const struct rb_dbrow *row, void *payload)
+{
+	struct next_cb *cb = payload;
+
+	return cb->fn(rb_dbv_str(&row->v[0]), rb_dbv_int(&row->v[1]),
+		      cb->payload);
+}
+
+int rb_store_report_next_versions(struct rb_store *st, const char *id,
+				  int (*fn)(const char *id, int64_t version,
+					    void *payload),
+				  void *payload)
+{
+	struct next_cb cb = { fn, payload };
+
+	return QUERY(st,
+		     "SELECT id, version FROM series WHERE previous = ?"
+		     " ORDER BY version, id",
+		     next_row, &cb, RB_DB_TEXT(id));
+}
+
+struct patch_cb {
+	int (*fn)(const struct rb_report_patch *p, void *payload);
+	void *payload;
+};
+
+static int patch_row(const struct rb_dbrow *row, void *payload)
+{
+	struct patch_cb *cb = payload;
+	const struct rb_dbv *v = row->v;
+	struct rb_report_patch p = {
+		.idx = rb_dbv_int(&v[0]),
+		.message_id = rb_dbv_str(&v[1]),
+		.subject = rb_dbv_str(&v[2]),
+		.date = rb_dbv_int(&v[3]),
+		.received_at = rb_dbv_int(&v[4]),
+	};
+
+	return cb->fn(&p, cb->payload);
+}
+
+int rb_store_report_patches(struct rb_store *st, const char *id,
+			    int (*fn)(const struct rb_report_patch *p,
+				      void *payload),
+			    void *payload)
+{
+	struct patch_cb cb = { fn, payload };
+
+	return QUERY(st,
+		     "SELECT p.idx, p.message_id, m.subject, m.date,"
+		     " m.received_at FROM patches p LEFT JOIN messages m"
+		     " ON m.message_id = p.message_id WHERE"
+		     " p.series_id = ? ORDER BY p.idx",
+		     patch_row, &cb, RB_DB_TEXT(id));
+}
+
+int rb_store_report_send_latencies(struct rb_store *st,
+				   int (*fn)(int64_t seconds, void *payload),
+				   void *payload)
+{
+	struct int_cb cb = { fn, payload };
+
+	return st->db->ops->query(
+		st->db,
+		"SELECT o.sent_at - (SELECT MAX(m.received_at) FROM patches p"
+		" JOIN messages m ON m.message_id = p.message_id WHERE"
+		" p.series_id = r.series_id) FROM reviews r JOIN outbox o ON"
+		" o.message_id = r.message_id WHERE o.state = 'sent' AND"
+		" o.sent_at IS NOT NULL AND EXISTS (SELECT 1 FROM patches p"
+		" WHERE p.series_id = r.series_id) ORDER BY o.sent_at",
+		NULL, 0, int_row, &cb);
+}
+
+int rb_store_report_mails_by_series_day(struct rb_store *st,
+					int (*fn)(int64_t day, int64_t n,
+						  void *payload),
+					void *payload)
+{
+	struct pair_cb cb = { fn, payload };
+
+	return st->db->ops->query(st->db,
+				  "SELECT " SERIES_DATE " / 86400, COUNT(*)"
+				  " FROM reviews r JOIN series s ON"
+				  " s.id = r.series_id GROUP BY 1 ORDER BY 1",
 				  NULL, 0, pair_row, &cb);
 }

@@ -16,6 +16,7 @@
 #ifndef RB_BOT_STORE_REPORTS_H
 #define RB_BOT_STORE_REPORTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,7 @@ enum rb_report_group {
 	RB_GROUP_CATEGORY,
 	RB_GROUP_SUBSYSTEM, /* of the review's policy */
 	RB_GROUP_MODEL, /* the model's name; "" for other checkers */
+	RB_GROUP_RULE, /* "checker/category" */
 };
 
 /* Over every raised finding. */
@@ -117,7 +119,73 @@ struct rb_report_series {
 	int64_t updated_at;
 	int64_t sent; /* its mails sent */
 	int64_t findings; /* raised findings with an Fn: for the list only */
+	/* When the series arrived: its newest part's Date:, but never later
+	 * than when the store first saw it (a forged Date: cannot pin a
+	 * series to the top of the list). */
+	int64_t date;
+	const char *mode; /* the policy mode of its mails, or NULL */
+	const char *previous; /* the previous version's id: one series only */
+	const char *applied_commit; /* one series only */
 };
+
+/*
+ * The dashboard's filter of the series list; NULL or "" means any. @q
+ * matches a title or author substring (case-insensitive) or a
+ * Message-ID of the series (with or without <>); @section the policy
+ * name the series was decided by (series.subsystem: the home MAINTAINERS
+ * section, else the list or "default"); @state a series state; @mode a
+ * policy mode of its mails.
+ */
+struct rb_report_filter {
+	const char *q, *section, *state, *mode;
+	bool has_findings; /* only series with a raised finding in a mail */
+	int64_t offset, limit;
+};
+#define RB_REPORT_FILTER_INIT \
+	{                     \
+		.limit = 50   \
+	}
+
+/* The series that pass @f, newest (rb_report_series.date) first,
+ * @f->limit from @f->offset; *total gets how many pass. */
+int rb_store_report_series_page(
+	struct rb_store *st, const struct rb_report_filter *f, int64_t *total,
+	int (*fn)(const struct rb_report_series *s, void *payload),
+	void *payload);
+/* Each value of series.subsystem with its number of series, by name. */
+int rb_store_report_sections(struct rb_store *st, rb_report_count_fn fn,
+			     void *payload);
+/* The later versions of series @id (those naming it as previous). */
+int rb_store_report_next_versions(struct rb_store *st, const char *id,
+				  int (*fn)(const char *id, int64_t version,
+					    void *payload),
+				  void *payload);
+
+struct rb_report_patch {
+	int64_t idx; /* 0: the cover letter */
+	const char *message_id, *subject; /* subject NULL: not stored */
+	int64_t date, received_at;
+};
+/* Series @id's parts, by index. */
+int rb_store_report_patches(struct rb_store *st, const char *id,
+			    int (*fn)(const struct rb_report_patch *p,
+				      void *payload),
+			    void *payload);
+
+/*
+ * Each mail the bot sent, oldest first: seconds from the receipt of its
+ * series' newest part (messages.received_at: when the store took it, not
+ * its Date:) to the mail leaving the outbox (sent_at).
+ */
+int rb_store_report_send_latencies(struct rb_store *st,
+				   int (*fn)(int64_t seconds, void *payload),
+				   void *payload);
+/* Mails the bot wrote, by the day (days since the epoch) their series
+ * arrived (rb_report_series.date), oldest first. */
+int rb_store_report_mails_by_series_day(struct rb_store *st,
+					int (*fn)(int64_t day, int64_t n,
+						  void *payload),
+					void *payload);
 /* The series, last updated first, at most 1000. */
 int rb_store_report_series_list(struct rb_store *st,
 				int (*fn)(const struct rb_report_series *s,
@@ -149,6 +217,16 @@ struct rb_report_finding {
 	const char *file; /* NULL: the commit message */
 	int64_t line;
 	const char *state, *message;
+	const char *code; /* the quoted code, or NULL */
+	int64_t patch_idx;
+	/*
+	 * What became of a raised finding in a mail: "false_positive",
+	 * "valid" or "fixed" (its latest authorised verdict), else
+	 * "fixed_later" when a later version was reviewed without a finding
+	 * of the same fingerprint, else "open"; NULL for findings that
+	 * never reached a mail.
+	 */
+	const char *outcome;
 };
 /* Series @id's findings, mail by mail. */
 int rb_store_report_findings(struct rb_store *st, const char *id,

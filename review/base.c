@@ -291,19 +291,76 @@ static bool already_tried(const struct rb_base_report *r, const git_oid *oid)
 	return false;
 }
 
+/*
+ * With prerequisites applied first, @res covers them and the series:
+ * keep the series' own patches, make the prerequisites' tip the base,
+ * and name a prerequisite that failed as one.
+ */
+static int strip_prereqs(struct rb_apply_result *res, size_t k)
+{
+	struct rb_buf why = RB_BUF_INIT(8192);
+	size_t i, j;
+
+	for (i = 0; i < k && i < res->n_patches; i++) {
+		for (j = 0; j < res->patches[i].n_files; j++) {
+			free(res->patches[i].files[j].path);
+			free(res->patches[i].files[j].hunks);
+		}
+		free(res->patches[i].files);
+	}
+	if (k && k <= res->n_applied)
+		git_oid_cpy(&res->base, &res->patches[k - 1].commit);
+	memmove(res->patches, res->patches + k,
+		(res->n_patches - k) * sizeof(*res->patches));
+	res->n_patches -= k;
+	res->n_applied = res->n_applied > k ? res->n_applied - k : 0;
+	if (!res->failed_patch)
+		return 0;
+	if (res->failed_patch > k) {
+		res->failed_patch -= k;
+		return 0;
+	}
+	if (rb_buf_printf(&why,
+			  "prerequisite patch %zu of %zu does not apply: %s",
+			  res->failed_patch, k,
+			  res->reason ? res->reason : "it did not apply"))
+		return -RB_ENOMEM;
+	free(res->reason);
+	res->reason = rb_buf_detach(&why, NULL);
+	res->failed_patch = 0;
+	return res->reason ? 0 : -RB_ENOMEM;
+}
+
 static int try_base(struct rb_base_report *r, struct rb_base_attempt *a,
 		    const struct rb_base_tree *t,
 		    const struct rb_base_request *req,
 		    const struct rb_apply_opts *opts)
 {
 	struct rb_apply_result *res = NULL;
+	struct rb_apply_patch *all = NULL;
+	const struct rb_apply_patch *v = req->patches;
+	size_t n = req->n_patches;
 	char hex[GIT_OID_HEXSZ + 1];
 	int ret;
 
-	ret = rb_apply_series(&res, t->repo, &a->commit, req->patches,
-			      req->n_patches, opts);
-	if (ret)
+	if (req->n_prereqs) {
+		n = req->n_prereqs + req->n_patches;
+		all = calloc(n, sizeof(*all));
+		if (!all)
+			return -RB_ENOMEM;
+		memcpy(all, req->prereqs, req->n_prereqs * sizeof(*all));
+		memcpy(all + req->n_prereqs, req->patches,
+		       req->n_patches * sizeof(*all));
+		v = all;
+	}
+	ret = rb_apply_series(&res, t->repo, &a->commit, v, n, opts);
+	free(all);
+	if (!ret && req->n_prereqs)
+		ret = strip_prereqs(res, req->n_prereqs);
+	if (ret) {
+		rb_apply_result_free(res);
 		return ret;
+	}
 	a->tried = true;
 	a->result = res;
 	a->applied = res->ok;
@@ -497,26 +554,16 @@ int rb_base_select(struct rb_base_report **out,
 		}
 	}
 
-	/* 2. prerequisites: not stored yet, so they are missing. */
-	if (req->n_prereq) {
-		struct rb_buf b = RB_BUF_INIT(4096);
-
-		r->prereq_missing = true;
-		rb_buf_printf(&b,
-			      "missing prerequisite: prerequisite-patch-id "
-			      "%.64s",
-			      req->prereq_ids[0]);
-		if (req->n_prereq > 1)
-			rb_buf_printf(&b, " (and %zu more)", req->n_prereq - 1);
-		rb_buf_puts(&b, " is not stored");
-		r->prereq_reason = rb_buf_detach(&b, NULL);
-		if (!r->prereq_reason)
-			goto nomem;
-	}
-
 	/* 3. the guess from index blob ids */
-	ret = rb_base_guess(&oid, &ti, trees, n_trees, req->patches,
-			    req->n_patches, req->guess_depth);
+	/*
+	 * 2. prerequisites go first on every base (try_base()), so the
+	 * guess reads their preimages: the series' own may exist only
+	 * after them.
+	 */
+	ret = rb_base_guess(&oid, &ti, trees, n_trees,
+			    req->n_prereqs ? req->prereqs : req->patches,
+			    req->n_prereqs ? req->n_prereqs : req->n_patches,
+			    req->guess_depth);
 	if (ret == 0 && !already_tried(r, &oid)) {
 		ret = attempt_at(&sel, RB_BASE_GUESSED, &trees[ti], &oid);
 		if (ret || r->ok)
@@ -570,8 +617,30 @@ void rb_base_report_free(struct rb_base_report *r)
 		rb_apply_result_free(r->attempts[i].result);
 	}
 	free(r->attempts);
-	free(r->prereq_reason);
 	free(r);
+}
+
+/* ---- patch-id ---- */
+
+int rb_base_patch_id(char out[GIT_OID_HEXSZ + 1], const char *patch, size_t len)
+{
+	git_diff_patchid_options po = GIT_DIFF_PATCHID_OPTIONS_INIT;
+	git_diff *diff = NULL;
+	git_oid id;
+	int ret = 0;
+
+	/* libgit2's patch parser, the one its own apply trusts. */
+	if (git_diff_from_buffer(&diff, patch, len) < 0 ||
+	    git_diff_patchid(&id, diff, &po) < 0) {
+		ret = rb_err(RB_EPARSE, "no patch-id: %s",
+			     git_error_last() ? git_error_last()->message :
+						"unparseable diff");
+		goto out;
+	}
+	git_oid_tostr(out, GIT_OID_HEXSZ + 1, &id);
+out:
+	git_diff_free(diff);
+	return ret;
 }
 
 /* ---- trees: fetch and staleness ---- */

@@ -7,9 +7,11 @@
  *      tree (an object that is merely in the object store is not enough;
  *      otherwise "base-commit X is not on any configured branch" and the
  *      next steps decide);
- *   2. "prerequisite-patch-id:": prerequisites are not stored yet, so a
- *      series that names any is reported as missing them (and still
- *      tried on the bases below);
+ *   2. prerequisites ("prerequisite-message-id:", "prerequisite-patch-
+ *      id:"), resolved by the caller from stored mail (bot/prereq.h):
+ *      on every base below they are applied first, in memory, and the
+ *      series on top of them; the attempt reports only the series'
+ *      own patches (a failing prerequisite is named as such);
  *   3. a base guessed from the "index" preimage blob ids: the newest of
  *      the recent first-parent commits of each configured tree whose tree
  *      holds every preimage blob (like "b4 --guess-base");
@@ -40,8 +42,9 @@ struct rb_base_tree {
 
 struct rb_base_request {
 	const char *base_commit; /* hex from "base-commit:", or NULL */
-	const char *const *prereq_ids; /* "prerequisite-patch-id:" values */
-	size_t n_prereq;
+	/* Applied first on each base, then the series: prerequisites. */
+	const struct rb_apply_patch *prereqs; /* borrowed, in order */
+	size_t n_prereqs;
 	const struct rb_apply_patch *patches; /* borrowed, in order */
 	size_t n_patches;
 	size_t guess_depth; /* commits per tree to search; 0: 1000 */
@@ -64,7 +67,11 @@ struct rb_base_attempt {
 	size_t failed_patch; /* 1-based; 0 when none */
 	char *failed_file;
 	size_t failed_hunk;
-	struct rb_apply_result *result; /* owned; NULL when not tried */
+	/*
+	 * Owned; NULL when not tried. With prerequisites, its patches[]
+	 * are the series' own and its base is the prerequisites' tip.
+	 */
+	struct rb_apply_result *result;
 };
 
 struct rb_base_report {
@@ -72,8 +79,6 @@ struct rb_base_report {
 	size_t chosen; /* index into attempts when ok */
 	struct rb_base_attempt *attempts;
 	size_t n_attempts;
-	bool prereq_missing;
-	char *prereq_reason; /* "prerequisite-patch-id ... is not stored" */
 };
 
 /*
@@ -100,6 +105,14 @@ int rb_base_guess(git_oid *out, size_t *tree_index,
 		  const struct rb_base_tree *trees, size_t n_trees,
 		  const struct rb_apply_patch *patches, size_t n_patches,
 		  size_t depth);
+
+/*
+ * The patch-id of a diff as "git patch-id --stable" computes it (b4's
+ * "prerequisite-patch-id:"), as 40 hex digits into @out. 0, -RB_EPARSE
+ * when libgit2 cannot parse the diff, -RB_ENOMEM.
+ */
+int rb_base_patch_id(char out[GIT_OID_HEXSZ + 1], const char *patch,
+		     size_t len);
 
 /*
  * Fetches @branch from @url (a path or file:// URL in tests; no network

@@ -1205,6 +1205,8 @@ int rb_render_apply_failure(struct rb_buf *out,
 	ret = ret ?: set_int(d, "total", ctx->total);
 	ret = ret ?: set_str(d, "title", ctx->title);
 	ret = ret ?: set_bool(d, "series", ctx->total > 1);
+	ret = ret ?: set_str(d, "prereq_applied", ctx->prereq_applied);
+	ret = ret ?: set_str(d, "prereq_missing", ctx->prereq_missing);
 	for (i = 0; i < ctx->n_attempts && !ret; i++) {
 		const struct rb_render_apply_attempt *a = &ctx->attempts[i];
 		json_t *o = json_object();

@@ -136,6 +136,9 @@ struct rb_render_apply_ctx {
 	const char *title;
 	const struct rb_render_apply_attempt *attempts;
 	size_t n_attempts;
+	/* Prerequisites applied first on each base, and those named but
+	 * not found ("; "-separated); NULL when none. */
+	const char *prereq_applied, *prereq_missing;
 	struct rb_render_dirs dirs;
 };
 

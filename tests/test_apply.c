@@ -750,7 +750,6 @@ static void test_base_commit_missing(void **state)
 	struct rb_base_request req = { 0 };
 	struct rb_apply_patch p = { 0 };
 	struct rb_base_report *rep = NULL;
-	const char *prereq[] = { "0123456789abcdef0123456789abcdef01234567" };
 	git_oid a;
 
 	commit_files(&a, f->repo, NULL, files, 1, 1000);
@@ -758,14 +757,10 @@ static void test_base_commit_missing(void **state)
 	p.patch = patch;
 	p.len = strlen(patch);
 	req.base_commit = "deadbeefdeadbeefdeadbeefdeadbeefdeadbeef";
-	req.prereq_ids = prereq;
-	req.n_prereq = 1;
 	req.patches = &p;
 	req.n_patches = 1;
 	assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
 	assert_true(rep->ok);
-	assert_true(rep->prereq_missing);
-	assert_non_null(strstr(rep->prereq_reason, "missing prerequisite"));
 	assert_true(rep->n_attempts >= 2);
 	assert_int_equal(rep->attempts[0].kind, RB_BASE_COMMIT);
 	assert_false(rep->attempts[0].tried);
@@ -783,7 +778,6 @@ static void test_base_commit_missing(void **state)
 		git_oid_tostr(hex, sizeof(hex), &a);
 		hex[12] = '\0';
 		req.base_commit = hex;
-		req.n_prereq = 0;
 		assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
 	}
 	assert_true(rep->ok);

@@ -703,7 +703,7 @@ static void test_dashboard(void **state)
 	env_close(&e);
 
 	/* Served, from its own connection to the store. */
-	assert_int_equal(rb_http_start(&h, "127.0.0.1:0", db_path), 0);
+	assert_int_equal(rb_http_start(&h, "127.0.0.1:0", db_path, NULL), 0);
 	port = rb_http_port(h);
 	assert_true(port > 0);
 	body = fetch(port, "GET", "/stats", &status);
@@ -739,9 +739,9 @@ static void test_dashboard(void **state)
 	assert_int_equal(status, 404);
 	free(body);
 	rb_http_stop(h);
-	assert_int_equal(rb_http_start(&h, "0.0.0.0:http", db_path),
+	assert_int_equal(rb_http_start(&h, "0.0.0.0:http", db_path, NULL),
 			 -RB_ECONFIG);
-	assert_int_equal(rb_http_start(&h, "example.org:80", db_path),
+	assert_int_equal(rb_http_start(&h, "example.org:80", db_path, NULL),
 			 -RB_ECONFIG);
 	free(xss_id);
 	rb_buf_release(&page);

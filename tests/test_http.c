@@ -20,10 +20,12 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "bot/http.h"
 #include "bot/metrics.h"
 #include "bot/store.h"
+#include "bot/store_messages.h"
 #include "bot/store_priv.h" /* white-box: a clean PostgreSQL database */
 #include "mail/series.h"
 #include "review/findings.h"
@@ -37,6 +39,9 @@ static const char *db; /* the SQLite path, or RB_TEST_PG_URL */
 #define TITLE "ring: <b>bold</b> & \"q\""
 #define COMMIT "0123456789abcdef0123456789abcdef01234567"
 #define MAIL "Subject: x\r\nTo: a@example.org\r\n\r\nHello <world>\r\nbye\r\n"
+#define PATCH "Message-ID: <p1@x>\r\nSubject: x\r\n\r\nbody\r\n"
+#define RECEIVED "1793770000"
+#define SENT "1793775400" /* RECEIVED + 90 min */
 
 static void add_finding(struct rb_store *st, const char *review,
 			const char *fid, const char *file, int line,
@@ -49,6 +54,7 @@ static void add_finding(struct rb_store *st, const char *review,
 		.severity = RB_FSEV_LOW,
 		.file = (char *)file,
 		.line = line,
+		.code = line ? (char *)"x = <y>;" : NULL,
 		.message = (char *)message,
 		.patch_index = 1,
 	};
@@ -71,7 +77,15 @@ static void fill(struct rb_store *st)
 		.complete = true,
 		.title = TITLE,
 		.author = "ada@example.org",
-		.last_date = 1793700000,
+		.last_date = 1600000000, /* a Date: six years old */
+		.previous = "s0@x",
+	};
+	struct rb_series next = {
+		.id = "s3@x",
+		.version = 3,
+		.title = "ring: v3",
+		.author = "ada@example.org",
+		.previous = "s1@x",
 	};
 	struct rb_outmail m = {
 		.message_id = "<rb-1@x>",
@@ -100,8 +114,23 @@ static void fill(struct rb_store *st)
 		.owner = "ada@example.org",
 	};
 	struct rb_outrow o = { 0 };
+	struct rb_msgmeta meta = {
+		.kind = "patch",
+		.subject = "[PATCH v2] " TITLE,
+		.date = 1600000000,
+		.idx = 1,
+		.total = 1,
+		.version = 2,
+	};
 
+	/* Received at RECEIVED, sent 90 minutes later. */
+	setenv("RB_NOW", RECEIVED, 1);
+	assert_int_equal(rb_store_add_raw(st, "p1@x", PATCH, sizeof(PATCH) - 1,
+					  "t:1"),
+			 0);
+	assert_int_equal(rb_store_mark_parsed(st, "p1@x", &meta), 0);
 	assert_int_equal(rb_store_put_series(st, &s), 0);
+	assert_int_equal(rb_store_put_series(st, &next), 0);
 	assert_int_equal(rb_store_add_attempt(st, "s1@x", "net", "fedcba98",
 					      false, 1, "lib/ring.c", 2,
 					      "does not apply"),
@@ -117,7 +146,9 @@ static void fill(struct rb_store *st)
 		rb_store_set_series_state(st, "s1@x", "reviewed", "1 mail"), 0);
 	assert_int_equal(rb_store_add_outmail(st, &m), 0);
 	assert_int_equal(rb_store_outbox_next(st, &o), 0);
+	setenv("RB_NOW", SENT, 1);
 	assert_int_equal(rb_store_outbox_sent(st, o.message_id), 0);
+	setenv("RB_NOW", "1793780000", 1);
 	rb_outrow_release(&o);
 	add_finding(st, "<rb-1@x>", "F1", "lib/ring.c", 7, "is this <right>?");
 	add_finding(st, NULL, NULL, NULL, 0, "dropped: over the cap");
@@ -125,6 +156,48 @@ static void fill(struct rb_store *st)
 	assert_int_equal(rb_store_verdict_add(st, &v), -RB_EEXISTS);
 	assert_int_equal(rb_metrics_register(st, "w1", "worker"), 0);
 	assert_int_equal(rb_store_job_add(st, "review", "s1@x", 0), 0);
+}
+
+/*
+ * 120 more series for the list: mN@x, "mm: change N", one patch <mpN@x>,
+ * an hour apart from 2023-11-14 on; every third by carol, the others by
+ * bob; odd ones decided by MEMORY MANAGEMENT, even ones by the list;
+ * every fourth failed to apply.
+ */
+static void fill_many(struct rb_store *st)
+{
+	int i;
+
+	for (i = 0; i < 120; i++) {
+		char id[32], pid[32], title[64];
+		char *patches[] = { pid };
+		struct rb_series s = {
+			.id = id,
+			.version = 1,
+			.total = 1,
+			.patches = patches,
+			.complete = true,
+			.title = title,
+			.author = i % 3 ? "bob@example.org" :
+					  "carol@example.org",
+			.last_date = 1700000000 + (int64_t)i * 3600,
+		};
+
+		snprintf(id, sizeof(id), "m%03d@x", i);
+		snprintf(pid, sizeof(pid), "<mp%03d@x>", i);
+		snprintf(title, sizeof(title), "mm: change %d", i);
+		assert_int_equal(rb_store_put_series(st, &s), 0);
+		assert_int_equal(rb_store_series_subsystem(
+					 st, id,
+					 i % 2 ? "MEMORY MANAGEMENT" :
+						 "linux-api.vger.kernel.org",
+					 NULL),
+				 0);
+		if (i % 4 == 0)
+			assert_int_equal(rb_store_set_series_state(
+						 st, id, "apply_failed", "x"),
+					 0);
+	}
 }
 
 static int setup(void **state)
@@ -147,10 +220,13 @@ static int setup(void **state)
 					   " DELETE FROM reviews; DELETE FROM"
 					   " outbox; DELETE FROM findings;"
 					   " DELETE FROM verdicts; DELETE FROM"
-					   " workers; DELETE FROM jobs",
+					   " workers; DELETE FROM jobs;"
+					   " DELETE FROM messages",
 					   NULL, 0),
 			 0);
 	fill(st);
+	fill_many(st);
+	setenv("RB_NOW", "1793780000", 1);
 	rb_store_close(st);
 	return 0;
 }
@@ -174,6 +250,61 @@ static char *render(struct rb_store *st, const char *path, const char *id,
 	return rb_buf_detach(&b, NULL);
 }
 
+static char *render_q(struct rb_store *st, const struct rb_http_query *q)
+{
+	struct rb_buf b = RB_BUF_INIT(1 << 22);
+	const char *ctype = NULL;
+	int status = 0;
+
+	assert_int_equal(rb_http_render_query(&b, st, q, &status, &ctype), 0);
+	assert_int_equal(status, 200);
+	return rb_buf_detach(&b, NULL);
+}
+
+/* The list's page @page with the filters given (NULL: none). */
+static char *list(struct rb_store *st, const char *page, const char *q,
+		  const char *section, const char *state, const char *mode,
+		  const char *findings)
+{
+	struct rb_http_query hq = RB_HTTP_QUERY_INIT;
+
+	hq.page = page;
+	hq.q = q;
+	hq.section = section;
+	hq.state = state;
+	hq.mode = mode;
+	hq.findings = findings;
+	return render_q(st, &hq);
+}
+
+/* The list's JSON for a search: the ids, in order, and the total. */
+static json_t *list_json(struct rb_store *st, const char *q,
+			 const char *section, const char *state,
+			 const char *findings)
+{
+	struct rb_http_query hq = RB_HTTP_QUERY_INIT;
+	json_error_t err;
+	json_t *j;
+	char *p;
+
+	hq.path = "/api/series";
+	hq.q = q;
+	hq.section = section;
+	hq.state = state;
+	hq.findings = findings;
+	p = render_q(st, &hq);
+	j = json_loads(p, 0, &err);
+	if (!j)
+		fail_msg("not JSON: %s: %s", err.text, p);
+	free(p);
+	return j;
+}
+
+static long long total_of(json_t *j)
+{
+	return (long long)json_integer_value(json_object_get(j, "total"));
+}
+
 static void has(const char *page, const char *want)
 {
 	if (!strstr(page, want))
@@ -195,11 +326,22 @@ static void test_pages(void **state)
 	assert_int_equal(status, 200);
 	assert_string_equal(ctype, "text/html; charset=utf-8");
 	assert_null(strstr(p, "<b>"));
-	has(p, "<a href=\"/series?id=s1%40x\">ring: &lt;b&gt;bold&lt;/b&gt; "
-	       "&amp; &quot;q&quot;</a></td><td>v2</td>"
-	       "<td>ada@example.org</td>");
-	has(p, "<td class=\"status\">sent<br>applied on demo at 0123456789ab"
-	       "</td><td>RING BUFFER</td><td>1</td>");
+	/* s1 is the oldest (its Date: of 2020): the last of page 3. */
+	has(p, "122 series, page 1 of 3.");
+	has(p, "href=\"/?page=2\">older");
+	has(p, ">mm: change 119</a>");
+	assert_null(strstr(p, ">mm: change 69</a>"));
+	free(p);
+	p = list(st, "3", NULL, NULL, NULL, NULL, NULL);
+	has(p, "<tr><td>2020-09-13</td><td class=\"title\"><a href=\"/series?"
+	       "id=s1%40x\">ring: &lt;b&gt;bold&lt;/b&gt; &amp; &quot;q&quot;"
+	       "</a></td><td>v2</td><td>ada@example.org</td>"
+	       "<td class=\"status\">sent<br>applied on demo at 0123456789ab"
+	       "</td><td>RING BUFFER</td><td>advisory</td><td>1</td><td>"
+	       "<a class=\"thread\" href=\"https://lore.kernel.org/r/s1%40x\">"
+	       "thread</a></td></tr>");
+	has(p, "href=\"/?page=2\">&larr; newer");
+	assert_null(strstr(p, "id=\"older\""));
 	free(p);
 
 	/* One series: attempts, findings, verdicts, its mail's body. */
@@ -211,16 +353,24 @@ static void test_pages(void **state)
 	       "<td>patch 1, lib/ring.c hunk 2: does not apply</td>");
 	has(p, "<td>demo</td><td>0123456789ab</td><td>applied</td>");
 	snprintf(line, sizeof(line),
-		 "<tr><td>F1</td><td>commit-msg</td><td>fixes-tag</td>"
-		 "<td>%s</td><td>lib/ring.c:7</td><td>raised</td>"
-		 "<td>is this &lt;right&gt;?</td></tr>",
+		 "<tr><td>F1</td><td>commit-msg/fixes-tag</td><td>%s</td>"
+		 "<td>lib/ring.c:7</td><td><pre class=\"quote\">x = &lt;y&gt;;"
+		 "</pre>is this &lt;right&gt;?</td><td>raised</td>"
+		 "<td class=\"outcome\">judged false positive</td></tr>",
 		 rb_fsev_name(RB_FSEV_LOW));
 	has(p, line);
-	has(p, "<tr><td>-</td><td>commit-msg</td>");
+	has(p, "<tr><td>-</td><td>commit-msg/fixes-tag</td>");
 	has(p, "<td>(commit message)</td>");
 	has(p, "<tr><td>F1</td><td>false_positive</td><td>ada@example.org"
 	       "</td><td>yes</td><td></td>");
+	has(p, "<tr><td>1</td><td>[PATCH v2] ring: &lt;b&gt;bold&lt;/b&gt;");
+	has(p, "<a class=\"prev\" href=\"/series?id=s0%40x\">previous "
+	       "version</a> <a class=\"next\" href=\"/series?id=s3%40x\">"
+	       "next version (v3)</a>");
+	has(p, "<a class=\"thread\" href=\"https://lore.kernel.org/r/p1%40x"
+	       "\">mail</a>");
 	has(p, "<h3>review (patch 1): 12 words, 1 findings, sent, ");
+	has(p, "<h2>Mails as sent</h2>");
 	has(p, "<pre class=\"mail\">Hello &lt;world&gt;\nbye\n</pre>");
 	assert_null(strstr(p, "\r"));
 	free(p);
@@ -238,6 +388,12 @@ static void test_pages(void **state)
 	has(p, "id=\"precision-finding\">0.00<");
 	has(p, "<p>findings raised 2, judged 1, valid 0</p>");
 	has(p, "<svg id=\"chart-precision\"");
+	/* From receipt, not from the six-year-old Date:. */
+	has(p, "id=\"latency-median\">1.5 h<");
+	has(p, "id=\"latency-p95\">1.5 h<");
+	has(p, "Half of the 1 mails sent left within 1.5 h");
+	/* Per the day the series arrived: 2020-09-13. */
+	has(p, "<title>2020-09-13: 1</title>");
 	free(p);
 	p = render(st, "/metrics", NULL, &status, &ctype);
 	assert_int_equal(status, 200);
@@ -257,6 +413,194 @@ static void test_pages(void **state)
 	p = render(st, "/etc/passwd", NULL, &status, &ctype);
 	assert_int_equal(status, 404);
 	free(p);
+	rb_store_close(st);
+}
+
+/* Search and filters pick the right series, in the right order. */
+static void test_filters(void **state)
+{
+	struct rb_store *st = NULL;
+	json_t *j, *rows;
+	char *p;
+
+	(void)state;
+	assert_int_equal(rb_store_open(&st, db, true), 0);
+	/* Everything, newest first, 50 a page. */
+	j = list_json(st, NULL, NULL, NULL, NULL);
+	rows = json_object_get(j, "series");
+	assert_int_equal(total_of(j), 122);
+	assert_int_equal(json_array_size(rows), 50);
+	/* s3 has no Date: and arrived last. */
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(rows, 0), "id")),
+			    "s3@x");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(rows, 1), "id")),
+			    "m119@x");
+	assert_string_equal(json_string_value(json_object_get(
+				    json_array_get(rows, 49), "id")),
+			    "m071@x");
+	json_decref(j);
+	/* By author, title, and Message-ID with or without <>. */
+	j = list_json(st, "CAROL@", NULL, NULL, NULL);
+	assert_int_equal(total_of(j), 40);
+	json_decref(j);
+	j = list_json(st, "change 11", NULL, NULL, NULL);
+	assert_int_equal(total_of(j), 11); /* 11 and 110..119 */
+	json_decref(j);
+	j = list_json(st, "<mp007@x>", NULL, NULL, NULL);
+	assert_int_equal(total_of(j), 1);
+	assert_string_equal(
+		json_string_value(json_object_get(
+			json_array_get(json_object_get(j, "series"), 0), "id")),
+		"m007@x");
+	json_decref(j);
+	j = list_json(st, "m007@x", NULL, NULL, NULL);
+	assert_int_equal(total_of(j), 1);
+	json_decref(j);
+	/* A LIKE wildcard in the search is a plain character. */
+	j = list_json(st, "%", NULL, NULL, NULL);
+	assert_int_equal(total_of(j), 0);
+	json_decref(j);
+	j = list_json(st, "_", NULL, NULL, NULL);
+	assert_int_equal(total_of(j), 0);
+	json_decref(j);
+	/* Section, state, findings, and all at once. */
+	j = list_json(st, NULL, "MEMORY MANAGEMENT", NULL, NULL);
+	assert_int_equal(total_of(j), 60);
+	json_decref(j);
+	j = list_json(st, NULL, NULL, "apply_failed", NULL);
+	assert_int_equal(total_of(j), 30);
+	json_decref(j);
+	j = list_json(st, NULL, "linux-api.vger.kernel.org", "apply_failed",
+		      NULL);
+	assert_int_equal(total_of(j), 30); /* every fourth is even */
+	json_decref(j);
+	j = list_json(st, "bob", "MEMORY MANAGEMENT", "apply_failed", NULL);
+	assert_int_equal(total_of(j), 0); /* odd is never a fourth */
+	json_decref(j);
+	j = list_json(st, NULL, NULL, NULL, "1");
+	assert_int_equal(total_of(j), 1);
+	json_decref(j);
+	/* The form keeps what was asked, and the pager keeps the filter. */
+	p = list(st, "1", "bob", "MEMORY MANAGEMENT", NULL, "advisory", NULL);
+	has(p, "value=\"bob\"");
+	has(p, "<option value=\"MEMORY MANAGEMENT\" selected>");
+	has(p, "<option value=\"advisory\" selected>");
+	has(p, "0 series, page 1 of 1.");
+	free(p);
+	p = list(st, "1", "bob", NULL, NULL, NULL, NULL);
+	has(p, "href=\"/?page=2&amp;q=bob\">older");
+	free(p);
+	/* A page past the end is empty, not an error. */
+	p = list(st, "99", NULL, NULL, NULL, NULL, NULL);
+	has(p, "122 series, page 99 of 3.");
+	free(p);
+	rb_store_close(st);
+}
+
+static const char *jget(json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+/* Escaped as the page writes it. */
+static void has_text(const char *page, const char *text)
+{
+	struct rb_buf b = RB_BUF_INIT(1 << 20);
+
+	assert_int_equal(rb_html_escape(&b, text), 0);
+	has(page, b.ptr ? b.ptr : "");
+	rb_buf_release(&b);
+}
+
+/* What the series' JSON says is what its page shows. */
+static void test_series_json(void **state)
+{
+	struct rb_http_query q = RB_HTTP_QUERY_INIT;
+	struct rb_store *st = NULL;
+	json_error_t err;
+	json_t *j, *v;
+	char *page, *text, num[64];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(rb_store_open(&st, db, true), 0);
+	q.path = "/series";
+	q.id = "s1@x";
+	page = render_q(st, &q);
+	q.format = "json";
+	text = render_q(st, &q);
+	j = json_loads(text, 0, &err);
+	if (!j)
+		fail_msg("not JSON: %s: %s", err.text, text);
+	free(text);
+	/* /api/series?id= is the same JSON. */
+	q.path = "/api/series";
+	q.format = NULL;
+	text = render_q(st, &q);
+	v = json_loads(text, 0, &err);
+	if (!json_equal(j, v))
+		fail_msg("/api/series differs: %s", text);
+	json_decref(v);
+	free(text);
+
+	assert_string_equal(jget(j, "title"), TITLE);
+	has_text(page, jget(j, "title"));
+	has_text(page, jget(j, "author"));
+	has_text(page, jget(j, "status"));
+	has_text(page, jget(j, "section"));
+	has_text(page, jget(j, "thread"));
+	has_text(page, jget(json_object_get(j, "previous"), "url"));
+	json_array_foreach(json_object_get(j, "next"), i, v)
+		has_text(page, jget(v, "url"));
+	assert_int_equal(json_array_size(json_object_get(j, "patches")), 1);
+	json_array_foreach(json_object_get(j, "patches"), i, v)
+		has_text(page, jget(v, "subject"));
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), 2);
+	json_array_foreach(json_object_get(j, "findings"), i, v)
+	{
+		has_text(page, jget(v, "fid"));
+		has_text(page, jget(v, "message"));
+		has_text(page, jget(v, "quote"));
+		has_text(page, jget(v, "state"));
+	}
+	assert_string_equal(
+		jget(json_array_get(json_object_get(j, "findings"), 0),
+		     "outcome"),
+		"false_positive");
+	json_array_foreach(json_object_get(j, "verdicts"), i, v)
+	{
+		has_text(page, jget(v, "verdict"));
+		has_text(page, jget(v, "judge"));
+	}
+	json_array_foreach(json_object_get(j, "attempts"), i, v)
+	{
+		has_text(page, jget(v, "base"));
+		snprintf(num, sizeof(num), "%.12s", jget(v, "commit"));
+		has_text(page, num);
+	}
+	assert_int_equal(json_array_size(json_object_get(j, "mails")), 1);
+	json_array_foreach(json_object_get(j, "mails"), i, v)
+		has_text(page, jget(v, "body"));
+	json_decref(j);
+	free(page);
+
+	/* The stats JSON: latency from receipt, in seconds. */
+	q.path = "/stats";
+	q.id = NULL;
+	q.format = "json";
+	text = render_q(st, &q);
+	j = json_loads(text, 0, &err);
+	assert_non_null(j);
+	v = json_object_get(j, "send_latency");
+	assert_int_equal(json_integer_value(json_object_get(v, "median_s")),
+			 5400);
+	assert_int_equal(json_integer_value(json_object_get(v, "p95_s")), 5400);
+	json_decref(j);
+	free(text);
 	rb_store_close(st);
 }
 
@@ -292,10 +636,12 @@ static void test_served(void **state)
 	int port;
 
 	(void)state;
-	assert_int_equal(rb_http_start(&h, "127.0.0.1:0", db), 0);
+	assert_int_equal(rb_http_start(&h, "127.0.0.1:0", db,
+				       "https://lore.kernel.org/r/"),
+			 0);
 	port = rb_http_port(h);
 	assert_true(port > 0);
-	r = ask(port, "GET", "/", "127.0.0.1");
+	r = ask(port, "GET", "/?q=ring%3A+%3Cb", "127.0.0.1");
 	assert_true(!strncmp(r, "HTTP/1.1 200", 12));
 	has(r, "Content-Security-Policy: default-src 'none'");
 	has(r, "ring: &lt;b&gt;bold&lt;/b&gt;");
@@ -319,6 +665,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pages),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_series_json),
 		cmocka_unit_test(test_served),
 	};
 
