@@ -1467,7 +1467,7 @@ static const struct {
 static int chart_mails(struct rb_buf *b, json_t *days)
 {
 	int64_t first, last, span, w = 1, y[64] = { 0 }, total = 0;
-	char labels[64][24], reading[256], d0[24], d1[24], top[24] = "-";
+	char labels[64][24], reading[2048], d0[24], d1[24];
 	const char *unit = "day";
 	size_t i, k, n, best = 0;
 	json_t *v;
@@ -1511,7 +1511,6 @@ static int chart_mails(struct rb_buf *b, json_t *days)
 		if (y[i] > y[best])
 			best = i;
 	}
-	snprintf(top, sizeof(top), "%s", labels[best]);
 	fmt_day(d0, sizeof(d0), first);
 	fmt_day(d1, sizeof(d1), last);
 	snprintf(title, sizeof(title),
@@ -1522,7 +1521,8 @@ static int chart_mails(struct rb_buf *b, json_t *days)
 	snprintf(reading, sizeof(reading),
 		 "%lld mails for series that arrived from %s to %s; the "
 		 "busiest %s began %s, with %lld.",
-		 (long long)total, d0, d1, unit, top, (long long)y[best]);
+		 (long long)total, d0, d1, unit, labels[best],
+		 (long long)y[best]);
 	return bar_svg(b, &c);
 }
 
