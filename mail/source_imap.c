@@ -6,14 +6,15 @@
  * For each mailbox the store keeps (UIDVALIDITY, last UID). A pass asks
  * for "UID FETCH last+1:* (UID RFC822.SIZE)" and keeps only uid > last
  * (RFC 3501 6.4.8: "n:*" always names the highest message, even when n is
- * above it), then fetches each message with BODY.PEEK[] so that nothing is
- * marked \Seen, in UID order. The last UID moves only after the deliver
- * callback returned 0, i.e. after the store committed the message; a crash
- * at any point fetches again what was not committed, and the store drops
- * what it already has by Message-ID. The mark is written every
- * RB_STATE_EVERY messages and at the end of a pass, not after each one: a
- * store commit costs an fsync (about 10 ms here), and what a crash makes
- * us fetch again is dropped as a duplicate.
+ * above it), then fetches the messages with BODY.PEEK[] so that nothing is
+ * marked \Seen, IMAP_BATCH (or IMAP_BATCH_BYTES announced) to one UID
+ * FETCH of a set: one round trip per batch, not per message. They are
+ * delivered in UID order and stored one transaction per batch (source.h
+ * begin/commit) with the last UID: a store commit costs an fsync (about
+ * 10 ms here), and a crash loses the batch and its mark together, fetched
+ * again next time. Without begin/commit each deliver is durable and the
+ * mark is written every RB_STATE_EVERY messages and at the end of a pass
+ * (what a crash makes us fetch again is dropped as a duplicate).
  *
  * A UIDVALIDITY change is handled as mbsync does: UIDs mean nothing any
  * more, so the whole mailbox is fetched again and re-keyed by Message-ID
@@ -24,7 +25,8 @@
  * recorded as too big (deliver with raw NULL) and skipped. libetpan has no
  * cap on a literal (DESIGN.md fact 2), so the bytes received during a
  * fetch are also counted (the stream logger) and the stream is cancelled
- * when a server sends more than it announced.
+ * when a server sends more than it announced; the batch is then fetched
+ * again one message at a time, to record the one that overran.
  *
  * TLS: imaps:// or STARTTLS (required unless starttls: off, which is only
  * allowed on loopback); the chain and host name are checked with OpenSSL
@@ -34,9 +36,11 @@
  * asks clients to re-issue within 29 minutes), wakes the daemon when mail
  * arrives; the other mailboxes are read at each periodic pass.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <libetpan/libetpan.h>
 
@@ -61,6 +65,7 @@
 struct imap_mbox {
 	char *name;
 	int64_t next_uid; /* last delivered UID + 1, after a pass */
+	uint32_t solo_until; /* fetch one at a time up to this UID */
 };
 
 struct imap_source {
@@ -367,25 +372,58 @@ out:
 	return ret;
 }
 
+/* Messages per UID FETCH and per store transaction (source.h
+ * begin/commit), and the announced bytes one FETCH may hold in memory
+ * (libetpan parses a whole response before returning it). */
+#define IMAP_BATCH 256
+#define IMAP_BATCH_BYTES ((size_t)8 << 20)
+
+/* The body of @uid in a FETCH response, or NULL. */
+static char *find_body(clist *res, uint32_t uid, size_t *len)
+{
+	clistiter *it;
+
+	for (it = clist_begin(res); it; it = clist_next(it)) {
+		uint32_t got = 0;
+		char *b = NULL;
+		size_t l = 0;
+
+		att_statics(clist_content(it), &got, NULL, &b, &l);
+		if (got == uid && b) {
+			*len = l;
+			return b;
+		}
+	}
+	return NULL;
+}
+
 /*
- * Fetches one message and hands it to the store. 0 when it was delivered
- * or recorded as skipped (the UID may move), else the error.
+ * Fetches the messages of @v (@n of them, each within the size cap) in one
+ * "UID FETCH set (UID BODY.PEEK[])" (a range: one round trip, not one per
+ * message); *@res is the parsed response (fetch_free it). -RB_EAGAIN with
+ * the stream dropped and *@over set when the server sent more than the
+ * sizes it announced.
  */
-static int fetch_one(struct imap_source *s, const struct rb_source_env *env,
-		     const char *origin, uint32_t uid, bool *gone)
+static int fetch_set(struct imap_source *s, const struct msg_ref *v, size_t n,
+		     clist **res, bool *over)
 {
 	struct mailimap_fetch_type *ft = NULL;
 	struct mailimap_set *set = NULL;
 	struct mailimap_section *sec = NULL;
 	struct mailimap_fetch_att *fa = NULL;
-	clist *res = NULL;
-	clistiter *it;
-	char *body = NULL;
-	size_t len = 0;
+	size_t k, announced = 0;
 	int r, ret = 0;
 
-	*gone = false;
-	set = mailimap_set_new_single(uid);
+	*res = NULL;
+	*over = false;
+	set = mailimap_set_new_empty();
+	for (k = 0; set && k < n; k++) {
+		if (mailimap_set_add_single(set, v[k].uid)) {
+			mailimap_set_free(set);
+			set = NULL;
+		}
+		announced += v[k].size;
+	}
 	ft = mailimap_fetch_type_new_fetch_att_list_empty();
 	sec = mailimap_section_new(NULL);
 	if (sec)
@@ -399,51 +437,30 @@ static int fetch_one(struct imap_source *s, const struct rb_source_env *env,
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	rb_recv_guard_reset(&s->net.guard, s->net.max_size + FETCH_SLACK);
-	r = mailimap_uid_fetch(s->imap, set, ft, &res);
+	rb_recv_guard_reset(&s->net.guard, announced + n * FETCH_SLACK);
+	r = mailimap_uid_fetch(s->imap, set, ft, res);
 	if (s->net.guard.over) {
-		size_t got = s->net.guard.received;
-
-		/* The server sent more than the size it announced. */
-		rb_log(RB_LOG_WARN, "imap.too_big", "origin", origin, "reason",
-		       "more bytes than the size cap", NULL);
-		ret = env->deliver(NULL, got, origin, env->payload);
+		*over = true;
 		disconnect(s);
+		ret = rb_err(RB_EAGAIN,
+			     "imap %s: reconnecting after an oversized "
+			     "message",
+			     s->net.url.host);
 		goto out;
 	}
-	if (!is_ok(r)) {
+	if (!is_ok(r))
 		ret = is_refusal(r) ?
 			      rb_err(RB_EAGAIN,
-				     "imap %s: UID FETCH %u refused: %s",
-				     s->net.url.host, uid,
+				     "imap %s: UID FETCH %u:%u refused: %s",
+				     s->net.url.host, v[0].uid, v[n - 1].uid,
 				     s->imap->imap_response ?
 					     s->imap->imap_response :
 					     "") :
 			      net_fail(s, "UID FETCH BODY.PEEK[]", r);
-		goto out;
-	}
-	for (it = clist_begin(res); it; it = clist_next(it)) {
-		uint32_t got = 0;
-		char *b = NULL;
-		size_t l = 0;
-
-		att_statics(clist_content(it), &got, NULL, &b, &l);
-		if (got == uid && b) {
-			body = b;
-			len = l;
-		}
-	}
-	if (!body) {
-		/* Expunged between the listing and now: nothing to keep. */
-		*gone = true;
-		goto out;
-	}
-	if (len > s->net.max_size)
-		ret = env->deliver(NULL, len, origin, env->payload);
-	else
-		ret = env->deliver(body, len, origin, env->payload);
 out:
-	fetch_free(res, set, ft);
+	fetch_free(ret ? *res : NULL, set, ft);
+	if (ret)
+		*res = NULL;
 	return ret;
 }
 
@@ -452,13 +469,15 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 {
 	struct imap_mbox *mb = &s->mb[i];
 	struct mailimap_selection_info *sel;
-	struct msg_ref *v = NULL;
-	int64_t validity = 0, last = 0, cur, mark, saved;
+	struct msg_ref *v = NULL, pick[IMAP_BATCH];
+	struct rb_src_batch b = { .env = env,
+				  .source = s->net.base.name,
+				  .mailbox = mb->name };
+	int64_t validity = 0, last = 0, cur;
+	struct timespec t0;
 	uint32_t uidnext;
-	int unsaved = 0;
 	char origin[512], vbuf[24], lbuf[24];
-	size_t n = 0, k;
-	bool gone;
+	size_t n = 0, k, end;
 	int ret;
 
 	ret = examine(s, i);
@@ -502,48 +521,107 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 	ret = list_new(s, last, &v, &n);
 	if (ret)
 		return ret;
-	mark = saved = last;
-	for (k = 0; k < n; k++) {
-		snprintf(origin, sizeof(origin),
-			 "imap://%s:%u/%s;UIDVALIDITY=%lld/;UID=%u",
-			 s->net.url.host, s->net.url.port, mb->name,
-			 (long long)cur, v[k].uid);
-		if (v[k].size > s->net.max_size) {
-			ret = env->deliver(NULL, v[k].size, origin,
-					   env->payload);
-		} else {
-			ret = fetch_one(s, env, origin, v[k].uid, &gone);
-		}
-		if (ret)
-			break;
-		/* Committed (or recorded as skipped): the mark may move. */
-		mark = v[k].uid;
-		mb->next_uid = mark + 1;
-		if (++unsaved >= RB_STATE_EVERY) {
-			ret = env->set_state(s->net.base.name, mb->name, cur,
-					     mark, env->payload);
-			if (ret)
-				break;
-			saved = mark;
-			unsaved = 0;
-		}
-		if (!s->imap) {
-			/* A cancelled oversized fetch closed the stream. */
-			ret = rb_err(RB_EAGAIN,
-				     "imap %s: reconnecting after "
-				     "an oversized message",
-				     s->net.url.host);
-			break;
-		}
-	}
-	if (mark != saved) {
-		int r = env->set_state(s->net.base.name, mb->name, cur, mark,
-				       env->payload);
+	b.validity = cur;
+	b.mark = b.saved = last;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (k = 0; k < n && !ret; k = end) {
+		size_t bytes = 0, fetch_n = 0, j;
+		clist *res = NULL;
+		bool over = false;
 
+		/*
+		 * The next batch: up to IMAP_BATCH messages and
+		 * IMAP_BATCH_BYTES announced (at least one); messages over
+		 * the cap are recorded without being fetched. After a
+		 * message that overran its announced size, one at a time up
+		 * to it, so that the guilty one is found.
+		 */
+		for (end = k; end < n && end - k < IMAP_BATCH; end++) {
+			if (end > k && v[end].uid <= mb->solo_until)
+				break;
+			if (v[end].size > s->net.max_size)
+				continue;
+			if (fetch_n && bytes + v[end].size > IMAP_BATCH_BYTES)
+				break;
+			bytes += v[end].size;
+			pick[fetch_n++] = v[end];
+			if (v[end].uid <= mb->solo_until) {
+				end++;
+				break;
+			}
+		}
+		ret = rb_src_batch_begin(&b);
+		if (!ret && fetch_n)
+			ret = fetch_set(s, pick, fetch_n, &res, &over);
+		if (over) {
+			if (fetch_n > 1 || pick[0].uid != v[k].uid) {
+				mb->solo_until = pick[fetch_n - 1].uid;
+			} else {
+				/* The server sent more than it announced. */
+				snprintf(origin, sizeof(origin),
+					 "imap://%s:%u/%s;UIDVALIDITY=%lld/;"
+					 "UID=%u",
+					 s->net.url.host, s->net.url.port,
+					 mb->name, (long long)cur, pick[0].uid);
+				rb_log(RB_LOG_WARN, "imap.too_big", "origin",
+				       origin, "reason",
+				       "more bytes than the size cap", NULL);
+				ret = env->deliver(NULL, s->net.guard.received,
+						   origin, env->payload);
+				if (!ret) {
+					b.mark = pick[0].uid;
+					mb->next_uid = b.mark + 1;
+				}
+				if (!ret)
+					ret = rb_err(RB_EAGAIN,
+						     "imap %s: reconnecting "
+						     "after an oversized "
+						     "message",
+						     s->net.url.host);
+			}
+			break;
+		}
+		/* In UID order: the fetched ones (moved to the front) and,
+		 * between them, the ones over the cap. */
+		for (j = k; j < end && !ret; j++) {
+			const struct msg_ref *m = &v[j];
+			char *body;
+			size_t len = 0;
+
+			snprintf(origin, sizeof(origin),
+				 "imap://%s:%u/%s;UIDVALIDITY=%lld/;UID=%u",
+				 s->net.url.host, s->net.url.port, mb->name,
+				 (long long)cur, m->uid);
+			if (m->size > s->net.max_size) {
+				ret = env->deliver(NULL, m->size, origin,
+						   env->payload);
+			} else {
+				body = find_body(res, m->uid, &len);
+				/* None: expunged since the listing. */
+				if (body && len > s->net.max_size)
+					ret = env->deliver(NULL, len, origin,
+							   env->payload);
+				else if (body)
+					ret = env->deliver(body, len, origin,
+							   env->payload);
+			}
+			/* Committed (or recorded as skipped): the mark may
+			 * move. */
+			if (!ret)
+				ret = rb_src_batch_moved(&b, m->uid, INT_MAX);
+			if (!ret)
+				mb->next_uid = m->uid + 1;
+		}
+		fetch_free(res, NULL, NULL);
+		/* One transaction (one fsync) per FETCH. */
 		if (!ret)
-			ret = r;
+			ret = rb_src_batch_commit(&b);
 	}
+	ret = rb_src_batch_end(&b, ret);
 	free(v);
+	if (b.saved > last)
+		rb_net_log_synced(&s->net, "imap.synced", mb->name,
+				  b.saved - last, &t0);
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -265,4 +266,74 @@ int rb_net_source_verify(struct rb_net_source *n, struct _mailstream *stream,
 		rb_backoff_fail(&n->backoff);
 	}
 	return ret;
+}
+
+int rb_src_batch_begin(struct rb_src_batch *b)
+{
+	int ret;
+
+	if (b->open || !b->env->begin)
+		return 0;
+	ret = b->env->begin(b->env->payload);
+	b->open = !ret;
+	return ret;
+}
+
+int rb_src_batch_commit(struct rb_src_batch *b)
+{
+	int ret = 0;
+
+	if (b->mark != b->saved)
+		ret = b->env->set_state(b->source, b->mailbox, b->validity,
+					b->mark, b->env->payload);
+	if (b->open) {
+		b->open = false;
+		if (ret) {
+			b->env->rollback(b->env->payload);
+			return ret;
+		}
+		ret = b->env->commit(b->env->payload);
+	}
+	if (!ret) {
+		b->saved = b->mark;
+		b->unsaved = 0;
+	}
+	return ret;
+}
+
+int rb_src_batch_moved(struct rb_src_batch *b, int64_t mark, int every)
+{
+	b->mark = mark;
+	if (++b->unsaved < (b->env->begin ? every : RB_STATE_EVERY))
+		return 0;
+	return rb_src_batch_commit(b);
+}
+
+int rb_src_batch_end(struct rb_src_batch *b, int ret)
+{
+	int r2;
+
+	if (b->open && ret && ret != -RB_EAGAIN) {
+		b->open = false;
+		b->env->rollback(b->env->payload);
+		return ret;
+	}
+	r2 = rb_src_batch_commit(b);
+	return ret ? ret : r2;
+}
+
+void rb_net_log_synced(const struct rb_net_source *n, const char *event,
+		       const char *mailbox, int64_t count,
+		       const struct timespec *t0)
+{
+	struct timespec t1;
+	char num[24], ms[24];
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	snprintf(num, sizeof(num), "%lld", (long long)count);
+	snprintf(ms, sizeof(ms), "%lld",
+		 (long long)((t1.tv_sec - t0->tv_sec) * 1000 +
+			     (t1.tv_nsec - t0->tv_nsec) / 1000000));
+	rb_log(RB_LOG_INFO, event, "source", n->base.name, "mailbox", mailbox,
+	       "messages", num, "ms", ms, NULL);
 }

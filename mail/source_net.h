@@ -139,4 +139,40 @@ int rb_net_source_fail(struct rb_net_source *n, const char *proto,
 int rb_net_source_verify(struct rb_net_source *n, struct _mailstream *stream,
 			 const char *event);
 
+/*
+ * A source's batch of messages (source.h begin/commit): the messages it
+ * delivered and the mark that covers them, committed together. Without
+ * begin/commit in the env, each deliver is durable on its own and the
+ * mark is written every RB_STATE_EVERY messages.
+ */
+struct rb_src_batch {
+	const struct rb_source_env *env;
+	const char *source, *mailbox; /* borrowed */
+	int64_t validity; /* written with the mark */
+	bool open; /* a store transaction is open */
+	int64_t mark; /* the last message delivered or skipped */
+	int64_t saved; /* the mark the store holds */
+	int unsaved; /* messages since it was saved */
+};
+
+/* Opens a store transaction when the env has them and none is open. */
+int rb_src_batch_begin(struct rb_src_batch *b);
+/* Saves the mark, with the batch's messages when a transaction is open. */
+int rb_src_batch_commit(struct rb_src_batch *b);
+/* @mark was delivered; commits once @every messages are in hand (or
+ * RB_STATE_EVERY without transactions). */
+int rb_src_batch_moved(struct rb_src_batch *b, int64_t mark, int every);
+/*
+ * The end of a pass that stopped with @ret: what was delivered is kept
+ * with its mark (a network error, -RB_EAGAIN), but a failed deliver (the
+ * store) rolls the open batch back. Returns @ret, or the commit's error.
+ */
+int rb_src_batch_end(struct rb_src_batch *b, int ret);
+
+/* Logs @event: the @count messages of @mailbox one pass stored and the
+ * milliseconds since @t0 (CLOCK_MONOTONIC); the rate bench/ingest.sh reads. */
+void rb_net_log_synced(const struct rb_net_source *n, const char *event,
+		       const char *mailbox, int64_t count,
+		       const struct timespec *t0);
+
 #endif

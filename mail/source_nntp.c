@@ -204,57 +204,19 @@ static int read_article(struct nntp_source *s, char **art, size_t *len)
 	return 1;
 }
 
-struct nntp_batch {
-	const struct rb_source_env *env;
-	bool open; /* a store transaction is open (env->begin) */
-	int64_t mark; /* the last article delivered */
-	int64_t saved; /* the mark the store holds */
-	int unsaved; /* articles since it was saved */
-};
-
-static int batch_begin(struct nntp_batch *b)
-{
-	int ret;
-
-	if (b->open || !b->env->begin)
-		return 0;
-	ret = b->env->begin(b->env->payload);
-	b->open = !ret;
-	return ret;
-}
-
-/* Saves the mark (with the batch's articles, when one is open). */
-static int batch_commit(struct nntp_source *s, struct nntp_batch *b,
-			const char *group)
-{
-	int ret = 0;
-
-	if (b->mark != b->saved)
-		ret = b->env->set_state(s->net.base.name, group, 1, b->mark,
-					b->env->payload);
-	if (b->open) {
-		b->open = false;
-		if (ret) {
-			b->env->rollback(b->env->payload);
-			return ret;
-		}
-		ret = b->env->commit(b->env->payload);
-	}
-	if (!ret) {
-		b->saved = b->mark;
-		b->unsaved = 0;
-	}
-	return ret;
-}
-
 static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 		      const char *group)
 {
 	struct newsnntp_group_info *info = NULL;
-	struct nntp_batch b = { .env = env };
+	struct rb_src_batch b = {
+		.env = env,
+		.source = s->net.base.name,
+		.mailbox = group,
+		.validity = 1,
+	};
 	int64_t validity = 0, last = 0, n, high, sent;
-	struct timespec t0, t1;
-	char origin[512], num[24], ms[24];
+	struct timespec t0;
+	char origin[512];
 	char *art;
 	size_t len;
 	int r, ret;
@@ -305,7 +267,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			}
 			sent = to;
 		}
-		ret = batch_begin(&b);
+		ret = rb_src_batch_begin(&b);
 		if (ret)
 			break;
 		snprintf(origin, sizeof(origin), "nntp://%s:%u/%s/%lld",
@@ -324,7 +286,7 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			ret = env->deliver(NULL, got, origin, env->payload);
 			if (!ret) {
 				b.mark = n;
-				ret = batch_commit(s, &b, group);
+				ret = rb_src_batch_commit(&b);
 			}
 			if (!ret)
 				ret = rb_err(RB_EAGAIN,
@@ -345,40 +307,16 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			ret = env->deliver(art, len, origin, env->payload);
 		if (ret)
 			break;
-		b.mark = n;
-		if (++b.unsaved >= (env->begin ? NNTP_BATCH : RB_STATE_EVERY)) {
-			ret = batch_commit(s, &b, group);
-			if (ret)
-				break;
-		}
+		ret = rb_src_batch_moved(&b, n, NNTP_BATCH);
+		if (ret)
+			break;
 	}
-	/*
-	 * What was delivered is kept, even when the pass stopped on an
-	 * error: the mark covers exactly the articles delivered. A failed
-	 * deliver (the store) rolls the open batch back instead.
-	 */
 	if (ret && s->nntp && sent >= n)
 		disconnect(s); /* responses still in flight */
-	if (b.open && ret && ret != -RB_EAGAIN) {
-		b.open = false;
-		env->rollback(env->payload);
-	} else {
-		int r2 = batch_commit(s, &b, group);
-
-		if (!ret)
-			ret = r2;
-	}
-	if (b.saved > last) {
-		/* What a pass fetched and stored, and how long it took (the
-		 * ingest rate of bench/ingest.sh). */
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		snprintf(num, sizeof(num), "%lld", (long long)(b.saved - last));
-		snprintf(ms, sizeof(ms), "%lld",
-			 (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
-				     (t1.tv_nsec - t0.tv_nsec) / 1000000));
-		rb_log(RB_LOG_INFO, "nntp.synced", "source", s->net.base.name,
-		       "group", group, "articles", num, "ms", ms, NULL);
-	}
+	ret = rb_src_batch_end(&b, ret);
+	if (b.saved > last)
+		rb_net_log_synced(&s->net, "nntp.synced", group, b.saved - last,
+				  &t0);
 	return ret;
 }
 
