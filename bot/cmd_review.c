@@ -15,6 +15,7 @@
 #include "bot/config.h"
 #include "bot/pipeline.h"
 #include "bot/store.h"
+#include "mail/message.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -166,6 +167,12 @@ int cmd_review(int argc, char **argv)
 		       "(lists are never trimmed)\n",
 		       p.stats.capped);
 	clock_gettime(CLOCK_MONOTONIC, &t2);
+	{
+		char np[32];
+
+		snprintf(np, sizeof(np), "%lu", rb_message_parse_count());
+		rb_log(RB_LOG_INFO, "review.done", "parses", np, NULL);
+	}
 	printf("reviewbot: stored in %.2f s, parsed, assembled, reviewed and "
 	       "sent in %.2f s\n",
 	       (double)(t1.tv_sec - t0.tv_sec) +

@@ -71,6 +71,37 @@ static bool looks_like_mail(const char *raw, size_t len, const char **why)
 	return true;
 }
 
+static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
+		    const struct rb_pipeline *p, const struct rb_message *m,
+		    const char *origin);
+
+/*
+ * The metadata of a message just stored, from the parse that found its
+ * Message-ID: the parse stage then has nothing to do for it (a message
+ * is parsed once on its way). A message stored under another key (no
+ * usable Message-ID) is left to the parse stage. A kill between the two
+ * writes leaves the message "new", which the parse stage takes.
+ */
+static int store_meta(struct rb_pipeline *p, const struct rb_message *m,
+		      const char *origin)
+{
+	struct rb_buf refs = RB_BUF_INIT(1 << 20);
+	struct rb_msgmeta meta = { 0 };
+	int ret;
+
+	if (!m->message_id)
+		return 0;
+	meta_of(&meta, &refs, p, m, origin);
+	ret = rb_store_mark_parsed(p->st, m->message_id, &meta);
+	rb_buf_release(&refs);
+	if (ret)
+		return ret;
+	p->stats.parsed++;
+	p->assembled = false;
+	rb_fault_point("parse");
+	return 0;
+}
+
 int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
 			   const char *origin)
 {
@@ -96,6 +127,7 @@ int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
 		goto bad;
 	}
 	opts.max_size = rb_pipeline_max_size(p);
+	opts.received_at = rb_now();
 	ret = rb_message_parse(&m, raw, len, &opts);
 	if (ret) {
 		rb_buf_printf(&reason, "%s: %s; recorded and skipped", origin,
@@ -103,19 +135,20 @@ int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
 		goto bad;
 	}
 	ret = rb_store_add_raw(p->st, m->message_id, raw, len, origin);
-	rb_message_free(m);
 	if (ret == -RB_EEXISTS) {
 		p->stats.duplicates++;
 		ret = 0;
 	} else if (!ret) {
 		p->stats.stored++;
-		if (p->batching && ++p->batch % RB_BATCH == 0) {
+		ret = store_meta(p, m, origin);
+		if (!ret && p->batching && ++p->batch % RB_BATCH == 0) {
 			ret = rb_store_commit(p->st);
 			if (!ret)
 				ret = rb_store_begin(p->st);
 		}
 		rb_fault_point("ingest");
 	}
+	rb_message_free(m);
 	rb_buf_release(&reason);
 	return ret;
 bad:
@@ -210,6 +243,39 @@ static const char *kind_of(const struct rb_message *m)
 	return "other";
 }
 
+/*
+ * What the store keeps of @m beside its bytes, so that no later stage
+ * parses the mail again unless it needs the body; @refs holds the
+ * References that meta points at.
+ */
+static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
+		    const struct rb_pipeline *p, const struct rb_message *m,
+		    const char *origin)
+{
+	struct rb_series_msg sm;
+	size_t i;
+
+	for (i = 0; i < m->n_references; i++)
+		rb_buf_printf(refs, "%s%s", i ? " " : "", m->references[i]);
+	meta->kind = kind_of(m);
+	meta->reason = loop_reason(p, m, origin ? origin : "");
+	if (meta->reason)
+		meta->kind = "ignored";
+	meta->subject = m->subject_raw;
+	meta->from_addr = m->from.addr;
+	meta->from_name = m->from.name;
+	meta->date = m->date;
+	meta->list_id = m->list_id;
+	meta->in_reply_to = m->in_reply_to;
+	meta->references = refs->ptr;
+	meta->version = m->subject.version;
+	meta->idx = m->subject.index;
+	meta->total = m->subject.total;
+	meta->change_id = rb_message_trailer(m, "change-id");
+	rb_series_msg_of(&sm, m);
+	meta->body_facts = sm.body;
+}
+
 static int parse_one(struct rb_msgrow *row, void *payload)
 {
 	struct rb_pipeline *p = payload;
@@ -217,8 +283,6 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	struct rb_message *m = NULL;
 	struct rb_buf refs = RB_BUF_INIT(1 << 20);
 	struct rb_msgmeta meta = { 0 };
-	struct rb_series_msg sm;
-	size_t i;
 	int ret;
 
 	opts.max_size = rb_pipeline_max_size(p);
@@ -234,25 +298,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 		p->stats.malformed++;
 		goto out;
 	}
-	for (i = 0; i < m->n_references; i++)
-		rb_buf_printf(&refs, "%s%s", i ? " " : "", m->references[i]);
-	meta.kind = kind_of(m);
-	meta.reason = loop_reason(p, m, row->origin ? row->origin : "");
-	if (meta.reason)
-		meta.kind = "ignored";
-	meta.subject = m->subject_raw;
-	meta.from_addr = m->from.addr;
-	meta.from_name = m->from.name;
-	meta.date = m->date;
-	meta.list_id = m->list_id;
-	meta.in_reply_to = m->in_reply_to;
-	meta.references = refs.ptr;
-	meta.version = m->subject.version;
-	meta.idx = m->subject.index;
-	meta.total = m->subject.total;
-	meta.change_id = rb_message_trailer(m, "change-id");
-	rb_series_msg_of(&sm, m);
-	meta.body_facts = sm.body;
+	meta_of(&meta, &refs, p, m, row->origin);
 	ret = rb_store_mark_parsed(p->st, row->message_id, &meta);
 	p->stats.parsed++;
 out:

@@ -1472,6 +1472,13 @@ static int to_lf(char **out, size_t *out_len, const char *raw, size_t len)
 	return 0;
 }
 
+static _Atomic unsigned long n_parses;
+
+unsigned long rb_message_parse_count(void)
+{
+	return n_parses;
+}
+
 int rb_message_parse(struct rb_message **out, const char *raw, size_t len,
 		     const struct rb_parse_opts *opts)
 {
@@ -1482,6 +1489,7 @@ int rb_message_parse(struct rb_message **out, const char *raw, size_t len,
 	const char *nl;
 	int ret;
 
+	n_parses++;
 	if (!raw)
 		return rb_err(RB_EINVAL, "no message");
 	if (len > max)

@@ -130,6 +130,14 @@ struct rb_parse_opts {
  */
 int rb_message_parse(struct rb_message **out, const char *raw, size_t len,
 		     const struct rb_parse_opts *opts);
+
+/*
+ * How many times rb_message_parse() ran in this process. The pipeline
+ * parses each message once on its way (and again only where a stage needs
+ * the body); tests/t_parse_once.sh holds it to that with this counter,
+ * which `reviewbot review` logs (event=review.done parses=N).
+ */
+unsigned long rb_message_parse_count(void);
 void rb_message_free(struct rb_message *m);
 
 /* The value of the first trailer named @key (case-insensitive), or NULL. */
