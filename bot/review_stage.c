@@ -37,6 +37,8 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
+/* v(n+1) of a stored series (issue 18), after the review/ headers. */
+#include "bot/versions.h"
 #include "util/banned.h"
 
 #ifndef RB_TEMPLATES_DIR
@@ -93,6 +95,7 @@ struct series_ctx {
 
 	struct rb_findings findings;
 	char **states; /* per finding: raised, suppressed, dropped */
+	struct rb_versions versions; /* what changed since v(n) */
 	struct rb_model_usage *usage; /* [total + 1]: per patch */
 	int model_err; /* what the model stage returned, 0 if it ran */
 	struct rb_buf model_line;
@@ -140,6 +143,7 @@ static void release(struct series_ctx *c)
 		free(c->out[i].ids);
 	}
 	free(c->out);
+	rb_versions_release(&c->versions);
 	rb_series_row_release(&c->row);
 }
 
@@ -633,7 +637,8 @@ static int run_model(struct series_ctx *c)
 		struct rb_model_patch_ctx ctx = { 0 };
 		int err;
 
-		if (!m || !m->patch)
+		/* Unchanged since v(n): its review is v(n)'s. */
+		if (!m || !m->patch || rb_versions_unchanged(&c->versions, i))
 			continue;
 		ctx.cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
 		ctx.subjects = subjects;
@@ -972,6 +977,133 @@ static struct rb_render_dirs dirs_of(const struct series_ctx *c)
 	return d;
 }
 
+/*
+ * review.reply_to_cover: one reply to the cover letter for the whole
+ * series instead of one per patch, with what changed since v(n) (a short
+ * range-diff: the series line, and a note per part). Sent when it shows
+ * a finding, when the policy says send_when_empty, or when it is a new
+ * version of a reviewed series (the range-diff is news to the list).
+ */
+static int render_cover_summary(struct series_ctx *c, const char *base_hex)
+{
+	struct rb_render_summary_ctx r = { 0 };
+	struct rb_render_patch *pp = NULL;
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct rb_buf notes = RB_BUF_INIT(1u << 20);
+	struct rb_buf rd = RB_BUF_INIT(64 * 1024);
+	const char **summary = NULL, **pnote = NULL;
+	size_t *idx = NULL, *noff = NULL, n = 0, np = 0, k;
+	struct rb_finding *sel = NULL;
+	struct outgoing *o;
+	int *ids = NULL, total = c->row.total, i, ret = 0;
+
+	pp = calloc((size_t)total + 1, sizeof(*pp));
+	pnote = calloc((size_t)total + 1, sizeof(*pnote));
+	noff = calloc((size_t)total + 1, sizeof(*noff));
+	summary = calloc(c->n_summary + 2, sizeof(*summary));
+	sel = calloc(c->findings.n + 1, sizeof(*sel));
+	idx = calloc(c->findings.n + 1, sizeof(*idx));
+	ids = calloc(c->findings.n + 1, sizeof(*ids));
+	if (!pp || !pnote || !noff || !summary || !sel || !idx || !ids) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 1; i <= total && !ret; i++) {
+		const struct rb_message *m = c->msgs[i];
+		size_t start = n;
+
+		if (!m)
+			continue;
+		/* Series-wide findings go with the first part shown. */
+		for (k = 0; k < c->findings.n; k++) {
+			int pi = c->findings.v[k].patch_index;
+
+			if (!strcmp(c->states[k], "raised") &&
+			    (pi == i || (pi == 0 && !np))) {
+				sel[n] = c->findings.v[k];
+				idx[n++] = k;
+			}
+		}
+		noff[np] = notes.len;
+		ret = rb_versions_part_note(&c->versions, i, &notes);
+		ret = ret ?: rb_buf_putc(&notes, '\0');
+		pp[np].index = i;
+		pp[np].title = m->subject.title;
+		pp[np].findings = sel + start;
+		pp[np].n_findings = n - start;
+		pp[np].ids = ids + start;
+		pp[np].commit_msg = m->commit_msg;
+		pp[np].patch = m->patch;
+		pp[np].patch_len = m->patch_len;
+		np++;
+	}
+	if (ret)
+		goto out;
+	/* The notes buffer may have moved while growing: point at it now. */
+	for (k = 0; k < np; k++) {
+		pnote[k] = notes.ptr + noff[k];
+		if (*pnote[k]) {
+			pp[k].summary = &pnote[k];
+			pp[k].n_summary = 1;
+		}
+	}
+	if (!n && !c->scope.pol.send_when_empty && !c->versions.prev_id)
+		goto out;
+	for (k = 0; k < c->n_summary; k++)
+		summary[k] = c->summary_v[k];
+	ret = rb_versions_range_diff(&c->versions, &rd);
+	if (ret)
+		goto out;
+	if (rd.len)
+		summary[k++] = rd.ptr;
+	r.mode = c->scope.pol.mode;
+	r.subsystem = c->scope.pol.subsystem;
+	r.blocking_text = c->scope.pol.blocking_text;
+	r.version = c->msgs[0]->subject.version;
+	r.total = total;
+	r.title = c->msgs[0]->subject.title;
+	r.base_name = c->applied && c->base_tree ? c->base_tree->name : NULL;
+	r.base_commit = c->applied ? base_hex : NULL;
+	r.summary = summary;
+	r.n_summary = k;
+	r.model_line = c->model_line.len ? c->model_line.ptr : NULL;
+	r.patches = pp;
+	r.n_patches = np;
+	r.dirs = dirs_of(c);
+	ret = rb_render_summary(&body, &r);
+	if (ret)
+		goto out;
+	o = new_out(c, "summary", 0);
+	if (!o) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	o->finding_idx = idx;
+	o->ids = ids;
+	o->n = n;
+	idx = NULL;
+	ids = NULL;
+	ret = queue_reply(c, o, 0, body.ptr, false);
+	o->words = 0;
+	for (k = 0; k < o->n; k++) {
+		size_t fi = o->finding_idx[k];
+
+		o->words += count_words(c->findings.v[fi].message);
+	}
+out:
+	free(pp);
+	free(pnote);
+	free(noff);
+	free(summary);
+	free(sel);
+	free(idx);
+	free(ids);
+	rb_buf_release(&body);
+	rb_buf_release(&notes);
+	rb_buf_release(&rd);
+	return ret;
+}
+
 /* One reply per patch that has findings (or every patch when the policy
  * says send_when_empty). Series-wide findings go with the cover's reply
  * when there is a cover, else with patch 1's. */
@@ -988,6 +1120,8 @@ static int render_reviews(struct series_ctx *c)
 	if (c->applied)
 		git_oid_tostr(base_hex, sizeof(base_hex), &c->base_oid);
 	fix_summary(c);
+	if (c->p->cfg->reply_to_cover && c->msgs[0])
+		return render_cover_summary(c, base_hex);
 	sel = calloc(c->findings.n + 1, sizeof(*sel));
 	idx = calloc(c->findings.n + 1, sizeof(*idx));
 	if (!sel || !idx) {
@@ -1000,7 +1134,7 @@ static int render_reviews(struct series_ctx *c)
 		struct outgoing *o;
 		size_t k, n = 0;
 
-		if (!m)
+		if (!m || rb_versions_unchanged(&c->versions, i))
 			continue;
 		for (k = 0; k < c->findings.n; k++) {
 			int pi = c->findings.v[k].patch_index;
@@ -1290,6 +1424,10 @@ static int write_results(struct series_ctx *c)
 			ret = rb_store_add_finding(st, c->row.id, NULL, NULL,
 						   &c->findings.v[i],
 						   c->states[i]);
+	/* The link to v(n), patch-ids, fixed findings, repeats. */
+	if (!ret)
+		ret = rb_versions_write(&c->versions, st, c->row.id,
+					&c->findings);
 	if (!ret)
 		ret = rb_store_set_series_state(st, c->row.id, c->series_state,
 						c->detail[0] ? c->detail :
@@ -1370,6 +1508,52 @@ static bool for_this_tree(struct series_ctx *c)
 	return ok;
 }
 
+/*
+ * v(n+1) of a stored series: which parts are unchanged since v(n) (not
+ * reviewed again) and what v(n) raised, from the parsed parts in memory;
+ * a line in every mail names the unchanged parts.
+ */
+static int compare_versions(struct series_ctx *c)
+{
+	struct rb_versions_in in = {
+		.st = c->p->st,
+		.series_id = c->row.id,
+		.version = c->row.version,
+		.author = c->row.author,
+		.title = c->row.title,
+		.assembled_previous = c->row.previous,
+		.msgs = c->msgs,
+		.total = c->row.total,
+		.n_parts = c->n_parts,
+		.cover_raw = c->raws && c->raws[0].raw ? c->raws[0].raw : NULL,
+		.cover_len = c->raws ? c->raws[0].len : 0,
+		.max_size = max_size(c->p),
+	};
+	struct rb_buf line = RB_BUF_INIT(8192);
+	int ret;
+
+	ret = rb_versions_prepare(&c->versions, &in);
+	if (!ret)
+		ret = rb_versions_unchanged_line(&c->versions, &line);
+	if (!ret && line.len)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	return ret;
+}
+
+/* A line naming the findings of v(n) that this version fixed. */
+static int versions_fixed(struct series_ctx *c)
+{
+	struct rb_buf line = RB_BUF_INIT(8192);
+	int ret;
+
+	ret = rb_versions_fixed_line(&c->versions, &line);
+	if (!ret && line.len)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	return ret;
+}
+
 /* Apply, then the checkers, the model, the filters and the mails. */
 static int review_series(struct series_ctx *c)
 {
@@ -1392,13 +1576,22 @@ static int review_series(struct series_ctx *c)
 		return 0;
 	}
 	c->series_state = "reviewed";
-	ret = run_checkers(c);
+	ret = compare_versions(c);
+	if (!ret)
+		ret = run_checkers(c);
 	if (!ret)
 		ret = run_model(c);
 	if (!ret)
 		ret = postprocess(c);
 	if (!ret)
+		rb_versions_drop_unchanged(&c->versions, &c->findings);
+	if (!ret)
 		ret = filter_findings(c);
+	if (!ret)
+		ret = rb_versions_filter(&c->versions, &c->findings, c->states,
+					 c->msgs);
+	if (!ret)
+		ret = versions_fixed(c);
 	if (!ret)
 		ret = render_reviews(c);
 	p->stats.reviewed++;

@@ -10,6 +10,7 @@
 
 #include "bot/stats.h"
 #include "bot/store.h"
+#include "bot/store_versions.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -19,6 +20,9 @@ static int kv_row(const char *key, int64_t n, void *payload)
 	json_object_set_new(payload, key, json_integer(n));
 	return 0;
 }
+
+/* The outcome beside the verdicts in every precision object. */
+#define FIXED_KEY "fixed_in_later_version"
 
 static json_t *ratio(int64_t num, int64_t den)
 {
@@ -65,6 +69,64 @@ static int precision_by(struct rb_store *st, json_t *into, const char *name,
 	return ret;
 }
 
+/* One group's count of findings fixed in a later version, set into its
+ * precision object (made when the group has none). */
+static int fixed_row(const char *group, int64_t n, void *payload)
+{
+	json_t *by = payload, *o = json_object_get(by, group);
+
+	if (!o) {
+		o = json_object();
+		json_object_set_new(by, group, o);
+	}
+	json_object_set_new(o, FIXED_KEY, json_integer(n));
+	return 0;
+}
+
+static int fixed_later(struct rb_store *st, json_t *j)
+{
+	static const struct {
+		const char *key;
+		enum rb_fixed_group by;
+	} groups[] = {
+		{ "by_checker", RB_FIXED_CHECKER },
+		{ "by_subsystem", RB_FIXED_SUBSYSTEM },
+	};
+	int64_t linked = 0, parts = 0, unchanged = 0;
+	json_t *all = json_object(), *o;
+	size_t i;
+	int ret;
+
+	/* Every group says 0 unless a row says more. */
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		const char *k;
+
+		json_object_foreach(json_object_get(j, groups[i].key), k, o)
+			json_object_set_new(o, FIXED_KEY, json_integer(0));
+	}
+	json_object_set_new(json_object_get(j, "findings"), FIXED_KEY,
+			    json_integer(0));
+	ret = rb_store_report_fixed_later(st, RB_FIXED_ALL, fixed_row, all);
+	o = json_object_get(all, "");
+	if (!ret && o)
+		json_object_set(json_object_get(j, "findings"), FIXED_KEY,
+				json_object_get(o, FIXED_KEY));
+	json_decref(all);
+	for (i = 0; !ret && i < sizeof(groups) / sizeof(groups[0]); i++)
+		ret = rb_store_report_fixed_later(
+			st, groups[i].by, fixed_row,
+			json_object_get(j, groups[i].key));
+	ret = ret ? ret :
+		    rb_store_report_versions(st, &linked, &parts, &unchanged);
+	o = json_object();
+	json_object_set_new(o, "linked_series", json_integer(linked));
+	json_object_set_new(o, "parts", json_integer(parts));
+	json_object_set_new(o, "unchanged_not_reviewed",
+			    json_integer(unchanged));
+	json_object_set_new(j, "versions", o);
+	return ret;
+}
+
 /* Latency histogram buckets, in seconds. */
 static int latency_row(int64_t seconds, void *payload)
 {
@@ -108,6 +170,9 @@ int rb_stats_collect(struct rb_store *st, json_t **out)
 	ret = ret ? ret :
 		    precision_by(st, j, "by_subsystem", RB_GROUP_SUBSYSTEM);
 	ret = ret ? ret : precision_by(st, j, "by_model", RB_GROUP_MODEL);
+	/* Beside the verdicts: raised findings whose line a later version
+	 * of the series fixed (bot/versions.h), per checker and subsystem. */
+	ret = ret ? ret : fixed_later(st, j);
 
 	/* Precision per review: a judged review is precise when none of its
 	 * judged findings was a false positive. */

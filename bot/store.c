@@ -142,6 +142,25 @@ static const char *const migrations[] = {
 	 * stored metadata; NULL for messages parsed before, which assembly
 	 * parses again. */
 	"ALTER TABLE messages ADD COLUMN body_facts INTEGER;",
+	/* 7: versions (issue 18; bot/versions.c). Which stored series is
+	 * the previous version of a series and how that was found; each
+	 * reviewed part's git patch-id and the version it is unchanged
+	 * since (not reviewed again); a finding's outcome on a later
+	 * version ("fixed"), the earlier finding it repeats, and the later
+	 * patch of the series that changes its line again. */
+	"CREATE TABLE series_versions ("
+	" series_id TEXT PRIMARY KEY, previous_id TEXT NOT NULL,"
+	" previous_version INTEGER NOT NULL,"
+	" how TEXT NOT NULL);" /* assembly b4-link change-id author-title */
+	"CREATE TABLE patch_ids ("
+	" series_id TEXT NOT NULL, idx INTEGER NOT NULL,"
+	" patch_id TEXT NOT NULL, unchanged_since INTEGER,"
+	" PRIMARY KEY (series_id, idx));"
+	"ALTER TABLE findings ADD COLUMN outcome TEXT;" /* fixed */
+	"ALTER TABLE findings ADD COLUMN outcome_version INTEGER;"
+	"ALTER TABLE findings ADD COLUMN prior_id BIGINT;"
+	"ALTER TABLE findings ADD COLUMN later_patch INTEGER;"
+	"CREATE INDEX findings_series ON findings(series_id);",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

@@ -1155,8 +1155,10 @@ int rb_render_summary(struct rb_buf *out,
 			break;
 		}
 		total_findings += shown(p);
-		if (shown(p)) {
-			with++;
+		with += shown(p) > 0;
+		/* A patch without findings is listed when it has something
+		 * to say (a new version: "Unchanged since v1 ..."). */
+		if (shown(p) || p->n_summary) {
 			ret = push_new(patches, po);
 		} else {
 			ret = push_new(clean_arr, json_incref(json_object_get(

@@ -490,13 +490,19 @@ $1}"
 	acc_start
 }
 
-# acc_v2 OUT: v2 of the demo series: the same patches, "[PATCH v2 n/3]"
-# (deliver it with a tag of its own for new Message-IDs).
+# acc_v2 OUT: v2 of the demo series, "[PATCH v2 n/3]" (deliver it with a
+# tag of its own for new Message-IDs). Patches 2 and 3 change one line
+# each ("if (size == 0)", the prototype's parameter named "ring"), so
+# they are reviewed again; 1/3 keeps its patch-id and is not (issue 18).
 acc_v2()
 {
 	sed -e 's/^Subject: \[PATCH \([0-3]\/3\]\)/Subject: [PATCH v2 \1/' \
 		-e 's/^Date: .*/Date: Thu, 5 Nov 2026 09:00:00 +0000/' \
+		-e 's/^+\tif (!size)$/+\tif (size == 0)/' \
+		-e 's/^+void ring_free(struct ring \*r);$/+void ring_free(struct ring *ring);/' \
 		"$d/demo/series.mbox" >"$1"
+	[ "$(grep -c -e '^+.if (size == 0)$' -e '^+void ring_free(struct ring \*ring);$' "$1")" = 2 ] ||
+		rb_fail "acc_v2: patches 2 and 3 of $1 did not change"
 	[ "$(grep -c '^Subject: \[PATCH v2 [0-3]/3\]' "$1")" = 4 ] ||
 		rb_fail "acc_v2: no v2 subjects in $1"
 }
