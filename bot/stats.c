@@ -248,8 +248,9 @@ static void print_prec(FILE *f, const char *title, json_t *o)
 	if (!json_object_size(o))
 		return;
 	fprintf(f, "\nprecision per finding, by %s:\n", title);
-	fprintf(f, "  %-28s %7s %7s %7s %9s\n", "", "raised", "judged", "valid",
-		"precision");
+	/* "fixed later": the line was gone in a later version. */
+	fprintf(f, "  %-28s %7s %7s %7s %9s %11s\n", "", "raised", "judged",
+		"valid", "precision", "fixed later");
 	json_object_foreach(o, k, v)
 	{
 		json_t *p = json_object_get(v, "precision");
@@ -259,7 +260,7 @@ static void print_prec(FILE *f, const char *title, json_t *o)
 			snprintf(pr, sizeof(pr), "-");
 		else
 			snprintf(pr, sizeof(pr), "%.2f", json_real_value(p));
-		fprintf(f, "  %-28.28s %7lld %7lld %7lld %9s\n",
+		fprintf(f, "  %-28.28s %7lld %7lld %7lld %9s %11lld\n",
 			*k ? k : "(none)",
 			(long long)json_integer_value(
 				json_object_get(v, "raised")),
@@ -267,7 +268,9 @@ static void print_prec(FILE *f, const char *title, json_t *o)
 				json_object_get(v, "judged")),
 			(long long)json_integer_value(
 				json_object_get(v, "valid")),
-			pr);
+			pr,
+			(long long)json_integer_value(
+				json_object_get(v, FIXED_KEY)));
 	}
 }
 
@@ -309,6 +312,17 @@ void rb_stats_print(json_t *j, FILE *f)
 			json_object_get(j, "recipients_capped"), "people")),
 		(long long)json_integer_value(json_object_get(
 			json_object_get(j, "recipients_capped"), "mails")));
+	fprintf(f,
+		"later versions:        %lld linked, %lld of %lld parts not "
+		"reviewed again, %lld findings fixed\n",
+		(long long)json_integer_value(json_object_get(
+			json_object_get(j, "versions"), "linked_series")),
+		(long long)json_integer_value(
+			json_object_get(json_object_get(j, "versions"),
+					"unchanged_not_reviewed")),
+		(long long)json_integer_value(json_object_get(
+			json_object_get(j, "versions"), "parts")),
+		(long long)json_integer_value(json_object_get(fi, FIXED_KEY)));
 	fprintf(f, "model tokens in/out:   %lld/%lld, cost $%.4f\n",
 		(long long)json_integer_value(json_object_get(rm, "tokens_in")),
 		(long long)json_integer_value(
