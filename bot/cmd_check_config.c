@@ -76,7 +76,7 @@ static void summary(const struct rb_config *cfg, FILE *f)
 	fprintf(f, "policies: %zu (and the default)\n", cfg->n_policies);
 	p = &cfg->policy_default;
 	fprintf(f, "  default: %s, min_severity %s, max_findings %d\n",
-		rb_mode_name(p->mode), rb_severity_name(p->min_severity),
+		rb_mode_name(p->mode), rb_fsev_name(p->min_severity),
 		p->max_findings);
 	for (i = 0; i < cfg->n_policies; i++) {
 		p = &cfg->policies[i];
@@ -84,7 +84,7 @@ static void summary(const struct rb_config *cfg, FILE *f)
 			"  %s: %s, min_severity %s, max_findings %d, "
 			"send_when_empty %s\n",
 			p->name, rb_mode_name(p->mode),
-			rb_severity_name(p->min_severity), p->max_findings,
+			rb_fsev_name(p->min_severity), p->max_findings,
 			yes_no(p->send_when_empty));
 	}
 	fprintf(f, "admins: %zu, list ids: %zu, known bots: %zu\n",

@@ -1059,8 +1059,6 @@ static const char *const mode_names[] = { "off", "shadow", "advisory",
 					  "blocking", NULL };
 static const char *const incomplete_names[] = { "ignore", "notify",
 						"review-prefix", NULL };
-static const char *const sev_names[] = { "info", "low",	     "medium",
-					 "high", "critical", NULL };
 
 static void policy_bases(struct ctx *c, yaml_node_t *v, void *obj)
 {
@@ -1270,7 +1268,7 @@ static const struct key policy_keys[] = {
 	KEY("embargo_minutes", K_INT, struct rb_policy, embargo_minutes,
 	    .min = 0, .max = 7 * 24 * 60),
 	KEY("min_severity", K_ENUM, struct rb_policy, min_severity,
-	    .aux = sev_names),
+	    .aux = rb_fsev_names),
 	KEY("max_findings", K_INT, struct rb_policy, max_findings, .min = 0,
 	    .max = 50),
 	KEY("send_when_empty", K_BOOL, struct rb_policy, send_when_empty),
@@ -2166,7 +2164,7 @@ static void policy_defaults(struct rb_policy *p)
 	 * low: checker findings (checkpatch, build warnings) are mostly low
 	 * and they are the cheap, precise part; max_findings keeps it short.
 	 */
-	p->min_severity = RB_SEV_LOW;
+	p->min_severity = RB_FSEV_LOW;
 	p->max_findings = 3;
 	p->send_when_empty = false;
 	p->report_apply_failures = true;
@@ -2619,21 +2617,6 @@ const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 const char *rb_source_type_name(enum rb_source_type t)
 {
 	return (unsigned int)t <= RB_SRC_STDIN ? source_type_names[t] : "?";
-}
-
-const char *rb_severity_name(enum rb_severity s)
-{
-	return (unsigned int)s <= RB_SEV_CRITICAL ? sev_names[s] : "info";
-}
-
-int rb_severity_parse(const char *s)
-{
-	int i;
-
-	for (i = 0; i <= RB_SEV_CRITICAL; i++)
-		if (!strcmp(s, sev_names[i]))
-			return i;
-	return -1;
 }
 
 /* ---- what the config names on this machine (check-config) ------------ */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "mail/mode.h"
+#include "review/findings.h"
 
 /* Where a value stood in the config file: 1-based; 0 when not known. */
 struct rb_config_pos {
@@ -61,14 +62,6 @@ struct rb_tree_config {
 	struct rb_config_pos pos, path_pos, branch_pos;
 };
 
-enum rb_severity {
-	RB_SEV_INFO,
-	RB_SEV_LOW,
-	RB_SEV_MEDIUM,
-	RB_SEV_HIGH,
-	RB_SEV_CRITICAL
-};
-
 /* What an incomplete series gets after its wait (policy "incomplete"),
  * from the one that sends the least. */
 enum rb_incomplete {
@@ -90,7 +83,7 @@ struct rb_policy {
 	size_t n_bases;
 	unsigned recipients; /* enum rb_recipient bits */
 	int embargo_minutes;
-	enum rb_severity min_severity;
+	enum rb_fsev min_severity; /* review/findings.h */
 	int max_findings; /* per patch */
 	bool send_when_empty;
 	bool report_apply_failures; /* to the author only; default true */
@@ -264,8 +257,5 @@ const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 					    const char *name);
 
 const char *rb_source_type_name(enum rb_source_type t);
-const char *rb_severity_name(enum rb_severity s);
-/* Returns -1 for an unknown name. */
-int rb_severity_parse(const char *s);
 
 #endif

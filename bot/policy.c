@@ -247,7 +247,7 @@ size_t rb_policy_filter_findings(const struct rb_effective_policy *p,
 	size_t i, k, kept = 0;
 
 	for (i = 0; i < n; i++)
-		keep[i] = (int)v[i].severity >= (int)p->min_severity;
+		keep[i] = v[i].severity >= p->min_severity;
 	if (p->max_findings > 0) {
 		/*
 		 * Per patch: a finding loses its place when max_findings

@@ -62,7 +62,7 @@ struct rb_effective_policy {
 	enum rb_incomplete incomplete;
 	unsigned int recipients; /* enum rb_recipient bits */
 	int embargo_minutes;
-	enum rb_severity min_severity;
+	enum rb_fsev min_severity;
 	int max_findings; /* per patch; 0: no cap */
 	bool send_when_empty;
 	bool report_apply_failures;

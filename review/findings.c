@@ -10,14 +10,14 @@
 #include "util/hash.h"
 #include "util/banned.h"
 
-static const char *const sev_names[] = { "info", "low", "medium", "high",
-					 "critical" };
+const char *const rb_fsev_names[] = { "info", "low",	  "medium",
+				      "high", "critical", NULL };
 
 const char *rb_fsev_name(enum rb_fsev s)
 {
 	if ((unsigned)s > RB_FSEV_CRITICAL)
 		return "unknown";
-	return sev_names[s];
+	return rb_fsev_names[s];
 }
 
 int rb_fsev_parse(const char *s)
@@ -25,7 +25,7 @@ int rb_fsev_parse(const char *s)
 	int i;
 
 	for (i = 0; i <= RB_FSEV_CRITICAL; i++)
-		if (s && !strcasecmp(s, sev_names[i]))
+		if (s && !strcasecmp(s, rb_fsev_names[i]))
 			return i;
 	return -1;
 }

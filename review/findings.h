@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Same order and names as enum rb_severity in bot/config.h. */
+/*
+ * How bad a finding is: the one severity of reviewbot, for findings, the
+ * policy's min_severity and the config (names in rb_fsev_names).
+ */
 enum rb_fsev {
 	RB_FSEV_INFO,
 	RB_FSEV_LOW,
@@ -100,6 +103,8 @@ struct rb_findings_post {
 int rb_findings_postprocess(struct rb_findings *fs,
 			    const struct rb_findings_post *o);
 
+/* "info" .. "critical", NULL-terminated, in enum order. */
+extern const char *const rb_fsev_names[];
 const char *rb_fsev_name(enum rb_fsev s);
 /* -1 when unknown. */
 int rb_fsev_parse(const char *s);

@@ -115,7 +115,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p->mode, RB_MODE_OFF);
 	assert_int_equal(p->recipients,
 			 RB_RCPT_AUTHOR | RB_RCPT_MAINTAINERS | RB_RCPT_LIST);
-	assert_int_equal(p->min_severity, RB_SEV_LOW);
+	assert_int_equal(p->min_severity, RB_FSEV_LOW);
 	assert_int_equal(p->max_findings, 3);
 	assert_false(p->send_when_empty);
 	assert_true(p->report_apply_failures);
@@ -206,7 +206,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg->model.max_words, 250);
 
 	d = &cfg->policy_default;
-	assert_int_equal(d->min_severity, RB_SEV_MEDIUM);
+	assert_int_equal(d->min_severity, RB_FSEV_MEDIUM);
 	assert_int_equal(cfg->n_policies, 2);
 	p = rb_config_policy(cfg, "memory management");
 	assert_string_equal(p->name, "MEMORY MANAGEMENT");
@@ -214,7 +214,7 @@ static void test_full(void **state)
 	assert_int_equal(p->n_bases, 2);
 	assert_string_equal(p->bases[0], "mm-unstable");
 	assert_int_equal(p->recipients, RB_RCPT_AUTHOR | RB_RCPT_LIST);
-	assert_int_equal(p->min_severity, RB_SEV_HIGH);
+	assert_int_equal(p->min_severity, RB_FSEV_HIGH);
 	assert_true(p->send_when_empty);
 	assert_false(p->report_apply_failures);
 	assert_int_equal(p->n_checkpatch_ignore, 2);
@@ -282,7 +282,7 @@ static void test_inheritance(void **state)
 	assert_int_equal(p->n_bases, 1);
 	assert_string_equal(p->bases[0], "b");
 	assert_int_equal(p->embargo_minutes, 45);
-	assert_int_equal(p->min_severity, RB_SEV_HIGH);
+	assert_int_equal(p->min_severity, RB_FSEV_HIGH);
 	assert_int_equal(p->recipients, RB_RCPT_MAINTAINERS);
 	assert_int_equal(p->n_checkpatch_ignore, 1);
 	assert_string_equal(p->blocking_text, "Answer first.");

@@ -48,7 +48,7 @@ static int setup(void **state)
 	pols[0].recipients = RB_RCPT_AUTHOR | RB_RCPT_MAINTAINERS |
 			     RB_RCPT_LIST;
 	pols[0].embargo_minutes = 30;
-	pols[0].min_severity = RB_SEV_LOW;
+	pols[0].min_severity = RB_FSEV_LOW;
 	pols[0].max_findings = 5;
 	pols[0].send_when_empty = true;
 	pols[0].report_apply_failures = true;
@@ -61,7 +61,7 @@ static int setup(void **state)
 	pols[1].mode = RB_MODE_ADVISORY;
 	pols[1].recipients = RB_RCPT_AUTHOR | RB_RCPT_LIST;
 	pols[1].embargo_minutes = 120;
-	pols[1].min_severity = RB_SEV_MEDIUM;
+	pols[1].min_severity = RB_FSEV_MEDIUM;
 	pols[1].max_findings = 2;
 	pols[1].send_when_empty = false;
 	pols[1].report_apply_failures = false;
@@ -282,7 +282,7 @@ static void test_mixed(void **state)
 	assert_null(p.blocking_text);
 	assert_int_equal(p.recipients, RB_RCPT_AUTHOR | RB_RCPT_LIST);
 	assert_int_equal(p.embargo_minutes, 120);
-	assert_int_equal(p.min_severity, RB_SEV_MEDIUM);
+	assert_int_equal(p.min_severity, RB_FSEV_MEDIUM);
 	assert_int_equal(p.max_findings, 2);
 	assert_false(p.send_when_empty);
 	assert_false(p.report_apply_failures);
@@ -475,7 +475,8 @@ static void test_recipient_cap(void **state)
 static void test_cap_keeps_lists(void **state)
 {
 	static const char *const m2[] = {
-		"Home One <home1@example.org>", "Home Two <home2@example.org>",
+		"Home One <home1@example.org>",
+		"Home Two <home2@example.org>",
 		"Other One <other1@example.org>",
 		"Other Two <other2@example.org>",
 	};
