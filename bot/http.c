@@ -99,6 +99,17 @@ static void fmt_time(char *buf, size_t n, int64_t t)
 	strftime(buf, n, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
+static void fmt_day(char *buf, size_t n, int64_t day)
+{
+	time_t tt = (time_t)(day * 86400);
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm))
+		snprintf(buf, n, "-");
+	else
+		strftime(buf, n, "%Y-%m-%d", &tm);
+}
+
 static int head(struct rb_buf *b, const char *title)
 {
 	int ret = rb_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
@@ -112,7 +123,8 @@ static int head(struct rb_buf *b, const char *title)
 			      "body{font-family:sans-serif;margin:1em;color:#222;"
 			      "max-width:1240px}"
 			      "td,th,pre{overflow-wrap:anywhere}"
-			      "table.list{table-layout:fixed;width:100%}"
+			      "table.list{table-layout:fixed;width:100%;font-size:.9em}"
+			      "table.list td,table.list th{padding:.2em .3em}"
 			      "form label{margin-right:.6em;white-space:nowrap}"
 			      "form select{max-width:16em}"
 			      ".reading{margin-top:0;color:#444}"
@@ -468,11 +480,12 @@ static const char *const modes[] = { "off", "shadow", "advisory", "blocking",
 static int list_form(struct rb_buf *b, json_t *j)
 {
 	json_t *f = json_object_get(j, "filter");
-	int ret = rb_buf_puts(b, "<form method=\"get\" action=\"/\" "
-				 "id=\"filter\"><label>search <input "
-				 "type=\"search\" name=\"q\" size=\"30\" "
-				 "placeholder=\"title, author or "
-				 "Message-ID\" value=\"");
+	int ret = rb_buf_puts(b,
+			      "<form method=\"get\" action=\"/\" "
+			      "id=\"filter\"><label>search <input "
+			      "type=\"search\" id=\"q\" name=\"q\" size=\"30\" "
+			      "placeholder=\"title, author or "
+			      "Message-ID\" value=\"");
 
 	ret = ret ?: rb_html_escape(b, js(f, "q"));
 	ret = ret ?: rb_buf_puts(b, "\"></label> ");
@@ -559,14 +572,14 @@ static int list_html(struct rb_buf *b, json_t *j, const struct list_args *a)
 		      rb_buf_puts(
 			      b,
 			      "<table id=\"series\" class=\"list\"><colgroup>"
-			      "<col style=\"width:8em\"><col>"
-			      "<col style=\"width:3em\">"
-			      "<col style=\"width:13em\">"
-			      "<col style=\"width:11em\">"
+			      "<col style=\"width:7em\"><col>"
+			      "<col style=\"width:2.5em\">"
 			      "<col style=\"width:12em\">"
+			      "<col style=\"width:11em\">"
+			      "<col style=\"width:11em\">"
+			      "<col style=\"width:5em\">"
 			      "<col style=\"width:5.5em\">"
-			      "<col style=\"width:4.5em\">"
-			      "<col style=\"width:3.5em\"></colgroup>"
+			      "<col style=\"width:4.5em\"></colgroup>"
 			      "<tr><th>date</th><th>title</th><th>v</th>"
 			      "<th>author</th><th>status</th>"
 			      "<th>section</th><th>mode</th>"
@@ -849,6 +862,9 @@ static int series_head_html(struct rb_buf *b, json_t *j)
 		      a_link(b, js(j, "thread"), "on the public inbox",
 			     "thread");
 	ret = ret ?: rb_buf_puts(b, "</td></tr><tr><th>versions</th><td>");
+	if (!ret && !json_is_object(prev) &&
+	    !json_array_size(json_object_get(j, "next")))
+		ret = rb_buf_puts(b, "no other version stored");
 	if (!ret && json_is_object(prev))
 		ret = a_link(b, js(prev, "url"), "previous version", "prev");
 	json_array_foreach(json_object_get(j, "next"), i, n)
@@ -1190,14 +1206,16 @@ static int chart_precision(struct rb_buf *b, struct rb_store *st)
 	ptime_flush(&t);
 	ret = ret ?: t.ret;
 	ret = ret   ?:
-		      rb_buf_puts(b, "<h3>Precision over time, per subsystem"
+		      rb_buf_puts(b, "<h3>Precision over time, per section"
 				     "</h3>");
 	ret = ret ?: axes(b, "chart-precision", "precision over time", "1.0");
 	ret = ret   ?:
 		      rb_buf_printf(b,
 				    "<text x=\"2\" y=\"%d\" font-size=\"10\">0"
-				    "</text>",
-				    H - PADB);
+				    "</text><text x=\"%d\" y=\"%d\" "
+				    "font-size=\"10\" text-anchor=\"end\">day "
+				    "of the verdict (UTC)</text>",
+				    H - PADB, W - 10, H - 2);
 	if (!ret && !t.svg.len)
 		ret = rb_buf_printf(b,
 				    "<text x=\"%d\" y=\"%d\" font-size=\"12\">"
@@ -1205,7 +1223,23 @@ static int chart_precision(struct rb_buf *b, struct rb_store *st)
 				    W / 2 - 40, H / 2);
 	else if (!ret)
 		ret = rb_buf_add(b, t.svg.ptr, t.svg.len);
-	ret = ret ?: rb_buf_puts(b, "</svg>\n");
+	ret = ret ?: rb_buf_puts(b, "</svg>\n<p class=\"reading\">");
+	if (!ret && t.svg.len) {
+		char d0[24], d1[24];
+
+		fmt_day(d0, sizeof(d0), t.day0);
+		fmt_day(d1, sizeof(d1), t.day1);
+		ret = rb_buf_printf(b,
+				    "Each line is a section's precision (valid"
+				    " / judged findings, 0 to 1), counted up to"
+				    " each day a verdict was given, from %s to"
+				    " %s.",
+				    d0, d1);
+	} else if (!ret) {
+		ret = rb_buf_puts(b, "No verdicts yet: precision shows once "
+				     "people judge findings.");
+	}
+	ret = ret ?: rb_buf_puts(b, "</p>\n");
 	rb_buf_release(&t.pts);
 	rb_buf_release(&t.svg);
 	return ret;
@@ -1274,17 +1308,6 @@ static int day_push(int64_t day, int64_t n, void *payload)
 	d->day[d->len] = day;
 	d->n[d->len++] = n;
 	return 0;
-}
-
-static void fmt_day(char *buf, size_t n, int64_t day)
-{
-	time_t tt = (time_t)(day * 86400);
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm))
-		snprintf(buf, n, "-");
-	else
-		strftime(buf, n, "%Y-%m-%d", &tm);
 }
 
 static int prec_into(const char *group, const struct rb_report_precision *p,

@@ -9,10 +9,20 @@
 #                            contains SUBSTRING
 #   count:CSS=N              exactly N elements match CSS
 #   shot:FILE                save a PNG screenshot of the page
+#   fit:WIDTH                the page is no wider than WIDTH CSS pixels
+#                            (no horizontal scrolling in the window)
+#   click:CSS                click the first element matching CSS (a link
+#                            or a form's button) and wait for the page
+#   type:CSS=TEXT            type TEXT into the first element matching CSS
+#
+# The window is 1280 pixels wide (RB_WINDOW=WxH to change it). Scripts
+# run by WebDriver itself are not the page's: the pages' CSP forbids any
+# script of theirs, and "count:script=0" checks they carry none.
 #
 # usage: dashboard_driver.py DRIVER_PORT USER_DATA_DIR STEP...
 import base64
 import json
+import os
 import sys
 import urllib.request
 
@@ -35,7 +45,8 @@ def call(method, path, body=None):
 flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
          "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync",
-         "--user-data-dir=" + profile, "--window-size=1200,1400"]
+         "--user-data-dir=" + profile,
+         "--window-size=" + os.environ.get("RB_WINDOW", "1280,1000")]
 caps = {"capabilities": {"alwaysMatch": {
     "browserName": "chrome",
     "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": flags}}}}
@@ -66,6 +77,30 @@ try:
                 fail = "%s: %r does not contain %r" % (css, text, want)
                 break
             print("text", css, repr(text[:80]))
+        elif kind == "fit":
+            w = call("POST", "/session/%s/execute/sync" % sid, {
+                "script": "return [document.documentElement.scrollWidth,"
+                          " window.innerWidth];", "args": []})
+            if w[0] > int(arg) or w[0] > w[1]:
+                fail = "the page is %d px wide in a %d px window (max %s)" % (
+                    w[0], w[1], arg)
+                break
+            print("fit", w[0], "px in", w[1])
+        elif kind in ("click", "type"):
+            css, text = (arg.split("=", 1) + [""])[:2] if kind == "type" \
+                else (arg, "")
+            els = call("POST", "/session/%s/elements" % sid,
+                       {"using": "css selector", "value": css})
+            if not els:
+                fail = "%s: no such element" % css
+                break
+            eid = list(els[0].values())[0]
+            if kind == "type":
+                call("POST", "/session/%s/element/%s/value" % (sid, eid),
+                     {"text": text})
+            else:
+                call("POST", "/session/%s/element/%s/click" % (sid, eid), {})
+            print(kind, css, "->", call("GET", "/session/%s/url" % sid))
         elif kind == "shot":
             png = base64.b64decode(call("GET", "/session/%s/screenshot" % sid))
             if png[:8] != b"\x89PNG\r\n\x1a\n":

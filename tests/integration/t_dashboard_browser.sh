@@ -1,12 +1,17 @@
 #!/bin/bash
-# The dashboard in a real browser: headless Chromium, driven through
-# chromedriver by dashboard_driver.py, loads the series list, a series
-# page and the stats page of a store filled by "reviewbot review" (the
-# demo series, a patch whose subject carries a <script> element, and the
+# The dashboard in a real browser: headless Chromium in a 1280-pixel
+# window, driven through chromedriver by dashboard_driver.py, loads the
+# series list, a series page and the stats page of a store filled by
+# "reviewbot review" (the demo series, a patch whose subject carries a
+# <script> element, one whose subject is 300 characters without a space,
+# 60 more one-patch series so that the list has two pages, and the
 # author's reply judging F1 valid). The pages must show the series'
-# subject, the verdict and the precision figure (1.00); the <script> in
-# the subject must stay text (no script element in the DOM, CSP forbids
-# any). Screenshots are kept in $RB_BUILD/tests/dashboard-*.png.
+# subject, the verdict and the precision figure (1.00), fit the window,
+# page with plain links and filter with the form; the <script> in the
+# subject must stay text (no script element in the DOM, CSP forbids
+# any). Screenshots are kept in $RB_BUILD/tests/dashboard-*.png. The
+# whole archive's answers are t_dashboard_corpus.sh's, their times
+# bench/dashboard.sh's.
 . "$(dirname "$0")/lib.sh"
 set -e
 rb_need chromium
@@ -43,6 +48,30 @@ diff --git a/lib/ring.c b/lib/ring.c
  #include "../include/ring.h"
 EOM
 
+# 60 more series, older than the others, and a subject that no browser
+# can break at a space (the oldest, on page 2).
+python3 - "$d/more.mbox" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(61):
+        title = ("ring: tune%03d " % i) if i else "ring: " + "x" * 300
+        f.write("From x@x Mon Nov  2 12:00:00 2026\n"
+                "From: Bob <bob@example.org>\n"
+                "To: demo-list@example.org\n"
+                "Subject: [PATCH] %s\n"
+                "Date: Sun, 2 Nov 2025 %02d:%02d:00 +0000\n"
+                "Message-ID: <more-%d@example.org>\n"
+                "List-Id: <demo-list.example.org>\n\n"
+                "Tune it.\n\nSigned-off-by: Bob <bob@example.org>\n---\n"
+                " lib/ring.c | 1 +\n\n"
+                "diff --git a/lib/ring.c b/lib/ring.c\n"
+                "--- a/lib/ring.c\n+++ b/lib/ring.c\n"
+                "@@ -1,3 +1,4 @@\n // SPDX-License-Identifier: GPL-2.0\n"
+                "+/* tune %d */\n #include <stdlib.h>\n"
+                " #include \"../include/ring.h\"\n\n"
+                % (title, i // 60, i % 60, i, i))
+PY
+
 cat >"$d/config.yaml" <<EOC
 store:
   path: $d/rb.db
@@ -59,6 +88,7 @@ policy:
       mode: advisory
 EOC
 "$RB_BIN" review -c "$d/config.yaml" "$d/demo/series.mbox" "$d/xss.eml" \
+	"$d/more.mbox" \
 	2>"$d/review.log" || rb_fail "review: $(cat "$d/review.log")"
 q() { python3 -c 'import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print(r[0] if r else "")' "$d/rb.db" "$1"; }
 review=$(q "SELECT review_msgid FROM findings WHERE fid = 'F1' AND category = 'signed-off-by'")
@@ -95,24 +125,49 @@ mkdir -p "$shots"
 sid=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$series")
 python3 "$RB_SRC/tests/integration/dashboard_driver.py" "$wd" "$d/profile" \
 	"open:$url" \
+	"text:h1=Series" \
+	"text:#pager=63 series, page 1 of 2" \
+	"count:#series tr=51" \
+	"count:script=0" \
 	"text:#series=ring: small fixes and helpers" \
 	"text:#series=<script>document.title='pwned'</script> & \"quotes\"" \
 	"text:#series=applied on demo" \
-	"count:script=0" \
-	"text:h1=Series" \
+	"fit:1280" \
 	"shot:$shots/dashboard-series-list.png" \
+	"click:#older" \
+	"text:#pager=page 2 of 2" \
+	"count:#series tr=14" \
+	"text:#series=ring: tune012" \
+	"text:#series=ring: xxxxxxxxxx" \
+	"fit:1280" \
+	"shot:$shots/dashboard-series-list-2.png" \
+	"open:$url" \
+	"type:#q=tune01" \
+	"click:#filter button" \
+	"text:#pager=10 series, page 1 of 1" \
+	"text:#series=ring: tune019" \
+	"open:${url}?section=RING+BUFFER&findings=1" \
+	"text:#pager=1 series" \
+	"text:#series=ring: small fixes and helpers" \
+	"text:#series=thread" \
 	"open:${url}series?id=$sid" \
 	"text:#verdicts=valid" \
 	"text:#verdicts=ada@example.org" \
 	"text:#findings=Signed-off-by" \
+	"text:#findings=judged valid" \
+	"text:#patches=ring: refuse a ring of size zero" \
+	"count:script=0" \
+	"fit:1280" \
 	"shot:$shots/dashboard-series.png" \
 	"open:${url}stats" \
 	"text:#precision-finding=1.00" \
 	"count:svg=3" \
+	"count:p.reading=3" \
 	"count:script=0" \
+	"fit:1280" \
 	"shot:$shots/dashboard-stats.png" ||
 	rb_fail "the browser check failed (serve log: $(cat "$RB_TEST_DIR/serve.log"))"
-for f in series-list series stats; do
+for f in series-list series-list-2 series stats; do
 	[ -s "$shots/dashboard-$f.png" ] || rb_fail "no screenshot dashboard-$f.png"
 done
 echo "1 passed, 0 failed"
