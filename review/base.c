@@ -3,9 +3,12 @@
  * base.c - base selection (DESIGN.md fact 9), the guess from index blob
  * ids (after b4's --guess-base), fetching and staleness of trees.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/evp.h>
 
 #include "review/base.h"
 #include "review/diff.h"
@@ -622,24 +625,207 @@ void rb_base_report_free(struct rb_base_report *r)
 
 /* ---- patch-id ---- */
 
+/*
+ * "git patch-id --stable" (builtin/patch-id.c, get_one_patchid()), line
+ * by line over the text: libgit2 1.5's git_diff_patchid() reads out of
+ * bounds on hostile diffs (tests/fuzz/fuzz_patch_id.c found it at once),
+ * and this reads mail. Each file's header and hunk lines, without their
+ * whitespace and without the "index" and "@@" lines, are hashed with
+ * SHA-1; the per-file hashes are summed as 20-byte numbers.
+ */
+struct pid_state {
+	EVP_MD_CTX *ctx;
+	unsigned char sum[20];
+	bool any;
+};
+
+static int pid_flush(struct pid_state *st)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, carry = 0, i;
+
+	if (!EVP_DigestFinal_ex(st->ctx, md, &n) || n != 20 ||
+	    !EVP_DigestInit_ex(st->ctx, EVP_sha1(), NULL))
+		return rb_err(RB_ENOMEM, "sha1 failed");
+	for (i = 0; i < 20; i++) {
+		carry += st->sum[i] + md[i];
+		st->sum[i] = (unsigned char)carry;
+		carry >>= 8;
+	}
+	return 0;
+}
+
+/* Hashes @l (@n bytes) without its whitespace; how many bytes went in. */
+static size_t pid_line(struct pid_state *st, const char *l, size_t n)
+{
+	char buf[256];
+	size_t i, k = 0, total = 0;
+
+	for (i = 0; i < n; i++) {
+		if (isspace((unsigned char)l[i]))
+			continue;
+		buf[k++] = l[i];
+		if (k == sizeof(buf)) {
+			EVP_DigestUpdate(st->ctx, buf, k);
+			total += k;
+			k = 0;
+		}
+	}
+	EVP_DigestUpdate(st->ctx, buf, k);
+	return total + k;
+}
+
+/* git's scan_hunk_header(): the old and new line counts of "@@ -". */
+static void pid_hunk(const char *l, size_t n, long *before, long *after)
+{
+	const char *p = l + 4, *e = l + n;
+	long v[2] = { 1, 1 };
+	int side;
+
+	for (side = 0; side < 2; side++) {
+		while (p < e && isdigit((unsigned char)*p))
+			p++;
+		if (p < e && *p == ',') {
+			v[side] = 0;
+			for (p++; p < e && isdigit((unsigned char)*p); p++)
+				if (v[side] < 100000000)
+					v[side] = v[side] * 10 + (*p - '0');
+		}
+		if (side == 0) {
+			if (p + 1 >= e || p[0] != ' ' || p[1] != '+')
+				break;
+			p += 2;
+		}
+	}
+	*before = v[0];
+	*after = v[1];
+}
+
+static bool hexrun(const char *l, size_t n)
+{
+	size_t i;
+
+	if (n < GIT_OID_HEXSZ)
+		return false;
+	for (i = 0; i < GIT_OID_HEXSZ; i++)
+		if (!isxdigit((unsigned char)l[i]))
+			return false;
+	return true;
+}
+
+static bool starts(const char *l, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+
+	return n >= k && !memcmp(l, prefix, k);
+}
+
 int rb_base_patch_id(char out[GIT_OID_HEXSZ + 1], const char *patch, size_t len)
 {
-	git_diff_patchid_options po = GIT_DIFF_PATCHID_OPTIONS_INIT;
-	git_diff *diff = NULL;
-	git_oid id;
+	struct pid_state st = { 0 };
+	char pre[GIT_OID_HEXSZ + 1] = "", post[GIT_OID_HEXSZ + 1] = "";
+	const char *p = patch, *end = patch + len;
+	long before = -1, after = -1;
+	bool binary = false;
+	size_t hashed = 0, i;
 	int ret = 0;
 
-	/* libgit2's patch parser, the one its own apply trusts. */
-	if (git_diff_from_buffer(&diff, patch, len) < 0 ||
-	    git_diff_patchid(&id, diff, &po) < 0) {
-		ret = rb_err(RB_EPARSE, "no patch-id: %s",
-			     git_error_last() ? git_error_last()->message :
-						"unparseable diff");
+	st.ctx = EVP_MD_CTX_new();
+	if (!st.ctx || !EVP_DigestInit_ex(st.ctx, EVP_sha1(), NULL)) {
+		ret = rb_err(RB_ENOMEM, "sha1 failed");
 		goto out;
 	}
-	git_oid_tostr(out, GIT_OID_HEXSZ + 1, &id);
+	while (p < end && !ret) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *l = p, *q;
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		p = nl ? nl + 1 : end;
+		if (starts(l, n, "\\ ") && n + 1 > 12)
+			continue;
+		q = starts(l, n, "diff-tree ") ? l + 10 :
+		    starts(l, n, "commit ")    ? l + 7 :
+		    starts(l, n, "From ")      ? l + 5 :
+						 l;
+		if (hexrun(q, n - (size_t)(q - l))) {
+			if (hashed)
+				break; /* the next commit */
+			continue; /* this one's "From <sha>" line */
+		}
+		if (!hashed && !starts(l, n, "diff "))
+			continue; /* the commit message */
+		if (before == -1) {
+			if (starts(l, n, "GIT binary patch") ||
+			    starts(l, n, "Binary files")) {
+				binary = true;
+				before = 0;
+				EVP_DigestUpdate(st.ctx, pre, strlen(pre));
+				EVP_DigestUpdate(st.ctx, post, strlen(post));
+				ret = pid_flush(&st);
+				continue;
+			} else if (starts(l, n, "index ")) {
+				const char *dots = memmem(l, n, "..", 2);
+				const char *sp = NULL;
+				size_t a, b;
+
+				if (dots)
+					sp = memchr(dots, ' ',
+						    (size_t)(l + n - dots));
+				if (!sp)
+					sp = l + n;
+				if (dots) {
+					a = (size_t)(dots - (l + 6));
+					b = (size_t)(sp - (dots + 2));
+					a = a > GIT_OID_HEXSZ ? GIT_OID_HEXSZ :
+								a;
+					b = b > GIT_OID_HEXSZ ? GIT_OID_HEXSZ :
+								b;
+					memcpy(pre, l + 6, a);
+					pre[a] = '\0';
+					memcpy(post, dots + 2, b);
+					post[b] = '\0';
+				}
+				continue;
+			} else if (starts(l, n, "--- ")) {
+				before = after = 1;
+			} else if (!n || !isalpha((unsigned char)l[0])) {
+				break;
+			}
+		}
+		if (binary) {
+			if (starts(l, n, "diff ")) {
+				binary = false;
+				before = -1;
+			}
+			continue;
+		}
+		if (before == 0 && after == 0) {
+			if (starts(l, n, "@@ -")) {
+				pid_hunk(l, n, &before, &after);
+				continue;
+			}
+			if (!starts(l, n, "diff "))
+				break; /* the end of the patch */
+			ret = pid_flush(&st);
+			before = after = -1;
+		}
+		if (n && (l[0] == '-' || l[0] == ' '))
+			before--;
+		if (n && (l[0] == '+' || l[0] == ' '))
+			after--;
+		hashed += pid_line(&st, l, n);
+		st.any = true;
+	}
+	if (!ret && !hashed)
+		ret = rb_err(RB_EPARSE, "no patch-id: no diff");
+	if (!ret)
+		ret = pid_flush(&st);
+	if (!ret) {
+		for (i = 0; i < 20; i++)
+			snprintf(out + 2 * i, 3, "%02x", st.sum[i]);
+	}
 out:
-	git_diff_free(diff);
+	EVP_MD_CTX_free(st.ctx);
 	return ret;
 }
 

@@ -108,8 +108,9 @@ int rb_base_guess(git_oid *out, size_t *tree_index,
 
 /*
  * The patch-id of a diff as "git patch-id --stable" computes it (b4's
- * "prerequisite-patch-id:"), as 40 hex digits into @out. 0, -RB_EPARSE
- * when libgit2 cannot parse the diff, -RB_ENOMEM.
+ * "prerequisite-patch-id:"), as 40 hex digits into @out: the same
+ * line-by-line reading as git's, of text from mail. 0, -RB_EPARSE when
+ * there is no diff in @patch, -RB_ENOMEM.
  */
 int rb_base_patch_id(char out[GIT_OID_HEXSZ + 1], const char *patch,
 		     size_t len);

@@ -739,6 +739,79 @@ static void test_series_commits(void **state)
 	rb_apply_result_free(r1);
 }
 
+/*
+ * rb_base_patch_id() against "git patch-id --stable" (git 2.39) on a
+ * format-patch mail: a new file, a change with whitespace and without
+ * a final newline, a rename with a change.
+ */
+static void test_patch_id(void **state)
+{
+	static const char mail[] =
+		"From bdf919978346e20ce35f9b952dff9b18f7ffe81c Mon Sep 17 00:00:00 2001\n"
+		"From: a <a@b>\n"
+		"Date: Fri, 4 Dec 2026 04:32:24 +0000\n"
+		"Subject: [PATCH] change\n"
+		"\n"
+		"---\n"
+		" n.c        | 1 +\n"
+		" x.c        | 3 ++-\n"
+		" y.h => z.h | 1 +\n"
+		" 3 files changed, 4 insertions(+), 1 deletion(-)\n"
+		" create mode 100644 n.c\n"
+		" rename y.h => z.h (50%)\n"
+		"\n"
+		"diff --git a/n.c b/n.c\n"
+		"new file mode 100644\n"
+		"index 0000000..3e75765\n"
+		"--- /dev/null\n"
+		"+++ b/n.c\n"
+		"@@ -0,0 +1 @@\n"
+		"+new\n"
+		"diff --git a/x.c b/x.c\n"
+		"index d68dd40..af3395e 100644\n"
+		"--- a/x.c\n"
+		"+++ b/x.c\n"
+		"@@ -1,4 +1,5 @@\n"
+		" a\n"
+		"-b\n"
+		"+B  2\n"
+		" c\n"
+		" d\n"
+		"+e\n"
+		"\\ No newline at end of file\n"
+		"diff --git a/y.h b/z.h\n"
+		"similarity index 50%\n"
+		"rename from y.h\n"
+		"rename to z.h\n"
+		"index 5626abf..814f4a4 100644\n"
+		"--- a/y.h\n"
+		"+++ b/z.h\n"
+		"@@ -1 +1,2 @@\n"
+		" one\n"
+		"+two\n"
+		"-- \n"
+		"2.39.5\n"
+		"\n";
+	char id[GIT_OID_HEXSZ + 1];
+
+	(void)state;
+	assert_int_equal(rb_base_patch_id(id, mail, strlen(mail)), 0);
+	assert_string_equal(id, "6b624718518864e2b2c5bbb8e7f1624d1c98da57");
+	/* The same diff with other whitespace and line numbers. */
+	{
+		char *v = strdup(mail), *at = strstr(v, "@@ -1,4 +1,5 @@");
+
+		assert_non_null(at);
+		memcpy(at, "@@ -7,4 +7,5 @@", 15);
+		memcpy(strstr(v, "B  2"), "B\t 2", 4);
+		assert_int_equal(rb_base_patch_id(id, v, strlen(v)), 0);
+		assert_string_equal(id,
+				    "6b624718518864e2b2c5bbb8e7f1624d1c98da57");
+		free(v);
+	}
+	assert_int_equal(rb_base_patch_id(id, "no diff\n", 8), -RB_EPARSE);
+}
+
 /* ---- base selection ---- */
 
 static void test_base_commit_missing(void **state)
@@ -1108,6 +1181,7 @@ int main(void)
 		T(test_binary),
 		T(test_binary_delta),
 		T(test_series_commits),
+		T(test_patch_id),
 		T(test_base_commit_missing),
 		T(test_base_commit_reachable),
 		T(test_base_guess),
