@@ -36,6 +36,7 @@
 #include "bot/pipeline.h"
 #include "bot/sources.h"
 #include "bot/store.h"
+#include "bot/trees.h"
 #include "review/base.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -327,9 +328,11 @@ static int job_finished(struct rb_pipeline *p, const struct rb_job *job,
 /*
  * Each worker keeps its own copies of the configured trees and fetches
  * them itself: a tree with a url, a branch and fetch_minutes is fetched
- * (review/base.h) when that many minutes passed, between jobs, and its
- * local branch moves to the fetched head, which the next review uses. A
- * failed fetch is logged and tried again after the interval; the review
+ * (bot/trees.h) when that many minutes passed since its last fetch (its
+ * FETCH_HEAD, which the review stage also reads before an apply-failure
+ * notice), between jobs, and its local branch moves to the fetched head,
+ * which the next review uses. A failed fetch is logged and tried again
+ * after the interval (r->fetched: this process's last try); the review
  * goes on with what the tree has.
  */
 static void fetch_trees(struct runner *r)
@@ -339,55 +342,33 @@ static void fetch_trees(struct runner *r)
 	size_t i;
 
 	if (r->n_fetched != cfg->n_trees) {
-		/* First use, or a reloaded config: fetch each tree now. */
+		/* First use, or a reloaded config: FETCH_HEAD decides. */
 		free(r->fetched);
 		r->fetched = calloc(cfg->n_trees + 1, sizeof(*r->fetched));
 		r->n_fetched = r->fetched ? cfg->n_trees : 0;
 	}
 	for (i = 0; i < r->n_fetched && !stop_requested; i++) {
 		const struct rb_tree_config *t = &cfg->trees[i];
-		struct rb_buf ref = RB_BUF_INIT(4096);
 		git_repository *repo = NULL;
-		git_reference *head = NULL;
 		git_oid oid;
-		char hex[GIT_OID_HEXSZ + 1];
-		int ret;
 
-		if (!t->url || !t->branch || !strcmp(t->branch, "HEAD") ||
-		    t->fetch_minutes <= 0 ||
+		if (!rb_tree_fetchable(t) ||
 		    now - r->fetched[i] < (int64_t)t->fetch_minutes * 60)
 			continue;
-		r->fetched[i] = now;
 		git_libgit2_init();
 		if (git_repository_open(&repo, t->path) < 0) {
-			ret = rb_err(RB_EIO, "%s: %s", t->path,
-				     git_error_last() ?
-					     git_error_last()->message :
-					     "cannot open");
-		} else {
-			ret = rb_base_fetch(&oid, repo, t->url, t->branch);
-		}
-		if (!ret && rb_buf_printf(&ref, "refs/heads/%s", t->branch))
-			ret = rb_err(RB_ENOMEM, "out of memory");
-		if (!ret && git_reference_create(&head, repo, ref.ptr, &oid, 1,
-						 "reviewbot: fetch") < 0)
-			ret = rb_err(RB_EIO, "%s: %s: %s", t->path, ref.ptr,
-				     git_error_last() ?
-					     git_error_last()->message :
-					     "cannot update");
-		if (ret) {
+			r->fetched[i] = now;
 			rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree",
-			       t->name, "reason", rb_errmsg(), NULL);
-		} else {
-			git_oid_tostr(hex, sizeof(hex), &oid);
-			rb_log(RB_LOG_INFO, "tree.fetched", "tree", t->name,
-			       "branch", t->branch, "head", hex, "name",
-			       r->name, NULL);
+			       t->name, "reason",
+			       git_error_last() ? git_error_last()->message :
+						  "cannot open",
+			       NULL);
+		} else if (rb_tree_due(t, repo, now)) {
+			r->fetched[i] = now;
+			rb_tree_fetch(&oid, repo, t, r->name);
 		}
-		git_reference_free(head);
 		git_repository_free(repo);
 		git_libgit2_shutdown();
-		rb_buf_release(&ref);
 	}
 }
 

@@ -2104,6 +2104,8 @@ static const struct key feedback_keys[] = {
 };
 static const struct key review_keys[] = {
 	KEY("reply_to_cover", K_BOOL, struct rb_config, reply_to_cover),
+	KEY("apply_retry_minutes", K_INT, struct rb_config, apply_retry_minutes,
+	    .min = 0, .max = 7 * 24 * 60),
 };
 static const struct key checkers_keys[] = {
 	KEY("parallel", K_INT, struct rb_config, checkers_parallel, .min = 1,
@@ -2200,6 +2202,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->http_thread_url = strdup("https://lore.kernel.org/r/");
 	c->max_message_size = 4u << 20; /* RB_MSG_DEFAULT_MAX */
 	c->incomplete_wait_minutes = 60;
+	c->apply_retry_minutes = -1;
 	c->checkers_parallel = 2;
 	c->checkers_timeout = 600;
 	c->fetch_timeout_seconds = 30;

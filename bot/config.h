@@ -180,6 +180,11 @@ struct rb_config {
 	bool review_stable; /* review stable review series; default false */
 	bool ack_verdicts; /* default false */
 	bool reply_to_cover; /* one summary reply to the cover letter */
+	/* review.apply_retry_minutes: how long a series that applies
+	 * nowhere waits, after the trees were fetched, before its
+	 * apply-failure notice is sent; -1 (the default): one more fetch
+	 * cycle, the longest fetch_minutes of the fetchable trees tried. */
+	int apply_retry_minutes;
 	int checkers_parallel;
 	bool checkpatch_strict;
 	int checkers_timeout; /* seconds per checker; default 600 */

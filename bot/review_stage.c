@@ -22,6 +22,7 @@
 #include "bot/scope.h"
 #include "bot/stage.h"
 #include "bot/store.h"
+#include "bot/trees.h"
 #include "mail/addr.h"
 #include "mail/compose.h"
 #include "mail/message.h"
@@ -50,6 +51,7 @@ struct tree {
 	const char *path;
 	const char *ref;
 	git_repository *repo;
+	const struct rb_tree_config *cfg; /* NULL: the command line's */
 };
 
 /* One mail to queue, with the findings it shows. */
@@ -88,6 +90,8 @@ struct series_ctx {
 	struct rb_scope scope;
 
 	struct rb_prereq prereq; /* applied first on every base */
+	bool prereq_done; /* resolved (once, before the first apply) */
+	int64_t defer_until; /* the job waits until then (a tree's fetch) */
 	struct rb_base_report *base;
 	const struct tree *base_tree;
 	git_oid base_oid, applied_oid;
@@ -214,6 +218,7 @@ static int open_trees(struct series_ctx *c)
 		t->name = cfg->trees[i].name;
 		t->path = cfg->trees[i].path;
 		t->ref = cfg->trees[i].branch ? cfg->trees[i].branch : "HEAD";
+		t->cfg = &cfg->trees[i];
 	}
 	for (i = 0; i < c->n_trees; i++) {
 		if (git_repository_open(&c->trees[i].repo, c->trees[i].path)) {
@@ -329,12 +334,15 @@ static int apply_series(struct series_ctx *c)
 	req.patches = ap;
 	req.n_patches = n;
 	/* b4's prerequisites, from the store, go first on every base. */
-	ret = rb_prereq_resolve(&c->prereq, c->p, c->row.id, c->msgs,
-				(size_t)c->row.total + 1);
-	if (ret)
-		goto out;
-	req.prereqs = c->prereq.patches;
-	req.n_prereqs = c->prereq.n_patches;
+	if (!c->prereq_done) {
+		c->prereq_done = true;
+		ret = rb_prereq_resolve(&c->prereq, c->p, c->row.id, c->msgs,
+					(size_t)c->row.total + 1);
+		if (ret)
+			goto out;
+	} else {
+		goto select;
+	}
 	if (c->prereq.applied.len || c->prereq.missing.len) {
 		struct rb_buf line = RB_BUF_INIT(8192);
 
@@ -353,6 +361,9 @@ static int apply_series(struct series_ctx *c)
 		if (ret)
 			goto out;
 	}
+select:
+	req.prereqs = c->prereq.patches;
+	req.n_prereqs = c->prereq.n_patches;
 	nt = order_trees(c, bt);
 	ret = rb_base_select(&c->base, bt, nt, &req, &opts);
 	if (ret)
@@ -1219,12 +1230,61 @@ static const char *attempt_name(const struct rb_base_attempt *a)
 	return a->kind == RB_BASE_GUESSED ? "guessed base" : "base-commit";
 }
 
+/* "3 hours" */
+static void span(char *out, size_t size, int64_t secs)
+{
+	long long s = secs > 0 ? (long long)secs : 0;
+
+	if (s < 120)
+		snprintf(out, size, "%lld seconds", s);
+	else if (s < 120 * 60)
+		snprintf(out, size, "%lld minutes", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(out, size, "%lld hours", s / 3600);
+	else
+		snprintf(out, size, "%lld days", s / 86400);
+}
+
+/*
+ * How old the commit an attempt tried was, and when its tree was last
+ * fetched, so that the author can tell a stale tree from a wrong base.
+ */
+static void attempt_age(char *out, size_t size, const struct series_ctx *c,
+			const struct rb_base_attempt *a)
+{
+	const struct tree *t = NULL;
+	git_commit *commit = NULL;
+	int64_t now = rb_now(), at;
+	char s1[32], s2[32];
+	size_t i;
+
+	out[0] = '\0';
+	for (i = 0; a->name && a->tried && i < c->n_trees && !t; i++)
+		if (!strcmp(a->name, c->trees[i].name))
+			t = &c->trees[i];
+	if (!t || git_commit_lookup(&commit, t->repo, &a->commit)) {
+		git_error_clear();
+		return;
+	}
+	span(s1, sizeof(s1), now - (int64_t)git_commit_time(commit));
+	git_commit_free(commit);
+	if (!rb_tree_fetchable(t->cfg))
+		snprintf(out, size, "committed %s ago", s1);
+	else if (rb_tree_fetched_at(&at, t->repo))
+		snprintf(out, size, "committed %s ago, never fetched", s1);
+	else {
+		span(s2, sizeof(s2), now - at);
+		snprintf(out, size, "committed %s ago, fetched %s ago", s1, s2);
+	}
+}
+
 static int render_apply_failure(struct series_ctx *c)
 {
 	struct rb_render_apply_attempt *at = NULL;
 	struct rb_render_apply_ctx r = { 0 };
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
 	char(*hex)[GIT_OID_HEXSZ + 1] = NULL;
+	char(*age)[96] = NULL;
 	struct outgoing *o;
 	size_t i, n = c->base ? c->base->n_attempts : 0;
 	int ret;
@@ -1233,7 +1293,8 @@ static int render_apply_failure(struct series_ctx *c)
 		return 0;
 	at = calloc(n + 1, sizeof(*at));
 	hex = calloc(n + 1, sizeof(*hex));
-	if (!at || !hex) {
+	age = calloc(n + 1, sizeof(*age));
+	if (!at || !hex || !age) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1244,6 +1305,8 @@ static int render_apply_failure(struct series_ctx *c)
 		git_oid_tostr(hex[i], sizeof(hex[i]), &a->commit);
 		at[i].base_name = attempt_name(a);
 		at[i].base_commit = a->tried ? hex[i] : NULL;
+		attempt_age(age[i], sizeof(age[i]), c, a);
+		at[i].age = age[i][0] ? age[i] : NULL;
 		at[i].patch_index = pi;
 		at[i].patch_title = pi > 0 && pi <= c->row.total &&
 						    c->msgs[pi] ?
@@ -1276,6 +1339,7 @@ static int render_apply_failure(struct series_ctx *c)
 out:
 	free(at);
 	free(hex);
+	free(age);
 	rb_buf_release(&body);
 	return ret;
 }
@@ -1432,7 +1496,10 @@ static int write_results(struct series_ctx *c)
 		ret = rb_store_set_series_state(st, c->row.id, c->series_state,
 						c->detail[0] ? c->detail :
 							       NULL);
-	if (!ret)
+	if (!ret && c->defer_until)
+		ret = rb_store_job_retry(st, c->job->id, c->defer_until,
+					 c->detail);
+	else if (!ret)
 		ret = rb_store_job_done_by(st, c->job->id,
 					   c->p->owner ? c->p->owner : "local",
 					   NULL);
@@ -1541,6 +1608,90 @@ static int compare_versions(struct series_ctx *c)
 	return ret;
 }
 
+/* Whether the policy names @t: a policy that names no bases uses all. */
+static bool policy_tree(const struct series_ctx *c, const struct tree *t)
+{
+	const struct rb_policy *pol = c->scope.pol.governing;
+	size_t k;
+
+	if (!pol || !pol->n_bases)
+		return true;
+	for (k = 0; k < pol->n_bases; k++)
+		if (!strcmp(pol->bases[k], t->name))
+			return true;
+	return false;
+}
+
+static bool head_of(git_oid *out, const struct tree *t)
+{
+	git_object *obj = NULL, *commit = NULL;
+	bool ok = !git_revparse_single(&obj, t->repo, t->ref) &&
+		  !git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
+
+	if (ok)
+		git_oid_cpy(out, git_object_id(commit));
+	git_object_free(commit);
+	git_object_free(obj);
+	git_error_clear();
+	return ok;
+}
+
+/*
+ * Before any "does not apply": every tree the policy names whose last
+ * fetch is older than its fetch_minutes is fetched now (bot/trees.h).
+ * Returns how many trees moved, so that the series is tried again on
+ * their new heads; a failed fetch is logged and changes nothing.
+ */
+static size_t refresh_trees(struct series_ctx *c)
+{
+	int64_t now = rb_now();
+	size_t i, moved = 0;
+
+	for (i = 0; i < c->n_trees; i++) {
+		struct tree *t = &c->trees[i];
+		git_oid before, after;
+		bool had;
+
+		if (!t->cfg || !policy_tree(c, t) ||
+		    !rb_tree_due(t->cfg, t->repo, now))
+			continue;
+		had = head_of(&before, t);
+		rb_log(RB_LOG_INFO, "review.refetch", "series", c->row.id,
+		       "tree", t->name, NULL);
+		if (rb_tree_fetch(&after, t->repo, t->cfg,
+				  c->p->owner ? c->p->owner : "local")) {
+			rb_err_clear();
+			continue;
+		}
+		if (!had || !git_oid_equal(&before, &after))
+			moved++;
+	}
+	return moved;
+}
+
+/*
+ * How long a series that applies nowhere waits for the trees' next
+ * fetch before its notice: review.apply_retry_minutes, or one fetch
+ * cycle of the trees the policy names (0 when none is fetched).
+ */
+static int retry_minutes(const struct series_ctx *c)
+{
+	int m = c->p->cfg->apply_retry_minutes;
+	size_t i;
+
+	if (m >= 0)
+		return m;
+	m = 0;
+	for (i = 0; i < c->n_trees; i++) {
+		const struct tree *t = &c->trees[i];
+
+		if (t->cfg && policy_tree(c, t) && rb_tree_fetchable(t->cfg) &&
+		    t->cfg->fetch_minutes > m)
+			m = t->cfg->fetch_minutes;
+	}
+	return m;
+}
+
 /* A line naming the findings of v(n) that this version fixed. */
 static int versions_fixed(struct series_ctx *c)
 {
@@ -1558,9 +1709,39 @@ static int versions_fixed(struct series_ctx *c)
 static int review_series(struct series_ctx *c)
 {
 	struct rb_pipeline *p = c->p;
-	int ret;
+	int ret, wait;
 
 	ret = apply_series(c);
+	if (!ret && c->n_trees && !c->applied && refresh_trees(c)) {
+		/* A tree moved: the series is tried again on its new head. */
+		rb_base_report_free(c->base);
+		c->base = NULL;
+		ret = apply_series(c);
+	}
+	wait = ret || c->applied ? 0 : retry_minutes(c);
+	if (!ret && c->n_trees && !c->applied && wait > 0 &&
+	    !p->force_complete &&
+	    (!c->row.state || strcmp(c->row.state, "apply_waiting"))) {
+		/*
+		 * Not yet "does not apply": a series posted minutes before
+		 * its tree is updated would get a false one. The job waits
+		 * for one more fetch cycle and runs again; the notice goes
+		 * out only when the series still applies nowhere then.
+		 */
+		char mins[16];
+
+		c->series_state = "apply_waiting";
+		c->defer_until = rb_now() + (int64_t)wait * 60;
+		snprintf(c->detail, sizeof(c->detail),
+			 "applies on none of %zu bases; tried again in %d "
+			 "minutes, after the trees' next fetch",
+			 c->base ? c->base->n_attempts : 0, wait);
+		snprintf(mins, sizeof(mins), "%d", wait);
+		rb_log(RB_LOG_INFO, "review.apply_deferred", "series",
+		       c->row.id, "minutes", mins, NULL);
+		p->stats.deferred++;
+		return 0;
+	}
 	if (!ret && c->n_trees && !c->applied) {
 		c->series_state = "apply_failed";
 		p->stats.apply_failed++;

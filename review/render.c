@@ -1218,6 +1218,7 @@ int rb_render_apply_failure(struct rb_buf *out,
 		ret = ret   ?:
 			      set_base(o, a->base_name ? a->base_name : "?",
 				       a->base_commit);
+		ret = ret ?: set_str(o, "age", a->age);
 		if (!ret && a->patch_index > 0) {
 			if (ctx->total > 0)
 				snprintf(pl, sizeof(pl), "%d/%d",

@@ -127,6 +127,9 @@ struct rb_render_apply_attempt {
 	int hunk; /* 1-based hunk of that file; 0: not known */
 	const char *hunk_header; /* "@@ -10,7 +10,8 @@ ...", or NULL */
 	const char *reason; /* "no match for the preimage near line 120" */
+	/* How old base_commit was, and its tree's last fetch: "committed
+	 * 3 hours ago, fetched 5 minutes ago"; or NULL. */
+	const char *age;
 };
 
 struct rb_render_apply_ctx {

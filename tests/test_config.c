@@ -106,6 +106,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
 	assert_int_equal(cfg->max_message_size, 4u << 20);
 	assert_int_equal(cfg->incomplete_wait_minutes, 60);
+	assert_int_equal(cfg->apply_retry_minutes, -1); /* a fetch cycle */
 	assert_int_equal(cfg->n_sources, 0);
 	assert_int_equal(cfg->n_trees, 0);
 
@@ -242,6 +243,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg->incomplete_wait_minutes, 120);
 	assert_true(cfg->ack_verdicts);
 	assert_true(cfg->reply_to_cover);
+	assert_int_equal(cfg->apply_retry_minutes, 45);
 	assert_int_equal(cfg->checkers_parallel, 3);
 	assert_true(cfg->checkpatch_strict);
 	rb_config_free(cfg);

@@ -94,7 +94,8 @@ acc.check(f.startswith("Hello,\n\nreviewbot could not apply this series to"
                        " any of the trees it tries for RING BUFFER, so it"
                        " has not reviewed it."),
           "the apply failure says:\n" + b)
-acc.check(re.search(r'^demo at [0-9a-f]{12}: patch 1/2 \("ring: ring_take\(\)'
+acc.check(re.search(r'^demo at [0-9a-f]{12} \(committed \d+ [a-z]+ ago\):'
+                    r' patch 1/2 \("ring: ring_take\(\)'
                     r' from a ring of size zero"\), lib/ring\.c, hunk 1: ',
                     f, re.M),
           "the apply failure does not say where it stopped:\n" + b)

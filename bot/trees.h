@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * trees.h - fetching the configured trees. A tree with a url, a branch
+ * (not HEAD) and fetch_minutes is fetched from that url (an admin's
+ * choice, never a mail's) and its local branch moved to the fetched head
+ * (review/base.h rb_base_fetch()). When it was last fetched is the mtime
+ * of the repository's FETCH_HEAD, which every fetch rewrites: the daemon
+ * between jobs and the review stage before an apply-failure notice read
+ * the same clock, and so do several workers sharing one clone, across
+ * restarts.
+ */
+#ifndef RB_BOT_TREES_H
+#define RB_BOT_TREES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <git2.h>
+
+struct rb_tree_config;
+
+/* @t has a url, a branch other than HEAD and fetch_minutes > 0. */
+bool rb_tree_fetchable(const struct rb_tree_config *t);
+
+/* When @repo was last fetched (FETCH_HEAD's mtime): 0, or -RB_ENOTFOUND
+ * when it never was. */
+int rb_tree_fetched_at(int64_t *out, git_repository *repo);
+
+/* @t is fetchable and its last fetch (by @repo's FETCH_HEAD) is at least
+ * fetch_minutes before @now, or it never was fetched. */
+bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
+		 int64_t now);
+
+/*
+ * Fetches @t's branch into @repo (opened on t->path) and moves
+ * refs/heads/<branch> to the fetched head, *out. Logs tree.fetched or
+ * tree.fetch_failed. 0, -RB_EAGAIN (the remote is down), -RB_ENOTFOUND,
+ * -RB_EIO.
+ */
+int rb_tree_fetch(git_oid *out, git_repository *repo,
+		  const struct rb_tree_config *t, const char *who);
+
+#endif
