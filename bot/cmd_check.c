@@ -184,7 +184,25 @@ static void print_text(const struct rb_finding *f)
 		printf("    %s\n", f->code);
 }
 
-int cmd_check(int argc, char **argv)
+/* What the command line asked for, and what the run holds. */
+struct check_run {
+	struct rb_check_opts opts;
+	struct rb_check_ctx ctx;
+	const char *tree, *base, *checkers, *tools;
+	char *ignore_copy, **options;
+	bool json, no_apply;
+	struct mails ms;
+	struct mail **patches; /* the patch mails, in series order if one */
+	const struct mail *cover;
+	size_t n;
+	struct rb_check_patch *cps;
+	struct rb_apply_patch *aps;
+	struct rb_apply_result *ar;
+	git_repository *repo;
+};
+
+/* The options into @r; RB_EXIT_OK, or the exit code to return. */
+static int parse_args(struct check_run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "tree", required_argument, NULL, 't' },
@@ -204,262 +222,295 @@ int cmd_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
-	struct rb_check_ctx ctx = { 0 };
-	const char *tree = NULL, *base = "HEAD", *checkers = NULL;
-	const char *tools = "HEAD";
-	char *ignore_copy = NULL, **options = NULL;
-	struct rb_check_patch *cps = NULL;
-	struct rb_apply_patch *aps = NULL;
-	struct rb_apply_result *ar = NULL;
-	struct rb_apply_opts ao = RB_APPLY_OPTS_INIT;
-	struct mail **patches = NULL;
-	const struct mail *cover = NULL;
-	struct rb_findings found = { 0 };
-	struct mails ms = { 0 };
-	git_repository *repo = NULL;
-	git_object *obj = NULL;
-	bool json = false, ordered = true, git_inited = false;
-	bool no_apply = false;
-	size_t i, n = 0, n_opt = 0;
-	int c, ret, rc = RB_EXIT_FAIL;
+	struct rb_check_opts *o = &r->opts;
+	size_t n_opt = 0;
+	int c;
 
-	if (rb_cli_wants_help(argc, argv)) {
-		usage(stdout);
-		return RB_EXIT_OK;
-	}
-	options = calloc((size_t)argc + 1, sizeof(*options));
-	if (!options)
+	r->options = calloc((size_t)argc + 1, sizeof(*r->options));
+	if (!r->options)
 		return RB_EXIT_FAIL;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			tree = optarg;
+			r->tree = optarg;
 			break;
 		case 'b':
-			base = optarg;
+			r->base = optarg;
 			break;
 		case 'c':
-			checkers = optarg;
+			r->checkers = optarg;
 			break;
 		case 'j':
-			json = true;
+			r->json = true;
 			break;
 		case 's':
-			opts.checkpatch_strict = true;
+			o->checkpatch_strict = true;
 			break;
 		case 'i':
-			free(ignore_copy);
-			free(opts.checkpatch_ignore);
-			ignore_copy = split_list(&opts.checkpatch_ignore,
-						 &opts.n_checkpatch_ignore,
-						 optarg);
+			free(r->ignore_copy);
+			free(o->checkpatch_ignore);
+			r->ignore_copy = split_list(&o->checkpatch_ignore,
+						    &o->n_checkpatch_ignore,
+						    optarg);
 			break;
 		case 'e':
-			opts.external_cmd = optarg;
+			o->external_cmd = optarg;
 			break;
 		case 'T':
-			opts.timeout_seconds = atoi(optarg);
+			o->timeout_seconds = atoi(optarg);
 			break;
 		case 'p':
-			opts.parallel = atoi(optarg);
+			o->parallel = atoi(optarg);
 			break;
 		case 'C':
-			opts.build_cache_dir = optarg;
+			o->build_cache_dir = optarg;
 			break;
 		case 'K':
-			opts.build_config = optarg;
+			o->build_config = optarg;
 			break;
 		case 'O':
-			options[n_opt++] = optarg;
+			r->options[n_opt++] = optarg;
 			break;
 		case 'N':
-			no_apply = true;
+			r->no_apply = true;
 			break;
 		case 'R':
-			tools = optarg;
+			r->tools = optarg;
 			break;
 		default:
 			usage(stderr);
-			rc = RB_EXIT_USAGE;
-			goto out;
+			return RB_EXIT_USAGE;
 		}
 	}
-	opts.build_options = options;
-	opts.n_build_options = n_opt;
-	if (!tree || optind >= argc || opts.timeout_seconds <= 0 ||
-	    opts.parallel <= 0) {
+	o->build_options = r->options;
+	o->n_build_options = n_opt;
+	if (!r->tree || optind >= argc || o->timeout_seconds <= 0 ||
+	    o->parallel <= 0) {
 		usage(stderr);
-		rc = RB_EXIT_USAGE;
-		goto out;
+		return RB_EXIT_USAGE;
 	}
-	rb_log_set_quiet(1);
+	return RB_EXIT_OK;
+}
 
-	for (; optind < argc; optind++) {
-		ret = rb_mail_walk(argv[optind], MAX_INPUT, on_mail, &ms);
-		if (ret) {
-			fprintf(stderr, "reviewbot check: %s\n", rb_errmsg());
-			goto out;
-		}
-	}
-	patches = calloc(ms.n + 1, sizeof(*patches));
-	if (!patches)
-		goto out;
-	for (i = 0; i < ms.n; i++) {
-		if (is_cover(&ms.v[i])) {
-			if (!cover)
-				cover = &ms.v[i];
+/*
+ * The patch mails of r->ms (the first cover aside; replies and prose
+ * skipped), sorted 1/n .. n/n when they are one whole series.
+ */
+static int pick_patches(struct check_run *r)
+{
+	struct mails *ms = &r->ms;
+	bool ordered = true;
+	size_t i;
+
+	r->patches = calloc(ms->n + 1, sizeof(*r->patches));
+	if (!r->patches)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < ms->n; i++) {
+		const struct rb_message *m = ms->v[i].msg;
+
+		if (is_cover(&ms->v[i])) {
+			if (!r->cover)
+				r->cover = &ms->v[i];
 			continue;
 		}
 		/* Replies and other prose are not patches. */
-		if (ms.v[i].msg && !ms.v[i].msg->patch) {
+		if (m && !m->patch) {
 			rb_log(RB_LOG_INFO, "check.skip", "origin",
-			       ms.v[i].origin, "reason", "no patch", NULL);
+			       ms->v[i].origin, "reason", "no patch", NULL);
 			continue;
 		}
 		/* Mail that did not parse is passed on: apply decides. */
-		patches[n++] = &ms.v[i];
-		if (!ms.v[i].msg || !patches[0]->msg ||
-		    ms.v[i].msg->subject.index <= 0 ||
-		    ms.v[i].msg->subject.total !=
-			    patches[0]->msg->subject.total)
+		r->patches[r->n++] = &ms->v[i];
+		if (!m || !r->patches[0]->msg || m->subject.index <= 0 ||
+		    m->subject.total != r->patches[0]->msg->subject.total)
 			ordered = false;
 	}
-	if (!n) {
-		fprintf(stderr, "reviewbot check: no patch in the input\n");
-		goto out;
-	}
-	/* Sorted only when the mails are one series: 1/n .. n/n. */
-	if (n != (size_t)(patches[0]->msg ? patches[0]->msg->subject.total : 0))
+	if (!r->n)
+		return rb_err(RB_ENOTFOUND, "no patch in the input");
+	if (r->n != (size_t)(r->patches[0]->msg ?
+				     r->patches[0]->msg->subject.total :
+				     0))
 		ordered = false;
 	if (ordered)
-		qsort(patches, n, sizeof(*patches), cmp_index);
+		qsort(r->patches, r->n, sizeof(*r->patches), cmp_index);
+	return 0;
+}
 
-	git_libgit2_init();
-	git_inited = true;
-	if (git_repository_open(&repo, tree)) {
-		fprintf(stderr, "reviewbot check: %s: %s\n", tree,
-			git_error_last() ? git_error_last()->message : "?");
-		goto out;
-	}
-	{
-		git_object *peeled = NULL;
+/* The commit that @rev names in r->repo. */
+static int resolve_commit(git_oid *out, struct check_run *r, const char *rev)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int ret = 0;
 
-		if (git_revparse_single(&obj, repo, base) ||
-		    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT)) {
-			fprintf(stderr,
-				"reviewbot check: %s: no such revision\n",
-				base);
-			goto out;
-		}
-		git_oid_cpy(&ctx.base, git_object_id(peeled));
-		git_object_free(peeled);
-	}
-	ctx.has_base = true;
-	{
-		git_object *t = NULL, *peeled = NULL;
+	if (git_revparse_single(&obj, r->repo, rev) ||
+	    git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT))
+		ret = rb_err(RB_ENOTFOUND, "%s: no such revision", rev);
+	else
+		git_oid_cpy(out, git_object_id(peeled));
+	git_object_free(peeled);
+	git_object_free(obj);
+	return ret;
+}
 
-		if (git_revparse_single(&t, repo, tools) ||
-		    git_object_peel(&peeled, t, GIT_OBJECT_COMMIT)) {
-			fprintf(stderr,
-				"reviewbot check: %s: no such revision\n",
-				tools);
-			git_object_free(t);
-			goto out;
-		}
-		git_oid_cpy(&ctx.tools, git_object_id(peeled));
-		ctx.has_tools = true;
-		git_object_free(peeled);
-		git_object_free(t);
-	}
+/* What the checkers and apply read of each patch mail. */
+static int fill_patches(struct check_run *r)
+{
+	size_t i;
 
-	aps = calloc(n, sizeof(*aps));
-	cps = calloc(n, sizeof(*cps));
-	if (!aps || !cps)
-		goto out;
-	ctx.repo_path = git_repository_path(repo);
-	ctx.cover = cover ? cover->msg : NULL;
-	ctx.patches = cps;
-	ctx.n_patches = n;
-	ctx.opts = &opts;
-	for (i = 0; i < n; i++) {
-		const struct rb_message *m = patches[i]->msg;
-		const char *body = strstr(patches[i]->raw, "\n\n");
+	r->aps = calloc(r->n, sizeof(*r->aps));
+	r->cps = calloc(r->n, sizeof(*r->cps));
+	if (!r->aps || !r->cps)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < r->n; i++) {
+		const struct mail *pm = r->patches[i];
+		const struct rb_message *m = pm->msg;
+		struct rb_apply_patch *ap = &r->aps[i];
+		const char *body = strstr(pm->raw, "\n\n");
 
-		cps[i].msg = m;
-		cps[i].raw = patches[i]->raw;
-		cps[i].raw_len = patches[i]->len;
-		cps[i].origin = patches[i]->origin;
+		r->cps[i].msg = m;
+		r->cps[i].raw = pm->raw;
+		r->cps[i].raw_len = pm->len;
+		r->cps[i].origin = pm->origin;
 		if (m && m->patch) {
-			aps[i].patch = m->patch;
-			aps[i].len = m->patch_len;
-			aps[i].author_name = m->author.addr ? m->author.name :
-							      m->from.name;
-			aps[i].author_email = m->author.addr ? m->author.addr :
-							       m->from.addr;
-			aps[i].date = m->date;
-			aps[i].message = m->commit_msg;
+			ap->patch = m->patch;
+			ap->len = m->patch_len;
+			ap->author_name = m->author.addr ? m->author.name :
+							   m->from.name;
+			ap->author_email = m->author.addr ? m->author.addr :
+							    m->from.addr;
+			ap->date = m->date;
+			ap->message = m->commit_msg;
 		} else {
 			/* The diff parser skips the prose around the diff. */
-			aps[i].patch = body ? body + 2 : patches[i]->raw;
-			aps[i].len = strlen(aps[i].patch);
+			ap->patch = body ? body + 2 : pm->raw;
+			ap->len = strlen(ap->patch);
 		}
 	}
-	if (no_apply)
-		goto check;
-	ret = rb_apply_series(&ar, repo, &ctx.base, aps, n, &ao);
+	return 0;
+}
+
+/* The repository, the base and tools commits, the check context. */
+static int open_tree(struct check_run *r)
+{
+	int ret;
+
+	if (git_repository_open(&r->repo, r->tree))
+		return rb_err(RB_ENOTFOUND, "%s: %s", r->tree,
+			      git_error_last() ? git_error_last()->message :
+						 "?");
+	ret = resolve_commit(&r->ctx.base, r, r->base);
+	if (!ret)
+		ret = resolve_commit(&r->ctx.tools, r, r->tools);
+	if (ret)
+		return ret;
+	r->ctx.has_base = true;
+	r->ctx.has_tools = true;
+	r->ctx.repo_path = git_repository_path(r->repo);
+	r->ctx.cover = r->cover ? r->cover->msg : NULL;
+	r->ctx.opts = &r->opts;
+	return 0;
+}
+
+/* Applies the series in memory; the checkers read the result. */
+static int apply_series(struct check_run *r)
+{
+	struct rb_apply_opts ao = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *ar;
+	int ret;
+
+	ret = rb_apply_series(&r->ar, r->repo, &r->ctx.base, r->aps, r->n, &ao);
 	if (ret) {
-		fprintf(stderr, "reviewbot check: apply: %s\n", rb_errmsg());
-		goto out;
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", rb_errmsg());
+		return rb_err(-ret, "apply: %s", why);
 	}
-	if (!ar->ok) {
-		fprintf(stderr,
-			"reviewbot check: patch %zu (%s) does not apply: %s\n",
-			ar->failed_patch,
-			ar->failed_patch && ar->failed_patch <= n ?
-				patches[ar->failed_patch - 1]->origin :
-				"?",
-			ar->reason ? ar->reason : "?");
-		goto out;
-	}
+	ar = r->ar;
+	if (!ar->ok)
+		return rb_err(RB_EFAIL, "patch %zu (%s) does not apply: %s",
+			      ar->failed_patch,
+			      ar->failed_patch && ar->failed_patch <= r->n ?
+				      r->patches[ar->failed_patch - 1]->origin :
+				      "?",
+			      ar->reason ? ar->reason : "?");
 	/* The applied commits live in ar's store only (review/apply.h). */
-	ctx.apply = ar;
-	git_oid_cpy(&ctx.applied, &ar->commit);
-	ctx.has_applied = true;
-check:
-	ret = rb_checks_run(&found, &ctx, checkers);
-	if (ret) {
-		fprintf(stderr, "reviewbot check: %s\n", rb_errmsg());
-		rc = ret == -RB_EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAIL;
-		goto out;
-	}
-	for (i = 0; i < found.n; i++) {
-		if (json) {
+	r->ctx.apply = ar;
+	git_oid_cpy(&r->ctx.applied, &ar->commit);
+	r->ctx.has_applied = true;
+	return 0;
+}
+
+static void print_findings(const struct check_run *r,
+			   const struct rb_findings *found)
+{
+	size_t i;
+
+	for (i = 0; i < found->n; i++) {
+		if (r->json) {
 			struct rb_buf b = RB_BUF_INIT(1u << 24);
 
-			if (!rb_finding_to_json(&b, &found.v[i]))
+			if (!rb_finding_to_json(&b, &found->v[i]))
 				printf("%s\n", b.ptr);
 			rb_buf_release(&b);
 		} else {
-			print_text(&found.v[i]);
+			print_text(&found->v[i]);
 		}
 	}
 	fflush(stdout);
-	rc = RB_EXIT_OK;
-out:
+}
+
+static void check_run_release(struct check_run *r)
+{
+	rb_apply_result_free(r->ar);
+	free(r->aps);
+	free(r->cps);
+	free(r->patches);
+	mails_release(&r->ms);
+	git_repository_free(r->repo);
+	free(r->opts.checkpatch_ignore);
+	free(r->ignore_copy);
+	free(r->options);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_run r = { .opts = RB_CHECK_OPTS_INIT,
+			       .base = "HEAD",
+			       .tools = "HEAD" };
+	struct rb_findings found = { 0 };
+	int ret = 0, rc;
+
+	if (rb_cli_wants_help(argc, argv)) {
+		usage(stdout);
+		return RB_EXIT_OK;
+	}
+	rc = parse_args(&r, argc, argv);
+	if (rc != RB_EXIT_OK) {
+		check_run_release(&r);
+		return rc;
+	}
+	rb_log_set_quiet(1);
+	git_libgit2_init();
+	for (; optind < argc && !ret; optind++)
+		ret = rb_mail_walk(argv[optind], MAX_INPUT, on_mail, &r.ms);
+	ret = ret ?: pick_patches(&r);
+	ret = ret ?: open_tree(&r);
+	ret = ret ?: fill_patches(&r);
+	r.ctx.patches = r.cps;
+	r.ctx.n_patches = r.n;
+	if (!ret && !r.no_apply)
+		ret = apply_series(&r);
+	ret = ret ?: rb_checks_run(&found, &r.ctx, r.checkers);
+	if (!ret)
+		print_findings(&r, &found);
+	else
+		fprintf(stderr, "reviewbot check: %s\n", rb_errmsg());
+	rc = !ret	       ? RB_EXIT_OK :
+	     ret == -RB_EINVAL ? RB_EXIT_USAGE :
+				 RB_EXIT_FAIL;
 	rb_findings_release(&found);
-	rb_apply_result_free(ar);
-	free(aps);
-	free(cps);
-	free(patches);
-	mails_release(&ms);
-	git_object_free(obj);
-	git_repository_free(repo);
-	if (git_inited)
-		git_libgit2_shutdown();
-	free(opts.checkpatch_ignore);
-	free(ignore_copy);
-	free(options);
+	check_run_release(&r);
+	git_libgit2_shutdown();
 	return rc;
 }

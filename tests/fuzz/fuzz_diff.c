@@ -6,7 +6,8 @@
  * parses is then applied (review/apply.h, in memory) to a small repository
  * made at start-up in a temporary directory, so the hunk search, the
  * 3-way fallback, binary patches and the path checks see hostile input
- * too.
+ * too. The patch-id (review/patchid.h) reads the same input, and the
+ * look-ahead walks the parsed hunks.
  */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
@@ -20,6 +21,7 @@
 
 #include "review/apply.h"
 #include "review/diff.h"
+#include "review/patchid.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -137,6 +139,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, j;
 	int ret;
 
+	/* The patch-id reads any text; it is 40 hex digits or refused. */
+	{
+		char id[RB_PATCH_ID_HEX];
+
+		ret = rb_patch_id(id, (const char *)data, size);
+		if (ret ? ret != -RB_EINVAL && ret != -RB_ENOMEM :
+			  strlen(id) != 40)
+			abort();
+	}
 	ret = rb_diff_parse(&d, (const char *)data, size);
 	if (ret) {
 		if (ret != -RB_EPARSE && ret != -RB_ENOMEM &&
@@ -155,6 +166,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (j = 0; j < f->n_hunks; j++)
 			rb_diff_new_line(f, f->hunks[j].new_start);
 		rb_diff_find_file(d, rb_diff_file_path(f));
+		/* The look-ahead over the same diff as a later patch. */
+		for (j = 0; j < f->n_hunks; j++) {
+			const struct rb_diff *later[1] = { d };
+			bool kept;
+
+			rb_patch_later_change(later, 1, rb_diff_file_path(f),
+					      (int)f->hunks[j].old_start,
+					      "x", &kept);
+		}
+		rb_patch_adds_code(d, rb_diff_file_path(f), "int a;");
 	}
 	rb_diff_free(d);
 	fuzz_apply(data, size);
