@@ -192,6 +192,12 @@ static json_t *jstr(const char *s)
 	}
 	copy[n] = '\0';
 	j = json_string(copy);
+	/* Well-formed but not valid (a surrogate, an overlong form): only
+	 * ASCII is left. */
+	for (i = 0; !j && i < n; i++)
+		if ((unsigned char)copy[i] >= 0x80)
+			copy[i] = '?';
+	j = j ? j : json_string(copy);
 	free(copy);
 	return j ? j : json_null();
 }

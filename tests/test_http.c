@@ -152,6 +152,8 @@ static void fill(struct rb_store *st)
 	rb_outrow_release(&o);
 	add_finding(st, "<rb-1@x>", "F1", "lib/ring.c", 7, "is this <right>?");
 	add_finding(st, NULL, NULL, NULL, 0, "dropped: over the cap");
+	/* Not UTF-8: a lone byte, a surrogate, an overlong '/'. */
+	add_finding(st, NULL, NULL, NULL, 0, "bad \xff \xed\xa0\x80 \xc0\xaf");
 	assert_int_equal(rb_store_verdict_add(st, &v), 0);
 	assert_int_equal(rb_store_verdict_add(st, &v), -RB_EEXISTS);
 	assert_int_equal(rb_metrics_register(st, "w1", "worker"), 0);
@@ -386,7 +388,7 @@ static void test_pages(void **state)
 	p = render(st, "/stats", NULL, &status, &ctype);
 	assert_int_equal(status, 200);
 	has(p, "id=\"precision-finding\">0.00<");
-	has(p, "<p>findings raised 2, judged 1, valid 0</p>");
+	has(p, "<p>findings raised 3, judged 1, valid 0</p>");
 	has(p, "<svg id=\"chart-precision\"");
 	/* From receipt, not from the six-year-old Date:. */
 	has(p, "id=\"latency-median\">1.5 h<");
@@ -559,7 +561,7 @@ static void test_series_json(void **state)
 	assert_int_equal(json_array_size(json_object_get(j, "patches")), 1);
 	json_array_foreach(json_object_get(j, "patches"), i, v)
 		has_text(page, jget(v, "subject"));
-	assert_int_equal(json_array_size(json_object_get(j, "findings")), 2);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), 3);
 	json_array_foreach(json_object_get(j, "findings"), i, v)
 	{
 		has_text(page, jget(v, "fid"));
