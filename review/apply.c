@@ -1536,6 +1536,112 @@ int rb_apply_result_write(const struct rb_apply_result *r, git_repository *repo)
 	return ret;
 }
 
+/*
+ * Parses every patch and checks the limits before anything is applied.
+ * 1 when a patch does not parse (recorded in w->res); @over says why the
+ * series is over a limit, when it is.
+ */
+static int parse_all(struct work *w, struct rb_diff **diffs,
+		     const struct rb_apply_patch *patches, size_t n,
+		     struct rb_buf *over)
+{
+	const struct rb_apply_opts *opts = w->opts;
+	size_t i, j, lines = 0, files = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		w->patch_no = i + 1;
+		ret = rb_diff_parse(&diffs[i], patches[i].patch,
+				    patches[i].len);
+		if (ret == -RB_EPARSE) {
+			record_fail(w, RB_APPLY_FAIL_PARSE, rb_errmsg());
+			return 1;
+		}
+		if (ret)
+			return ret;
+		for (j = 0; j < diffs[i]->n_files; j++)
+			lines += diffs[i]->files[j].added +
+				 diffs[i]->files[j].removed;
+		files += diffs[i]->n_files;
+	}
+	/*
+	 * Too big to review is said, but the series is still applied (in
+	 * memory, bounded by the mail size cap): the author learns both
+	 * that it is over the limit and where it stops applying, if it does.
+	 */
+	if ((opts->max_lines && lines > opts->max_lines) ||
+	    (opts->max_files && files > opts->max_files))
+		return rb_buf_printf(over,
+				     "the series is too big to review: %zu "
+				     "changed lines in %zu files (limits: %zu "
+				     "lines, %zu files)",
+				     lines, files, opts->max_lines,
+				     opts->max_files);
+	return 0;
+}
+
+/*
+ * After patch @no (@p) applied: its tree becomes w->tree and, when asked,
+ * its commit on top of *@commit.
+ */
+static int advance(struct work *w, struct rb_apply_patch_result *pr,
+		   const struct rb_apply_patch *p, size_t no,
+		   git_commit **commit)
+{
+	struct rb_apply_result *r = w->res;
+	git_commit *c = NULL;
+	git_tree *next = NULL;
+	int ret;
+
+	if (git_tree_lookup(&next, w->repo, &pr->tree) < 0)
+		return git_fail("tree lookup");
+	git_tree_free(w->tree);
+	w->tree = next;
+	if (w->opts->commit) {
+		ret = make_commit(&pr->commit, w->repo, p, no, next, *commit);
+		if (ret)
+			return ret;
+		if (git_commit_lookup(&c, w->repo, &pr->commit) < 0)
+			return git_fail("commit lookup");
+		git_commit_free(*commit);
+		*commit = c;
+		git_oid_cpy(&r->commit, &pr->commit);
+	}
+	pr->applied = true;
+	git_oid_cpy(&r->tree, &pr->tree);
+	r->n_applied++;
+	return 0;
+}
+
+/* The result's own object store over @repo's, and the base commit. */
+static int start(struct work *w, git_commit **commit, git_repository *repo,
+		 const git_oid *base_commit)
+{
+	struct rb_apply_result *r = w->res;
+	int ret;
+
+	/* Never written: everything goes to the result's own store. */
+	ret = mem_new(&r->mem, repo);
+	if (!ret)
+		ret = mem_repo_open(&r->repo, r->mem);
+	if (ret)
+		return ret;
+	w->repo = r->repo;
+	if (git_commit_lookup(commit, w->repo, base_commit) < 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), base_commit);
+		return rb_err(RB_ENOTFOUND, "base commit %s is not in %s", hex,
+			      git_repository_path(repo));
+	}
+	git_oid_cpy(&r->base, base_commit);
+	git_oid_cpy(&r->commit, base_commit);
+	git_oid_cpy(&r->tree, git_commit_tree_id(*commit));
+	if (git_commit_tree(&w->tree, *commit) < 0)
+		return git_fail("commit tree");
+	return 0;
+}
+
 int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 		    const git_oid *base_commit,
 		    const struct rb_apply_patch *patches, size_t n,
@@ -1547,11 +1653,9 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 	git_commit *commit = NULL;
 	struct rb_buf over = RB_BUF_INIT(4096); /* over a limit: why */
 	struct work w = { 0 };
-	size_t i, lines = 0, files = 0;
+	size_t i;
 	int ret = 0;
 
-	if (!opts)
-		opts = &defaults;
 	rb_buf_init(&w.reason, 4096);
 	r = calloc(1, sizeof(*r));
 	diffs = calloc(n + 1, sizeof(*diffs));
@@ -1561,114 +1665,35 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 		goto out;
 	}
 	r->n_patches = n;
-	/* Never written: everything goes to the result's own store. */
-	ret = mem_new(&r->mem, repo);
-	if (!ret)
-		ret = mem_repo_open(&r->repo, r->mem);
-	if (ret)
-		goto out;
-	w.repo = r->repo;
-	w.opts = opts;
+	w.opts = opts ? opts : &defaults;
 	w.res = r;
-	if (git_commit_lookup(&commit, w.repo, base_commit) < 0) {
-		char hex[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(hex, sizeof(hex), base_commit);
-		ret = rb_err(RB_ENOTFOUND, "base commit %s is not in %s", hex,
-			     git_repository_path(repo));
+	ret = start(&w, &commit, repo, base_commit);
+	if (!ret)
+		ret = parse_all(&w, diffs, patches, n, &over);
+	if (ret < 0)
 		goto out;
+	for (i = 0; i < n && !ret; i++) {
+		w.patch_no = i + 1;
+		ret = apply_one(&w, diffs[i], &r->patches[i]);
+		if (!ret)
+			ret = advance(&w, &r->patches[i], &patches[i], i + 1,
+				      &commit);
 	}
-	git_oid_cpy(&r->base, base_commit);
-	git_oid_cpy(&r->commit, base_commit);
-	git_oid_cpy(&r->tree, git_commit_tree_id(commit));
-	if (git_commit_tree(&w.tree, commit) < 0) {
-		ret = git_fail("commit tree");
+	if (ret < 0)
 		goto out;
-	}
-
-	/* Parse everything and check the limits before touching anything. */
-	for (i = 0; i < n; i++) {
-		w.patch_no = i + 1;
-		ret = rb_diff_parse(&diffs[i], patches[i].patch,
-				    patches[i].len);
-		if (ret == -RB_EPARSE) {
-			record_fail(&w, RB_APPLY_FAIL_PARSE, rb_errmsg());
-			ret = 0;
-			goto done;
-		}
-		if (ret)
-			goto out;
-		for (size_t j = 0; j < diffs[i]->n_files; j++)
-			lines += diffs[i]->files[j].added +
-				 diffs[i]->files[j].removed;
-		files += diffs[i]->n_files;
-	}
-	/*
-	 * Too big to review is said, but the series is still applied (in
-	 * memory, bounded by the mail size cap): the author learns both
-	 * that it is over the limit and where it stops applying, if it does.
-	 */
-	if ((opts->max_lines && lines > opts->max_lines) ||
-	    (opts->max_files && files > opts->max_files)) {
-		rb_buf_printf(&over,
-			      "the series is too big to review: %zu changed "
-			      "lines in %zu files (limits: %zu lines, %zu "
-			      "files)",
-			      lines, files, opts->max_lines, opts->max_files);
-	}
-
-	for (i = 0; i < n; i++) {
-		struct rb_apply_patch_result *pr = &r->patches[i];
-		git_tree *next = NULL;
-
-		w.patch_no = i + 1;
-		ret = apply_one(&w, diffs[i], pr);
-		if (ret < 0)
-			goto out;
-		if (ret > 0) {
-			if (over.len) {
-				rb_buf_printf(&over, "; besides, %s",
-					      w.reason.ptr);
-				record_fail(&w, w.fail, over.ptr);
-			} else {
-				record_fail(&w, w.fail, w.reason.ptr);
-			}
-			ret = 0;
-			goto done;
-		}
-		if (git_tree_lookup(&next, w.repo, &pr->tree) < 0) {
-			ret = git_fail("tree lookup");
-			goto out;
-		}
-		git_tree_free(w.tree);
-		w.tree = next;
-		if (opts->commit) {
-			git_commit *c = NULL;
-
-			ret = make_commit(&pr->commit, w.repo, &patches[i],
-					  i + 1, next, commit);
-			if (ret)
-				goto out;
-			if (git_commit_lookup(&c, w.repo, &pr->commit) < 0) {
-				ret = git_fail("commit lookup");
-				goto out;
-			}
-			git_commit_free(commit);
-			commit = c;
-			git_oid_cpy(&r->commit, &pr->commit);
-		}
-		pr->applied = true;
-		git_oid_cpy(&r->tree, &pr->tree);
-		r->n_applied++;
-	}
-	if (over.len) {
+	if (ret > 0 && !r->fail) {
+		/* A patch did not apply; over a limit too: both are said. */
+		if (over.len)
+			rb_buf_printf(&over, "; besides, %s", w.reason.ptr);
+		record_fail(&w, w.fail, over.len ? over.ptr : w.reason.ptr);
+	} else if (!ret && over.len) {
 		rb_buf_puts(&over, "; it applies cleanly otherwise");
 		w.patch_no = 0;
 		record_fail(&w, RB_APPLY_FAIL_LIMIT, over.ptr);
-		goto done;
+	} else if (!ret) {
+		r->ok = true;
 	}
-	r->ok = true;
-done:
+	ret = 0;
 	*out = r;
 	r = NULL;
 out:
