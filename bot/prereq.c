@@ -12,7 +12,7 @@
 #include "bot/stage.h"
 #include "bot/store.h"
 #include "mail/message.h"
-#include "review/base.h"
+#include "review/patchid.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -22,7 +22,7 @@
 /* A stored patch and its patch-id, from the scan of recent patches. */
 struct known {
 	char *message_id;
-	char pid[GIT_OID_HEXSZ + 1];
+	char pid[RB_PATCH_ID_HEX];
 };
 
 struct walk {
@@ -34,7 +34,7 @@ struct walk {
 	char **done;
 	size_t n_done;
 	/* patch-ids of the patches taken so far, [n_patches] */
-	char (*pids)[GIT_OID_HEXSZ + 1];
+	char (*pids)[RB_PATCH_ID_HEX];
 	size_t n_pids;
 	struct known *recent;
 	size_t n_recent;
@@ -180,7 +180,7 @@ static int take(struct walk *w, struct rb_message *m)
 	ap->author_email = m->author.addr ? m->author.addr : m->from.addr;
 	ap->date = m->date;
 	ap->message = m->commit_msg;
-	if (rb_base_patch_id(w->pids[n], m->patch, m->patch_len)) {
+	if (rb_patch_id(w->pids[n], m->patch, m->patch_len)) {
 		rb_err_clear();
 		w->pids[n][0] = '\0';
 	}
@@ -315,7 +315,7 @@ static int scan_one(const char *message_id, void *payload)
 	}
 	w->recent = nv;
 	k = &w->recent[w->n_recent];
-	if (rb_base_patch_id(k->pid, m->patch, m->patch_len)) {
+	if (rb_patch_id(k->pid, m->patch, m->patch_len)) {
 		rb_err_clear();
 		goto out;
 	}

@@ -107,15 +107,6 @@ int rb_base_guess(git_oid *out, size_t *tree_index,
 		  size_t depth);
 
 /*
- * The patch-id of a diff as "git patch-id --stable" computes it (b4's
- * "prerequisite-patch-id:"), as 40 hex digits into @out: the same
- * line-by-line reading as git's, of text from mail. 0, -RB_EPARSE when
- * there is no diff in @patch, -RB_ENOMEM.
- */
-int rb_base_patch_id(char out[GIT_OID_HEXSZ + 1], const char *patch,
-		     size_t len);
-
-/*
  * Fetches @branch from @url (a path or file:// URL in tests; no network
  * here) into "refs/remotes/reviewbot/@branch" of @repo, and sets *out to
  * the fetched head. Returns 0, -RB_EAGAIN when the remote cannot be

@@ -23,6 +23,7 @@
 
 #include "review/apply.h"
 #include "review/base.h"
+#include "review/patchid.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -740,7 +741,8 @@ static void test_series_commits(void **state)
 }
 
 /*
- * rb_base_patch_id() against "git patch-id --stable" (git 2.39) on a
+ * rb_patch_id() (review/patchid.h, which resolves b4's
+ * prerequisite-patch-id:) against "git patch-id --stable" (git 2.39) on a
  * format-patch mail: a new file, a change with whitespace and without
  * a final newline, a rename with a change.
  */
@@ -792,10 +794,10 @@ static void test_patch_id(void **state)
 		"-- \n"
 		"2.39.5\n"
 		"\n";
-	char id[GIT_OID_HEXSZ + 1];
+	char id[RB_PATCH_ID_HEX];
 
 	(void)state;
-	assert_int_equal(rb_base_patch_id(id, mail, strlen(mail)), 0);
+	assert_int_equal(rb_patch_id(id, mail, strlen(mail)), 0);
 	assert_string_equal(id, "6b624718518864e2b2c5bbb8e7f1624d1c98da57");
 	/* The same diff with other whitespace and line numbers. */
 	{
@@ -804,12 +806,12 @@ static void test_patch_id(void **state)
 		assert_non_null(at);
 		memcpy(at, "@@ -7,4 +7,5 @@", 15);
 		memcpy(strstr(v, "B  2"), "B\t 2", 4);
-		assert_int_equal(rb_base_patch_id(id, v, strlen(v)), 0);
+		assert_int_equal(rb_patch_id(id, v, strlen(v)), 0);
 		assert_string_equal(id,
 				    "6b624718518864e2b2c5bbb8e7f1624d1c98da57");
 		free(v);
 	}
-	assert_int_equal(rb_base_patch_id(id, "no diff\n", 8), -RB_EPARSE);
+	assert_int_equal(rb_patch_id(id, "no diff\n", 8), -RB_EINVAL);
 }
 
 /* ---- base selection ---- */
