@@ -711,7 +711,7 @@ static const char *outcome_text(const char *o)
 	if (!strcmp(o, "fixed"))
 		return "judged fixed";
 	if (!strcmp(o, "fixed_later"))
-		return "gone in a later version";
+		return "fixed in a later version";
 	return o;
 }
 
@@ -730,6 +730,8 @@ static int finding_row(const struct rb_report_finding *f, void *payload)
 	jset(o, "message", jstr(f->message));
 	jset(o, "state", jstr(f->state));
 	jset(o, "outcome", jstr(f->outcome));
+	jset(o, "fixed_in_version",
+	     f->fixed_version ? json_integer(f->fixed_version) : json_null());
 	json_array_append_new(payload, o);
 	return 0;
 }
@@ -975,6 +977,9 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 		ret = ret ?: rb_html_escape(b, js(f, "state"));
 		ret = ret ?: rb_buf_puts(b, "</td><td class=\"outcome\">");
 		ret = ret ?: rb_html_escape(b, outcome_text(js(f, "outcome")));
+		if (!ret && ji(f, "fixed_in_version"))
+			ret = rb_buf_printf(b, " (fixed in v%lld)",
+					    ji(f, "fixed_in_version"));
 		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
 	}
 	ret = ret   ?:

@@ -476,6 +476,7 @@ static int finding_row(const struct rb_dbrow *row, void *payload)
 		.code = rb_dbv_str(&v[8]),
 		.patch_idx = rb_dbv_int(&v[9]),
 		.outcome = rb_dbv_str(&v[10]),
+		.fixed_version = rb_dbv_int(&v[11]),
 	};
 
 	return cb->fn(&f, cb->payload);
@@ -493,11 +494,9 @@ int rb_store_report_findings(struct rb_store *st, const char *id,
 		     " severity, file, line, state, message, code,"
 		     " patch_idx, CASE WHEN state <> 'raised' OR fid IS NULL"
 		     " THEN NULL WHEN verdict IS NOT NULL THEN verdict"
-		     " WHEN EXISTS (SELECT 1 FROM series n WHERE"
-		     " n.previous = j.series_id AND n.state = 'reviewed'"
-		     " AND NOT EXISTS (SELECT 1 FROM findings g WHERE"
-		     " g.series_id = n.id AND g.fingerprint ="
-		     " j.fingerprint)) THEN 'fixed_later' ELSE 'open' END"
+		     " WHEN outcome = 'fixed' THEN 'fixed_later' ELSE 'open'"
+		     " END, CASE WHEN outcome = 'fixed' THEN outcome_version"
+		     " END"
 		     " FROM (SELECT f.*, (SELECT v.verdict FROM verdicts v"
 		     " WHERE v.review_msgid = f.review_msgid AND"
 		     " v.fid = f.fid AND v.authorised = 1 ORDER BY"

@@ -222,11 +222,12 @@ struct rb_report_finding {
 	/*
 	 * What became of a raised finding in a mail: "false_positive",
 	 * "valid" or "fixed" (its latest authorised verdict), else
-	 * "fixed_later" when a later version was reviewed without a finding
-	 * of the same fingerprint, else "open"; NULL for findings that
-	 * never reached a mail.
+	 * "fixed_later" when a later version changed or removed its line
+	 * (findings.outcome, bot/store_versions.h), else "open"; NULL for
+	 * findings that never reached a mail.
 	 */
 	const char *outcome;
+	int64_t fixed_version; /* the version that fixed it, or 0 */
 };
 /* Series @id's findings, mail by mail. */
 int rb_store_report_findings(struct rb_store *st, const char *id,

@@ -151,6 +151,14 @@ static void fill(struct rb_store *st)
 	setenv("RB_NOW", "1793780000", 1);
 	rb_outrow_release(&o);
 	add_finding(st, "<rb-1@x>", "F1", "lib/ring.c", 7, "is this <right>?");
+	add_finding(st, "<rb-1@x>", "F2", "lib/ring.c", 9, "and this?");
+	/* v3 changed F2's line (bot/versions.c records it so). */
+	assert_int_equal(st->db->ops->exec(st->db,
+					   "UPDATE findings SET outcome ="
+					   " 'fixed', outcome_version = 3"
+					   " WHERE fid = 'F2'",
+					   NULL, 0),
+			 0);
 	add_finding(st, NULL, NULL, NULL, 0, "dropped: over the cap");
 	/* Not UTF-8: a lone byte, a surrogate, an overlong '/'. */
 	add_finding(st, NULL, NULL, NULL, 0, "bad \xff \xed\xa0\x80 \xc0\xaf");
@@ -339,7 +347,7 @@ static void test_pages(void **state)
 	       "id=s1%40x\">ring: &lt;b&gt;bold&lt;/b&gt; &amp; &quot;q&quot;"
 	       "</a></td><td>v2</td><td>ada@example.org</td>"
 	       "<td class=\"status\">sent<br>applied on demo at 0123456789ab"
-	       "</td><td>RING BUFFER</td><td>advisory</td><td>1</td><td>"
+	       "</td><td>RING BUFFER</td><td>advisory</td><td>2</td><td>"
 	       "<a class=\"thread\" href=\"https://lore.kernel.org/r/s1%40x\">"
 	       "thread</a></td></tr>");
 	has(p, "href=\"/?page=2\">&larr; newer");
@@ -388,7 +396,7 @@ static void test_pages(void **state)
 	p = render(st, "/stats", NULL, &status, &ctype);
 	assert_int_equal(status, 200);
 	has(p, "id=\"precision-finding\">0.00<");
-	has(p, "<p>findings raised 3, judged 1, valid 0</p>");
+	has(p, "<p>findings raised 4, judged 1, valid 0</p>");
 	has(p, "<svg id=\"chart-precision\"");
 	/* From receipt, not from the six-year-old Date:. */
 	has(p, "id=\"latency-median\">1.5 h<");
@@ -561,7 +569,7 @@ static void test_series_json(void **state)
 	assert_int_equal(json_array_size(json_object_get(j, "patches")), 1);
 	json_array_foreach(json_object_get(j, "patches"), i, v)
 		has_text(page, jget(v, "subject"));
-	assert_int_equal(json_array_size(json_object_get(j, "findings")), 3);
+	assert_int_equal(json_array_size(json_object_get(j, "findings")), 4);
 	json_array_foreach(json_object_get(j, "findings"), i, v)
 	{
 		has_text(page, jget(v, "fid"));
@@ -573,6 +581,16 @@ static void test_series_json(void **state)
 		jget(json_array_get(json_object_get(j, "findings"), 0),
 		     "outcome"),
 		"false_positive");
+	v = json_array_get(json_object_get(j, "findings"), 1);
+	assert_string_equal(jget(v, "outcome"), "fixed_later");
+	assert_int_equal(
+		json_integer_value(json_object_get(v, "fixed_in_version")), 3);
+	has(page, "<td class=\"outcome\">fixed in a later version (fixed in "
+		  "v3)</td>");
+	/* Bytes that are not UTF-8: the JSON is still JSON (U+FFFD from
+	 * the store, '?' from the dashboard). */
+	v = json_array_get(json_object_get(j, "findings"), 3);
+	assert_true(!strncmp(jget(v, "message"), "bad ", 4));
 	json_array_foreach(json_object_get(j, "verdicts"), i, v)
 	{
 		has_text(page, jget(v, "verdict"));
