@@ -4,7 +4,10 @@
 # author's DKIM-signed reply marks F2 a false positive and F1 valid;
 # "reviewbot stats --json" shows precision 1/2 for the subsystem and the
 # words per review; a spoofed From: and a maintainer's reply whose body was
-# changed after signing change nothing; v2 of the patch does not repeat F2.
+# changed after signing change nothing; v2 of the patch (its comment
+# reworded, so it is reviewed again: issue 18) repeats neither judged
+# finding, F2 (false) nor F1 (valid), and says the third was raised on
+# v1 too.
 #
 # DKIM: keys made here by opendkim-genkey and served to reviewbot from a
 # key file (RB_DKIM_KEYS); replies signed rsa-sha256, relaxed/simple, by
@@ -37,7 +40,9 @@ for v in v1 v2; do
 		"$d/demo/$v.patch" >"$d/$v.mbox"
 done
 sed -i -e 's/^Message-Id: <\(.*\)>/Message-Id: <v2-\1>/' \
-	-e 's/^Date: .*/Date: Wed, 4 Nov 2026 07:00:00 +0000/' "$d/v2.mbox"
+	-e 's/^Date: .*/Date: Wed, 4 Nov 2026 07:00:00 +0000/' \
+	-e 's|^+\(.*\)/\* empty \*/$|+\1/* it is empty */|' "$d/v2.mbox"
+grep -q '/\* it is empty \*/$' "$d/v2.mbox" || rb_fail "v2 did not change"
 
 cat >"$d/config.yaml" <<EOC
 store:
@@ -150,11 +155,13 @@ PY
 	rb_fail "review v2: $(cat "$d/v2.log")"
 [ "$(q "SELECT COUNT(*) FROM reviews WHERE kind = 'review'")" = 2 ] ||
 	rb_fail "v2 was not reviewed: $(cat "$d/v2.log")"
-[ "$(q "SELECT COUNT(*) FROM findings f JOIN series s ON s.id = f.series_id WHERE s.version = 2 AND f.state = 'suppressed'")" = 1 ] ||
-	rb_fail "v2: F2 is not suppressed"
+[ "$(q "SELECT COUNT(*) FROM findings f JOIN series s ON s.id = f.series_id WHERE s.version = 2 AND f.state = 'suppressed'")" = 2 ] ||
+	rb_fail "v2: F1 and F2, both judged, are not suppressed"
 v2=$(grep -l '^Subject: Re: \[PATCH v2\]' "$d"/outbox/new/*) ||
 	rb_fail "no v2 review in the outbox"
 tr -d '\r' <"$v2" | grep -qF "$f2" && rb_fail "v2 repeats F2: $f2"
-grep -q '\[F2\]' "$v2" || rb_fail "v2 should show 2 findings"
-grep -q '\[F3\]' "$v2" && rb_fail "v2 shows 3 findings"
+grep -q '\[F1\]' "$v2" || rb_fail "v2 should show the unjudged finding"
+grep -q '\[F2\]' "$v2" && rb_fail "v2 shows a judged finding again"
+tr -d '\r' <"$v2" | tr '\n' ' ' | grep -q "(Raised on v1 too, as F3.)" ||
+	rb_fail "v2 does not say F1 was raised on v1 too: $(tr -d '\r' <"$v2")"
 echo "1 passed, 0 failed"

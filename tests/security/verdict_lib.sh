@@ -25,7 +25,9 @@ one_patch()
 	) >"$7"
 }
 
-# Ada's demo series again as v2: new Message-IDs, later dates, "v2".
+# Ada's demo series again as v2: new Message-IDs, later dates, "v2",
+# and 2/3 and 3/3 changed by one line each, so that they are reviewed
+# again (a part with the same patch-id as v1 is not: issue 18).
 ada_v2()
 {
 	sed -e 's/^Message-Id: <\(.*\)>/Message-Id: <v2-\1>/' \
@@ -33,6 +35,8 @@ ada_v2()
 		-e 's/^References: <\(.*\)>/References: <v2-\1>/' \
 		-e 's/^Subject: \[PATCH \([0-9]\)/Subject: [PATCH v2 \1/' \
 		-e 's/^Date: .*/Date: Wed, 4 Nov 2026 07:00:00 +0000/' \
+		-e 's/^+\tif (!size)$/+\tif (size == 0)/' \
+		-e 's/^+void ring_free(struct ring \*r);$/+void ring_free(struct ring *ring);/' \
 		"$d/demo/series.mbox"
 }
 
