@@ -53,15 +53,16 @@ int rb_store_previous_version(struct rb_store *st,
 	if (!ret && !r.id && q->b4_link) {
 		struct rb_dbv p[] = { RB_DB_TEXT(q->b4_link),
 				      RB_DB_TEXT(q->series_id),
-				      RB_DB_INT(q->version) };
+				      RB_DB_INT(q->version),
+				      RB_DB_TEXT(q->author) };
 
 		ret = try_one(st, &r,
 			      "SELECT s.id, s.version FROM patches p JOIN"
 			      " series s ON s.id = p.series_id WHERE"
 			      " p.message_id = ? AND s.id <> ? AND"
-			      " s.version < ? ORDER BY s.first_seen DESC"
-			      " LIMIT 1",
-			      p, 3);
+			      " s.version < ? AND s.author = ?"
+			      " ORDER BY s.first_seen DESC LIMIT 1",
+			      p, 4);
 		*how = "b4-link";
 	}
 	if (!ret && !r.id) {
@@ -71,7 +72,8 @@ int rb_store_previous_version(struct rb_store *st,
 			      "SELECT o.id, o.version FROM series s JOIN"
 			      " series o ON o.change_id = s.change_id WHERE"
 			      " s.id = ? AND s.change_id IS NOT NULL AND"
-			      " o.id <> s.id AND o.version < s.version"
+			      " o.id <> s.id AND o.version < s.version AND"
+			      " o.author = s.author"
 			      " ORDER BY o.version DESC, o.first_seen DESC"
 			      " LIMIT 1",
 			      p, 1);

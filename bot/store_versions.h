@@ -24,8 +24,11 @@ struct rb_prev_query {
 
 /*
  * The stored series that is the previous version: assembly's link, the
- * series holding b4's link, the same change-id, else the same author and
- * title with a lower version (the newest such). *@id is owned by the
+ * series holding b4's link, the same change-id, else the same title with
+ * a lower version (the newest such). Except for assembly's link, which
+ * follows b4's rules, the previous version must have the same author: a
+ * mail cannot name another author's series as its v1 and so reach that
+ * series' findings and verdicts. *@id is owned by the
  * caller; *@how is static ("assembly", "b4-link", "change-id",
  * "author-title"). -RB_ENOTFOUND when there is none.
  */
