@@ -816,6 +816,67 @@ static void test_patch_id(void **state)
 
 /* ---- base selection ---- */
 
+/*
+ * Prerequisites go first on every base, and the attempt speaks of the
+ * series' own patches only: a series on top of patch10 applies with
+ * it, not without it; a prerequisite that does not apply is named.
+ */
+static void test_base_prereqs(void **state)
+{
+	struct fx *f = *state;
+	char *v = numbered(20, 0), *pre = make_patch10();
+	const char *on_top = "diff --git a/f.c b/f.c\n"
+			     "--- a/f.c\n"
+			     "+++ b/f.c\n"
+			     "@@ -9,3 +9,3 @@\n"
+			     " line 9\n"
+			     "-LINE TEN\n"
+			     "+LINE 10 AGAIN\n"
+			     " line 11\n";
+	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_base_tree trees[] = { { "mainline", f->repo, "HEAD" } };
+	struct rb_base_request req = { 0 };
+	struct rb_apply_patch p = { 0 }, pp = { 0 };
+	struct rb_base_report *rep = NULL;
+	const struct rb_apply_result *r;
+	git_oid a;
+
+	commit_files(&a, f->repo, NULL, files, 1, 1000);
+	set_ref(f->repo, "refs/heads/master", &a);
+	p.patch = on_top;
+	p.len = strlen(on_top);
+	pp.patch = pre;
+	pp.len = strlen(pre);
+	req.patches = &p;
+	req.n_patches = 1;
+	assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
+	assert_false(rep->ok);
+	rb_base_report_free(rep);
+
+	req.prereqs = &pp;
+	req.n_prereqs = 1;
+	assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
+	assert_true(rep->ok);
+	assert_true(git_oid_equal(&rep->attempts[rep->chosen].commit, &a));
+	r = rep->attempts[rep->chosen].result;
+	assert_int_equal(r->n_patches, 1);
+	assert_int_equal(r->n_applied, 1);
+	assert_true(r->patches[0].applied);
+	assert_false(git_oid_equal(&r->base, &a)); /* the prerequisite's */
+	rb_base_report_free(rep);
+
+	/* The series as its own prerequisite: that one does not apply. */
+	req.prereqs = &p;
+	assert_int_equal(rb_base_select(&rep, trees, 1, &req, NULL), 0);
+	assert_false(rep->ok);
+	assert_int_equal(rep->attempts[rep->n_attempts - 1].failed_patch, 0);
+	assert_non_null(strstr(rep->attempts[rep->n_attempts - 1].reason,
+			       "prerequisite patch 1 of 1 does not apply"));
+	rb_base_report_free(rep);
+	free(v);
+	free(pre);
+}
+
 static void test_base_commit_missing(void **state)
 {
 	struct fx *f = *state;
@@ -1185,6 +1246,7 @@ int main(void)
 		T(test_series_commits),
 		T(test_patch_id),
 		T(test_base_commit_missing),
+		T(test_base_prereqs),
 		T(test_base_commit_reachable),
 		T(test_base_guess),
 		T(test_base_fails_everywhere),
