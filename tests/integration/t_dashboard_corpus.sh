@@ -1,10 +1,11 @@
 #!/bin/bash
 # The dashboard on the linux-api archive (issue 23's acceptance, for
 # correctness; bench/dashboard.sh times it): the archive goes through
-# the pipeline as a replay ("reviewbot review", every subsystem
-# advisory, the linux 6.1 tree when it is set up so that series get
-# their MAINTAINERS section), received at T while the outbox is held by
-# its kill switch, then sent 90 minutes later ("reviewbot run --once"):
+# the daemon as a replay ("reviewbot run --once" over an mbox source,
+# every subsystem advisory, the linux 6.1 tree when it is set up so that
+# series get their MAINTAINERS section), received at T while the outbox
+# is held by its kill switch, then sent 90 minutes later (a second
+# "reviewbot run --once"):
 # the stats must say 1.5 h from receipt although every Date: is years
 # older. dashboard_check.py then checks paging, search and filters
 # against the store, the series JSON against its page, and the stats.
@@ -43,6 +44,11 @@ fi
 cat >"$d/config.yaml" <<EOC
 store:
   path: $d/rb.db
+sources:
+  - type: mbox
+    name: linux-api
+    path: $d/archive.mbox
+list_ids: [linux-api.vger.kernel.org]
 outbox:
   maildir: $d/outbox
   kill_switch_file: $d/hold
@@ -55,10 +61,9 @@ policy:
 EOC
 received=1793770000
 touch "$d/hold"
-RB_NOW=$received "$RB_BIN" review -c "$d/config.yaml" "$d/archive.mbox" \
-	>"$d/review.out" 2>"$d/review.log" || [ $? = 1 ] ||
-	rb_fail "review: $(tail -5 "$d/review.log")"
-grep 'series' "$d/review.out" | head -2
+RB_NOW=$received "$RB_BIN" run --once -c "$d/config.yaml" \
+	2>"$d/review.log" || rb_fail "run: $(tail -5 "$d/review.log")"
+grep -q 'event=send.sent' "$d/review.log" && rb_fail "sent while held"
 rm "$d/hold"
 RB_NOW=$((received + 5400)) "$RB_BIN" run --once -c "$d/config.yaml" \
 	2>"$d/run.log" || rb_fail "run: $(tail -5 "$d/run.log")"
