@@ -226,23 +226,6 @@ static const char *loop_reason(const struct rb_pipeline *p,
 	return NULL;
 }
 
-static const char *kind_of(const struct rb_message *m)
-{
-	const struct rb_subject *s = &m->subject;
-
-	if (s->is_pull)
-		return "other";
-	if (s->is_patch && !s->is_reply) {
-		if (s->index == 0 && s->total > 0)
-			return "cover";
-		if (m->patch)
-			return "patch";
-	}
-	if (s->is_reply || m->in_reply_to)
-		return "reply";
-	return "other";
-}
-
 /*
  * What the store keeps of @m beside its bytes, so that no later stage
  * parses the mail again unless it needs the body; @refs holds the
@@ -257,7 +240,7 @@ static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
 
 	for (i = 0; i < m->n_references; i++)
 		rb_buf_printf(refs, "%s%s", i ? " " : "", m->references[i]);
-	meta->kind = kind_of(m);
+	meta->kind = rb_msg_kind_name(rb_message_kind(m));
 	meta->reason = loop_reason(p, m, origin ? origin : "");
 	if (meta->reason)
 		meta->kind = "ignored";

@@ -1796,6 +1796,23 @@ enum rb_msg_kind rb_series_set_kind(const struct rb_series_set *set,
 	return e ? (enum rb_msg_kind)e->kind : RB_KIND_UNKNOWN;
 }
 
+enum rb_msg_kind rb_message_kind(const struct rb_message *m)
+{
+	const struct rb_subject *s = &m->subject;
+
+	if (s->is_pull)
+		return RB_KIND_OTHER;
+	if (s->is_patch && !s->is_reply) {
+		if (s->index == 0 && s->total > 0)
+			return RB_KIND_COVER;
+		if (m->patch)
+			return RB_KIND_PATCH;
+	}
+	if (s->is_reply || m->in_reply_to)
+		return RB_KIND_REPLY;
+	return RB_KIND_OTHER;
+}
+
 const char *rb_msg_kind_name(enum rb_msg_kind kind)
 {
 	static const char *const names[] = {

@@ -131,6 +131,13 @@ size_t rb_series_set_messages(const struct rb_series_set *set);
 enum rb_msg_kind rb_series_set_kind(const struct rb_series_set *set,
 				    const char *msgid);
 const char *rb_msg_kind_name(enum rb_msg_kind kind);
+/*
+ * What one message is on its own, before assembly, by its subject, its
+ * diff and its threading: RB_KIND_PATCH, RB_KIND_COVER (an explicit 0/N),
+ * RB_KIND_REPLY or RB_KIND_OTHER ([GIT PULL] included). The store keeps
+ * its rb_msg_kind_name(); assembly refines it (rb_series_set_kind()).
+ */
+enum rb_msg_kind rb_message_kind(const struct rb_message *m);
 
 /*
  * The Message-ID of the patch or cover letter that the reply @msgid
