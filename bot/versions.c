@@ -23,11 +23,7 @@
 /* How far back the chain of versions is followed for earlier findings. */
 #define MAX_CHAIN 8
 
-/*
- * b4's cover letters end with "- Link to v1: https://lore.kernel.org/r/ID"
- * (b4 prep); the Message-ID of the newest such link, in @out, or "".
- */
-static void b4_link(char *out, size_t size, const char *raw, size_t len)
+void rb_versions_b4_link(char *out, size_t size, const char *raw, size_t len)
 {
 	static const char key[] = "Link to v";
 	const char *p = raw, *end = raw + len, *q, *e;
@@ -51,8 +47,9 @@ static void b4_link(char *out, size_t size, const char *raw, size_t len)
 		if (!q)
 			continue;
 		q++;
-		for (n = 0; q + n < e && q[n] != '/' && q[n] != '>' &&
-			    q[n] != ' ' && q[n] != '\r' && q[n] != '\t';
+		/* A Message-ID's printable characters, up to '/' or '>' */
+		for (n = 0; q + n < e && q[n] > ' ' && q[n] < 0x7f &&
+			    q[n] != '/' && q[n] != '>' && q[n] != '<';
 		     n++)
 			;
 		if (!n || n + 3 > size || !memchr(q, '@', n))
@@ -239,7 +236,8 @@ int rb_versions_prepare(struct rb_versions *v, const struct rb_versions_in *in)
 	if (in->version <= 1 && !in->assembled_previous)
 		return 0;
 	if (in->cover_raw) {
-		b4_link(link, sizeof(link), in->cover_raw, in->cover_len);
+		rb_versions_b4_link(link, sizeof(link), in->cover_raw,
+				    in->cover_len);
 		q.b4_link = link[0] ? link : NULL;
 	}
 	ret = rb_store_previous_version(in->st, &q, &v->prev_id,

@@ -60,6 +60,15 @@ struct rb_versions {
 	size_t n_findings;
 };
 
+/*
+ * b4's cover letters end with "- Link to v1: https://lore.kernel.org/r/ID"
+ * (b4 prep), newest version first: the Message-ID of the first such link
+ * in @raw (@len bytes, hostile), without "<>", into @out (@size bytes),
+ * or "" when there is none or it does not fit. It is only ever a key to
+ * look up in the store.
+ */
+void rb_versions_b4_link(char *out, size_t size, const char *raw, size_t len);
+
 struct rb_versions_in {
 	struct rb_store *st; /* borrowed */
 	const char *series_id;
