@@ -328,12 +328,12 @@ static int job_finished(struct rb_pipeline *p, const struct rb_job *job,
 /*
  * Each worker keeps its own copies of the configured trees and fetches
  * them itself: a tree with a url, a branch and fetch_minutes is fetched
- * (bot/trees.h) when that many minutes passed since its last fetch (its
- * FETCH_HEAD, which the review stage also reads before an apply-failure
- * notice), between jobs, and its local branch moves to the fetched head,
- * which the next review uses. A failed fetch is logged and tried again
- * after the interval (r->fetched: this process's last try); the review
- * goes on with what the tree has.
+ * (bot/trees.h) when that many minutes passed since its last fetch (a
+ * stamp per branch in the clone, which the review stage also reads
+ * before an apply-failure notice), between jobs, and its local branch
+ * moves to the fetched head, which the next review uses. A failed fetch
+ * is logged and tried again after the interval (r->fetched: this
+ * process's last try); the review goes on with what the tree has.
  */
 static void fetch_trees(struct runner *r)
 {
@@ -342,7 +342,7 @@ static void fetch_trees(struct runner *r)
 	size_t i;
 
 	if (r->n_fetched != cfg->n_trees) {
-		/* First use, or a reloaded config: FETCH_HEAD decides. */
+		/* First use, or a reloaded config: the stamps decide. */
 		free(r->fetched);
 		r->fetched = calloc(cfg->n_trees + 1, sizeof(*r->fetched));
 		r->n_fetched = r->fetched ? cfg->n_trees : 0;

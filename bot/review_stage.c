@@ -1270,7 +1270,7 @@ static void attempt_age(char *out, size_t size, const struct series_ctx *c,
 	git_commit_free(commit);
 	if (!rb_tree_fetchable(t->cfg))
 		snprintf(out, size, "committed %s ago", s1);
-	else if (rb_tree_fetched_at(&at, t->repo))
+	else if (rb_tree_fetched_at(&at, t->repo, t->cfg->branch))
 		snprintf(out, size, "committed %s ago, never fetched", s1);
 	else {
 		span(s2, sizeof(s2), now - at);

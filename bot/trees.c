@@ -2,8 +2,10 @@
 /*
  * trees.c - fetching the configured trees. See trees.h.
  */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bot/config.h"
 #include "bot/trees.h"
@@ -19,23 +21,56 @@ bool rb_tree_fetchable(const struct rb_tree_config *t)
 	       t->fetch_minutes > 0;
 }
 
-int rb_tree_fetched_at(int64_t *out, git_repository *repo)
+/* "<gitdir>/reviewbot-fetched-<branch, %-encoded>" into @path. */
+static int stamp_path(struct rb_buf *path, git_repository *repo,
+		      const char *branch)
+{
+	const char *gitdir = git_repository_path(repo);
+	const char *c;
+	int ret;
+
+	if (!gitdir || !*gitdir)
+		return -RB_ENOTFOUND;
+	ret = rb_buf_printf(path, "%s%sreviewbot-fetched-", gitdir,
+			    gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
+	for (c = branch; !ret && *c; c++)
+		ret = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			     "0123456789.-_",
+			     *c) ?
+			      rb_buf_putc(path, *c) :
+			      rb_buf_printf(path, "%%%02X", (unsigned char)*c);
+	return ret ? -RB_ENOMEM : 0;
+}
+
+int rb_tree_fetched_at(int64_t *out, git_repository *repo, const char *branch)
 {
 	struct rb_buf path = RB_BUF_INIT(8192);
-	const char *gitdir = git_repository_path(repo);
 	struct stat sb;
-	int ret = 0;
+	int ret;
 
-	if (!gitdir ||
-	    rb_buf_printf(&path, "%s%sFETCH_HEAD", gitdir,
-			  gitdir[strlen(gitdir) - 1] == '/' ? "" : "/"))
-		ret = -RB_ENOMEM;
-	else if (stat(path.ptr, &sb))
+	ret = stamp_path(&path, repo, branch);
+	if (!ret && stat(path.ptr, &sb))
 		ret = -RB_ENOTFOUND;
-	else
+	if (!ret)
 		*out = (int64_t)sb.st_mtime;
 	rb_buf_release(&path);
 	return ret;
+}
+
+/* Touches the branch's stamp: it was fetched now. */
+static void stamp(git_repository *repo, const char *branch)
+{
+	struct rb_buf path = RB_BUF_INIT(8192);
+	int fd;
+
+	if (!stamp_path(&path, repo, branch)) {
+		fd = open(path.ptr, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			futimens(fd, NULL);
+			close(fd);
+		}
+	}
+	rb_buf_release(&path);
 }
 
 bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
@@ -45,7 +80,7 @@ bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
 
 	if (!rb_tree_fetchable(t))
 		return false;
-	if (rb_tree_fetched_at(&at, repo))
+	if (rb_tree_fetched_at(&at, repo, t->branch))
 		return true;
 	return now - at >= (int64_t)t->fetch_minutes * 60;
 }
@@ -75,6 +110,7 @@ int rb_tree_fetch(git_oid *out, git_repository *repo,
 		rb_log(RB_LOG_INFO, "tree.fetched", "tree", t->name, "branch",
 		       t->branch, "head", hex, "name", who ? who : "-", NULL);
 		git_oid_cpy(out, &oid);
+		stamp(repo, t->branch);
 	}
 	git_reference_free(head);
 	rb_buf_release(&ref);

@@ -3,11 +3,14 @@
  * trees.h - fetching the configured trees. A tree with a url, a branch
  * (not HEAD) and fetch_minutes is fetched from that url (an admin's
  * choice, never a mail's) and its local branch moved to the fetched head
- * (review/base.h rb_base_fetch()). When it was last fetched is the mtime
- * of the repository's FETCH_HEAD, which every fetch rewrites: the daemon
- * between jobs and the review stage before an apply-failure notice read
- * the same clock, and so do several workers sharing one clone, across
- * restarts.
+ * (review/base.h rb_base_fetch()). When a branch was last fetched is the
+ * mtime of a stamp in the repository's git directory,
+ * "reviewbot-fetched-<branch>" (the branch %-encoded), touched after each
+ * fetch of that branch: the daemon between jobs and the review stage
+ * before an apply-failure notice read the same clock, and so do several
+ * workers sharing one clone, across restarts. Not FETCH_HEAD: one clone
+ * of mm.git serves three trees (mm-new, mm-unstable, mm-stable), and a
+ * fetch of one branch says nothing about the others.
  */
 #ifndef RB_BOT_TREES_H
 #define RB_BOT_TREES_H
@@ -22,11 +25,11 @@ struct rb_tree_config;
 /* @t has a url, a branch other than HEAD and fetch_minutes > 0. */
 bool rb_tree_fetchable(const struct rb_tree_config *t);
 
-/* When @repo was last fetched (FETCH_HEAD's mtime): 0, or -RB_ENOTFOUND
- * when it never was. */
-int rb_tree_fetched_at(int64_t *out, git_repository *repo);
+/* When @branch of @repo was last fetched (its stamp's mtime): 0, or
+ * -RB_ENOTFOUND when it never was. */
+int rb_tree_fetched_at(int64_t *out, git_repository *repo, const char *branch);
 
-/* @t is fetchable and its last fetch (by @repo's FETCH_HEAD) is at least
+/* @t is fetchable and its branch's last fetch (in @repo) is at least
  * fetch_minutes before @now, or it never was fetched. */
 bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
 		 int64_t now);

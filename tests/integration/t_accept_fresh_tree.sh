@@ -89,7 +89,9 @@ acc_wait_log 'event=tree\.fetched tree=demo'
 work upstream_commit reset
 work series_on_top reset
 work git push -q origin HEAD:master
-touch -d "@$(($(date +%s) - 600))" "$d/tree.git/FETCH_HEAD"
+[ -f "$d/tree.git/reviewbot-fetched-master" ] ||
+	rb_fail "no fetch stamp in the clone after the daemon's first fetch"
+touch -d "@$(($(date +%s) - 600))" "$d/tree.git/reviewbot-fetched-master"
 acc_feed "$d/reset.eml" ""
 acc_settle
 grep -q 'event=review\.refetch series=reset@example\.org tree=demo' "$d/daemon.log" ||
