@@ -579,8 +579,8 @@ static int list_html(struct rb_buf *b, json_t *j, const struct list_args *a)
 			      b,
 			      "<table id=\"series\" class=\"list\"><colgroup>"
 			      "<col style=\"width:7em\"><col>"
-			      "<col style=\"width:2.5em\">"
-			      "<col style=\"width:12em\">"
+			      "<col style=\"width:3em\">"
+			      "<col style=\"width:11.5em\">"
 			      "<col style=\"width:11em\">"
 			      "<col style=\"width:11em\">"
 			      "<col style=\"width:5em\">"
