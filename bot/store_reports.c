@@ -335,47 +335,6 @@ struct series_cb {
 	void *payload;
 };
 
-static int series_list_row(const struct rb_dbrow *row, void *payload)
-{
-	struct series_cb *cb = payload;
-	const struct rb_dbv *v = row->v;
-	struct rb_report_series s = {
-		.id = rb_dbv_str(&v[0]),
-		.version = rb_dbv_int(&v[1]),
-		.title = rb_dbv_str(&v[2]),
-		.author = rb_dbv_str(&v[3]),
-		.state = rb_dbv_str(&v[4]),
-		.base_name = rb_dbv_str(&v[5]),
-		.base_commit = rb_dbv_str(&v[6]),
-		.subsystem = rb_dbv_str(&v[7]),
-		.updated_at = rb_dbv_int(&v[8]),
-		.sent = rb_dbv_int(&v[9]),
-		.findings = rb_dbv_int(&v[10]),
-	};
-
-	return cb->fn(&s, cb->payload);
-}
-
-int rb_store_report_series_list(struct rb_store *st,
-				int (*fn)(const struct rb_report_series *s,
-					  void *payload),
-				void *payload)
-{
-	struct series_cb cb = { fn, payload };
-
-	return st->db->ops->query(st->db,
-				  "SELECT s.id, s.version, s.title, s.author,"
-				  " s.state, s.base_name, s.base_commit,"
-				  " s.subsystem, s.updated_at, (SELECT COUNT(*)"
-				  " FROM outbox o WHERE o.series_id = s.id AND"
-				  " o.state = 'sent'), (SELECT COUNT(*) FROM"
-				  " findings f WHERE f.series_id = s.id AND"
-				  " f.state = 'raised' AND f.fid IS NOT NULL)"
-				  " FROM series s ORDER BY s.updated_at DESC,"
-				  " s.id LIMIT 1000",
-				  NULL, 0, series_list_row, &cb);
-}
-
 static int series_one_row(const struct rb_dbrow *row, void *payload)
 {
 	struct series_cb *cb = payload;
@@ -649,20 +608,6 @@ static int pair_row(const struct rb_dbrow *row, void *payload)
 
 	return cb->fn(rb_dbv_int(&row->v[0]), rb_dbv_int(&row->v[1]),
 		      cb->payload);
-}
-
-int rb_store_report_reviews_per_day(struct rb_store *st,
-				    int (*fn)(int64_t day, int64_t n,
-					      void *payload),
-				    void *payload)
-{
-	struct pair_cb cb = { fn, payload };
-
-	return st->db->ops->query(st->db,
-				  "SELECT created_at / 86400, COUNT(*)"
-				  " FROM reviews WHERE kind = 'review'"
-				  " GROUP BY 1 ORDER BY 1 DESC LIMIT 60",
-				  NULL, 0, pair_row, &cb);
 }
 
 /* --- the dashboard's list, filtered and paged --- */

@@ -186,11 +186,6 @@ int rb_store_report_mails_by_series_day(struct rb_store *st,
 					int (*fn)(int64_t day, int64_t n,
 						  void *payload),
 					void *payload);
-/* The series, last updated first, at most 1000. */
-int rb_store_report_series_list(struct rb_store *st,
-				int (*fn)(const struct rb_report_series *s,
-					  void *payload),
-				void *payload);
 /* Series @id: @fn is called once, or not at all when there is none. */
 int rb_store_report_series(struct rb_store *st, const char *id,
 			   int (*fn)(const struct rb_report_series *s,
@@ -272,11 +267,5 @@ int rb_store_report_precision_days(struct rb_store *st,
 					     int64_t judged, int64_t valid,
 					     void *payload),
 				   void *payload);
-/* Review mails written per day (days since the epoch), the last 60 days
- * that have any, newest first. */
-int rb_store_report_reviews_per_day(struct rb_store *st,
-				    int (*fn)(int64_t day, int64_t n,
-					      void *payload),
-				    void *payload);
 
 #endif
