@@ -39,6 +39,10 @@
  *                              a cover this list did not get)
  *   series-size        low     more patches than opts->max_patches, a
  *                              limit a subsystem sets (no list has one)
+ *   hidden-unicode     high    an added line holds invisible or
+ *                              bidirectional Unicode (review/hidden.h):
+ *                              what a reviewer reads is not what is
+ *                              compiled; once per patch
  *
  * Only patches are judged: mail tagged [PATCH] that is neither a reply
  * (reviewers post diffs in replies) nor a cover letter.
@@ -57,6 +61,7 @@
 
 #include "mail/message.h"
 #include "review/checks.h"
+#include "review/hidden.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -561,6 +566,65 @@ static bool later_from_signed(const struct rb_message *m,
 	return ok;
 }
 
+/* The new-side start line of a hunk header "@@ -a,b +c,d @@". */
+static int hunk_start(const char *l, size_t n)
+{
+	const char *p = memchr(l, '+', n);
+
+	return p ? atoi(p + 1) : 0;
+}
+
+/*
+ * The first added line of the patch that holds invisible or
+ * bidirectional Unicode: one finding a patch, at its file and line, with
+ * the line quoted escaped.
+ */
+static void check_hidden(struct cm *c, const struct rb_message *m)
+{
+	const char *p = m->patch, *end = m->patch + m->patch_len;
+	char file[512] = "";
+	int line = 0;
+
+	while (p < end && !c->ret) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		uint32_t cp = 0;
+		size_t w = 0;
+
+		if (n >= 6 && !strncmp(p, "+++ b/", 6)) {
+			snprintf(file, sizeof(file), "%.*s", (int)(n - 6),
+				 p + 6);
+		} else if (n >= 2 && !strncmp(p, "@@", 2)) {
+			line = hunk_start(p, n) - 1;
+		} else if (n && (p[0] == ' ' || p[0] == '+')) {
+			line++;
+			if (p[0] == '+' &&
+			    rb_hidden_find(p + 1, n - 1, &cp, &w) < n - 1) {
+				struct rb_buf q = RB_BUF_INIT(1 << 16);
+				char msg[512];
+
+				snprintf(msg, sizeof(msg),
+					 "This line holds U+%04X %s, which "
+					 "no editor shows: what a reviewer "
+					 "reads is not what the compiler "
+					 "reads. Could it be removed, or "
+					 "written as an escape?",
+					 (unsigned)cp, rb_hidden_name(cp));
+				c->ret = rb_hidden_escape(&q, p + 1, n - 1);
+				if (!c->ret)
+					c->ret = rb_findings_add(
+						c->out, CHECKER, VERSION,
+						"hidden-unicode", RB_FSEV_HIGH,
+						*file ? file : NULL, line,
+						q.ptr, msg, c->patch);
+				rb_buf_release(&q);
+				return;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+}
+
 static void check_patch(struct cm *c, const struct rb_message *m)
 {
 	struct signoff *sobs = NULL;
@@ -732,8 +796,10 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		 */
 		if (m && m->commit_msg && m->patch && m->subject.is_patch &&
 		    !m->subject.is_reply &&
-		    !(m->subject.index == 0 && m->subject.total > 0))
+		    !(m->subject.index == 0 && m->subject.total > 0)) {
 			check_patch(&c, m);
+			check_hidden(&c, m);
+		}
 	}
 	c.patch = 0;
 	if (o->require_cover && ctx->n_patches >= 3 && !ctx->cover &&

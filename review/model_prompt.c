@@ -26,6 +26,7 @@
 
 #include "mail/trailer.h"
 #include "review/diff.h"
+#include "review/hidden.h"
 #include "review/model.h"
 #include "review/model_prompt.h"
 #include "util/buf.h"
@@ -41,6 +42,29 @@
 #define MAX_GUIDES 8192
 #define MAX_FUNC_LINES 200
 #define MAX_BLOB (4u << 20)
+
+/*
+ * Invisible and bidirectional Unicode reaches the model escaped
+ * ("<U+202E>"), as a reviewer should see it (review/hidden.h): a line
+ * that reads one way and compiles another cannot steer the review.
+ */
+static int escape_hidden(struct rb_buf *b)
+{
+	struct rb_buf e = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	uint32_t cp;
+	size_t n;
+	int ret;
+
+	if (rb_hidden_find(b->ptr, b->len, &cp, &n) == b->len)
+		return 0;
+	ret = rb_hidden_escape(&e, b->ptr, b->len);
+	if (!ret) {
+		rb_buf_reset(b);
+		ret = rb_buf_add(b, e.ptr, e.len);
+	}
+	rb_buf_release(&e);
+	return ret;
+}
 
 void rb_model_nonce(char out[17])
 {
@@ -555,6 +579,8 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 	}
 	if (!ret && coverage)
 		ret = rb_buf_add(coverage, note.ptr, note.len);
+	if (!ret)
+		ret = escape_hidden(user);
 out:
 	rb_diff_free(d);
 	rb_buf_release(&msg);

@@ -14,6 +14,7 @@
 
 #include "mail/trailer.h"
 #include "review/diff.h"
+#include "review/hidden.h"
 #include "review/render.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -100,7 +101,8 @@ static int clean_para(struct rb_buf *out, const char *s, size_t n);
 static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t start = out->len, i = 0;
+	size_t start = out->len, i = 0, hl;
+	uint32_t cp;
 	int ret = 0;
 
 	if (how & CL_PARA)
@@ -130,6 +132,10 @@ static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 		if (!l) {
 			ret = rb_buf_puts(out, "\xef\xbf\xbd");
 			i++;
+		} else if (l == 3 && !rb_hidden_find(s + i, l, &cp, &hl)) {
+			/* Shown, never passed on (review/hidden.h). */
+			ret = rb_buf_printf(out, "<U+%04X>", (unsigned)cp);
+			i += l;
 		} else {
 			ret = rb_buf_add(out, p + i, l);
 			i += l;

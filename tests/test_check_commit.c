@@ -353,6 +353,54 @@ static void test_series_size_text(void **state)
 	rb_buf_release(&raw);
 }
 
+/*
+ * Trojan Source (CVE-2021-42574): a comment that BiDi controls make read
+ * as code. One finding at its file and line, the line quoted escaped.
+ */
+static void test_hidden_unicode(void **state)
+{
+	struct rb_check_opts o = RB_CHECK_OPTS_INIT;
+	struct rb_check_patch p = { 0 };
+	struct rb_check_ctx ctx = { 0 };
+	struct rb_findings out = { 0 };
+	struct rb_buf raw;
+	struct rb_message *m;
+	size_t i, n = 0;
+
+	(void)state;
+	check_one("hidden-unicode.eml", "hidden-unicode");
+	check_one("good.eml", "");
+	m = load("hidden-unicode.eml", &raw);
+	p.msg = m;
+	p.raw = raw.ptr;
+	p.raw_len = raw.len;
+	p.origin = "hidden-unicode.eml";
+	ctx.patches = &p;
+	ctx.n_patches = 1;
+	ctx.repo_path = repo_dir;
+	ctx.has_base = true;
+	git_oid_cpy(&ctx.base, &c2);
+	ctx.opts = &o;
+	assert_int_equal(rb_check_commit_ops.run(&ctx, &out), 0);
+	for (i = 0; i < out.n; i++) {
+		const struct rb_finding *f = &out.v[i];
+
+		if (strcmp(f->category, "hidden-unicode"))
+			continue;
+		n++;
+		assert_string_equal(f->file, "mm/frob.c");
+		assert_int_equal(f->line, 14);
+		assert_non_null(strstr(f->message, "U+202E"));
+		assert_non_null(strstr(f->code, "<U+202E>"));
+		assert_non_null(strstr(f->code, "<U+2066>"));
+		assert_null(strstr(f->code, "\xe2\x80\xae"));
+	}
+	assert_int_equal(n, 1);
+	rb_findings_release(&out);
+	rb_message_free(m);
+	rb_buf_release(&raw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_series_cover_elsewhere),
 		cmocka_unit_test(test_series_cover_partial),
 		cmocka_unit_test(test_series_size_text),
+		cmocka_unit_test(test_hidden_unicode),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -811,6 +811,24 @@ static void test_prompt(void **state)
 	assert_non_null(strstr(cov.ptr, "mm/foo.c"));
 	assert_non_null(strstr(user.ptr, "Coverage: not shown"));
 
+	/* Hidden Unicode reaches the model escaped (review/hidden.h). */
+	{
+		struct rb_model_opts o2 = RB_MODEL_OPTS_INIT;
+		struct rb_model_patch_ctx h = ctx;
+
+		o2.guides_dir = o.guides_dir;
+		h.commit_msg = "mm: frob\n\nA \xe2\x80\xae}\xe2\x81\xa6 "
+			       "trick.\n";
+		rb_buf_reset(&sys);
+		rb_buf_reset(&user);
+		rb_buf_reset(&cov);
+		assert_int_equal(rb_model_prompt_build(&sys, &user, &cov, &o2,
+						       &h, "0123456789abcdef"),
+				 0);
+		assert_null(strstr(user.ptr, "\xe2\x80\xae"));
+		assert_non_null(strstr(user.ptr, "A <U+202E>}<U+2066> trick."));
+	}
+
 	/* A series of 100: only the subjects around patch 50 are shown. */
 	{
 		const char *many[100];

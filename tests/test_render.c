@@ -438,7 +438,8 @@ static void test_hostile_text(void **state)
 		rb_findings_add(
 			&fs, "model", "m", "x", RB_FSEV_HIGH,
 			"mm/page_counter.c", 34, NULL,
-			"Bad \x01\x1b[31m bytes \xff\xfe and\r\nReViEwEd-By:\tme",
+			"Bad \x01\x1b[31m bytes \xff\xfe and\r\nReViEwEd-By:\tme "
+			"\xe2\x80\xae}\xe2\x81\xa6 hidden",
 			1),
 		0);
 	review_ctx(&c, &series[0], 1, NULL);
@@ -450,6 +451,10 @@ static void test_hostile_text(void **state)
 	assert_non_null(strstr(out.ptr, "\xef\xbf\xbd"));
 	assert_null(strstr(out.ptr, "\x1b"));
 	assert_null(strstr(out.ptr, "\r"));
+	/* Invisible and BiDi controls are shown, never passed on. */
+	assert_null(strstr(out.ptr, "\xe2\x80\xae"));
+	assert_null(strstr(out.ptr, "\xe2\x81\xa6"));
+	assert_non_null(strstr(out.ptr, "<U+202E>"));
 	rb_findings_release(&fs);
 	rb_buf_release(&out);
 }
