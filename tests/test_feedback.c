@@ -88,6 +88,10 @@ static const char make_patch[] =
 	"Cc: stable@vger.kernel.org 6.1+\\n' >../msg;"
 	" git commit -q -a -F ../msg;"
 	" git format-patch -q -1 --stdout HEAD >../v1.patch;"
+	/* v2 changes the line, so that it is reviewed again (bot/versions.h:
+	 * an unchanged part is not), with the same commit message. */
+	" sed -i 's/empty \\*\\//empty again \\*\\//' lib/ring.c;"
+	" git commit -q -a --amend -F ../msg;"
 	" git format-patch -q -1 --stdout -v2 HEAD >../v2.patch;"
 	" git reset -q --hard HEAD~1;"
 	" for v in v1 v2; do sed -e '0,/^Subject:/s//To: demo-list@example.org\\n"
@@ -417,7 +421,7 @@ static void test_end_to_end(void **state)
 					    "words_per_review")) > 10);
 	json_decref(j);
 
-	/* 5. v2 raises the same findings: F2's stays suppressed. */
+	/* 5. v2 has the same findings: F2's stays suppressed. */
 	env_open(&e);
 	step(&e, "demo/v2.mbox", &fs);
 	n = q_int(&e, "SELECT COUNT(*) FROM reviews WHERE kind = 'review'");
@@ -438,9 +442,12 @@ static void test_end_to_end(void **state)
 				" ON s.id = r.series_id WHERE s.version = 2"
 				" AND r.kind = 'review'");
 		assert_non_null(v2);
-		/* The v2 mail shows two findings, not F2's text. */
-		assert_null(strstr(v2, "[F3]"));
-		assert_non_null(strstr(v2, "[F2]"));
+		/*
+		 * The v2 mail shows one finding: not F2 (judged false), not
+		 * F1 (judged valid on v1: raised once, issue 18), only F3.
+		 */
+		assert_null(strstr(v2, "[F2]"));
+		assert_non_null(strstr(v2, "[F1]"));
 		assert_null(strstr(v2, msg2));
 		free(v2);
 		rb_buf_release(&sql);
