@@ -16,11 +16,19 @@
 #      public-inbox v2 archive and served by public-inbox-nntpd; reviewbot
 #      --once over NNTP with its store on disk (fsync per commit, the
 #      production set-up) and on tmpfs (the protocol and parsing cost),
-#      beside Python nntplib fetching every article (no store).
+#      beside Python nntplib fetching every article (no store). Two
+#      figures for reviewbot: the ingest pass (fetch and store every
+#      article, from its nntp.synced log line) against nntplib, and the
+#      whole --once (ingest, parse, assemble, the jobs: start: all).
+#  (c) throughput over IMAP: the same corpus in a Maildir served by a
+#      loopback Dovecot; mbsync (isync, the tool list readers pull mail
+#      with) into a Maildir, against reviewbot --once ingesting into its
+#      store on disk, same run (imap.synced and the whole --once).
 #
-# usage: bench/ingest.sh [latency|nntp|all] [RESULTS.md]
+# usage: bench/ingest.sh [latency|nntp|imap|throughput|all] [RESULTS.md]
+#   (throughput: (b) and (c); all: (a), (b) and (c))
 #   ROUNDS=N   latency rounds per mode (default 7)
-#   NNTP_N=N   corpus messages for (b) (default: all)
+#   NNTP_N=N   corpus messages for (b) and (c) (default: all)
 # RB_BIN: the reviewbot to measure (default build-bench/bot/reviewbot,
 # built first: bench/lib.sh).
 set -u -o pipefail
@@ -32,13 +40,15 @@ export RB_SHARED
 RB_BIN=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 what=${1:-all}
 case $what in
-latency | nntp | all) ;;
-*) bench_die "usage: bench/ingest.sh [latency|nntp|all] [RESULTS.md]" ;;
+latency | nntp | imap | throughput | all) ;;
+*) bench_die "usage: bench/ingest.sh [latency|nntp|imap|throughput|all] [RESULTS.md]" ;;
 esac
 out=$(bench_out "${2:-/dev/stdout}") || exit 1
 bench_need xz python3 sqlite3
 [ "$what" = nntp ] || bench_need dovecot
-[ "$what" = latency ] || bench_need public-inbox-init public-inbox-nntpd
+[ "$what" = imap ] || [ "$what" = latency ] ||
+	bench_need public-inbox-init public-inbox-nntpd
+[ "$what" = nntp ] || [ "$what" = latency ] || bench_need mbsync
 rounds=${ROUNDS:-7}
 corpus=$RB_SHARED/corpus/linux-api.mbox.xz
 . "$src/tests/integration/lib.sh"
@@ -262,8 +272,28 @@ pi_import() {
 								   "mboxrd");' <"$1"
 }
 
+# corpus_mbox: $d/corpus.mbox, the corpus (or its first NNTP_N messages).
+corpus_mbox() {
+	local n=${NNTP_N:-0}
+	[ -s "$d/corpus.mbox" ] && return
+	if [ "$n" -gt 0 ]; then
+		xz -dc "$corpus" | awk -v n="$n" '/^From /{ if (++c > n) exit } { print }' \
+			>"$d/corpus.mbox"
+	else
+		xz -dc "$corpus" >"$d/corpus.mbox"
+	fi
+}
+
+# synced LOG EVENT: "messages seconds" of the pass a source logged.
+synced() {
+	grep "event=$2 " "$1" | tail -1 |
+		sed -e 's/.* messages=\([0-9]*\) ms=\([0-9]*\).*/\1 \2/' |
+		awk '{ printf "%d %.3f", $1, $2 / 1000 }'
+}
+rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
+
 run_nntp() {
-	local n=${NNTP_N:-0} t0 t1 G=org.kernel.vger.linux-api port got
+	local t0 t1 G=org.kernel.vger.linux-api port got
 	rb_need public-inbox-nntpd
 	rb_need sqlite3
 	export PI_CONFIG=$d/pi/config
@@ -272,12 +302,7 @@ run_nntp() {
 		http://example.org/linux-api linux-api@vger.kernel.org ||
 		rb_fail "public-inbox-init"
 	git config -f "$PI_CONFIG" publicinbox.linux-api.newsgroup $G
-	if [ "$n" -gt 0 ]; then
-		xz -dc "$corpus" | awk -v n="$n" '/^From /{ if (++c > n) exit } { print }' \
-			>"$d/corpus.mbox"
-	else
-		xz -dc "$corpus" >"$d/corpus.mbox"
-	fi
+	corpus_mbox
 	local msgs
 	msgs=$(grep -c '^From ' "$d/corpus.mbox")
 	t0=$(now)
@@ -333,36 +358,175 @@ EOC
 		"$RB_BIN" run -c "$d/$1.yaml" --once 2>"$d/$1.log" ||
 			rb_fail "$1: $(tail -3 "$d/$1.log")"
 		b=$(now)
-		echo "$(secs "$a" "$b") $(q "$2/$1.db" "SELECT count(*) FROM messages") $(q "$2/$1.db" "SELECT last FROM source_state")"
+		echo "$(secs "$a" "$b") $(q "$2/$1.db" "SELECT count(*) FROM messages") $(q "$2/$1.db" "SELECT last FROM source_state") $(synced "$d/$1.log" nntp.synced)"
 	}
 	local shm
 	shm=$(mktemp -d /dev/shm/rb-bench-ingest.XXXXXX)
-	read -r tt tn tl <<<"$(rb_nntp tmpfs "$shm")"
+	read -r tt tn tl tsn tst <<<"$(rb_nntp tmpfs "$shm")"
 	rm -rf "$shm"
-	read -r dt dn dl <<<"$(rb_nntp disk "$d")"
-	rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", n / t }'; }
+	read -r dt dn dl dsn dst <<<"$(rb_nntp disk "$d")"
 	report "### (b) Ingest throughput over NNTP (public-inbox-nntpd, linux-api corpus)"
 	report ""
 	report "$msgs corpus messages imported into a public-inbox v2 archive in $imp s"
 	report "(import_mbox, one process); the group's high-water mark is $dl."
+	report "The ingest pass fetches and stores every article (pipelined ARTICLE,"
+	report "256 to a store transaction); the whole --once also parses, assembles"
+	report "and runs the jobs."
 	report ""
 	report "| what | articles | seconds | articles/s |"
 	report "| --- | --- | --- | --- |"
-	report "| reviewbot --once, store on disk (SQLite WAL, synchronous=FULL) | $dn stored | $dt | $(rate "$dn" "$dt") |"
-	report "| reviewbot --once, store on tmpfs | $tn stored | $tt | $(rate "$tn" "$tt") |"
+	report "| reviewbot ingest pass, store on disk (SQLite WAL, synchronous=FULL) | $dsn stored | $dst | $(rate "$dsn" "$dst") |"
+	report "| reviewbot ingest pass, store on tmpfs | $tsn stored | $tst | $(rate "$tsn" "$tst") |"
 	report "| Python nntplib ARTICLE loop, nothing stored | $pyn fetched ($pyb bytes) | $pyt | $(rate "$pyn" "$pyt") |"
+	report "| reviewbot --once, whole (start: all), store on disk | $dn stored | $dt | $(rate "$dn" "$dt") |"
+	report "| reviewbot --once, whole (start: all), store on tmpfs | $tn stored | $tt | $(rate "$tn" "$tt") |"
 	report ""
+	rb_stop nntpd
+}
+
+# run_imap: the corpus in a Maildir served by Dovecot; mbsync against
+# reviewbot. Both pay the same first SELECT (Dovecot indexes the Maildir
+# once, before either is timed).
+run_imap() {
+	# After (a): its Dovecot (no IDLE) and its mail go first.
+	[ -f "$d/dovecot.pid" ] && rb_stop dovecot
+	rm -rf "$d/mail/bot"
+	rb_need dovecot
+	rb_need mbsync
+	rb_need sqlite3
+	corpus_mbox
+	rb_start_dovecot
+	local md=$d/mail/bot/Maildir msgs t0 t1
+	mkdir -p "$md/cur" "$md/new" "$md/tmp"
+	msgs=$(/usr/bin/python3 - "$d/corpus.mbox" "$md/cur" <<'PY'
+import os, re, sys
+n, cur = 0, None
+def put(m):
+    global n
+    n += 1
+    with open(os.path.join(sys.argv[2], "%d.%d.bench:2," % (1700000000 + n, n)), "wb") as f:
+        f.write(m)
+for line in open(sys.argv[1], "rb"):
+    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
+        if cur is not None:
+            put(b"".join(cur))
+        cur = []
+        continue
+    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
+put(b"".join(cur))
+print(n)
+PY
+)
+	chown -R nobody:nogroup "$d/mail"
+	/usr/bin/python3 - "$RB_IMAP_PORT" <<'PY' || rb_fail "the first SELECT"
+import imaplib, sys
+c = imaplib.IMAP4("127.0.0.1", int(sys.argv[1]))
+c.login("bot", "botpass")
+c.select("INBOX", readonly=True)
+c.uid("FETCH", "1:*", "(UID RFC822.SIZE)")
+c.logout()
+PY
+	printf 'botpass\n' >"$d/pass"
+	mkdir -p "$d/mbsync"
+	cat >"$d/mbsyncrc" <<EOC
+IMAPAccount dovecot
+Host 127.0.0.1
+Port $RB_IMAP_PORT
+User bot
+PassCmd "cat $d/pass"
+SSLType None
+AuthMechs PLAIN
+Timeout 300
+
+IMAPStore far
+Account dovecot
+
+MaildirStore near
+Path $d/mbsync/
+Inbox $d/mbsync/INBOX
+
+Channel list
+Far :far:INBOX
+Near :near:INBOX
+Sync Pull
+Create Near
+SyncState *
+EOC
+	t0=$(now)
+	mbsync -q -c "$d/mbsyncrc" list 2>"$d/mbsync.log" ||
+		rb_fail "mbsync: $(tail -3 "$d/mbsync.log")"
+	t1=$(now)
+	local mt mn ft fn
+	mt=$(secs "$t0" "$t1")
+	mn=$(find "$d/mbsync/INBOX" -type f -path '*/cur/*' -o -type f -path '*/new/*' | wc -l)
+	# The same without an fsync per message (the protocol's cost).
+	rm -rf "$d/mbsync"
+	mkdir -p "$d/mbsync"
+	sed -i '1i FSync no\n' "$d/mbsyncrc"
+	t0=$(now)
+	mbsync -q -c "$d/mbsyncrc" list 2>"$d/mbsync2.log" ||
+		rb_fail "mbsync: $(tail -3 "$d/mbsync2.log")"
+	t1=$(now)
+	ft=$(secs "$t0" "$t1")
+	fn=$(find "$d/mbsync/INBOX" -type f -path '*/cur/*' -o -type f -path '*/new/*' | wc -l)
+
+	cat >"$d/imap.yaml" <<EOC
+store:
+  path: $d/imap.db
+sources:
+  - type: imap
+    name: lists
+    url: imap://127.0.0.1:$RB_IMAP_PORT
+    user: bot
+    password_file: $d/pass
+    starttls: "off"
+outbox:
+  maildir: $d/imap-outbox
+policy:
+  default:
+    mode: "off"
+EOC
+	local a b it in isn ist
+	a=$(now)
+	"$RB_BIN" run -c "$d/imap.yaml" --once 2>"$d/imap.log" ||
+		rb_fail "imap: $(tail -3 "$d/imap.log")"
+	b=$(now)
+	it=$(secs "$a" "$b")
+	in=$(q "$d/imap.db" "SELECT count(*) FROM messages")
+	read -r isn ist <<<"$(synced "$d/imap.log" imap.synced)"
+	report "### (c) Ingest throughput over IMAP (Dovecot, linux-api corpus)"
+	report ""
+	report "$msgs corpus messages in a Maildir served by a loopback Dovecot (indexed"
+	report "by one SELECT before either client is timed). mbsync $(mbsync --version | awk '{ print $2 }')"
+	report "pulls INBOX into a Maildir (its defaults: FSync yes, pipelined FETCH);"
+	report "reviewbot fetches 256 messages to a UID FETCH and stores them one"
+	report "transaction per FETCH (SQLite on disk, synchronous=FULL)."
+	report ""
+	report "| what | messages | seconds | messages/s |"
+	report "| --- | --- | --- | --- |"
+	report "| reviewbot ingest pass (fetch and store) | $isn stored | $ist | $(rate "$isn" "$ist") |"
+	report "| mbsync, Sync Pull into a Maildir (FSync yes, its default) | $mn stored | $mt | $(rate "$mn" "$mt") |"
+	report "| mbsync, Sync Pull into a Maildir, FSync no | $fn stored | $ft | $(rate "$fn" "$ft") |"
+	report "| reviewbot --once, whole (ingest, parse, assemble, jobs) | $in stored | $it | $(rate "$in" "$it") |"
+	report ""
+	rb_stop dovecot
 }
 
 case $what in
 latency) run_latency ;;
 nntp) run_nntp ;;
+imap) run_imap ;;
+throughput)
+	run_nntp
+	run_imap
+	;;
 all)
 	run_latency
 	run_nntp
+	run_imap
 	;;
 *)
-	echo "usage: bench/ingest.sh [latency|nntp|all] [RESULTS.md]" >&2
+	echo "usage: bench/ingest.sh [latency|nntp|imap|throughput|all] [RESULTS.md]" >&2
 	exit 2
 	;;
 esac
