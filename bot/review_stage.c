@@ -1315,6 +1315,11 @@ static int render_apply_failure(struct series_ctx *c)
 		at[i].file = a->failed_file;
 		at[i].hunk = (int)a->failed_hunk;
 		at[i].reason = a->reason;
+		/* Over the size limit on a tree: not reviewed for that. */
+		if (a->tried && a->reason &&
+		    !strncmp(a->reason, RB_APPLY_TOO_BIG,
+			     strlen(RB_APPLY_TOO_BIG)))
+			r.too_big = true;
 	}
 	r.mode = c->scope.pol.mode;
 	r.subsystem = c->scope.pol.subsystem;

@@ -1572,7 +1572,8 @@ static int parse_all(struct work *w, struct rb_diff **diffs,
 	if ((opts->max_lines && lines > opts->max_lines) ||
 	    (opts->max_files && files > opts->max_files))
 		return rb_buf_printf(over,
-				     "the series is too big to review: %zu "
+				     RB_APPLY_TOO_BIG
+				     ": %zu "
 				     "changed lines in %zu files (limits: %zu "
 				     "lines, %zu files)",
 				     lines, files, opts->max_lines,

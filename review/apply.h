@@ -65,6 +65,8 @@ struct rb_apply_opts {
 
 #define RB_APPLY_MAX_LINES 10000 /* as Sashiko skips */
 #define RB_APPLY_MAX_FILES 200
+/* How the reason of a series over max_lines or max_files starts. */
+#define RB_APPLY_TOO_BIG "the series is too big to review"
 #define RB_APPLY_OPTS_INIT                                     \
 	{                                                      \
 		.fuzz = -1, .three_way = true, .commit = true, \

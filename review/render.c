@@ -1215,6 +1215,7 @@ int rb_render_apply_failure(struct rb_buf *out,
 	ret = ret ?: set_bool(d, "series", ctx->total > 1);
 	ret = ret ?: set_str(d, "prereq_applied", ctx->prereq_applied);
 	ret = ret ?: set_str(d, "prereq_missing", ctx->prereq_missing);
+	ret = ret ?: set_bool(d, "too_big", ctx->too_big);
 	for (i = 0; i < ctx->n_attempts && !ret; i++) {
 		const struct rb_render_apply_attempt *a = &ctx->attempts[i];
 		json_t *o = json_object();

@@ -142,6 +142,9 @@ struct rb_render_apply_ctx {
 	/* Prerequisites applied first on each base, and those named but
 	 * not found ("; "-separated); NULL when none. */
 	const char *prereq_applied, *prereq_missing;
+	/* Over the review's size limit (RB_APPLY_TOO_BIG) on a tree: the
+	 * mail says why it was not reviewed, not that it does not apply. */
+	bool too_big;
 	struct rb_render_dirs dirs;
 };
 
