@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "model-eval: %s\n", rb_errmsg());
 			return 2;
 		}
-		/* What the review stage gives the model (bot/review_stage.c). */
+		/* What the review stage gives the model (bot/stages/review_stage.c). */
 		if (rb_message_parse(&msg, text.ptr, text.len, NULL) ||
 		    !msg->patch) {
 			fprintf(stderr, "model-eval: %s: %s\n", rel,

@@ -8,7 +8,7 @@
  *      otherwise "base-commit X is not on any configured branch" and the
  *      next steps decide);
  *   2. prerequisites ("prerequisite-message-id:", "prerequisite-patch-
- *      id:"), resolved by the caller from stored mail (bot/prereq.h):
+ *      id:"), resolved by the caller from stored mail (bot/stages/prereq.h):
  *      on every base below they are applied first, in memory, and the
  *      series on top of them; the attempt reports only the series'
  *      own patches (a failing prerequisite is named as such);

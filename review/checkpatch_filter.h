@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * checkpatch_filter.h - checkpatch reports that the base tree shows to be
- * noise, dropped after the checkers ran (bot/review_stage.c calls it on
+ * noise, dropped after the checkers ran (bot/stages/review_stage.c calls it on
  * the series' findings before rb_findings_postprocess()).
  *
  * On the 112 real patches of corpus/apply-6.1, 27 of 54 checkpatch

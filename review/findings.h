@@ -63,7 +63,7 @@ void rb_finding_fingerprint(const struct rb_finding *f, char out[17]);
 
 /*
  * Post-processing of one series' findings, after every checker ran and
- * before the policy's floor and cap (bot/review_stage.c), so that one
+ * before the policy's floor and cap (bot/stages/review_stage.c), so that one
  * problem is said once:
  *
  *  1. rules: findings of rules that are off (review/rules.h, with the

@@ -32,12 +32,12 @@
 #include <opendkim/dkim.h>
 
 #include "bot/config.h"
-#include "bot/feedback.h"
-#include "bot/http.h"
-#include "bot/outbox.h"
-#include "bot/pipeline.h"
-#include "bot/store.h"
-#include "bot/store_priv.h" /* white-box: the tables as stored */
+#include "bot/stages/feedback.h"
+#include "bot/web/http.h"
+#include "bot/stages/outbox.h"
+#include "bot/stages/pipeline.h"
+#include "bot/store/store.h"
+#include "bot/store/store_priv.h" /* white-box: the tables as stored */
 #include "mail/dkim.h"
 #include "review/findings.h"
 #include "review/maintainers.h"
@@ -88,7 +88,7 @@ static const char make_patch[] =
 	"Cc: stable@vger.kernel.org 6.1+\\n' >../msg;"
 	" git commit -q -a -F ../msg;"
 	" git format-patch -q -1 --stdout HEAD >../v1.patch;"
-	/* v2 changes the line, so that it is reviewed again (bot/versions.h:
+	/* v2 changes the line, so that it is reviewed again (bot/stages/versions.h:
 	 * an unchanged part is not), with the same commit message. */
 	" sed -i 's/empty \\*\\//empty again \\*\\//' lib/ring.c;"
 	" git commit -q -a --amend -F ../msg;"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_http.c - the dashboard's handlers (bot/http.h) on a temporary
+ * test_http.c - the dashboard's handlers (bot/web/http.h) on a temporary
  * SQLite store filled through the store's own API: the series list, one
  * series with its apply attempts, findings, verdicts and mails, /stats
  * and /metrics, each value from mail HTML-escaped; then the same pages
@@ -22,11 +22,11 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "bot/http.h"
-#include "bot/metrics.h"
-#include "bot/store.h"
-#include "bot/store_messages.h"
-#include "bot/store_priv.h" /* white-box: a clean PostgreSQL database */
+#include "bot/web/http.h"
+#include "bot/web/metrics.h"
+#include "bot/store/store.h"
+#include "bot/store/store_messages.h"
+#include "bot/store/store_priv.h" /* white-box: a clean PostgreSQL database */
 #include "mail/series.h"
 #include "review/findings.h"
 #include "util/buf.h"
@@ -152,7 +152,7 @@ static void fill(struct rb_store *st)
 	rb_outrow_release(&o);
 	add_finding(st, "<rb-1@x>", "F1", "lib/ring.c", 7, "is this <right>?");
 	add_finding(st, "<rb-1@x>", "F2", "lib/ring.c", 9, "and this?");
-	/* v3 changed F2's line (bot/versions.c records it so). */
+	/* v3 changed F2's line (bot/stages/versions.c records it so). */
 	assert_int_equal(st->db->ops->exec(st->db,
 					   "UPDATE findings SET outcome ="
 					   " 'fixed', outcome_version = 3"

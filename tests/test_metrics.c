@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_metrics.c - the workers' counters (bot/metrics.h) and the leases of
+ * test_metrics.c - the workers' counters (bot/web/metrics.h) and the leases of
  * migration 3 they rest on, on SQLite (and on PostgreSQL when
  * RB_TEST_PG_URL names a server): a job claimed after its lease ran out
  * names the worker that lost it; an outbox mail claimed by a sender goes
@@ -16,9 +16,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bot/metrics.h"
-#include "bot/store.h"
-#include "bot/store_priv.h" /* white-box: the tables as stored */
+#include "bot/web/metrics.h"
+#include "bot/store/store.h"
+#include "bot/store/store_priv.h" /* white-box: the tables as stored */
 #include "util/buf.h"
 #include "util/err.h"
 

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "bot/config.h"
-#include "bot/policy.h"
+#include "bot/stages/policy.h"
 #include "review/findings.h"
 #include "util/log.h"
 #include "util/banned.h"

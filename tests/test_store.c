@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bot/store.h"
-#include "bot/store_priv.h" /* white-box: the tables as stored */
+#include "bot/store/store.h"
+#include "bot/store/store_priv.h" /* white-box: the tables as stored */
 #include "mail/series.h"
 #include "util/err.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_versions.c - bot/versions.h: b4's "Link to vN:" line of a cover
+ * test_versions.c - bot/stages/versions.h: b4's "Link to vN:" line of a cover
  * letter, as b4 0.14 writes it (the ext4 tune2fs v2 cover of the
  * linux-api archive, tests/data/versions/), and hostile variants.
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "bot/versions.h"
+#include "bot/stages/versions.h"
 
 static const char *link_of(const char *text, char *out, size_t size)
 {

@@ -8,7 +8,7 @@
  * a unit test may setenv() and unsetenv() between calls.
  *
  * RB_NOW=SECONDS
- *	The clock of the store (rb_now() in bot/store.c): every timestamp
+ *	The clock of the store (rb_now() in bot/store/store.c): every timestamp
  *	written, every lease, backoff, embargo and rate-limit window. Makes
  *	dates in mail and expectations reproducible and lets a test step
  *	time. Unit: test_store, test_metrics, test_feedback, test_http.
@@ -20,7 +20,7 @@
  * RB_DKIM_KEYS=FILE
  *	The DKIM public keys from a key file ("SELECTOR._domainkey.DOMAIN
  *	v=DKIM1; k=rsa; p=..." lines, mail/dkim.h) instead of DNS, for the
- *	feedback stage's check of a verdict's signature (bot/feedback.c).
+ *	feedback stage's check of a verdict's signature (bot/stages/feedback.c).
  *	Set, even empty, it replaces DNS.
  *	Tests: test_feedback, integration/t_feedback_e2e, t_accept_spoof
  *	(accept_lib.sh), security/t_sec_verdict_admin_dkim (mail_lib.sh).
@@ -34,7 +34,7 @@
  *	t_sec_build_sandbox_limits; bench/checks.sh.
  *
  * RB_FAULT=STAGE:N
- *	The kill tests' fault point (bot/fault.h): the process kills itself
+ *	The kill tests' fault point (bot/stages/fault.h): the process kills itself
  *	right after the N-th commit of STAGE. Tests: t_review_kill,
  *	integration/t_daemon_kill.
  *

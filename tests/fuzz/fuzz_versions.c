@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fuzz_versions.c - libFuzzer target for what bot/versions.h reads of a
+ * fuzz_versions.c - libFuzzer target for what bot/stages/versions.h reads of a
  * hostile cover letter: b4's "Link to vN:" line. The Message-ID it finds
  * fits the buffer, is NUL-terminated and holds an '@'.
  */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/versions.h"
+#include "bot/stages/versions.h"
 #include "util/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

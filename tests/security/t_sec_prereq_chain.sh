@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Issue 18: prerequisites come from mail, so a poster can make them loop
-# or grow (bot/prereq.h). In one pass of the daemon:
+# or grow (bot/stages/prereq.h). In one pass of the daemon:
 #  A. X names Y as its prerequisite and Y names X; Z names itself: each
 #     is reviewed once, the other applied first where it is not on the
 #     walk already, and the review says "a cycle";

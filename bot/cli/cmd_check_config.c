@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_check_config.c - "reviewbot check-config [-c FILE]": loads and
+ * validates a config, then looks at what it names on this machine (the
+ * trees and their branches, the MAINTAINERS sections that policies name,
+ * the source files; rb_config_check_system()), prints every problem as
+ * FILE:LINE:COL: key.path: message (exit 2), or "FILE: ok" and a short
+ * summary (exit 0). Secrets are read, to check that they can be, but
+ * never printed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bot/cli/cli.h"
+#include "bot/config.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: reviewbot check-config [-c FILE]\n\n"
+		   "Loads and validates a config file, then checks what it "
+		   "names on this\nmachine: each tree is a git repository with "
+		   "its branch, each policy.subsystems\nkey is a MAINTAINERS "
+		   "section of the trees or one of list_ids, each\nsource file "
+		   "exists. Prints every problem as\nFILE:LINE:COL: key.path: "
+		   "message, one per line.\n\n"
+		   "  -c, --config FILE  the config (default ./config.yaml)\n"
+		   "  -h, --help         this help\n\n"
+		   "Exit codes: 0 the config is valid, 2 it is not (or bad "
+		   "usage).\n"
+		   "config.example.yaml at the top of the source tree is the "
+		   "commented\nreference of every key.\n");
+}
+
+static const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void summary(const struct rb_config *cfg, FILE *f)
+{
+	const struct rb_source_config *s;
+	const struct rb_policy *p;
+	size_t i;
+
+	fprintf(f, "sources: %zu\n", cfg->n_sources);
+	for (i = 0; i < cfg->n_sources; i++) {
+		s = &cfg->sources[i];
+		fprintf(f, "  %s (%s)", s->name, rb_source_type_name(s->type));
+		if (s->url)
+			fprintf(f, " %s", s->url);
+		if (s->path)
+			fprintf(f, " %s", s->path);
+		if (s->n_mailboxes)
+			fprintf(f, ", %zu mailbox(es)", s->n_mailboxes);
+		if (s->n_groups)
+			fprintf(f, ", %zu group(s)", s->n_groups);
+		fputc('\n', f);
+	}
+	fprintf(f, "trees: %zu\n", cfg->n_trees);
+	for (i = 0; i < cfg->n_trees; i++)
+		fprintf(f, "  %s: %s (%s)\n", cfg->trees[i].name,
+			cfg->trees[i].path, cfg->trees[i].branch);
+	fprintf(f, "store: %s\n",
+		cfg->store_url ? "postgresql" : cfg->store_path);
+	if (cfg->smtp_url)
+		fprintf(f, "send: SMTP %s as %s, at most %d/hour\n",
+			cfg->smtp_url, cfg->smtp_from, cfg->rate_per_hour);
+	else
+		fprintf(f, "send: no SMTP; replies go to the Maildir %s\n",
+			cfg->outbox_maildir);
+	fprintf(f, "model: %s%s%s\n", cfg->model.provider,
+		cfg->model.name ? " " : "",
+		cfg->model.name ? cfg->model.name : "");
+	fprintf(f, "policies: %zu (and the default)\n", cfg->n_policies);
+	p = &cfg->policy_default;
+	fprintf(f, "  default: %s, min_severity %s, max_findings %d\n",
+		rb_mode_name(p->mode), rb_fsev_name(p->min_severity),
+		p->max_findings);
+	for (i = 0; i < cfg->n_policies; i++) {
+		p = &cfg->policies[i];
+		fprintf(f,
+			"  %s: %s, min_severity %s, max_findings %d, "
+			"send_when_empty %s\n",
+			p->name, rb_mode_name(p->mode),
+			rb_fsev_name(p->min_severity), p->max_findings,
+			yes_no(p->send_when_empty));
+	}
+	fprintf(f, "admins: %zu, list ids: %zu, known bots: %zu\n",
+		cfg->n_admins, cfg->n_list_ids, cfg->n_known_bots);
+}
+
+int cmd_check_config(int argc, char **argv)
+{
+	struct rb_config_errors errs = { 0 };
+	struct rb_config *cfg = NULL;
+	const char *file = "config.yaml";
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return RB_EXIT_OK;
+		} else if ((!strcmp(argv[i], "-c") ||
+			    !strcmp(argv[i], "--config")) &&
+			   i + 1 < argc) {
+			file = argv[++i];
+		} else if (!strncmp(argv[i], "--config=", 9)) {
+			file = argv[i] + 9;
+		} else {
+			fprintf(stderr,
+				"reviewbot check-config: unexpected argument "
+				"'%s'\n\n",
+				argv[i]);
+			usage(stderr);
+			return RB_EXIT_USAGE;
+		}
+	}
+	if (!*file) {
+		fprintf(stderr, "reviewbot check-config: empty file name\n");
+		return RB_EXIT_USAGE;
+	}
+	ret = rb_config_load(&cfg, file, &errs);
+	if (!ret) {
+		ret = rb_config_check_system(cfg, &errs);
+		if (ret) {
+			rb_config_free(cfg);
+			cfg = NULL;
+		}
+	}
+	if (ret) {
+		if (errs.n)
+			rb_config_errors_print(&errs, file, stderr);
+		else
+			fprintf(stderr, "%s: %s\n", file, rb_errmsg());
+		if (errs.n > 1)
+			fprintf(stderr, "%s: %zu errors\n", file, errs.n);
+		rb_config_errors_release(&errs);
+		return RB_EXIT_USAGE;
+	}
+	printf("%s: ok\n", file);
+	summary(cfg, stdout);
+	rb_config_free(cfg);
+	return RB_EXIT_OK;
+}

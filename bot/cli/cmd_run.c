@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_run.c - reviewbot run, the daemon: sources -> pipeline -> outbox ->
+ * sending, until SIGTERM or SIGINT (which finish the current step first).
+ * SIGHUP reloads the config; a config that no longer loads is reported and
+ * the old one kept. One process owns a SQLite store (its lock file).
+ *
+ * On a PostgreSQL store the work splits into roles (issue 11), each run
+ * as many times as wanted, on as many machines:
+ *  - ingest: sources, parse, assemble. Only the holder of a session-level
+ *    advisory lock works; the others wait as standbys and one takes over
+ *    when the holder dies (its connection closes, the lock goes with it).
+ *  - worker: claims review jobs for a lease (FOR UPDATE SKIP LOCKED),
+ *    which a heartbeat thread renews while the worker lives; the job of a
+ *    worker killed mid-job goes back to the queue when its lease runs
+ *    out, and another worker finishes it. Workers fetch their own trees.
+ *  - sender: drains the outbox; each mail is claimed for a lease too, so
+ *    two senders never hold the same mail.
+ *  - all: the three in one process (the only role on SQLite).
+ * SIGTERM lets the job in hand finish and then stops (a drain).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <git2.h>
+
+#include "bot/cli/cli.h"
+#include "bot/config.h"
+#include "bot/web/metrics.h"
+#include "bot/stages/pipeline.h"
+#include "bot/stages/sources.h"
+#include "bot/store/store.h"
+#include "bot/stages/trees.h"
+#include "review/base.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+static volatile sig_atomic_t stop_requested, reload_requested;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
+}
+
+static const char usage[] =
+	"usage: reviewbot run [-c CONFIG] [--once] [--role ROLE] [--name NAME]\n"
+	"                     [--lease SECONDS]\n\n"
+	"Follows the configured sources (IMAP, NNTP, mbox, Maildir, eml,\n"
+	"stdin), reviews each complete series and sends what the policy\n"
+	"allows. SIGTERM finishes the current step and stops; SIGHUP reloads\n"
+	"the config. Logs are one line per event, key=value, on stderr.\n\n"
+	"  -c, --config FILE  the config (default ./config.yaml)\n"
+	"      --once         read every source once, work until nothing is\n"
+	"                     left to do, then exit\n"
+	"      --role ROLE    ingest, worker, sender or all (default); roles\n"
+	"                     other than all need a PostgreSQL store\n"
+	"      --name NAME    this process in job leases and /metrics\n"
+	"                     (default HOST-ROLE-PID; unique per process)\n"
+	"      --lease SECS   a worker's hold on the job in hand, renewed\n"
+	"                     every third of it while the worker lives; the\n"
+	"                     job of a dead worker goes back to the queue\n"
+	"                     within that time (default 300)\n";
+
+enum { DO_INGEST = 1, DO_WORK = 2, DO_SEND = 4 };
+
+struct runner {
+	struct rb_pipeline *p; /* borrowed */
+	struct rb_store *st; /* borrowed */
+	struct rb_sources *srcs; /* owned; made while we may ingest */
+	const char *name;
+	int what; /* DO_* */
+	int lease;
+	bool pg; /* a shared PostgreSQL store */
+	bool leader; /* holds the ingest lock (always true on SQLite) */
+	bool standby_logged;
+	bool busy; /* the last pass did some work */
+	int64_t *fetched; /* owned: when each configured tree was fetched */
+	size_t n_fetched;
+
+	/* The heartbeat thread (PostgreSQL workers), on its own connection:
+	 * renews the lease of the job in hand, marks the worker seen. */
+	struct rb_store *hb_st; /* owned */
+	pthread_t hb_thread;
+	pthread_mutex_t hb_lock;
+	pthread_cond_t hb_cond;
+	bool hb_running, hb_stop;
+	int64_t hb_job; /* the job in hand, or 0 */
+};
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Sleeps up to @seconds, waking early on a signal. */
+static void nap(int seconds)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < seconds * 10 && !stop_requested && !reload_requested;
+	     i++)
+		nanosleep(&ts, NULL);
+}
+
+/*
+ * Takes the ingest lock, or checks that it is still ours (a dropped and
+ * re-made connection loses it). Taking it never waits.
+ */
+static int ingest_lock(struct runner *r)
+{
+	bool v = false;
+	int ret;
+
+	if (!r->pg) {
+		r->leader = true;
+		return 0;
+	}
+	if (r->leader) {
+		ret = rb_store_ingest_lock_held(r->st, &v);
+		if (ret)
+			return ret;
+		if (v)
+			return 0;
+		r->leader = false;
+		rb_log(RB_LOG_WARN, "ingest.lock_lost", "name", r->name, NULL);
+		rb_sources_free(r->srcs);
+		r->srcs = NULL;
+	}
+	ret = rb_store_ingest_lock(r->st, &v);
+	if (ret)
+		return ret;
+	if (!v) {
+		if (!r->standby_logged)
+			rb_log(RB_LOG_INFO, "ingest.standby", "name", r->name,
+			       NULL);
+		r->standby_logged = true;
+		return 0;
+	}
+	r->leader = true;
+	r->standby_logged = false;
+	rb_log(RB_LOG_INFO, "ingest.leader", "name", r->name, NULL);
+	return 0;
+}
+
+/* The sources, while we hold the ingest lock; parse and assemble follow
+ * in the pipeline's ingest stages. */
+static int ingest_sources(struct runner *r)
+{
+	int ret = ingest_lock(r);
+
+	if (ret || !r->leader)
+		return ret;
+	if (!r->srcs) {
+		ret = rb_sources_new(&r->srcs, r->p->cfg, r->st);
+		if (ret) {
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s", rb_errmsg());
+			return rb_err(RB_ECONFIG, "%s", why);
+		}
+	}
+	ret = rb_sources_poll(r->srcs, r->p);
+	if (ret)
+		rb_log(RB_LOG_WARN, "run.sources", "reason", rb_errmsg(), NULL);
+	return 0;
+}
+
+/*
+ * Every third of the lease: the job in hand keeps its lease (while it is
+ * still ours), and the worker is seen, so that a long review outlives a
+ * short lease and /metrics tells a live idle worker from a dead one.
+ * A worker that dies stops renewing: its job goes back to the queue
+ * within one lease.
+ */
+static void *heartbeat(void *arg)
+{
+	struct runner *r = arg;
+	struct timespec ts;
+	int64_t job;
+
+	pthread_mutex_lock(&r->hb_lock);
+	while (!r->hb_stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += r->lease / 3 > 0 ? r->lease / 3 : 1;
+		pthread_cond_timedwait(&r->hb_cond, &r->hb_lock, &ts);
+		if (r->hb_stop)
+			break;
+		job = r->hb_job;
+		pthread_mutex_unlock(&r->hb_lock);
+		{
+			int64_t now = rb_now();
+
+			if (job && rb_store_job_renew(r->hb_st, job, r->name,
+						      now + r->lease))
+				rb_log(RB_LOG_WARN, "worker.heartbeat",
+				       "reason", rb_errmsg(), NULL);
+			rb_store_worker_seen(r->hb_st, r->name, now);
+		}
+		pthread_mutex_lock(&r->hb_lock);
+	}
+	pthread_mutex_unlock(&r->hb_lock);
+	return NULL;
+}
+
+static void hb_set_job(struct runner *r, int64_t id)
+{
+	if (!r->hb_running)
+		return;
+	pthread_mutex_lock(&r->hb_lock);
+	r->hb_job = id;
+	pthread_mutex_unlock(&r->hb_lock);
+}
+
+/* Starts the heartbeat on a connection of its own (libpq's are not
+ * shared between threads). */
+static int hb_start(struct runner *r)
+{
+	int ret = rb_store_open_again(&r->hb_st, r->st);
+
+	if (ret)
+		return ret;
+	pthread_mutex_init(&r->hb_lock, NULL);
+	pthread_cond_init(&r->hb_cond, NULL);
+	if (pthread_create(&r->hb_thread, NULL, heartbeat, r)) {
+		pthread_mutex_destroy(&r->hb_lock);
+		pthread_cond_destroy(&r->hb_cond);
+		rb_store_close(r->hb_st);
+		r->hb_st = NULL;
+		return rb_err(RB_EIO, "cannot start the heartbeat thread");
+	}
+	r->hb_running = true;
+	return 0;
+}
+
+static void hb_stop(struct runner *r)
+{
+	if (!r->hb_running)
+		return;
+	pthread_mutex_lock(&r->hb_lock);
+	r->hb_stop = true;
+	pthread_cond_signal(&r->hb_cond);
+	pthread_mutex_unlock(&r->hb_lock);
+	pthread_join(r->hb_thread, NULL);
+	pthread_mutex_destroy(&r->hb_lock);
+	pthread_cond_destroy(&r->hb_cond);
+	rb_store_close(r->hb_st);
+	r->hb_st = NULL;
+	r->hb_running = false;
+}
+
+/*
+ * Around each job of the pipeline's job stage: the worker's counters and
+ * state in table workers (for /metrics), the heartbeat's job, and a lease
+ * that ran out on another worker (that worker died mid-job).
+ */
+static int job_claimed(struct rb_pipeline *p, const struct rb_job *job)
+{
+	struct runner *r = p->hooks->payload;
+	char *state = NULL, *lost = NULL;
+	int ret;
+
+	ret = rb_store_job_state(r->st, job->id, &state, &lost);
+	if (!ret)
+		ret = rb_metrics_count(r->st, r->name, RB_METRIC_CLAIMED);
+	if (!ret && lost) {
+		rb_log(RB_LOG_WARN, "worker.lease_expired", "series", job->key,
+		       "lost_by", lost, "taken_by", r->name, NULL);
+		ret = rb_metrics_count(r->st, lost, RB_METRIC_LEASE_EXPIRED);
+	}
+	if (!ret)
+		ret = rb_metrics_state(r->st, r->name, "busy");
+	free(state);
+	free(lost);
+	if (!ret) {
+		rb_log(RB_LOG_INFO, "worker.claimed", "name", r->name, "job",
+		       job->kind, "series", job->key, NULL);
+		hb_set_job(r, job->id);
+	}
+	return ret;
+}
+
+static int job_finished(struct rb_pipeline *p, const struct rb_job *job,
+			int result)
+{
+	struct runner *r = p->hooks->payload;
+	char *state = NULL;
+	int ret = 0;
+
+	hb_set_job(r, 0);
+	if (!result) {
+		ret = rb_store_job_state(r->st, job->id, &state, NULL);
+		if (!ret)
+			ret = rb_metrics_count(r->st, r->name,
+					       state && !strcmp(state,
+								"failed") ?
+						       RB_METRIC_FAILED :
+						       RB_METRIC_DONE);
+		rb_log(RB_LOG_INFO, "worker.done", "name", r->name, "job",
+		       job->kind, "series", job->key, "state",
+		       state ? state : "?", NULL);
+		free(state);
+	}
+	if (!ret)
+		ret = rb_metrics_state(r->st, r->name, "idle");
+	return ret;
+}
+
+/*
+ * Each worker keeps its own copies of the configured trees and fetches
+ * them itself: a tree with a url, a branch and fetch_minutes is fetched
+ * (bot/stages/trees.h) when that many minutes passed since its last fetch (a
+ * stamp per branch in the clone, which the review stage also reads
+ * before an apply-failure notice), between jobs, and its local branch
+ * moves to the fetched head, which the next review uses. A failed fetch
+ * is logged and tried again after the interval (r->fetched: this
+ * process's last try); the review goes on with what the tree has.
+ */
+static void fetch_trees(struct runner *r)
+{
+	const struct rb_config *cfg = r->p->cfg;
+	int64_t now = rb_now();
+	size_t i;
+
+	if (r->n_fetched != cfg->n_trees) {
+		/* First use, or a reloaded config: the stamps decide. */
+		free(r->fetched);
+		r->fetched = calloc(cfg->n_trees + 1, sizeof(*r->fetched));
+		r->n_fetched = r->fetched ? cfg->n_trees : 0;
+	}
+	for (i = 0; i < r->n_fetched && !stop_requested; i++) {
+		const struct rb_tree_config *t = &cfg->trees[i];
+		git_repository *repo = NULL;
+		git_oid oid;
+
+		if (!rb_tree_fetchable(t) ||
+		    now - r->fetched[i] < (int64_t)t->fetch_minutes * 60)
+			continue;
+		git_libgit2_init();
+		if (git_repository_open(&repo, t->path) < 0) {
+			r->fetched[i] = now;
+			rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree",
+			       t->name, "reason",
+			       git_error_last() ? git_error_last()->message :
+						  "cannot open",
+			       NULL);
+		} else if (rb_tree_due(t, repo, now)) {
+			r->fetched[i] = now;
+			rb_tree_fetch(&oid, repo, t, r->name);
+		}
+		git_repository_free(repo);
+		git_libgit2_shutdown();
+	}
+}
+
+/* What a pass did, to tell a busy pass from an idle one. */
+static size_t work_done(const struct rb_pipeline_stats *s)
+{
+	return s->stored + s->malformed + s->parsed + s->jobs + s->sent +
+	       s->send_failed;
+}
+
+/*
+ * One pass of every part this process plays: the sources (ingest), the
+ * trees' fetches (workers), then the pipeline's stages for those roles
+ * (pipeline.h). A pass that found nothing to do after one that did logs
+ * run.idle once: every due job has run and every due mail has gone.
+ */
+static int run_step(struct runner *r)
+{
+	size_t before = work_done(&r->p->stats);
+	unsigned roles = 0;
+	int ret = 0;
+
+	if (r->what & DO_INGEST) {
+		ret = ingest_sources(r);
+		if (r->leader)
+			roles |= RB_ROLE_INGEST;
+	}
+	if (r->what & DO_WORK) {
+		fetch_trees(r);
+		roles |= RB_ROLE_WORKER;
+	}
+	if (r->what & DO_SEND)
+		roles |= RB_ROLE_SENDER;
+	if (!ret && !stop_requested)
+		ret = rb_pipeline_step(r->p, roles);
+	if ((r->what & DO_WORK) && stop_requested)
+		rb_log(RB_LOG_INFO, "worker.drained", "name", r->name, NULL);
+	if (work_done(&r->p->stats) != before) {
+		r->busy = true;
+	} else if (!ret && r->busy) {
+		r->busy = false;
+		rb_log(RB_LOG_INFO, "run.idle", "name", r->name, NULL);
+	}
+	return ret;
+}
+
+/* Seconds until the next due job or mail (at least 1), or 0 for none:
+ * the wait for new mail ends then, so an "incomplete" notice or a held
+ * review goes out when it is due, not at the next poll. */
+static int due_in(struct rb_store *st)
+{
+	int64_t when = 0, now = rb_now();
+
+	if (rb_store_next_due(st, &when) || !when)
+		return 0;
+	return when <= now ? 1 : when - now > 3600 ? 3600 : (int)(when - now);
+}
+
+static int parse_role(const char *role)
+{
+	if (!strcmp(role, "all"))
+		return DO_INGEST | DO_WORK | DO_SEND;
+	if (!strcmp(role, "ingest"))
+		return DO_INGEST;
+	if (!strcmp(role, "worker"))
+		return DO_WORK;
+	if (!strcmp(role, "sender"))
+		return DO_SEND;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "once", no_argument, NULL, '1' },
+		{ "role", required_argument, NULL, 'r' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "lease", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *config = NULL, *role = "all", *name = NULL;
+	struct rb_pipeline p = { 0 };
+	struct runner r = { .p = &p, .lease = 300, .busy = true };
+	struct rb_job_hooks hooks = { job_claimed, job_finished, &r };
+	struct rb_config *cfg = NULL, *ncfg = NULL;
+	struct rb_store *st = NULL;
+	char defname[300], host[256] = "";
+	char *end = NULL;
+	int c, ret, once = 0, passes = 0;
+
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config = optarg;
+			break;
+		case '1':
+			once = 1;
+			break;
+		case 'r':
+			role = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'l':
+			r.lease = (int)strtol(optarg, &end, 10);
+			if (!*optarg || *end || r.lease < 1) {
+				fprintf(stderr,
+					"reviewbot run: --lease '%s': not a "
+					"number of seconds\n",
+					optarg);
+				return RB_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return RB_EXIT_OK;
+		default:
+			fputs(usage, stderr);
+			return RB_EXIT_USAGE;
+		}
+	}
+	r.what = parse_role(role);
+	if (!r.what) {
+		fprintf(stderr,
+			"reviewbot run: unknown role '%s'; one of ingest, "
+			"worker, sender, all\n",
+			role);
+		return RB_EXIT_USAGE;
+	}
+	ret = rb_cli_load_config(&cfg, config);
+	if (ret)
+		return ret;
+	ret = rb_cli_open_store(&st, cfg, NULL, false);
+	if (ret)
+		goto out;
+	r.pg = rb_store_is_shared(st);
+	if (strcmp(role, "all") && !r.pg) {
+		fprintf(stderr,
+			"reviewbot run: role '%s' needs a PostgreSQL store "
+			"(store.url); a SQLite store has one process, "
+			"--role all\n",
+			role);
+		ret = RB_EXIT_USAGE;
+		goto out;
+	}
+	if (!name) {
+		if (gethostname(host, sizeof(host) - 1))
+			snprintf(host, sizeof(host), "host");
+		snprintf(defname, sizeof(defname), "%s-%s-%d", host, role,
+			 (int)getpid());
+		name = defname;
+	}
+	r.name = name;
+	r.st = st;
+	install_signals();
+	p.cfg = cfg;
+	p.st = st;
+	p.owner = name;
+	p.lease = r.lease;
+	p.stop = &stop_requested;
+	p.hooks = &hooks;
+	/*
+	 * On a shared store another sender may hold mail in 'sending': its
+	 * lease, not a blanket recovery at start, gives such mail back.
+	 */
+	p.recovered = r.pg;
+	ret = rb_metrics_register(st, name, role);
+	if (!ret && r.pg)
+		ret = hb_start(&r);
+	if (ret) {
+		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+		ret = RB_EXIT_FAIL;
+		goto out;
+	}
+	if (!r.pg) {
+		/*
+		 * This process owns the SQLite store (its lock file), so a
+		 * job still 'running' was left by a process that died: it
+		 * goes back to the queue now rather than when its lease runs
+		 * out (an hour).
+		 */
+		ret = rb_store_job_reset_running(st);
+		if (ret) {
+			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+			ret = RB_EXIT_FAIL;
+			goto out;
+		}
+		ret = rb_sources_new(&r.srcs, cfg, st);
+		if (ret) {
+			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+			ret = RB_EXIT_USAGE;
+			goto out;
+		}
+	}
+	rb_log(RB_LOG_INFO, "run.start", "store", rb_store_where(st), "config",
+	       cfg->file ? cfg->file : "(embedded defaults)", "role", role,
+	       "name", name, NULL);
+	while (!stop_requested) {
+		if (reload_requested) {
+			reload_requested = 0;
+			if (rb_cli_load_config(&ncfg, cfg->file) == 0) {
+				rb_sources_free(r.srcs);
+				r.srcs = NULL;
+				rb_pipeline_release(&p);
+				rb_config_free(cfg);
+				cfg = ncfg;
+				p.cfg = cfg;
+				if ((r.what & DO_INGEST) && r.leader) {
+					ret = rb_sources_new(&r.srcs, cfg, st);
+					if (ret)
+						break;
+				}
+				rb_log(RB_LOG_INFO, "run.reload", NULL);
+			} else {
+				rb_log(RB_LOG_ERROR, "run.reload_failed",
+				       "keeping", "the old config", NULL);
+			}
+		}
+		ret = run_step(&r);
+		if (ret == -RB_ECONFIG) {
+			rb_log(RB_LOG_ERROR, "run.stop", "reason", rb_errmsg(),
+			       NULL);
+			break;
+		}
+		if (ret)
+			rb_log(RB_LOG_ERROR, "run.step", "reason", rb_errmsg(),
+			       NULL);
+		/*
+		 * A pass that did work may have left work for the next (a
+		 * fetched part to parse, a review a verdict unblocked): go on
+		 * at once; --once stops at the first pass with nothing to do.
+		 */
+		if (r.busy && !ret && ++passes < 1000)
+			continue;
+		passes = 0;
+		if (once)
+			break;
+		if (!(r.what & DO_INGEST) || !r.leader) {
+			/* Workers, senders and standbys poll the store. */
+			nap(1);
+		} else {
+			int due = due_in(st);
+
+			if (r.srcs && rb_sources_count(r.srcs))
+				rb_sources_wait(r.srcs, due, &stop_requested,
+						&reload_requested);
+			else
+				nap(r.what != (DO_INGEST | DO_WORK | DO_SEND) ?
+					    1 :
+				    due > 0 && due < 30 ? due :
+							  30);
+		}
+	}
+	hb_stop(&r);
+	rb_metrics_state(st, name, "stopped");
+	rb_log(RB_LOG_INFO, "run.stop", "stored",
+	       stop_requested ? "signal" : "done", "name", name, NULL);
+	ret = ret == -RB_ECONFIG ? RB_EXIT_USAGE : RB_EXIT_OK;
+out:
+	hb_stop(&r);
+	free(r.fetched);
+	rb_sources_free(r.srcs);
+	rb_pipeline_release(&p);
+	rb_store_close(st);
+	rb_config_free(cfg);
+	return ret;
+}

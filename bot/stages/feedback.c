@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * feedback.c - verdicts from replies to our reviews. See feedback.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bot/config.h"
+#include "bot/stages/fault.h"
+#include "bot/stages/feedback.h"
+#include "bot/stages/policy.h"
+#include "bot/stages/scope.h"
+#include "bot/stages/stage.h"
+#include "bot/store/store.h"
+#include "mail/addr.h"
+#include "mail/compose.h"
+#include "mail/dkim.h"
+#include "mail/message.h"
+#include "mail/verdict.h"
+#include "review/findings.h"
+#include "review/maintainers.h"
+#include "review/render.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/testenv.h"
+#include "util/banned.h"
+
+#ifndef RB_TEMPLATES_DIR
+#define RB_TEMPLATES_DIR "templates"
+#endif
+
+/* One reply being judged. */
+struct reply_ctx {
+	struct rb_pipeline *p;
+	const char *msgid;
+	struct rb_msgrow raw;
+	struct rb_message *m;
+	char *review; /* our review's Message-ID, as stored */
+	char *series_id;
+	struct rb_series_row row;
+	struct rb_message **parts; /* [row.total + 1] */
+	struct rb_scope scope; /* sections, policy: as the review saw them */
+	struct rb_verdicts verdicts;
+	bool admin; /* an admin, DKIM passing: every finding's judge */
+	const char *state; /* feedback.state */
+	char reason[512]; /* why refused, or "" */
+	size_t n_stored; /* authorised verdicts stored */
+};
+
+static void reply_release(struct reply_ctx *c)
+{
+	int i;
+
+	rb_msgrow_release(&c->raw);
+	rb_message_free(c->m);
+	free(c->review);
+	free(c->series_id);
+	for (i = 0; c->parts && i <= c->row.total; i++)
+		rb_message_free(c->parts[i]);
+	free(c->parts);
+	rb_series_row_release(&c->row);
+	rb_scope_release(&c->scope);
+	rb_verdicts_release(&c->verdicts);
+}
+
+/* Is @id (bare, as messages hold it) one of our reviews? */
+static int find_review(struct reply_ctx *c, const char *id)
+{
+	int ret;
+
+	if (!id || !*id)
+		return 0;
+	ret = rb_store_review_find(c->p->st, id, &c->review, &c->series_id);
+	return ret == -RB_ENOTFOUND ? 0 : ret;
+}
+
+static size_t max_size(const struct rb_pipeline *p)
+{
+	return p->cfg->max_message_size ? p->cfg->max_message_size :
+					  RB_MSG_DEFAULT_MAX;
+}
+
+/* The series' parts, parsed (for authors and MAINTAINERS). */
+static int load_series(struct reply_ctx *c)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	int i, ret;
+
+	ret = rb_store_series_load(c->p->st, c->series_id, &c->row);
+	if (ret)
+		return ret;
+	c->parts = calloc((size_t)c->row.total + 1, sizeof(*c->parts));
+	if (!c->parts)
+		return rb_err(RB_ENOMEM, "out of memory");
+	opts.max_size = max_size(c->p);
+	for (i = 0; i <= c->row.total; i++) {
+		struct rb_msgrow r = { 0 };
+
+		if (!c->row.msgids[i] ||
+		    rb_store_get_raw(c->p->st, c->row.msgids[i], &r))
+			continue;
+		if (rb_message_parse(&c->parts[i], r.raw, r.len, &opts))
+			c->parts[i] = NULL;
+		rb_msgrow_release(&r);
+	}
+	return 0;
+}
+
+/*
+ * What the series touches and its policy, from the one function the
+ * review stage asks too (bot/stages/scope.h), so both agree on who maintains
+ * what and which policy rules.
+ */
+static int resolve_scope(struct reply_ctx *c)
+{
+	const char *list_id = NULL;
+	int i;
+
+	for (i = 0; !list_id && c->parts && i <= c->row.total; i++)
+		if (c->parts[i])
+			list_id = c->parts[i]->list_id;
+	return rb_scope_resolve(&c->scope, c->p,
+				(const struct rb_message *const *)c->parts,
+				(size_t)c->row.total + 1, list_id);
+}
+
+static bool in_list(const char *const *v, size_t n, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (rb_addr_same(v[i], addr))
+			return true;
+	return false;
+}
+
+/* An author of the series: its author, or a part's From: or in-body From:. */
+static bool is_author(const char *series_author,
+		      const struct rb_message *const *parts, size_t n,
+		      const char *addr)
+{
+	size_t k;
+
+	if (!addr)
+		return false;
+	if (series_author && rb_addr_same(series_author, addr))
+		return true;
+	for (k = 0; parts && k < n; k++) {
+		const struct rb_message *m = parts[k];
+
+		if (m &&
+		    ((m->from.addr && rb_addr_same(m->from.addr, addr)) ||
+		     (m->author.addr && rb_addr_same(m->author.addr, addr))))
+			return true;
+	}
+	return false;
+}
+
+/* The sections one finding belongs to (feedback.h); @v borrowed. */
+struct fsections {
+	struct rb_maint_result *r; /* the lookup of the file, owned */
+	const struct rb_maint_section **v;
+	size_t n;
+};
+
+static void fsections_release(struct fsections *s)
+{
+	rb_maint_result_free(s->r);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A path MAINTAINERS can be asked about in one "+++ b/PATH" line. */
+static bool plain_path(const char *p)
+{
+	for (; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * The sections whose F: patterns take @file, as get_maintainer.pl reads
+ * them from a "+++ b/FILE" line (so F:, N: and X: rule, and K: keywords
+ * do not), or, without a file, the @touched sections; THE REST only when
+ * nothing else matches. A file MAINTAINERS cannot be asked about (or a
+ * failed lookup) has no sections: then only an admin reaches across
+ * series. Returns 0 or -RB_ENOMEM.
+ */
+static int finding_sections(struct fsections *out, const struct rb_config *cfg,
+			    const struct rb_maint *maint,
+			    const struct rb_maint_result *touched,
+			    const char *file)
+{
+	const struct rb_maint_result *src = touched;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (file && *file) {
+		struct rb_buf t = RB_BUF_INIT(8192);
+		int ret;
+
+		if (!maint || !plain_path(file))
+			return 0;
+		ret = rb_buf_printf(&t, "+++ b/%s\n", file);
+		if (!ret)
+			ret = rb_maint_lookup_patch(&out->r, maint, t.ptr,
+						    t.len);
+		rb_buf_release(&t);
+		if (ret == -RB_ENOMEM)
+			return ret;
+		if (ret) {
+			out->r = NULL;
+			return 0;
+		}
+		src = out->r;
+	}
+	if (!src || !src->nsections)
+		return 0;
+	out->v = calloc(src->nsections, sizeof(*out->v));
+	if (!out->v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < src->nsections; i++)
+		if (!rb_scope_catch_all(cfg, src->sections[i]->name))
+			out->v[out->n++] = src->sections[i];
+	for (i = 0; !out->n && i < src->nsections; i++)
+		out->v[out->n++] = src->sections[i];
+	return 0;
+}
+
+/* "maintainer" or "reviewer" when @addr is an M: or R: of @s, or NULL. */
+static const char *person_role(const struct fsections *s, const char *addr)
+{
+	const char *role = NULL;
+	size_t i;
+
+	for (i = 0; addr && i < s->n; i++) {
+		if (in_list(s->v[i]->maintainers, s->v[i]->nmaintainers, addr))
+			return "maintainer";
+		if (in_list(s->v[i]->reviewers, s->v[i]->nreviewers, addr))
+			role = "reviewer";
+	}
+	return role;
+}
+
+/*
+ * May @addr judge this series at all: "author", "maintainer" or
+ * "reviewer" (an M: or R: person of a touched section), or NULL. Admins
+ * are decided apart, with DKIM (judge_reply()).
+ */
+static const char *allowed(const struct reply_ctx *c, const char *addr)
+{
+	struct fsections all;
+	const char *role;
+
+	if (!addr || !rb_addr_valid(addr))
+		return NULL;
+	if (is_author(c->row.author, (const struct rb_message *const *)c->parts,
+		      c->parts ? (size_t)c->row.total + 1 : 0, addr))
+		return "author";
+	if (finding_sections(&all, c->p->cfg, NULL, c->scope.touched, NULL))
+		return NULL;
+	role = person_role(&all, addr);
+	fsections_release(&all);
+	return role;
+}
+
+static bool is_admin(const struct rb_config *cfg, const char *addr)
+{
+	return addr && rb_addr_valid(addr) &&
+	       in_list((const char *const *)cfg->admins, cfg->n_admins, addr);
+}
+
+/*
+ * The judge's role for the finding of @file (feedback.h), which decides
+ * what the verdict may suppress. The judge is allowed for the series.
+ */
+static int verdict_role(struct reply_ctx *c, const char *file,
+			const char **role)
+{
+	const char *addr = c->m->from.addr;
+	struct fsections fs;
+	int ret;
+
+	if (c->admin) {
+		*role = "admin";
+		return 0;
+	}
+	ret = finding_sections(&fs, c->p->cfg, c->scope.maint, c->scope.touched,
+			       file);
+	if (ret)
+		return ret;
+	*role = person_role(&fs, addr);
+	fsections_release(&fs);
+	if (*role)
+		return 0;
+	if (is_author(c->row.author, (const struct rb_message *const *)c->parts,
+		      (size_t)c->row.total + 1, addr))
+		*role = "author";
+	else
+		*role = "other-section";
+	return 0;
+}
+
+struct verdict_row {
+	const char *fid, *fp, *verdict;
+	bool authorised;
+	const char *reason;
+	const char *role; /* the judge's role for the finding, or NULL */
+};
+
+/* Stores @v once per (reply, fid); *added (or NULL) says whether it was
+ * new. */
+static int add_verdict(struct reply_ctx *c, const struct verdict_row *v,
+		       bool *added)
+{
+	const char *judge = c->m ? c->m->from.addr : NULL;
+	/* An author speaks for her own series, the others for this one's. */
+	const char *owner = !v->role		       ? NULL :
+			    !strcmp(v->role, "author") ? judge :
+							 c->row.author;
+	struct rb_verdict_rec rec = {
+		.reply_msgid = c->msgid,
+		.review_msgid = c->review,
+		.fid = v->fid,
+		.fingerprint = v->fp,
+		.verdict = v->verdict,
+		.judge = judge,
+		.authorised = v->authorised,
+		.reason = v->reason,
+		.role = v->role,
+		.owner = owner,
+	};
+	int ret = rb_store_verdict_add(c->p->st, &rec);
+
+	if (added)
+		*added = !ret;
+	return ret == -RB_EEXISTS ? 0 : ret;
+}
+
+/* Stores every verdict; refused ones with authorised = 0. */
+static int store_verdicts(struct reply_ctx *c, bool authorised)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < c->verdicts.n && !ret; i++) {
+		const struct rb_verdict_item *it = &c->verdicts.v[i];
+		struct verdict_row v = {
+			.verdict = rb_verdict_kind_name(it->kind),
+		};
+		char fid[16], why[128];
+		char *fp = NULL, *file = NULL;
+		bool added = false;
+
+		snprintf(fid, sizeof(fid), "F%d", it->id);
+		v.fid = fid;
+		ret = rb_store_finding_of(c->p->st, c->review, fid, &fp, &file);
+		if (ret)
+			break;
+		v.fp = fp;
+		if (!fp) {
+			snprintf(why, sizeof(why),
+				 "line %d: %s is not a finding of the review",
+				 it->line, fid);
+			v.reason = why;
+			ret = add_verdict(c, &v, NULL);
+		} else if (!authorised) {
+			v.reason = c->reason;
+			ret = add_verdict(c, &v, NULL);
+		} else {
+			v.authorised = true;
+			ret = verdict_role(c, file, &v.role);
+			if (!ret)
+				ret = add_verdict(c, &v, &added);
+			if (!ret && added)
+				c->n_stored++;
+		}
+		free(fp);
+		free(file);
+	}
+	return ret;
+}
+
+static int ack_kind(enum rb_verdict_kind k)
+{
+	return k == RB_VK_VALID ? RB_VERDICT_VALID :
+	       k == RB_VK_FIXED ? RB_VERDICT_FIXED :
+				  RB_VERDICT_FALSE_POSITIVE;
+}
+
+/* The one-line acknowledgement, to the judge, through the outbox. */
+static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
+{
+	struct rb_render_ack_item *items = NULL;
+	struct rb_render_ack_ctx a = { 0 };
+	struct rb_buf body = RB_BUF_INIT(64 * 1024);
+	struct rb_buf bytes = RB_BUF_INIT(1u << 20);
+	struct rb_buf to = RB_BUF_INIT(4096), rc = RB_BUF_INIT(64 * 1024);
+	struct rb_reply r = { 0 };
+	const char **refs = NULL;
+	const char *to_v[1];
+	char *msgid = NULL, *env_from = NULL, **env = NULL;
+	size_t i, n = 0, n_env = 0;
+	int64_t idx = 0;
+	int ret;
+
+	if (!c->p->cfg->ack_verdicts || !c->n_stored || !c->p->cfg->smtp_from)
+		return 0;
+	items = calloc(c->verdicts.n + 1, sizeof(*items));
+	refs = calloc(c->m->n_references + 1, sizeof(*refs));
+	if (!items || !refs) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < c->verdicts.n; i++) {
+		items[n].id = c->verdicts.v[i].id;
+		items[n].verdict = ack_kind(c->verdicts.v[i].kind);
+		n++;
+	}
+	a.items = items;
+	a.n_items = n;
+	a.dirs.templates_dir = c->p->templates_dir ? c->p->templates_dir :
+						     RB_TEMPLATES_DIR;
+	a.dirs.override_dir = c->scope.pol.templates_dir;
+	ret = rb_render_ack(&body, &a);
+	if (!ret)
+		ret = rb_addr_format(&to, &c->m->from);
+	if (ret)
+		goto out;
+	for (i = 0; i < c->m->n_references; i++)
+		refs[i] = c->m->references[i];
+	refs[i] = c->m->message_id;
+	to_v[0] = to.ptr;
+	r.from = c->p->cfg->smtp_from;
+	r.to = to_v;
+	r.n_to = 1;
+	r.subject = c->m->subject_raw ? c->m->subject_raw : "";
+	r.in_reply_to = c->m->message_id;
+	r.references = refs;
+	r.n_references = c->m->n_references + 1;
+	r.date = rb_now();
+	r.policy = c->scope.pol.mode;
+	r.series_id = c->series_id;
+	r.body = body.ptr;
+	ret = rb_compose(&bytes, &msgid, &r);
+	if (!ret)
+		ret = rb_compose_envelope(&env_from, &env, &n_env, &r);
+	for (i = 0; !ret && i < n_env; i++)
+		ret = rb_buf_printf(&rc, "%s%s", i ? "\n" : "", env[i]);
+	if (!ret)
+		ret = rb_store_review_next_idx(c->p->st, c->series_id, "ack",
+					       &idx);
+	if (!ret) {
+		struct rb_outmail om = {
+			.message_id = msgid,
+			.series_id = c->series_id,
+			.kind = "ack",
+			.patch_idx = (int)idx,
+			.env_from = env_from,
+			.rcpts = rc.ptr,
+			.bytes = bytes.ptr,
+			.len = bytes.len,
+			.policy = rb_mode_name(c->scope.pol.mode),
+			.subsystem = c->scope.pol.subsystem,
+			.send_after = rb_now(),
+		};
+
+		ret = rb_store_add_outmail(c->p->st, &om);
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+		else if (!ret) {
+			stats->acks++;
+			c->p->stats.queued++;
+		}
+	}
+out:
+	if (env)
+		rb_addr_list_free(env, n_env);
+	free(env_from);
+	free(msgid);
+	free(items);
+	free(refs);
+	rb_buf_release(&body);
+	rb_buf_release(&bytes);
+	rb_buf_release(&to);
+	rb_buf_release(&rc);
+	return ret;
+}
+
+/* Decides about one reply; the store writes follow in write_reply(). */
+static int judge_reply(struct reply_ctx *c, bool *authorised)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_dkim_result d = { .pass = false };
+	const char *role;
+	bool admin;
+	size_t i;
+	int ret;
+
+	*authorised = false;
+	ret = rb_store_get_raw(c->p->st, c->msgid, &c->raw);
+	if (ret)
+		return ret;
+	opts.max_size = max_size(c->p);
+	if (rb_message_parse(&c->m, c->raw.raw, c->raw.len, &opts)) {
+		c->m = NULL;
+		c->state = "unrelated";
+		snprintf(c->reason, sizeof(c->reason), "unreadable: %s",
+			 rb_errmsg());
+		return 0;
+	}
+	/* In-Reply-To first, then References from the newest. */
+	ret = find_review(c, c->m->in_reply_to);
+	for (i = c->m->n_references; !ret && !c->review && i > 0; i--)
+		ret = find_review(c, c->m->references[i - 1]);
+	if (ret)
+		return ret;
+	if (!c->review) {
+		c->state = "unrelated";
+		return 0;
+	}
+	if (rb_verdicts_parse(&c->verdicts, c->m->body ? c->m->body : "",
+			      c->m->body ? strlen(c->m->body) : 0)) {
+		c->state = "refused";
+		snprintf(c->reason, sizeof(c->reason), "unreadable: %s",
+			 rb_errmsg());
+		return 0;
+	}
+	if (!c->verdicts.n) {
+		c->state = "no_verdict";
+		return 0;
+	}
+	ret = load_series(c);
+	if (!ret)
+		ret = resolve_scope(c);
+	if (ret)
+		return ret;
+	role = allowed(c, c->m->from.addr);
+	admin = is_admin(c->p->cfg, c->m->from.addr);
+	if (!role && !admin) {
+		c->state = "refused";
+		snprintf(c->reason, sizeof(c->reason),
+			 "%s is neither an author of the series, a maintainer "
+			 "or reviewer of the touched files, nor an admin",
+			 c->m->from.addr ? c->m->from.addr : "(no From:)");
+		return 0;
+	}
+	/*
+	 * An admin's verdict reaches every series: a From:, which anyone can
+	 * write, must not claim it alone, whatever require_dkim says.
+	 */
+	if (admin || c->scope.pol.require_dkim) {
+		ret = rb_dkim_verify(&d, c->raw.raw, c->raw.len,
+				     c->m->from.addr, rb_test_dkim_key_file());
+		if (ret)
+			return ret;
+		/*
+		 * A signed verdict is public (the list archives it): unless
+		 * the signature covers In-Reply-To, anyone could send it
+		 * again, threaded under another review, and it would still
+		 * pass. About 6% of signed replies on linux-api do not sign
+		 * In-Reply-To; their senders are told why.
+		 */
+		if (d.pass && !d.thread_signed) {
+			d.pass = false;
+			snprintf(d.reason, sizeof(d.reason),
+				 "the DKIM signature does not cover "
+				 "In-Reply-To, so it does not say which "
+				 "review the verdict answers");
+		}
+		c->admin = admin && d.pass;
+		if (c->admin)
+			role = "admin";
+	}
+	if (!role) {
+		c->state = "refused";
+		snprintf(c->reason, sizeof(c->reason),
+			 "an admin's verdict needs a passing DKIM signature: "
+			 "%s",
+			 d.reason);
+		return 0;
+	}
+	if (c->scope.pol.require_dkim && !d.pass) {
+		c->state = "refused";
+		snprintf(c->reason, sizeof(c->reason),
+			 "the policy requires DKIM: %s", d.reason);
+		return 0;
+	}
+	c->state = "judged";
+	*authorised = true;
+	rb_log(RB_LOG_INFO, "feedback.judge", "reply", c->msgid, "judge",
+	       c->m->from.addr, "role", role, NULL);
+	return 0;
+}
+
+static int one_reply(struct rb_pipeline *p, const char *msgid,
+		     struct rb_feedback_stats *stats)
+{
+	struct reply_ctx c = { .p = p, .msgid = msgid };
+	bool authorised = false;
+	int ret;
+
+	ret = judge_reply(&c, &authorised);
+	if (ret && ret != -RB_ESTORE && ret != -RB_ENOMEM) {
+		/*
+		 * This reply cannot be judged (a tree, DKIM set-up): record
+		 * why and go on, so that it does not block the stage.
+		 */
+		authorised = false;
+		c.state = "refused";
+		snprintf(c.reason, sizeof(c.reason), "cannot judge: %s",
+			 rb_errmsg());
+		ret = 0;
+	}
+	if (ret)
+		goto out;
+	ret = rb_store_begin(p->st);
+	if (ret)
+		goto out;
+	if (c.review && strcmp(c.state, "no_verdict")) {
+		/* Unreadable: recorded with its reason. */
+		struct verdict_row v = { .reason = c.reason };
+
+		if (c.verdicts.n)
+			ret = store_verdicts(&c, authorised);
+		else
+			ret = add_verdict(&c, &v, NULL);
+	}
+	if (!ret && authorised)
+		ret = queue_ack(&c, stats);
+	if (!ret) {
+		struct rb_feedback_rec f = {
+			.message_id = msgid,
+			.review_msgid = c.review,
+			.state = c.state,
+			.judge = c.m ? c.m->from.addr : NULL,
+			.verdicts = (int64_t)c.n_stored,
+			.reason = c.reason[0] ? c.reason : NULL,
+		};
+
+		ret = rb_store_feedback_add(p->st, &f);
+	}
+	if (ret) {
+		rb_store_rollback(p->st);
+		goto out;
+	}
+	ret = rb_store_commit(p->st);
+	if (ret)
+		goto out;
+	stats->looked++;
+	if (!strcmp(c.state, "judged")) {
+		stats->judged++;
+		stats->verdicts += c.n_stored;
+	} else if (!strcmp(c.state, "refused")) {
+		stats->refused++;
+		rb_log(RB_LOG_WARN, "feedback.refused", "reply", msgid,
+		       "reason", c.reason, NULL);
+	}
+	rb_fault_point("feedback");
+out:
+	reply_release(&c);
+	return ret;
+}
+
+struct run_ctx {
+	struct rb_pipeline *p;
+	struct rb_feedback_stats *stats;
+};
+
+static int run_one(const char *msgid, void *payload)
+{
+	struct run_ctx *r = payload;
+
+	return one_reply(r->p, msgid, r->stats);
+}
+
+int rb_feedback_run_stats(struct rb_pipeline *p,
+			  struct rb_feedback_stats *stats)
+{
+	struct run_ctx r = { p, stats };
+
+	/* A verdict sent to the bot directly is a reply too (the store's
+	 * rb_store_each_unjudged_reply() says which mail counts). */
+	return rb_store_each_unjudged_reply(p->st, run_one, &r);
+}
+
+int rb_feedback_run(struct rb_pipeline *p)
+{
+	struct rb_feedback_stats s = { 0 };
+
+	return rb_feedback_run_stats(p, &s);
+}
+
+/* --- suppression: what earlier verdicts reach (feedback.h) --- */
+
+static bool role_is(const char *role, const char *name)
+{
+	return role && !strcmp(role, name);
+}
+
+/* The finding's sections in the series under review, looked up once. */
+struct lazy_sections {
+	const struct rb_feedback_scope *s;
+	const struct rb_finding *f;
+	struct fsections fs;
+	bool done;
+};
+
+/* Does @v reach across series: an admin's, or an M:/R: of the finding's? */
+static int across(struct lazy_sections *ls, const struct rb_fp_verdict *v,
+		  bool *out)
+{
+	int ret;
+
+	*out = role_is(v->role, "admin");
+	if (*out ||
+	    !(role_is(v->role, "maintainer") || role_is(v->role, "reviewer")))
+		return 0;
+	if (!ls->done) {
+		ret = finding_sections(&ls->fs, ls->s->cfg, ls->s->maint,
+				       ls->s->touched, ls->f->file);
+		if (ret)
+			return ret;
+		ls->done = true;
+	}
+	*out = person_role(&ls->fs, v->judge) != NULL;
+	return 0;
+}
+
+/* The policy's suppress_similar: enough similar findings judged false. */
+static int similar(struct rb_store *st, struct lazy_sections *ls, bool *out)
+{
+	const struct rb_finding *f = ls->f;
+	struct rb_fp_verdicts l = { 0 };
+	const char **seen = NULL;
+	size_t i, k, n_seen = 0;
+	int ret;
+
+	*out = false;
+	ret = rb_store_fp_verdicts_similar(st, f->checker, f->category, f->file,
+					   &l);
+	if (!ret) {
+		seen = calloc(l.n + 1, sizeof(*seen));
+		if (!seen)
+			ret = rb_err(RB_ENOMEM, "out of memory");
+	}
+	for (i = 0; !ret && i < l.n; i++) {
+		bool ok = false;
+
+		if (!l.v[i].fp)
+			continue;
+		for (k = 0; k < n_seen && strcmp(seen[k], l.v[i].fp); k++)
+			;
+		if (k < n_seen)
+			continue;
+		ret = across(ls, &l.v[i], &ok);
+		if (!ret && ok)
+			seen[n_seen++] = l.v[i].fp;
+	}
+	if (!ret)
+		*out = n_seen >= (size_t)ls->s->suppress_similar;
+	free(seen);
+	rb_fp_verdicts_release(&l);
+	return ret;
+}
+
+int rb_feedback_suppressed(struct rb_store *st,
+			   const struct rb_feedback_scope *s,
+			   const struct rb_finding *f, bool *out)
+{
+	struct lazy_sections ls = { .s = s, .f = f };
+	struct rb_fp_verdicts l = { 0 };
+	bool hit = false;
+	size_t i;
+	int ret = 0;
+
+	if (f->fingerprint[0])
+		ret = rb_store_fp_verdicts(st, f->fingerprint, &l);
+	for (i = 0; !ret && !hit && i < l.n; i++) {
+		/* Later versions and resends of the owner's own series. */
+		hit = is_author(s->series_author, s->parts, s->n_parts,
+				l.v[i].owner);
+		if (!hit)
+			ret = across(&ls, &l.v[i], &hit);
+	}
+	rb_fp_verdicts_release(&l);
+	if (!ret && !hit && s->suppress_similar > 0)
+		ret = similar(st, &ls, &hit);
+	fsections_release(&ls.fs);
+	if (!ret)
+		*out = hit;
+	return ret;
+}
+
+int rb_feedback_job(struct rb_pipeline *p, const struct rb_job *job)
+{
+	struct rb_feedback_stats s = { 0 };
+	bool seen = false;
+	int ret;
+
+	/* Looked at already: a rerun after a kill between the reply's commit
+	 * and the job's end. */
+	ret = rb_store_feedback_seen(p->st, job->key, &seen);
+	if (!ret && !seen)
+		ret = one_reply(p, job->key, &s);
+	if (ret)
+		return ret;
+	p->stats.judged += s.judged;
+	ret = rb_store_begin(p->st);
+	if (ret)
+		return ret;
+	ret = rb_store_job_done_by(p->st, job->id,
+				   p->owner ? p->owner : "local", NULL);
+	if (ret) {
+		rb_store_rollback(p->st);
+		/* Another worker took the job over: its run counts. */
+		return ret == -RB_ELOCKED ? 0 : ret;
+	}
+	return rb_store_commit(p->st);
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * outbox.c - the send stage: mail stored in the outbox goes to the sender
+ * (SMTP, or the Maildir outbox by default), at least once and byte for
+ * byte the same each time.
+ *
+ * Each mail moves queued -> sending -> sent | failed, each move committed
+ * before the next step, so that an intent is stored before anything that
+ * cannot be undone (STYLE.md, durability). A mail left in 'sending' by a
+ * crash is sent again with the same bytes and the same Message-ID, which
+ * public-inbox and most MTAs drop as a duplicate (DESIGN.md fact 7).
+ * A 4xx reply is retried with exponential backoff; a 5xx reply ends in
+ * 'failed' with the server's words, shown by `reviewbot stats`.
+ *
+ * Rate limits (DESIGN.md fact 6): rate_per_hour for all mail, and
+ * rate_per_recipient_hour for each person. A mail over the global limit
+ * stops the pass; a mail over a person's limit waits alone, so that a
+ * flood of patches naming one address cannot hold up everyone else's
+ * reviews. Mailing lists (struct rb_outmail's lists) have no
+ * per-recipient limit.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bot/config.h"
+#include "bot/stages/fault.h"
+#include "bot/stages/outbox.h"
+#include "bot/stages/stage.h"
+#include "bot/store/store.h"
+#include "mail/addr.h"
+#include "mail/sender.h"
+#include "mail/sender_maildir.h"
+#include "mail/sender_smtp.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#define MAX_ATTEMPTS 12
+
+static int make_sender(struct rb_pipeline *p)
+{
+	const struct rb_config *c = p->cfg;
+	struct rb_smtp_opts o = RB_SMTP_OPTS_INIT;
+
+	if (p->sender)
+		return 0;
+	if (!c->smtp_url)
+		return rb_sender_maildir_new(
+			&p->sender, p->outbox_override ? p->outbox_override :
+							 c->outbox_maildir);
+	o.url = c->smtp_url;
+	o.user = c->smtp_user;
+	o.password = c->smtp_password;
+	o.starttls = c->smtp_starttls ? RB_STARTTLS_REQUIRED : RB_STARTTLS_OFF;
+	o.ca_file = c->smtp_ca_file;
+	return rb_sender_smtp_new(&p->sender, &o);
+}
+
+/* Seconds to wait before attempt @n + 1: 1 min, doubling, at most 6 h. */
+static int64_t backoff(int n)
+{
+	int64_t s = 60;
+
+	while (--n > 0 && s < 6 * 3600)
+		s *= 2;
+	return s < 6 * 3600 ? s : 6 * 3600;
+}
+
+/* Splits "a\nb\nc" in place into an array of pointers. */
+static size_t split_rcpts(char *s, const char **v, size_t max)
+{
+	size_t n = 0;
+	char *nl;
+
+	while (s && *s && n < max) {
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*s)
+			v[n++] = s;
+		s = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+enum limit { LIMIT_NONE, LIMIT_GLOBAL, LIMIT_RECIPIENT };
+
+/* Is @addr one of the mail's mailing lists ("a\nb", or NULL)? */
+static bool is_list(const char *lists, const char *addr)
+{
+	const char *l = lists, *nl;
+	char one[512];
+
+	while (l && *l) {
+		nl = strchr(l, '\n');
+		snprintf(one, sizeof(one), "%.*s",
+			 (int)(nl ? (size_t)(nl - l) : strlen(l)), l);
+		if (rb_addr_same(one, addr))
+			return true;
+		l = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+/*
+ * Which rate limit says "not now", if any; *who gets the recipient for
+ * LIMIT_RECIPIENT. The per-recipient limit protects a person from being
+ * mailed over and over (a flood of patches naming her); a mailing list
+ * gets every review by design, so it has none: only the global limit
+ * holds for it.
+ */
+static enum limit rate_limited(struct rb_pipeline *p, const char **rcpts,
+			       size_t n, const char *lists, const char **who)
+{
+	const struct rb_config *c = p->cfg;
+	int64_t since = rb_now() - 3600, count = 0;
+	size_t i;
+
+	if (c->rate_per_hour > 0 &&
+	    !rb_store_outbox_sent_since(p->st, NULL, since, &count) &&
+	    count >= c->rate_per_hour)
+		return LIMIT_GLOBAL;
+	for (i = 0; i < n && c->rate_per_recipient_hour > 0; i++) {
+		if (is_list(lists, rcpts[i]))
+			continue;
+		if (!rb_store_outbox_sent_since(p->st, rcpts[i], since,
+						&count) &&
+		    count >= c->rate_per_recipient_hour) {
+			*who = rcpts[i];
+			return LIMIT_RECIPIENT;
+		}
+	}
+	return LIMIT_NONE;
+}
+
+int rb_outbox_send(struct rb_pipeline *p)
+{
+	const struct rb_config *c = p->cfg;
+	const char *rcpts[1024], *who = NULL;
+	struct rb_outrow o;
+	enum limit limit;
+	size_t n;
+	int ret;
+
+	if (c->kill_switch_file && access(c->kill_switch_file, F_OK) == 0) {
+		rb_log(RB_LOG_WARN, "send.kill_switch", "file",
+		       c->kill_switch_file, NULL);
+		return 0;
+	}
+	ret = make_sender(p);
+	if (ret)
+		return ret;
+	if (!p->recovered) {
+		ret = rb_store_outbox_recover(p->st);
+		if (ret)
+			return ret;
+		p->recovered = true;
+	}
+	for (;;) {
+		memset(&o, 0, sizeof(o));
+		ret = rb_store_begin(p->st);
+		if (ret)
+			return ret;
+		ret = rb_store_outbox_next(p->st, &o);
+		if (ret == -RB_ENOTFOUND) {
+			rb_store_rollback(p->st);
+			return 0;
+		}
+		if (ret || (ret = rb_store_commit(p->st))) {
+			rb_store_rollback(p->st);
+			rb_outrow_release(&o);
+			return ret;
+		}
+		n = split_rcpts(o.rcpts, rcpts, 1024);
+		limit = rate_limited(p, rcpts, n, o.lists, &who);
+		if (limit == LIMIT_GLOBAL) {
+			/* Nothing may go now: the rest waits too. */
+			ret = rb_store_outbox_postpone(p->st, o.message_id,
+						       rb_now() + 300,
+						       "rate limit reached");
+			rb_log(RB_LOG_INFO, "send.rate_limited", "msgid",
+			       o.message_id, NULL);
+			rb_outrow_release(&o);
+			return ret;
+		}
+		if (limit == LIMIT_RECIPIENT) {
+			/*
+			 * Only this mail waits: the next one in the queue may
+			 * go to other people (it is due, this one is not).
+			 */
+			ret = rb_store_outbox_postpone(
+				p->st, o.message_id, rb_now() + 300,
+				"rate limit reached for a recipient");
+			rb_log(RB_LOG_INFO, "send.rate_limited", "msgid",
+			       o.message_id, "rcpt", who, NULL);
+			rb_outrow_release(&o);
+			if (ret)
+				return ret;
+			continue;
+		}
+		ret = rb_sender_send(p->sender, o.env_from, rcpts, n, o.bytes,
+				     o.len);
+		if (!ret) {
+			/* Accepted: a kill here means a byte-identical resend. */
+			rb_fault_point("send");
+			ret = rb_store_outbox_sent(p->st, o.message_id);
+			p->stats.sent++;
+			rb_log(RB_LOG_INFO, "send.sent", "msgid", o.message_id,
+			       "sender", p->sender->ops->name, NULL);
+		} else if (ret == -RB_EAGAIN && o.attempts < MAX_ATTEMPTS) {
+			rb_log(RB_LOG_WARN, "send.retry", "msgid", o.message_id,
+			       "reason", rb_errmsg(), NULL);
+			ret = rb_store_outbox_failed(
+				p->st, o.message_id, false,
+				rb_now() + backoff(o.attempts), rb_errmsg());
+			rb_outrow_release(&o);
+			/* The server is down: try the rest later too. */
+			return ret;
+		} else if (ret == -RB_ECONFIG) {
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s", rb_errmsg());
+			rb_store_outbox_failed(p->st, o.message_id, false,
+					       rb_now() + 600, why);
+			rb_outrow_release(&o);
+			return rb_err(RB_ECONFIG, "sending: %s", why);
+		} else {
+			p->stats.send_failed++;
+			rb_log(RB_LOG_ERROR, "send.failed", "msgid",
+			       o.message_id, "reason", rb_errmsg(), NULL);
+			ret = rb_store_outbox_failed(p->st, o.message_id, true,
+						     rb_now(), rb_errmsg());
+		}
+		rb_outrow_release(&o);
+		if (ret)
+			return ret;
+	}
+}

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pipeline.c - the one pipeline: ingest, parse, assemble, the job loop and
+ * the table that wires stages to roles (pipeline.h). The stages' own work
+ * lives in feedback.c (verdicts), review_stage.c (the review of one
+ * series) and outbox.c (sending).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "bot/config.h"
+#include "bot/stages/fault.h"
+#include "bot/stages/feedback.h"
+#include "bot/stages/incomplete.h"
+#include "bot/stages/outbox.h"
+#include "bot/stages/pipeline.h"
+#include "bot/stages/review_stage.h"
+#include "bot/store/store.h"
+#include "mail/mbox.h"
+#include "mail/message.h"
+#include "mail/sender.h"
+#include "mail/series.h"
+#include "review/maintainers.h"
+#include "review/model.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#define RB_BATCH 256
+
+size_t rb_pipeline_max_size(const struct rb_pipeline *p)
+{
+	return p->cfg->max_message_size ? p->cfg->max_message_size :
+					  RB_MSG_DEFAULT_MAX;
+}
+
+/*
+ * A cheap first look before the parser: the first line must be a header
+ * field (RFC 5322 2.2: printable ASCII but ':' then ':'), and a message
+ * that ends mid-line without ever ending its header section was cut short.
+ */
+static bool looks_like_mail(const char *raw, size_t len, const char **why)
+{
+	size_t i;
+
+	if (!len) {
+		*why = "empty";
+		return false;
+	}
+	for (i = 0; i < len && raw[i] != ':'; i++) {
+		unsigned char ch = (unsigned char)raw[i];
+
+		if (ch < 33 || ch > 126) {
+			*why = "the first line is not a header field";
+			return false;
+		}
+	}
+	if (i == 0 || i == len) {
+		*why = "the first line is not a header field";
+		return false;
+	}
+	if (raw[len - 1] != '\n' && !memmem(raw, len, "\n\n", 2) &&
+	    !memmem(raw, len, "\n\r\n", 3)) {
+		*why = "truncated: it ends inside its header section";
+		return false;
+	}
+	return true;
+}
+
+static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
+		    const struct rb_pipeline *p, const struct rb_message *m,
+		    const char *origin);
+
+/*
+ * The metadata of a message just stored, from the parse that found its
+ * Message-ID: the parse stage then has nothing to do for it (a message
+ * is parsed once on its way). A message stored under another key (no
+ * usable Message-ID) is left to the parse stage. A kill between the two
+ * writes leaves the message "new", which the parse stage takes.
+ */
+static int store_meta(struct rb_pipeline *p, const struct rb_message *m,
+		      const char *origin)
+{
+	struct rb_buf refs = RB_BUF_INIT(1 << 20);
+	struct rb_msgmeta meta = { 0 };
+	int ret;
+
+	if (!m->message_id)
+		return 0;
+	meta_of(&meta, &refs, p, m, origin);
+	ret = rb_store_mark_parsed(p->st, m->message_id, &meta);
+	rb_buf_release(&refs);
+	if (ret)
+		return ret;
+	p->stats.parsed++;
+	p->assembled = false;
+	rb_fault_point("parse");
+	return 0;
+}
+
+int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
+			   const char *origin)
+{
+	const char *why = NULL;
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_message *m = NULL;
+	struct rb_buf reason = RB_BUF_INIT(4096);
+	int ret;
+
+	if (!raw) {
+		rb_buf_printf(&reason,
+			      "%s: message of %zu bytes is over the "
+			      "size cap of %zu bytes; recorded and "
+			      "skipped",
+			      origin, len, rb_pipeline_max_size(p));
+		goto bad;
+	}
+	if (!looks_like_mail(raw, len, &why)) {
+		rb_buf_printf(&reason,
+			      "%s: not a mail message (%s); recorded "
+			      "and skipped",
+			      origin, why);
+		goto bad;
+	}
+	opts.max_size = rb_pipeline_max_size(p);
+	opts.received_at = rb_now();
+	ret = rb_message_parse(&m, raw, len, &opts);
+	if (ret) {
+		rb_buf_printf(&reason, "%s: %s; recorded and skipped", origin,
+			      rb_errmsg());
+		goto bad;
+	}
+	ret = rb_store_add_raw(p->st, m->message_id, raw, len, origin);
+	if (ret == -RB_EEXISTS) {
+		p->stats.duplicates++;
+		ret = 0;
+	} else if (!ret) {
+		p->stats.stored++;
+		ret = store_meta(p, m, origin);
+		if (!ret && p->batching && ++p->batch % RB_BATCH == 0) {
+			ret = rb_store_commit(p->st);
+			if (!ret)
+				ret = rb_store_begin(p->st);
+		}
+		rb_fault_point("ingest");
+	}
+	rb_message_free(m);
+	rb_buf_release(&reason);
+	return ret;
+bad:
+	p->stats.malformed++;
+	fprintf(stderr, "reviewbot: %s\n", reason.ptr);
+	rb_log(RB_LOG_WARN, "msg.malformed", "reason", reason.ptr, NULL);
+	ret = rb_store_add_bad(p->st, origin, reason.ptr, raw, raw ? len : 0);
+	rb_buf_release(&reason);
+	return ret;
+}
+
+static int ingest_cb(const char *raw, size_t len, const char *origin,
+		     void *payload)
+{
+	return rb_pipeline_ingest_raw(payload, raw, len, origin);
+}
+
+/*
+ * A file stays where it is, so its messages are committed in batches of
+ * RB_BATCH: a crash loses at most the batch in hand, and the next run reads
+ * the file again (stored messages are skipped by Message-ID).
+ */
+int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
+{
+	int ret = rb_store_begin(p->st);
+
+	if (ret)
+		return ret;
+	p->batch = 0;
+	p->batching = true;
+	ret = rb_mail_walk(path, rb_pipeline_max_size(p), ingest_cb, p);
+	p->batching = false;
+	if (ret) {
+		/* What was stored is kept; the error is the caller's. */
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", rb_errmsg());
+		if (rb_store_commit(p->st))
+			rb_store_rollback(p->st);
+		return rb_err(RB_EIO, "%s", why);
+	}
+	return rb_store_commit(p->st);
+}
+
+/*
+ * DESIGN.md fact 6: only listed lists, never our own mail or a bot's. A
+ * part fetched from a public-inbox to complete a series of our list
+ * (origin "fetch:", set by bot/stages/incomplete.c, never by mail) keeps the
+ * List-Id of the list it was sent to.
+ */
+static const char *loop_reason(const struct rb_pipeline *p,
+			       const struct rb_message *m, const char *origin)
+{
+	const struct rb_config *c = p->cfg;
+	size_t i;
+
+	if (m->x_reviewbot)
+		return "our own mail (X-Reviewbot-Series)";
+	if (m->from.addr && c->smtp_from &&
+	    strcasestr(c->smtp_from, m->from.addr))
+		return "our own mail (From)";
+	for (i = 0; m->from.addr && i < c->n_known_bots; i++)
+		if (!strcasecmp(m->from.addr, c->known_bots[i]))
+			return "a known bot";
+	if (m->auto_submitted && strcasecmp(m->auto_submitted, "no"))
+		return "Auto-Submitted mail";
+	if (c->n_list_ids && strncmp(origin, "fetch:", 6)) {
+		for (i = 0; i < c->n_list_ids; i++)
+			if (m->list_id &&
+			    !strcasecmp(m->list_id, c->list_ids[i]))
+				break;
+		if (i == c->n_list_ids)
+			return "List-Id not on the allow-list";
+	}
+	return NULL;
+}
+
+/*
+ * What the store keeps of @m beside its bytes, so that no later stage
+ * parses the mail again unless it needs the body; @refs holds the
+ * References that meta points at.
+ */
+static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
+		    const struct rb_pipeline *p, const struct rb_message *m,
+		    const char *origin)
+{
+	struct rb_series_msg sm;
+	size_t i;
+
+	for (i = 0; i < m->n_references; i++)
+		rb_buf_printf(refs, "%s%s", i ? " " : "", m->references[i]);
+	meta->kind = rb_msg_kind_name(rb_message_kind(m));
+	meta->reason = loop_reason(p, m, origin ? origin : "");
+	if (meta->reason)
+		meta->kind = "ignored";
+	meta->subject = m->subject_raw;
+	meta->from_addr = m->from.addr;
+	meta->from_name = m->from.name;
+	meta->date = m->date;
+	meta->list_id = m->list_id;
+	meta->in_reply_to = m->in_reply_to;
+	meta->references = refs->ptr;
+	meta->version = m->subject.version;
+	meta->idx = m->subject.index;
+	meta->total = m->subject.total;
+	meta->change_id = rb_message_trailer(m, "change-id");
+	rb_series_msg_of(&sm, m);
+	meta->body_facts = sm.body;
+}
+
+static int parse_one(struct rb_msgrow *row, void *payload)
+{
+	struct rb_pipeline *p = payload;
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_message *m = NULL;
+	struct rb_buf refs = RB_BUF_INIT(1 << 20);
+	struct rb_msgmeta meta = { 0 };
+	int ret;
+
+	opts.max_size = rb_pipeline_max_size(p);
+	opts.received_at = row->received_at;
+	if (rb_message_parse(&m, row->raw, row->len, &opts)) {
+		struct rb_buf why = RB_BUF_INIT(4096);
+
+		rb_buf_printf(&why, "%s: %s", row->origin, rb_errmsg());
+		fprintf(stderr, "reviewbot: %s; recorded and skipped\n",
+			why.ptr);
+		ret = rb_store_mark_malformed(p->st, row->message_id, why.ptr);
+		rb_buf_release(&why);
+		p->stats.malformed++;
+		goto out;
+	}
+	meta_of(&meta, &refs, p, m, row->origin);
+	ret = rb_store_mark_parsed(p->st, row->message_id, &meta);
+	p->stats.parsed++;
+out:
+	rb_message_free(m);
+	rb_buf_release(&refs);
+	if (!ret && ++p->batch % RB_BATCH == 0) {
+		ret = rb_store_commit(p->st);
+		if (!ret)
+			ret = rb_store_begin(p->st);
+	}
+	if (!ret)
+		rb_fault_point("parse");
+	return ret;
+}
+
+/*
+ * Parsing is repeatable from the stored bytes, so its results are
+ * committed in batches: one fsync per RB_BATCH messages, not per message
+ * (30,000 list mails would otherwise cost 30,000 fsyncs). A crash loses
+ * at most the batch in hand, which the next run parses again.
+ */
+int rb_pipeline_parse(struct rb_pipeline *p)
+{
+	size_t before = p->stats.parsed;
+	int ret = rb_store_begin(p->st);
+
+	if (ret)
+		return ret;
+	p->batch = 0;
+	ret = rb_store_each_new(p->st, parse_one, p);
+	if (ret) {
+		rb_store_rollback(p->st);
+		return ret;
+	}
+	ret = rb_store_commit(p->st);
+	/* Something new for assemble (a crash before it is seen at start). */
+	if (!ret && p->stats.parsed != before)
+		p->assembled = false;
+	return ret;
+}
+
+struct assemble_ctx {
+	struct rb_pipeline *p;
+	struct rb_series_set *set;
+	int err;
+};
+
+/* Splits the stored space-separated References in place into *@v. */
+static int split_refs(char *refs, const char ***v, size_t *n)
+{
+	size_t max = 1;
+	char *save = NULL, *t, *c;
+
+	for (c = refs; *c; c++)
+		max += *c == ' ';
+	*n = 0;
+	*v = calloc(max, sizeof(**v));
+	if (!*v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (t = strtok_r(refs, " ", &save); t && *n < max;
+	     t = strtok_r(NULL, " ", &save))
+		(*v)[(*n)++] = t;
+	return 0;
+}
+
+static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta,
+		    const char *msgid)
+{
+	struct rb_series_msg sm = { 0 };
+	const char **refv = NULL;
+	char *refs = NULL;
+	int ret = 0;
+
+	if (meta->references && *meta->references) {
+		refs = strdup(meta->references);
+		ret = refs ? split_refs(refs, &refv, &sm.n_references) :
+			     rb_err(RB_ENOMEM, "out of memory");
+		sm.references = refv;
+	}
+	sm.message_id = msgid;
+	sm.subject = meta->subject;
+	sm.from_addr = meta->from_addr;
+	sm.from_name = meta->from_name;
+	sm.date = meta->date;
+	sm.in_reply_to = meta->in_reply_to;
+	sm.change_id = meta->change_id;
+	sm.body = (uint32_t)meta->body_facts;
+	if (!ret)
+		ret = rb_series_set_add_msg(a->set, &sm);
+	free(refv);
+	free(refs);
+	return ret;
+}
+
+/*
+ * One stored message into the set: from the metadata the parse stage
+ * stored (no parse), or, for a message stored by a version that did not
+ * keep the body facts, from its bytes.
+ */
+static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
+		      void *payload)
+{
+	struct assemble_ctx *a = payload;
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_msgrow row = { 0 };
+	struct rb_message *m = NULL;
+	int ret;
+
+	if (meta->body_facts >= 0)
+		return add_meta(a, meta, msgid);
+	ret = rb_store_get_raw(a->p->st, msgid, &row);
+	if (ret)
+		return ret;
+	opts.max_size = rb_pipeline_max_size(a->p);
+	opts.received_at = row.received_at;
+	if (!rb_message_parse(&m, row.raw, row.len, &opts)) {
+		ret = rb_series_set_add(a->set, m);
+		rb_message_free(m);
+	}
+	rb_msgrow_release(&row);
+	return ret;
+}
+
+/* The jobs of one assembled series, in the open transaction. */
+static int queue_series(struct rb_pipeline *p, const struct rb_series *s,
+			int64_t now)
+{
+	int64_t wait = (int64_t)p->cfg->incomplete_wait_minutes * 60;
+	int ret;
+
+	if (s->complete) {
+		ret = rb_store_job_add(p->st, "review", s->id, now);
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+		/* The missing parts came in time: no "incomplete". */
+		if (!ret)
+			ret = rb_store_job_cancel(p->st, "incomplete", s->id);
+	} else {
+		/*
+		 * The wait runs from when the series was first seen
+		 * incomplete (the job is added once), or from its newest
+		 * part's Date when that is later: a series whose mail was
+		 * delayed past its Date still gets the whole wait for its
+		 * other parts.
+		 */
+		int64_t from = s->last_date > now ? s->last_date : now;
+		int64_t due = p->force_complete ? now : from + wait;
+
+		ret = rb_store_job_add(p->st, "incomplete", s->id, due);
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+	}
+	return ret;
+}
+
+int rb_pipeline_assemble(struct rb_pipeline *p)
+{
+	struct assemble_ctx a = { .p = p };
+	int64_t now = rb_now();
+	size_t i, replies = 0;
+	int ret;
+
+	if (p->assembled)
+		return 0;
+	ret = rb_series_set_new(&a.set);
+	if (ret)
+		return ret;
+	ret = rb_store_each_meta(p->st, add_stored, &a);
+	if (!ret)
+		ret = rb_series_set_assemble(a.set);
+	if (ret)
+		goto out;
+	ret = rb_store_begin(p->st);
+	if (ret)
+		goto out;
+	for (i = 0; i < rb_series_set_count(a.set) && !ret; i++) {
+		const struct rb_series *s = rb_series_set_get(a.set, i);
+
+		ret = rb_store_put_series(p->st, s);
+		if (!ret)
+			ret = queue_series(p, s, now);
+		if (!ret)
+			p->stats.series++;
+	}
+	/*
+	 * Replies that answer one of our reviews become feedback jobs, in
+	 * the same transaction: a verdict is judged before any review job
+	 * queued after it (jobs run oldest first), so a verdict on v2
+	 * already suppresses its finding in v3. Other replies are marked
+	 * looked at, once.
+	 */
+	if (!ret)
+		ret = rb_store_queue_replies(p->st, now, &replies);
+	if (ret) {
+		rb_store_rollback(p->st);
+		goto out;
+	}
+	ret = rb_store_commit(p->st);
+	if (!ret) {
+		p->assembled = true;
+		rb_fault_point("assemble");
+	}
+out:
+	rb_series_set_free(a.set);
+	return ret;
+}
+
+/* Every kind of job and its stage (the job table's "kind"). */
+static const struct {
+	const char *kind;
+	rb_job_fn run;
+	const char *fault; /* its kill point after the job, or NULL */
+} job_kinds[] = {
+	{ "feedback", rb_feedback_job, NULL /* feedback.c has its own */ },
+	{ "review", rb_review_job, "review" },
+	{ "incomplete", rb_incomplete_job, "review" },
+};
+
+/* Claims the next due job for p->owner, with the caller's claim hook in
+ * the same transaction. -RB_ENOTFOUND when none is due. */
+static int claim(struct rb_pipeline *p, struct rb_job *job)
+{
+	int lease = p->lease > 0 ? p->lease : 3600;
+	int ret = rb_store_begin(p->st);
+
+	if (ret)
+		return ret;
+	ret = rb_store_job_claim(p->st, p->owner ? p->owner : "local", lease,
+				 job);
+	if (!ret && p->hooks && p->hooks->claimed)
+		ret = p->hooks->claimed(p, job);
+	if (!ret)
+		ret = rb_store_commit(p->st);
+	if (ret) {
+		if (ret != -RB_ENOTFOUND)
+			rb_job_release(job);
+		rb_store_rollback(p->st);
+	}
+	return ret;
+}
+
+static int run_job(struct rb_pipeline *p, const struct rb_job *job,
+		   const char **fault)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(job_kinds) / sizeof(job_kinds[0]); i++) {
+		if (strcmp(job->kind, job_kinds[i].kind))
+			continue;
+		*fault = job_kinds[i].fault;
+		return job_kinds[i].run(p, job);
+	}
+	/* A kind this build does not know (a newer version queued it). */
+	*fault = NULL;
+	rb_log(RB_LOG_ERROR, "job.unknown_kind", "kind", job->kind, "key",
+	       job->key, NULL);
+	return rb_store_job_done(p->st, job->id, "unknown job kind");
+}
+
+int rb_pipeline_jobs(struct rb_pipeline *p)
+{
+	const char *fault = NULL;
+	struct rb_job job;
+	int ret;
+
+	while (!(p->stop && *p->stop)) {
+		memset(&job, 0, sizeof(job));
+		ret = claim(p, &job);
+		if (ret == -RB_ENOTFOUND)
+			return 0;
+		if (ret)
+			return ret;
+		ret = run_job(p, &job, &fault);
+		p->stats.jobs++;
+		if (ret == -RB_EAGAIN) {
+			/*
+			 * A tree or a server is down: the job is put back,
+			 * due in five minutes, with the reason (the kill
+			 * tests print it to tell deferred from lost).
+			 */
+			char why[1024];
+
+			snprintf(why, sizeof(why), "%s", rb_errmsg());
+			p->stats.deferred++;
+			rb_log(RB_LOG_WARN, "job.deferred", "kind", job.kind,
+			       "key", job.key, "reason", why, NULL);
+			if (p->force_complete)
+				fprintf(stderr,
+					"reviewbot: %s <%s> deferred: %s\n",
+					job.kind, job.key, why);
+			ret = rb_store_job_retry(p->st, job.id, rb_now() + 300,
+						 why);
+			if (p->hooks && p->hooks->finished)
+				p->hooks->finished(p, &job, -RB_EAGAIN);
+			rb_job_release(&job);
+			/* The rest waits for the next pass. */
+			return ret;
+		}
+		if (p->hooks && p->hooks->finished) {
+			int r2 = p->hooks->finished(p, &job, ret);
+
+			if (!ret)
+				ret = r2;
+		}
+		rb_job_release(&job);
+		if (ret)
+			return ret;
+		if (fault)
+			rb_fault_point(fault);
+	}
+	return 0;
+}
+
+int rb_pipeline_step(struct rb_pipeline *p, unsigned roles)
+{
+	static const struct {
+		unsigned role;
+		int (*run)(struct rb_pipeline *p);
+	} stages[] = {
+		{ RB_ROLE_INGEST, rb_pipeline_parse },
+		{ RB_ROLE_INGEST, rb_pipeline_assemble },
+		{ RB_ROLE_WORKER, rb_pipeline_jobs },
+		{ RB_ROLE_SENDER, rb_outbox_send },
+	};
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(stages) / sizeof(stages[0]) && !ret; i++) {
+		if (!(stages[i].role & roles) || (p->stop && *p->stop))
+			continue;
+		ret = stages[i].run(p);
+	}
+	return ret;
+}
+
+void rb_pipeline_release(struct rb_pipeline *p)
+{
+	rb_sender_free(p->sender);
+	p->sender = NULL;
+	rb_maint_cache_free(p->maint);
+	p->maint = NULL;
+	rb_model_free(p->model);
+	p->model = NULL;
+	p->model_made = false;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pipeline.h - the one pipeline, wired: every entry point ("reviewbot
+ * review", "reviewbot run" in each role, workers on PostgreSQL) runs the
+ * same stages through rb_pipeline_step():
+ *
+ *   role ingest: parse -> assemble (series; review, incomplete and
+ *                feedback jobs)
+ *   role worker: jobs -> feedback (verdicts), review (base + apply,
+ *                checkers, model, findings, policy, render, compose),
+ *                incomplete
+ *   role sender: send (bot/stages/outbox.h)
+ *
+ * Mail comes in before the stages, through rb_pipeline_ingest_path()
+ * (files) or rb_pipeline_ingest_raw() (the daemon's sources). Each stage
+ * reads its input from the store and writes its output in one
+ * transaction, so a run killed at any point resumes where it stopped.
+ * A stage added to the table in pipeline.c runs everywhere.
+ */
+#ifndef RB_BOT_PIPELINE_H
+#define RB_BOT_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bot/stages/stage.h"
+
+void rb_pipeline_release(struct rb_pipeline *p);
+
+/* Stores every message of @path (mbox, Maildir, eml, "-"). Bad messages
+ * are recorded with their origin and skipped. */
+int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path);
+/* Stores one raw message (sources call this); durable on return. */
+int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
+			   const char *origin);
+
+/* The stages, one by one (tests call them; entry points use _step). */
+int rb_pipeline_parse(struct rb_pipeline *p);
+/* Assembles series and queues jobs; runs only when something new was
+ * parsed since the last assembly, or once after start. */
+int rb_pipeline_assemble(struct rb_pipeline *p);
+/* Runs due jobs of every kind until none is left (or p->stop is set). */
+int rb_pipeline_jobs(struct rb_pipeline *p);
+
+/* The stages of @roles (enum rb_role), in order. */
+int rb_pipeline_step(struct rb_pipeline *p, unsigned roles);
+
+#endif

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * policy.c - resolving the per-subsystem policy of a series and applying
+ * it: recipients, embargo, finding filters. The rules are in policy.h.
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bot/stages/policy.h"
+#include "mail/addr.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+/* Names shown in the footer before "and N more". */
+#define SHOWN_NAMES 3
+
+enum rb_mode rb_mode_most_restrictive(enum rb_mode a, enum rb_mode b)
+{
+	/* The enum runs from the most restrictive (off) to the least. */
+	return a < b ? a : b;
+}
+
+static const struct rb_policy *find_entry(const struct rb_config *cfg,
+					  const char *name)
+{
+	size_t i;
+
+	if (!name || !*name)
+		return NULL;
+	for (i = 0; i < cfg->n_policies; i++)
+		if (cfg->policies[i].name &&
+		    !strcmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	for (i = 0; i < cfg->n_policies; i++)
+		if (cfg->policies[i].name &&
+		    !strcasecmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	return NULL;
+}
+
+static int add_skip(struct rb_effective_policy *out,
+		    const struct rb_policy *pol)
+{
+	size_t i, k;
+
+	for (i = 0; i < pol->n_skip_authors; i++) {
+		const char **v;
+		bool dup = false;
+
+		for (k = 0; k < out->n_skip_authors && !dup; k++)
+			dup = !strcasecmp(out->skip_authors[k],
+					  pol->skip_authors[i]);
+		if (dup)
+			continue;
+		v = realloc(out->skip_authors,
+			    (out->n_skip_authors + 1) * sizeof(*v));
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		out->skip_authors = v;
+		v[out->n_skip_authors++] = pol->skip_authors[i];
+	}
+	return 0;
+}
+
+unsigned rb_policy_checkers(const struct rb_policy *pol)
+{
+	unsigned bits = 0;
+	size_t i;
+
+	if (!pol->checkers)
+		return RB_PCHECK_DEFAULT;
+	for (i = 0; i < pol->n_checkers; i++) {
+		if (!strcmp(pol->checkers[i], "commit-msg"))
+			bits |= RB_PCHECK_COMMIT;
+		else if (!strcmp(pol->checkers[i], "checkpatch"))
+			bits |= RB_PCHECK_CHECKPATCH;
+		else if (!strcmp(pol->checkers[i], "build"))
+			bits |= RB_PCHECK_BUILD;
+	}
+	return bits;
+}
+
+/* Folds @pol into @out; @first says whether it is the first one. */
+static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
+		 bool first)
+{
+	if (first) {
+		out->mode = pol->mode;
+		out->recipients = pol->recipients;
+		out->embargo_minutes = pol->embargo_minutes;
+		out->min_severity = pol->min_severity;
+		out->max_findings = pol->max_findings > 0 ? pol->max_findings :
+							    0;
+		out->send_when_empty = pol->send_when_empty;
+		out->report_apply_failures = pol->report_apply_failures;
+		out->require_dkim = pol->require_dkim;
+		out->suppress_similar =
+			pol->suppress_similar > 0 ? pol->suppress_similar : 0;
+		out->checkers = rb_policy_checkers(pol);
+		out->incomplete = pol->incomplete;
+		out->governing = pol;
+		return add_skip(out, pol);
+	}
+	if (pol->mode < out->mode) {
+		out->mode = pol->mode;
+		out->governing = pol;
+	}
+	out->recipients &= pol->recipients;
+	out->checkers &= rb_policy_checkers(pol);
+	if (pol->incomplete < out->incomplete)
+		out->incomplete = pol->incomplete;
+	if (pol->embargo_minutes > out->embargo_minutes)
+		out->embargo_minutes = pol->embargo_minutes;
+	if (pol->min_severity > out->min_severity)
+		out->min_severity = pol->min_severity;
+	if (pol->max_findings > 0 &&
+	    (!out->max_findings || pol->max_findings < out->max_findings))
+		out->max_findings = pol->max_findings;
+	out->send_when_empty = out->send_when_empty && pol->send_when_empty;
+	out->report_apply_failures = out->report_apply_failures &&
+				     pol->report_apply_failures;
+	out->require_dkim = out->require_dkim || pol->require_dkim;
+	if (pol->suppress_similar > 0 &&
+	    (!out->suppress_similar ||
+	     pol->suppress_similar < out->suppress_similar))
+		out->suppress_similar = pol->suppress_similar;
+	return add_skip(out, pol);
+}
+
+static int add_name(struct rb_buf *b, size_t *shown, size_t *more,
+		    const char *name)
+{
+	if (*shown == SHOWN_NAMES) {
+		(*more)++;
+		return 0;
+	}
+	int ret = 0;
+
+	if (*shown)
+		ret = rb_buf_puts(b, ", ");
+	(*shown)++;
+	return ret ?: rb_buf_puts(b, name);
+}
+
+int rb_policy_resolve(struct rb_effective_policy *out,
+		      const struct rb_config *cfg, const char *const *sections,
+		      size_t n_sections, const char *list_id)
+{
+	struct rb_effective_policy p;
+	struct rb_buf names = RB_BUF_INIT(1 << 16);
+	const struct rb_policy *list_pol = find_entry(cfg, list_id);
+	size_t i, k, shown = 0, more = 0, used = 0;
+	int ret = 0;
+
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < n_sections && !ret; i++) {
+		const struct rb_policy *pol;
+		bool dup = false;
+
+		if (!sections[i])
+			continue;
+		for (k = 0; k < i && !dup; k++)
+			dup = sections[k] && !strcmp(sections[k], sections[i]);
+		if (dup)
+			continue;
+		pol = find_entry(cfg, sections[i]);
+		ret = merge(&p, pol ? pol : &cfg->policy_default, !used++);
+		ret = ret ?: add_name(&names, &shown, &more, sections[i]);
+	}
+	if (!ret && list_pol) {
+		ret = merge(&p, list_pol, !used++);
+		ret = ret ?: add_name(&names, &shown, &more, list_id);
+	}
+	if (!ret && !used) {
+		ret = merge(&p, &cfg->policy_default, true);
+		ret = ret ?: rb_buf_puts(&names, list_id ? list_id : "default");
+	}
+	if (!ret && more)
+		ret = rb_buf_printf(&names, " and %zu more", more);
+	if (!ret) {
+		p.blocking_text = p.governing->blocking_text;
+		p.templates_dir = p.governing->templates_dir;
+		p.subsystem = rb_buf_detach(&names, NULL);
+		if (!p.subsystem)
+			ret = rb_err(RB_ENOMEM, "out of memory");
+	}
+	rb_buf_release(&names);
+	if (ret) {
+		rb_effective_policy_release(&p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+void rb_effective_policy_release(struct rb_effective_policy *p)
+{
+	free(p->skip_authors);
+	free(p->subsystem);
+	memset(p, 0, sizeof(*p));
+}
+
+bool rb_policy_skip_author(const struct rb_effective_policy *p,
+			   const char *author)
+{
+	struct rb_addr a = { 0 };
+	const char *addr = author;
+	bool skip = false;
+	size_t i;
+
+	if (!author)
+		return false;
+	if (!rb_addr_parse(&a, author))
+		addr = a.addr;
+	for (i = 0; i < p->n_skip_authors && !skip; i++) {
+		const char *pat = p->skip_authors[i];
+		const char *at = strrchr(addr, '@');
+
+		if (pat[0] == '@')
+			skip = at && !strcasecmp(at, pat);
+		else if (strpbrk(pat, "*?["))
+			skip = !fnmatch(pat, addr, FNM_CASEFOLD);
+		else
+			skip = rb_addr_same(pat, addr);
+	}
+	rb_addr_release(&a);
+	return skip;
+}
+
+int64_t rb_policy_send_after(const struct rb_effective_policy *p,
+			     int64_t last_patch_date)
+{
+	int64_t m = p->embargo_minutes > 0 ? p->embargo_minutes : 0;
+
+	return last_patch_date + m * 60;
+}
+
+size_t rb_policy_filter_findings(const struct rb_effective_policy *p,
+				 const struct rb_finding *v, size_t n,
+				 bool *keep)
+{
+	size_t i, k, kept = 0;
+
+	for (i = 0; i < n; i++)
+		keep[i] = v[i].severity >= p->min_severity;
+	if (p->max_findings > 0) {
+		/*
+		 * Per patch: a finding loses its place when max_findings
+		 * others of that patch rank above it (more severe, or as
+		 * severe and earlier).
+		 */
+		for (i = 0; i < n; i++) {
+			int above = 0;
+
+			if (!keep[i])
+				continue;
+			for (k = 0; k < n; k++) {
+				if (k == i || !keep[k] ||
+				    v[k].patch_index != v[i].patch_index)
+					continue;
+				if (v[k].severity > v[i].severity ||
+				    (v[k].severity == v[i].severity && k < i))
+					above++;
+			}
+			if (above >= p->max_findings)
+				keep[i] = false;
+		}
+	}
+	for (i = 0; i < n; i++)
+		kept += keep[i];
+	return kept;
+}
+
+bool rb_policy_should_send(const struct rb_effective_policy *p,
+			   size_t n_findings)
+{
+	if (p->mode == RB_MODE_OFF)
+		return false;
+	return n_findings > 0 || p->send_when_empty;
+}
+
+/* Builds a recipient list in priority order, checked, unique, capped. */
+/*
+ * Who is how relevant, from the first to trim to the last: the author's
+ * own To/Cc people, the other sections' M:/R:, the home section's, the
+ * author; lists are never trimmed (a review that does not reach the list
+ * is not "on-list").
+ */
+enum rcpt_class {
+	RC_ORIG, /* a person of the patch's To/Cc */
+	RC_OTHER, /* an M:/R: of another opted-in section */
+	RC_HOME, /* an M:/R: of the home section */
+	RC_AUTHOR,
+	RC_ADMIN, /* shadow mode */
+	RC_LIST,
+};
+
+struct rcpt {
+	char *mailbox; /* as given */
+	struct rb_addr a; /* parsed, for rb_addr_same() */
+	enum rcpt_class cls;
+	bool to;
+	bool kept;
+};
+
+struct rcpt_builder {
+	struct rcpt *v;
+	size_t n;
+	size_t max; /* people at most; lists come on top */
+	size_t dropped, capped;
+	const struct rb_config *cfg;
+	const struct rb_policy_people *who; /* or NULL */
+};
+
+static int cmp_list(const void *key, const void *elt)
+{
+	return strcasecmp(key, *(char *const *)elt);
+}
+
+/*
+ * Is @a a mailing list: an L: list of MAINTAINERS (the touched sections'
+ * or any other's, from the trusted tree), or the address of a List-Id the
+ * admin allowed ("linux-mm.kvack.org" is linux-mm@kvack.org)? Never
+ * decided by what a mail says, so a poster cannot lift a person's rate
+ * limit or slip a person past the cap.
+ */
+static bool is_list_addr(const struct rb_config *cfg,
+			 const struct rb_policy_people *who, const char *a)
+{
+	const char *at = strrchr(a, '@');
+	size_t i, local;
+
+	for (i = 0; who && i < who->n_lists; i++)
+		if (rb_addr_same(who->lists[i], a))
+			return true;
+	if (who && who->n_known_lists &&
+	    bsearch(a, who->known_lists, who->n_known_lists,
+		    sizeof(*who->known_lists), cmp_list))
+		return true;
+	if (!at)
+		return false;
+	local = (size_t)(at - a);
+	for (i = 0; i < cfg->n_list_ids; i++) {
+		const char *id = cfg->list_ids[i];
+
+		if (strlen(id) == strlen(a) && !strncasecmp(id, a, local) &&
+		    id[local] == '.' && !strcasecmp(id + local + 1, at + 1))
+			return true;
+	}
+	return false;
+}
+
+static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to,
+		    enum rcpt_class cls)
+{
+	struct rb_addr a = { 0 };
+	struct rcpt *v;
+	size_t i;
+
+	if (!mailbox)
+		return 0;
+	if (rb_addr_parse(&a, mailbox) || !rb_addr_valid(a.addr)) {
+		/* The reason, not the address: it may hold CR/LF. */
+		rb_log(RB_LOG_WARN, "policy.recipient_invalid", "reason",
+		       a.addr ? "not an RFC 5321 address" : rb_errmsg(), NULL);
+		b->dropped++;
+		rb_addr_release(&a);
+		return 0;
+	}
+	for (i = 0; i < b->n; i++) {
+		if (rb_addr_same(b->v[i].a.addr, a.addr)) {
+			b->dropped++;
+			rb_addr_release(&a);
+			return 0;
+		}
+	}
+	if (b->n >= RB_ADDR_LIST_MAX) {
+		rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr", a.addr,
+		       "why", "the hard limit of a header", NULL);
+		b->dropped++;
+		b->capped++;
+		rb_addr_release(&a);
+		return 0;
+	}
+	v = realloc(b->v, (b->n + 1) * sizeof(*v));
+	if (!v) {
+		rb_addr_release(&a);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	b->v = v;
+	v[b->n].mailbox = strdup(mailbox);
+	if (!v[b->n].mailbox) {
+		rb_addr_release(&a);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	v[b->n].a = a;
+	v[b->n].cls = cls != RC_ADMIN && is_list_addr(b->cfg, b->who, a.addr) ?
+			      RC_LIST :
+			      cls;
+	v[b->n].to = to;
+	v[b->n].kept = true;
+	b->n++;
+	return 0;
+}
+
+static int rcpt_add_all(struct rcpt_builder *b, const char *const *v, size_t n,
+			bool to, enum rcpt_class cls)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = rcpt_add(b, v[i], to, cls);
+	return ret;
+}
+
+static void rcpt_builder_init(struct rcpt_builder *b,
+			      const struct rb_config *cfg,
+			      const struct rb_policy_people *who)
+{
+	memset(b, 0, sizeof(*b));
+	b->cfg = cfg;
+	b->who = who;
+	b->max = cfg->max_recipients > 0 ? (size_t)cfg->max_recipients :
+					   RB_ADDR_LIST_MAX;
+	if (b->max > RB_ADDR_LIST_MAX)
+		b->max = RB_ADDR_LIST_MAX;
+}
+
+static void rcpt_builder_release(struct rcpt_builder *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		free(b->v[i].mailbox);
+		rb_addr_release(&b->v[i].a);
+	}
+	free(b->v);
+}
+
+/* max_recipients counts people: trim the least relevant, last first. */
+static void rcpt_cap(struct rcpt_builder *b)
+{
+	size_t people = 0, i;
+	int cls;
+
+	for (i = 0; i < b->n; i++)
+		people += b->v[i].cls != RC_LIST;
+	for (cls = RC_ORIG; cls <= RC_ADMIN && people > b->max; cls++)
+		for (i = b->n; i > 0 && people > b->max; i--) {
+			struct rcpt *r = &b->v[i - 1];
+
+			if (!r->kept || (int)r->cls != cls)
+				continue;
+			r->kept = false;
+			people--;
+			b->dropped++;
+			b->capped++;
+			rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr",
+			       r->a.addr, "why", "outbox.max_recipients", NULL);
+		}
+}
+
+/* The kept entries in the order given; without a To, the first Cc. */
+static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
+{
+	struct rb_recipients r;
+	size_t i;
+	bool have_to = false;
+
+	memset(&r, 0, sizeof(r));
+	rcpt_cap(b);
+	for (i = 0; i < b->n; i++)
+		have_to = have_to || (b->v[i].kept && b->v[i].to);
+	r.to = calloc(b->n + 1, sizeof(*r.to));
+	r.cc = calloc(b->n + 1, sizeof(*r.cc));
+	r.lists = calloc(b->n + 1, sizeof(*r.lists));
+	if (!r.to || !r.cc || !r.lists)
+		goto nomem;
+	for (i = 0; i < b->n; i++) {
+		struct rcpt *e = &b->v[i];
+
+		if (!e->kept)
+			continue;
+		if (e->to || !have_to) {
+			r.to[r.n_to++] = e->mailbox;
+			have_to = true;
+		} else {
+			r.cc[r.n_cc++] = e->mailbox;
+		}
+		e->mailbox = NULL;
+		if (e->cls == RC_LIST &&
+		    !(r.lists[r.n_lists] = strdup(e->a.addr)))
+			goto nomem;
+		if (e->cls == RC_LIST)
+			r.n_lists++;
+	}
+	r.n_dropped = b->dropped;
+	r.n_capped = b->capped;
+	*out = r;
+	return 0;
+nomem:
+	rb_recipients_release(&r);
+	return rb_err(RB_ENOMEM, "out of memory");
+}
+
+int rb_policy_recipients(struct rb_recipients *out,
+			 const struct rb_effective_policy *p,
+			 const struct rb_config *cfg,
+			 const struct rb_policy_people *who)
+{
+	struct rcpt_builder b;
+	size_t nh = who->n_home_maintainers;
+	int ret = 0;
+
+	rcpt_builder_init(&b, cfg, who);
+	switch (p->mode) {
+	case RB_MODE_OFF:
+		break;
+	case RB_MODE_SHADOW:
+		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
+				   cfg->n_admins, true, RC_ADMIN);
+		break;
+	case RB_MODE_ADVISORY:
+	case RB_MODE_BLOCKING:
+		if (p->recipients & RB_RCPT_AUTHOR)
+			ret = rcpt_add(&b, who->author, true, RC_AUTHOR);
+		if (nh > who->n_maintainers)
+			nh = who->n_maintainers;
+		if (!ret && (p->recipients & RB_RCPT_MAINTAINERS))
+			ret = rcpt_add_all(&b, who->maintainers, nh, false,
+					   RC_HOME);
+		if (!ret && (p->recipients & RB_RCPT_MAINTAINERS))
+			ret = rcpt_add_all(&b, who->maintainers + nh,
+					   who->n_maintainers - nh, false,
+					   RC_OTHER);
+		if (!ret && (p->recipients & RB_RCPT_LIST))
+			ret = rcpt_add_all(&b, who->lists, who->n_lists, false,
+					   RC_LIST);
+		if (!ret &&
+		    (p->recipients & (RB_RCPT_MAINTAINERS | RB_RCPT_LIST)))
+			ret = rcpt_add_all(&b, who->orig_cc, who->n_orig_cc,
+					   false, RC_ORIG);
+		break;
+	}
+	if (!ret)
+		ret = rcpt_finish(out, &b);
+	rcpt_builder_release(&b);
+	return ret;
+}
+
+int rb_policy_apply_failure_recipients(struct rb_recipients *out,
+				       const struct rb_effective_policy *p,
+				       const struct rb_config *cfg,
+				       const char *author)
+{
+	struct rcpt_builder b;
+	int ret = 0;
+
+	rcpt_builder_init(&b, cfg, NULL);
+	if (p->mode == RB_MODE_SHADOW && p->report_apply_failures)
+		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
+				   cfg->n_admins, true, RC_ADMIN);
+	else if (p->mode != RB_MODE_OFF && p->report_apply_failures)
+		ret = rcpt_add(&b, author, true, RC_AUTHOR);
+	if (!ret)
+		ret = rcpt_finish(out, &b);
+	rcpt_builder_release(&b);
+	return ret;
+}
+
+void rb_recipients_release(struct rb_recipients *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n_to; i++)
+		free(r->to[i]);
+	for (i = 0; i < r->n_cc; i++)
+		free(r->cc[i]);
+	for (i = 0; i < r->n_lists; i++)
+		free(r->lists[i]);
+	free(r->to);
+	free(r->cc);
+	free(r->lists);
+	memset(r, 0, sizeof(*r));
+}

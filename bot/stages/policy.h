@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * policy.h - the policy engine: what reviewbot may do for one series, and
+ * to whom it writes (DESIGN.md fact 10, issue 8 item 4).
+ *
+ * Each subsystem (a MAINTAINERS section name) or list (a List-Id) may have
+ * an entry under policy.subsystems in the config; a section without one
+ * uses policy.default, whose mode is off: every subsystem is off until it
+ * opts in.
+ *
+ * A series that touches several sections gets the most restrictive of
+ * their policies, knob by knob, where "restrictive" means "sends less":
+ *
+ *   mode                off < shadow < advisory < blocking: the lowest wins
+ *                       (off sends nothing, shadow only to the admins,
+ *                       advisory to the people; blocking sends as much as
+ *                       advisory but claims more, so a subsystem that only
+ *                       opted into advisory is never made blocking)
+ *   recipients          the intersection of the bits
+ *   embargo_minutes     the longest
+ *   min_severity        the highest
+ *   max_findings        the smallest (0 or less: no cap)
+ *   send_when_empty     only when all say so
+ *   report_apply_failures  only when all say so
+ *   require_dkim        when any says so
+ *   suppress_similar    the smallest positive value
+ *   skip_authors        the union
+ *   incomplete          the one that sends the least (ignore, notify,
+ *                       review-prefix)
+ *   checkers            the intersection (a build runs only where every
+ *                       section asked for it)
+ *   blocking_text, templates_dir  from the entry whose mode won (the
+ *                       first one, in the order given)
+ *
+ * The List-Id's entry, when there is one, takes part like a section; a
+ * list without an entry does not (it would drag every series to default).
+ */
+#ifndef RB_BOT_POLICY_H
+#define RB_BOT_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bot/config.h"
+#include "review/findings.h"
+
+/* The checkers a policy runs (policy key "checkers"). */
+enum rb_policy_checker {
+	RB_PCHECK_COMMIT = 1 << 0, /* commit-msg */
+	RB_PCHECK_CHECKPATCH = 1 << 1, /* checkpatch */
+	RB_PCHECK_BUILD = 1 << 2, /* build, in the sandbox */
+};
+#define RB_PCHECK_DEFAULT (RB_PCHECK_COMMIT | RB_PCHECK_CHECKPATCH)
+
+/* The bits of a policy's checkers list (RB_PCHECK_DEFAULT when unset). */
+unsigned rb_policy_checkers(const struct rb_policy *pol);
+
+struct rb_effective_policy {
+	enum rb_mode mode;
+	unsigned checkers; /* enum rb_policy_checker bits */
+	enum rb_incomplete incomplete;
+	unsigned int recipients; /* enum rb_recipient bits */
+	int embargo_minutes;
+	enum rb_fsev min_severity;
+	int max_findings; /* per patch; 0: no cap */
+	bool send_when_empty;
+	bool report_apply_failures;
+	bool require_dkim;
+	int suppress_similar; /* 0: off */
+	const char **skip_authors; /* owned array of borrowed strings */
+	size_t n_skip_authors;
+	const struct rb_policy *governing; /* borrowed: whose mode won */
+	const char *blocking_text; /* borrowed from governing, may be NULL */
+	const char *templates_dir; /* borrowed from governing, may be NULL */
+	/*
+	 * For the mail's footer: the names that took part, "MEMORY
+	 * MANAGEMENT" or "MEMORY MANAGEMENT, NETWORKING and 2 more".
+	 */
+	char *subsystem;
+};
+
+/*
+ * Resolves the policy for a series touching @sections (MAINTAINERS section
+ * names, borrowed, may be empty) that came from the list @list_id (may be
+ * NULL). Entries of @cfg are matched by name, exactly first, then without
+ * regard to case. @out is owned by the caller (rb_effective_policy_release())
+ * and borrows from @cfg. Returns 0 or -RB_ENOMEM.
+ */
+int rb_policy_resolve(struct rb_effective_policy *out,
+		      const struct rb_config *cfg, const char *const *sections,
+		      size_t n_sections, const char *list_id);
+void rb_effective_policy_release(struct rb_effective_policy *p);
+
+/* The most restrictive of two modes (see above). */
+enum rb_mode rb_mode_most_restrictive(enum rb_mode a, enum rb_mode b);
+
+/*
+ * True when the series' author is in skip_authors. @author is a mailbox
+ * ("Name <a@b>") or a bare address. An entry is an address (compared as
+ * rb_addr_same() does), "@domain" (every address there) or an fnmatch(3)
+ * glob ("*-bot@example.org"), case-insensitive.
+ */
+bool rb_policy_skip_author(const struct rb_effective_policy *p,
+			   const char *author);
+
+/* When the review may go out: the last patch's date plus the embargo. */
+int64_t rb_policy_send_after(const struct rb_effective_policy *p,
+			     int64_t last_patch_date);
+
+/*
+ * Marks in @keep (an array of @n) the findings to show: severity at least
+ * min_severity, then per patch (patch_index) at most max_findings, the
+ * most severe first (ties: the order given). Returns how many are kept.
+ */
+size_t rb_policy_filter_findings(const struct rb_effective_policy *p,
+				 const struct rb_finding *v, size_t n,
+				 bool *keep);
+
+/*
+ * Whether a review with @n_findings (after filtering) is sent at all: never
+ * when the mode is off, and with no findings only when send_when_empty.
+ */
+bool rb_policy_should_send(const struct rb_effective_policy *p,
+			   size_t n_findings);
+
+/* Who a series' review could go to; mailboxes, all borrowed. */
+struct rb_policy_people {
+	const char *author; /* the From: of the patch */
+	/* M: and R: people of the sections, by relevance: the first
+	 * n_home_maintainers are the home section's (bot/stages/scope.h). */
+	const char *const *maintainers;
+	size_t n_maintainers;
+	size_t n_home_maintainers;
+	const char *const *lists; /* L: lists of the sections */
+	size_t n_lists;
+	const char *const *orig_cc; /* To: and Cc: of the patch mail */
+	size_t n_orig_cc;
+	/* Every L: address of MAINTAINERS, bare, sorted (strcasecmp): a
+	 * list the author Cc'd is a list too, and is never capped. */
+	char *const *known_lists;
+	size_t n_known_lists;
+};
+
+/* Mailboxes as given ("Name <a@b>"), each a malloc'd copy. */
+struct rb_recipients {
+	char **to;
+	size_t n_to;
+	char **cc;
+	size_t n_cc;
+	size_t n_dropped; /* invalid, duplicate of a kept one, or over the cap */
+	size_t n_capped; /* people trimmed by max_recipients (in n_dropped) */
+	/* The kept recipients that are mailing lists, bare addresses: the
+	 * L: lists of @who, and addresses whose "local.domain" is on the
+	 * config's List-Id allow-list. They have no per-recipient rate
+	 * limit (bot/stages/outbox.c). */
+	char **lists;
+	size_t n_lists;
+};
+
+/*
+ * The recipients of a review under @p:
+ *  - off: none;
+ *  - shadow: To: the admins (cfg->admins), nobody else;
+ *  - advisory, blocking: To: the author (RB_RCPT_AUTHOR); Cc: the
+ *    maintainers (RB_RCPT_MAINTAINERS), the lists (RB_RCPT_LIST) and, when
+ *    the reply goes to either, the original To/Cc of the patch (reply-all
+ *    is the list etiquette); without RB_RCPT_AUTHOR the first Cc becomes
+ *    the To.
+ * Every entry must parse as a mailbox with an address rb_addr_valid()
+ * accepts (no CR, LF or other control character, RFC 5321 syntax, at most
+ * 254 bytes); duplicates (rb_addr_same()) keep the first; the total is
+ * capped at cfg->max_recipients (0: RB_ADDR_LIST_MAX), in the order above.
+ * Dropped entries are logged and counted. *out is owned by the caller
+ * (rb_recipients_release()). Returns 0 or -RB_ENOMEM.
+ */
+int rb_policy_recipients(struct rb_recipients *out,
+			 const struct rb_effective_policy *p,
+			 const struct rb_config *cfg,
+			 const struct rb_policy_people *who);
+
+/*
+ * The recipients of an apply-failure report: none when the mode is off or
+ * report_apply_failures is false; the admins in shadow mode; otherwise the
+ * author only. Same rules and ownership as rb_policy_recipients().
+ */
+int rb_policy_apply_failure_recipients(struct rb_recipients *out,
+				       const struct rb_effective_policy *p,
+				       const struct rb_config *cfg,
+				       const char *author);
+
+void rb_recipients_release(struct rb_recipients *r);
+
+#endif

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * prereq.c - b4's prerequisites resolved from the store. See prereq.h.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bot/stages/prereq.h"
+#include "bot/stages/stage.h"
+#include "bot/store/store.h"
+#include "mail/message.h"
+#include "review/patchid.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#define ID_MAX 250 /* a Message-ID longer than this is not one */
+
+/* A stored patch and its patch-id, from the scan of recent patches. */
+struct known {
+	char *message_id;
+	char pid[RB_PATCH_ID_HEX];
+};
+
+struct walk {
+	struct rb_pipeline *p;
+	struct rb_prereq *pr;
+	/* Series on the walk now (the series itself first) and done. */
+	char *stack[RB_PREREQ_DEPTH + 2];
+	size_t depth;
+	char **done;
+	size_t n_done;
+	/* patch-ids of the patches taken so far, [n_patches] */
+	char (*pids)[RB_PATCH_ID_HEX];
+	size_t n_pids;
+	struct known *recent;
+	size_t n_recent;
+	bool scanned;
+	struct rb_buf single; /* titles of the patches found by patch-id */
+	size_t n_single;
+};
+
+void rb_prereq_init(struct rb_prereq *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	rb_buf_init(&pr->applied, 4096);
+	rb_buf_init(&pr->missing, 4096);
+}
+
+void rb_prereq_release(struct rb_prereq *pr)
+{
+	size_t i;
+
+	for (i = 0; i < pr->n_msgs; i++)
+		rb_message_free(pr->msgs[i]);
+	free(pr->msgs);
+	free(pr->patches);
+	rb_buf_release(&pr->applied);
+	rb_buf_release(&pr->missing);
+	memset(pr, 0, sizeof(*pr));
+}
+
+/* Adds one "; "-separated item to @b; a full buffer drops the rest. */
+static void note(struct rb_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note(struct rb_buf *b, const char *fmt, ...)
+{
+	size_t len = b->len;
+	va_list ap;
+	int ret;
+
+	ret = rb_buf_puts(b, len ? "; " : "");
+	va_start(ap, fmt);
+	ret = ret ?: rb_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	if (ret && b->ptr) {
+		b->len = len;
+		b->ptr[len] = '\0';
+	}
+}
+
+/* "<id@host>", "id@host" -> "id@host" in @out; false if it is no id. */
+static bool msgid_of(char *out, size_t size, const char *v)
+{
+	size_t n, i;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (*v == '<')
+		v++;
+	n = strcspn(v, "> \t");
+	if (!n || n > ID_MAX || n >= size)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e)
+			return false;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	return strchr(out, '@') != NULL;
+}
+
+/* 40 hex digits, lower-cased into @out; false otherwise. */
+static bool patchid_of(char out[GIT_OID_HEXSZ + 1], const char *v)
+{
+	size_t i;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	for (i = 0; i < GIT_OID_HEXSZ; i++) {
+		if (!strchr("0123456789abcdefABCDEF", v[i]) || !v[i])
+			return false;
+		out[i] = (char)(v[i] | 0x20);
+	}
+	out[i] = '\0';
+	return !v[i] || v[i] == ' ' || v[i] == '\t';
+}
+
+static bool on_list(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] && !strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+static int load_msg(struct walk *w, const char *message_id,
+		    struct rb_message **out)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_msgrow row = { 0 };
+	int ret;
+
+	ret = rb_store_get_raw(w->p->st, message_id, &row);
+	if (ret)
+		return ret;
+	opts.max_size = rb_pipeline_max_size(w->p);
+	opts.received_at = row.received_at;
+	if (rb_message_parse(out, row.raw, row.len, &opts)) {
+		rb_err_clear();
+		*out = NULL;
+	}
+	rb_msgrow_release(&row);
+	return 0;
+}
+
+/* Takes @m (owned from now on) as the next patch to apply first. */
+static int take(struct walk *w, struct rb_message *m)
+{
+	struct rb_prereq *pr = w->pr;
+	struct rb_apply_patch *ap;
+	void *nv;
+	size_t n = pr->n_patches;
+
+	nv = realloc(pr->msgs, (pr->n_msgs + 1) * sizeof(*pr->msgs));
+	if (!nv) {
+		rb_message_free(m);
+		return -RB_ENOMEM;
+	}
+	pr->msgs = nv;
+	pr->msgs[pr->n_msgs++] = m;
+	nv = realloc(pr->patches, (n + 1) * sizeof(*pr->patches));
+	if (!nv)
+		return -RB_ENOMEM;
+	pr->patches = nv;
+	nv = realloc(w->pids, (n + 1) * sizeof(*w->pids));
+	if (!nv)
+		return -RB_ENOMEM;
+	w->pids = nv;
+	ap = &pr->patches[n];
+	memset(ap, 0, sizeof(*ap));
+	ap->patch = m->patch;
+	ap->len = m->patch_len;
+	ap->author_name = m->author.addr ? m->author.name : m->from.name;
+	ap->author_email = m->author.addr ? m->author.addr : m->from.addr;
+	ap->date = m->date;
+	ap->message = m->commit_msg;
+	if (rb_patch_id(w->pids[n], m->patch, m->patch_len)) {
+		rb_err_clear();
+		w->pids[n][0] = '\0';
+	}
+	pr->n_patches++;
+	return 0;
+}
+
+static int resolve_msgs(struct walk *w, struct rb_message *const *msgs,
+			size_t n);
+
+/* The stored series that holds @id, its own prerequisites first. */
+static int take_series(struct walk *w, const char *id)
+{
+	struct rb_series_row row = { 0 };
+	struct rb_message **msgs = NULL;
+	char *sid = NULL;
+	size_t i;
+	int ret;
+
+	ret = rb_store_series_of(w->p->st, id, &sid);
+	if (ret == -RB_ENOTFOUND) {
+		note(&w->pr->missing,
+		     "prerequisite-message-id <%s> is not stored", id);
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (on_list(w->stack, w->depth, sid)) {
+		note(&w->pr->missing,
+		     "prerequisite-message-id <%s> leads back to a series "
+		     "that needs it (a cycle; not applied again)",
+		     id);
+		goto out;
+	}
+	if (on_list(w->done, w->n_done, sid))
+		goto out;
+	if (w->depth > RB_PREREQ_DEPTH || w->pr->n_series >= RB_PREREQ_SERIES) {
+		note(&w->pr->missing,
+		     "prerequisite-message-id <%s>: too many prerequisites "
+		     "(not applied)",
+		     id);
+		goto out;
+	}
+	ret = rb_store_series_load(w->p->st, sid, &row);
+	if (ret)
+		goto out;
+	/* Before reading any part: a stored total can be 10000. */
+	if (w->pr->n_patches + (size_t)row.total > RB_PREREQ_PATCHES) {
+		note(&w->pr->missing,
+		     "prerequisite series <%s>: too many patches (not "
+		     "applied)",
+		     sid);
+		goto out;
+	}
+	msgs = calloc((size_t)row.total + 1, sizeof(*msgs));
+	if (!msgs) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i <= (size_t)row.total && !ret; i++)
+		if (row.msgids[i])
+			ret = load_msg(w, row.msgids[i], &msgs[i]);
+	if (ret)
+		goto out;
+	for (i = 1; i <= (size_t)row.total; i++)
+		if (!msgs[i] || !msgs[i]->patch)
+			break;
+	if (i <= (size_t)row.total || !row.total) {
+		note(&w->pr->missing,
+		     "prerequisite series <%s> is incomplete (not applied)",
+		     sid);
+		goto out;
+	}
+	w->stack[w->depth++] = sid;
+	ret = resolve_msgs(w, msgs, (size_t)row.total + 1);
+	w->depth--;
+	if (!ret && w->pr->n_patches + (size_t)row.total > RB_PREREQ_PATCHES) {
+		note(&w->pr->missing,
+		     "prerequisite series <%s>: too many patches (not "
+		     "applied)",
+		     sid);
+		goto out;
+	}
+	for (i = 1; i <= (size_t)row.total && !ret; i++) {
+		ret = take(w, msgs[i]);
+		msgs[i] = NULL;
+	}
+	if (ret)
+		goto out;
+	{
+		void *nv = realloc(w->done, (w->n_done + 1) * sizeof(*w->done));
+
+		if (!nv) {
+			ret = -RB_ENOMEM;
+			goto out;
+		}
+		w->done = nv;
+		w->done[w->n_done++] = sid;
+		sid = NULL;
+	}
+	w->pr->n_series++;
+	if (w->pr->applied.len)
+		rb_buf_puts(&w->pr->applied, "; ");
+	rb_buf_printf(&w->pr->applied, "prerequisite series \"%.200s\" (%d %s)",
+		      row.title ? row.title : id, row.total,
+		      row.total == 1 ? "patch" : "patches");
+	rb_log(RB_LOG_INFO, "prereq.series", "series", row.id, NULL);
+out:
+	for (i = 0; msgs && i <= (size_t)row.total; i++)
+		rb_message_free(msgs[i]);
+	free(msgs);
+	rb_series_row_release(&row);
+	free(sid);
+	return ret;
+}
+
+static int scan_one(const char *message_id, void *payload)
+{
+	struct walk *w = payload;
+	struct rb_message *m = NULL;
+	struct known *k;
+	void *nv;
+	int ret;
+
+	ret = load_msg(w, message_id, &m);
+	if (ret || !m || !m->patch)
+		goto out;
+	nv = realloc(w->recent, (w->n_recent + 1) * sizeof(*w->recent));
+	if (!nv) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	w->recent = nv;
+	k = &w->recent[w->n_recent];
+	if (rb_patch_id(k->pid, m->patch, m->patch_len)) {
+		rb_err_clear();
+		goto out;
+	}
+	k->message_id = strdup(message_id);
+	if (!k->message_id) {
+		ret = -RB_ENOMEM;
+		goto out;
+	}
+	w->n_recent++;
+out:
+	rb_message_free(m);
+	return ret;
+}
+
+/* One patch named by its patch-id: already taken, or a recent one. */
+static int take_patch(struct walk *w, const char *pid)
+{
+	struct rb_message *m = NULL;
+	char *sid = NULL;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < w->pr->n_patches; i++)
+		if (!strcmp(w->pids[i], pid))
+			return 0;
+	if (!w->scanned) {
+		w->scanned = true;
+		ret = rb_store_each_recent_patch(w->p->st, RB_PREREQ_SCAN,
+						 scan_one, w);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < w->n_recent; i++)
+		if (!strcmp(w->recent[i].pid, pid))
+			break;
+	if (i == w->n_recent) {
+		note(&w->pr->missing, "prerequisite-patch-id %s is not stored",
+		     pid);
+		return 0;
+	}
+	ret = rb_store_series_of(w->p->st, w->recent[i].message_id, &sid);
+	if (!ret && on_list(w->stack, w->depth, sid)) {
+		/* A patch of a series on the walk: the series itself. */
+		free(sid);
+		return 0;
+	}
+	free(sid);
+	if (ret && ret != -RB_ENOTFOUND)
+		return ret;
+	if (w->pr->n_patches >= RB_PREREQ_PATCHES) {
+		note(&w->pr->missing,
+		     "prerequisite-patch-id %s: too many patches (not "
+		     "applied)",
+		     pid);
+		return 0;
+	}
+	ret = load_msg(w, w->recent[i].message_id, &m);
+	if (!ret && m) {
+		rb_buf_printf(&w->single, "%s\"%.200s\"",
+			      w->n_single++ ? ", " : "",
+			      m->subject.title ? m->subject.title : pid);
+		ret = take(w, m);
+	}
+	return ret;
+}
+
+/*
+ * The trailers of one series, in order: every message-id first (b4 lists
+ * a series' patch-ids after it, and those are then already taken), then
+ * the patch-ids.
+ */
+static int resolve_msgs(struct walk *w, struct rb_message *const *msgs,
+			size_t n)
+{
+	char id[ID_MAX + 1], pid[GIT_OID_HEXSZ + 1];
+	size_t i, k, seen = 0;
+	int pass, ret = 0;
+
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		for (i = 0; i < n && !ret; i++) {
+			const struct rb_message *m = msgs[i];
+
+			for (k = 0; m && k < m->n_trailers && !ret; k++) {
+				const struct rb_trailer *t = &m->trailers[k];
+				bool is_mid = !strcasecmp(
+					t->key, "prerequisite-message-id");
+				bool is_pid = !strcasecmp(
+					t->key, "prerequisite-patch-id");
+
+				if (!(pass == 0 ? is_mid : is_pid))
+					continue;
+				if (++seen > RB_PREREQ_TRAILERS) {
+					if (seen == RB_PREREQ_TRAILERS + 1)
+						note(&w->pr->missing,
+						     "more than %d prerequisites "
+						     "(the rest ignored)",
+						     RB_PREREQ_TRAILERS);
+					continue;
+				}
+				if (is_mid &&
+				    msgid_of(id, sizeof(id), t->value))
+					ret = take_series(w, id);
+				else if (is_pid && patchid_of(pid, t->value))
+					ret = take_patch(w, pid);
+				else
+					note(&w->pr->missing,
+					     "%s: not a valid value",
+					     is_mid ?
+						     "prerequisite-message-id" :
+						     "prerequisite-patch-id");
+			}
+		}
+	}
+	return ret;
+}
+
+int rb_prereq_resolve(struct rb_prereq *pr, struct rb_pipeline *p,
+		      const char *series_id, struct rb_message *const *msgs,
+		      size_t n)
+{
+	struct walk w = { .p = p, .pr = pr };
+	size_t i;
+	int ret;
+
+	rb_buf_init(&w.single, 4096);
+	w.stack[w.depth++] = (char *)series_id;
+	ret = resolve_msgs(&w, msgs, n);
+	if (!ret && w.n_single)
+		rb_buf_printf(&pr->applied, "%sprerequisite %s %s",
+			      pr->applied.len ? "; " : "",
+			      w.n_single == 1 ? "patch" : "patches",
+			      w.single.ptr);
+	rb_buf_release(&w.single);
+	for (i = 0; i < w.n_done; i++)
+		free(w.done[i]);
+	free(w.done);
+	free(w.pids);
+	for (i = 0; i < w.n_recent; i++)
+		free(w.recent[i].message_id);
+	free(w.recent);
+	if (pr->missing.len)
+		rb_log(RB_LOG_INFO, "prereq.missing", "series", series_id,
+		       "reason", pr->missing.ptr, NULL);
+	return ret;
+}

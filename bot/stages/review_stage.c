@@ -1,0 +1,1979 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * review_stage.c - the review of one series. See review_stage.h.
+ *
+ * Order (DESIGN.md, the pipeline): subsystem and policy from MAINTAINERS
+ * of the trusted tree; base selection and in-memory apply (fact 9);
+ * checkers; the model stage; suppression of findings judged false before;
+ * the policy's severity floor and cap; render; compose. Everything it
+ * decides is written in one transaction with the job's end.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <git2.h>
+
+#include "bot/config.h"
+#include "bot/stages/feedback.h"
+#include "bot/stages/policy.h"
+#include "bot/stages/prereq.h"
+#include "bot/stages/review_stage.h"
+#include "bot/stages/scope.h"
+#include "bot/stages/stage.h"
+#include "bot/store/store.h"
+#include "bot/stages/trees.h"
+#include "mail/addr.h"
+#include "mail/compose.h"
+#include "mail/message.h"
+#include "review/apply.h"
+#include "review/base.h"
+#include "review/checkpatch_filter.h"
+#include "review/checks.h"
+#include "review/findings.h"
+#include "review/maintainers.h"
+#include "review/model.h"
+#include "review/render.h"
+#include "review/rules.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+/* v(n+1) of a stored series (issue 18), after the review/ headers. */
+#include "bot/stages/versions.h"
+#include "util/banned.h"
+
+#ifndef RB_TEMPLATES_DIR
+#define RB_TEMPLATES_DIR "templates"
+#endif
+
+struct tree {
+	const char *name;
+	const char *path;
+	const char *ref;
+	git_repository *repo;
+	const struct rb_tree_config *cfg; /* NULL: the command line's */
+};
+
+/* One mail to queue, with the findings it shows. */
+struct outgoing {
+	struct rb_buf bytes;
+	char *message_id;
+	char *env_from;
+	struct rb_buf rcpts;
+	struct rb_buf lists; /* the recipients that are mailing lists */
+	const char *kind;
+	int patch_idx;
+	int words;
+	int capped; /* people the recipient cap trimmed */
+	size_t *finding_idx; /* indices into the series' findings */
+	int *ids; /* their Fn */
+	size_t n;
+};
+
+struct series_ctx {
+	struct rb_pipeline *p;
+	const struct rb_job *job;
+	struct rb_series_row row;
+	struct rb_msgrow *raws; /* [total + 1], [0] the cover */
+	struct rb_message **msgs; /* [total + 1], NULL where missing */
+	struct rb_message *first; /* the first part we have */
+	int first_idx; /* its index: 0 the cover, else the first patch */
+	int n_parts; /* patches under review: 1..n_parts (a prefix, or all) */
+	/* The home policy's rule switches over the defaults (rules.h). */
+	struct rb_rule_switch *rule_sw;
+	struct rb_rules rules;
+
+	struct tree *trees;
+	size_t n_trees;
+
+	/* What the series touches, its home and policy, its recipients. */
+	struct rb_scope scope;
+
+	struct rb_prereq prereq; /* applied first on every base */
+	bool prereq_done; /* resolved (once, before the first apply) */
+	int64_t defer_until; /* the job waits until then (a tree's fetch) */
+	struct rb_base_report *base;
+	const struct tree *base_tree;
+	git_oid base_oid, applied_oid;
+	bool applied;
+
+	struct rb_findings findings;
+	char **states; /* per finding: raised, suppressed, dropped */
+	struct rb_versions versions; /* what changed since v(n) */
+	struct rb_model_usage *usage; /* [total + 1]: per patch */
+	int model_err; /* what the model stage returned, 0 if it ran */
+	struct rb_buf model_line;
+	struct rb_buf summary; /* lines, NUL-separated */
+	const char *summary_v[8];
+	size_t n_summary;
+
+	struct outgoing *out;
+	size_t n_out;
+	const char *series_state;
+	char detail[512];
+};
+
+static void release(struct series_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; c->raws && (int)i <= c->row.total; i++) {
+		rb_msgrow_release(&c->raws[i]);
+		rb_message_free(c->msgs[i]);
+	}
+	free(c->raws);
+	free(c->msgs);
+	for (i = 0; i < c->n_trees; i++)
+		git_repository_free(c->trees[i].repo);
+	free(c->trees);
+	rb_scope_release(&c->scope);
+	free(c->rule_sw);
+	rb_base_report_free(c->base);
+	rb_prereq_release(&c->prereq);
+	for (i = 0; i < c->findings.n; i++)
+		free(c->states ? c->states[i] : NULL);
+	free(c->states);
+	rb_findings_release(&c->findings);
+	rb_buf_release(&c->summary);
+	rb_buf_release(&c->model_line);
+	free(c->usage);
+	for (i = 0; i < c->n_out; i++) {
+		rb_buf_release(&c->out[i].bytes);
+		rb_buf_release(&c->out[i].rcpts);
+		rb_buf_release(&c->out[i].lists);
+		free(c->out[i].message_id);
+		free(c->out[i].env_from);
+		free(c->out[i].finding_idx);
+		free(c->out[i].ids);
+	}
+	free(c->out);
+	rb_versions_release(&c->versions);
+	rb_series_row_release(&c->row);
+}
+
+static size_t max_size(const struct rb_pipeline *p)
+{
+	return p->cfg->max_message_size ? p->cfg->max_message_size :
+					  RB_MSG_DEFAULT_MAX;
+}
+
+static int load_messages(struct series_ctx *c)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	int i, ret;
+
+	ret = rb_store_series_load(c->p->st, c->job->key, &c->row);
+	if (ret)
+		return ret;
+	c->raws = calloc((size_t)c->row.total + 1, sizeof(*c->raws));
+	c->msgs = calloc((size_t)c->row.total + 1, sizeof(*c->msgs));
+	if (!c->raws || !c->msgs)
+		return rb_err(RB_ENOMEM, "out of memory");
+	opts.max_size = max_size(c->p);
+	for (i = 0; i <= c->row.total; i++) {
+		if (!c->row.msgids[i])
+			continue;
+		ret = rb_store_get_raw(c->p->st, c->row.msgids[i], &c->raws[i]);
+		if (ret)
+			return ret;
+		if (rb_message_parse(&c->msgs[i], c->raws[i].raw,
+				     c->raws[i].len, &opts))
+			c->msgs[i] = NULL;
+		if (c->msgs[i] && !c->first && i > 0) {
+			c->first = c->msgs[i];
+			c->first_idx = i;
+		}
+	}
+	if (c->msgs[0])
+		c->first_idx = 0;
+	if (!c->first)
+		c->first = c->msgs[0];
+	if (!c->first)
+		return rb_err(RB_EINVAL, "series <%s>: no part parses",
+			      c->job->key);
+	return 0;
+}
+
+static int open_trees(struct series_ctx *c)
+{
+	const struct rb_config *cfg = c->p->cfg;
+	size_t i, n = cfg->n_trees + (c->p->cli_tree ? 1 : 0);
+
+	c->trees = calloc(n ? n : 1, sizeof(*c->trees));
+	if (!c->trees)
+		return rb_err(RB_ENOMEM, "out of memory");
+	if (c->p->cli_tree) {
+		const char *slash = strrchr(c->p->cli_tree, '/');
+
+		/* Named after its directory, as people call their trees. */
+		c->trees[c->n_trees].name = slash && slash[1] ? slash + 1 :
+								c->p->cli_tree;
+		c->trees[c->n_trees].path = c->p->cli_tree;
+		c->trees[c->n_trees].ref = "HEAD";
+		c->n_trees++;
+	}
+	for (i = 0; i < cfg->n_trees; i++) {
+		struct tree *t = &c->trees[c->n_trees++];
+
+		t->name = cfg->trees[i].name;
+		t->path = cfg->trees[i].path;
+		t->ref = cfg->trees[i].branch ? cfg->trees[i].branch : "HEAD";
+		t->cfg = &cfg->trees[i];
+	}
+	for (i = 0; i < c->n_trees; i++) {
+		if (git_repository_open(&c->trees[i].repo, c->trees[i].path)) {
+			const git_error *e = git_error_last();
+
+			return rb_err(RB_EAGAIN, "tree %s (%s): %s",
+				      c->trees[i].name, c->trees[i].path,
+				      e ? e->message : "cannot open");
+		}
+	}
+	return 0;
+}
+
+/*
+ * What the series touches and who governs it (bot/stages/scope.h): MAINTAINERS
+ * from the trusted tree, the home subsystem and its policy, the people
+ * and lists; the feedback stage asks the same function.
+ */
+static int resolve_scope(struct series_ctx *c)
+{
+	return rb_scope_resolve(&c->scope, c->p,
+				(const struct rb_message *const *)c->msgs,
+				(size_t)c->row.total + 1, c->first->list_id);
+}
+
+static int add_summary(struct series_ctx *c, const char *line)
+{
+	if (c->n_summary >= sizeof(c->summary_v) / sizeof(c->summary_v[0]))
+		return 0;
+	/* Pointers are fixed up after the buffer stops growing. */
+	c->summary_v[c->n_summary++] = (const char *)(uintptr_t)c->summary.len;
+	return rb_buf_add(&c->summary, line, strlen(line) + 1);
+}
+
+static void fix_summary(struct series_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_summary; i++)
+		c->summary_v[i] = c->summary.ptr + (uintptr_t)c->summary_v[i];
+}
+
+/*
+ * Trees in the order to try: the policy's bases first, then every other
+ * configured tree in config order (linux-next and mainline last, as the
+ * config lists them).
+ */
+static size_t order_trees(struct series_ctx *c, struct rb_base_tree *out)
+{
+	const struct rb_policy *pol = c->scope.pol.governing;
+	size_t n = 0, i, k;
+	bool *used = calloc(c->n_trees ? c->n_trees : 1, sizeof(*used));
+
+	for (k = 0; used && pol && k < pol->n_bases; k++)
+		for (i = 0; i < c->n_trees; i++)
+			if (!used[i] &&
+			    !strcmp(c->trees[i].name, pol->bases[k])) {
+				used[i] = true;
+				out[n].name = c->trees[i].name;
+				out[n].repo = c->trees[i].repo;
+				out[n].ref = c->trees[i].ref;
+				n++;
+			}
+	for (i = 0; used && i < c->n_trees; i++)
+		if (!used[i]) {
+			out[n].name = c->trees[i].name;
+			out[n].repo = c->trees[i].repo;
+			out[n].ref = c->trees[i].ref;
+			n++;
+		}
+	free(used);
+	return n;
+}
+
+static int apply_series(struct series_ctx *c)
+{
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_base_request req = { 0 };
+	struct rb_apply_patch *ap = NULL;
+	struct rb_base_tree *bt = NULL;
+	size_t i, n = 0, nt;
+	int ret = 0;
+
+	if (!c->n_trees) {
+		add_summary(c, "Not applied: no tree is configured.");
+		return 0;
+	}
+	ap = calloc((size_t)c->row.total, sizeof(*ap));
+	bt = calloc(c->n_trees, sizeof(*bt));
+	if (!ap || !bt) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 1; i <= (size_t)c->row.total; i++) {
+		const struct rb_message *m = c->msgs[i];
+
+		if (!m || !m->patch)
+			continue;
+		ap[n].patch = m->patch;
+		ap[n].len = m->patch_len;
+		ap[n].author_name = m->author.addr ? m->author.name :
+						     m->from.name;
+		ap[n].author_email = m->author.addr ? m->author.addr :
+						      m->from.addr;
+		ap[n].date = m->date;
+		ap[n].message = m->commit_msg;
+		n++;
+		if (!req.base_commit)
+			req.base_commit = rb_message_trailer(m, "base-commit");
+	}
+	if (c->msgs[0] && !req.base_commit)
+		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
+	req.patches = ap;
+	req.n_patches = n;
+	/* b4's prerequisites, from the store, go first on every base. */
+	if (!c->prereq_done) {
+		c->prereq_done = true;
+		ret = rb_prereq_resolve(&c->prereq, c->p, c->row.id, c->msgs,
+					(size_t)c->row.total + 1);
+		if (ret)
+			goto out;
+	} else {
+		goto select;
+	}
+	if (c->prereq.applied.len || c->prereq.missing.len) {
+		struct rb_buf line = RB_BUF_INIT(8192);
+
+		if (c->prereq.applied.len)
+			rb_buf_printf(&line, "Applied first: %s.",
+				      c->prereq.applied.ptr);
+		if (!ret && c->prereq.applied.len)
+			ret = add_summary(c, line.ptr);
+		rb_buf_reset(&line);
+		if (c->prereq.missing.len)
+			rb_buf_printf(&line, "Missing prerequisites: %s.",
+				      c->prereq.missing.ptr);
+		if (!ret && c->prereq.missing.len)
+			ret = add_summary(c, line.ptr);
+		rb_buf_release(&line);
+		if (ret)
+			goto out;
+	}
+select:
+	req.prereqs = c->prereq.patches;
+	req.n_prereqs = c->prereq.n_patches;
+	nt = order_trees(c, bt);
+	ret = rb_base_select(&c->base, bt, nt, &req, &opts);
+	if (ret)
+		goto out;
+	if (c->base->ok) {
+		const struct rb_base_attempt *a =
+			&c->base->attempts[c->base->chosen];
+		char line[256];
+
+		c->applied = true;
+		git_oid_cpy(&c->base_oid, &a->commit);
+		git_oid_cpy(&c->applied_oid, &a->result->commit);
+		for (i = 0; i < c->n_trees; i++)
+			if (a->name && !strcmp(a->name, c->trees[i].name))
+				c->base_tree = &c->trees[i];
+		if (a->kind != RB_BASE_TREE) {
+			snprintf(line, sizeof(line), "The base is %s.",
+				 a->kind == RB_BASE_COMMIT ?
+					 "the series' base-commit" :
+					 "guessed from the index blob ids");
+			add_summary(c, line);
+		}
+	}
+out:
+	free(ap);
+	free(bt);
+	return ret;
+}
+
+/*
+ * The checkers to run: those the policy names (commit-msg and checkpatch
+ * unless it says otherwise), checkpatch only where the trusted tree
+ * ships it, the build only on an applied series.
+ */
+static void checker_names(char *out, size_t size, unsigned want, bool applied,
+			  bool have_checkpatch)
+{
+	out[0] = '\0';
+	if (want & RB_PCHECK_COMMIT)
+		snprintf(out, size, "commit-msg");
+	if ((want & RB_PCHECK_CHECKPATCH) && have_checkpatch)
+		snprintf(out + strlen(out), size - strlen(out), "%scheckpatch",
+			 out[0] ? "," : "");
+	if ((want & RB_PCHECK_BUILD) && applied)
+		snprintf(out + strlen(out), size - strlen(out), "%sbuild",
+			 out[0] ? "," : "");
+}
+
+/*
+ * "Checks: commit message, checkpatch and build (defconfig)." names only
+ * what ran: a checker that could not run (its "checker-problem" finding)
+ * is named apart with its reason, so that a review never claims a check
+ * that did not happen.
+ */
+static int add_checks_summary(struct series_ctx *c, const char *names)
+{
+	static const struct {
+		const char *checker, *what;
+	} known[] = { { "commit-msg", "commit message" },
+		      { "checkpatch", "checkpatch" },
+		      { "build", "build" } };
+	const char *ran[3], *why[3];
+	struct rb_buf line = RB_BUF_INIT(4096);
+	size_t n = 0, n_why = 0, i, k;
+	int ret = 0;
+
+	for (i = 0; i < 3; i++) {
+		const char *problem = NULL;
+
+		if (!strstr(names, known[i].checker))
+			continue;
+		for (k = 0; k < c->findings.n && !problem; k++)
+			if (!strcmp(c->findings.v[k].checker,
+				    known[i].checker) &&
+			    !strcmp(c->findings.v[k].category,
+				    "checker-problem"))
+				problem = c->findings.v[k].message;
+		if (problem)
+			why[n_why++] = problem;
+		else
+			ran[n++] = known[i].what;
+	}
+	ret = rb_buf_puts(&line, "Checks: ");
+	for (i = 0; i < n && !ret; i++)
+		ret = rb_buf_printf(&line, "%s%s",
+				    i == 0     ? "" :
+				    i == n - 1 ? " and " :
+						 ", ",
+				    ran[i]);
+	if (!ret && !n)
+		ret = rb_buf_puts(&line, "none");
+	if (!ret && n && !strcmp(ran[n - 1], "build"))
+		ret = rb_buf_printf(&line, " (%s)",
+				    c->p->cfg->build_config ?
+					    c->p->cfg->build_config :
+					    "defconfig");
+	if (!ret)
+		ret = rb_buf_putc(&line, '.');
+	/* "The build checker did not run: ..." from the runner. */
+	for (i = 0; i < n_why && !ret; i++)
+		ret = rb_buf_printf(
+			&line, " %s%s", why[i],
+			*why[i] && why[i][strlen(why[i]) - 1] == '.' ? "" :
+								       ".");
+	if (!ret)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	return ret;
+}
+
+static int run_checkers(struct series_ctx *c)
+{
+	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
+	struct rb_check_ctx ctx = { 0 };
+	struct rb_check_patch *cp;
+	const struct rb_policy *pol = c->scope.pol.governing;
+	const struct rb_config *cfg = c->p->cfg;
+	bool have_checkpatch = false;
+	char names[128], cache[4096];
+	int i, ret;
+
+	cp = calloc((size_t)c->row.total, sizeof(*cp));
+	if (!cp)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 1; i <= c->row.total; i++) {
+		cp[i - 1].msg = c->msgs[i];
+		cp[i - 1].raw = c->raws[i].raw;
+		cp[i - 1].raw_len = c->raws[i].len;
+		cp[i - 1].origin = c->raws[i].origin;
+	}
+	ctx.cover = c->msgs[0];
+	ctx.patches = cp;
+	ctx.n_patches = (size_t)c->n_parts;
+	opts.checkpatch_strict = c->p->cfg->checkpatch_strict;
+	if (pol) {
+		opts.checkpatch_ignore = pol->checkpatch_ignore;
+		opts.n_checkpatch_ignore = pol->n_checkpatch_ignore;
+	}
+	if (cfg->checkers_parallel > 0)
+		opts.parallel = cfg->checkers_parallel;
+	if (cfg->checkers_timeout > 0)
+		opts.timeout_seconds = cfg->checkers_timeout;
+	opts.build_config = cfg->build_config;
+	opts.build_options = cfg->build_options;
+	opts.n_build_options = cfg->n_build_options;
+	if (cfg->build_jobs > 0)
+		opts.build_jobs = cfg->build_jobs;
+	if (cfg->build_mem_mb > 0)
+		opts.build_mem_mb = cfg->build_mem_mb;
+	opts.build_cache_dir = cfg->build_cache_dir;
+	/* A private build cache beside the store, not in a shared /var/tmp. */
+	if (!opts.build_cache_dir && cfg->store_path) {
+		const char *slash = strrchr(cfg->store_path, '/');
+
+		if (slash)
+			snprintf(cache, sizeof(cache), "%.*s/build-cache",
+				 (int)(slash - cfg->store_path),
+				 cfg->store_path);
+		else
+			snprintf(cache, sizeof(cache), "build-cache");
+		opts.build_cache_dir = cache;
+	}
+	ctx.opts = &opts;
+	if (c->applied && c->base_tree) {
+		git_object *tip = NULL, *obj = NULL;
+
+		ctx.repo_path = c->base_tree->path;
+		/* The applied commits exist only in the apply's store. */
+		ctx.apply = c->base->attempts[c->base->chosen].result;
+		git_oid_cpy(&ctx.base, &c->base_oid);
+		ctx.has_base = true;
+		git_oid_cpy(&ctx.applied, &c->applied_oid);
+		ctx.has_applied = true;
+		/*
+		 * The tools (checkpatch.pl and its files, scripts/config) come
+		 * from the tree's configured branch tip, never from the base,
+		 * which a mail names; checkpatch only where the tip ships it.
+		 */
+		if (!git_revparse_single(&obj, c->base_tree->repo,
+					 c->base_tree->ref) &&
+		    !git_object_peel(&tip, obj, GIT_OBJECT_COMMIT)) {
+			git_commit *commit = (git_commit *)tip;
+			git_tree *tree = NULL;
+			git_tree_entry *te = NULL;
+
+			git_oid_cpy(&ctx.tools, git_object_id(tip));
+			ctx.has_tools = true;
+			if (!git_commit_tree(&tree, commit) &&
+			    !git_tree_entry_bypath(&te, tree,
+						   "scripts/checkpatch.pl"))
+				have_checkpatch = true;
+			git_tree_entry_free(te);
+			git_tree_free(tree);
+		}
+		git_error_clear();
+		git_object_free(tip);
+		git_object_free(obj);
+	}
+	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
+		      have_checkpatch);
+	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
+	free(cp);
+	if (ret)
+		return ret;
+	return add_checks_summary(c, names);
+}
+
+/* The model stage is made once per process, from model.* in the config. */
+static int ensure_model(struct rb_pipeline *p)
+{
+	const struct rb_model_config *mc = &p->cfg->model;
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	int ret;
+
+	if (p->model_made)
+		return 0;
+	if (mc->provider)
+		o.provider = mc->provider;
+	o.url = mc->url;
+	o.name = mc->name;
+	o.api_key = mc->api_key;
+	o.command = mc->command;
+	if (mc->max_tokens_field)
+		o.max_tokens_field = mc->max_tokens_field;
+	if (mc->max_tokens > 0)
+		o.max_tokens = mc->max_tokens;
+	if (mc->timeout_seconds > 0)
+		o.timeout_seconds = mc->timeout_seconds;
+	if (mc->concurrency > 0)
+		o.concurrency = mc->concurrency;
+	if (mc->max_retries >= 0)
+		o.max_retries = mc->max_retries;
+	o.cost_per_mtok_in = mc->cost_per_mtok_in;
+	o.cost_per_mtok_out = mc->cost_per_mtok_out;
+	o.keep_uncertain = mc->keep_uncertain;
+	if (mc->max_findings > 0)
+		o.max_findings = mc->max_findings;
+	if (mc->max_words > 0)
+		o.max_words = mc->max_words;
+	o.record_dir = p->record_dir;
+	if (p->replay_dir) {
+		o.provider = "replay";
+		o.replay_dir = p->replay_dir;
+		o.record_dir = NULL;
+	}
+	ret = rb_model_new(&p->model, &o);
+	if (ret)
+		return ret;
+	p->model_made = true;
+	return 0;
+}
+
+/*
+ * The model review, patch by patch, on the tree after each patch. A
+ * failure (quota, timeouts) does not fail the review: the checkers'
+ * findings stand alone and the mail says why the model did not speak.
+ */
+static int run_model(struct series_ctx *c)
+{
+	const struct rb_apply_result *ar = NULL;
+	struct rb_model_usage total = { 0 };
+	const char **subjects;
+	int i, ret;
+
+	ret = ensure_model(c->p);
+	if (ret)
+		return ret;
+	if (!c->p->model)
+		return 0;
+	if (c->applied && c->base && c->base->ok)
+		ar = c->base->attempts[c->base->chosen].result;
+	c->usage = calloc((size_t)c->row.total + 1, sizeof(*c->usage));
+	subjects = calloc((size_t)c->row.total + 1, sizeof(*subjects));
+	if (!c->usage || !subjects) {
+		free(subjects);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	for (i = 1; i <= c->row.total; i++)
+		subjects[i - 1] = c->msgs[i] ? c->msgs[i]->subject.title : "";
+	for (i = 1; i <= c->row.total; i++) {
+		const struct rb_message *m = c->msgs[i];
+		struct rb_model_patch_ctx ctx = { 0 };
+		int err;
+
+		/* Unchanged since v(n): its review is v(n)'s. */
+		if (!m || !m->patch || rb_versions_unchanged(&c->versions, i))
+			continue;
+		ctx.cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
+		ctx.subjects = subjects;
+		ctx.n_subjects = (size_t)c->row.total;
+		ctx.index = i;
+		ctx.commit_msg = m->commit_msg;
+		ctx.patch = m->patch;
+		ctx.patch_len = m->patch_len;
+		/* The applied trees live in ar's own store (this thread). */
+		if (ar && c->base_tree && (size_t)i <= ar->n_patches &&
+		    ar->patches[i - 1].applied) {
+			ctx.repo = ar->repo;
+			ctx.tree = &ar->patches[i - 1].tree;
+		}
+		ctx.subsystems = c->scope.sections;
+		ctx.n_subsystems = c->scope.n_sections;
+		err = rb_model_review_patch(&c->findings, &c->usage[i],
+					    c->p->model, &ctx);
+		if (err) {
+			rb_log(err == -RB_EQUOTA ? RB_LOG_ERROR : RB_LOG_WARN,
+			       "model.failed", "series", c->row.id, "reason",
+			       rb_errmsg(), NULL);
+			if (!c->model_err)
+				c->model_err = err;
+			if (err == -RB_EQUOTA)
+				break;
+		}
+		total.calls += c->usage[i].calls;
+		total.retries += c->usage[i].retries;
+		total.tokens_in += c->usage[i].tokens_in;
+		total.tokens_out += c->usage[i].tokens_out;
+		total.cost += c->usage[i].cost;
+		total.proposed += c->usage[i].proposed;
+		total.malformed += c->usage[i].malformed;
+		total.hallucinated += c->usage[i].hallucinated;
+		total.off_scope += c->usage[i].off_scope;
+		total.duplicates += c->usage[i].duplicates;
+		total.confirmed += c->usage[i].confirmed;
+		total.rejected += c->usage[i].rejected;
+		total.uncertain += c->usage[i].uncertain;
+		total.below_floor += c->usage[i].below_floor;
+		total.capped += c->usage[i].capped;
+		total.kept += c->usage[i].kept;
+		total.words += c->usage[i].words;
+		total.clipped += c->usage[i].clipped;
+	}
+	free(subjects);
+	return rb_model_status_line(&c->model_line, c->p->model, &total,
+				    c->model_err);
+}
+
+/*
+ * One problem said once, and only what speaks (review/findings.h,
+ * review/rules.h): checkpatch complaints that the base tree shows to be
+ * its own style go; rules that are off by default (strict precision
+ * under 90% on the labelled set, bench/RESULTS-precision.md) or by the
+ * home policy's "rules" go; the same complaint across checkers or lines
+ * is one finding; a series nit is said once per series.
+ */
+static int postprocess(struct series_ctx *c)
+{
+	const struct rb_policy *gov = c->scope.pol.governing;
+	struct rb_findings_post post = RB_FINDINGS_POST_INIT;
+	size_t i, dropped = 0;
+
+	if (c->applied && c->base_tree &&
+	    rb_checkpatch_filter(&c->findings, c->base_tree->repo, &c->base_oid,
+				 &dropped) == -RB_ENOMEM)
+		return -RB_ENOMEM;
+	if (gov && gov->n_rules) {
+		c->rule_sw = calloc(gov->n_rules, sizeof(*c->rule_sw));
+		if (!c->rule_sw)
+			return rb_err(RB_ENOMEM, "out of memory");
+		for (i = 0; i < gov->n_rules; i++) {
+			c->rule_sw[i].rule = gov->rule_names[i];
+			c->rule_sw[i].on = gov->rule_on[i];
+		}
+		c->rules.v = c->rule_sw;
+		c->rules.n = gov->n_rules;
+	}
+	/*
+	 * Every rule is kept here: a rule that is off is stored as dropped
+	 * (filter_findings()), so that stats and bench/precision.sh see what
+	 * each rule would have said.
+	 */
+	post.rules = &c->rules;
+	post.all_rules = true;
+	return rb_findings_postprocess(&c->findings, &post);
+}
+
+/* Suppression by earlier verdicts, then the policy's floor and cap. */
+static int filter_findings(struct series_ctx *c)
+{
+	size_t i, m = 0, n = c->findings.n;
+	struct rb_finding *v = NULL;
+	bool *keep = NULL, *rejected = NULL, *off = NULL;
+	size_t *map = NULL;
+	int ret = 0;
+
+	c->states = calloc(n ? n : 1, sizeof(*c->states));
+	keep = calloc(n ? n : 1, sizeof(*keep));
+	rejected = calloc(n ? n : 1, sizeof(*rejected));
+	off = calloc(n ? n : 1, sizeof(*off));
+	v = calloc(n ? n : 1, sizeof(*v));
+	map = calloc(n ? n : 1, sizeof(*map));
+	if (!c->states || !keep || !rejected || !off || !v || !map) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* What earlier verdicts reach, with suppress_similar (feedback.h). */
+	for (i = 0; i < n && !ret; i++) {
+		struct rb_feedback_scope scope = {
+			.cfg = c->p->cfg,
+			.maint = c->scope.maint,
+			.touched = c->scope.touched,
+			.series_author = c->row.author,
+			.parts = (const struct rb_message *const *)c->msgs,
+			.n_parts = (size_t)c->row.total + 1,
+			.suppress_similar = c->scope.pol.suppress_similar,
+		};
+
+		ret = rb_feedback_suppressed(c->p->st, &scope,
+					     &c->findings.v[i], &rejected[i]);
+		/* A file of a section that is off is not ours to judge, and
+		 * a rule that is off does not speak. */
+		off[i] = rb_scope_file_off(&c->scope, c->findings.v[i].file) ||
+			 !rb_rule_enabled(&c->rules, c->findings.v[i].checker,
+					  c->findings.v[i].category);
+	}
+	if (ret)
+		goto out;
+	/* The floor and the cap, over what is left, so that a suppressed
+	 * finding does not take a kept one's place. */
+	for (i = 0; i < n; i++)
+		if (!rejected[i] && !off[i]) {
+			v[m] = c->findings.v[i];
+			map[m++] = i;
+		}
+	rb_policy_filter_findings(&c->scope.pol, v, m, keep);
+	for (i = 0; i < n; i++)
+		c->states[i] = strdup(rejected[i] ? "suppressed" : "dropped");
+	for (i = 0; i < m; i++)
+		if (keep[i]) {
+			free(c->states[map[i]]);
+			c->states[map[i]] = strdup("raised");
+		}
+	for (i = 0; i < n && !ret; i++)
+		if (!c->states[i])
+			ret = rb_err(RB_ENOMEM, "out of memory");
+out:
+	free(keep);
+	free(rejected);
+	free(off);
+	free(v);
+	free(map);
+	return ret;
+}
+
+static int count_words(const char *s)
+{
+	int n = 0, in = 0;
+
+	for (; s && *s; s++) {
+		if (*s == ' ' || *s == '\n' || *s == '\t') {
+			in = 0;
+		} else if (!in) {
+			in = 1;
+			n++;
+		}
+	}
+	return n;
+}
+
+static struct outgoing *new_out(struct series_ctx *c, const char *kind,
+				int patch_idx)
+{
+	struct outgoing *v = realloc(c->out, (c->n_out + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	c->out = v;
+	v = &c->out[c->n_out++];
+	memset(v, 0, sizeof(*v));
+	rb_buf_init(&v->bytes, 4u << 20);
+	rb_buf_init(&v->rcpts, 1u << 20);
+	rb_buf_init(&v->lists, 1u << 20);
+	v->kind = kind;
+	v->patch_idx = patch_idx;
+	return v;
+}
+
+/* "Name <addr>" for an address of a parsed mail. */
+static char *mailbox_of(const struct rb_addr *a)
+{
+	struct rb_buf b = RB_BUF_INIT(4096);
+
+	if (!a->addr)
+		return NULL;
+	if (rb_addr_format(&b, a)) {
+		rb_buf_release(&b);
+		return NULL;
+	}
+	return rb_buf_detach(&b, NULL);
+}
+
+/* The arrays behind a struct rb_policy_people. */
+struct people_buf {
+	char **orig;
+	size_t n_orig;
+	char *author;
+};
+
+/* The people a reply to @m may go to: the scope's (the home section's
+ * first), and the patch's own To/Cc for reply-all. */
+static int people_of(struct series_ctx *c, const struct rb_message *m,
+		     struct rb_policy_people *who, struct people_buf *b)
+{
+	const struct rb_scope *s = &c->scope;
+	size_t i;
+
+	b->orig = calloc(m->to.n + m->cc.n + 1, sizeof(*b->orig));
+	if (!b->orig)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < m->to.n; i++)
+		if ((b->orig[b->n_orig] = mailbox_of(&m->to.v[i])))
+			b->n_orig++;
+	for (i = 0; i < m->cc.n; i++)
+		if ((b->orig[b->n_orig] = mailbox_of(&m->cc.v[i])))
+			b->n_orig++;
+	/* The real author: the in-body From: of a relayed patch (B4 Relay
+	 * sends as devnull+...@kernel.org), else the sender. */
+	b->author = mailbox_of(m->author.addr ? &m->author : &m->from);
+	who->author = b->author;
+	who->maintainers = s->people;
+	who->n_maintainers = s->n_people;
+	who->n_home_maintainers = s->n_home_people;
+	who->lists = s->lists;
+	who->n_lists = s->n_lists;
+	who->orig_cc = (const char *const *)b->orig;
+	who->n_orig_cc = b->n_orig;
+	who->known_lists = s->known_lists;
+	who->n_known_lists = s->n_known_lists;
+	return 0;
+}
+
+static void people_release(struct people_buf *b)
+{
+	size_t i;
+
+	for (i = 0; b->orig && i < b->n_orig; i++)
+		free(b->orig[i]);
+	free(b->orig);
+	free(b->author);
+}
+
+/*
+ * Composes @body as a reply to part @idx (0: the cover) to the recipients
+ * the policy names (the author only for reports such as apply failures),
+ * and keeps the bytes in @o for the store.
+ */
+static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
+		       const char *body, bool author_only)
+{
+	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
+	struct rb_policy_people who = { 0 };
+	struct rb_recipients r = { 0 };
+	struct rb_reply reply = { 0 };
+	struct people_buf pb = { 0 };
+	const char **refs = NULL;
+	char **env = NULL;
+	size_t i, n_env = 0;
+	int ret;
+
+	ret = people_of(c, m, &who, &pb);
+	if (!ret && author_only)
+		ret = rb_policy_apply_failure_recipients(&r, &c->scope.pol,
+							 c->p->cfg, pb.author);
+	else if (!ret)
+		ret = rb_policy_recipients(&r, &c->scope.pol, c->p->cfg, &who);
+	if (ret)
+		goto out;
+	if (!r.n_to) {
+		ret = rb_err(RB_EINVAL,
+			     "no valid recipient for a reply to <%s>",
+			     m->message_id);
+		goto out;
+	}
+	refs = calloc(m->n_references + 1, sizeof(*refs));
+	if (!refs) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < m->n_references; i++)
+		refs[i] = m->references[i];
+	refs[i] = m->message_id;
+	o->capped = (int)r.n_capped;
+	c->p->stats.capped += r.n_capped;
+	reply.from = c->p->cfg->smtp_from;
+	reply.to = (const char *const *)r.to;
+	reply.n_to = r.n_to;
+	reply.cc = (const char *const *)r.cc;
+	reply.n_cc = r.n_cc;
+	reply.subject = m->subject_raw ? m->subject_raw : "";
+	reply.in_reply_to = m->message_id;
+	reply.references = refs;
+	reply.n_references = m->n_references + 1;
+	reply.date = rb_now();
+	reply.policy = c->scope.pol.mode;
+	reply.series_id = c->row.id;
+	reply.body = body;
+	ret = rb_compose(&o->bytes, &o->message_id, &reply);
+	if (!ret)
+		ret = rb_compose_envelope(&o->env_from, &env, &n_env, &reply);
+	for (i = 0; !ret && i < n_env; i++)
+		ret = rb_buf_printf(&o->rcpts, "%s%s", i ? "\n" : "", env[i]);
+	for (i = 0; !ret && i < r.n_lists; i++)
+		ret = rb_buf_printf(&o->lists, "%s%s", i ? "\n" : "",
+				    r.lists[i]);
+	o->words = count_words(body);
+out:
+	if (env)
+		rb_addr_list_free(env, n_env);
+	free(refs);
+	people_release(&pb);
+	rb_recipients_release(&r);
+	return ret;
+}
+
+static struct rb_render_dirs dirs_of(const struct series_ctx *c)
+{
+	struct rb_render_dirs d = {
+		.templates_dir = c->p->templates_dir ? c->p->templates_dir :
+						       RB_TEMPLATES_DIR,
+		.override_dir = c->scope.pol.templates_dir,
+	};
+	return d;
+}
+
+/*
+ * review.reply_to_cover: one reply to the cover letter for the whole
+ * series instead of one per patch, with what changed since v(n) (a short
+ * range-diff: the series line, and a note per part). Sent when it shows
+ * a finding, when the policy says send_when_empty, or when it is a new
+ * version of a reviewed series (the range-diff is news to the list).
+ */
+static int render_cover_summary(struct series_ctx *c, const char *base_hex)
+{
+	struct rb_render_summary_ctx r = { 0 };
+	struct rb_render_patch *pp = NULL;
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct rb_buf notes = RB_BUF_INIT(1u << 20);
+	struct rb_buf rd = RB_BUF_INIT(64 * 1024);
+	const char **summary = NULL, **pnote = NULL;
+	size_t *idx = NULL, *noff = NULL, n = 0, np = 0, k;
+	struct rb_finding *sel = NULL;
+	struct outgoing *o;
+	int *ids = NULL, total = c->row.total, i, ret = 0;
+
+	pp = calloc((size_t)total + 1, sizeof(*pp));
+	pnote = calloc((size_t)total + 1, sizeof(*pnote));
+	noff = calloc((size_t)total + 1, sizeof(*noff));
+	summary = calloc(c->n_summary + 2, sizeof(*summary));
+	sel = calloc(c->findings.n + 1, sizeof(*sel));
+	idx = calloc(c->findings.n + 1, sizeof(*idx));
+	ids = calloc(c->findings.n + 1, sizeof(*ids));
+	if (!pp || !pnote || !noff || !summary || !sel || !idx || !ids) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 1; i <= total && !ret; i++) {
+		const struct rb_message *m = c->msgs[i];
+		size_t start = n;
+
+		if (!m)
+			continue;
+		/* Series-wide findings go with the first part shown. */
+		for (k = 0; k < c->findings.n; k++) {
+			int pi = c->findings.v[k].patch_index;
+
+			if (!strcmp(c->states[k], "raised") &&
+			    (pi == i || (pi == 0 && !np))) {
+				sel[n] = c->findings.v[k];
+				idx[n++] = k;
+			}
+		}
+		noff[np] = notes.len;
+		ret = rb_versions_part_note(&c->versions, i, &notes);
+		ret = ret ?: rb_buf_putc(&notes, '\0');
+		pp[np].index = i;
+		pp[np].title = m->subject.title;
+		pp[np].findings = sel + start;
+		pp[np].n_findings = n - start;
+		pp[np].ids = ids + start;
+		pp[np].commit_msg = m->commit_msg;
+		pp[np].patch = m->patch;
+		pp[np].patch_len = m->patch_len;
+		np++;
+	}
+	if (ret)
+		goto out;
+	/* The notes buffer may have moved while growing: point at it now. */
+	for (k = 0; k < np; k++) {
+		pnote[k] = notes.ptr + noff[k];
+		if (*pnote[k]) {
+			pp[k].summary = &pnote[k];
+			pp[k].n_summary = 1;
+		}
+	}
+	if (!n && !c->scope.pol.send_when_empty && !c->versions.prev_id)
+		goto out;
+	for (k = 0; k < c->n_summary; k++)
+		summary[k] = c->summary_v[k];
+	ret = rb_versions_range_diff(&c->versions, &rd);
+	if (ret)
+		goto out;
+	if (rd.len)
+		summary[k++] = rd.ptr;
+	r.mode = c->scope.pol.mode;
+	r.subsystem = c->scope.pol.subsystem;
+	r.blocking_text = c->scope.pol.blocking_text;
+	r.version = c->msgs[0]->subject.version;
+	r.total = total;
+	r.title = c->msgs[0]->subject.title;
+	r.base_name = c->applied && c->base_tree ? c->base_tree->name : NULL;
+	r.base_commit = c->applied ? base_hex : NULL;
+	r.summary = summary;
+	r.n_summary = k;
+	r.model_line = c->model_line.len ? c->model_line.ptr : NULL;
+	r.patches = pp;
+	r.n_patches = np;
+	r.dirs = dirs_of(c);
+	ret = rb_render_summary(&body, &r);
+	if (ret)
+		goto out;
+	o = new_out(c, "summary", 0);
+	if (!o) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	o->finding_idx = idx;
+	o->ids = ids;
+	o->n = n;
+	idx = NULL;
+	ids = NULL;
+	ret = queue_reply(c, o, 0, body.ptr, false);
+	o->words = 0;
+	for (k = 0; k < o->n; k++) {
+		size_t fi = o->finding_idx[k];
+
+		o->words += count_words(c->findings.v[fi].message);
+	}
+out:
+	free(pp);
+	free(pnote);
+	free(noff);
+	free(summary);
+	free(sel);
+	free(idx);
+	free(ids);
+	rb_buf_release(&body);
+	rb_buf_release(&notes);
+	rb_buf_release(&rd);
+	return ret;
+}
+
+/* One reply per patch that has findings (or every patch when the policy
+ * says send_when_empty). Series-wide findings go with the cover's reply
+ * when there is a cover, else with patch 1's. */
+static int render_reviews(struct series_ctx *c)
+{
+	bool when_empty = c->scope.pol.send_when_empty;
+	char base_hex[GIT_OID_HEXSZ + 1] = "";
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct rb_buf line = RB_BUF_INIT(4096);
+	struct rb_finding *sel = NULL;
+	size_t *idx = NULL;
+	int i, ret = 0;
+
+	if (c->applied)
+		git_oid_tostr(base_hex, sizeof(base_hex), &c->base_oid);
+	fix_summary(c);
+	if (c->p->cfg->reply_to_cover && c->msgs[0])
+		return render_cover_summary(c, base_hex);
+	sel = calloc(c->findings.n + 1, sizeof(*sel));
+	idx = calloc(c->findings.n + 1, sizeof(*idx));
+	if (!sel || !idx) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = c->msgs[0] ? 0 : 1; i <= c->row.total && !ret; i++) {
+		const struct rb_message *m = c->msgs[i];
+		struct rb_render_ctx r = { 0 };
+		struct outgoing *o;
+		size_t k, n = 0;
+
+		if (!m || rb_versions_unchanged(&c->versions, i))
+			continue;
+		for (k = 0; k < c->findings.n; k++) {
+			int pi = c->findings.v[k].patch_index;
+
+			if (strcmp(c->states[k], "raised"))
+				continue;
+			if (pi == i || (pi == 0 && i == 1 && !c->msgs[0])) {
+				sel[n] = c->findings.v[k];
+				idx[n++] = k;
+			}
+		}
+		if (!n && !(when_empty && i > 0))
+			continue;
+		o = new_out(c, i ? "review" : "summary", i);
+		if (!o) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+		o->finding_idx = calloc(n + 1, sizeof(size_t));
+		o->ids = calloc(n + 1, sizeof(int));
+		if (!o->finding_idx || !o->ids) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+		memcpy(o->finding_idx, idx, n * sizeof(size_t));
+		o->n = n;
+		r.mode = c->scope.pol.mode;
+		r.subsystem = c->scope.pol.subsystem;
+		r.blocking_text = c->scope.pol.blocking_text;
+		r.version = m->subject.version;
+		r.index = m->subject.index;
+		r.total = m->subject.total;
+		r.title = m->subject.title;
+		r.base_name = c->applied && c->base_tree ? c->base_tree->name :
+							   NULL;
+		r.base_commit = c->applied ? base_hex : NULL;
+		r.summary = c->summary_v;
+		r.n_summary = c->n_summary;
+		/* This patch's own figures when the model ran on it. */
+		rb_buf_reset(&line);
+		if (c->usage && i > 0 &&
+		    !rb_model_status_line(&line, c->p->model, &c->usage[i],
+					  c->model_err))
+			r.model_line = line.ptr;
+		else
+			/* No model, no line: the author cannot turn it on. */
+			r.model_line = c->model_line.len ? c->model_line.ptr :
+							   NULL;
+		r.findings = sel;
+		r.n_findings = n;
+		r.commit_msg = m->commit_msg;
+		r.patch = m->patch;
+		r.patch_len = m->patch_len;
+		r.ids = o->ids;
+		r.dirs = dirs_of(c);
+		rb_buf_reset(&body);
+		ret = rb_render_review(&body, &r);
+		if (!ret)
+			ret = queue_reply(c, o, i, body.ptr, false);
+		/* Words of commentary: what the findings say, not the frame
+		 * every mail has. */
+		o->words = 0;
+		for (k = 0; k < n; k++)
+			o->words += count_words(sel[k].message);
+	}
+out:
+	free(sel);
+	free(idx);
+	rb_buf_release(&body);
+	rb_buf_release(&line);
+	return ret;
+}
+
+/*
+ * What an attempt is called in the mail and the store: the tree it was
+ * made on, or, when no tree holds the base, what kind of base it was.
+ */
+static const char *attempt_name(const struct rb_base_attempt *a)
+{
+	if (a->name)
+		return a->name;
+	return a->kind == RB_BASE_GUESSED ? "guessed base" : "base-commit";
+}
+
+/* "3 hours" */
+static void span(char *out, size_t size, int64_t secs)
+{
+	long long s = secs > 0 ? (long long)secs : 0;
+
+	if (s < 120)
+		snprintf(out, size, "%lld seconds", s);
+	else if (s < 120 * 60)
+		snprintf(out, size, "%lld minutes", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(out, size, "%lld hours", s / 3600);
+	else
+		snprintf(out, size, "%lld days", s / 86400);
+}
+
+/*
+ * How old the commit an attempt tried was, and when its tree was last
+ * fetched, so that the author can tell a stale tree from a wrong base.
+ */
+static void attempt_age(char *out, size_t size, const struct series_ctx *c,
+			const struct rb_base_attempt *a)
+{
+	const struct tree *t = NULL;
+	git_commit *commit = NULL;
+	int64_t now = rb_now(), at;
+	char s1[32], s2[32];
+	size_t i;
+
+	out[0] = '\0';
+	for (i = 0; a->name && a->tried && i < c->n_trees && !t; i++)
+		if (!strcmp(a->name, c->trees[i].name))
+			t = &c->trees[i];
+	if (!t || git_commit_lookup(&commit, t->repo, &a->commit)) {
+		git_error_clear();
+		return;
+	}
+	span(s1, sizeof(s1), now - (int64_t)git_commit_time(commit));
+	git_commit_free(commit);
+	if (!rb_tree_fetchable(t->cfg))
+		snprintf(out, size, "committed %s ago", s1);
+	else if (rb_tree_fetched_at(&at, t->repo, t->cfg->branch))
+		snprintf(out, size, "committed %s ago, never fetched", s1);
+	else {
+		span(s2, sizeof(s2), now - at);
+		snprintf(out, size, "committed %s ago, fetched %s ago", s1, s2);
+	}
+}
+
+static int render_apply_failure(struct series_ctx *c)
+{
+	struct rb_render_apply_attempt *at = NULL;
+	struct rb_render_apply_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	char(*hex)[GIT_OID_HEXSZ + 1] = NULL;
+	char(*age)[96] = NULL;
+	struct outgoing *o;
+	size_t i, n = c->base ? c->base->n_attempts : 0;
+	int ret;
+
+	if (!c->scope.pol.report_apply_failures)
+		return 0;
+	at = calloc(n + 1, sizeof(*at));
+	hex = calloc(n + 1, sizeof(*hex));
+	age = calloc(n + 1, sizeof(*age));
+	if (!at || !hex || !age) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rb_base_attempt *a = &c->base->attempts[i];
+		int pi = (int)a->failed_patch;
+
+		git_oid_tostr(hex[i], sizeof(hex[i]), &a->commit);
+		at[i].base_name = attempt_name(a);
+		at[i].base_commit = a->tried ? hex[i] : NULL;
+		attempt_age(age[i], sizeof(age[i]), c, a);
+		at[i].age = age[i][0] ? age[i] : NULL;
+		at[i].patch_index = pi;
+		at[i].patch_title = pi > 0 && pi <= c->row.total &&
+						    c->msgs[pi] ?
+					    c->msgs[pi]->subject.title :
+					    NULL;
+		at[i].file = a->failed_file;
+		at[i].hunk = (int)a->failed_hunk;
+		at[i].reason = a->reason;
+		/* Over the size limit on a tree: not reviewed for that. */
+		if (a->tried && a->reason &&
+		    !strncmp(a->reason, RB_APPLY_TOO_BIG,
+			     strlen(RB_APPLY_TOO_BIG)))
+			r.too_big = true;
+	}
+	r.mode = c->scope.pol.mode;
+	r.subsystem = c->scope.pol.subsystem;
+	r.version = c->row.version;
+	r.total = c->row.total;
+	r.title = c->row.title;
+	r.attempts = at;
+	r.n_attempts = n;
+	r.prereq_applied = c->prereq.applied.len ? c->prereq.applied.ptr : NULL;
+	r.prereq_missing = c->prereq.missing.len ? c->prereq.missing.ptr : NULL;
+	r.dirs = dirs_of(c);
+	ret = rb_render_apply_failure(&body, &r);
+	if (ret)
+		goto out;
+	o = new_out(c, "apply-failure", 0);
+	if (!o) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* To the author only, in reply to the cover (or patch 1). */
+	ret = queue_reply(c, o, c->first_idx, body.ptr, true);
+out:
+	free(at);
+	free(hex);
+	free(age);
+	rb_buf_release(&body);
+	return ret;
+}
+
+static int render_incomplete(struct series_ctx *c)
+{
+	struct rb_render_incomplete_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	int *missing;
+	struct outgoing *o;
+	int i, n = 0, ret;
+
+	missing = calloc((size_t)c->row.total + 1, sizeof(*missing));
+	if (!missing)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 1; i <= c->row.total; i++)
+		if (!c->row.msgids[i])
+			missing[n++] = i;
+	snprintf(c->detail, sizeof(c->detail), "%d of %d parts missing", n,
+		 c->row.total);
+	r.mode = c->scope.pol.mode;
+	r.subsystem = c->scope.pol.subsystem;
+	r.version = c->row.version;
+	r.total = c->row.total;
+	r.title = c->row.title;
+	r.missing = missing;
+	r.n_missing = (size_t)n;
+	r.wait_minutes =
+		c->p->force_complete ? 0 : c->p->cfg->incomplete_wait_minutes;
+	/* A prefix was reviewed and said nothing: the notice says so. */
+	r.reviewed = c->n_parts < c->row.total ? c->n_parts : 0;
+	r.dirs = dirs_of(c);
+	ret = rb_render_incomplete(&body, &r);
+	if (!ret) {
+		o = new_out(c, "incomplete", 0);
+		ret = o ? queue_reply(c, o, c->first_idx, body.ptr, true) :
+			  rb_err(RB_ENOMEM, "out of memory");
+	}
+	free(missing);
+	rb_buf_release(&body);
+	return ret;
+}
+
+/*
+ * When the series' last part came: its Date, or when we received it if
+ * that is later. The embargo runs from there, so that a Date: set in the
+ * past cannot skip it.
+ */
+static int64_t last_seen(const struct series_ctx *c)
+{
+	int64_t t = c->row.last_date;
+	int i;
+
+	for (i = 0; c->raws && i <= c->row.total; i++)
+		if (c->raws[i].received_at > t)
+			t = c->raws[i].received_at;
+	return t;
+}
+
+/* Everything decided, in one transaction with the end of the job. */
+static int write_results(struct series_ctx *c)
+{
+	struct rb_store *st = c->p->st;
+	int64_t now = rb_now();
+	char hex[GIT_OID_HEXSZ + 1], hex2[GIT_OID_HEXSZ + 1];
+	size_t i, k;
+	int ret;
+
+	ret = rb_store_begin(st);
+	if (ret)
+		return ret;
+	ret = rb_store_series_subsystem(st, c->row.id, c->scope.pol.subsystem,
+					c->first->list_id);
+	for (i = 0; !ret && c->base && i < c->base->n_attempts; i++) {
+		const struct rb_base_attempt *a = &c->base->attempts[i];
+
+		git_oid_tostr(hex, sizeof(hex), &a->commit);
+		ret = rb_store_add_attempt(st, c->row.id, attempt_name(a), hex,
+					   a->applied, (int)a->failed_patch,
+					   a->failed_file, (int)a->failed_hunk,
+					   a->reason);
+	}
+	if (!ret && c->applied) {
+		git_oid_tostr(hex, sizeof(hex), &c->base_oid);
+		git_oid_tostr(hex2, sizeof(hex2), &c->applied_oid);
+		ret = rb_store_series_applied(
+			st, c->row.id, c->base_tree ? c->base_tree->name : NULL,
+			hex, hex2);
+	}
+	for (i = 0; !ret && i < c->n_out; i++) {
+		struct outgoing *o = &c->out[i];
+		int64_t latency = now - c->row.last_date;
+		struct rb_outmail m = {
+			.message_id = o->message_id,
+			.series_id = c->row.id,
+			.kind = o->kind,
+			.patch_idx = o->patch_idx,
+			.env_from = o->env_from,
+			.rcpts = o->rcpts.ptr,
+			.lists = o->lists.ptr,
+			.bytes = o->bytes.ptr,
+			.len = o->bytes.len,
+			.words = o->words,
+			.findings = (int)o->n,
+			.send_after = rb_policy_send_after(&c->scope.pol,
+							   last_seen(c)),
+			.policy = rb_mode_name(c->scope.pol.mode),
+			.subsystem = c->scope.pol.subsystem,
+			.latency = latency > 0 ? latency : 0,
+			.capped = o->capped,
+		};
+
+		if (c->usage && o->patch_idx > 0 &&
+		    o->patch_idx <= c->row.total) {
+			const struct rb_model_usage *u =
+				&c->usage[o->patch_idx];
+
+			m.model = rb_model_name(c->p->model);
+			m.tokens_in = u->tokens_in;
+			m.tokens_out = u->tokens_out;
+			m.cost = u->cost;
+		}
+
+		ret = rb_store_add_outmail(st, &m);
+		if (ret == -RB_EEXISTS) {
+			/* The same mail from an earlier run: nothing new. */
+			ret = 0;
+			continue;
+		}
+		c->p->stats.queued++;
+		for (k = 0; !ret && k < o->n; k++) {
+			char fid[16];
+			size_t fi = o->finding_idx[k];
+
+			snprintf(fid, sizeof(fid), "F%d", o->ids[k]);
+			ret = rb_store_add_finding(st, c->row.id, o->message_id,
+						   fid, &c->findings.v[fi],
+						   c->states[fi]);
+			free(c->states[fi]);
+			c->states[fi] = NULL;
+		}
+	}
+	/* Findings not shown in any mail are kept for the stats. */
+	for (i = 0; !ret && c->states && i < c->findings.n; i++)
+		if (c->states[i])
+			ret = rb_store_add_finding(st, c->row.id, NULL, NULL,
+						   &c->findings.v[i],
+						   c->states[i]);
+	/* The link to v(n), patch-ids, fixed findings, repeats. */
+	if (!ret)
+		ret = rb_versions_write(&c->versions, st, c->row.id,
+					&c->findings);
+	if (!ret)
+		ret = rb_store_set_series_state(st, c->row.id, c->series_state,
+						c->detail[0] ? c->detail :
+							       NULL);
+	if (!ret && c->defer_until)
+		ret = rb_store_job_retry(st, c->job->id, c->defer_until,
+					 c->detail);
+	else if (!ret)
+		ret = rb_store_job_done_by(st, c->job->id,
+					   c->p->owner ? c->p->owner : "local",
+					   NULL);
+	if (ret) {
+		rb_store_rollback(st);
+		if (ret == -RB_ELOCKED) {
+			/* Another worker owns the job now: its results count. */
+			rb_log(RB_LOG_WARN, "review.lease_lost", "series",
+			       c->row.id, "reason", rb_errmsg(), NULL);
+			return 0;
+		}
+		return ret;
+	}
+	return rb_store_commit(st);
+}
+
+static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
+		    const char *why)
+{
+	int ret = rb_store_begin(p->st);
+
+	if (ret)
+		return ret;
+	ret = rb_store_set_series_state(p->st, job->key, "error", why);
+	if (!ret)
+		ret = rb_store_job_done(p->st, job->id, why);
+	if (ret) {
+		rb_store_rollback(p->st);
+		return ret;
+	}
+	return rb_store_commit(p->st);
+}
+
+/*
+ * A series that applied because it only adds files may still be for
+ * another project (a man page, a glibc file posted to linux-api): every
+ * path must start in a directory (or be a file) of the base tree's top
+ * level. Such a series is not reviewed, and nobody is told.
+ */
+static bool for_this_tree(struct series_ctx *c)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	bool ok = true;
+	size_t i;
+
+	if (!c->base_tree ||
+	    git_commit_lookup(&commit, c->base_tree->repo, &c->base_oid) ||
+	    git_commit_tree(&tree, commit)) {
+		git_commit_free(commit);
+		return true;
+	}
+	for (i = 0; ok && i < c->scope.n_files; i++) {
+		const char *path = c->scope.files[i].path;
+		char top[256];
+		size_t n = strcspn(path, "/");
+
+		if (n >= sizeof(top))
+			continue;
+		memcpy(top, path, n);
+		top[n] = '\0';
+		if (!git_tree_entry_byname(tree, top)) {
+			ok = false;
+			snprintf(
+				c->detail, sizeof(c->detail),
+				"not for this tree: %s is outside its top-level "
+				"directories",
+				path);
+		}
+	}
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return ok;
+}
+
+/*
+ * v(n+1) of a stored series: which parts are unchanged since v(n) (not
+ * reviewed again) and what v(n) raised, from the parsed parts in memory;
+ * a line in every mail names the unchanged parts.
+ */
+static int compare_versions(struct series_ctx *c)
+{
+	struct rb_versions_in in = {
+		.st = c->p->st,
+		.series_id = c->row.id,
+		.version = c->row.version,
+		.author = c->row.author,
+		.title = c->row.title,
+		.assembled_previous = c->row.previous,
+		.msgs = c->msgs,
+		.total = c->row.total,
+		.n_parts = c->n_parts,
+		.cover_raw = c->raws && c->raws[0].raw ? c->raws[0].raw : NULL,
+		.cover_len = c->raws ? c->raws[0].len : 0,
+		.max_size = max_size(c->p),
+	};
+	struct rb_buf line = RB_BUF_INIT(8192);
+	int ret;
+
+	ret = rb_versions_prepare(&c->versions, &in);
+	if (!ret)
+		ret = rb_versions_unchanged_line(&c->versions, &line);
+	if (!ret && line.len)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	return ret;
+}
+
+/* Whether the policy names @t: a policy that names no bases uses all. */
+static bool policy_tree(const struct series_ctx *c, const struct tree *t)
+{
+	const struct rb_policy *pol = c->scope.pol.governing;
+	size_t k;
+
+	if (!pol || !pol->n_bases)
+		return true;
+	for (k = 0; k < pol->n_bases; k++)
+		if (!strcmp(pol->bases[k], t->name))
+			return true;
+	return false;
+}
+
+static bool head_of(git_oid *out, const struct tree *t)
+{
+	git_object *obj = NULL, *commit = NULL;
+	bool ok = !git_revparse_single(&obj, t->repo, t->ref) &&
+		  !git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
+
+	if (ok)
+		git_oid_cpy(out, git_object_id(commit));
+	git_object_free(commit);
+	git_object_free(obj);
+	git_error_clear();
+	return ok;
+}
+
+/*
+ * Before any "does not apply": every tree the policy names whose last
+ * fetch is older than its fetch_minutes is fetched now (bot/stages/trees.h).
+ * Returns how many trees moved, so that the series is tried again on
+ * their new heads; a failed fetch is logged and changes nothing.
+ */
+static size_t refresh_trees(struct series_ctx *c)
+{
+	int64_t now = rb_now();
+	size_t i, moved = 0;
+
+	for (i = 0; i < c->n_trees; i++) {
+		struct tree *t = &c->trees[i];
+		git_oid before, after;
+		bool had;
+
+		if (!t->cfg || !policy_tree(c, t) ||
+		    !rb_tree_due(t->cfg, t->repo, now))
+			continue;
+		had = head_of(&before, t);
+		rb_log(RB_LOG_INFO, "review.refetch", "series", c->row.id,
+		       "tree", t->name, NULL);
+		if (rb_tree_fetch(&after, t->repo, t->cfg,
+				  c->p->owner ? c->p->owner : "local")) {
+			rb_err_clear();
+			continue;
+		}
+		if (!had || !git_oid_equal(&before, &after))
+			moved++;
+	}
+	return moved;
+}
+
+/*
+ * How long a series that applies nowhere waits for the trees' next
+ * fetch before its notice: review.apply_retry_minutes, or one fetch
+ * cycle of the trees the policy names (0 when none is fetched).
+ */
+static int retry_minutes(const struct series_ctx *c)
+{
+	int m = c->p->cfg->apply_retry_minutes;
+	size_t i;
+
+	if (m >= 0)
+		return m;
+	m = 0;
+	for (i = 0; i < c->n_trees; i++) {
+		const struct tree *t = &c->trees[i];
+
+		if (t->cfg && policy_tree(c, t) && rb_tree_fetchable(t->cfg) &&
+		    t->cfg->fetch_minutes > m)
+			m = t->cfg->fetch_minutes;
+	}
+	return m;
+}
+
+/* A line naming the findings of v(n) that this version fixed. */
+static int versions_fixed(struct series_ctx *c)
+{
+	struct rb_buf line = RB_BUF_INIT(8192);
+	int ret;
+
+	ret = rb_versions_fixed_line(&c->versions, &line);
+	if (!ret && line.len)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	return ret;
+}
+
+/* Apply, then the checkers, the model, the filters and the mails. */
+static int review_series(struct series_ctx *c)
+{
+	struct rb_pipeline *p = c->p;
+	int ret, wait;
+
+	ret = apply_series(c);
+	if (!ret && c->n_trees && !c->applied && refresh_trees(c)) {
+		/* A tree moved: the series is tried again on its new head. */
+		rb_base_report_free(c->base);
+		c->base = NULL;
+		ret = apply_series(c);
+	}
+	wait = ret || c->applied ? 0 : retry_minutes(c);
+	if (!ret && c->n_trees && !c->applied && wait > 0 &&
+	    !p->force_complete &&
+	    (!c->row.state || strcmp(c->row.state, "apply_waiting"))) {
+		/*
+		 * Not yet "does not apply": a series posted minutes before
+		 * its tree is updated would get a false one. The job waits
+		 * for one more fetch cycle and runs again; the notice goes
+		 * out only when the series still applies nowhere then.
+		 */
+		char mins[16];
+
+		c->series_state = "apply_waiting";
+		c->defer_until = rb_now() + (int64_t)wait * 60;
+		snprintf(c->detail, sizeof(c->detail),
+			 "applies on none of %zu bases; tried again in %d "
+			 "minutes, after the trees' next fetch",
+			 c->base ? c->base->n_attempts : 0, wait);
+		snprintf(mins, sizeof(mins), "%d", wait);
+		rb_log(RB_LOG_INFO, "review.apply_deferred", "series",
+		       c->row.id, "minutes", mins, NULL);
+		p->stats.deferred++;
+		return 0;
+	}
+	if (!ret && c->n_trees && !c->applied) {
+		c->series_state = "apply_failed";
+		p->stats.apply_failed++;
+		snprintf(c->detail, sizeof(c->detail),
+			 "applies on none of %zu bases",
+			 c->base ? c->base->n_attempts : 0);
+		return render_apply_failure(c);
+	}
+	if (ret)
+		return ret;
+	if (c->applied && !for_this_tree(c)) {
+		c->series_state = "skipped";
+		return 0;
+	}
+	c->series_state = "reviewed";
+	ret = compare_versions(c);
+	if (!ret)
+		ret = run_checkers(c);
+	if (!ret)
+		ret = run_model(c);
+	if (!ret)
+		ret = postprocess(c);
+	if (!ret)
+		rb_versions_drop_unchanged(&c->versions, &c->findings);
+	if (!ret)
+		ret = filter_findings(c);
+	if (!ret)
+		ret = rb_versions_filter(&c->versions, &c->findings, c->states,
+					 c->msgs);
+	if (!ret)
+		ret = versions_fixed(c);
+	if (!ret)
+		ret = render_reviews(c);
+	p->stats.reviewed++;
+	return ret;
+}
+
+/* The To: and Cc: of a part, as one comparable string. */
+static int recipients_of(const struct rb_message *m, struct rb_buf *b)
+{
+	size_t i;
+	int ret = 0;
+
+	rb_buf_reset(b);
+	for (i = 0; !ret && i < m->to.n; i++)
+		if (m->to.v[i].addr)
+			ret = rb_buf_printf(b, "%s\n", m->to.v[i].addr);
+	for (i = 0; !ret && i < m->cc.n; i++)
+		if (m->cc.v[i].addr)
+			ret = rb_buf_printf(b, "%s\n", m->cc.v[i].addr);
+	return ret;
+}
+
+/*
+ * The parts we miss went to lists we do not read, evidently: the parts we
+ * have (the cover among them) were sent to different recipients, because
+ * the author chose the lists per patch; or a single part of a series came
+ * without its cover, because the list was Cc'd on that patch alone.
+ */
+static bool sent_elsewhere(const struct series_ctx *c)
+{
+	struct rb_buf a = RB_BUF_INIT(1u << 20), b = RB_BUF_INIT(1u << 20);
+	bool differ = false, have = false;
+	int i, n = 0;
+
+	for (i = 0; i <= c->row.total; i++)
+		n += c->msgs[i] != NULL;
+	if (n == 1 && !c->msgs[0] && c->row.total > 1)
+		return true;
+	for (i = 0; i <= c->row.total && !differ; i++) {
+		if (!c->msgs[i])
+			continue;
+		if (!have) {
+			have = !recipients_of(c->msgs[i], &a);
+			continue;
+		}
+		if (!recipients_of(c->msgs[i], &b))
+			differ = a.len != b.len || memcmp(a.ptr, b.ptr, a.len);
+	}
+	rb_buf_release(&a);
+	rb_buf_release(&b);
+	return differ;
+}
+
+/* How many of patches 1..N are here. */
+static int present_parts(const struct series_ctx *c)
+{
+	int i, n = 0;
+
+	for (i = 1; i <= c->row.total; i++)
+		n += c->msgs[i] != NULL;
+	return n;
+}
+
+/* How many patches from 1/N on are here without a gap. */
+static int present_prefix(const struct series_ctx *c)
+{
+	int k = 0;
+
+	while (k < c->row.total && c->msgs[k + 1])
+		k++;
+	return k;
+}
+
+/*
+ * Reviews patches 1..@k of an incomplete series (policy incomplete:
+ * review-prefix): the parts after the first gap may not apply without
+ * it, so they wait; every mail says which parts did not arrive.
+ */
+static int review_prefix(struct series_ctx *c, int k)
+{
+	struct rb_buf line = RB_BUF_INIT(4096);
+	int i, n = 0, ret = 0;
+
+	for (i = k + 1; i <= c->row.total; i++) {
+		if (c->msgs[i]) {
+			rb_message_free(c->msgs[i]);
+			c->msgs[i] = NULL;
+			continue;
+		}
+		n++;
+	}
+	/* "Patch 8/9 did not ..." or "Patches 8/9, 9/9 did not ..." */
+	ret = rb_buf_puts(&line, n > 1 ? "Patches " : "Patch ");
+	for (i = k + 1; i <= c->row.total && !ret; i++)
+		if (!c->row.msgids[i])
+			ret = rb_buf_printf(&line, "%s%d/%d",
+					    i > k + 1 ? ", " : "", i,
+					    c->row.total);
+	if (!ret)
+		ret = rb_buf_printf(&line,
+				    " did not reach the list; this review "
+				    "covers patches 1 to %d of %d.",
+				    k, c->row.total);
+	if (!ret)
+		ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	c->n_parts = k;
+	if (!ret)
+		ret = review_series(c);
+	if (ret || strcmp(c->series_state, "reviewed"))
+		return ret;
+	c->series_state = "incomplete";
+	snprintf(c->detail, sizeof(c->detail),
+		 "patches 1 to %d of %d reviewed; %d missing", k, c->row.total,
+		 n);
+	/*
+	 * A clean prefix sends no review (send_when_empty), so nobody would
+	 * learn that a part is missing: the author gets the notice, which
+	 * says the prefix was reviewed, unless the parts evidently went to
+	 * other lists.
+	 */
+	if (!c->n_out && !sent_elsewhere(c))
+		ret = render_incomplete(c);
+	return ret;
+}
+
+int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
+{
+	struct series_ctx c = { .p = p, .job = job };
+	bool incomplete = !strcmp(job->kind, "incomplete");
+	int ret;
+
+	rb_buf_init(&c.summary, 64 * 1024);
+	rb_buf_init(&c.model_line, 4096);
+	rb_prereq_init(&c.prereq);
+	ret = load_messages(&c);
+	if (!ret)
+		ret = open_trees(&c);
+	if (!ret)
+		ret = resolve_scope(&c);
+	if (ret)
+		goto out;
+	c.n_parts = c.row.total;
+	if (c.scope.pol.mode == RB_MODE_OFF) {
+		c.series_state = "skipped";
+		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
+			 c.scope.pol.subsystem ? c.scope.pol.subsystem :
+						 "this series");
+	} else if (!p->cfg->review_stable &&
+		   rb_subject_is_stable(&c.first->subject)) {
+		c.series_state = "skipped";
+		snprintf(c.detail, sizeof(c.detail),
+			 "a stable review series: not reviewed "
+			 "(series.review_stable)");
+	} else if (rb_policy_skip_author(&c.scope.pol,
+					 c.first->author.addr ?
+						 c.first->author.addr :
+						 c.first->from.addr)) {
+		c.series_state = "skipped";
+		snprintf(c.detail, sizeof(c.detail),
+			 "policy: author is in skip_authors");
+	} else if (incomplete && c.scope.pol.incomplete == RB_INC_IGNORE) {
+		c.series_state = "incomplete";
+		snprintf(c.detail, sizeof(c.detail),
+			 "parts missing; the policy ignores incomplete series");
+	} else if (incomplete &&
+		   c.scope.pol.incomplete == RB_INC_REVIEW_PREFIX &&
+		   present_prefix(&c) > 0) {
+		ret = review_prefix(&c, present_prefix(&c));
+	} else if (incomplete && sent_elsewhere(&c)) {
+		c.series_state = "incomplete";
+		snprintf(c.detail, sizeof(c.detail),
+			 "%d of %d parts missing; the parts here were sent to "
+			 "other recipients than the rest (the author Cc'd "
+			 "lists per patch): no notice",
+			 c.row.total - present_parts(&c), c.row.total);
+	} else if (incomplete) {
+		c.series_state = "incomplete";
+		ret = render_incomplete(&c);
+		p->stats.reviewed++;
+	} else {
+		ret = review_series(&c);
+	}
+	if (!ret)
+		ret = write_results(&c);
+out:
+	if (ret && ret != -RB_EAGAIN && ret != -RB_ESTORE) {
+		/* This series cannot be reviewed: record why, go on. */
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", rb_errmsg());
+		rb_log(RB_LOG_ERROR, "review.failed", "series", job->key,
+		       "reason", why, NULL);
+		fprintf(stderr, "reviewbot: series <%s>: %s\n", job->key, why);
+		ret = fail_job(p, job, why);
+	}
+	release(&c);
+	return ret;
+}

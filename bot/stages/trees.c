@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trees.c - fetching the configured trees. See trees.h.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bot/config.h"
+#include "bot/stages/trees.h"
+#include "review/base.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+bool rb_tree_fetchable(const struct rb_tree_config *t)
+{
+	return t && t->url && t->branch && strcmp(t->branch, "HEAD") &&
+	       t->fetch_minutes > 0;
+}
+
+/* "<gitdir>/reviewbot-fetched-<branch, %-encoded>" into @path. */
+static int stamp_path(struct rb_buf *path, git_repository *repo,
+		      const char *branch)
+{
+	const char *gitdir = git_repository_path(repo);
+	const char *c;
+	int ret;
+
+	if (!gitdir || !*gitdir)
+		return -RB_ENOTFOUND;
+	ret = rb_buf_printf(path, "%s%sreviewbot-fetched-", gitdir,
+			    gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
+	for (c = branch; !ret && *c; c++)
+		ret = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			     "0123456789.-_",
+			     *c) ?
+			      rb_buf_putc(path, *c) :
+			      rb_buf_printf(path, "%%%02X", (unsigned char)*c);
+	return ret ? -RB_ENOMEM : 0;
+}
+
+int rb_tree_fetched_at(int64_t *out, git_repository *repo, const char *branch)
+{
+	struct rb_buf path = RB_BUF_INIT(8192);
+	struct stat sb;
+	int ret;
+
+	ret = stamp_path(&path, repo, branch);
+	if (!ret && stat(path.ptr, &sb))
+		ret = -RB_ENOTFOUND;
+	if (!ret)
+		*out = (int64_t)sb.st_mtime;
+	rb_buf_release(&path);
+	return ret;
+}
+
+/* Touches the branch's stamp: it was fetched now. */
+static void stamp(git_repository *repo, const char *branch)
+{
+	struct rb_buf path = RB_BUF_INIT(8192);
+	int fd;
+
+	if (!stamp_path(&path, repo, branch)) {
+		fd = open(path.ptr, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			futimens(fd, NULL);
+			close(fd);
+		}
+	}
+	rb_buf_release(&path);
+}
+
+bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
+		 int64_t now)
+{
+	int64_t at;
+
+	if (!rb_tree_fetchable(t))
+		return false;
+	if (rb_tree_fetched_at(&at, repo, t->branch))
+		return true;
+	return now - at >= (int64_t)t->fetch_minutes * 60;
+}
+
+int rb_tree_fetch(git_oid *out, git_repository *repo,
+		  const struct rb_tree_config *t, const char *who)
+{
+	struct rb_buf ref = RB_BUF_INIT(4096);
+	git_reference *head = NULL;
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid oid;
+	int ret;
+
+	ret = rb_base_fetch(&oid, repo, t->url, t->branch);
+	if (!ret && rb_buf_printf(&ref, "refs/heads/%s", t->branch))
+		ret = rb_err(RB_ENOMEM, "out of memory");
+	if (!ret && git_reference_create(&head, repo, ref.ptr, &oid, 1,
+					 "reviewbot: fetch") < 0)
+		ret = rb_err(RB_EIO, "%s: %s: %s", t->path, ref.ptr,
+			     git_error_last() ? git_error_last()->message :
+						"cannot update");
+	if (ret) {
+		rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree", t->name,
+		       "reason", rb_errmsg(), NULL);
+	} else {
+		git_oid_tostr(hex, sizeof(hex), &oid);
+		rb_log(RB_LOG_INFO, "tree.fetched", "tree", t->name, "branch",
+		       t->branch, "head", hex, "name", who ? who : "-", NULL);
+		git_oid_cpy(out, &oid);
+		stamp(repo, t->branch);
+	}
+	git_reference_free(head);
+	rb_buf_release(&ref);
+	return ret;
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * store.c - the store itself: open and close, the single-owner lock of a
+ * SQLite store, the schema and its migrations, transactions and the
+ * clock. The operations live in one file per family of tables
+ * (store.h); see docs/ARCHITECTURE.md for the tables.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bot/store/store_priv.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/testenv.h"
+#include "util/banned.h"
+
+/*
+ * Migrations, in order. {{ID}} and {{BLOB}} stand for the engine's
+ * auto-increment key and binary types (expand()). Never edit a released migration:
+ * add the next one.
+ */
+static const char *const migrations[] = {
+	/* 1: the first schema */
+	"CREATE TABLE messages ("
+	" message_id TEXT PRIMARY KEY,"
+	" raw {{BLOB}} NOT NULL,"
+	" origin TEXT NOT NULL,"
+	" received_at BIGINT NOT NULL,"
+	" state TEXT NOT NULL DEFAULT 'new'," /* new parsed malformed */
+	" reason TEXT,"
+	" kind TEXT," /* patch cover reply other ignored */
+	" subject TEXT, from_addr TEXT, from_name TEXT, date BIGINT,"
+	" list_id TEXT, in_reply_to TEXT, refs TEXT,"
+	" version INTEGER, idx INTEGER, total INTEGER, change_id TEXT);"
+	"CREATE INDEX messages_state ON messages(state);"
+	"CREATE TABLE series ("
+	" id TEXT PRIMARY KEY, version INTEGER, total INTEGER, cover TEXT,"
+	" title TEXT, author TEXT, previous TEXT, change_id TEXT,"
+	" complete INTEGER NOT NULL DEFAULT 0, last_date BIGINT,"
+	" first_seen BIGINT NOT NULL, updated_at BIGINT NOT NULL,"
+	" state TEXT NOT NULL DEFAULT 'waiting', detail TEXT,"
+	" subsystem TEXT, list_id TEXT,"
+	" base_name TEXT, base_commit TEXT, applied_commit TEXT);"
+	"CREATE TABLE patches ("
+	" series_id TEXT NOT NULL, idx INTEGER NOT NULL,"
+	" message_id TEXT NOT NULL, PRIMARY KEY (series_id, idx));"
+	"CREATE TABLE attempts ("
+	" id {{ID}}, series_id TEXT NOT NULL, base_name TEXT,"
+	" base_commit TEXT, ok INTEGER NOT NULL, failed_patch INTEGER,"
+	" failed_file TEXT, failed_hunk INTEGER, reason TEXT,"
+	" created_at BIGINT NOT NULL);"
+	"CREATE TABLE reviews ("
+	" message_id TEXT PRIMARY KEY," /* the outgoing mail */
+	" series_id TEXT NOT NULL, kind TEXT NOT NULL,"
+	" patch_idx INTEGER NOT NULL, policy TEXT, words INTEGER,"
+	" findings INTEGER, subsystem TEXT, model TEXT,"
+	" tokens_in BIGINT, tokens_out BIGINT,"
+	" cost BIGINT," /* micro-dollars */
+	" latency BIGINT," /* seconds from the last patch to the review */
+	" created_at BIGINT NOT NULL,"
+	" UNIQUE (series_id, kind, patch_idx));"
+	"CREATE TABLE findings ("
+	" id {{ID}}, series_id TEXT NOT NULL, review_msgid TEXT, fid TEXT,"
+	" patch_idx INTEGER, checker TEXT NOT NULL, checker_version TEXT,"
+	" category TEXT NOT NULL, severity TEXT NOT NULL, file TEXT,"
+	" line INTEGER, code TEXT, message TEXT NOT NULL,"
+	" fingerprint TEXT NOT NULL,"
+	" state TEXT NOT NULL," /* raised suppressed dropped */
+	" created_at BIGINT NOT NULL);"
+	"CREATE INDEX findings_fp ON findings(fingerprint);"
+	"CREATE INDEX findings_review ON findings(review_msgid);"
+	"CREATE TABLE outbox ("
+	" message_id TEXT PRIMARY KEY, series_id TEXT, env_from TEXT NOT NULL,"
+	" rcpts TEXT NOT NULL, bytes {{BLOB}} NOT NULL,"
+	" state TEXT NOT NULL," /* held queued sending sent failed */
+	" attempts INTEGER NOT NULL DEFAULT 0, send_after BIGINT NOT NULL,"
+	" last_error TEXT, created_at BIGINT NOT NULL, sent_at BIGINT);"
+	"CREATE INDEX outbox_state ON outbox(state, send_after);"
+	"CREATE TABLE verdicts ("
+	" id {{ID}}, reply_msgid TEXT NOT NULL, review_msgid TEXT,"
+	" fid TEXT, fingerprint TEXT, verdict TEXT," /* false_positive ... */
+	" judge TEXT, authorised INTEGER NOT NULL, reason TEXT,"
+	" created_at BIGINT NOT NULL, UNIQUE (reply_msgid, fid));"
+	"CREATE TABLE jobs ("
+	" id {{ID}}, kind TEXT NOT NULL, key TEXT NOT NULL,"
+	" state TEXT NOT NULL DEFAULT 'ready'," /* ready running done failed */
+	" attempts INTEGER NOT NULL DEFAULT 0, owner TEXT,"
+	" lease_until BIGINT, not_before BIGINT NOT NULL, error TEXT,"
+	" created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,"
+	" UNIQUE (kind, key));"
+	"CREATE INDEX jobs_ready ON jobs(state, not_before);"
+	"CREATE TABLE source_state ("
+	" source TEXT NOT NULL, mailbox TEXT NOT NULL, validity BIGINT,"
+	" last BIGINT, PRIMARY KEY (source, mailbox));",
+	/* 2: the feedback stage's bookkeeping (bot/stages/feedback.c): each reply
+	 * looked at once, with what became of it */
+	"CREATE TABLE feedback ("
+	" message_id TEXT PRIMARY KEY," /* the reply */
+	" review_msgid TEXT," /* our review it answers, or NULL */
+	" state TEXT NOT NULL," /* unrelated no_verdict judged refused */
+	" judge TEXT, verdicts INTEGER NOT NULL DEFAULT 0, reason TEXT,"
+	" created_at BIGINT NOT NULL);"
+	"CREATE INDEX verdicts_fp ON verdicts(fingerprint);"
+	"CREATE INDEX verdicts_review ON verdicts(review_msgid, fid);",
+	/* 3: scale-out (bot/web/metrics.c, cmd_run.c --role): the outbox claim
+	 * is a lease, so that two senders never both hold a mail and one that
+	 * dies gives its mail back; a job remembers the worker whose lease on
+	 * it ran out; each worker's counters for /metrics */
+	"ALTER TABLE outbox ADD COLUMN lease_until BIGINT;"
+	"ALTER TABLE jobs ADD COLUMN lost_by TEXT;"
+	"CREATE TABLE workers ("
+	" name TEXT PRIMARY KEY, role TEXT NOT NULL, host TEXT,"
+	" pid INTEGER, state TEXT NOT NULL," /* idle busy draining stopped */
+	" claimed BIGINT NOT NULL DEFAULT 0, done BIGINT NOT NULL DEFAULT 0,"
+	" failed BIGINT NOT NULL DEFAULT 0,"
+	" lease_expiries BIGINT NOT NULL DEFAULT 0,"
+	" started_at BIGINT NOT NULL, seen_at BIGINT NOT NULL);",
+	/* 4: trust (issue 17). A verdict keeps its judge's role for the
+	 * finding and the author address whose series it speaks for
+	 * (bot/stages/feedback.h: what a verdict may suppress); verdicts from
+	 * before keep the reach of the judged series' author only. The
+	 * outbox keeps which recipients are mailing lists, which have no
+	 * per-recipient rate limit (bot/stages/outbox.c). */
+	"ALTER TABLE verdicts ADD COLUMN role TEXT;"
+	"ALTER TABLE verdicts ADD COLUMN owner TEXT;"
+	"UPDATE verdicts SET owner = (SELECT s.author FROM reviews r"
+	" JOIN series s ON s.id = r.series_id"
+	" WHERE r.message_id = verdicts.review_msgid);"
+	"ALTER TABLE outbox ADD COLUMN lists TEXT;",
+	/* 5: quiet and right (issue 15). How many people max_recipients
+	 * trimmed from each mail (bot/stages/scope.h: lists are never trimmed). */
+	"ALTER TABLE reviews ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;",
+	/* 6: parse once (issue 21). What series assembly reads of the body
+	 * (mail/series.h RB_SERIES_BODY_*), so that assembly works from the
+	 * stored metadata; NULL for messages parsed before, which assembly
+	 * parses again. */
+	"ALTER TABLE messages ADD COLUMN body_facts INTEGER;",
+	/* 7: versions (issue 18; bot/stages/versions.c). Which stored series is
+	 * the previous version of a series and how that was found; each
+	 * reviewed part's git patch-id and the version it is unchanged
+	 * since (not reviewed again); a finding's outcome on a later
+	 * version ("fixed"), the earlier finding it repeats, and the later
+	 * patch of the series that changes its line again. */
+	"CREATE TABLE series_versions ("
+	" series_id TEXT PRIMARY KEY, previous_id TEXT NOT NULL,"
+	" previous_version INTEGER NOT NULL,"
+	" how TEXT NOT NULL);" /* assembly b4-link change-id author-title */
+	"CREATE TABLE patch_ids ("
+	" series_id TEXT NOT NULL, idx INTEGER NOT NULL,"
+	" patch_id TEXT NOT NULL, unchanged_since INTEGER,"
+	" PRIMARY KEY (series_id, idx));"
+	"ALTER TABLE findings ADD COLUMN outcome TEXT;" /* fixed */
+	"ALTER TABLE findings ADD COLUMN outcome_version INTEGER;"
+	"ALTER TABLE findings ADD COLUMN prior_id BIGINT;"
+	"ALTER TABLE findings ADD COLUMN later_patch INTEGER;"
+	"CREATE INDEX findings_series ON findings(series_id);",
+};
+
+#define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
+
+int64_t rb_now(void)
+{
+	int64_t now;
+
+	if (rb_test_now(&now))
+		return now;
+	return (int64_t)time(NULL);
+}
+
+int rb_store_begin(struct rb_store *st)
+{
+	return st->db->ops->begin(st->db);
+}
+
+int rb_store_commit(struct rb_store *st)
+{
+	return st->db->ops->commit(st->db);
+}
+
+void rb_store_rollback(struct rb_store *st)
+{
+	st->db->ops->rollback(st->db);
+}
+
+/*
+ * A savepoint inside a batch: PostgreSQL aborts the whole transaction on
+ * a refused value, so a batch of messages puts each one in its own
+ * savepoint and can take back just that one (SQLite and PostgreSQL both
+ * speak SAVEPOINT, RELEASE and ROLLBACK TO).
+ */
+int rb_store_savepoint(struct rb_store *st)
+{
+	return st->db->ops->exec(st->db, "SAVEPOINT rb_item", NULL, 0);
+}
+
+int rb_store_release(struct rb_store *st)
+{
+	return st->db->ops->exec(st->db, "RELEASE SAVEPOINT rb_item", NULL, 0);
+}
+
+int rb_store_rollback_to(struct rb_store *st)
+{
+	return st->db->ops->exec(st->db,
+				 "ROLLBACK TO SAVEPOINT rb_item;"
+				 " RELEASE SAVEPOINT rb_item",
+				 NULL, 0);
+}
+
+static int expand(struct rb_buf *out, const struct rb_db_ops *ops,
+		  const char *sql)
+{
+	const char *p;
+	int ret = 0;
+
+	for (p = sql; *p && !ret;) {
+		if (!strncmp(p, "{{ID}}", 6)) {
+			ret = rb_buf_puts(out, ops->autoid);
+			p += 6;
+		} else if (!strncmp(p, "{{BLOB}}", 8)) {
+			ret = rb_buf_puts(out, ops->blob);
+			p += 8;
+		} else if (!strncmp(p, "{{SKIP_LOCKED}}", 15)) {
+			ret = rb_buf_puts(out, ops->skip_locked);
+			p += 15;
+		} else {
+			ret = rb_buf_putc(out, *p++);
+		}
+	}
+	return ret;
+}
+
+int rb_store_migrate(struct rb_store *st, int *from, int *to)
+{
+	struct rb_db *db = st->db;
+	struct rb_buf sql = RB_BUF_INIT(1 << 20);
+	int64_t v = 0;
+	size_t i;
+	int ret;
+
+	ret = db->ops->exec(db,
+			    "CREATE TABLE IF NOT EXISTS schema_version ("
+			    " version INTEGER NOT NULL)",
+			    NULL, 0);
+	if (ret)
+		return ret;
+	ret = rb_store_begin(st);
+	if (ret)
+		return ret;
+	if (rb_db_query_int(db, &v, "SELECT MAX(version) FROM schema_version",
+			    NULL, 0) < 0)
+		v = 0;
+	if (from)
+		*from = (int)v;
+	if (v > (int64_t)N_MIGRATIONS) {
+		rb_store_rollback(st);
+		return rb_err(RB_ESTORE,
+			      "%s: schema version %lld is newer than this "
+			      "reviewbot (%zu); upgrade reviewbot",
+			      st->where, (long long)v, N_MIGRATIONS);
+	}
+	for (i = (size_t)v; i < N_MIGRATIONS; i++) {
+		struct rb_dbv p = RB_DB_INT((int64_t)i + 1);
+
+		rb_buf_reset(&sql);
+		ret = expand(&sql, db->ops, migrations[i]);
+		if (!ret)
+			ret = db->ops->exec(db, sql.ptr, NULL, 0);
+		if (!ret)
+			ret = db->ops->exec(
+				db, "INSERT INTO schema_version VALUES (?)", &p,
+				1);
+		if (ret) {
+			rb_store_rollback(st);
+			rb_buf_release(&sql);
+			return rb_err(RB_ESTORE, "migration %zu: %s", i + 1,
+				      rb_errmsg());
+		}
+	}
+	rb_buf_release(&sql);
+	if (to)
+		*to = (int)N_MIGRATIONS;
+	return rb_store_commit(st);
+}
+
+struct claim {
+	rb_dbrow_fn fn;
+	void *payload;
+	bool found;
+};
+
+static int claim_row(const struct rb_dbrow *row, void *payload)
+{
+	struct claim *c = payload;
+
+	c->found = true;
+	return c->fn(row, c->payload);
+}
+
+int rb_store_claim_query(struct rb_store *st, const char *sql,
+			 const struct rb_dbv *p, size_t n, rb_dbrow_fn fn,
+			 void *payload)
+{
+	struct rb_buf x = RB_BUF_INIT(1 << 20);
+	struct claim c = { fn, payload, false };
+	int ret = expand(&x, st->db->ops, sql);
+
+	if (!ret)
+		ret = st->db->ops->query(st->db, x.ptr, p, n, claim_row, &c);
+	rb_buf_release(&x);
+	return !ret && !c.found ? -RB_ENOTFOUND : ret;
+}
+
+int rb_store_exists(struct rb_store *st, bool *out, const char *sql,
+		    const struct rb_dbv *p, size_t n)
+{
+	int64_t count = 0;
+	int ret;
+
+	ret = rb_db_query_int(st->db, &count, sql, p, n);
+	if (ret)
+		return ret;
+	*out = count > 0;
+	return 0;
+}
+
+int rb_store_two_text_row(const struct rb_dbrow *row, void *payload)
+{
+	struct rb_two_text *t = payload;
+
+	t->a = rb_dbv_strdup(&row->v[0]);
+	t->b = rb_dbv_strdup(&row->v[1]);
+	return 1;
+}
+
+/* A URL without its password, for messages and logs. */
+static char *redact(const char *url)
+{
+	const char *at = strchr(url, '@'), *scheme = strstr(url, "://");
+	const char *colon;
+	struct rb_buf b = RB_BUF_INIT(4096);
+
+	if (!at || !scheme || at < scheme)
+		return strdup(url);
+	colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
+	if (!colon)
+		return strdup(url);
+	rb_buf_add(&b, url, (size_t)(colon - url));
+	rb_buf_puts(&b, ":***");
+	rb_buf_puts(&b, at);
+	return rb_buf_detach(&b, NULL);
+}
+
+int rb_store_open(struct rb_store **out, const char *path_or_url, bool shared)
+{
+	struct rb_store *st = calloc(1, sizeof(*st));
+	bool pg = strstr(path_or_url, "://") != NULL;
+	int ret;
+
+	if (!st)
+		return rb_err(RB_ENOMEM, "out of memory");
+	st->lock_fd = -1;
+	st->url = strdup(path_or_url);
+	st->where = redact(path_or_url);
+	if (!st->url || !st->where) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (!pg && !shared) {
+		struct rb_buf lk = RB_BUF_INIT(4096);
+
+		rb_buf_printf(&lk, "%s.lock", path_or_url);
+		st->lock_fd = open(lk.ptr,
+				   O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+				   0600);
+		/* 0600 whatever the umask, as the store itself (db_sqlite.c). */
+		if (st->lock_fd >= 0 && fchmod(st->lock_fd, 0600) &&
+		    errno != EPERM) {
+			close(st->lock_fd);
+			st->lock_fd = -1;
+		}
+		if (st->lock_fd < 0) {
+			ret = rb_err(RB_ESTORE, "%s: %s", lk.ptr,
+				     strerror(errno));
+			rb_buf_release(&lk);
+			goto fail;
+		}
+		rb_buf_release(&lk);
+		if (flock(st->lock_fd, LOCK_EX | LOCK_NB)) {
+			ret = rb_err(RB_ELOCKED,
+				     "%s: another reviewbot process owns this "
+				     "store",
+				     st->where);
+			goto fail;
+		}
+	}
+	ret = rb_db_open(&st->db, path_or_url);
+	if (ret)
+		goto fail;
+	ret = rb_store_migrate(st, NULL, NULL);
+	if (ret)
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	rb_store_close(st);
+	return ret;
+}
+
+int rb_store_open_again(struct rb_store **out, const struct rb_store *st)
+{
+	struct rb_store *again = calloc(1, sizeof(*again));
+	int ret;
+
+	if (!again)
+		return rb_err(RB_ENOMEM, "out of memory");
+	again->lock_fd = -1;
+	again->url = strdup(st->url);
+	again->where = strdup(st->where);
+	if (!again->url || !again->where) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto fail;
+	}
+	ret = rb_db_open(&again->db, again->url);
+	if (ret)
+		goto fail;
+	*out = again;
+	return 0;
+fail:
+	rb_store_close(again);
+	return ret;
+}
+
+void rb_store_close(struct rb_store *st)
+{
+	if (!st)
+		return;
+	rb_db_close(st->db);
+	if (st->lock_fd >= 0)
+		close(st->lock_fd);
+	free(st->url);
+	free(st->where);
+	free(st);
+}
+
+bool rb_store_is_shared(const struct rb_store *st)
+{
+	return st->db->ops->shared;
+}
+
+const char *rb_store_where(const struct rb_store *st)
+{
+	return st->where;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * store_priv.h - what the store files share and nothing else includes:
+ * the store's handle on its driver (bot/store/db.h) and the one way they run a
+ * statement. Callers see struct rb_store as an opaque handle (store.h);
+ * only the files of bot/store/ write SQL.
+ */
+#ifndef RB_BOT_STORE_PRIV_H
+#define RB_BOT_STORE_PRIV_H
+
+#include "bot/store/db.h"
+#include "bot/store/store.h"
+
+struct rb_store {
+	struct rb_db *db;
+	char *url; /* the path or URL as opened, for rb_store_open_again() */
+	char *where; /* path or URL with any password removed, for messages */
+	int lock_fd; /* the single-owner lock of a SQLite store, or -1 */
+};
+
+/* The first two columns of the first row, as malloc'd strings (NULL for
+ * SQL NULL): a row callback (bot/store/db.h) that stops after one row. */
+struct rb_two_text {
+	char *a, *b;
+};
+int rb_store_two_text_row(const struct rb_dbrow *row, void *payload);
+
+/*
+ * Runs a query that claims a row: @sql says {{SKIP_LOCKED}} where the
+ * engine locks the row it picks (" FOR UPDATE SKIP LOCKED" on
+ * PostgreSQL, nothing on SQLite, whose writer holds the whole store).
+ * -RB_ENOTFOUND when there was none to claim.
+ */
+int rb_store_claim_query(struct rb_store *st, const char *sql,
+			 const struct rb_dbv *p, size_t n, rb_dbrow_fn fn,
+			 void *payload);
+
+/* *out: whether the COUNT(*) that @sql asks for is above 0. */
+int rb_store_exists(struct rb_store *st, bool *out, const char *sql,
+		    const struct rb_dbv *p, size_t n);
+
+/* Runs one statement with the parameters that follow the SQL. */
+#define EXEC(st, sql, ...)                                       \
+	({                                                       \
+		struct rb_dbv _p[] = { __VA_ARGS__ };            \
+		(st)->db->ops->exec((st)->db, (sql), _p,         \
+				    sizeof(_p) / sizeof(_p[0])); \
+	})
+
+/* Rows changed by the last statement of @st. */
+static inline int64_t rb_store_changes(struct rb_store *st)
+{
+	return st->db->ops->changes(st->db);
+}
+
+/* Runs one query with the parameters that follow @fn and @payload. */
+#define QUERY(st, sql, fn, payload, ...)                               \
+	({                                                             \
+		struct rb_dbv _p[] = { __VA_ARGS__ };                  \
+		(st)->db->ops->query((st)->db, (sql), _p,              \
+				     sizeof(_p) / sizeof(_p[0]), (fn), \
+				     (payload));                       \
+	})
+
+#endif
