@@ -1216,6 +1216,7 @@ int rb_render_apply_failure(struct rb_buf *out,
 	ret = ret ?: set_str(d, "prereq_applied", ctx->prereq_applied);
 	ret = ret ?: set_str(d, "prereq_missing", ctx->prereq_missing);
 	ret = ret ?: set_bool(d, "too_big", ctx->too_big);
+	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
 	for (i = 0; i < ctx->n_attempts && !ret; i++) {
 		const struct rb_render_apply_attempt *a = &ctx->attempts[i];
 		json_t *o = json_object();

@@ -145,6 +145,10 @@ struct rb_render_apply_ctx {
 	/* Over the review's size limit (RB_APPLY_TOO_BIG) on a tree: the
 	 * mail says why it was not reviewed, not that it does not apply. */
 	bool too_big;
+	/* Lines said before the attempts ("Patch 8/9 did not reach the
+	 * list; ..."), as in struct rb_render_ctx. */
+	const char *const *summary;
+	size_t n_summary;
 	struct rb_render_dirs dirs;
 };
 

@@ -106,6 +106,7 @@ struct series_ctx {
 	struct rb_buf summary; /* lines, NUL-separated */
 	const char *summary_v[8];
 	size_t n_summary;
+	bool summary_fixed; /* summary_v holds pointers (fix_summary()) */
 
 	struct outgoing *out;
 	size_t n_out;
@@ -257,6 +258,9 @@ static void fix_summary(struct series_ctx *c)
 {
 	size_t i;
 
+	if (c->summary_fixed)
+		return;
+	c->summary_fixed = true;
 	for (i = 0; i < c->n_summary; i++)
 		c->summary_v[i] = c->summary.ptr + (uintptr_t)c->summary_v[i];
 }
@@ -1330,6 +1334,10 @@ static int render_apply_failure(struct series_ctx *c)
 	r.n_attempts = n;
 	r.prereq_applied = c->prereq.applied.len ? c->prereq.applied.ptr : NULL;
 	r.prereq_missing = c->prereq.missing.len ? c->prereq.missing.ptr : NULL;
+	/* What the other mails say first: the parts that did not arrive. */
+	fix_summary(c);
+	r.summary = c->summary_v;
+	r.n_summary = c->n_summary;
 	r.dirs = dirs_of(c);
 	ret = rb_render_apply_failure(&body, &r);
 	if (ret)
@@ -1878,8 +1886,8 @@ static int review_prefix(struct series_ctx *c, int k)
 					    c->row.total);
 	if (!ret)
 		ret = rb_buf_printf(&line,
-				    " did not reach the list; this review "
-				    "covers patches 1 to %d of %d.",
+				    " did not reach the list; only patches 1 "
+				    "to %d of %d were looked at.",
 				    k, c->row.total);
 	if (!ret)
 		ret = add_summary(c, line.ptr);
