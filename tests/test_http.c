@@ -50,7 +50,7 @@ static void add_finding(struct rb_store *st, const char *review,
 	struct rb_finding f = {
 		.checker = "commit-msg",
 		.checker_version = "1",
-		.category = "fixes-tag",
+		.category = "fixes-format",
 		.severity = RB_FSEV_LOW,
 		.file = (char *)file,
 		.line = line,
@@ -363,13 +363,13 @@ static void test_pages(void **state)
 	       "<td>patch 1, lib/ring.c hunk 2: does not apply</td>");
 	has(p, "<td>demo</td><td>0123456789ab</td><td>applied</td>");
 	snprintf(line, sizeof(line),
-		 "<tr><td>F1</td><td>commit-msg/fixes-tag</td><td>%s</td>"
+		 "<tr><td>F1</td><td>commit-msg/fixes-format</td><td>%s</td>"
 		 "<td>lib/ring.c:7</td><td><pre class=\"quote\">x = &lt;y&gt;;"
 		 "</pre>is this &lt;right&gt;?</td><td>raised</td>"
 		 "<td class=\"outcome\">judged false positive</td></tr>",
 		 rb_fsev_name(RB_FSEV_LOW));
 	has(p, line);
-	has(p, "<tr><td>-</td><td>commit-msg/fixes-tag</td>");
+	has(p, "<tr><td>-</td><td>commit-msg/fixes-format</td>");
 	has(p, "<td>(commit message)</td>");
 	has(p, "<tr><td>F1</td><td>false_positive</td><td>ada@example.org"
 	       "</td><td>yes</td><td></td>");
@@ -619,7 +619,17 @@ static void test_series_json(void **state)
 	assert_int_equal(json_integer_value(json_object_get(v, "median_s")),
 			 5400);
 	assert_int_equal(json_integer_value(json_object_get(v, "p95_s")), 5400);
+	/* A rule's row has the benchmark's labelled precision beside. */
+	v = json_object_get(json_object_get(j, "by_rule"),
+			    "commit-msg/fixes-format");
+	assert_non_null(v);
+	assert_true(json_is_number(json_object_get(v, "labelled_precision")));
+	assert_true(json_integer_value(json_object_get(v, "labelled")) > 0);
 	json_decref(j);
+	free(text);
+	q.format = NULL;
+	text = render_q(st, &q);
+	has(text, "labelled precision (bench");
 	free(text);
 	rb_store_close(st);
 }

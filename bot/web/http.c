@@ -24,6 +24,7 @@
 #include "bot/web/metrics.h"
 #include "bot/web/stats.h"
 #include "bot/store/store.h"
+#include "review/rules.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -1072,7 +1073,13 @@ static const struct {
 	{ "model", "by_model" },
 };
 
-static int prec_table(struct rb_buf *b, const char *title, json_t *o)
+/*
+ * The table of one group. Rules also show the precision the benchmark
+ * measured on labelled real findings ("labelled", review/rules.c), beside
+ * what the verdicts here say.
+ */
+static int prec_table(struct rb_buf *b, const char *title, json_t *o,
+		      bool labelled)
 {
 	const char *k;
 	json_t *v;
@@ -1085,7 +1092,11 @@ static int prec_table(struct rb_buf *b, const char *title, json_t *o)
 	ret = ret   ?:
 		      rb_buf_puts(b, "</h3><table><tr><th></th><th>raised</th>"
 				     "<th>judged</th><th>valid</th>"
-				     "<th>precision</th></tr>\n");
+				     "<th>precision</th>");
+	if (!ret && labelled)
+		ret = rb_buf_puts(b, "<th>labelled precision (bench, "
+				     "findings labelled)</th>");
+	ret = ret ?: rb_buf_puts(b, "</tr>\n");
 	json_object_foreach(o, k, v)
 	{
 		json_t *p = json_object_get(v, "precision");
@@ -1107,6 +1118,18 @@ static int prec_table(struct rb_buf *b, const char *title, json_t *o)
 			ret = rb_buf_printf(b, "%.2f", json_number_value(p));
 		else if (!ret)
 			ret = rb_buf_puts(b, "-");
+		if (!ret && labelled) {
+			json_t *lp = json_object_get(v, "labelled_precision");
+
+			ret = json_is_number(lp) ?
+				      rb_buf_printf(
+					      b, "</td><td>%.2f (%lld)",
+					      json_number_value(lp),
+					      (long long)json_integer_value(
+						      json_object_get(
+							      v, "labelled"))) :
+				      rb_buf_puts(b, "</td><td>-");
+		}
 		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
 	}
 	return ret ?: rb_buf_puts(b, "</table>\n");
@@ -1337,6 +1360,38 @@ static int prec_into(const char *group, const struct rb_report_precision *p,
 }
 
 /*
+ * A rule's row ("checker/category") with the precision bench/precision.sh
+ * measured for it on labelled real findings, when it was measured.
+ */
+static int prec_into_rule(const char *rule, const struct rb_report_precision *p,
+			  void *payload)
+{
+	const char *slash = strchr(rule, '/');
+	const struct rb_rule_default *d;
+	json_t *o;
+	size_t n, i;
+	int ret = prec_into(rule, p, payload);
+
+	o = json_object_get(payload, rule);
+	if (ret || !o || !slash)
+		return ret;
+	d = rb_rule_defaults(&n);
+	for (i = 0; i < n; i++) {
+		if (strlen(d[i].checker) != (size_t)(slash - rule) ||
+		    strncmp(d[i].checker, rule, (size_t)(slash - rule)) ||
+		    strcmp(d[i].category, slash + 1))
+			continue;
+		if (d[i].precision >= 0 && d[i].labelled > 0) {
+			jset(o, "labelled_precision",
+			     json_real(d[i].precision / 100.0));
+			jset(o, "labelled", json_integer(d[i].labelled));
+		}
+		break;
+	}
+	return 0;
+}
+
+/*
  * rb_stats_collect()'s figures and what the page adds: precision per
  * rule, the latency from receipt to sending (median, p95), and the mails
  * by the day their series arrived.
@@ -1353,7 +1408,8 @@ static int stats_json(json_t **out, struct rb_store *st)
 	if (ret)
 		return ret;
 	o = json_object();
-	ret = rb_store_report_precision_by(st, RB_GROUP_RULE, prec_into, o);
+	ret = rb_store_report_precision_by(st, RB_GROUP_RULE, prec_into_rule,
+					   o);
 	jset(j, "by_rule", o);
 	ret = ret ?: rb_store_report_send_latencies(st, i64_push, &lat);
 	if (!ret)
@@ -1648,7 +1704,8 @@ static int stats_html(struct rb_buf *b, struct rb_store *st, json_t *j)
 			      false);
 	for (i = 0; i < ARRAY_SIZE(stat_groups) && !ret; i++)
 		ret = prec_table(b, stat_groups[i].title,
-				 json_object_get(j, stat_groups[i].key));
+				 json_object_get(j, stat_groups[i].key),
+				 !strcmp(stat_groups[i].key, "by_rule"));
 	ret = ret ?: chart_precision(b, st);
 	ret = ret ?: chart_mails(b, json_object_get(j, "mails_by_series_day"));
 	ret = ret ?: chart_latency(b, sl);
