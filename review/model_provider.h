@@ -70,6 +70,25 @@ const char *rb_model_name(const struct rb_model *m);
 /* The options it was made with (strings owned by @m). */
 const struct rb_model_opts *rb_model_get_opts(const struct rb_model *m);
 
+struct rb_buf;
+
+/*
+ * Tools offered with one request (model_tools.h gives them). When a
+ * request has tools, rb_model_call() runs the loop: the model's tool
+ * calls are answered through @call, turn by turn, until it gives its
+ * answer or @max_rounds turns have passed (then the answer is demanded
+ * without tools). Every turn, with its calls and results, is recorded.
+ * @call returns 0, or -RB_ETOOBIG when a limit is reached (the result
+ * text says so and the model is told to answer now), or -RB_ENOMEM.
+ */
+struct rb_model_toolset {
+	const char *defs; /* JSON array: rb_model_tools_defs() */
+	int (*call)(void *arg, const char *name, const char *args,
+		    size_t args_len, struct rb_buf *out);
+	void *arg;
+	int max_rounds; /* default 12 */
+};
+
 /* One request to a provider. */
 struct rb_model_request {
 	const char *kind; /* "finder" or "verifier" */
@@ -78,6 +97,7 @@ struct rb_model_request {
 	const char *schema_name;
 	const char *schema; /* JSON schema text of the answer */
 	const char *nonce; /* left out of the request hash */
+	const struct rb_model_toolset *tools; /* or NULL: one exchange */
 };
 
 struct rb_model_reply {

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * model_tools.h - the read-only tools the model may call while it reviews
+ * one patch: a file range at the base or at the series tip, a search of
+ * the tree (git grep semantics), a symbol's definition and its callers,
+ * another patch of the series, the cover letter, the review of the
+ * previous version, and the history of a path.
+ *
+ * Everything here reads; nothing writes. A tool's arguments come from the
+ * model, which read hostile mail: paths are tree paths looked up through
+ * libgit2 only (never the file system), patterns are fixed strings or
+ * bounded, and every result is capped. Limits per patch (calls, bytes
+ * returned, wall time) hold over finder and verifier together.
+ *
+ * The tool definitions are provider-neutral JSON; model_provider.c turns
+ * them into OpenAI "tools", Anthropic "tools" or the command protocol.
+ */
+#ifndef RB_REVIEW_MODEL_TOOLS_H
+#define RB_REVIEW_MODEL_TOOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <git2.h>
+
+struct rb_buf;
+struct rb_model_tools;
+
+/* What the tools can see. Everything is borrowed for the tools' life. */
+struct rb_model_tools_ctx {
+	git_repository *repo; /* the tree the series applied to, or NULL */
+	const git_oid *base_tree; /* the tree before the series, or NULL */
+	const git_oid *tip_tree; /* the tree after the whole series, or NULL */
+	const git_oid *base_commit; /* for path history, or NULL */
+	const char *const *patches; /* every part: commit message + diff */
+	size_t n_patches;
+	int index; /* 1-based: the patch under review */
+	const char *cover; /* the cover letter body, or NULL */
+	const char *prev_review; /* what was said on v(n-1), or NULL */
+};
+
+/* Limits per patch; 0 takes the default. */
+struct rb_model_tool_limits {
+	int max_calls; /* tool calls, default 24 */
+	size_t max_bytes; /* bytes returned over all calls, default 200 KiB */
+	size_t max_result; /* bytes of one result, default 16 KiB */
+	int max_seconds; /* wall time from the first call, default 300 */
+};
+
+struct rb_model_tools_usage {
+	int calls; /* calls answered */
+	int refused; /* calls refused by a limit */
+	size_t bytes; /* bytes returned */
+};
+
+/* -RB_ENOMEM only; a NULL repo leaves just the series tools. */
+int rb_model_tools_new(struct rb_model_tools **out,
+		       const struct rb_model_tools_ctx *ctx,
+		       const struct rb_model_tool_limits *lim);
+void rb_model_tools_free(struct rb_model_tools *t);
+
+/*
+ * The tool definitions as a JSON array text:
+ * [{"name": ..., "description": ..., "parameters": {JSON schema}}, ...].
+ * Static; the same for every patch, so recordings stay comparable.
+ */
+const char *rb_model_tools_defs(void);
+
+/*
+ * Runs tool @name with the JSON object text @args (as the model sent it)
+ * and appends the result text to @out. A bad argument, an unknown tool or
+ * a missing file is a result the model reads ("error: no such file
+ * mm/x.c at tip"), not a failure: 0. A limit reached appends the reason
+ * and returns -RB_ETOOBIG, after which every call is refused. -RB_ENOMEM.
+ */
+int rb_model_tools_call(struct rb_model_tools *t, const char *name,
+			const char *args, size_t args_len, struct rb_buf *out);
+
+void rb_model_tools_get_usage(const struct rb_model_tools *t,
+			      struct rb_model_tools_usage *u);
+
+/*
+ * The evidence check: is every line of @quote (one or more lines,
+ * compared with surrounding white space trimmed) in @path of the tree at
+ * the base (@base_side) or at the tip, consecutive, starting within
+ * @near lines of @line? 0 when it is; -RB_ENOTFOUND (no such file) or
+ * -RB_EINVAL (not there) otherwise.
+ */
+int rb_model_tools_quote_at(const struct rb_model_tools *t, const char *path,
+			    bool base_side, int line, const char *quote,
+			    int near);
+
+#endif
