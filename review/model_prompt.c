@@ -6,7 +6,8 @@
  * false-positive guide, the severity rubric, and how untrusted data is
  * marked (a random nonce, so text in a patch cannot close the block).
  * Subsystem guides from review/guides/ follow, chosen by the MAINTAINERS
- * sections the series touches (each guide's first line lists them).
+ * sections the series touches, the paths and the symbols the patch
+ * changes (review/guides.h).
  *
  * The user prompt carries the data, every piece inside the markers: the
  * series context (cover subject, every patch subject), the commit message
@@ -26,12 +27,15 @@
 
 #include "mail/trailer.h"
 #include "review/diff.h"
+#include "review/guides.h"
 #include "review/hidden.h"
 #include "review/model.h"
 #include "review/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "util/hash.h"
+#include "util/log.h"
 #include "util/banned.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -39,7 +43,6 @@
 #define BYTES_PER_TOKEN 4
 #define MAX_COMMIT_MSG 8192
 #define MAX_SUBJECTS 40 /* series subjects shown around this patch */
-#define MAX_GUIDES 8192
 #define MAX_FUNC_LINES 200
 #define MAX_BLOB (4u << 20)
 
@@ -223,60 +226,55 @@ static const char system_rules[] =
 	"question (what you would ask the author, plainly, one or two "
 	"sentences). No findings: {\"findings\": []}.\n";
 
-/* Guides whose first line "Sections: A | B" names a touched section. */
+/*
+ * The guides that apply to this patch (review/guides.h): by the sections
+ * the series touches, the paths this patch changes, and the symbols in
+ * its changed lines. No size cap: the guides are ours, and the model
+ * needs the rules more than the room.
+ */
 static int add_guides(struct rb_buf *out, const char *dir,
 		      const struct rb_model_patch_ctx *ctx)
 {
-	struct dirent **ents = NULL;
-	size_t used = 0;
-	int n, i, ret = 0;
+	struct rb_guides g = { 0 };
+	struct rb_diff *d = NULL;
+	const char **paths = NULL;
+	struct rb_guides_query q = {
+		.sections = ctx->subsystems,
+		.n_sections = ctx->n_subsystems,
+		.patch = ctx->patch,
+		.patch_len = ctx->patch_len,
+	};
+	size_t i;
+	int ret;
 
-	if (!dir || !ctx->n_subsystems)
+	ret = rb_guides_load(&g, dir);
+	if (ret == -RB_EPARSE) {
+		/* A broken guide is the operator's to fix: said, not fatal. */
+		rb_log(RB_LOG_WARN, "model.guides", "reason", rb_errmsg(),
+		       NULL);
 		return 0;
-	n = scandir(dir, &ents, NULL, alphasort);
-	for (i = 0; i < n; i++) {
-		struct rb_buf g = RB_BUF_INIT(64 * 1024);
-		char path[4096];
-		const char *nl, *p, *q;
-		size_t k;
-		bool hit = false;
-
-		if (!strstr(ents[i]->d_name, ".md") || ret)
-			goto next;
-		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
-		if (rb_read_file(&g, path) ||
-		    strncasecmp(g.ptr, "Sections:", 9))
-			goto next;
-		nl = strchr(g.ptr, '\n');
-		if (!nl)
-			goto next;
-		for (p = g.ptr + 9; p < nl && !hit; p = q + 1) {
-			size_t l;
-
-			while (p < nl && (*p == ' ' || *p == '|'))
-				p++;
-			q = memchr(p, '|', (size_t)(nl - p));
-			if (!q)
-				q = nl;
-			l = (size_t)(q - p);
-			while (l && p[l - 1] == ' ')
-				l--;
-			for (k = 0; l && k < ctx->n_subsystems; k++)
-				if (!strncasecmp(ctx->subsystems[k], p, l))
-					hit = true;
-		}
-		if (hit && used + g.len <= MAX_GUIDES) {
-			ret = rb_buf_printf(&out[0],
-					    "\nSUBSYSTEM GUIDE (%.*s)\n%s",
-					    (int)(strlen(ents[i]->d_name) - 3),
-					    ents[i]->d_name, nl + 1);
-			used += g.len;
-		}
-next:
-		rb_buf_release(&g);
-		free(ents[i]);
 	}
-	free(ents);
+	if (ret || !g.n)
+		return ret;
+	if (ctx->patch && !rb_diff_parse(&d, ctx->patch, ctx->patch_len)) {
+		paths = calloc(d->n_files + 1, sizeof(*paths));
+		if (!paths) {
+			ret = -RB_ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < d->n_files; i++)
+			paths[i] = rb_diff_file_path(&d->files[i]);
+		q.paths = paths;
+		q.n_paths = d->n_files;
+	}
+	for (i = 0; !ret && i < g.n; i++)
+		if (rb_guide_applies(&g.v[i], &q, NULL))
+			ret = rb_buf_printf(out, "\nSUBSYSTEM GUIDE (%s)\n%s",
+					    g.v[i].name, g.v[i].body);
+out:
+	free(paths);
+	rb_diff_free(d);
+	rb_guides_release(&g);
 	return ret;
 }
 
@@ -588,4 +586,31 @@ out:
 	rb_buf_release(&funcs);
 	rb_buf_release(&note);
 	return ret;
+}
+
+int rb_model_prompt_version(char out[13], const char *guides_dir,
+			    const char *const *texts, size_t n_texts)
+{
+	struct rb_guides g = { 0 };
+	struct rb_sha256 *h = rb_sha256_new();
+	char hex[RB_SHA256_HEX];
+	size_t i;
+	int ret;
+
+	if (!h)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = rb_guides_load(&g, guides_dir);
+	if (ret && ret != -RB_EPARSE) {
+		rb_sha256_final_hex(h, hex);
+		return ret;
+	}
+	rb_sha256_update(h, system_rules, sizeof(system_rules));
+	for (i = 0; i < n_texts; i++)
+		rb_sha256_update(h, texts[i], strlen(texts[i]) + 1);
+	rb_guides_hash(&g, h);
+	rb_guides_release(&g);
+	rb_sha256_final_hex(h, hex);
+	memcpy(out, hex, 12);
+	out[12] = '\0';
+	return 0;
 }

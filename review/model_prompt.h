@@ -22,6 +22,16 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 			  const struct rb_model_patch_ctx *ctx,
 			  const char *nonce);
 
+/*
+ * The prompt set's version, stored with each review and finding so that
+ * stats can be split by it: the first 12 hex digits of SHA-256 over the
+ * prompt texts compiled in (this file's rules and @texts, the finder's
+ * and verifier's from model.c) and every guide of @guides_dir
+ * (review/guides.h). -RB_ENOMEM, or -RB_EIO reading the guides.
+ */
+int rb_model_prompt_version(char out[13], const char *guides_dir,
+			    const char *const *texts, size_t n_texts);
+
 /* A fresh random nonce, 16 hex digits. */
 void rb_model_nonce(char out[17]);
 
