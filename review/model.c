@@ -740,3 +740,13 @@ int rb_model_status_line(struct rb_buf *out, const struct rb_model *m,
 		return -RB_ETOOBIG;
 	return rb_buf_puts(out, ".");
 }
+
+int rb_model_prompt_set_version(char out[13], const struct rb_model *m)
+{
+	/* Every prompt text of this file: a change to any is a new version. */
+	const char *const texts[] = { finder_schema, verifier_schema,
+				      verifier_rules };
+
+	return rb_model_prompt_version(out, rb_model_get_opts(m)->guides_dir,
+				       texts, sizeof(texts) / sizeof(texts[0]));
+}

@@ -89,6 +89,13 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 int rb_model_status_line(struct rb_buf *out, const struct rb_model *m,
 			 const struct rb_model_usage *u, int err);
 
+/*
+ * The version of the prompt set @m reviews with (model_prompt.h's
+ * rb_model_prompt_version() over every prompt text and guide): stored
+ * with each review and finding. 0 or -RB_ENOMEM / -RB_EIO.
+ */
+int rb_model_prompt_set_version(char out[13], const struct rb_model *m);
+
 /* ---- lower layers, for tests, the fuzzer and bench/model-eval ---- */
 
 /* A finding as the finder proposes it. */
