@@ -62,6 +62,17 @@ void rb_finding_fingerprint(const struct rb_finding *f, char out[17])
 	rb_buf_release(&b);
 }
 
+/* Frees the strings @f owns; @f itself belongs to its array. */
+static void finding_release(struct rb_finding *f)
+{
+	free(f->checker);
+	free(f->checker_version);
+	free(f->category);
+	free(f->file);
+	free(f->code);
+	free(f->message);
+}
+
 static char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;
@@ -90,12 +101,7 @@ int rb_findings_add(struct rb_findings *fs, const char *checker,
 	f->message = strdup(message);
 	f->patch_index = patch_index;
 	if (!f->checker || !f->category || !f->message) {
-		free(f->checker);
-		free(f->checker_version);
-		free(f->category);
-		free(f->file);
-		free(f->code);
-		free(f->message);
+		finding_release(f);
 		return rb_err(RB_ENOMEM, "out of memory");
 	}
 	rb_finding_fingerprint(f, f->fingerprint);
@@ -107,29 +113,11 @@ void rb_findings_release(struct rb_findings *fs)
 {
 	size_t i;
 
-	for (i = 0; i < fs->n; i++) {
-		struct rb_finding *f = &fs->v[i];
-
-		free(f->checker);
-		free(f->checker_version);
-		free(f->category);
-		free(f->file);
-		free(f->code);
-		free(f->message);
-	}
+	for (i = 0; i < fs->n; i++)
+		finding_release(&fs->v[i]);
 	free(fs->v);
 	fs->v = NULL;
 	fs->n = 0;
-}
-
-static void finding_release(struct rb_finding *f)
-{
-	free(f->checker);
-	free(f->checker_version);
-	free(f->category);
-	free(f->file);
-	free(f->code);
-	free(f->message);
 }
 
 void rb_findings_remove(struct rb_findings *fs, const bool *gone)
