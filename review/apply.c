@@ -1241,8 +1241,34 @@ static int mem_grow(struct rb_apply_mem *m)
 
 #define MEM(b) (((struct mem_backend *)(b))->mem)
 
-static int mb_read(void **buf, size_t *len, git_object_t *type,
-		   git_odb_backend *b, const git_oid *oid)
+/*
+ * Where libgit2 wants an object's type and size, and for a read its bytes
+ * (@buf NULL: the header only). libgit2 frees the bytes.
+ */
+struct memout {
+	void **buf;
+	size_t *len;
+	git_object_t *type;
+};
+
+/* Fills @w from @o (the caller holds the lock); 0, or -1 out of memory. */
+static int mem_out(const struct memout *w, git_odb_backend *b,
+		   const struct memobj *o)
+{
+	if (w->buf) {
+		*w->buf = git_odb_backend_data_alloc(b, o->len ? o->len : 1);
+		if (!*w->buf)
+			return -1;
+		memcpy(*w->buf, o->data, o->len);
+	}
+	*w->len = o->len;
+	*w->type = o->type;
+	return 0;
+}
+
+/* The object @oid into @w; GIT_ENOTFOUND when the store lacks it. */
+static int mem_read(const struct memout *w, git_odb_backend *b,
+		    const git_oid *oid)
 {
 	struct rb_apply_mem *m = MEM(b);
 	struct memobj *o;
@@ -1250,24 +1276,19 @@ static int mb_read(void **buf, size_t *len, git_object_t *type,
 
 	pthread_mutex_lock(&m->lock);
 	o = mem_find(m, oid);
-	if (o) {
-		*buf = git_odb_backend_data_alloc(b, o->len ? o->len : 1);
-		if (*buf) {
-			memcpy(*buf, o->data, o->len);
-			*len = o->len;
-			*type = o->type;
-			ret = 0;
-		} else {
-			ret = -1;
-		}
-	}
+	if (o)
+		ret = mem_out(w, b, o);
 	pthread_mutex_unlock(&m->lock);
 	return ret;
 }
 
-static int mb_read_prefix(git_oid *out, void **buf, size_t *len,
-			  git_object_t *type, git_odb_backend *b,
-			  const git_oid *prefix, size_t plen)
+/*
+ * The one object whose id starts with @prefix: its full id in @out and,
+ * with @w, the object into @w. The errors of mem_find_prefix().
+ */
+static int mem_read_prefix(git_oid *out, const struct memout *w,
+			   git_odb_backend *b, const git_oid *prefix,
+			   size_t plen)
 {
 	struct rb_apply_mem *m = MEM(b);
 	struct memobj *o = NULL;
@@ -1275,37 +1296,37 @@ static int mb_read_prefix(git_oid *out, void **buf, size_t *len,
 
 	pthread_mutex_lock(&m->lock);
 	ret = mem_find_prefix(&o, m, prefix, plen);
-	if (!ret) {
-		*buf = git_odb_backend_data_alloc(b, o->len ? o->len : 1);
-		if (*buf) {
-			memcpy(*buf, o->data, o->len);
-			*len = o->len;
-			*type = o->type;
-			git_oid_cpy(out, &o->oid);
-		} else {
-			ret = -1;
-		}
-	}
+	if (!ret && w)
+		ret = mem_out(w, b, o);
+	if (!ret)
+		git_oid_cpy(out, &o->oid);
 	pthread_mutex_unlock(&m->lock);
 	return ret;
+}
+
+static int mb_read(void **buf, size_t *len, git_object_t *type,
+		   git_odb_backend *b, const git_oid *oid)
+{
+	const struct memout w = { buf, len, type };
+
+	return mem_read(&w, b, oid);
+}
+
+static int mb_read_prefix(git_oid *out, void **buf, size_t *len,
+			  git_object_t *type, git_odb_backend *b,
+			  const git_oid *prefix, size_t plen)
+{
+	const struct memout w = { buf, len, type };
+
+	return mem_read_prefix(out, &w, b, prefix, plen);
 }
 
 static int mb_read_header(size_t *len, git_object_t *type, git_odb_backend *b,
 			  const git_oid *oid)
 {
-	struct rb_apply_mem *m = MEM(b);
-	struct memobj *o;
-	int ret = GIT_ENOTFOUND;
+	const struct memout w = { NULL, len, type };
 
-	pthread_mutex_lock(&m->lock);
-	o = mem_find(m, oid);
-	if (o) {
-		*len = o->len;
-		*type = o->type;
-		ret = 0;
-	}
-	pthread_mutex_unlock(&m->lock);
-	return ret;
+	return mem_read(&w, b, oid);
 }
 
 static int mb_exists(git_odb_backend *b, const git_oid *oid)
@@ -1322,16 +1343,7 @@ static int mb_exists(git_odb_backend *b, const git_oid *oid)
 static int mb_exists_prefix(git_oid *out, git_odb_backend *b,
 			    const git_oid *prefix, size_t plen)
 {
-	struct rb_apply_mem *m = MEM(b);
-	struct memobj *o = NULL;
-	int ret;
-
-	pthread_mutex_lock(&m->lock);
-	ret = mem_find_prefix(&o, m, prefix, plen);
-	if (!ret)
-		git_oid_cpy(out, &o->oid);
-	pthread_mutex_unlock(&m->lock);
-	return ret;
+	return mem_read_prefix(out, NULL, b, prefix, plen);
 }
 
 static int mb_freshen(git_odb_backend *b, const git_oid *oid)
