@@ -34,6 +34,7 @@ struct rb_finding {
 	char *message; /* what a reviewer would write: a question, plainly */
 	int patch_index; /* 1-based index of the patch in the series; 0 cover */
 	char fingerprint[17]; /* 16 hex digits, see rb_finding_fingerprint() */
+	char prompt[13]; /* the prompt set's version (model), else "" */
 };
 
 struct rb_findings {

@@ -18,6 +18,9 @@
 
 #include "bot/store/store.h"
 #include "bot/store/store_priv.h" /* white-box: the tables as stored */
+#include "bot/store/store_reports.h"
+#include "bot/store/store_verdicts.h"
+#include "review/findings.h"
 #include "mail/series.h"
 #include "util/err.h"
 
@@ -192,6 +195,61 @@ static void test_outbox_states(void **state)
 	rb_store_close(st);
 }
 
+static int prompt_row(const char *group, const struct rb_report_precision *p,
+		      void *payload)
+{
+	char *out = payload;
+	size_t l = strlen(out);
+
+	snprintf(out + l, 256 - l, "[%s %lld]", group, (long long)p->raised);
+	return 0;
+}
+
+/* Each review and model finding carries the prompt set's version, and
+ * stats split precision by it. */
+static void test_prompt_version(void **state)
+{
+	struct rb_store *st = open_store();
+	struct rb_outmail m = {
+		.message_id = "rb-2@example.org",
+		.series_id = "s2",
+		.kind = "review",
+		.patch_idx = 1,
+		.env_from = "bot@example.org",
+		.rcpts = "a@example.org",
+		.bytes = "X\r\n",
+		.len = 3,
+		.policy = "advisory",
+		.model = "m1",
+		.prompt = "0123456789ab",
+	};
+	struct rb_findings fs = { 0 };
+	char out[256] = "";
+
+	(void)state;
+	assert_int_equal(rb_store_add_outmail(st, &m), 0);
+	assert_int_equal(rb_findings_add(&fs, "model", "m1", "leak",
+					 RB_FSEV_HIGH, "mm/a.c", 3, "x", "y?",
+					 1),
+			 0);
+	assert_int_equal(rb_findings_add(&fs, "checkpatch", "1", "SPACING",
+					 RB_FSEV_LOW, "mm/a.c", 4, "x", "z", 1),
+			 0);
+	memcpy(fs.v[0].prompt, "0123456789ab", 13);
+	assert_int_equal(rb_store_add_finding(st, "s2", m.message_id, "F1",
+					      &fs.v[0], "raised"),
+			 0);
+	assert_int_equal(rb_store_add_finding(st, "s2", m.message_id, "F2",
+					      &fs.v[1], "raised"),
+			 0);
+	assert_int_equal(rb_store_report_precision_by(st, RB_GROUP_PROMPT,
+						      prompt_row, out),
+			 0);
+	assert_string_equal(out, "[ 1][0123456789ab 1]");
+	rb_findings_release(&fs);
+	rb_store_close(st);
+}
+
 static void test_source_state(void **state)
 {
 	struct rb_store *st = open_store();
@@ -363,6 +421,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_job_lease, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_states, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_prompt_version, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_source_state, setup,
 						teardown),

@@ -101,6 +101,7 @@ struct series_ctx {
 	char **states; /* per finding: raised, suppressed, dropped */
 	struct rb_versions versions; /* what changed since v(n) */
 	struct rb_model_usage *usage; /* [total + 1]: per patch */
+	char prompt[13]; /* the prompt set's version, "" without the model */
 	int model_err; /* what the model stage returned, 0 if it ran */
 	struct rb_buf model_line;
 	struct rb_buf summary; /* lines, NUL-separated */
@@ -637,6 +638,9 @@ static int run_model(struct series_ctx *c)
 		return ret;
 	if (!c->p->model)
 		return 0;
+	ret = rb_model_prompt_set_version(c->prompt, c->p->model);
+	if (ret)
+		return ret;
 	if (c->applied && c->base && c->base->ok)
 		ar = c->base->attempts[c->base->chosen].result;
 	c->usage = calloc((size_t)c->row.total + 1, sizeof(*c->usage));
@@ -650,6 +654,7 @@ static int run_model(struct series_ctx *c)
 	for (i = 1; i <= c->row.total; i++) {
 		const struct rb_message *m = c->msgs[i];
 		struct rb_model_patch_ctx ctx = { 0 };
+		size_t first, k;
 		int err;
 
 		/* Unchanged since v(n): its review is v(n)'s. */
@@ -670,8 +675,12 @@ static int run_model(struct series_ctx *c)
 		}
 		ctx.subsystems = c->scope.sections;
 		ctx.n_subsystems = c->scope.n_sections;
+		first = c->findings.n;
 		err = rb_model_review_patch(&c->findings, &c->usage[i],
 					    c->p->model, &ctx);
+		for (k = first; k < c->findings.n; k++)
+			memcpy(c->findings.v[k].prompt, c->prompt,
+			       sizeof(c->prompt));
 		if (err) {
 			rb_log(err == -RB_EQUOTA ? RB_LOG_ERROR : RB_LOG_WARN,
 			       "model.failed", "series", c->row.id, "reason",
@@ -1471,6 +1480,7 @@ static int write_results(struct series_ctx *c)
 				&c->usage[o->patch_idx];
 
 			m.model = rb_model_name(c->p->model);
+			m.prompt = c->prompt[0] ? c->prompt : NULL;
 			m.tokens_in = u->tokens_in;
 			m.tokens_out = u->tokens_out;
 			m.cost = u->cost;

@@ -22,8 +22,8 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 	ret = EXEC(st,
 		   "INSERT INTO reviews (message_id, series_id, kind,"
 		   " patch_idx, policy, words, findings, subsystem, model,"
-		   " tokens_in, tokens_out, cost, latency, created_at, capped)"
-		   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+		   " tokens_in, tokens_out, cost, latency, created_at, capped,"
+		   " prompt) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 		   " ON CONFLICT DO NOTHING",
 		   RB_DB_TEXT(m->message_id), RB_DB_TEXT(m->series_id),
 		   RB_DB_TEXT(m->kind), RB_DB_INT(m->patch_idx),
@@ -32,7 +32,7 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 		   RB_DB_TEXT(m->model), RB_DB_INT(m->tokens_in),
 		   RB_DB_INT(m->tokens_out),
 		   RB_DB_INT((int64_t)(m->cost * 1e6)), RB_DB_INT(m->latency),
-		   RB_DB_INT(now), RB_DB_INT(m->capped));
+		   RB_DB_INT(now), RB_DB_INT(m->capped), RB_DB_TEXT(m->prompt));
 	if (ret)
 		return ret;
 	if (!rb_store_changes(st))

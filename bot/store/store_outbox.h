@@ -38,6 +38,7 @@ struct rb_outmail {
 	double cost;
 	int64_t latency; /* seconds from the last patch to this review */
 	int capped; /* people max_recipients trimmed from this mail */
+	const char *prompt; /* the prompt set's version, with model, or NULL */
 	/* newline-separated envelope recipients that are mailing lists (no
 	 * per-recipient rate limit, bot/stages/outbox.c), or NULL */
 	const char *lists;

@@ -113,6 +113,7 @@ static const char *const group_expr[] = {
 	[RB_GROUP_MODEL] = ("CASE WHEN checker = 'model' THEN"
 			    " checker_version END"),
 	[RB_GROUP_RULE] = "checker || '/' || category",
+	[RB_GROUP_PROMPT] = "prompt",
 };
 
 struct prec_cb {

@@ -49,6 +49,7 @@ enum rb_report_group {
 	RB_GROUP_SUBSYSTEM, /* of the review's policy */
 	RB_GROUP_MODEL, /* the model's name; "" for other checkers */
 	RB_GROUP_RULE, /* "checker/category" */
+	RB_GROUP_PROMPT, /* the prompt set's version; "" for other checkers */
 };
 
 /* Over every raised finding. */

@@ -170,6 +170,7 @@ int rb_stats_collect(struct rb_store *st, json_t **out)
 	ret = ret ? ret :
 		    precision_by(st, j, "by_subsystem", RB_GROUP_SUBSYSTEM);
 	ret = ret ? ret : precision_by(st, j, "by_model", RB_GROUP_MODEL);
+	ret = ret ? ret : precision_by(st, j, "by_prompt", RB_GROUP_PROMPT);
 	/* Beside the verdicts: raised findings whose line a later version
 	 * of the series fixed (bot/stages/versions.h), per checker and subsystem. */
 	ret = ret ? ret : fixed_later(st, j);
@@ -331,5 +332,6 @@ void rb_stats_print(json_t *j, FILE *f)
 	print_prec(f, "subsystem", json_object_get(j, "by_subsystem"));
 	print_prec(f, "checker", json_object_get(j, "by_checker"));
 	print_prec(f, "model", json_object_get(j, "by_model"));
+	print_prec(f, "prompt version", json_object_get(j, "by_prompt"));
 	print_prec(f, "category", json_object_get(j, "by_category"));
 }

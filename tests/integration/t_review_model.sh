@@ -65,6 +65,13 @@ ls "$d/rb.db.exchanges"/*.json >/dev/null 2>&1 || rb_fail "no exchange was recor
 tokens=$(sqlite3 "$d/rb.db" "SELECT SUM(tokens_in) FROM reviews WHERE model = 'scripted'")
 [ "${tokens:-0}" -gt 0 ] || rb_fail "tokens were not stored"
 sqlite3 "$d/rb.db" "SELECT checker, category, state FROM findings"
+# The prompt set's version is stored with each model review and finding.
+pv=$(sqlite3 "$d/rb.db" "SELECT DISTINCT prompt FROM reviews WHERE model = 'scripted'")
+echo "$pv" | grep -qE '^[0-9a-f]{12}$' || rb_fail "no prompt version on the reviews: '$pv'"
+fpv=$(sqlite3 "$d/rb.db" "SELECT DISTINCT prompt FROM findings WHERE checker = 'model'")
+[ "$fpv" = "$pv" ] || rb_fail "model findings carry '$fpv', reviews '$pv'"
+"$RB_BIN" stats -c "$d/config.yaml" --store "$d/rb.db" | grep -q "by prompt version" ||
+	rb_fail "stats do not split by prompt version"
 
 # Replay: the server is gone, the recorded answers give the same mails.
 rb_stop model
