@@ -1071,6 +1071,7 @@ static const struct {
 	{ "checker", "by_checker" },
 	{ "category", "by_category" },
 	{ "model", "by_model" },
+	{ "prompt version", "by_prompt" },
 };
 
 /*
@@ -1480,6 +1481,7 @@ static const struct {
 	{ "section (the policy that decided)", "by_subsystem" },
 	{ "checker", "by_checker" },
 	{ "model", "by_model" },
+	{ "prompt version", "by_prompt" },
 };
 
 /*
