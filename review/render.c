@@ -300,6 +300,31 @@ static int push_item(json_t *arr, json_t *o, int ret)
 	return push_new(arr, o);
 }
 
+/* Fills the item @o from the @i-th element of a list of @ctx. */
+typedef int (*item_fn)(json_t *o, const void *ctx, size_t i);
+
+/* Sets @key of @d to an array of @n items, each filled by @fill. */
+static int set_items(json_t *d, const char *key, size_t n, item_fn fill,
+		     const void *ctx)
+{
+	json_t *arr = json_array();
+	size_t i;
+	int ret = arr ? 0 : rb_err(RB_ENOMEM, "out of memory");
+
+	for (i = 0; i < n && !ret; i++) {
+		json_t *o = json_object();
+
+		ret = o ? 0 : rb_err(RB_ENOMEM, "out of memory");
+		ret = ret ?: fill(o, ctx, i);
+		ret = push_item(arr, o, ret);
+	}
+	if (ret) {
+		json_decref(arr);
+		return ret;
+	}
+	return set_new(d, key, arr);
+}
+
 /* "v2 4/9", "4/9", "v2" or "the patch". */
 static int set_label(json_t *obj, int version, int index, int total)
 {
@@ -358,6 +383,45 @@ static int set_common(json_t *d, enum rb_mode m, const char *subsystem,
 				      blocking_text :
 				      "please answer each finding before the series is merged.");
 	return ret;
+}
+
+/* What a mail about a whole series (not one patch) says first. */
+struct series_head {
+	enum rb_mode mode;
+	const char *subsystem;
+	const char *blocking_text; /* NULL: the default line */
+	int version, total;
+	const char *title;
+};
+
+/* The head of a render ctx: those of a summary, an apply failure and an
+ * incomplete series share these fields. */
+#define SERIES_HEAD(c)                                      \
+	((struct series_head){ .mode = (c)->mode,           \
+			       .subsystem = (c)->subsystem, \
+			       .version = (c)->version,     \
+			       .total = (c)->total,         \
+			       .title = (c)->title })
+
+/* A new template object that starts with @h; *out owned by the caller. */
+static int series_doc_new(json_t **out, const struct series_head *h)
+{
+	json_t *d = json_object();
+	int ret;
+
+	if (!d)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = set_common(d, h->mode, h->subsystem, h->blocking_text);
+	ret = ret ?: set_vlabel(d, h->version);
+	ret = ret ?: set_int(d, "version", h->version);
+	ret = ret ?: set_int(d, "total", h->total);
+	ret = ret ?: set_str(d, "title", h->title);
+	if (ret) {
+		json_decref(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
 }
 
 /* "summary" (array) and "summary_text" (one paragraph) from @lines. */
@@ -1129,21 +1193,19 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 int rb_render_summary(struct rb_buf *out,
 		      const struct rb_render_summary_ctx *ctx)
 {
-	json_t *d = json_object(), *patches = json_array(), *clean_arr;
+	struct series_head head = SERIES_HEAD(ctx);
+	json_t *d = NULL, *patches = json_array(), *clean_arr;
 	size_t i, total_findings = 0, with = 0;
 	char suffix[64];
 	int next = 1, ret;
 
 	clean_arr = json_array();
-	if (!d || !patches || !clean_arr) {
+	if (!patches || !clean_arr) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = set_common(d, ctx->mode, ctx->subsystem, ctx->blocking_text);
-	ret = ret ?: set_vlabel(d, ctx->version);
-	ret = ret ?: set_int(d, "version", ctx->version);
-	ret = ret ?: set_int(d, "total", ctx->total);
-	ret = ret ?: set_str(d, "title", ctx->title);
+	head.blocking_text = ctx->blocking_text;
+	ret = series_doc_new(&d, &head);
 	ret = ret ?: set_base(d, ctx->base_name, ctx->base_commit);
 	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
 	ret = ret ?: set_str(d, "model_line", ctx->model_line);
@@ -1196,85 +1258,68 @@ out:
 	return ret;
 }
 
+/* One place the series was tried, an item of "attempts". */
+static int apply_attempt(json_t *o, const void *arg, size_t i)
+{
+	const struct rb_render_apply_ctx *ctx = arg;
+	const struct rb_render_apply_attempt *a = &ctx->attempts[i];
+	char pl[64];
+	int ret;
+
+	ret = set_base(o, a->base_name ? a->base_name : "?", a->base_commit);
+	ret = ret ?: set_str(o, "age", a->age);
+	if (!ret && a->patch_index > 0) {
+		if (ctx->total > 0)
+			snprintf(pl, sizeof(pl), "%d/%d", a->patch_index,
+				 ctx->total);
+		else
+			snprintf(pl, sizeof(pl), "%d", a->patch_index);
+		ret = set_str(o, "patch", pl);
+	}
+	ret = ret ?: set_str(o, "patch_title", a->patch_title);
+	ret = ret ?: set_str(o, "file", a->file);
+	if (!ret && a->hunk > 0)
+		ret = set_int(o, "hunk", a->hunk);
+	if (!ret && a->hunk_header)
+		ret = set_text(o, "hunk_header", a->hunk_header,
+			       strlen(a->hunk_header), CL_TABS | CL_LINE);
+	return ret   ?:
+		       set_str(o, "reason",
+			       a->reason ? a->reason : "it did not apply");
+}
+
 int rb_render_apply_failure(struct rb_buf *out,
 			    const struct rb_render_apply_ctx *ctx)
 {
-	json_t *d = json_object(), *arr = json_array();
-	size_t i;
+	json_t *d = NULL;
 	int ret;
 
-	if (!d || !arr) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	ret = set_common(d, ctx->mode, ctx->subsystem, NULL);
-	ret = ret ?: set_vlabel(d, ctx->version);
-	ret = ret ?: set_int(d, "version", ctx->version);
-	ret = ret ?: set_int(d, "total", ctx->total);
-	ret = ret ?: set_str(d, "title", ctx->title);
+	ret = series_doc_new(&d, &SERIES_HEAD(ctx));
 	ret = ret ?: set_bool(d, "series", ctx->total > 1);
 	ret = ret ?: set_str(d, "prereq_applied", ctx->prereq_applied);
 	ret = ret ?: set_str(d, "prereq_missing", ctx->prereq_missing);
 	ret = ret ?: set_bool(d, "too_big", ctx->too_big);
 	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
-	for (i = 0; i < ctx->n_attempts && !ret; i++) {
-		const struct rb_render_apply_attempt *a = &ctx->attempts[i];
-		json_t *o = json_object();
-		char pl[64];
-
-		ret = o ? 0 : rb_err(RB_ENOMEM, "out of memory");
-		ret = ret   ?:
-			      set_base(o, a->base_name ? a->base_name : "?",
-				       a->base_commit);
-		ret = ret ?: set_str(o, "age", a->age);
-		if (!ret && a->patch_index > 0) {
-			if (ctx->total > 0)
-				snprintf(pl, sizeof(pl), "%d/%d",
-					 a->patch_index, ctx->total);
-			else
-				snprintf(pl, sizeof(pl), "%d", a->patch_index);
-			ret = set_str(o, "patch", pl);
-		}
-		ret = ret ?: set_str(o, "patch_title", a->patch_title);
-		ret = ret ?: set_str(o, "file", a->file);
-		if (!ret && a->hunk > 0)
-			ret = set_int(o, "hunk", a->hunk);
-		if (!ret && a->hunk_header)
-			ret = set_text(o, "hunk_header", a->hunk_header,
-				       strlen(a->hunk_header),
-				       CL_TABS | CL_LINE);
-		ret = ret   ?:
-			      set_str(o, "reason",
-				      a->reason ? a->reason :
-						  "it did not apply");
-		ret = push_item(arr, o, ret);
-	}
-	ret = ret ?: set_new(d, "attempts", json_incref(arr));
+	ret = ret   ?:
+		      set_items(d, "attempts", ctx->n_attempts, apply_attempt,
+				ctx);
 	ret = ret ?: render(out, &ctx->dirs, "apply-failure.txt", d);
-out:
 	json_decref(d);
-	json_decref(arr);
 	return ret;
 }
 
 int rb_render_incomplete(struct rb_buf *out,
 			 const struct rb_render_incomplete_ctx *ctx)
 {
-	json_t *d = json_object();
+	json_t *d = NULL;
 	struct rb_buf m = RB_BUF_INIT(1 << 16);
 	size_t i;
 	int ret;
 
-	if (!d)
-		return rb_err(RB_ENOMEM, "out of memory");
-	ret = set_common(d, ctx->mode, ctx->subsystem, NULL);
-	ret = ret ?: set_vlabel(d, ctx->version);
-	ret = ret ?: set_int(d, "version", ctx->version);
-	ret = ret ?: set_int(d, "total", ctx->total);
+	ret = series_doc_new(&d, &SERIES_HEAD(ctx));
 	ret = ret   ?:
 		      set_int(d, "received",
 			      ctx->total - (long long)ctx->n_missing);
-	ret = ret ?: set_str(d, "title", ctx->title);
 	ret = ret ?: set_int(d, "wait_minutes", ctx->wait_minutes);
 	ret = ret ?: set_bool(d, "one_minute", ctx->wait_minutes == 1);
 	ret = ret ?: set_int(d, "reviewed", ctx->reviewed);
@@ -1295,44 +1340,37 @@ int rb_render_incomplete(struct rb_buf *out,
 	return ret;
 }
 
-int rb_render_ack(struct rb_buf *out, const struct rb_render_ack_ctx *ctx)
+/* One verdict a reply gave, an item of "items". */
+static int ack_item(json_t *o, const void *arg, size_t i)
 {
 	static const char *const words[] = { "false positive", "valid",
 					     "fixed" };
-	json_t *d = json_object(), *arr = json_array();
-	size_t i;
-	int ret = 0;
+	const struct rb_render_ack_ctx *ctx = arg;
+	const struct rb_render_ack_item *it = &ctx->items[i];
+	char id[32];
+	int ret;
 
-	if (!d || !arr) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < ctx->n_items && !ret; i++) {
-		const struct rb_render_ack_item *it = &ctx->items[i];
-		json_t *o = json_object();
-		char id[32];
+	if ((unsigned int)it->verdict > RB_VERDICT_FIXED)
+		return rb_err(RB_EINVAL, "unknown verdict %d",
+			      (int)it->verdict);
+	snprintf(id, sizeof(id), "F%d", it->id);
+	ret = set_str(o, "id", id);
+	ret = ret ?: set_str(o, "verdict", words[it->verdict]);
+	ret = ret   ?:
+		      set_bool(o, "false_positive",
+			       it->verdict == RB_VERDICT_FALSE_POSITIVE);
+	return ret ?: set_bool(o, "last", i + 1 == ctx->n_items);
+}
 
-		if ((unsigned int)it->verdict > RB_VERDICT_FIXED) {
-			json_decref(o);
-			ret = rb_err(RB_EINVAL, "unknown verdict %d",
-				     (int)it->verdict);
-			break;
-		}
-		snprintf(id, sizeof(id), "F%d", it->id);
-		ret = o ? 0 : rb_err(RB_ENOMEM, "out of memory");
-		ret = ret ?: set_str(o, "id", id);
-		ret = ret ?: set_str(o, "verdict", words[it->verdict]);
-		ret = ret   ?:
-			      set_bool(o, "false_positive",
-				       it->verdict ==
-					       RB_VERDICT_FALSE_POSITIVE);
-		ret = ret ?: set_bool(o, "last", i + 1 == ctx->n_items);
-		ret = push_item(arr, o, ret);
-	}
-	ret = ret ?: set_new(d, "items", json_incref(arr));
+int rb_render_ack(struct rb_buf *out, const struct rb_render_ack_ctx *ctx)
+{
+	json_t *d = json_object();
+	int ret;
+
+	if (!d)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = set_items(d, "items", ctx->n_items, ack_item, ctx);
 	ret = ret ?: render(out, &ctx->dirs, "ack.txt", d);
-out:
 	json_decref(d);
-	json_decref(arr);
 	return ret;
 }
