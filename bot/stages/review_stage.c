@@ -16,12 +16,14 @@
 
 #include "bot/config.h"
 #include "bot/stages/feedback.h"
+#include "bot/stages/model_setup.h"
 #include "bot/stages/policy.h"
 #include "bot/stages/prereq.h"
 #include "bot/stages/review_stage.h"
 #include "bot/stages/scope.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
+#include "bot/store/store_versions.h"
 #include "bot/stages/trees.h"
 #include "mail/addr.h"
 #include "mail/compose.h"
@@ -579,41 +581,12 @@ static int run_checkers(struct series_ctx *c)
 /* The model stage is made once per process, from model.* in the config. */
 static int ensure_model(struct rb_pipeline *p)
 {
-	const struct rb_model_config *mc = &p->cfg->model;
 	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
 	int ret;
 
 	if (p->model_made)
 		return 0;
-	if (mc->provider)
-		o.provider = mc->provider;
-	o.url = mc->url;
-	o.name = mc->name;
-	o.api_key = mc->api_key;
-	o.command = mc->command;
-	if (mc->max_tokens_field)
-		o.max_tokens_field = mc->max_tokens_field;
-	if (mc->max_tokens > 0)
-		o.max_tokens = mc->max_tokens;
-	if (mc->timeout_seconds > 0)
-		o.timeout_seconds = mc->timeout_seconds;
-	if (mc->concurrency > 0)
-		o.concurrency = mc->concurrency;
-	if (mc->max_retries >= 0)
-		o.max_retries = mc->max_retries;
-	o.cost_per_mtok_in = mc->cost_per_mtok_in;
-	o.cost_per_mtok_out = mc->cost_per_mtok_out;
-	o.keep_uncertain = mc->keep_uncertain;
-	if (mc->max_findings > 0)
-		o.max_findings = mc->max_findings;
-	if (mc->max_words > 0)
-		o.max_words = mc->max_words;
-	o.record_dir = p->record_dir;
-	if (p->replay_dir) {
-		o.provider = "replay";
-		o.replay_dir = p->replay_dir;
-		o.record_dir = NULL;
-	}
+	rb_model_setup_opts(&o, &p->cfg->model, p->record_dir, p->replay_dir);
 	ret = rb_model_new(&p->model, &o);
 	if (ret)
 		return ret;

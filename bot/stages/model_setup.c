@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * model_setup.c - the model stage's options from the config. See
+ * model_setup.h.
+ */
+#include <stddef.h>
+
+#include "bot/config.h"
+#include "bot/stages/model_setup.h"
+#include "util/banned.h"
+
+void rb_model_setup_opts(struct rb_model_opts *o,
+			 const struct rb_model_config *mc,
+			 const char *record_dir, const char *replay_dir)
+{
+	if (mc->provider)
+		o->provider = mc->provider;
+	o->url = mc->url;
+	o->name = mc->name;
+	o->api_key = mc->api_key;
+	o->command = mc->command;
+	if (mc->max_tokens_field)
+		o->max_tokens_field = mc->max_tokens_field;
+	if (mc->max_tokens > 0)
+		o->max_tokens = mc->max_tokens;
+	if (mc->timeout_seconds > 0)
+		o->timeout_seconds = mc->timeout_seconds;
+	if (mc->concurrency > 0)
+		o->concurrency = mc->concurrency;
+	if (mc->max_retries >= 0)
+		o->max_retries = mc->max_retries;
+	o->cost_per_mtok_in = mc->cost_per_mtok_in;
+	o->cost_per_mtok_out = mc->cost_per_mtok_out;
+	o->keep_uncertain = mc->keep_uncertain;
+	if (mc->max_findings > 0)
+		o->max_findings = mc->max_findings;
+	if (mc->max_words > 0)
+		o->max_words = mc->max_words;
+	o->record_dir = record_dir;
+	if (replay_dir) {
+		o->provider = "replay";
+		o->replay_dir = replay_dir;
+		o->record_dir = NULL;
+	}
+}
