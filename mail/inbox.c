@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "mail/inbox.h"
+#include "mail/tls_verify.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -138,11 +139,7 @@ int rb_inbox_fetch_thread(const struct rb_inbox_opts *o, const char *msgid,
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (!rc && o->ca_file)
-		rc = curl_easy_setopt(c, CURLOPT_CAINFO, o->ca_file);
+		rc = rb_tls_verify_curl(c, o->ca_file);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_TIMEOUT,
 				      o->timeout_seconds > 0 ?

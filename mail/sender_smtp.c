@@ -23,6 +23,7 @@
 #include "mail/addr.h"
 #include "mail/sender.h"
 #include "mail/sender_smtp.h"
+#include "mail/tls_verify.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -269,11 +270,7 @@ static int smtp_send(struct rb_sender *base, const char *env_from,
 				      (long)(s->tls ? CURLUSESSL_ALL :
 						      CURLUSESSL_NONE));
 	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-	if (!rc && s->ca_file)
-		rc = curl_easy_setopt(c, CURLOPT_CAINFO, s->ca_file);
+		rc = rb_tls_verify_curl(c, s->ca_file);
 	if (!rc && s->user)
 		rc = curl_easy_setopt(c, CURLOPT_USERNAME, s->user);
 	if (!rc && s->password)

@@ -8,6 +8,7 @@
  * The TLS handshake (GnuTLS, inside libetpan) proved that the server holds
  * the key of the first certificate; this file checks that a trusted CA
  * vouches for that key and that the certificate names the host we dialled.
+ * libcurl does the same itself; rb_tls_verify_curl() turns it on.
  */
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -175,4 +176,16 @@ out:
 	free(len);
 	mailstream_certificate_chain_free(chain);
 	return ret;
+}
+
+CURLcode rb_tls_verify_curl(CURL *c, const char *ca_file)
+{
+	CURLcode rc;
+
+	rc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (!rc && ca_file)
+		rc = curl_easy_setopt(c, CURLOPT_CAINFO, ca_file);
+	return rc;
 }

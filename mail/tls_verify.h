@@ -4,12 +4,15 @@
  * host name, with OpenSSL (RFC 5280 path validation, RFC 6125 names).
  * Debian's libetpan 1.9.4 (GnuTLS) does not verify anything (DESIGN.md
  * fact 1), so IMAP and NNTP sources call this after the handshake and
- * before they send a password.
+ * before they send a password. libcurl (SMTP, public-inbox over HTTPS)
+ * checks the same itself once asked to, with the same CA file.
  */
 #ifndef RB_MAIL_TLS_VERIFY_H
 #define RB_MAIL_TLS_VERIFY_H
 
 #include <stddef.h>
+
+#include <curl/curl.h>
 
 struct _mailstream;
 
@@ -28,5 +31,12 @@ int rb_tls_verify_chain(const unsigned char *const *der, const size_t *len,
 /* The same, for the chain of a libetpan TLS stream (borrowed). */
 int rb_tls_verify_stream(struct _mailstream *s, const char *host,
 			 const char *ca_file);
+
+/*
+ * Asks libcurl to verify the chain and the host name of @c's server,
+ * against the system trust store plus @ca_file (PEM, may be NULL).
+ * Returns libcurl's code for an option it refused, else CURLE_OK.
+ */
+CURLcode rb_tls_verify_curl(CURL *c, const char *ca_file);
 
 #endif
