@@ -63,6 +63,7 @@ struct sink {
 	struct rb_buf out; /* the mbox, capped at max_bytes */
 	size_t in_bytes, max_in;
 	int err; /* why the write callback refused */
+	char errbuf[CURL_ERROR_SIZE]; /* libcurl's reason, or "" */
 };
 
 static size_t write_cb(char *data, size_t size, size_t n, void *payload)
@@ -101,28 +102,95 @@ static size_t write_cb(char *data, size_t size, size_t n, void *payload)
 	return len;
 }
 
-int rb_inbox_fetch_thread(const struct rb_inbox_opts *o, const char *msgid,
+/* The options with a default for each field left 0. */
+static void opts_fill(struct rb_inbox_opts *out, const struct rb_inbox_opts *o)
+{
+	const struct rb_inbox_opts d = RB_INBOX_OPTS_INIT;
+
+	*out = o ? *o : d;
+	if (out->timeout_seconds <= 0)
+		out->timeout_seconds = d.timeout_seconds;
+	if (!out->max_bytes)
+		out->max_bytes = d.max_bytes;
+	if (!out->max_message)
+		out->max_message = d.max_message;
+}
+
+/* One GET of @url into @s: HTTP(S) only, no redirect, the TLS checked. */
+static CURLcode set_options(CURL *c, const char *url,
+			    const struct rb_inbox_opts *o, struct sink *s)
+{
+	CURLcode rc;
+
+	rc = curl_easy_setopt(c, CURLOPT_URL, url);
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	if (!rc)
+		rc = rb_tls_verify_curl(c, o->ca_file);
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_TIMEOUT, o->timeout_seconds);
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_USERAGENT,
+				      "reviewbot (public-inbox thread fetch)");
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
+	if (!rc)
+		rc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, s->errbuf);
+	return rc;
+}
+
+/* What the transfer (libcurl's @rc, HTTP @status) says of the thread. */
+static int transfer_result(const struct sink *s, CURLcode rc, long status,
+			   const char *url)
+{
+	if (rc == CURLE_WRITE_ERROR && s->err)
+		return rb_err(s->err,
+			      s->err == RB_ETOOBIG ?
+				      "%s: the thread is over %zu bytes" :
+				      "%s: not a gzip body (%zu bytes read)",
+			      url, s->max_in);
+	if (rc)
+		return rb_err(RB_EAGAIN, "%s: %s", url,
+			      s->errbuf[0] ? s->errbuf :
+					     curl_easy_strerror(rc));
+	if (status == 404 || status == 410)
+		return rb_err(RB_ENOTFOUND, "%s: HTTP %ld: not in the inbox",
+			      url, status);
+	if (status != 200)
+		return rb_err(status == 429 || status >= 500 ? RB_EAGAIN :
+							       RB_EINVAL,
+			      "%s: HTTP %ld", url, status);
+	if (!s->z_done)
+		return rb_err(RB_EPARSE, "%s: the gzip body ends early", url);
+	return 0;
+}
+
+int rb_inbox_fetch_thread(const struct rb_inbox_opts *opts, const char *msgid,
 			  rb_mail_fn fn, void *payload)
 {
-	struct rb_inbox_opts d = RB_INBOX_OPTS_INIT;
-	char errbuf[CURL_ERROR_SIZE] = "";
+	struct rb_inbox_opts o;
+	struct rb_buf name = RB_BUF_INIT(64 * 1024);
 	struct sink s = { 0 };
 	CURL *c = NULL;
 	CURLcode rc;
 	long status = 0;
 	char *url;
-	int ret = 0;
+	int ret;
 
-	if (!o)
-		o = &d;
-	url = rb_inbox_thread_url(o->base_url, msgid);
+	opts_fill(&o, opts);
+	url = rb_inbox_thread_url(o.base_url, msgid);
 	if (!url)
 		return rb_err(RB_EINVAL, "no thread URL for <%s> under %s",
-			      msgid ? msgid : "",
-			      o->base_url ? o->base_url : "");
-	rb_buf_init(&s.out, o->max_bytes ? o->max_bytes : d.max_bytes);
+			      msgid ? msgid : "", o.base_url ? o.base_url : "");
+	rb_buf_init(&s.out, o.max_bytes);
 	/* gzip of list mail is about 4:1; a bigger download is not mail. */
-	s.max_in = o->max_bytes ? o->max_bytes : d.max_bytes;
+	s.max_in = o.max_bytes;
 	if (inflateInit2(&s.z, 16 + MAX_WBITS) != Z_OK) {
 		ret = rb_err(RB_ENOMEM, "zlib: cannot start");
 		goto out;
@@ -133,78 +201,23 @@ int rb_inbox_fetch_thread(const struct rb_inbox_opts *o, const char *msgid,
 		ret = rb_err(RB_ENOMEM, "libcurl: cannot start");
 		goto out;
 	}
-	rc = curl_easy_setopt(c, CURLOPT_URL, url);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	if (!rc)
-		rc = rb_tls_verify_curl(c, o->ca_file);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_TIMEOUT,
-				      o->timeout_seconds > 0 ?
-					      o->timeout_seconds :
-					      d.timeout_seconds);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_USERAGENT,
-				      "reviewbot (public-inbox thread fetch)");
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
-	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	rc = set_options(c, url, &o, &s);
 	if (rc) {
 		ret = rb_err(RB_EINVAL, "%s: %s", url, curl_easy_strerror(rc));
 		goto out;
 	}
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	if (rc == CURLE_WRITE_ERROR && s.err) {
-		ret = rb_err(s.err,
-			     s.err == RB_ETOOBIG ?
-				     "%s: the thread is over %zu bytes" :
-				     "%s: not a gzip body (%zu bytes read)",
-			     url, s.max_in);
-		goto out;
-	}
-	if (rc) {
-		ret = rb_err(RB_EAGAIN, "%s: %s", url,
-			     errbuf[0] ? errbuf : curl_easy_strerror(rc));
-		goto out;
-	}
-	if (status == 404 || status == 410) {
-		ret = rb_err(RB_ENOTFOUND, "%s: HTTP %ld: not in the inbox",
-			     url, status);
-		goto out;
-	}
-	if (status != 200) {
-		ret = rb_err(status == 429 || status >= 500 ? RB_EAGAIN :
-							      RB_EINVAL,
-			     "%s: HTTP %ld", url, status);
-		goto out;
-	}
-	if (!s.z_done) {
-		ret = rb_err(RB_EPARSE, "%s: the gzip body ends early", url);
-		goto out;
-	}
-	{
-		struct rb_buf name = RB_BUF_INIT(64 * 1024);
-
-		ret = rb_buf_printf(&name, "fetch:%s", url);
-		if (!ret)
-			ret = rb_mbox_split(
-				s.out.ptr ? s.out.ptr : "", s.out.len, name.ptr,
-				o->max_message ? o->max_message : d.max_message,
-				fn, payload);
-		rb_buf_release(&name);
-	}
+	ret = transfer_result(&s, rc, status, url);
+	ret = ret ?: rb_buf_printf(&name, "fetch:%s", url);
+	ret = ret   ?:
+		      rb_mbox_split(s.out.ptr ? s.out.ptr : "", s.out.len,
+				    name.ptr, o.max_message, fn, payload);
 out:
 	if (s.z_open)
 		inflateEnd(&s.z);
 	rb_buf_release(&s.out);
+	rb_buf_release(&name);
 	if (c)
 		curl_easy_cleanup(c);
 	free(url);
