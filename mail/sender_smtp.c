@@ -204,67 +204,73 @@ static int smtp_result(const struct smtp_sender *s, CURLcode rc, long code,
 		      why, reply);
 }
 
-static int smtp_send(struct rb_sender *base, const char *env_from,
-		     const char *const *rcpts, size_t n_rcpts, const char *msg,
-		     size_t len)
-{
-	struct smtp_sender *s = (struct smtp_sender *)base;
-	struct transcript t = { 0 };
-	struct upload up = { msg, len, 0 };
-	struct curl_slist *list = NULL, *tmp;
-	struct rb_buf url = RB_BUF_INIT(4096);
-	char errbuf[CURL_ERROR_SIZE] = "";
-	const char *helo = s->helo;
-	CURLcode rc = CURLE_OK;
-	CURL *c = NULL;
-	long code = 0;
-	size_t i;
-	int ret;
+/* One message on its way: what libcurl reads and writes during it. */
+struct smtp_job {
+	const char *env_from; /* borrowed */
+	struct curl_slist *rcpts;
+	struct rb_buf url; /* s->url with the EHLO name as its path */
+	struct upload up;
+	struct transcript t;
+	char errbuf[CURL_ERROR_SIZE];
+};
 
-	ret = rb_sender_check_envelope(env_from, rcpts, n_rcpts, msg, len);
-	if (ret)
-		return ret;
-	for (i = 0; i < n_rcpts; i++) {
-		tmp = curl_slist_append(list, rcpts[i]);
-		if (!tmp) {
-			ret = rb_err(RB_ENOMEM, "out of memory");
-			goto out;
-		}
-		list = tmp;
-	}
-	/*
-	 * The EHLO name is the URL's path for libcurl; default to the
-	 * envelope sender's domain when it is a host name.
-	 */
+/*
+ * The URL of one send. The EHLO name is the URL's path for libcurl;
+ * default to the envelope sender's domain (rb_sender_check_envelope()
+ * saw its @) when it is a host name.
+ */
+static int job_url(struct smtp_job *j, const struct smtp_sender *s)
+{
+	const char *helo = s->helo;
+
 	if (!helo) {
-		helo = strrchr(env_from, '@') + 1;
+		helo = strrchr(j->env_from, '@') + 1;
 		if (*helo == '[')
 			helo = NULL;
 	}
-	ret = rb_buf_printf(&url, "%s/%s", s->url, helo ? helo : "");
-	if (ret)
-		goto out;
-	c = curl_easy_init();
-	if (!c) {
-		ret = rb_err(RB_ENOMEM, "curl_easy_init failed");
-		goto out;
+	return rb_buf_printf(&j->url, "%s/%s", s->url, helo ? helo : "");
+}
+
+static int job_rcpts(struct smtp_job *j, const char *const *rcpts, size_t n)
+{
+	struct curl_slist *tmp;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		tmp = curl_slist_append(j->rcpts, rcpts[i]);
+		if (!tmp)
+			return rb_err(RB_ENOMEM, "out of memory");
+		j->rcpts = tmp;
 	}
-	rc = curl_easy_setopt(c, CURLOPT_URL, url.ptr);
+	return 0;
+}
+
+/*
+ * One connection for one message (no reuse: a failure stays with its
+ * message), TLS as configured, and every command and reply through
+ * debug_cb() into the transcript.
+ */
+static CURLcode set_options(CURL *c, const struct smtp_sender *s,
+			    struct smtp_job *j)
+{
+	CURLcode rc;
+
+	rc = curl_easy_setopt(c, CURLOPT_URL, j->url.ptr);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_MAIL_FROM, env_from);
+		rc = curl_easy_setopt(c, CURLOPT_MAIL_FROM, j->env_from);
 	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_MAIL_RCPT, list);
+		rc = curl_easy_setopt(c, CURLOPT_MAIL_RCPT, j->rcpts);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_READFUNCTION, read_cb);
 	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_READDATA, &up);
+		rc = curl_easy_setopt(c, CURLOPT_READDATA, &j->up);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE,
-				      (curl_off_t)len);
+				      (curl_off_t)j->up.len);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_USE_SSL,
 				      (long)(s->tls ? CURLUSESSL_ALL :
@@ -287,13 +293,42 @@ static int smtp_send(struct rb_sender *base, const char *env_from,
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+		rc = curl_easy_setopt(c, CURLOPT_ERRORBUFFER, j->errbuf);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
 	if (!rc)
-		rc = curl_easy_setopt(c, CURLOPT_DEBUGDATA, &t);
+		rc = curl_easy_setopt(c, CURLOPT_DEBUGDATA, &j->t);
 	if (!rc)
 		rc = curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
+	return rc;
+}
+
+static int smtp_send(struct rb_sender *base, const char *env_from,
+		     const char *const *rcpts, size_t n_rcpts, const char *msg,
+		     size_t len)
+{
+	struct smtp_sender *s = (struct smtp_sender *)base;
+	struct smtp_job j = { .env_from = env_from,
+			      .url = RB_BUF_INIT(4096),
+			      .up = { msg, len, 0 } };
+	CURLcode rc = CURLE_OK;
+	CURL *c = NULL;
+	long code = 0;
+	int ret;
+
+	ret = rb_sender_check_envelope(env_from, rcpts, n_rcpts, msg, len);
+	if (ret)
+		return ret;
+	ret = job_rcpts(&j, rcpts, n_rcpts);
+	ret = ret ?: job_url(&j, s);
+	if (ret)
+		goto out;
+	c = curl_easy_init();
+	if (!c) {
+		ret = rb_err(RB_ENOMEM, "curl_easy_init failed");
+		goto out;
+	}
+	rc = set_options(c, s, &j);
 	if (rc) {
 		ret = rb_err(RB_ECONFIG, "libcurl option refused: %s",
 			     curl_easy_strerror(rc));
@@ -301,13 +336,13 @@ static int smtp_send(struct rb_sender *base, const char *env_from,
 	}
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	ret = smtp_result(s, rc, code, &t, errbuf);
+	ret = smtp_result(s, rc, code, &j.t, j.errbuf);
 	if (!ret) {
 		char n[32];
 
 		snprintf(n, sizeof(n), "%zu", n_rcpts);
 		rb_log(RB_LOG_INFO, "smtp.sent", "url", s->url, "rcpts", n,
-		       "reply", t.reply, NULL);
+		       "reply", j.t.reply, NULL);
 	} else {
 		rb_log(RB_LOG_WARN, "smtp.failed", "url", s->url, "code",
 		       rb_errname(ret), "reason", rb_errmsg(), NULL);
@@ -315,8 +350,8 @@ static int smtp_send(struct rb_sender *base, const char *env_from,
 out:
 	if (c)
 		curl_easy_cleanup(c);
-	curl_slist_free_all(list);
-	rb_buf_release(&url);
+	curl_slist_free_all(j.rcpts);
+	rb_buf_release(&j.url);
 	return ret;
 }
 
