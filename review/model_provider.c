@@ -11,6 +11,17 @@
  *    at blanks and executed directly.
  *  - "replay": the answer recorded for the same request hash.
  *
+ * A request with tools runs a loop of turns (docs/MODEL-TOOLS.md): the
+ * tools go out in the provider's own format (OpenAI "tools" and
+ * "tool_calls" answered by "role: tool" messages; Anthropic "tools" and
+ * "tool_use" blocks answered by "tool_result" blocks; the command
+ * provider's JSON protocol), the calls are answered through the
+ * toolset's callback, and the next turn carries the results, until the
+ * model answers in text. The conversation is kept in one neutral form
+ * (the command protocol's "messages") and turned into each provider's
+ * format per request, so recording and replay do not depend on the
+ * provider that was used.
+ *
  * Retries (RFC 9110 15.5.9 408, 15.5.10 409, RFC 6585 429, 5xx, and 529,
  * Anthropic's "overloaded"): exponential backoff with full jitter, or the
  * server's Retry-After (seconds or an HTTP date, RFC 9110 10.2.3) and
@@ -44,6 +55,46 @@
 #define RB_GUIDES_DIR "review/guides"
 #endif
 
+/*
+ * Caps on a model's tool calls, whose output is as hostile as the mail it
+ * read. Our tools take a path, a pattern or a number: 16 KiB of arguments
+ * is far more than any honest call. Eight calls a turn is more than the
+ * models we tried ask for at once (they ask for 1-4), and 64 turns bound
+ * a loop whose max_rounds is set too high.
+ */
+#define TOOL_MAX_CALLS 8 /* calls answered per turn; the rest dropped */
+#define TOOL_MAX_ARGS 16384 /* bytes of one call's arguments */
+#define TOOL_MAX_NAME 64 /* bytes of a tool name and of a call id */
+#define TOOL_MAX_ROUNDS 64 /* tool turns, whatever max_rounds says */
+#define TOOL_DEFAULT_ROUNDS 12
+/* A result the callback writes is capped by the tools; this is the floor. */
+#define TOOL_MAX_RESULT (1u << 20)
+
+static const char tools_over[] =
+	"The tools are over: no more tool calls will be answered. Give your "
+	"final answer now, in the format asked for, from what you have read.";
+
+/*
+ * The conversation of a tool-using request after its first user message,
+ * in the neutral form the command protocol shows (docs/MODEL-TOOLS.md):
+ *   {"role": "assistant", "content": TEXT, "tool_calls": [CALL, ...]}
+ *   {"role": "tool", "tool_call_id": ID, "name": NAME, "content": TEXT}
+ *   {"role": "user", "content": TEXT}      (only: the tools are over)
+ * with CALL = {"id": ID, "name": NAME, "arguments": JSON-TEXT}.
+ */
+struct conv {
+	json_t *tools; /* the toolset's definitions, parsed */
+	json_t *msgs;
+	bool final; /* tools are over: the answer is demanded */
+	int round, max_rounds;
+};
+
+/* The tool calls of one reply, with the caps applied (turn_add()). */
+struct turn {
+	json_t *calls; /* [CALL, ...]; a CALL may hold "refused": why */
+	int dropped; /* calls past TOOL_MAX_CALLS */
+};
+
 /* What one attempt brought back. */
 struct attempt {
 	long status; /* HTTP status; 0 for none */
@@ -56,13 +107,18 @@ struct attempt {
 struct rb_model_provider_ops {
 	const char *name;
 	/*
-	 * One attempt. Returns 0 when something came back (read @a), or a
+	 * One attempt, with the conversation @cv when the request has tools
+	 * (else NULL). Returns 0 when something came back (read @a), or a
 	 * negative code for a failure that is not worth a retry.
 	 */
 	int (*attempt)(struct rb_model *m, const struct rb_model_request *rq,
-		       struct attempt *a);
-	/* Turns a 2xx body into the answer text and the token counts. */
-	int (*parse)(struct rb_model_reply *out, const char *body, size_t len);
+		       const struct conv *cv, struct attempt *a);
+	/*
+	 * Turns a 2xx body into the answer text and the token counts, and,
+	 * when @t is not NULL (tools were offered), the tool calls into @t.
+	 */
+	int (*parse)(struct rb_model_reply *out, struct turn *t,
+		     const char *body, size_t len);
 };
 
 struct rb_model {
@@ -114,9 +170,16 @@ static void hash_str(struct rb_sha256 *h, const char *s, const char *nonce)
 	rb_sha256_update(h, s, strlen(s) + 1);
 }
 
-void rb_model_request_hash(char out[65], const struct rb_model_request *rq)
+/*
+ * The hash of one turn: the request's, and with tools, the tool
+ * definitions and the conversation so far (tool calls and results), the
+ * nonce replaced as in the prompt.
+ */
+static void turn_hash(char out[65], const struct rb_model_request *rq,
+		      const struct conv *cv)
 {
 	struct rb_sha256 *h = rb_sha256_new();
+	char *conv;
 
 	if (!h) {
 		memset(out, '0', 64);
@@ -127,20 +190,57 @@ void rb_model_request_hash(char out[65], const struct rb_model_request *rq)
 	hash_str(h, rq->schema, NULL);
 	hash_str(h, rq->system, rq->nonce);
 	hash_str(h, rq->user, rq->nonce);
+	if (cv) {
+		hash_str(h, "tools", NULL);
+		hash_str(h, rq->tools ? rq->tools->defs : NULL, NULL);
+		conv = json_dumps(cv->msgs, JSON_COMPACT | JSON_SORT_KEYS);
+		/* Out of memory: a hash no recording has, so replay misses. */
+		hash_str(h, conv ? conv : "\x01", rq->nonce);
+		free(conv);
+	}
 	rb_sha256_final_hex(h, out);
 }
 
-/* One exchange as a JSON file, DIR/<hash>.json; the key is never in it. */
+void rb_model_request_hash(char out[65], const struct rb_model_request *rq)
+{
+	turn_hash(out, rq, NULL);
+}
+
+/* The response part of a recording. */
+static json_t *recorded_response(const struct rb_model_reply *rep,
+				 const struct turn *t)
+{
+	json_t *r = json_pack("{s:s, s:I, s:I, s:i}", "text",
+			      rep->text ? rep->text : "", "tokens_in",
+			      (json_int_t)rep->tokens_in, "tokens_out",
+			      (json_int_t)rep->tokens_out, "retries",
+			      rep->retries);
+
+	if (r && t && json_array_size(t->calls))
+		json_object_set(r, "tool_calls", t->calls);
+	if (r && t && t->dropped)
+		json_object_set_new(r, "dropped_calls",
+				    json_integer(t->dropped));
+	return r;
+}
+
+/*
+ * One exchange as a JSON file, DIR/<hash>.json; the key is never in it.
+ * With tools, one file per turn: the request holds the tool definitions
+ * and the conversation so far, every call and result, for the audit and
+ * for replay.
+ */
 static void record(struct rb_model *m, const struct rb_model_request *rq,
-		   const struct rb_model_reply *rep, int err)
+		   const struct conv *cv, const struct rb_model_reply *rep,
+		   const struct turn *t, int err)
 {
 	char hash[65], path[4096];
-	json_t *o = NULL;
+	json_t *o = NULL, *req;
 	char *text = NULL;
 
 	if (!m->o.record_dir)
 		return;
-	rb_model_request_hash(hash, rq);
+	turn_hash(hash, rq, cv);
 	if (rb_mkdirs(m->o.record_dir))
 		goto fail;
 	snprintf(path, sizeof(path), "%s/%s.json", m->o.record_dir, hash);
@@ -152,13 +252,15 @@ static void record(struct rb_model *m, const struct rb_model_request *rq,
 		      rq->schema ? rq->schema : "");
 	if (!o)
 		goto fail;
+	if (cv) {
+		req = json_object_get(o, "request");
+		json_object_set_new(o, "turn", json_integer(cv->round));
+		json_object_set(req, "tools", cv->tools);
+		json_object_set(req, "messages", cv->msgs);
+		json_object_set_new(req, "final", json_boolean(cv->final));
+	}
 	if (!err && rep && rep->text)
-		json_object_set_new(
-			o, "response",
-			json_pack("{s:s, s:I, s:I, s:i}", "text", rep->text,
-				  "tokens_in", (json_int_t)rep->tokens_in,
-				  "tokens_out", (json_int_t)rep->tokens_out,
-				  "retries", rep->retries));
+		json_object_set_new(o, "response", recorded_response(rep, t));
 	else
 		json_object_set_new(o, "error", json_string(rb_errmsg()));
 	text = json_dumps(o, JSON_INDENT(1) | JSON_SORT_KEYS);
@@ -171,6 +273,147 @@ fail:
 out:
 	free(text);
 	json_decref(o);
+}
+
+/* ---- tool calls ---- */
+
+/*
+ * @s as a JSON string. Bytes that are not UTF-8 become '?': a file of the
+ * tree may be Latin-1, and jansson takes UTF-8 only.
+ */
+static json_t *json_text(const char *s, size_t len)
+{
+	json_t *j = json_stringn(s, len);
+	const unsigned char *u = (const unsigned char *)s;
+	char *c;
+	size_t i, k, n;
+
+	if (j)
+		return j;
+	c = malloc(len + 1);
+	if (!c)
+		return NULL;
+	for (i = 0; i < len;) {
+		unsigned char b = u[i], lo = 0x80, hi = 0xbf;
+
+		n = b < 0x80		   ? 1 :
+		    b >= 0xc2 && b <= 0xdf ? 2 :
+		    b >= 0xe0 && b <= 0xef ? 3 :
+		    b >= 0xf0 && b <= 0xf4 ? 4 :
+					     0;
+		if (b == 0xe0)
+			lo = 0xa0;
+		else if (b == 0xed)
+			hi = 0x9f;
+		else if (b == 0xf0)
+			lo = 0x90;
+		else if (b == 0xf4)
+			hi = 0x8f;
+		for (k = 1; n && k < n; k++)
+			if (i + k >= len || u[i + k] < (k == 1 ? lo : 0x80) ||
+			    u[i + k] > (k == 1 ? hi : 0xbf))
+				n = 0;
+		if (!n) {
+			c[i++] = '?';
+			continue;
+		}
+		memcpy(c + i, s + i, n);
+		i += n;
+	}
+	j = json_stringn(c, len);
+	free(c);
+	return j;
+}
+
+static bool name_ok(const char *s)
+{
+	size_t n = s ? strspn(s, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") :
+		       0;
+
+	return n && n <= TOOL_MAX_NAME && !s[n];
+}
+
+static bool id_used(const json_t *calls, const char *id)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(
+		calls, i,
+		c) if (!strcmp(json_string_value(json_object_get(c, "id")),
+			       id)) return true;
+	return false;
+}
+
+/*
+ * Adds one call the model asked for to @t, with the caps applied. An id
+ * that is missing, odd or already used in this turn is replaced, so each
+ * result pairs with its call; a name that no tool of ours could have is
+ * kept out of the next request and the call refused; arguments (a JSON
+ * text, or an object as Anthropic and the command protocol give them)
+ * over TOOL_MAX_ARGS become {} and the call is refused. Past
+ * TOOL_MAX_CALLS a call is dropped. 0 or -RB_ENOMEM.
+ */
+static int turn_add(struct turn *t, json_t *id, json_t *name, json_t *args,
+		    const char *refused)
+{
+	size_t n = json_array_size(t->calls), al;
+	const char *ids = json_string_value(id), *as;
+	const char *names = json_string_value(name);
+	char idbuf[32], *dump = NULL;
+	json_t *c;
+	int k, ret = 0;
+
+	if (n >= TOOL_MAX_CALLS) {
+		t->dropped++;
+		return 0;
+	}
+	if (!name_ok(ids) || id_used(t->calls, ids)) {
+		k = (int)n;
+		do
+			snprintf(idbuf, sizeof(idbuf), "rb_call_%d", k++);
+		while (id_used(t->calls, idbuf));
+		ids = idbuf;
+	}
+	if (!name_ok(names)) {
+		names = "invalid_name";
+		refused = "error: no tool has that name";
+	}
+	if (json_is_string(args)) {
+		as = json_string_value(args);
+		al = json_string_length(args);
+	} else if (!args || json_is_null(args)) {
+		as = "{}";
+		al = 2;
+	} else {
+		dump = json_dumps(args, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (!dump)
+			return rb_err(RB_ENOMEM, "out of memory");
+		as = dump;
+		al = strlen(dump);
+	}
+	if (al > TOOL_MAX_ARGS) {
+		as = "{}";
+		al = 2;
+		refused = "error: the arguments are over 16384 bytes; the "
+			  "call was not run";
+	}
+	c = json_pack("{s:s, s:s, s:o}", "id", ids, "name", names, "arguments",
+		      json_text(as, al));
+	if (c && refused)
+		json_object_set_new(c, "refused", json_string(refused));
+	if (!c || json_array_append_new(t->calls, c))
+		ret = rb_err(RB_ENOMEM, "out of memory");
+	free(dump);
+	return ret;
+}
+
+static int json_push(json_t *arr, json_t *v)
+{
+	if (!v || json_array_append_new(arr, v))
+		return rb_err(RB_ENOMEM, "model: cannot build the request");
+	return 0;
 }
 
 /* ---- HTTP providers ---- */
@@ -323,10 +566,94 @@ static int post_with_key(struct rb_model *m, json_t *body, const char *extra,
 	return ret;
 }
 
+/* The tools in OpenAI's format: {type: function, function: {...}}. */
+static int openai_tools(json_t *body, const struct conv *cv)
+{
+	json_t *tools = json_array(), *d, *msgs, *it, *c, *tc, *content;
+	const char *role, *text;
+	size_t i, k;
+	int ret = 0;
+
+	if (!tools)
+		return rb_err(RB_ENOMEM, "out of memory");
+	json_array_foreach(cv->tools, i, d)
+	{
+		ret = json_push(tools,
+				json_pack("{s:s, s:{s:O, s:O*, s:O*}}", "type",
+					  "function", "function", "name",
+					  json_object_get(d, "name"),
+					  "description",
+					  json_object_get(d, "description"),
+					  "parameters",
+					  json_object_get(d, "parameters")));
+		if (ret) {
+			json_decref(tools);
+			return ret;
+		}
+	}
+	json_object_set_new(body, "tools", tools);
+	/* The last request: the model may not call, it must answer. */
+	if (cv->final)
+		json_object_set_new(body, "tool_choice", json_string("none"));
+	msgs = json_object_get(body, "messages");
+	json_array_foreach(cv->msgs, i, it)
+	{
+		role = json_string_value(json_object_get(it, "role"));
+		if (!strcmp(role, "assistant")) {
+			tc = json_array();
+			json_array_foreach(json_object_get(it, "tool_calls"), k,
+					   c)
+			{
+				ret = json_push(
+					tc,
+					json_pack("{s:O, s:s, s:{s:O, s:O}}",
+						  "id",
+						  json_object_get(c, "id"),
+						  "type", "function",
+						  "function", "name",
+						  json_object_get(c, "name"),
+						  "arguments",
+						  json_object_get(
+							  c, "arguments")));
+				if (ret)
+					break;
+			}
+			text = json_string_value(
+				json_object_get(it, "content"));
+			content = text && *text ? json_string(text) :
+						  json_null();
+			ret = ret   ?:
+				      json_push(msgs,
+						json_pack("{s:s, s:o, s:o}",
+							  "role", "assistant",
+							  "content", content,
+							  "tool_calls", tc));
+		} else if (!strcmp(role, "tool")) {
+			ret = json_push(
+				msgs,
+				json_pack("{s:s, s:O, s:O}", "role", "tool",
+					  "tool_call_id",
+					  json_object_get(it, "tool_call_id"),
+					  "content",
+					  json_object_get(it, "content")));
+		} else {
+			ret = json_push(
+				msgs,
+				json_pack("{s:s, s:O}", "role", "user",
+					  "content",
+					  json_object_get(it, "content")));
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int openai_attempt(struct rb_model *m, const struct rb_model_request *rq,
-			  struct attempt *a)
+			  const struct conv *cv, struct attempt *a)
 {
 	json_t *body;
+	int ret;
 
 	body = json_pack("{s:s, s:[{s:s, s:s}, {s:s, s:s}], s:i, s:i}", "model",
 			 m->o.name, "messages", "role", "system", "content",
@@ -340,12 +667,146 @@ static int openai_attempt(struct rb_model *m, const struct rb_model_request *rq,
 				      "json_schema", "json_schema", "name",
 				      rq->schema_name, "strict", 1, "schema",
 				      schema_json(rq)));
+	if (cv) {
+		ret = openai_tools(body, cv);
+		if (ret) {
+			json_decref(body);
+			return ret;
+		}
+	}
 	return post_with_key(m, body, NULL, "Authorization: Bearer", a);
+}
+
+/*
+ * The user message that follows an assistant turn: its content array,
+ * which takes the tool_result blocks of that turn and, on the last
+ * request, the text that says the tools are over (Anthropic wants one
+ * user message there, not two).
+ */
+static json_t *anthropic_user_blocks(json_t *msgs)
+{
+	json_t *last = json_array_get(msgs, json_array_size(msgs) - 1);
+	json_t *blocks;
+
+	if (last &&
+	    !strcmp(json_string_value(json_object_get(last, "role")), "user") &&
+	    json_is_array(json_object_get(last, "content")))
+		return json_object_get(last, "content");
+	blocks = json_array();
+	if (json_push(msgs, json_pack("{s:s, s:o}", "role", "user", "content",
+				      blocks)))
+		return NULL;
+	return blocks;
+}
+
+/* The tools in Anthropic's format: {name, description, input_schema}. */
+static int anthropic_tools(json_t *body, const struct conv *cv)
+{
+	json_t *tools = json_array(), *d, *msgs, *it, *c, *blocks, *input;
+	const char *role, *text, *args;
+	size_t i, k;
+	int ret = 0;
+
+	if (!tools)
+		return rb_err(RB_ENOMEM, "out of memory");
+	json_array_foreach(cv->tools, i, d)
+	{
+		ret = json_push(tools,
+				json_pack("{s:O, s:O*, s:O*}", "name",
+					  json_object_get(d, "name"),
+					  "description",
+					  json_object_get(d, "description"),
+					  "input_schema",
+					  json_object_get(d, "parameters")));
+		if (ret) {
+			json_decref(tools);
+			return ret;
+		}
+	}
+	json_object_set_new(body, "tools", tools);
+	if (cv->final)
+		json_object_set_new(body, "tool_choice",
+				    json_pack("{s:s}", "type", "none"));
+	msgs = json_object_get(body, "messages");
+	json_array_foreach(cv->msgs, i, it)
+	{
+		role = json_string_value(json_object_get(it, "role"));
+		if (!strcmp(role, "assistant")) {
+			blocks = json_array();
+			text = json_string_value(
+				json_object_get(it, "content"));
+			if (text && *text)
+				ret = json_push(blocks,
+						json_pack("{s:s, s:s}", "type",
+							  "text", "text",
+							  text));
+			json_array_foreach(json_object_get(it, "tool_calls"), k,
+					   c)
+			{
+				/* tool_use takes an object, as it came. */
+				args = json_string_value(
+					json_object_get(c, "arguments"));
+				input = json_loads(args, JSON_DECODE_ANY, NULL);
+				if (!json_is_object(input)) {
+					json_decref(input);
+					input = json_object();
+				}
+				ret = ret   ?:
+					      json_push(
+						      blocks,
+						      json_pack(
+							      "{s:s, s:O, s:O, s:o}",
+							      "type",
+							      "tool_use", "id",
+							      json_object_get(
+								      c, "id"),
+							      "name",
+							      json_object_get(
+								      c,
+								      "name"),
+							      "input", input));
+			}
+			ret = ret   ?:
+				      json_push(msgs,
+						json_pack("{s:s, s:o}", "role",
+							  "assistant",
+							  "content", blocks));
+		} else if (!strcmp(role, "tool")) {
+			blocks = anthropic_user_blocks(msgs);
+			ret = blocks ?
+				      json_push(
+					      blocks,
+					      json_pack("{s:s, s:O, s:O}",
+							"type", "tool_result",
+							"tool_use_id",
+							json_object_get(
+								it,
+								"tool_call_id"),
+							"content",
+							json_object_get(
+								it,
+								"content"))) :
+				      -RB_ENOMEM;
+		} else {
+			blocks = anthropic_user_blocks(msgs);
+			ret = blocks ?
+				      json_push(blocks,
+						json_pack("{s:s, s:O}", "type",
+							  "text", "text",
+							  json_object_get(
+								  it,
+								  "content"))) :
+				      -RB_ENOMEM;
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int anthropic_attempt(struct rb_model *m,
 			     const struct rb_model_request *rq,
-			     struct attempt *a)
+			     const struct conv *cv, struct attempt *a)
 {
 	struct rb_buf v = RB_BUF_INIT(8192);
 	json_t *body;
@@ -357,6 +818,13 @@ static int anthropic_attempt(struct rb_model *m,
 			 rq->user, "temperature", 0);
 	if (!body)
 		return rb_err(RB_ENOMEM, "model: cannot build the request");
+	if (cv) {
+		ret = anthropic_tools(body, cv);
+		if (ret) {
+			json_decref(body);
+			return ret;
+		}
+	}
 	rb_buf_printf(&v, "anthropic-version: %s",
 		      m->o.anthropic_version ? m->o.anthropic_version :
 					       "2023-06-01");
@@ -398,10 +866,11 @@ static void reply_usage(struct rb_model_reply *out, json_t *j, const char *in,
 		(long)json_integer_value(json_object_get(usage, outk));
 }
 
-static int openai_parse(struct rb_model_reply *out, const char *body,
-			size_t len)
+static int openai_parse(struct rb_model_reply *out, struct turn *t,
+			const char *body, size_t len)
 {
-	json_t *j, *msg, *content, *choice;
+	json_t *j, *msg, *content, *choice, *tc, *c, *fn;
+	size_t i;
 	int ret = reply_json(&j, body, len);
 
 	if (ret)
@@ -409,7 +878,18 @@ static int openai_parse(struct rb_model_reply *out, const char *body,
 	choice = json_array_get(json_object_get(j, "choices"), 0);
 	msg = json_object_get(choice, "message");
 	content = json_object_get(msg, "content");
-	if (!json_is_string(content)) {
+	tc = t ? json_object_get(msg, "tool_calls") : NULL;
+	if (json_array_size(tc)) {
+		json_array_foreach(tc, i, c)
+		{
+			fn = json_object_get(c, "function");
+			ret = turn_add(t, json_object_get(c, "id"),
+				       json_object_get(fn, "name"),
+				       json_object_get(fn, "arguments"), NULL);
+			if (ret)
+				goto out;
+		}
+	} else if (!json_is_string(content)) {
 		json_t *refusal = json_object_get(msg, "refusal");
 
 		ret = rb_err(
@@ -424,7 +904,7 @@ static int openai_parse(struct rb_model_reply *out, const char *body,
 	if (ret)
 		goto out;
 	reply_usage(out, j, "prompt_tokens", "completion_tokens");
-	out->text = strdup(json_string_value(content));
+	out->text = strdup(json_string_value(content) ?: "");
 	if (!out->text)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 out:
@@ -432,11 +912,11 @@ out:
 	return ret;
 }
 
-static int anthropic_parse(struct rb_model_reply *out, const char *body,
-			   size_t len)
+static int anthropic_parse(struct rb_model_reply *out, struct turn *t,
+			   const char *body, size_t len)
 {
 	json_t *j, *content, *it;
-	struct rb_buf t = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf tx = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	size_t i;
 	int ret = reply_json(&j, body, len);
 
@@ -451,10 +931,14 @@ static int anthropic_parse(struct rb_model_reply *out, const char *body,
 	{
 		const char *type =
 			json_string_value(json_object_get(it, "type"));
-		json_t *tx = json_object_get(it, "text");
+		json_t *s = json_object_get(it, "text");
 
-		if (type && !strcmp(type, "text") && json_is_string(tx))
-			ret = rb_buf_puts(&t, json_string_value(tx));
+		if (type && !strcmp(type, "text") && json_is_string(s))
+			ret = rb_buf_puts(&tx, json_string_value(s));
+		else if (t && type && !strcmp(type, "tool_use"))
+			ret = turn_add(t, json_object_get(it, "id"),
+				       json_object_get(it, "name"),
+				       json_object_get(it, "input"), NULL);
 		if (ret)
 			goto out;
 	}
@@ -462,11 +946,11 @@ static int anthropic_parse(struct rb_model_reply *out, const char *body,
 	if (ret)
 		goto out;
 	reply_usage(out, j, "input_tokens", "output_tokens");
-	out->text = rb_buf_detach(&t, NULL);
+	out->text = rb_buf_detach(&tx, NULL);
 	if (!out->text)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 out:
-	rb_buf_release(&t);
+	rb_buf_release(&tx);
 	json_decref(j);
 	return ret;
 }
@@ -511,8 +995,40 @@ static char **command_argv(const char *cmd, char **copy)
 	return argv;
 }
 
+/*
+ * The command protocol's input with tools (docs/MODEL-TOOLS.md): one JSON
+ * object on stdin, the whole conversation in it, since the program is
+ * spawned once per turn and keeps nothing between turns.
+ */
+static int command_input(struct rb_buf *in, const struct rb_model_request *rq,
+			 const struct conv *cv)
+{
+	json_t *o;
+	char *text;
+	int ret;
+
+	o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:O, s:O, s:b, s:i, s:i}",
+		      "protocol", 1, "kind", rq->kind ? rq->kind : "", "system",
+		      rq->system ? rq->system : "", "user",
+		      rq->user ? rq->user : "", "schema_name",
+		      rq->schema_name ? rq->schema_name : "", "schema",
+		      schema_json(rq), "tools", cv->tools, "messages", cv->msgs,
+		      "final", cv->final, "round", cv->round, "max_rounds",
+		      cv->max_rounds);
+	if (!o)
+		return rb_err(RB_ENOMEM, "model: cannot build the request");
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = rb_buf_puts(in, text) ?: rb_buf_putc(in, '\n');
+	free(text);
+	return ret;
+}
+
 static int command_attempt(struct rb_model *m,
-			   const struct rb_model_request *rq, struct attempt *a)
+			   const struct rb_model_request *rq,
+			   const struct conv *cv, struct attempt *a)
 {
 	struct rb_buf in = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
@@ -522,8 +1038,16 @@ static int command_attempt(struct rb_model *m,
 	struct timespec zero = { 0, 0 };
 	int ret;
 
-	if (rb_buf_printf(&in, "%s\n\n%s\n", rq->system, rq->user))
-		return rb_err(RB_ENOMEM, "out of memory");
+	if (cv)
+		ret = command_input(&in, rq, cv);
+	else if (rb_buf_printf(&in, "%s\n\n%s\n", rq->system, rq->user))
+		ret = rb_err(RB_ENOMEM, "out of memory");
+	else
+		ret = 0;
+	if (ret) {
+		rb_buf_release(&in);
+		return ret;
+	}
 	argv = command_argv(m->o.command, &copy);
 	if (!argv || !argv[0]) {
 		ret = rb_err(RB_ECONFIG, "model: empty command");
@@ -568,30 +1092,66 @@ out:
 	return ret;
 }
 
-static int text_parse(struct rb_model_reply *out, const char *body, size_t len)
+/*
+ * The program's answer: with tools, a JSON object with a "tool_calls"
+ * array asks for calls ("content" is optional text beside them); any
+ * other output is the answer, as without tools.
+ */
+static int text_parse(struct rb_model_reply *out, struct turn *t,
+		      const char *body, size_t len)
 {
-	out->text = strndup(body, len);
+	json_t *j = t ? json_loadb(body, len, 0, NULL) : NULL;
+	json_t *calls = json_object_get(j, "tool_calls"), *c;
+	const char *text = json_string_value(json_object_get(j, "content"));
+	size_t i;
+	int ret = 0;
+
 	out->tokens_in = out->tokens_out = 0;
-	return out->text ? 0 : rb_err(RB_ENOMEM, "out of memory");
+	if (!json_array_size(calls)) {
+		json_decref(j);
+		out->text = strndup(body, len);
+		return out->text ? 0 : rb_err(RB_ENOMEM, "out of memory");
+	}
+	json_array_foreach(calls, i, c)
+	{
+		ret = turn_add(t, json_object_get(c, "id"),
+			       json_object_get(c, "name"),
+			       json_object_get(c, "arguments"), NULL);
+		if (ret)
+			break;
+	}
+	out->text = ret ? NULL : strdup(text ? text : "");
+	if (!ret && !out->text)
+		ret = rb_err(RB_ENOMEM, "out of memory");
+	json_decref(j);
+	return ret;
 }
 
 /* ---- replay ---- */
 
 static int replay_attempt(struct rb_model *m, const struct rb_model_request *rq,
-			  struct attempt *a)
+			  const struct conv *cv, struct attempt *a)
 {
 	char hash[65], path[4096];
 	struct rb_buf f = RB_BUF_INIT(64u << 20);
 	json_t *j = NULL, *resp;
 	int ret;
 
-	rb_model_request_hash(hash, rq);
+	turn_hash(hash, rq, cv);
 	snprintf(path, sizeof(path), "%s/%s.json", m->o.replay_dir, hash);
 	ret = rb_read_file(&f, path);
 	if (ret) {
-		ret = rb_err(RB_ENOTFOUND,
-			     "model: replay: no recorded %s exchange %s in %s",
-			     rq->kind, hash, m->o.replay_dir);
+		if (cv)
+			ret = rb_err(RB_ENOTFOUND,
+				     "model: replay: no recorded %s exchange "
+				     "%s (tool turn %d) in %s",
+				     rq->kind, hash, cv->round,
+				     m->o.replay_dir);
+		else
+			ret = rb_err(RB_ENOTFOUND,
+				     "model: replay: no recorded %s exchange "
+				     "%s in %s",
+				     rq->kind, hash, m->o.replay_dir);
 		goto out;
 	}
 	j = json_loadb(f.ptr, f.len, 0, NULL);
@@ -616,14 +1176,19 @@ out:
 	return ret;
 }
 
-static int replay_parse(struct rb_model_reply *out, const char *body,
-			size_t len)
+static int replay_parse(struct rb_model_reply *out, struct turn *t,
+			const char *body, size_t len)
 {
-	json_t *j = json_loadb(body, len, 0, NULL);
+	json_t *j = json_loadb(body, len, 0, NULL), *c;
+	size_t i;
 	int ret = 0;
 
 	if (!j)
 		return rb_err(RB_EPARSE, "model: replay: bad recording");
+	if (!json_is_string(json_object_get(j, "text"))) {
+		json_decref(j);
+		return rb_err(RB_EPARSE, "model: replay: no text recorded");
+	}
 	out->text = strdup(json_string_value(json_object_get(j, "text")));
 	out->tokens_in =
 		(long)json_integer_value(json_object_get(j, "tokens_in"));
@@ -631,6 +1196,22 @@ static int replay_parse(struct rb_model_reply *out, const char *body,
 		(long)json_integer_value(json_object_get(j, "tokens_out"));
 	if (!out->text)
 		ret = rb_err(RB_ENOMEM, "out of memory");
+	/* The calls as recorded, refusals kept, so the turn runs again. */
+	json_array_foreach(t ? json_object_get(j, "tool_calls") : NULL, i, c)
+	{
+		if (ret)
+			break;
+		ret = turn_add(
+			t, json_object_get(c, "id"), json_object_get(c, "name"),
+			json_object_get(c, "arguments"),
+			json_string_value(json_object_get(c, "refused")));
+	}
+	if (t && !ret) {
+		json_int_t d =
+			json_integer_value(json_object_get(j, "dropped_calls"));
+
+		t->dropped = d > 0 && d < 1000000 ? (int)d : 0;
+	}
 	json_decref(j);
 	return ret;
 }
@@ -718,8 +1299,10 @@ static void limit_leave(struct rb_model *m)
 /* The longest we wait for a Retry-After before giving up for now. */
 #define MAX_RETRY_AFTER_MS (5L * 60 * 1000)
 
-static int call_locked(struct rb_model_reply *out, struct rb_model *m,
-		       const struct rb_model_request *rq)
+/* One turn, with its retries; @t and @cv are NULL without tools. */
+static int call_locked(struct rb_model_reply *out, struct turn *t,
+		       struct rb_model *m, const struct rb_model_request *rq,
+		       const struct conv *cv)
 {
 	struct attempt a;
 	int ret = 0, tries;
@@ -731,11 +1314,11 @@ static int call_locked(struct rb_model_reply *out, struct rb_model *m,
 		memset(&a, 0, sizeof(a));
 		rb_buf_init(&a.body, m->o.max_reply);
 		a.retry_after_ms = -1;
-		ret = m->ops->attempt(m, rq, &a);
+		ret = m->ops->attempt(m, rq, cv, &a);
 		if (ret)
 			break;
 		if (!a.err && a.status >= 200 && a.status < 300) {
-			ret = m->ops->parse(out, a.body.ptr, a.body.len);
+			ret = m->ops->parse(out, t, a.body.ptr, a.body.len);
 			out->retries = tries;
 			break;
 		}
@@ -785,6 +1368,142 @@ static int call_locked(struct rb_model_reply *out, struct rb_model *m,
 	return ret;
 }
 
+/*
+ * Answers the calls of one turn through the toolset and adds the turn and
+ * its results to the conversation. A callback's -RB_ETOOBIG (a limit of
+ * the tools) sets *stop: the next request is the last one.
+ */
+static int run_calls(struct conv *cv, const struct rb_model_toolset *ts,
+		     const char *text, const struct turn *t, bool *stop)
+{
+	struct rb_buf res = RB_BUF_INIT(TOOL_MAX_RESULT);
+	const char *name, *args, *refused;
+	size_t i, n = json_array_size(t->calls);
+	json_t *c;
+	int ret;
+
+	ret = json_push(cv->msgs,
+			json_pack("{s:s, s:s, s:O}", "role", "assistant",
+				  "content", text ? text : "", "tool_calls",
+				  t->calls));
+	json_array_foreach(t->calls, i, c)
+	{
+		if (ret)
+			break;
+		rb_buf_reset(&res);
+		name = json_string_value(json_object_get(c, "name"));
+		args = json_string_value(json_object_get(c, "arguments"));
+		refused = json_string_value(json_object_get(c, "refused"));
+		if (refused) {
+			ret = rb_buf_puts(&res, refused);
+		} else {
+			ret = ts->call(ts->arg, name, args,
+				       json_string_length(
+					       json_object_get(c, "arguments")),
+				       &res);
+			if (ret == -RB_ETOOBIG) {
+				if (!*stop)
+					rb_log(RB_LOG_INFO, "model.tool_limit",
+					       "reason",
+					       res.len ? res.ptr : rb_errmsg(),
+					       NULL);
+				*stop = true;
+				ret = res.len ?
+					      0 :
+					      rb_buf_puts(&res,
+							  "error: a tool "
+							  "limit was reached");
+			}
+		}
+		if (!ret && i + 1 == n && t->dropped)
+			ret = rb_buf_printf(&res,
+					    "\n\nnote: %d more tool calls of "
+					    "that turn were dropped: at most "
+					    "%d are answered in one turn",
+					    t->dropped, TOOL_MAX_CALLS);
+		if (ret == -RB_ETOOBIG)
+			ret = 0; /* our own floor: the text stays cut */
+		if (!ret)
+			ret = json_push(cv->msgs,
+					json_pack("{s:s, s:O, s:s, s:o}",
+						  "role", "tool",
+						  "tool_call_id",
+						  json_object_get(c, "id"),
+						  "name", name, "content",
+						  json_text(res.ptr, res.len)));
+	}
+	rb_buf_release(&res);
+	return ret;
+}
+
+/*
+ * The tool loop: turn after turn until the model answers in text. After
+ * max_rounds turns with calls, or when a limit of the tools is reached,
+ * one last request says the tools are over and demands the answer.
+ */
+static int tool_loop(struct rb_model_reply *out, struct rb_model *m,
+		     const struct rb_model_request *rq)
+{
+	const struct rb_model_toolset *ts = rq->tools;
+	struct conv cv = { 0 };
+	bool stop = false, done = false;
+	int ret = 0;
+
+	cv.tools = json_loads(ts->defs ? ts->defs : "[]", 0, NULL);
+	cv.msgs = json_array();
+	if (!json_is_array(cv.tools) || !cv.msgs || !ts->call) {
+		ret = rb_err(RB_EINVAL, "model: the tools offered are not a "
+					"JSON array with a callback");
+		goto out;
+	}
+	cv.max_rounds = ts->max_rounds > 0   ? ts->max_rounds :
+			m->o.tool_rounds > 0 ? m->o.tool_rounds :
+					       TOOL_DEFAULT_ROUNDS;
+	if (cv.max_rounds > TOOL_MAX_ROUNDS)
+		cv.max_rounds = TOOL_MAX_ROUNDS;
+	for (cv.round = 0; !ret && !done; cv.round++) {
+		struct rb_model_reply r = { 0 };
+		struct turn t = { 0 };
+
+		if (!cv.final && (stop || cv.round >= cv.max_rounds)) {
+			cv.final = true;
+			ret = json_push(cv.msgs,
+					json_pack("{s:s, s:s}", "role", "user",
+						  "content", tools_over));
+			if (ret)
+				break;
+		}
+		t.calls = json_array();
+		if (!t.calls) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
+		ret = call_locked(&r, &t, m, rq, &cv);
+		record(m, rq, &cv, ret ? NULL : &r, &t, ret);
+		if (!ret) {
+			out->tokens_in += r.tokens_in;
+			out->tokens_out += r.tokens_out;
+			out->retries += r.retries;
+		}
+		if (!ret && !json_array_size(t.calls)) {
+			out->text = r.text;
+			r.text = NULL;
+			done = true;
+		} else if (!ret && cv.final) {
+			ret = rb_err(RB_EPARSE, "model: tool calls after the "
+						"tools were over");
+		} else if (!ret) {
+			ret = run_calls(&cv, ts, r.text, &t, &stop);
+		}
+		rb_model_reply_release(&r);
+		json_decref(t.calls);
+	}
+out:
+	json_decref(cv.tools);
+	json_decref(cv.msgs);
+	return ret;
+}
+
 int rb_model_call(struct rb_model_reply *out, struct rb_model *m,
 		  const struct rb_model_request *rq)
 {
@@ -792,15 +1511,49 @@ int rb_model_call(struct rb_model_reply *out, struct rb_model *m,
 	int ret;
 
 	limit_enter(m);
-	ret = call_locked(&r, m, rq);
-	limit_leave(m);
-	record(m, rq, ret ? NULL : &r, ret);
+	if (rq->tools) {
+		/* The slot is held over the whole loop, tools included. */
+		ret = tool_loop(&r, m, rq);
+		limit_leave(m);
+	} else {
+		ret = call_locked(&r, NULL, m, rq, NULL);
+		limit_leave(m);
+		record(m, rq, NULL, ret ? NULL : &r, NULL, ret);
+	}
 	if (ret) {
 		rb_model_reply_release(&r);
 		return ret;
 	}
 	*out = r;
 	return 0;
+}
+
+int rb_model_parse_tool_reply(struct rb_model_reply *out, size_t *ncalls,
+			      const char *provider, const char *body,
+			      size_t len)
+{
+	struct rb_model_reply r = { 0 };
+	struct turn t = { 0 };
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(providers); i++)
+		if (!strcmp(providers[i].name, provider))
+			break;
+	if (i == ARRAY_SIZE(providers))
+		return rb_err(RB_EINVAL, "model: no provider %s", provider);
+	t.calls = json_array();
+	if (!t.calls)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = providers[i].parse(&r, &t, body, len);
+	if (!ret) {
+		*ncalls = json_array_size(t.calls);
+		*out = r;
+	} else {
+		rb_model_reply_release(&r);
+	}
+	json_decref(t.calls);
+	return ret;
 }
 
 /* ---- lifecycle ---- */

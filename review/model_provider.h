@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "review/findings.h"
+#include "review/model_tools.h"
 
 struct rb_model;
 
@@ -45,6 +46,14 @@ struct rb_model_opts {
 	const char *guides_dir; /* default: RB_GUIDES_DIR */
 	const char *record_dir; /* record every exchange here, or NULL */
 	const char *replay_dir; /* provider "replay": recordings to serve */
+	/*
+	 * model.tools: whether the review offers the read-only tools, their
+	 * limits per patch, and the tool turns of one request before the
+	 * answer is demanded when the toolset's max_rounds is 0 (default 12).
+	 */
+	bool tools;
+	struct rb_model_tool_limits tool_limits;
+	int tool_rounds;
 };
 
 #define RB_MODEL_OPTS_INIT                                                    \
@@ -110,12 +119,31 @@ void rb_model_reply_release(struct rb_model_reply *r);
 
 /*
  * The request hash: SHA-256 hex over kind, schema, system and user with
- * the nonce replaced, so a replay finds the same exchange.
+ * the nonce replaced, so a replay finds the same exchange. A request
+ * with tools is recorded turn by turn; each turn's hash also covers the
+ * tool definitions and the conversation so far (docs/MODEL-TOOLS.md),
+ * and its first turn's hash is not this one.
  */
 void rb_model_request_hash(char out[65], const struct rb_model_request *rq);
 
-/* One exchange with the model, with retries, recording and the limit. */
+/*
+ * One exchange with the model, with retries, recording and the limit;
+ * with rq->tools, the whole tool loop under one slot of the limit, the
+ * tokens and retries of every turn summed into *out.
+ */
 int rb_model_call(struct rb_model_reply *out, struct rb_model *m,
 		  const struct rb_model_request *rq);
+
+/*
+ * For the fuzz target and the tests: parses one reply @body of provider
+ * @provider ("openai", "anthropic", "command" or "replay") as a turn of
+ * the tool loop, with the caps on hostile output applied. *ncalls gets
+ * the number of tool calls kept; out->text the text (may be empty when
+ * there are calls). 0, -RB_EPARSE, -RB_ETOOBIG (cut at max_tokens),
+ * -RB_EINVAL (unknown provider), -RB_ENOMEM.
+ */
+int rb_model_parse_tool_reply(struct rb_model_reply *out, size_t *ncalls,
+			      const char *provider, const char *body,
+			      size_t len);
 
 #endif

@@ -22,6 +22,14 @@ left: HTTP 500 "script exhausted". A STEP may hold:
   "verdict_by_quote": {"substring": "rejected"}
                             another verdict for findings whose block
                             holds the substring
+                            Each verdict carries evidence: by default
+                            the finding's own quote, file, line and side
+                            (old: "base", new: "tip"), which the bot
+                            checks against the patch;
+  "evidence_by_quote": {"substring": [{"file", "side", "line", "quote"}]}
+                            that evidence instead for findings whose
+                            block holds the substring
+  "evidence": "none"        no evidence at all
   "status": 429             HTTP status (default 200)
   "error_type": "..."       error body in the provider's format, e.g.
                             insufficient_quota, overloaded_error
@@ -32,6 +40,28 @@ left: HTTP 500 "script exhausted". A STEP may hold:
   "cut": true               the answer stopped at max_tokens
   "usage": [in, out]        token counts (default: bytes / 4)
 
+Tool calling, in each format's own shape (OpenAI "tools"/"tool_calls"
+answered by "role: tool" messages; Anthropic "tools"/"tool_use" answered
+by "tool_result" blocks):
+
+  "tool_calls": [{"name": "read_file", "arguments": {...}, "id": "x"}]
+                            the model calls these tools instead of
+                            answering ("answer" is then text beside the
+                            calls; "id" is made up when absent;
+                            "arguments" given as a string goes out as is).
+                            Never taken when the request offers no tools
+                            or forbids calls (tool_choice "none").
+  "match_result": "text"    taken only when a tool result the client sent
+                            back (any turn) holds the substring
+  "no_tools": true          taken only when the request offers no tools
+                            or forbids calls: the "tools are over" turn
+
+A request whose conversation breaks the format's rules (a tool call
+without its result, a result for no call) gets HTTP 400, as the real
+APIs answer it. Each log line also holds "tool_results" (every result the
+conversation carries, in order: {"id", "content"}), "tools" (the names
+offered) and "tool_choice".
+
 Every request is logged as one JSON line (time, path, wire format, the
 headers that matter, the parsed body) to --log.
 
@@ -39,6 +69,7 @@ Python standard library only. Listens on 127.0.0.1 only.
 """
 import argparse
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -55,13 +86,36 @@ def load_script(path):
         STATE.update(text=text, steps=steps, used=[False] * len(steps))
 
 
-def pick(kind, body):
+def evidence_of(step, block):
+    """The evidence of one "Finding N:" block of the verifier's request."""
+    text = "\n".join(block)
+    for k, ev in step.get("evidence_by_quote", {}).items():
+        if k in text:
+            return ev
+    if step.get("evidence") == "none":
+        return []
+    m = re.match(r"Finding \d+: (.*), (old|new) side line (\d+),", block[0])
+    q = re.search(r"^Quoted code: (.*?)\nTrigger:", text, re.M | re.S)
+    if not m or not q:
+        return []
+    return [{"file": m.group(1), "side": "base" if m.group(2) == "old"
+             else "tip", "line": int(m.group(3)), "quote": q.group(1)}]
+
+
+def pick(kind, body, results, can_call):
     for i, s in enumerate(STATE["steps"]):
         if STATE["used"][i]:
             continue
         if "kind" in s and s["kind"] != kind:
             continue
         if "match" in s and s["match"] not in body:
+            continue
+        if "tool_calls" in s and not can_call:
+            continue
+        if s.get("no_tools") and can_call:
+            continue
+        if "match_result" in s and not any(
+                s["match_result"] in r["content"] for r in results):
             continue
         if not s.get("repeat"):
             STATE["used"][i] = True
@@ -81,19 +135,91 @@ def error_body(fmt, etype, status):
     return {"error": {"message": msg, "type": etype, "code": etype}}
 
 
-def ok_body(fmt, text, usage, cut=False):
+def ok_body(fmt, text, usage, cut=False, calls=None):
+    calls = calls or []
     if fmt == "anthropic":
+        content = [{"type": "text", "text": text}] if text or not calls \
+            else []
+        for c in calls:
+            content.append({"type": "tool_use", "id": c["id"],
+                            "name": c["name"], "input": c["arguments"]})
+        stop = "max_tokens" if cut else "tool_use" if calls else "end_turn"
         return {"id": "msg_test", "type": "message", "role": "assistant",
-                "content": [{"type": "text", "text": text}],
-                "stop_reason": "max_tokens" if cut else "end_turn",
+                "content": content, "stop_reason": stop,
                 "usage": {"input_tokens": usage[0],
                           "output_tokens": usage[1]}}
+    msg = {"role": "assistant", "content": text if text or not calls
+           else None}
+    if calls:
+        msg["tool_calls"] = [
+            {"id": c["id"], "type": "function",
+             "function": {"name": c["name"],
+                          "arguments": c["arguments"]
+                          if isinstance(c["arguments"], str)
+                          else json.dumps(c["arguments"])}}
+            for c in calls]
+    finish = "length" if cut else "tool_calls" if calls else "stop"
     return {"id": "chatcmpl-test", "object": "chat.completion",
-            "choices": [{"index": 0,
-                         "finish_reason": "length" if cut else "stop",
-                         "message": {"role": "assistant", "content": text}}],
+            "choices": [{"index": 0, "finish_reason": finish,
+                         "message": msg}],
             "usage": {"prompt_tokens": usage[0],
                       "completion_tokens": usage[1]}}
+
+
+def tool_state(fmt, req):
+    """The tool results a request carries, the tools it offers, whether
+    the model may call one, and what breaks the format's rules (or None).
+    """
+    results, pending, bad = [], [], None
+    tools = [t.get("name") or (t.get("function") or {}).get("name")
+             for t in req.get("tools") or [] if isinstance(t, dict)]
+    choice = req.get("tool_choice")
+    can_call = bool(tools) and choice not in ("none", {"type": "none"})
+    for m in req.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        role, c = m.get("role"), m.get("content")
+        if fmt == "openai":
+            if role == "tool":
+                tid = m.get("tool_call_id")
+                if tid not in pending:
+                    bad = bad or "tool message for no call: %s" % tid
+                else:
+                    pending.remove(tid)
+                results.append({"id": tid, "content": c if
+                                isinstance(c, str) else json.dumps(c)})
+                continue
+            if pending:
+                bad = bad or "tool calls without results: %s" % pending
+            if role == "assistant":
+                pending = [t.get("id") for t in m.get("tool_calls") or []]
+            continue
+        blocks = c if isinstance(c, list) else []
+        if role == "user":
+            for b in blocks:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    tid = b.get("tool_use_id")
+                    if tid not in pending:
+                        bad = bad or "tool_result for no tool_use: %s" % tid
+                    else:
+                        pending.remove(tid)
+                    bc = b.get("content")
+                    results.append({"id": tid, "content": bc if
+                                    isinstance(bc, str) else
+                                    json.dumps(bc)})
+            if pending:
+                bad = bad or "tool_use without tool_result: %s" % pending
+            pending = []
+        elif role == "assistant":
+            if pending:
+                bad = bad or "tool_use without tool_result: %s" % pending
+            pending = [b.get("id") for b in blocks if isinstance(b, dict)
+                       and b.get("type") == "tool_use"]
+            if pending and not tools:
+                bad = bad or "tool_use blocks but no tools defined"
+    if pending:
+        bad = bad or "the last tool calls have no results: %s" % pending
+    return results, tools, choice, can_call, bad
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -133,18 +259,23 @@ class Handler(BaseHTTPRequestHandler):
             text = "\n".join(p if isinstance(p, str) else ""
                              for p in parts)
         kind = "verifier" if '"verdicts"' in text else "finder"
+        results, tools, choice, can_call, bad = \
+            tool_state(fmt, req) if isinstance(req, dict) else \
+            ([], [], None, False, None)
         entry = {"t": time.time(), "path": self.path, "format": fmt,
                  "kind": kind,
                  "authorization": self.headers.get("Authorization"),
                  "x-api-key": self.headers.get("x-api-key"),
                  "anthropic-version": self.headers.get("anthropic-version"),
+                 "tool_results": results, "tools": tools,
+                 "tool_choice": choice, "bad": bad,
                  "body": req}
         with LOCK:
             load_script(self.server.script)
-            step = pick(kind, text)
+            step = None if bad else pick(kind, text, results, can_call)
             with open(self.server.log, "a", encoding="utf-8") as f:
                 f.write(json.dumps(entry) + "\n")
-        if req is None:
+        if req is None or bad:
             self.send(400, error_body(fmt, "invalid_request_error", 400))
             return
         if step is None:
@@ -177,7 +308,9 @@ class Handler(BaseHTTPRequestHandler):
                                     v = kv
                                     break
                             verdicts.append({"id": cur, "verdict": v,
-                                             "reason": "scripted"})
+                                             "reason": "scripted",
+                                             "evidence": evidence_of(
+                                                 step, block)})
                         num = line[8:line.index(":")]
                         cur = int(num) if num.isdigit() else None
                         block = []
@@ -187,10 +320,18 @@ class Handler(BaseHTTPRequestHandler):
                 answer = json.dumps(step["answer_json"])
             else:
                 answer = step.get("answer", "")
+            calls = []
+            for k, c in enumerate(step.get("tool_calls") or []):
+                calls.append({"id": c.get("id", "%s_%d_%d" % (
+                    "toolu" if fmt == "anthropic" else "call",
+                    len(results), k)),
+                    "name": c.get("name"),
+                    "arguments": c.get("arguments", {})})
             # Tokens: as given, else about four bytes a token.
             usage = step.get("usage", [len(text) // 4, len(answer) // 4])
             self.send(status, ok_body(fmt, answer, usage,
-                                      step.get("cut", False)), headers)
+                                      step.get("cut", False), calls),
+                      headers)
 
 
 class Server(ThreadingHTTPServer):
