@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * evalset.h - the evaluation set of "reviewbot eval": known bugs found in
+ * real list mail, and the rule that scores a finding against them.
+ *
+ * A patch mail whose Fixes: trailer quotes the subject of an earlier
+ * patch mail of the same archive says that earlier patch had a bug. The
+ * fix's diff says where: the lines it removed, or the lines around what
+ * it inserted, found again in the buggy patch's new side, and the
+ * functions its hunks are in. A finding on the buggy patch is a hit when
+ * it names one of those files and lands within RB_EVAL_NEAR lines of one
+ * of those lines, or inside one of those functions.
+ *
+ * How pairs are chosen, and which are left out and why, is in
+ * docs/EVAL.md; every exclusion is kept in the set with its reason.
+ */
+#ifndef RB_REVIEW_EVALSET_H
+#define RB_REVIEW_EVALSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rb_diff;
+struct rb_finding;
+
+#define RB_EVAL_NEAR 3 /* lines a finding may sit from a changed line */
+#define RB_EVAL_SET_VERSION 1
+
+/* One file of the buggy patch that the fix changed. */
+struct rb_eval_changed {
+	char *file; /* the path as the buggy patch names it */
+	int *lines; /* new-side lines of the buggy patch, ascending */
+	size_t n_lines;
+	char **functions; /* functions the fix changed, that the patch has */
+	size_t n_functions;
+};
+
+struct rb_eval_pair {
+	int id; /* 1-based, in the order of the fixes in the archive */
+	/* The buggy patch, with the context the pipeline gives the model. */
+	char *buggy_msgid;
+	char *buggy_subject;
+	int buggy_version;
+	int n_versions; /* patch mails with its subject before the fix */
+	char *cover_title; /* or NULL */
+	char **subjects; /* its series' titles by index; [index - 1] is it */
+	size_t n_subjects;
+	int index; /* 1-based index in the series (1 for a single patch) */
+	char *commit_msg;
+	char *patch;
+	/* The fix. */
+	char *fix_msgid;
+	char *fix_subject;
+	char *fixes; /* the Fixes: value as written */
+	char *fix_patch; /* its diff */
+	struct rb_eval_changed *changed;
+	size_t n_changed;
+};
+
+struct rb_eval_excluded {
+	char *fix_msgid;
+	char *fix_subject;
+	char *named; /* the subject the Fixes: line quotes */
+	char *reason;
+};
+
+struct rb_eval_set {
+	char *source; /* the archive's file name */
+	/* What the archive held. */
+	size_t messages, patch_mails, fixes_trailers, fixes_named;
+	struct rb_eval_pair *pairs;
+	size_t n_pairs;
+	struct rb_eval_excluded *excluded;
+	size_t n_excluded;
+};
+
+/*
+ * Builds the set from the archive at @path (mbox, .xz mbox, Maildir; see
+ * mail/mbox.h), reading it twice. 0, -RB_ENOTFOUND / -RB_EIO for the
+ * archive, -RB_ENOMEM.
+ */
+int rb_eval_build(struct rb_eval_set *out, const char *path);
+
+/* The set as JSON (pairs with everything above, and the exclusions). */
+int rb_eval_set_save(const struct rb_eval_set *s, const char *path);
+/* Reads a set saved by rb_eval_set_save(); -RB_EPARSE naming the field. */
+int rb_eval_set_load(struct rb_eval_set *out, const char *path);
+void rb_eval_set_release(struct rb_eval_set *s);
+
+/*
+ * The function around new-side line @line of @file in the diff @d: the
+ * nearest function definition above it in its hunk, else the function the
+ * hunk header names. NULL when none is known. Returned in @buf.
+ */
+const char *rb_eval_function_at(const struct rb_diff *d, const char *file,
+				int line, char *buf, size_t size);
+
+/*
+ * Is @f (a finding on @p's buggy patch, parsed in @d) a hit? @how gets
+ * "line N" or "function F" (a static or @buf string), or NULL.
+ */
+bool rb_eval_hit(const struct rb_eval_pair *p, const struct rb_diff *d,
+		 const struct rb_finding *f, char *how, size_t how_size);
+
+#endif
