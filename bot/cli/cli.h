@@ -27,6 +27,7 @@ int cmd_maintainers(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 struct rb_config;
 struct rb_store;

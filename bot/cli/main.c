@@ -25,6 +25,8 @@ static const struct rb_cmd commands[] = {
 	{ "check", "apply patches and run the checkers", cmd_check },
 	{ "migrate", "create or upgrade the store schema", cmd_migrate },
 	{ "serve", "the read-only dashboard and /metrics", cmd_serve },
+	{ "eval", "measure the model on known bugs from list mail",
+	  cmd_eval },
 };
 
 static void usage(FILE *f)
