@@ -732,103 +732,109 @@ static int apply_binary(struct work *w, const struct rb_diff_file *f,
 	return 0;
 }
 
-/* Applies one file section of the current patch. 0, 1 (failed), <0. */
-static int apply_file(struct work *w, const struct rb_diff_file *f,
-		      struct rb_apply_file_result *fr)
+/* One file section on its way through apply_file(). */
+struct file_apply {
+	const char *opath, *npath; /* NULL: created, deleted */
+	const char *path; /* the name to report */
+	git_oid old_oid, new_oid;
+	uint32_t old_mode, new_mode; /* in the tree, and after the patch */
+};
+
+/*
+ * The preimage of @fa: the old file is in the tree (or a traditional diff
+ * creates it, and fa->opath becomes NULL) and has the type the patch
+ * says. 0, 1 (failed), <0.
+ */
+static int check_old(struct work *w, const struct rb_diff_file *f,
+		     struct file_apply *fa)
 {
-	const char *opath = f->old_path, *npath = f->new_path;
-	const char *path = rb_diff_file_path(f);
-	git_oid old_oid, new_oid, tmp;
-	uint32_t old_mode = 0, nmode_now = 0, new_mode;
-	git_blob *blob = NULL;
-	struct image img = { 0 };
-	struct rb_buf content = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
-	const char *data = "";
-	size_t size = 0, bad = 0;
+	const char *opath = fa->opath;
+	uint32_t mode;
 	int ret;
 
-	fr->path = strdup(path);
-	if (!fr->path)
-		return -RB_ENOMEM;
-	if ((opath && (ret = check_path(w, opath))) ||
-	    (npath && (ret = check_path(w, npath))))
-		goto out;
+	ret = state_get(w, opath, &fa->old_oid, &fa->old_mode);
+	if (ret)
+		return ret;
+	mode = fa->old_mode;
+	/*
+	 * A traditional diff of a file that does not exist, with one
+	 * hunk that has no old lines, creates it (git's is_new < 0).
+	 */
+	if (!mode && !f->is_git && f->n_hunks == 1 && !f->hunks[0].old_count)
+		fa->opath = NULL;
+	else if (!mode)
+		return fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+			    "%s does not exist in the tree", opath);
+	if ((mode & MODE_TYPE) == MODE_TREE)
+		return fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+			    "%s is a directory in the tree", opath);
+	if ((mode & MODE_TYPE) == MODE_GITLINK)
+		return fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+			    "%s is a submodule: not applied", opath);
+	if (fa->opath && f->old_mode && ((f->old_mode ^ mode) & MODE_TYPE))
+		return fail(w, RB_APPLY_FAIL_FILE, opath, 0,
+			    "%s: wrong type (the tree has %o, the "
+			    "patch expects %o)",
+			    opath, mode, f->old_mode);
+	return 0;
+}
+
+/*
+ * Both paths are ones we may write, the preimage is as the patch says,
+ * and a new name is not in the tree yet. 0, 1 (failed), <0.
+ */
+static int check_paths(struct work *w, const struct rb_diff_file *f,
+		       struct file_apply *fa)
+{
+	git_oid tmp;
+	uint32_t mode = 0;
+	int ret;
+
+	if ((fa->opath && (ret = check_path(w, fa->opath))) ||
+	    (fa->npath && (ret = check_path(w, fa->npath))))
+		return ret;
+	if (fa->opath) {
+		ret = check_old(w, f, fa);
+		if (ret)
+			return ret;
+	}
+	if (fa->npath && (!fa->opath || strcmp(fa->opath, fa->npath))) {
+		ret = state_get(w, fa->npath, &tmp, &mode);
+		if (ret)
+			return ret;
+		if (mode)
+			return fail(w, RB_APPLY_FAIL_FILE, fa->npath, 0,
+				    "%s already exists in the tree", fa->npath);
+	}
+	return 0;
+}
+
+/* A file applied whole (binary, or by the 3-way merge) has no hunks. */
+static void drop_hunks(struct rb_apply_file_result *fr)
+{
+	free(fr->hunks);
+	fr->hunks = NULL;
+	fr->n_hunks = 0;
+}
+
+/*
+ * The hunks of @f applied to the preimage as git apply places them (or,
+ * when that fails and it is asked for, the 3-way merge), the result
+ * written as a blob into fa->new_oid. 0, 1 (failed), <0.
+ */
+static int apply_text(struct work *w, const struct rb_diff_file *f,
+		      struct file_apply *fa, struct rb_apply_file_result *fr)
+{
+	const char *opath = fa->opath, *path = fa->path;
+	struct rb_buf content = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
+	struct image img = { 0 };
+	git_blob *blob = NULL;
+	const char *data = "";
+	size_t size = 0, bad = 0;
+	int ret = 0;
 
 	if (opath) {
-		ret = state_get(w, opath, &old_oid, &old_mode);
-		if (ret)
-			goto out;
-		/*
-		 * A traditional diff of a file that does not exist, with one
-		 * hunk that has no old lines, creates it (git's is_new < 0).
-		 */
-		if (!old_mode && !f->is_git && f->n_hunks == 1 &&
-		    !f->hunks[0].old_count) {
-			opath = NULL;
-		} else if (!old_mode) {
-			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
-				   "%s does not exist in the tree", opath);
-			goto out;
-		}
-		if ((old_mode & MODE_TYPE) == MODE_TREE) {
-			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
-				   "%s is a directory in the tree", opath);
-			goto out;
-		}
-		if ((old_mode & MODE_TYPE) == MODE_GITLINK) {
-			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
-				   "%s is a submodule: not applied", opath);
-			goto out;
-		}
-		if (opath && f->old_mode &&
-		    ((f->old_mode ^ old_mode) & MODE_TYPE)) {
-			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
-				   "%s: wrong type (the tree has %o, the "
-				   "patch expects %o)",
-				   opath, old_mode, f->old_mode);
-			goto out;
-		}
-	}
-	if (npath && (!opath || strcmp(opath, npath))) {
-		ret = state_get(w, npath, &tmp, &nmode_now);
-		if (ret)
-			goto out;
-		if (nmode_now) {
-			ret = fail(w, RB_APPLY_FAIL_FILE, npath, 0,
-				   "%s already exists in the tree", npath);
-			goto out;
-		}
-	}
-
-	fr->hunks = calloc(f->n_hunks + 1, sizeof(*fr->hunks));
-	if (!fr->hunks) {
-		ret = -RB_ENOMEM;
-		goto out;
-	}
-	fr->n_hunks = f->n_hunks;
-
-	new_mode = f->new_mode ? f->new_mode : old_mode ? old_mode : 0100644;
-	if (npath)
-		note_mode(w, npath, new_mode);
-	new_mode = normalize_mode(new_mode);
-	if ((new_mode & MODE_TYPE) == MODE_GITLINK) {
-		ret = fail(w, RB_APPLY_FAIL_FILE, path, 0,
-			   "%s: submodule changes are not applied", path);
-		goto out;
-	}
-
-	if (f->is_binary) {
-		ret = apply_binary(w, f, path, &old_oid, &new_oid);
-		if (ret)
-			goto out;
-		free(fr->hunks);
-		fr->hunks = NULL;
-		fr->n_hunks = 0;
-		goto record;
-	}
-
-	if (opath) {
-		if (git_blob_lookup(&blob, w->repo, &old_oid) < 0) {
+		if (git_blob_lookup(&blob, w->repo, &fa->old_oid) < 0) {
 			ret = git_fail("blob lookup");
 			goto out;
 		}
@@ -843,8 +849,8 @@ static int apply_file(struct work *w, const struct rb_diff_file *f,
 	}
 	if (!f->n_hunks && opath) {
 		/* a pure rename, copy or mode change */
-		git_oid_cpy(&new_oid, &old_oid);
-		goto record;
+		git_oid_cpy(&fa->new_oid, &fa->old_oid);
+		goto out;
 	}
 	ret = image_load(&img, data, size);
 	if (ret)
@@ -876,34 +882,70 @@ static int apply_file(struct work *w, const struct rb_diff_file *f,
 		}
 		fr->merged = true;
 		w->res->merged = true;
-		free(fr->hunks);
-		fr->hunks = NULL;
-		fr->n_hunks = 0;
+		drop_hunks(fr);
 	}
-	if (!npath) {
-		if (content.len) {
+	if (!fa->npath) {
+		if (content.len)
 			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
 				   "removal patch leaves %s with content",
 				   opath);
-			goto out;
-		}
-	} else if (git_blob_create_from_buffer(&new_oid, w->repo, content.ptr,
-					       content.len) < 0) {
+	} else if (git_blob_create_from_buffer(&fa->new_oid, w->repo,
+					       content.ptr, content.len) < 0) {
 		ret = git_fail("blob write");
-		goto out;
 	}
-record:
-	if (opath && (!npath || f->status == RB_DIFF_RENAMED)) {
-		ret = change_set(w, opath, true, NULL, 0);
-		if (ret)
-			goto out;
-	}
-	if (npath)
-		ret = change_set(w, npath, false, &new_oid, new_mode);
 out:
 	rb_buf_release(&content);
 	image_release(&img);
 	git_blob_free(blob);
+	return ret;
+}
+
+/* Applies one file section of the current patch. 0, 1 (failed), <0. */
+static int apply_file(struct work *w, const struct rb_diff_file *f,
+		      struct rb_apply_file_result *fr)
+{
+	struct file_apply fa = { .opath = f->old_path,
+				 .npath = f->new_path,
+				 .path = rb_diff_file_path(f) };
+	uint32_t mode;
+	int ret;
+
+	fr->path = strdup(fa.path);
+	if (!fr->path)
+		return -RB_ENOMEM;
+	ret = check_paths(w, f, &fa);
+	if (ret)
+		return ret;
+	fr->hunks = calloc(f->n_hunks + 1, sizeof(*fr->hunks));
+	if (!fr->hunks)
+		return -RB_ENOMEM;
+	fr->n_hunks = f->n_hunks;
+
+	mode = f->new_mode ? f->new_mode : fa.old_mode ? fa.old_mode : 0100644;
+	if (fa.npath)
+		note_mode(w, fa.npath, mode);
+	fa.new_mode = normalize_mode(mode);
+	if ((fa.new_mode & MODE_TYPE) == MODE_GITLINK)
+		return fail(w, RB_APPLY_FAIL_FILE, fa.path, 0,
+			    "%s: submodule changes are not applied", fa.path);
+
+	if (f->is_binary) {
+		ret = apply_binary(w, f, fa.path, &fa.old_oid, &fa.new_oid);
+		if (!ret)
+			drop_hunks(fr);
+	} else {
+		ret = apply_text(w, f, &fa, fr);
+	}
+	if (ret)
+		return ret;
+
+	if (fa.opath && (!fa.npath || f->status == RB_DIFF_RENAMED)) {
+		ret = change_set(w, fa.opath, true, NULL, 0);
+		if (ret)
+			return ret;
+	}
+	if (fa.npath)
+		ret = change_set(w, fa.npath, false, &fa.new_oid, fa.new_mode);
 	return ret;
 }
 
