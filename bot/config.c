@@ -1897,6 +1897,34 @@ static const struct key outbox_keys[] = {
 	    .max = 1000),
 };
 
+enum { TK_ENABLED };
+
+static const struct key tools_keys[] = {
+	[TK_ENABLED] =
+		KEY("enabled", K_BOOL, struct rb_model_tools_config, enabled),
+	KEY("max_calls", K_INT, struct rb_model_tools_config, max_calls,
+	    .min = 1, .max = 1000),
+	KEY("max_bytes", K_INT, struct rb_model_tools_config, max_bytes,
+	    .min = 1024, .max = 64 << 20),
+	KEY("max_result", K_INT, struct rb_model_tools_config, max_result,
+	    .min = 256, .max = 1 << 20),
+	KEY("max_seconds", K_INT, struct rb_model_tools_config, max_seconds,
+	    .min = 1, .max = 3600),
+	KEY("max_rounds", K_INT, struct rb_model_tools_config, max_rounds,
+	    .min = 1, .max = 64),
+};
+
+/* Whether enabled was said: model_check() picks the default otherwise. */
+static void tools_check(struct ctx *c, yaml_node_t *map, void *obj,
+			yaml_node_t *const *seen)
+{
+	struct rb_model_tools_config *t = obj;
+
+	(void)c;
+	(void)map;
+	t->enabled_set = seen[TK_ENABLED] != NULL;
+}
+
 static const char *const provider_names[] = { "openai", "anthropic", "command",
 					      "none", NULL };
 static const char *const tokens_field_names[] = { "max_tokens",
@@ -1917,6 +1945,12 @@ static const struct key model_keys[] = {
 	[OK_KEY_FILE] = KEY("api_key_file", K_SECRET_FILE,
 			    struct rb_model_config, api_key),
 	[OK_COMMAND] = KEY("command", K_STR, struct rb_model_config, command),
+	{ .name = "tools",
+	  .type = K_MAP,
+	  .off = offsetof(struct rb_model_config, tools),
+	  .sub = tools_keys,
+	  .nsub = ARRAY_SIZE(tools_keys),
+	  .check = tools_check },
 	KEY("max_tokens_field", K_CHOICE, struct rb_model_config,
 	    max_tokens_field, .aux = tokens_field_names),
 	KEY("max_tokens", K_INT, struct rb_model_config, max_tokens, .min = 1,
@@ -1944,6 +1978,14 @@ static void model_check(struct ctx *c, yaml_node_t *map, void *obj,
 	struct rb_model_config *m = obj;
 	const char *p = m->provider;
 
+	/*
+	 * Tools are on by default where the provider speaks tool calling
+	 * natively; a command's program gets the JSON protocol only when the
+	 * config says so, since an older program expects the plain prompt.
+	 */
+	if (!m->tools.enabled_set)
+		m->tools.enabled =
+			p && (!strcmp(p, "openai") || !strcmp(p, "anthropic"));
 	if (seen[OK_KEY_ENV] && seen[OK_KEY_FILE]) {
 		size_t old = path_key(c, "api_key_file");
 
@@ -2196,6 +2238,11 @@ int rb_config_defaults(struct rb_config **out)
 	c->model.max_retries = 3;
 	c->model.max_findings = 3;
 	c->model.max_words = 400;
+	c->model.tools.max_calls = 24;
+	c->model.tools.max_bytes = 200 << 10;
+	c->model.tools.max_result = 16 << 10;
+	c->model.tools.max_seconds = 300;
+	c->model.tools.max_rounds = 12;
 	policy_defaults(&c->policy_default);
 	c->policy_default.name = strdup("default");
 	c->http_listen = strdup("127.0.0.1:8080");

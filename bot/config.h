@@ -108,6 +108,22 @@ struct rb_policy {
 	struct rb_config_pos pos; /* its key under policy.subsystems */
 };
 
+/*
+ * model.tools: the read-only tools the model may call (review/
+ * model_tools.h), with their limits per patch (docs/MODEL-TOOLS.md).
+ */
+struct rb_model_tools_config {
+	/* default: on for openai and anthropic, off for command, whose
+	 * program must speak the JSON protocol first */
+	bool enabled;
+	bool enabled_set; /* the config said enabled: */
+	int max_calls; /* tool calls per patch, default 24 */
+	int max_bytes; /* bytes returned per patch, default 200 KiB */
+	int max_result; /* bytes of one result, default 16 KiB */
+	int max_seconds; /* wall time per patch, default 300 */
+	int max_rounds; /* tool turns per request, default 12 */
+};
+
 struct rb_model_config {
 	char *provider; /* "openai", "anthropic", "command", "none" */
 	char *url;
@@ -115,6 +131,7 @@ struct rb_model_config {
 	char *api_key; /* from api_key_env or api_key_file; never logged */
 	char *command;
 	char *max_tokens_field; /* "max_tokens" or "max_completion_tokens" */
+	struct rb_model_tools_config tools;
 	int max_tokens;
 	int timeout_seconds;
 	int concurrency;

@@ -431,6 +431,98 @@ static void test_secret_never_printed(void **state)
 	rb_config_errors_release(&e);
 }
 
+/* model.tools: on by default where the provider calls tools natively. */
+static void test_model_tools(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(rb_config_defaults(&cfg), 0);
+	assert_false(cfg->model.tools.enabled);
+	assert_int_equal(cfg->model.tools.max_calls, 24);
+	assert_int_equal(cfg->model.tools.max_bytes, 200 << 10);
+	assert_int_equal(cfg->model.tools.max_result, 16 << 10);
+	assert_int_equal(cfg->model.tools.max_seconds, 300);
+	assert_int_equal(cfg->model.tools.max_rounds, 12);
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n"
+				  "  provider: openai\n"
+				  "  url: http://127.0.0.1:8000/v1/chat/"
+				  "completions\n"
+				  "  name: m\n",
+				  &e),
+			 0);
+	assert_true(cfg->model.tools.enabled);
+	assert_int_equal(cfg->model.tools.max_rounds, 12);
+	rb_config_free(cfg);
+
+	/* A command's program speaks the protocol only when told. */
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n  provider: command\n"
+				  "  command: ./m\n",
+				  &e),
+			 0);
+	assert_false(cfg->model.tools.enabled);
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n  provider: command\n"
+				  "  command: ./m\n"
+				  "  tools:\n"
+				  "    enabled: true\n"
+				  "    max_calls: 5\n"
+				  "    max_bytes: 4096\n"
+				  "    max_result: 1000\n"
+				  "    max_seconds: 10\n"
+				  "    max_rounds: 3\n",
+				  &e),
+			 0);
+	assert_true(cfg->model.tools.enabled);
+	assert_int_equal(cfg->model.tools.max_calls, 5);
+	assert_int_equal(cfg->model.tools.max_bytes, 4096);
+	assert_int_equal(cfg->model.tools.max_result, 1000);
+	assert_int_equal(cfg->model.tools.max_seconds, 10);
+	assert_int_equal(cfg->model.tools.max_rounds, 3);
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n"
+				  "  provider: anthropic\n"
+				  "  url: http://127.0.0.1:8000/v1/messages\n"
+				  "  name: m\n"
+				  "  tools: {enabled: false}\n",
+				  &e),
+			 0);
+	assert_false(cfg->model.tools.enabled);
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n"
+				  "  tools:\n"
+				  "    enable: true\n"
+				  "    max_rounds: 65\n"
+				  "    max_calls: 0\n"
+				  "    max_bytes: lots\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 3, "model.tools.enable: unknown key"));
+	assert_true(has_error(&e, 4,
+			      "model.tools.max_rounds: 65 is out of range "
+			      "(1 to 64)"));
+	assert_true(has_error(&e, 5, "0 is out of range (1 to 1000)"));
+	assert_true(has_error(&e, 6, "expected an integer, got 'lots'"));
+	assert_int_equal(e.n, 4);
+	rb_config_errors_release(&e);
+}
+
 static void test_wrong_types(void **state)
 {
 	struct rb_config_errors e = { 0 };
@@ -884,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_misspelled_key),
 		cmocka_unit_test(test_missing_secret),
 		cmocka_unit_test(test_secret_never_printed),
+		cmocka_unit_test(test_model_tools),
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_multiple_errors),
 		cmocka_unit_test(test_sources_and_trees),
