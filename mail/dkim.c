@@ -207,6 +207,103 @@ static bool signs_thread(DKIM_SIGINFO *sig, const char *raw, size_t len)
 	return true;
 }
 
+/*
+ * A verifier library that reads LF line endings, and keys from @key_file
+ * (tests) when given, else from DNS. *out owned by the caller.
+ */
+static int lib_open(DKIM_LIB **out, const char *key_file)
+{
+	unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
+	DKIM_LIB *lib = dkim_init(NULL, NULL);
+	int ret = 0;
+
+	if (!lib)
+		return rb_err(RB_ENOMEM, "dkim: cannot initialise libopendkim");
+	if (dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags,
+			 sizeof(flags)) != DKIM_STAT_OK) {
+		ret = rb_err(RB_EINVAL, "dkim: cannot set the library flags");
+		goto out;
+	}
+	if (key_file) {
+		dkim_query_t q = DKIM_QUERY_FILE;
+
+		if (dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYMETHOD, &q,
+				 sizeof(q)) != DKIM_STAT_OK ||
+		    dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYINFO,
+				 (void *)key_file,
+				 strlen(key_file)) != DKIM_STAT_OK) {
+			ret = rb_err(RB_EINVAL, "dkim: cannot use key file %s",
+				     key_file);
+			goto out;
+		}
+	}
+out:
+	if (ret)
+		dkim_close(lib);
+	else
+		*out = lib;
+	return ret;
+}
+
+/*
+ * True when @sig vouches for the message: it passes over the whole body,
+ * covers From: and is aligned with @from_addr. Else false, with why in
+ * r->reason; r->domain is @sig's d= either way.
+ */
+static bool sig_vouches(struct rb_dkim_result *r, DKIM *dkim, DKIM_SIGINFO *sig,
+			const char *from_addr)
+{
+	const char *d = (const char *)dkim_sig_getdomain(sig);
+	unsigned int f = dkim_sig_getflags(sig);
+	int bh = dkim_sig_getbh(sig);
+	ssize_t signlen;
+
+	snprintf(r->domain, sizeof(r->domain), "%s", d ? d : "");
+	if (!(f & DKIM_SIGFLAG_PASSED) || bh != DKIM_SIGBH_MATCH) {
+		int e = dkim_sig_geterror(sig);
+
+		if (bh == DKIM_SIGBH_MISMATCH)
+			snprintf(r->reason, sizeof(r->reason),
+				 "DKIM body hash mismatch (d=%.100s)",
+				 r->domain);
+		else if (e != DKIM_SIGERROR_OK)
+			snprintf(r->reason, sizeof(r->reason),
+				 "DKIM signature d=%.100s: %.100s", r->domain,
+				 dkim_sig_geterrorstr(e));
+		else
+			snprintf(r->reason, sizeof(r->reason),
+				 "DKIM signature d=%.100s fails", r->domain);
+		return false;
+	}
+	if (!signs(sig, "from")) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "DKIM signature d=%.100s does not cover From:",
+			 r->domain);
+		return false;
+	}
+	/*
+	 * RFC 6376 8.2: with l=, text appended to the signed length
+	 * is unsigned, and a verdict is a line of the body. 3 of
+	 * the 22,224 signed linux-api mails carry l=.
+	 */
+	if (dkim_sig_getcanonlen(dkim, sig, NULL, NULL, &signlen) !=
+		    DKIM_STAT_OK ||
+	    signlen >= 0) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "DKIM signature d=%.100s has a body length (l=): "
+			 "what follows it is unsigned",
+			 r->domain);
+		return false;
+	}
+	if (!rb_dkim_aligned(d, from_addr)) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "DKIM signature d=%.100s is not the From: domain",
+			 r->domain);
+		return false;
+	}
+	return true;
+}
+
 int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 		   const char *from_addr, const char *key_file)
 {
@@ -215,8 +312,6 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 	DKIM *dkim = NULL;
 	DKIM_SIGINFO **sigs = NULL;
 	DKIM_STAT st;
-	unsigned int flags = DKIM_LIBFLAGS_FIXCRLF;
-	ssize_t signlen;
 	char from[RB_DKIM_ADDR_MAX];
 	int nsigs = 0, i, ret = 0;
 
@@ -238,27 +333,9 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 		*out = r;
 		return 0;
 	}
-	lib = dkim_init(NULL, NULL);
-	if (!lib)
-		return rb_err(RB_ENOMEM, "dkim: cannot initialise libopendkim");
-	if (dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_FLAGS, &flags,
-			 sizeof(flags)) != DKIM_STAT_OK) {
-		ret = rb_err(RB_EINVAL, "dkim: cannot set the library flags");
-		goto out;
-	}
-	if (key_file) {
-		dkim_query_t q = DKIM_QUERY_FILE;
-
-		if (dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYMETHOD, &q,
-				 sizeof(q)) != DKIM_STAT_OK ||
-		    dkim_options(lib, DKIM_OP_SETOPT, DKIM_OPTS_QUERYINFO,
-				 (void *)key_file,
-				 strlen(key_file)) != DKIM_STAT_OK) {
-			ret = rb_err(RB_EINVAL, "dkim: cannot use key file %s",
-				     key_file);
-			goto out;
-		}
-	}
+	ret = lib_open(&lib, key_file);
+	if (ret)
+		return ret;
 	dkim = dkim_verify(lib, (const unsigned char *)"reviewbot", NULL, &st);
 	if (!dkim) {
 		ret = rb_err(RB_ENOMEM, "dkim: %s", dkim_getresultstr(st));
@@ -274,56 +351,8 @@ int rb_dkim_verify(struct rb_dkim_result *out, const char *raw, size_t len,
 		goto done;
 	}
 	for (i = 0; i < nsigs; i++) {
-		const char *d = (const char *)dkim_sig_getdomain(sigs[i]);
-		unsigned int f = dkim_sig_getflags(sigs[i]);
-		int bh = dkim_sig_getbh(sigs[i]);
-
-		snprintf(r.domain, sizeof(r.domain), "%s", d ? d : "");
-		if (!(f & DKIM_SIGFLAG_PASSED) || bh != DKIM_SIGBH_MATCH) {
-			int e = dkim_sig_geterror(sigs[i]);
-
-			if (bh == DKIM_SIGBH_MISMATCH)
-				snprintf(r.reason, sizeof(r.reason),
-					 "DKIM body hash mismatch (d=%.100s)",
-					 r.domain);
-			else if (e != DKIM_SIGERROR_OK)
-				snprintf(r.reason, sizeof(r.reason),
-					 "DKIM signature d=%.100s: %.100s",
-					 r.domain, dkim_sig_geterrorstr(e));
-			else
-				snprintf(r.reason, sizeof(r.reason),
-					 "DKIM signature d=%.100s fails",
-					 r.domain);
+		if (!sig_vouches(&r, dkim, sigs[i], from_addr))
 			continue;
-		}
-		if (!signs(sigs[i], "from")) {
-			snprintf(r.reason, sizeof(r.reason),
-				 "DKIM signature d=%.100s does not cover From:",
-				 r.domain);
-			continue;
-		}
-		/*
-		 * RFC 6376 8.2: with l=, text appended to the signed length
-		 * is unsigned, and a verdict is a line of the body. 3 of
-		 * the 22,224 signed linux-api mails carry l=.
-		 */
-		if (dkim_sig_getcanonlen(dkim, sigs[i], NULL, NULL, &signlen) !=
-			    DKIM_STAT_OK ||
-		    signlen >= 0) {
-			snprintf(
-				r.reason, sizeof(r.reason),
-				"DKIM signature d=%.100s has a body length (l=): "
-				"what follows it is unsigned",
-				r.domain);
-			continue;
-		}
-		if (!rb_dkim_aligned(d, from_addr)) {
-			snprintf(
-				r.reason, sizeof(r.reason),
-				"DKIM signature d=%.100s is not the From: domain",
-				r.domain);
-			continue;
-		}
 		r.pass = true;
 		r.thread_signed = signs_thread(sigs[i], raw, len);
 		r.reason[0] = '\0';
