@@ -1104,6 +1104,123 @@ static int walk_mime(struct ctx *c, struct mailmime *mm, int depth)
 	return ret;
 }
 
+/* The scan of check_boundaries(): the message and what was counted. */
+struct bscan {
+	const char *s;
+	size_t n;
+	char *why; /* the reason of a refusal */
+	size_t whylen;
+	size_t multiparts, boundaries;
+};
+
+static const char *refuse(struct bscan *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Writes why the structure is refused into b->why, and returns it. */
+static const char *refuse(struct bscan *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->why, b->whylen, fmt, ap);
+	va_end(ap);
+	return b->why;
+}
+
+/*
+ * The boundary value s[vs, ve): 1..70 printable characters, no quote or
+ * backslash, and "\n--VALUE" somewhere in the message.
+ */
+static const char *check_value(struct bscan *b, size_t vs, size_t ve)
+{
+	const char *s = b->s;
+	char delim[80];
+	size_t k;
+
+	if (ve == vs || ve - vs > 70)
+		return refuse(b, "boundary of %zu characters (1 to 70 allowed)",
+			      ve - vs);
+	for (k = vs; k < ve; k++) {
+		unsigned char ch = (unsigned char)s[k];
+
+		if (ch < 32 || ch > 126 || ch == '"' || ch == '\\')
+			return refuse(b, "boundary with character 0x%02x", ch);
+	}
+	/* The delimiter must occur: "\n--boundary". */
+	delim[0] = '\n';
+	delim[1] = '-';
+	delim[2] = '-';
+	memcpy(delim + 3, s + vs, ve - vs);
+	if (!memmem(s, b->n, delim, ve - vs + 3))
+		return refuse(b, "boundary \"%.*s\" never occurs",
+			      (int)(ve - vs), s + vs);
+	return NULL;
+}
+
+/*
+ * The parameter whose name "boundary" starts at *@i of a field that ends
+ * at @end. Not followed by '=', it is no parameter and *@i stays; else its
+ * value is checked and *@i moves to the value's end.
+ */
+static const char *check_param(struct bscan *b, size_t *i, size_t end)
+{
+	const char *s = b->s;
+	size_t vs, ve, k = *i + 8;
+	bool quoted;
+
+	while (k < end && (s[k] == ' ' || s[k] == '\t'))
+		k++;
+	if (k >= end || s[k] != '=')
+		return NULL;
+	k++;
+	while (k < end && isspace((unsigned char)s[k]))
+		k++;
+	quoted = k < end && s[k] == '"';
+	vs = quoted ? k + 1 : k;
+	ve = vs;
+	if (quoted) {
+		while (ve < end && s[ve] != '"' && s[ve] != '\n')
+			ve++;
+		if (ve >= end || s[ve] != '"')
+			return refuse(b, "unterminated quoted boundary");
+	} else {
+		while (ve < end && s[ve] != ';' &&
+		       !isspace((unsigned char)s[ve]))
+			ve++;
+	}
+	*i = ve;
+	return check_value(b, vs, ve);
+}
+
+/* One Content-Type field, s[off, end) with its folded lines. */
+static const char *check_field(struct bscan *b, size_t off, size_t end)
+{
+	const char *s = b->s, *why;
+	size_t i;
+
+	for (i = off + 13; i + 9 <= end; i++) {
+		if (!strncasecmp(s + i, "multipart", 9)) {
+			b->multiparts++;
+			break;
+		}
+	}
+	if (b->multiparts > MAX_MULTIPARTS)
+		return refuse(b, "more than %d multipart parts",
+			      MAX_MULTIPARTS);
+	for (i = off + 13; i + 8 < end; i++) {
+		if (strncasecmp(s + i, "boundary", 8))
+			continue;
+		/* each one costs a search of the whole message */
+		if (++b->boundaries > MAX_MULTIPARTS)
+			return refuse(b, "more than %d boundary parameters",
+				      MAX_MULTIPARTS);
+		why = check_param(b, &i, end);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
 /*
  * DESIGN.md fact 2: libetpan 1.9.4's mailmime_extract_boundary() copies
  * len - 2 bytes for a value that starts with a quote, so boundary="\""
@@ -1118,11 +1235,13 @@ static int walk_mime(struct ctx *c, struct mailmime *mm, int depth)
 static const char *check_boundaries(const char *s, size_t n, char *why,
 				    size_t whylen)
 {
-	size_t off = 0, multiparts = 0, boundaries = 0;
+	struct bscan b = { .s = s, .n = n, .why = why, .whylen = whylen };
+	const char *bad;
+	size_t off = 0;
 
 	while (off < n) {
 		const char *nl = memchr(s + off, '\n', n - off);
-		size_t ll = nl ? (size_t)(nl - s) - off : n - off, end, i;
+		size_t ll = nl ? (size_t)(nl - s) - off : n - off, end;
 
 		end = off + ll;
 		if (ll < 13 || strncasecmp(s + off, "content-type:", 13)) {
@@ -1135,94 +1254,9 @@ static const char *check_boundaries(const char *s, size_t n, char *why,
 			nl = memchr(s + end + 1, '\n', n - end - 1);
 			end = nl ? (size_t)(nl - s) : n;
 		}
-		for (i = off + 13; i + 9 <= end; i++) {
-			if (!strncasecmp(s + i, "multipart", 9)) {
-				multiparts++;
-				break;
-			}
-		}
-		if (multiparts > MAX_MULTIPARTS) {
-			snprintf(why, whylen, "more than %d multipart parts",
-				 MAX_MULTIPARTS);
-			return why;
-		}
-		for (i = off + 13; i + 8 < end; i++) {
-			size_t vs, ve, k;
-			bool quoted;
-
-			if (strncasecmp(s + i, "boundary", 8))
-				continue;
-			/* each one costs a search of the whole message */
-			if (++boundaries > MAX_MULTIPARTS) {
-				snprintf(why, whylen,
-					 "more than %d boundary parameters",
-					 MAX_MULTIPARTS);
-				return why;
-			}
-			k = i + 8;
-			while (k < end && (s[k] == ' ' || s[k] == '\t'))
-				k++;
-			if (k >= end || s[k] != '=')
-				continue;
-			k++;
-			while (k < end && isspace((unsigned char)s[k]))
-				k++;
-			quoted = k < end && s[k] == '"';
-			vs = quoted ? k + 1 : k;
-			ve = vs;
-			if (quoted) {
-				while (ve < end && s[ve] != '"' &&
-				       s[ve] != '\n')
-					ve++;
-				if (ve >= end || s[ve] != '"') {
-					snprintf(
-						why, whylen,
-						"unterminated quoted boundary");
-					return why;
-				}
-			} else {
-				while (ve < end && s[ve] != ';' &&
-				       !isspace((unsigned char)s[ve]))
-					ve++;
-			}
-			if (ve == vs || ve - vs > 70) {
-				snprintf(why, whylen,
-					 "boundary of %zu characters (1 to 70 "
-					 "allowed)",
-					 ve - vs);
-				return why;
-			}
-			for (k = vs; k < ve; k++) {
-				unsigned char ch = (unsigned char)s[k];
-
-				if (ch < 32 || ch > 126 || ch == '"' ||
-				    ch == '\\') {
-					snprintf(
-						why, whylen,
-						"boundary with character 0x%02x",
-						ch);
-					return why;
-				}
-			}
-			/* The delimiter must occur: "\n--boundary". */
-			{
-				char delim[80];
-				size_t dl = ve - vs + 3;
-
-				delim[0] = '\n';
-				delim[1] = '-';
-				delim[2] = '-';
-				memcpy(delim + 3, s + vs, ve - vs);
-				if (!memmem(s, n, delim, dl)) {
-					snprintf(
-						why, whylen,
-						"boundary \"%.*s\" never occurs",
-						(int)(ve - vs), s + vs);
-					return why;
-				}
-			}
-			i = ve;
-		}
+		bad = check_field(&b, off, end);
+		if (bad)
+			return bad;
 		off = end + 1;
 	}
 	return NULL;
