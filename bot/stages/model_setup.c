@@ -36,6 +36,13 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 		o->max_findings = mc->max_findings;
 	if (mc->max_words > 0)
 		o->max_words = mc->max_words;
+	/* model.tools: the review offers the tools when this is on. */
+	o->tools = mc->tools.enabled;
+	o->tool_limits.max_calls = mc->tools.max_calls;
+	o->tool_limits.max_bytes = (size_t)mc->tools.max_bytes;
+	o->tool_limits.max_result = (size_t)mc->tools.max_result;
+	o->tool_limits.max_seconds = mc->tools.max_seconds;
+	o->tool_rounds = mc->tools.max_rounds;
 	o->record_dir = record_dir;
 	if (replay_dir) {
 		o->provider = "replay";
