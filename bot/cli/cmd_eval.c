@@ -350,8 +350,10 @@ static void report(struct run *r, const char *json_out, double wall)
 	       "alone; %.1f s.\n",
 	       t->u.proposed, t->u.hallucinated, t->u.off_scope, t->u.confirmed,
 	       t->u.rejected, t->u.uncertain, t->applied, t->pairs, wall);
-	if (!json_out)
+	if (!json_out) {
+		json_decref(cats);
 		return;
+	}
 	root = json_pack(
 		"{s:s, s:s, s:s, s:s, s:s, s:o, s:{s:i, s:i, s:f, s:i, s:i, "
 		"s:f, s:i, s:I, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i}, s:o}",
