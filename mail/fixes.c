@@ -77,6 +77,9 @@ int rb_fixes_parse(struct rb_fixes *out, const char *v)
 			e = strrchr(s, ')');
 			if (!e)
 				e = s + strlen(s);
+			/* ("cut short: the quote is not the subject's. */
+			if (*s == '"' && s < e)
+				s++;
 		}
 	} else if (*v == '"') {
 		s = v + 1;

@@ -1,0 +1,33 @@
+#!/bin/sh
+# model.sh - a scripted "command" provider for tests/t_eval.sh, not a
+# model: on the finder's prompt it names two lines of the buggy patch of
+# archive.mbox, one the fix later changed (a leak: a hit) and one it did
+# not (api-misuse: a miss); on the verifier's it confirms every finding.
+in=$(cat)
+case $in in
+*'"verdicts"'*)
+	ids=$(printf '%s\n' "$in" | sed -n 's/^Finding \([0-9][0-9]*\):.*/\1/p' |
+		sort -un | sed 's/.*/{"id": &, "verdict": "confirmed", "reason": "scripted"}/' |
+		paste -sd, -)
+	printf '{"verdicts": [%s]}\n' "$ids"
+	;;
+*'foo_read(f, buf) < 0'*)
+	cat <<'JSON'
+{"findings": [
+ {"file": "drivers/foo.c", "side": "new", "line": 19,
+  "quoted_code": "if (foo_read(f, buf) < 0)", "category": "leak",
+  "severity": "medium", "confidence": 0.8, "introduced_by_patch": true,
+  "trigger_scenario": "foo_read() fails after kmalloc() succeeded.",
+  "question": "Is buf freed when foo_read() fails?"},
+ {"file": "include/foo.h", "side": "new", "line": 3,
+  "quoted_code": "int foo_get(struct foo *f);", "category": "api-misuse",
+  "severity": "low", "confidence": 0.6, "introduced_by_patch": true,
+  "trigger_scenario": "A caller outside drivers/.",
+  "question": "Should foo_get() be exported?"}
+]}
+JSON
+	;;
+*)
+	echo '{"findings": []}'
+	;;
+esac
