@@ -9,6 +9,7 @@
  * a fake callback: the loop is tested here, the tools in their own test.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -197,7 +198,8 @@ struct loop {
 	const char *provider; /* "openai" by default */
 	const char *command;
 	const char *record_dir, *replay_dir;
-	int max_rounds;
+	const char *nonce; /* NONCE123 by default */
+	int max_rounds, max_retries;
 	struct fake f;
 	/* out */
 	struct rb_model_reply rep;
@@ -209,15 +211,20 @@ static int run_loop(struct loop *l)
 	struct rb_model_toolset ts = { .defs = defs, .call = fake_call };
 	struct rb_model_request rq = {
 		.kind = "finder",
-		.system = "You review patches. Marker NONCE123.",
-		.user = "Review: mm/foo.c, between NONCE123 markers.",
 		.schema_name = "findings",
 		.schema = "{\"type\": \"object\"}",
-		.nonce = "NONCE123",
 	};
 	struct rb_model *m = NULL;
-	char url[128];
+	char url[128], sys[128], user[128];
 	int ret;
+
+	/* The nonce changes from run to run; the hash leaves it out. */
+	rq.nonce = l->nonce ? l->nonce : "NONCE123";
+	snprintf(sys, sizeof(sys), "You review patches. Marker %s.", rq.nonce);
+	snprintf(user, sizeof(user), "Review: mm/foo.c, between %s markers.",
+		 rq.nonce);
+	rq.system = sys;
+	rq.user = user;
 
 	o.provider = l->provider ? l->provider : "openai";
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/%s", port,
@@ -228,7 +235,7 @@ static int run_loop(struct loop *l)
 	o.command = l->command;
 	o.record_dir = l->record_dir;
 	o.replay_dir = l->replay_dir;
-	o.max_retries = 0;
+	o.max_retries = l->max_retries;
 	o.retry_base_ms = 10;
 	o.timeout_seconds = 30;
 	ts.arg = &l->f;
@@ -563,6 +570,7 @@ static void test_record_replay(void **state)
 	/* With the server stopped: the same text, the tools run again. */
 	stop_server();
 	q.replay_dir = dir;
+	q.nonce = "OTHERNONCE";
 	q.max_rounds = 2;
 	assert_int_equal(run_loop(&q), 0);
 	assert_string_equal(q.rep.text, r.rep.text);
@@ -584,6 +592,109 @@ static void test_record_replay(void **state)
 	free(last);
 	rb_buf_release(&b);
 	rb_model_reply_release(&r.rep);
+}
+
+/* Each turn has its retries; a quota error ends the loop at once. */
+static void test_retries_quota(void **state)
+{
+	struct loop l = { .max_retries = 2 };
+
+	(void)state;
+	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		     "\"arguments\": {}}]}, {\"status\": 503}, "
+		     "{\"answer\": \"after a retry\"}]}");
+	assert_int_equal(run_loop(&l), 0);
+	assert_string_equal(l.rep.text, "after a retry");
+	assert_int_equal(l.rep.retries, 1);
+	rb_model_reply_release(&l.rep);
+
+	memset(&l, 0, sizeof(l));
+	l.max_retries = 2;
+	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		     "\"arguments\": {}}]}, {\"status\": 429, \"error_type\": "
+		     "\"insufficient_quota\"}, {\"answer\": \"never\"}]}");
+	assert_int_equal(run_loop(&l), -RB_EQUOTA);
+	assert_int_equal(l.f.calls, 1);
+	{
+		json_t *log = log_entries();
+
+		assert_int_equal(json_array_size(log), 2);
+		json_decref(log);
+	}
+	rb_model_reply_release(&l.rep);
+}
+
+struct conc {
+	struct rb_model *m;
+	const char *user;
+	struct fake f;
+	int ret;
+};
+
+static void *conc_loop(void *arg)
+{
+	struct conc *c = arg;
+	struct rb_model_toolset ts = { .defs = defs,
+				       .call = fake_call,
+				       .arg = &c->f };
+	struct rb_model_request rq = { .kind = "finder",
+				       .system = "sys",
+				       .user = c->user,
+				       .schema_name = "findings",
+				       .schema = "{}",
+				       .tools = &ts };
+	struct rb_model_reply rep = { 0 };
+
+	c->ret = rb_model_call(&rep, c->m, &rq);
+	rb_model_reply_release(&rep);
+	return NULL;
+}
+
+/*
+ * With concurrency 1, two loops do not interleave: the slot is held from
+ * the first turn to the answer, tool calls included.
+ */
+static void test_slot_covers_loop(void **state)
+{
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	struct conc c[2] = { { .user = "loop A" }, { .user = "loop B" } };
+	pthread_t th[2];
+	char url[128];
+	json_t *log;
+	int i;
+
+	(void)state;
+	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		     "\"arguments\": {}}]}, {\"tool_calls\": [{\"name\": "
+		     "\"grep\", \"arguments\": {}}]}, {\"answer\": \"a\", "
+		     "\"repeat\": true}]}");
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
+		 port);
+	o.provider = "openai";
+	o.url = url;
+	o.name = "test-model";
+	o.concurrency = 1;
+	o.max_retries = 0;
+	assert_int_equal(rb_model_new(&c[0].m, &o), 0);
+	c[1].m = c[0].m;
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, conc_loop, &c[i]),
+				 0);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(c[0].ret, 0);
+	assert_int_equal(c[1].ret, 0);
+	log = log_entries();
+	/* The first loop had both call steps: 3 turns, then the other 1. */
+	assert_int_equal(json_array_size(log), 4);
+	assert_string_equal(str_at(log, "0.body.messages.1.content"),
+			    str_at(log, "1.body.messages.1.content"));
+	assert_string_equal(str_at(log, "0.body.messages.1.content"),
+			    str_at(log, "2.body.messages.1.content"));
+	assert_string_not_equal(str_at(log, "0.body.messages.1.content"),
+				str_at(log, "3.body.messages.1.content"));
+	json_decref(log);
+	rb_model_free(c[0].m);
 }
 
 /* Replies parsed as turns: the shapes and the caps, without a server. */
@@ -631,6 +742,8 @@ int main(void)
 		cmocka_unit_test(test_anthropic_loop),
 		cmocka_unit_test(test_max_rounds),
 		cmocka_unit_test(test_tools_limit),
+		cmocka_unit_test(test_retries_quota),
+		cmocka_unit_test(test_slot_covers_loop),
 		cmocka_unit_test(test_hostile_calls),
 		cmocka_unit_test(test_command_protocol),
 		cmocka_unit_test(test_record_replay),
