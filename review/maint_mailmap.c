@@ -118,57 +118,69 @@ static size_t angle_at(const char *s, size_t len, size_t i)
 	return g + 1;
 }
 
-static int mm_line(struct index *ix, struct mm_build *names,
-		   struct mm_build *addrs, const char *s, size_t len)
+/* The two maps a .mailmap fills, by name and by address. */
+struct mm_maps {
+	struct index *ix; /* borrowed: its arena holds the strings */
+	struct mm_build names, addrs;
+};
+
+/* What a form returns for a line that is not of its form. */
+#define MM_OTHER 1
+
+/* name1 <mail1>: /^([^<]+)<([^>]+)>$/ */
+static int mm_name(struct mm_maps *m, const char *s, size_t len)
 {
-	struct email r = { 0 }, w = { 0 };
-	const char *hash = memchr(s, '#', len);
+	const char *lt = memchr(s, '<', len);
+	struct email r = { 0 };
+	size_t i;
+	int err;
+
+	if (!lt || lt == s)
+		return MM_OTHER;
+	i = (size_t)(lt - s);
+	if (angle_at(s, len, i) != len)
+		return MM_OTHER;
+	err = mm_parse(&r, s, i, s + i + 1, len - i - 2);
+	if (!err)
+		err = mm_add(m->ix, &m->names, r.addr, r.name);
+	rb_maint__email_release(&r);
+	return err;
+}
+
+/* <mail1> <mail2>: /^<([^>]+)>\s*<([^>]+)>$/ */
+static int mm_addr_addr(struct mm_maps *m, const char *s, size_t len)
+{
+	size_t g = angle_at(s, len, 0), i = g;
+	char *ra, *wa;
+	int err;
+
+	if (!g)
+		return MM_OTHER;
+	while (i < len && is_ws((unsigned char)s[i]))
+		i++;
+	if (angle_at(s, len, i) != len)
+		return MM_OTHER;
+	ra = strndup(s + 1, g - 2);
+	wa = strndup(s + i + 1, len - i - 2);
+	if (!ra || !wa)
+		err = rb_err(RB_ENOMEM, "mailmap: no memory");
+	else
+		err = mm_add(m->ix, &m->addrs, wa, ra);
+	free(ra);
+	free(wa);
+	return err;
+}
+
+/* name1 <mail1> <mail2>: /^(.+)<([^>]+)>\s*<([^>]+)>$/, the greedy (.+)
+ * takes the last "<" that leaves a match.
+ */
+static int mm_name_addr_addr(struct mm_maps *m, const char *s, size_t len)
+{
+	struct email r = { 0 };
 	size_t i, g, p;
-	int err = 0;
+	char *wa;
+	int err;
 
-	if (hash) /* s/#.*$// */
-		len = (size_t)(hash - s);
-	rb_maint__trim(&s, &len);
-	if (!len)
-		return 0;
-	/* name1 <mail1>: /^([^<]+)<([^>]+)>$/ */
-	{
-		const char *lt = memchr(s, '<', len);
-
-		if (lt && lt > s) {
-			i = (size_t)(lt - s);
-			g = angle_at(s, len, i);
-			if (g == len) {
-				err = mm_parse(&r, s, i, s + i + 1,
-					       len - i - 2);
-				if (!err)
-					err = mm_add(ix, names, r.addr, r.name);
-				goto out;
-			}
-		}
-	}
-	/* <mail1> <mail2>: /^<([^>]+)>\s*<([^>]+)>$/ */
-	g = angle_at(s, len, 0);
-	if (g) {
-		i = g;
-		while (i < len && is_ws((unsigned char)s[i]))
-			i++;
-		if (angle_at(s, len, i) == len) {
-			char *ra = strndup(s + 1, g - 2);
-			char *wa = strndup(s + i + 1, len - i - 2);
-
-			if (!ra || !wa)
-				err = rb_err(RB_ENOMEM, "mailmap: no memory");
-			else
-				err = mm_add(ix, addrs, wa, ra);
-			free(ra);
-			free(wa);
-			goto out;
-		}
-	}
-	/* name1 <mail1> <mail2>: /^(.+)<([^>]+)>\s*<([^>]+)>$/, the
-	 * greedy (.+) takes the last "<" that leaves a match.
-	 */
 	for (p = len; p-- > 1;) {
 		if (s[p] != '<')
 			continue;
@@ -178,27 +190,65 @@ static int mm_line(struct index *ix, struct mm_build *names,
 		i = g;
 		while (i < len && is_ws((unsigned char)s[i]))
 			i++;
-		if (angle_at(s, len, i) == len) {
-			char *wa = strndup(s + i + 1, len - i - 2);
-
-			err = wa ? mm_parse(&r, s, p, s + p + 1, g - p - 2) :
-				   rb_err(RB_ENOMEM, "mailmap: no memory");
-			if (!err)
-				err = mm_add(ix, names, wa, r.name);
-			if (!err)
-				err = mm_add(ix, addrs, wa, r.addr);
-			free(wa);
-			goto out;
-		}
+		if (angle_at(s, len, i) != len)
+			continue;
+		wa = strndup(s + i + 1, len - i - 2);
+		err = wa ? mm_parse(&r, s, p, s + p + 1, g - p - 2) :
+			   rb_err(RB_ENOMEM, "mailmap: no memory");
+		if (!err)
+			err = mm_add(m->ix, &m->names, wa, r.name);
+		if (!err)
+			err = mm_add(m->ix, &m->addrs, wa, r.addr);
+		free(wa);
+		rb_maint__email_release(&r);
+		return err;
 	}
-	/* name1 <mail1> name2 <mail2>:
-	 * /^(.+)<([^>]+)>\s*(.+)\s*<([^>]+)>$/
-	 */
-	if (len < 2 || s[len - 1] != '>')
-		goto out;
-	for (p = len; p-- > 1;) {
-		size_t q, ws_end, nend;
+	return MM_OTHER;
+}
 
+/* Where the parts of "name1 <mail1> name2 <mail2>" are in a line. */
+struct mm_two {
+	size_t lt1; /* the "<" of mail1; name1 is before it */
+	size_t end1; /* after its ">" */
+	size_t name2; /* where name2 starts */
+	size_t lt2; /* the "<" of mail2, whose ">" ends the line */
+};
+
+/* Both maps from name2 <mail2> to name1 and to mail1. */
+static int mm_pair(struct mm_maps *m, const char *s, size_t len,
+		   const struct mm_two *t)
+{
+	struct email r = { 0 }, w = { 0 };
+	char *key = NULL;
+	int err;
+
+	err = mm_parse(&r, s, t->lt1, s + t->lt1 + 1, t->end1 - t->lt1 - 2);
+	if (!err)
+		err = mm_parse(&w, s + t->name2, t->lt2 - t->name2,
+			       s + t->lt2 + 1, len - t->lt2 - 2);
+	if (!err) {
+		key = rb_maint__format_email(w.name, w.addr);
+		if (!key)
+			err = rb_err(RB_ENOMEM, "mailmap: no memory");
+	}
+	if (!err)
+		err = mm_add(m->ix, &m->names, key, r.name);
+	if (!err)
+		err = mm_add(m->ix, &m->addrs, key, r.addr);
+	free(key);
+	rb_maint__email_release(&r);
+	rb_maint__email_release(&w);
+	return err;
+}
+
+/* name1 <mail1> name2 <mail2>: /^(.+)<([^>]+)>\s*(.+)\s*<([^>]+)>$/ */
+static int mm_name_addr_name_addr(struct mm_maps *m, const char *s, size_t len)
+{
+	size_t g, p, q, ws_end;
+
+	if (len < 2 || s[len - 1] != '>')
+		return MM_OTHER;
+	for (p = len; p-- > 1;) {
 		if (s[p] != '<')
 			continue;
 		g = angle_at(s, len, p);
@@ -221,32 +271,35 @@ static int mm_line(struct index *ix, struct mm_build *names,
 				continue;
 			ws_end = q - 1;
 		}
-		nend = q;
-		{
-			char *key;
-
-			err = mm_parse(&r, s, p, s + p + 1, g - p - 2);
-			if (!err)
-				err = mm_parse(&w, s + ws_end, nend - ws_end,
-					       s + q + 1, len - q - 2);
-			if (err)
-				goto out;
-			key = rb_maint__format_email(w.name, w.addr);
-			if (!key) {
-				err = rb_err(RB_ENOMEM, "mailmap: no memory");
-				goto out;
-			}
-			err = mm_add(ix, names, key, r.name);
-			if (!err)
-				err = mm_add(ix, addrs, key, r.addr);
-			free(key);
-		}
-		goto out;
+		return mm_pair(m, s, len, &(struct mm_two){ p, g, ws_end, q });
 	}
-out:
-	rb_maint__email_release(&r);
-	rb_maint__email_release(&w);
-	return err;
+	return MM_OTHER;
+}
+
+/* One line of .mailmap in the four forms, tried in read_mailmap()'s order. */
+static int mm_line(struct mm_maps *m, const char *s, size_t len)
+{
+	static int (*const forms[])(struct mm_maps *, const char *, size_t) = {
+		mm_name,
+		mm_addr_addr,
+		mm_name_addr_addr,
+		mm_name_addr_name_addr,
+	};
+	const char *hash = memchr(s, '#', len);
+	size_t k;
+	int ret;
+
+	if (hash) /* s/#.*$// */
+		len = (size_t)(hash - s);
+	rb_maint__trim(&s, &len);
+	if (!len)
+		return 0;
+	for (k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
+		ret = forms[k](m, s, len);
+		if (ret != MM_OTHER)
+			return ret;
+	}
+	return 0;
 }
 
 static int mm_cmp(const void *a, const void *b)
@@ -280,7 +333,7 @@ static void mm_finish(struct mm_build *mb, struct mm_ent **v, size_t *n)
 
 int rb_maint__parse_mailmap(struct index *ix, const char *text, size_t len)
 {
-	struct mm_build names = { 0 }, addrs = { 0 };
+	struct mm_maps m = { .ix = ix };
 	size_t i = 0;
 	int err = 0;
 
@@ -288,14 +341,14 @@ int rb_maint__parse_mailmap(struct index *ix, const char *text, size_t len)
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t e = nl ? (size_t)(nl - text) : len;
 
-		err = mm_line(ix, &names, &addrs, text + i, e - i);
+		err = mm_line(&m, text + i, e - i);
 		i = e + 1;
 	}
 	if (!err) {
-		mm_finish(&names, &ix->mm_names, &ix->nmm_names);
-		mm_finish(&addrs, &ix->mm_addrs, &ix->nmm_addrs);
+		mm_finish(&m.names, &ix->mm_names, &ix->nmm_names);
+		mm_finish(&m.addrs, &ix->mm_addrs, &ix->nmm_addrs);
 	}
-	free(names.v);
-	free(addrs.v);
+	free(m.names.v);
+	free(m.addrs.v);
 	return err;
 }
