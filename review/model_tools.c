@@ -1,0 +1,1713 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * model_tools.c - the read-only tools the model calls while it reviews one
+ * patch (model_tools.h).
+ *
+ * Every read goes through the git_repository the caller gives: the tip
+ * tree exists only in the in-memory object store of the apply
+ * (review/apply.c), so nothing here looks at a work tree, spawns git or
+ * writes. A path from the model is a tree path, checked (no leading "/",
+ * no "." or ".." component, no NUL, bounded) and looked up with
+ * git_tree_entry_bypath() only; symlinks and submodules are named, never
+ * followed.
+ *
+ * Search (grep, find_definition, find_callers) runs in this process over
+ * the blobs of the tree, with libgit2 and a small C line recogniser,
+ * rather than with universal-ctags or "git grep":
+ *  - ctags reads files, so the patched tree (whoever sent the patch owns
+ *    it) would have to be written out to disk for every patch, which the
+ *    design forbids; and its tags answer only definitions, not callers or
+ *    text search, so a second engine would be needed anyway.
+ *  - "git grep" on a tree cannot see the tip (it lives in memory) and
+ *    inflates every blob of the kernel on each call (about 5 s on linux
+ *    6.1 here, one core): ten calls of a review would be a minute.
+ * Instead, on the first search a tools object reads the base tree once
+ * (every blob, one core) into a word index: each maximal run of
+ * [A-Za-z0-9_] of every text blob, with the blobs holding it. A search
+ * then reads only the blobs that can match: a fixed-string pattern's
+ * inner words must be words of the blob, its edge words a suffix or
+ * prefix of one (found by a scan of the distinct words), and a symbol's
+ * definitions and callers are in the blobs that hold the word. Blobs of
+ * the tip that the series changed are not in the index and are always
+ * read. Patterns without a word character, and regular expressions, scan
+ * every blob under the deadline. The recogniser of definitions (macros,
+ * functions, struct/union/enum, typedefs, globals) and call sites works
+ * on lines in kernel style (a definition starts in column 0); it is a
+ * heuristic, and says so to nobody: a miss is "no definition found".
+ *
+ * Tree text is hostile: every line returned is valid UTF-8 (other bytes
+ * become '?'), control characters are '?', hidden Unicode is escaped
+ * (review/hidden.h), binary blobs are skipped, rows and lines are capped,
+ * and each call stops at a deadline.
+ */
+#include <ctype.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "review/hidden.h"
+#include "review/model_tools.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/banned.h"
+
+#define DEF_MAX_CALLS 24
+#define DEF_MAX_BYTES (200 * 1024)
+#define DEF_MAX_RESULT (16 * 1024)
+#define DEF_MAX_SECONDS 300
+
+#define MAX_ARGS 4096 /* bytes of one call's JSON arguments */
+#define MAX_PATH 1024
+#define MAX_PATTERN 256
+#define MAX_SYMBOL 128
+#define READ_DEFAULT 200 /* lines read_file gives without an end */
+#define READ_MAX 400
+#define LINE_MAX_OUT 240 /* bytes of one line in a search row */
+#define GREP_ROWS 100
+#define CALLER_ROWS 60
+#define DEFS_MAX 6
+#define DEF_LINES 60
+#define HIST_DEFAULT 20
+#define HIST_MAX 100
+#define HIST_WALK 20000 /* commits walked by path_history */
+#define CALL_SECONDS 60 /* one search, whatever is left of the budget */
+#define BLOB_MAX (4u << 20) /* bigger blobs are not searched */
+#define WORK_MAX (1u << 20) /* a tool's text before the result cap */
+
+/* One blob of a tree. */
+struct tfile {
+	char *path;
+	git_oid oid;
+	uint32_t idx; /* its number in the word index, or NO_IDX */
+};
+
+#define NO_IDX UINT32_MAX
+
+struct side {
+	bool loaded;
+	struct tfile *f;
+	size_t n, cap;
+};
+
+/* The word index of the base tree (see the top comment). */
+struct windex {
+	bool built, failed;
+	git_oid *blob; /* blob number -> id */
+	size_t nblob;
+	/* word -> ids of the blobs that hold it, in an open hash table */
+	char **word;
+	uint32_t **post;
+	uint32_t *npost, *cpost;
+	size_t cap, n;
+	/* blob id -> blob number */
+	git_oid *okey;
+	uint32_t *oval;
+	size_t ocap;
+};
+
+struct rb_model_tools {
+	struct rb_model_tools_ctx ctx;
+	git_oid base_tree, tip_tree, base_commit;
+	struct rb_model_tool_limits lim;
+	struct rb_model_tools_usage use;
+	struct timespec start;
+	bool started;
+	const char *stop; /* the limit reached, or NULL */
+	struct side sides[2]; /* 0: base, 1: tip */
+	struct windex wi;
+};
+
+/* ---- small helpers ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool is_word(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/*
+ * Appends @s[0..@len) as text the model may read: valid UTF-8, no
+ * control characters but tab (and newline with @nl), hidden Unicode
+ * escaped.
+ */
+static int put_text_nl(struct rb_buf *b, const char *s, size_t len, bool nl)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	int ret = 0;
+
+	while (i < len && !ret) {
+		unsigned c = p[i];
+		size_t n = 0, k;
+		uint32_t cp;
+
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t' && (c != '\n' || !nl)) ||
+			    c == 0x7f)
+				c = '?';
+			ret = rb_buf_putc(b, (char)c);
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 4;
+		for (k = 1; n && k < n; k++)
+			if (i + k >= len || (p[i + k] & 0xc0) != 0x80)
+				n = 0;
+		/* Overlong forms, surrogates and values past U+10FFFF. */
+		if (n == 3 && ((c == 0xe0 && p[i + 1] < 0xa0) ||
+			       (c == 0xed && p[i + 1] >= 0xa0)))
+			n = 0;
+		if (n == 4 && ((c == 0xf0 && p[i + 1] < 0x90) ||
+			       (c == 0xf4 && p[i + 1] >= 0x90)))
+			n = 0;
+		if (!n) {
+			ret = rb_buf_putc(b, '?');
+			i++;
+			continue;
+		}
+		if (rb_hidden_find(s + i, n, &cp, &k) == 0)
+			ret = rb_buf_printf(b, "<U+%04X>", (unsigned)cp);
+		else
+			ret = rb_buf_add(b, s + i, n);
+		i += n;
+	}
+	return ret;
+}
+
+/* Text of many lines (a patch, a file range). */
+static int put_text(struct rb_buf *b, const char *s, size_t len)
+{
+	return put_text_nl(b, s, len, true);
+}
+
+/* A line of tree text in a search row, or a path: one line, capped. */
+static int put_line(struct rb_buf *b, const char *s, size_t len)
+{
+	int ret;
+
+	if (len <= LINE_MAX_OUT)
+		return put_text_nl(b, s, len, false);
+	ret = put_text_nl(b, s, LINE_MAX_OUT, false);
+	return ret ? ret : rb_buf_puts(b, " [...]");
+}
+
+/*
+ * Is @p a tree path the model may name? Relative, no empty, "." or ".."
+ * component, no NUL (the caller passes the JSON length), bounded.
+ * @dir allows a trailing "/" (a path prefix).
+ */
+static bool path_ok(const char *p, size_t len, bool dir)
+{
+	size_t i, c = 0;
+
+	if (!len || len > MAX_PATH || strlen(p) != len || p[0] == '/')
+		return false;
+	if (dir && len > 1 && p[len - 1] == '/')
+		len--;
+	for (i = 0; i <= len; i++) {
+		if (i < len && p[i] != '/') {
+			if ((unsigned char)p[i] < 0x20)
+				return false;
+			continue;
+		}
+		if (i == c || (i - c == 1 && p[c] == '.') ||
+		    (i - c == 2 && p[c] == '.' && p[c + 1] == '.'))
+			return false;
+		c = i + 1;
+	}
+	return true;
+}
+
+/* ---- arguments ---- */
+
+struct args {
+	json_t *root;
+	struct rb_buf *err; /* "error: ..." goes here */
+};
+
+/* A string argument, or NULL (with *len) when absent. */
+static int arg_str(struct args *a, const char *key, bool need, const char **out,
+		   size_t *len, size_t max)
+{
+	json_t *v = json_object_get(a->root, key);
+
+	*out = NULL;
+	*len = 0;
+	if (!v || json_is_null(v)) {
+		if (need)
+			return rb_buf_printf(a->err,
+					     "error: argument \"%s\" is "
+					     "missing\n",
+					     key) ?:
+			       -RB_EINVAL;
+		return 0;
+	}
+	if (!json_is_string(v) || json_string_length(v) > max ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return rb_buf_printf(a->err,
+				     "error: argument \"%s\" must be a "
+				     "string of at most %zu bytes\n",
+				     key, max) ?:
+		       -RB_EINVAL;
+	*out = json_string_value(v);
+	*len = json_string_length(v);
+	return 0;
+}
+
+static int arg_int(struct args *a, const char *key, long long def, long long lo,
+		   long long hi, long long *out)
+{
+	json_t *v = json_object_get(a->root, key);
+	double d;
+
+	*out = def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+	} else if (json_is_real(v) && (d = json_real_value(v)) >= -1e12 &&
+		   d <= 1e12 && d == (double)(long long)d) {
+		*out = (long long)d;
+	} else if (json_is_string(v) && json_string_length(v) < 12) {
+		char *end;
+
+		*out = strtoll(json_string_value(v), &end, 10);
+		if (*end || end == json_string_value(v))
+			goto bad;
+	} else {
+		goto bad;
+	}
+	if (*out >= lo && *out <= hi)
+		return 0;
+bad:
+	return rb_buf_printf(a->err,
+			     "error: argument \"%s\" must be an integer "
+			     "from %lld to %lld\n",
+			     key, lo, hi) ?:
+	       -RB_EINVAL;
+}
+
+static int arg_bool(struct args *a, const char *key, bool *out)
+{
+	json_t *v = json_object_get(a->root, key);
+
+	*out = false;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return 0;
+	}
+	return rb_buf_printf(a->err, "error: argument \"%s\" must be true "
+				     "or false\n",
+			     key) ?:
+	       -RB_EINVAL;
+}
+
+/* side: "base" or "tip" (default). *out: 0 base, 1 tip. */
+static int arg_side(struct rb_model_tools *t, struct args *a, int *out)
+{
+	const char *s;
+	size_t n;
+	int ret = arg_str(a, "side", false, &s, &n, 8);
+
+	if (ret)
+		return ret;
+	*out = 1;
+	if (s && !strcmp(s, "base"))
+		*out = 0;
+	else if (s && strcmp(s, "tip"))
+		return rb_buf_puts(a->err, "error: side must be \"base\" or "
+					   "\"tip\"\n") ?:
+		       -RB_EINVAL;
+	if (*out == 1 && !t->ctx.tip_tree)
+		*out = 0;
+	if ((*out == 0 && !t->ctx.base_tree) || !t->ctx.repo)
+		return rb_buf_puts(a->err, "error: no tree to read for this "
+					   "patch\n") ?:
+		       -RB_EINVAL;
+	return 0;
+}
+
+static const char *side_name(int side)
+{
+	return side ? "tip" : "base";
+}
+
+static const git_oid *side_tree(const struct rb_model_tools *t, int side)
+{
+	return side ? &t->tip_tree : &t->base_tree;
+}
+
+/* ---- blobs by path ---- */
+
+/*
+ * The blob at @path of tree @side: 0, or -RB_ENOTFOUND with the reason
+ * as a line in @err (no such file, a directory, a symlink ...).
+ */
+static int blob_at(git_blob **out, const struct rb_model_tools *t, int side,
+		   const char *path, struct rb_buf *err)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_object_t type;
+	int ret = -RB_ENOTFOUND;
+	const char *why = "no such file";
+
+	*out = NULL;
+	if (git_tree_lookup(&tree, t->ctx.repo, side_tree(t, side)) < 0) {
+		why = "the tree cannot be read";
+		goto out;
+	}
+	if (git_tree_entry_bypath(&e, tree, path) < 0)
+		goto out;
+	type = git_tree_entry_type(e);
+	if (type == GIT_OBJECT_TREE) {
+		why = "a directory, not a file";
+		goto out;
+	}
+	if (type != GIT_OBJECT_BLOB) {
+		why = "a submodule, not a file";
+		goto out;
+	}
+	if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
+		why = "a symbolic link (not followed)";
+		goto out;
+	}
+	if (git_blob_lookup(out, t->ctx.repo, git_tree_entry_id(e)) < 0) {
+		why = "the blob cannot be read";
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret && err) {
+		int r = rb_buf_printf(err, "error: %s at %s: ", why,
+				      side_name(side));
+
+		if (!r)
+			r = put_line(err, path, strlen(path));
+		if (!r)
+			r = rb_buf_putc(err, '\n');
+		if (r)
+			ret = r;
+	}
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	return ret;
+}
+
+/* ---- the tools' lifecycle ---- */
+
+int rb_model_tools_new(struct rb_model_tools **out,
+		       const struct rb_model_tools_ctx *ctx,
+		       const struct rb_model_tool_limits *lim)
+{
+	struct rb_model_tools *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	t->ctx = *ctx;
+	/* The ids are copied; the pointers in ctx are not used for them. */
+	if (ctx->base_tree)
+		git_oid_cpy(&t->base_tree, ctx->base_tree);
+	if (ctx->tip_tree)
+		git_oid_cpy(&t->tip_tree, ctx->tip_tree);
+	if (ctx->base_commit)
+		git_oid_cpy(&t->base_commit, ctx->base_commit);
+	if (!ctx->repo) {
+		t->ctx.base_tree = NULL;
+		t->ctx.tip_tree = NULL;
+		t->ctx.base_commit = NULL;
+	}
+	if (lim)
+		t->lim = *lim;
+	if (t->lim.max_calls <= 0)
+		t->lim.max_calls = DEF_MAX_CALLS;
+	if (!t->lim.max_bytes)
+		t->lim.max_bytes = DEF_MAX_BYTES;
+	if (!t->lim.max_result)
+		t->lim.max_result = DEF_MAX_RESULT;
+	if (t->lim.max_seconds <= 0)
+		t->lim.max_seconds = DEF_MAX_SECONDS;
+	*out = t;
+	return 0;
+}
+
+static void side_release(struct side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->f[i].path);
+	free(s->f);
+	memset(s, 0, sizeof(*s));
+}
+
+static void windex_release(struct windex *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->cap; i++) {
+		free(w->word ? w->word[i] : NULL);
+		free(w->post ? w->post[i] : NULL);
+	}
+	free(w->word);
+	free(w->post);
+	free(w->npost);
+	free(w->cpost);
+	free(w->blob);
+	free(w->okey);
+	free(w->oval);
+	memset(w, 0, sizeof(*w));
+}
+
+void rb_model_tools_free(struct rb_model_tools *t)
+{
+	if (!t)
+		return;
+	side_release(&t->sides[0]);
+	side_release(&t->sides[1]);
+	windex_release(&t->wi);
+	free(t);
+}
+
+void rb_model_tools_get_usage(const struct rb_model_tools *t,
+			      struct rb_model_tools_usage *u)
+{
+	if (t)
+		*u = t->use;
+	else
+		memset(u, 0, sizeof(*u));
+}
+
+/* ---- the definitions ---- */
+
+/*
+ * Kept short: the definitions go with every request of every patch, and
+ * every word costs tokens. The same text for every patch, so recordings
+ * compare.
+ */
+static const char defs_json[] =
+	"["
+	"{\"name\": \"read_file\", \"description\": \"Lines of a file of "
+	"the tree, numbered. side: base (before the series) or tip (after "
+	"the whole series, the default). At most 400 lines a call.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"path\": {\"type\": \"string\", \"description\": \"path in the "
+	"tree, e.g. mm/memory.c\"}, "
+	"\"side\": {\"type\": \"string\", \"enum\": [\"base\", \"tip\"]}, "
+	"\"start\": {\"type\": \"integer\", \"description\": \"first line, "
+	"from 1\"}, "
+	"\"end\": {\"type\": \"integer\", \"description\": \"last line "
+	"(inclusive)\"}}, "
+	"\"required\": [\"path\"]}}, "
+	"{\"name\": \"grep\", \"description\": \"Searches the tree like "
+	"git grep -n: rows path:line:text, at most 100. The pattern is a "
+	"fixed string unless regex is true (POSIX extended).\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"pattern\": {\"type\": \"string\"}, "
+	"\"regex\": {\"type\": \"boolean\"}, "
+	"\"side\": {\"type\": \"string\", \"enum\": [\"base\", \"tip\"]}, "
+	"\"path_prefix\": {\"type\": \"string\", \"description\": \"only "
+	"paths starting with this, e.g. mm/\"}}, "
+	"\"required\": [\"pattern\"]}}, "
+	"{\"name\": \"find_definition\", \"description\": \"Where a C "
+	"function, macro, struct, union, enum, typedef or global is "
+	"defined, with the definition's first lines.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"symbol\": {\"type\": \"string\"}, "
+	"\"side\": {\"type\": \"string\", \"enum\": [\"base\", \"tip\"]}}, "
+	"\"required\": [\"symbol\"]}}, "
+	"{\"name\": \"find_callers\", \"description\": \"Lines that call or "
+	"reference a C symbol in .c and .h files: path:line: [function] "
+	"text, at most 60.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"symbol\": {\"type\": \"string\"}, "
+	"\"side\": {\"type\": \"string\", \"enum\": [\"base\", \"tip\"]}}, "
+	"\"required\": [\"symbol\"]}}, "
+	"{\"name\": \"show_patch\", \"description\": \"Another patch of "
+	"this series: commit message and diff.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"index\": {\"type\": \"integer\", \"description\": \"1-based "
+	"number in the series\"}}, "
+	"\"required\": [\"index\"]}}, "
+	"{\"name\": \"cover_letter\", \"description\": \"The series' cover "
+	"letter.\", \"parameters\": {\"type\": \"object\", "
+	"\"properties\": {}}}, "
+	"{\"name\": \"previous_review\", \"description\": \"What was "
+	"reviewed on the previous version of this series.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {}}}, "
+	"{\"name\": \"path_history\", \"description\": \"git log --oneline "
+	"of a path, newest first, from the base commit.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"path\": {\"type\": \"string\"}, "
+	"\"max\": {\"type\": \"integer\", \"description\": \"commits to "
+	"list, default 20, at most 100\"}}, "
+	"\"required\": [\"path\"]}}"
+	"]";
+
+const char *rb_model_tools_defs(void)
+{
+	return defs_json;
+}
+
+/* ---- lines of a blob ---- */
+
+struct lines {
+	const char *p;
+	size_t len;
+	size_t *off; /* start of each line */
+	size_t n;
+};
+
+static void lines_release(struct lines *l)
+{
+	free(l->off);
+	memset(l, 0, sizeof(*l));
+}
+
+static int lines_split(struct lines *l, const char *p, size_t len)
+{
+	size_t i, cap = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->p = p;
+	l->len = len;
+	for (i = 0; i < len;) {
+		const char *nl = memchr(p + i, '\n', len - i);
+		size_t *v = rb_grow(l->off, &cap, l->n, sizeof(*l->off));
+
+		if (!v) {
+			lines_release(l);
+			return rb_err(RB_ENOMEM, "model tools: out of memory");
+		}
+		l->off = v;
+		l->off[l->n++] = i;
+		i = nl ? (size_t)(nl - p) + 1 : len;
+	}
+	return 0;
+}
+
+/* Line @i (0-based) without its newline. */
+static const char *line_at(const struct lines *l, size_t i, size_t *len)
+{
+	size_t b = l->off[i];
+	size_t e = i + 1 < l->n ? l->off[i + 1] : l->len;
+
+	if (e > b && l->p[e - 1] == '\n')
+		e--;
+	*len = e - b;
+	return l->p + b;
+}
+
+/* ---- read_file ---- */
+
+static int tool_read_file(struct rb_model_tools *t, struct args *a,
+			  struct rb_buf *out)
+{
+	const char *path;
+	size_t plen, i, n;
+	long long start, end;
+	git_blob *blob = NULL;
+	struct lines l = { 0 };
+	int side, ret;
+
+	if ((ret = arg_str(a, "path", true, &path, &plen, MAX_PATH)) ||
+	    (ret = arg_side(t, a, &side)) ||
+	    (ret = arg_int(a, "start", 1, 1, 100000000, &start)) ||
+	    (ret = arg_int(a, "end", start + READ_DEFAULT - 1, 1, 100000000,
+			   &end)))
+		return ret;
+	if (!path_ok(path, plen, false))
+		return rb_buf_puts(a->err, "error: path must be a relative "
+					   "path in the tree, without \".\" "
+					   "or \"..\"\n") ?:
+		       -RB_EINVAL;
+	if (end < start)
+		return rb_buf_puts(a->err, "error: end is before start\n") ?:
+			       -RB_EINVAL;
+	ret = blob_at(&blob, t, side, path, a->err);
+	if (ret)
+		return ret;
+	if (git_blob_is_binary(blob)) {
+		ret = rb_buf_puts(a->err, "error: a binary file\n") ?:
+								      -RB_EINVAL;
+		goto out;
+	}
+	ret = lines_split(&l, git_blob_rawcontent(blob),
+			  (size_t)git_blob_rawsize(blob));
+	if (ret)
+		goto out;
+	if (end - start + 1 > READ_MAX)
+		end = start + READ_MAX - 1;
+	if ((size_t)start > l.n) {
+		ret = rb_buf_printf(out, "%s at %s has %zu lines\n", path,
+				    side_name(side), l.n);
+		goto out;
+	}
+	if ((size_t)end > l.n)
+		end = (long long)l.n;
+	ret = rb_buf_printf(out, "%s at %s, lines %lld-%lld of %zu:\n", path,
+			    side_name(side), start, end, l.n);
+	for (i = (size_t)start - 1; !ret && i < (size_t)end; i++) {
+		const char *s = line_at(&l, i, &n);
+
+		ret = rb_buf_printf(out, "%zu\t", i + 1);
+		if (!ret)
+			ret = put_text(out, s, n);
+		if (!ret)
+			ret = rb_buf_putc(out, '\n');
+	}
+out:
+	lines_release(&l);
+	git_blob_free(blob);
+	return ret;
+}
+
+/* ---- the files of a tree ---- */
+
+struct walk {
+	struct side *s;
+	int ret;
+};
+
+static int walk_cb(const char *root, const git_tree_entry *e, void *arg)
+{
+	struct walk *w = arg;
+	struct side *s = w->s;
+	const char *name = git_tree_entry_name(e);
+	struct tfile *v;
+	size_t rl = strlen(root), nl = strlen(name);
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+	    git_tree_entry_filemode(e) == GIT_FILEMODE_LINK)
+		return 0;
+	v = rb_grow(s->f, &s->cap, s->n, sizeof(*s->f));
+	if (!v)
+		goto nomem;
+	s->f = v;
+	v = &s->f[s->n];
+	v->path = malloc(rl + nl + 1);
+	if (!v->path)
+		goto nomem;
+	memcpy(v->path, root, rl);
+	memcpy(v->path + rl, name, nl + 1);
+	git_oid_cpy(&v->oid, git_tree_entry_id(e));
+	v->idx = NO_IDX;
+	s->n++;
+	return 0;
+nomem:
+	w->ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+	return -1;
+}
+
+/* The blobs of tree @side, in tree order (read once per tools object). */
+static int side_load(struct rb_model_tools *t, int side)
+{
+	struct side *s = &t->sides[side];
+	struct walk w = { s, 0 };
+	git_tree *tree = NULL;
+
+	if (s->loaded)
+		return 0;
+	if (git_tree_lookup(&tree, t->ctx.repo, side_tree(t, side)) < 0)
+		return rb_err(RB_EIO, "model tools: the %s tree cannot be read",
+			      side_name(side));
+	if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w) < 0 && !w.ret)
+		w.ret = rb_err(RB_EIO,
+			       "model tools: the %s tree cannot be "
+			       "walked",
+			       side_name(side));
+	git_tree_free(tree);
+	if (w.ret) {
+		side_release(s);
+		return w.ret;
+	}
+	s->loaded = true;
+	return 0;
+}
+
+/* ---- the search engine ---- */
+
+enum smode { S_GREP, S_DEF, S_CALLERS };
+
+struct search {
+	struct rb_model_tools *t;
+	enum smode mode;
+	int side;
+	const char *pat; /* fixed string or symbol */
+	size_t plen;
+	regex_t *re;
+	const char *prefix;
+	size_t prefix_len;
+	double deadline;
+	bool timed_out;
+	size_t rows, more, files;
+	size_t max_rows;
+	struct rb_buf *out;
+};
+
+static bool c_file(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 2 && path[n - 2] == '.' &&
+	       (path[n - 1] == 'c' || path[n - 1] == 'h');
+}
+
+/* Does @s[0..@n) hold @w as a whole word? Its offset, or -1. */
+static long find_word(const char *s, size_t n, const char *w, size_t wl)
+{
+	const char *p = s, *e = s + n;
+
+	while (p < e) {
+		const char *m = memmem(p, (size_t)(e - p), w, wl);
+
+		if (!m)
+			return -1;
+		if ((m == s || !is_word((unsigned char)m[-1])) &&
+		    (m + wl == e || !is_word((unsigned char)m[wl])))
+			return m - s;
+		p = m + 1;
+	}
+	return -1;
+}
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static bool starts_word(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+
+	return n >= wl && !memcmp(s, w, wl) &&
+	       (n == wl || !is_word((unsigned char)s[wl]));
+}
+
+/*
+ * After the parameter list of a function-like line at @l line @i, offset
+ * @o (just past the symbol): a body ('{') or a declaration? Skips
+ * annotations such as __acquires(x) and attributes; bounded.
+ */
+static bool has_body(const struct lines *l, size_t i, size_t o)
+{
+	int depth = 0, nlines = 0;
+	bool seen = false;
+
+	for (; i < l->n && nlines < 30; i++, nlines++, o = 0) {
+		size_t n, k;
+		const char *s = line_at(l, i, &n);
+
+		for (k = o; k < n; k++) {
+			char c = s[k];
+
+			if (c == '(') {
+				depth++;
+				seen = true;
+			} else if (c == ')') {
+				if (--depth < 0)
+					return false;
+			} else if (depth == 0 && seen) {
+				if (c == '{')
+					return true;
+				if (c == ';' || c == ',' || c == '=' ||
+				    c == '}')
+					return false;
+			} else if (depth == 0 && !seen && c != ' ' &&
+				   c != '\t') {
+				return false;
+			}
+		}
+		/* A comment or a preprocessor line ends the search. */
+		if (depth == 0 && seen && i + 1 < l->n) {
+			const char *nx = line_at(l, i + 1, &n);
+
+			if (n && nx[0] == '#')
+				return false;
+		}
+	}
+	return false;
+}
+
+/*
+ * Is line @i of @l a definition of @sym? Its kind ("function", "macro",
+ * ...) or NULL. Kernel style: definitions start in column 0.
+ */
+static const char *def_kind(const struct lines *l, size_t i, const char *sym,
+			    size_t sl)
+{
+	size_t n;
+	const char *s = line_at(l, i, &n), *e = s + n, *p;
+	long at;
+
+	if (!n)
+		return NULL;
+	if (s[0] == '#') {
+		p = skip_ws(s + 1, e);
+		if (!starts_word(p, (size_t)(e - p), "define"))
+			return NULL;
+		p = skip_ws(p + 6, e);
+		if ((size_t)(e - p) >= sl && !memcmp(p, sym, sl) &&
+		    (p + sl == e || !is_word((unsigned char)p[sl])))
+			return "macro";
+		return NULL;
+	}
+	if (!is_word((unsigned char)s[0]) && s[0] != '}')
+		return NULL;
+	at = find_word(s, n, sym, sl);
+	if (at < 0)
+		return NULL;
+	p = skip_ws(s + at + sl, e);
+	if (s[0] == '}') {
+		/* } name; closing a typedef or a variable of a struct */
+		return p < e && *p == ';' && !memchr(s, '(', (size_t)at) ?
+			       "typedef or variable" :
+			       NULL;
+	}
+	if (starts_word(s, n, "extern") || starts_word(s, n, "return") ||
+	    starts_word(s, n, "EXPORT_SYMBOL") ||
+	    starts_word(s, n, "EXPORT_SYMBOL_GPL"))
+		return NULL;
+	if (starts_word(s, n, "typedef")) {
+		if (p < e && (*p == ';' || *p == ')' || *p == '['))
+			return "typedef";
+		return NULL;
+	}
+	/* struct/union/enum NAME { */
+	if (at > 0) {
+		const char *q = s + at - 1;
+		const char *kw;
+		size_t kl;
+
+		while (q > s && (*q == ' ' || *q == '\t'))
+			q--;
+		kl = 0;
+		while (q - (long)kl >= s &&
+		       is_word((unsigned char)q[-(long)kl]))
+			kl++;
+		kw = q - kl + 1;
+		if ((kl == 6 && !memcmp(kw, "struct", 6)) ||
+		    (kl == 5 && !memcmp(kw, "union", 5)) ||
+		    (kl == 4 && !memcmp(kw, "enum", 4))) {
+			size_t nn;
+			const char *nx;
+
+			if (p < e && *p == '{')
+				return kl == 4 ? "enum" :
+				       kl == 5 ? "union" :
+						 "struct";
+			if (p == e && i + 1 < l->n) {
+				nx = line_at(l, i + 1, &nn);
+				if (nn && nx[0] == '{')
+					return kl == 4 ? "enum" :
+					       kl == 5 ? "union" :
+							 "struct";
+			}
+			return NULL;
+		}
+	}
+	if (p < e && *p == '(') {
+		/* the first call-like word on the line: a function */
+		if (memchr(s, '(', (size_t)at) || memchr(s, '=', (size_t)at))
+			return NULL;
+		return has_body(l, i, (size_t)(p - s)) ? "function" : NULL;
+	}
+	if (p < e && (*p == '=' || *p == ';' || *p == '[' || *p == ',')) {
+		if (memchr(s, '(', (size_t)at) || memchr(s, '=', (size_t)at))
+			return NULL;
+		return "variable";
+	}
+	/* DEFINE_MUTEX(name); DEFINE_SPINLOCK(name); ... */
+	if (p < e && *p == ')' && at > 0 && s[at - 1] == '(') {
+		const char *d = strstr(s, "DEFINE_");
+
+		if (d && d < s + at && !memchr(s, '=', (size_t)at))
+			return "variable";
+	}
+	return NULL;
+}
+
+/* How many lines after @i a definition of @kind runs (bounded). */
+static size_t def_span(const struct lines *l, size_t i, const char *kind)
+{
+	size_t k, n;
+
+	for (k = i; k < l->n && k - i < DEF_LINES; k++) {
+		const char *s = line_at(l, k, &n);
+
+		if (kind[0] == 'm') { /* macro: while lines end in '\' */
+			if (!n || s[n - 1] != '\\')
+				return k - i + 1;
+		} else if (kind[0] == 'v' || kind[0] == 't') {
+			if (k > i && n && s[0] == '}' && memchr(s, ';', n))
+				return k - i + 1;
+			if (memchr(s, ';', n) && (k == i || s[0] != '\t') &&
+			    !memchr(s, '{', n))
+				return k - i + 1;
+		} else if (k > i && n && s[0] == '}') {
+			return k - i + 1;
+		}
+	}
+	return k - i;
+}
+
+/* Lines that are only a comment. */
+static bool comment_line(const char *s, size_t n)
+{
+	const char *p = skip_ws(s, s + n);
+	size_t r = (size_t)(s + n - p);
+
+	return r && (*p == '*' ||
+		     (r > 1 && p[0] == '/' && (p[1] == '*' || p[1] == '/')));
+}
+
+static int emit_row(struct search *sr, const char *path, size_t line,
+		    const char *text, size_t tlen, const char *fn, size_t fnlen)
+{
+	struct rb_buf *o = sr->out;
+	int ret;
+
+	if (sr->rows >= sr->max_rows) {
+		sr->more++;
+		return 0;
+	}
+	sr->rows++;
+	ret = put_line(o, path, strlen(path));
+	if (!ret)
+		ret = rb_buf_printf(o, ":%zu:", line);
+	if (!ret && fn) {
+		ret = rb_buf_puts(o, " [");
+		if (!ret)
+			ret = put_line(o, fn, fnlen);
+		if (!ret)
+			ret = rb_buf_puts(o, "()] ");
+	}
+	if (!ret)
+		ret = put_line(o, text, tlen);
+	return ret ? ret : rb_buf_putc(o, '\n');
+}
+
+static int search_grep(struct search *sr, const char *path,
+		       const struct lines *l)
+{
+	size_t i, n;
+	int ret = 0;
+	char *tmp = NULL;
+	size_t tcap = 0;
+
+	for (i = 0; i < l->n && !ret; i++) {
+		const char *s = line_at(l, i, &n);
+		bool hit;
+
+		if (sr->re) {
+			if (n + 1 > tcap) {
+				char *v = realloc(tmp, n + 1);
+
+				if (!v) {
+					ret = rb_err(RB_ENOMEM, "model tools: "
+								"out of "
+								"memory");
+					break;
+				}
+				tmp = v;
+				tcap = n + 1;
+			}
+			memcpy(tmp, s, n);
+			tmp[n] = 0;
+			hit = regexec(sr->re, tmp, 0, NULL, 0) == 0;
+		} else {
+			hit = memmem(s, n, sr->pat, sr->plen) != NULL;
+		}
+		if (hit)
+			ret = emit_row(sr, path, i + 1, s, n, NULL, 0);
+	}
+	free(tmp);
+	return ret;
+}
+
+static int search_def(struct search *sr, const char *path,
+		      const struct lines *l)
+{
+	size_t i, k, n, span;
+	int ret = 0;
+
+	for (i = 0; i < l->n && !ret; i++) {
+		const char *kind = def_kind(l, i, sr->pat, sr->plen);
+
+		if (!kind)
+			continue;
+		if (sr->rows >= sr->max_rows) {
+			sr->more++;
+			continue;
+		}
+		sr->rows++;
+		span = def_span(l, i, kind);
+		ret = rb_buf_printf(sr->out, "%s", sr->rows > 1 ? "\n" : "");
+		if (!ret)
+			ret = put_line(sr->out, path, strlen(path));
+		if (!ret)
+			ret = rb_buf_printf(sr->out, ":%zu: %s\n", i + 1, kind);
+		for (k = i; !ret && k < i + span; k++) {
+			const char *s = line_at(l, k, &n);
+
+			ret = rb_buf_printf(sr->out, "%zu\t", k + 1);
+			if (!ret)
+				ret = put_line(sr->out, s, n);
+			if (!ret)
+				ret = rb_buf_putc(sr->out, '\n');
+		}
+		if (!ret && span == DEF_LINES)
+			ret = rb_buf_puts(sr->out, "[... read_file for the "
+						   "rest]\n");
+	}
+	return ret;
+}
+
+/* The function a column-0 line opens, as its name: "foo" of "int foo(". */
+static bool fn_header(const char *s, size_t n, const char **name, size_t *nlen)
+{
+	const char *par, *q;
+
+	if (!n || !is_word((unsigned char)s[0]) ||
+	    starts_word(s, n, "extern") || starts_word(s, n, "typedef") ||
+	    starts_word(s, n, "struct") || memchr(s, '=', n) ||
+	    (n && s[n - 1] == ';'))
+		return false;
+	par = memchr(s, '(', n);
+	if (!par)
+		return false;
+	q = par;
+	while (q > s && (q[-1] == ' ' || q[-1] == '\t'))
+		q--;
+	*nlen = 0;
+	while (q > s && is_word((unsigned char)q[-1])) {
+		q--;
+		(*nlen)++;
+	}
+	*name = q;
+	return *nlen > 0;
+}
+
+static int search_callers(struct search *sr, const char *path,
+			  const struct lines *l)
+{
+	const char *fn = NULL;
+	size_t i, n, fnlen = 0;
+	int ret = 0;
+
+	for (i = 0; i < l->n && !ret; i++) {
+		const char *s = line_at(l, i, &n), *nm;
+		size_t nml;
+		long at;
+
+		if (n && s[0] == '}') {
+			fn = NULL;
+			continue;
+		}
+		if (n && fn_header(s, n, &nm, &nml)) {
+			fn = nm;
+			fnlen = nml;
+		}
+		at = find_word(s, n, sr->pat, sr->plen);
+		if (at < 0 || comment_line(s, n))
+			continue;
+		/* Definitions and prototypes start in column 0. */
+		if (s[0] != ' ' && s[0] != '\t' && s[0] != '#')
+			continue;
+		if (s[0] == '#' && def_kind(l, i, sr->pat, sr->plen))
+			continue;
+		ret = emit_row(sr, path, i + 1, s, n, s[0] == '#' ? NULL : fn,
+			       fnlen);
+	}
+	return ret;
+}
+
+/* Could blob @f hold a match? (The word index; true without it.) */
+static bool may_match(struct search *sr, const struct tfile *f);
+
+static int search_run(struct search *sr)
+{
+	struct rb_model_tools *t = sr->t;
+	struct side *s;
+	size_t i;
+	int ret = side_load(t, sr->side);
+
+	if (ret)
+		return ret;
+	s = &t->sides[sr->side];
+	for (i = 0; i < s->n && !ret; i++) {
+		const struct tfile *f = &s->f[i];
+		git_blob *blob = NULL;
+		struct lines l;
+
+		if (sr->prefix_len &&
+		    strncmp(f->path, sr->prefix, sr->prefix_len))
+			continue;
+		if (sr->mode != S_GREP && !c_file(f->path))
+			continue;
+		if (!may_match(sr, f))
+			continue;
+		if (now_s() > sr->deadline) {
+			sr->timed_out = true;
+			break;
+		}
+		if (git_blob_lookup(&blob, t->ctx.repo, &f->oid) < 0)
+			continue;
+		if (git_blob_rawsize(blob) > BLOB_MAX ||
+		    git_blob_is_binary(blob)) {
+			git_blob_free(blob);
+			continue;
+		}
+		sr->files++;
+		ret = lines_split(&l, git_blob_rawcontent(blob),
+				  (size_t)git_blob_rawsize(blob));
+		if (!ret) {
+			if (sr->mode == S_GREP)
+				ret = search_grep(sr, f->path, &l);
+			else if (sr->mode == S_DEF)
+				ret = search_def(sr, f->path, &l);
+			else
+				ret = search_callers(sr, f->path, &l);
+			lines_release(&l);
+		}
+		git_blob_free(blob);
+	}
+	return ret;
+}
+
+/* ---- the word index ---- */
+
+static bool may_match(struct search *sr, const struct tfile *f)
+{
+	(void)sr;
+	(void)f;
+	return true;
+}
+
+/* ---- grep, find_definition, find_callers ---- */
+
+static double call_deadline(const struct rb_model_tools *t)
+{
+	double end = (double)t->start.tv_sec + (double)t->start.tv_nsec / 1e9 +
+		     t->lim.max_seconds;
+	double call = now_s() + CALL_SECONDS;
+
+	return call < end ? call : end;
+}
+
+static int search_footer(struct search *sr, const char *none)
+{
+	int ret = 0;
+
+	if (!sr->rows)
+		ret = rb_buf_printf(sr->out, "%s\n", none);
+	if (!ret && sr->more)
+		ret = rb_buf_printf(sr->out, "[%zu more not shown]\n",
+				    sr->more);
+	if (!ret && sr->timed_out)
+		ret = rb_buf_puts(sr->out, "[the search stopped at its time "
+					   "limit: results are partial]\n");
+	return ret;
+}
+
+static int tool_grep(struct rb_model_tools *t, struct args *a,
+		     struct rb_buf *out)
+{
+	struct search sr = {
+		.t = t, .mode = S_GREP, .out = out, .max_rows = GREP_ROWS
+	};
+	regex_t re;
+	bool regex;
+	int ret;
+	size_t i;
+
+	if ((ret = arg_str(a, "pattern", true, &sr.pat, &sr.plen,
+			   MAX_PATTERN)) ||
+	    (ret = arg_bool(a, "regex", &regex)) ||
+	    (ret = arg_side(t, a, &sr.side)) ||
+	    (ret = arg_str(a, "path_prefix", false, &sr.prefix, &sr.prefix_len,
+			   MAX_PATH)))
+		return ret;
+	if (!sr.plen || memchr(sr.pat, '\n', sr.plen))
+		return rb_buf_puts(a->err, "error: the pattern must be one "
+					   "line, not empty\n") ?:
+		       -RB_EINVAL;
+	if (sr.prefix_len && !path_ok(sr.prefix, sr.prefix_len, true))
+		return rb_buf_puts(a->err, "error: path_prefix must be a "
+					   "relative path in the tree\n") ?:
+		       -RB_EINVAL;
+	if (regex) {
+		/* No back-references: they make matching exponential. */
+		for (i = 0; i + 1 < sr.plen; i++)
+			if (sr.pat[i] == '\\' &&
+			    isdigit((unsigned char)sr.pat[i + 1]))
+				return rb_buf_puts(a->err, "error: no "
+							   "back-references "
+							   "in a regex\n") ?:
+				       -RB_EINVAL;
+		if (regcomp(&re, sr.pat, REG_EXTENDED | REG_NOSUB))
+			return rb_buf_puts(a->err, "error: not a POSIX "
+						   "extended regex\n") ?:
+			       -RB_EINVAL;
+		sr.re = &re;
+	}
+	sr.deadline = call_deadline(t);
+	ret = search_run(&sr);
+	if (!ret)
+		ret = search_footer(&sr, "no match");
+	if (regex)
+		regfree(&re);
+	return ret;
+}
+
+static int arg_symbol(struct rb_model_tools *t, struct args *a,
+		      struct search *sr)
+{
+	size_t i;
+	int ret;
+
+	if ((ret = arg_str(a, "symbol", true, &sr->pat, &sr->plen,
+			   MAX_SYMBOL)) ||
+	    (ret = arg_side(t, a, &sr->side)))
+		return ret;
+	for (i = 0; i < sr->plen; i++)
+		if (!is_word((unsigned char)sr->pat[i]))
+			break;
+	if (!sr->plen || i < sr->plen || isdigit((unsigned char)sr->pat[0]))
+		return rb_buf_puts(a->err, "error: symbol must be a C "
+					   "identifier\n") ?:
+		       -RB_EINVAL;
+	sr->deadline = call_deadline(t);
+	return 0;
+}
+
+static int tool_find_definition(struct rb_model_tools *t, struct args *a,
+				struct rb_buf *out)
+{
+	struct search sr = {
+		.t = t, .mode = S_DEF, .out = out, .max_rows = DEFS_MAX
+	};
+	int ret = arg_symbol(t, a, &sr);
+
+	if (!ret)
+		ret = search_run(&sr);
+	if (!ret)
+		ret = search_footer(&sr, "no definition found");
+	return ret;
+}
+
+static int tool_find_callers(struct rb_model_tools *t, struct args *a,
+			     struct rb_buf *out)
+{
+	struct search sr = {
+		.t = t, .mode = S_CALLERS, .out = out, .max_rows = CALLER_ROWS
+	};
+	int ret = arg_symbol(t, a, &sr);
+
+	if (!ret)
+		ret = search_run(&sr);
+	if (!ret)
+		ret = search_footer(&sr, "no callers found");
+	return ret;
+}
+
+/* ---- the series ---- */
+
+static int tool_show_patch(struct rb_model_tools *t, struct args *a,
+			   struct rb_buf *out)
+{
+	long long i;
+	int ret;
+	const char *p;
+
+	if (!t->ctx.n_patches)
+		return rb_buf_puts(a->err, "error: no patches\n") ?: -RB_EINVAL;
+	ret = arg_int(a, "index", 0, 1, (long long)t->ctx.n_patches, &i);
+	if (ret)
+		return ret;
+	if (!i)
+		return rb_buf_puts(a->err, "error: argument \"index\" is "
+					   "missing\n") ?:
+		       -RB_EINVAL;
+	p = t->ctx.patches[i - 1];
+	if (!p)
+		return rb_buf_printf(out,
+				     "patch %lld/%zu is missing from the "
+				     "series\n",
+				     i, t->ctx.n_patches);
+	ret = rb_buf_printf(out, "patch %lld/%zu%s:\n", i, t->ctx.n_patches,
+			    i == t->ctx.index ? " (the one under review)" : "");
+	return ret ? ret : put_text(out, p, strlen(p));
+}
+
+static int tool_text(const char *text, const char *none, struct rb_buf *out)
+{
+	if (!text || !*text)
+		return rb_buf_printf(out, "%s\n", none);
+	return put_text(out, text, strlen(text));
+}
+
+/* ---- path_history ---- */
+
+/* The entry id of @path in @c's tree; false when there is none. */
+static bool path_id(git_commit *c, const char *path, git_oid *out)
+{
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	bool ok = false;
+
+	if (git_commit_tree(&tree, c) == 0 &&
+	    git_tree_entry_bypath(&e, tree, path) == 0) {
+		git_oid_cpy(out, git_tree_entry_id(e));
+		ok = true;
+	}
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	return ok;
+}
+
+static int tool_path_history(struct rb_model_tools *t, struct args *a,
+			     struct rb_buf *out)
+{
+	git_revwalk *w = NULL;
+	const char *path;
+	size_t plen, walked = 0, listed = 0;
+	long long max;
+	git_oid id;
+	double deadline = call_deadline(t);
+	int ret;
+
+	if ((ret = arg_str(a, "path", true, &path, &plen, MAX_PATH)) ||
+	    (ret = arg_int(a, "max", HIST_DEFAULT, 1, HIST_MAX, &max)))
+		return ret;
+	if (!path_ok(path, plen, true))
+		return rb_buf_puts(a->err, "error: path must be a relative "
+					   "path in the tree, without \".\" "
+					   "or \"..\"\n") ?:
+		       -RB_EINVAL;
+	if (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	if (!t->ctx.base_commit)
+		return rb_buf_puts(out, "no history: the base is not a commit "
+					"of a tree with history\n");
+	if (git_revwalk_new(&w, t->ctx.repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TIME) < 0 ||
+	    git_revwalk_push(w, &t->base_commit) < 0) {
+		ret = rb_buf_puts(out, "no history: the base commit cannot be "
+				       "read\n");
+		goto out;
+	}
+	{
+		char *p = strndup(path, plen);
+
+		if (!p) {
+			ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+			goto out;
+		}
+		while (!ret && listed < (size_t)max && walked < HIST_WALK &&
+		       git_revwalk_next(&id, w) == 0) {
+			git_commit *c = NULL;
+			git_oid mine, theirs;
+			bool have, touched = true;
+			unsigned k, np;
+
+			if (++walked % 64 == 0 && now_s() > deadline)
+				break;
+			if (git_commit_lookup(&c, t->ctx.repo, &id) < 0)
+				continue;
+			have = path_id(c, p, &mine);
+			np = git_commit_parentcount(c);
+			/* Like git log's default: same as some parent, skip. */
+			for (k = 0; k < np && touched; k++) {
+				git_commit *par = NULL;
+
+				if (git_commit_parent(&par, c, k) < 0)
+					continue;
+				if (path_id(par, p, &theirs) ?
+					    have && git_oid_equal(&mine,
+								  &theirs) :
+					    !have)
+					touched = false;
+				git_commit_free(par);
+			}
+			if (touched && (have || np)) {
+				const char *sum = git_commit_summary(c);
+				char hex[13];
+
+				git_oid_tostr(hex, sizeof(hex), &id);
+				ret = rb_buf_printf(out, "%s ", hex);
+				if (!ret && sum)
+					ret = put_line(out, sum, strlen(sum));
+				if (!ret)
+					ret = rb_buf_putc(out, '\n');
+				listed++;
+			}
+			git_commit_free(c);
+		}
+		free(p);
+	}
+	if (!ret && !listed)
+		ret = rb_buf_printf(out,
+				    "no commit changes this path in the "
+				    "%zu commits walked\n",
+				    walked);
+	else if (!ret && listed < (size_t)max && walked >= HIST_WALK)
+		ret = rb_buf_printf(out, "[stopped after %zu commits]\n",
+				    walked);
+out:
+	git_revwalk_free(w);
+	return ret;
+}
+
+/* ---- one call ---- */
+
+static const char *limit_reached(struct rb_model_tools *t)
+{
+	if (t->stop)
+		return t->stop;
+	if (t->use.calls >= t->lim.max_calls)
+		t->stop = "the limit of tool calls for this patch";
+	else if (t->use.bytes >= t->lim.max_bytes)
+		t->stop = "the limit of bytes the tools return for this patch";
+	else if (t->started && now_s() - ((double)t->start.tv_sec +
+					  (double)t->start.tv_nsec / 1e9) >=
+				       t->lim.max_seconds)
+		t->stop = "the time limit of the tools for this patch";
+	return t->stop;
+}
+
+/*
+ * Cuts @b to @max bytes, the note that says so included: at a line end
+ * when one is near, else at a UTF-8 boundary.
+ */
+static int cap_result(struct rb_buf *b, size_t max)
+{
+	char note[80];
+	size_t keep, nl, k;
+
+	if (b->len <= max)
+		return 0;
+	nl = (size_t)snprintf(note, sizeof(note),
+			      "\n[result cut at %zu bytes: ask for less]\n",
+			      max);
+	if (nl > max)
+		nl = max;
+	keep = max - nl;
+	for (k = keep; k && keep - k < 256 && b->ptr[k - 1] != '\n'; k--)
+		;
+	if (k && b->ptr[k - 1] == '\n')
+		keep = k;
+	else
+		while (keep && ((unsigned char)b->ptr[keep] & 0xc0) == 0x80)
+			keep--;
+	rb_buf_truncate(b, keep);
+	b->max = RB_BUF_NOLIMIT;
+	return rb_buf_add(b, note, nl);
+}
+
+int rb_model_tools_call(struct rb_model_tools *t, const char *name,
+			const char *args, size_t args_len, struct rb_buf *out)
+{
+	struct rb_buf res = RB_BUF_INIT(WORK_MAX);
+	struct rb_buf err = RB_BUF_INIT(4096);
+	struct args a = { NULL, &err };
+	json_error_t je;
+	const char *why;
+	size_t room;
+	int ret = 0;
+
+	if (!t->started) {
+		clock_gettime(CLOCK_MONOTONIC, &t->start);
+		t->started = true;
+	}
+	why = limit_reached(t);
+	if (why) {
+		t->use.refused++;
+		ret = rb_buf_printf(out,
+				    "error: refused: %s is reached; "
+				    "answer with what you have\n",
+				    why);
+		return ret ? ret : -RB_ETOOBIG;
+	}
+	t->use.calls++;
+	if (!name)
+		name = "";
+	if (args_len > MAX_ARGS) {
+		ret = rb_buf_printf(&err, "error: arguments over %d bytes\n",
+				    MAX_ARGS);
+		goto done;
+	}
+	if (!args || !args_len || (args_len == 2 && !memcmp(args, "{}", 2)))
+		a.root = json_object();
+	else
+		a.root =
+			json_loadb(args, args_len, JSON_REJECT_DUPLICATES, &je);
+	if (!a.root || !json_is_object(a.root)) {
+		ret = rb_buf_puts(&err, "error: the arguments must be a JSON "
+					"object\n");
+		goto done;
+	}
+	if (!strcmp(name, "read_file"))
+		ret = tool_read_file(t, &a, &res);
+	else if (!strcmp(name, "grep"))
+		ret = tool_grep(t, &a, &res);
+	else if (!strcmp(name, "find_definition"))
+		ret = tool_find_definition(t, &a, &res);
+	else if (!strcmp(name, "find_callers"))
+		ret = tool_find_callers(t, &a, &res);
+	else if (!strcmp(name, "show_patch"))
+		ret = tool_show_patch(t, &a, &res);
+	else if (!strcmp(name, "cover_letter"))
+		ret = tool_text(t->ctx.cover, "no cover letter", &res);
+	else if (!strcmp(name, "previous_review"))
+		ret = tool_text(t->ctx.prev_review,
+				"no review of a previous version", &res);
+	else if (!strcmp(name, "path_history") && t->ctx.repo)
+		ret = tool_path_history(t, &a, &res);
+	else if (!strcmp(name, "path_history"))
+		ret = rb_buf_puts(&res, "no history: no tree\n");
+	else
+		ret = rb_buf_puts(&err, "error: no tool has that name\n");
+	/* A tool's own cap (WORK_MAX) only cuts its text. */
+	if (ret == -RB_ETOOBIG && !err.len)
+		ret = 0;
+	/*
+	 * -RB_EINVAL and the like: a result the model reads, the reason in
+	 * err (or the one recorded where it failed: a tree that cannot be
+	 * read).
+	 */
+	if (ret && ret != -RB_ENOMEM) {
+		ret = err.len ? 0 :
+				rb_buf_printf(&err, "error: %s\n", rb_errmsg());
+		rb_err_clear();
+	}
+done:
+	json_decref(a.root);
+	if (!ret && err.len) {
+		rb_buf_reset(&res);
+		res.max = RB_BUF_NOLIMIT;
+		ret = rb_buf_add(&res, err.ptr, err.len);
+	}
+	if (!ret) {
+		room = t->lim.max_bytes - t->use.bytes;
+		if (room > t->lim.max_result)
+			room = t->lim.max_result;
+		ret = cap_result(&res, room);
+	}
+	if (!ret)
+		ret = rb_buf_add(out, res.ptr, res.len);
+	if (!ret)
+		t->use.bytes += res.len;
+	rb_buf_release(&res);
+	rb_buf_release(&err);
+	return ret;
+}
+
+/* ---- the evidence check ---- */
+
+static void trim(const char **s, size_t *n)
+{
+	while (*n && isspace((unsigned char)**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && isspace((unsigned char)(*s)[*n - 1]))
+		(*n)--;
+}
+
+int rb_model_tools_quote_at(const struct rb_model_tools *t, const char *path,
+			    bool base_side, int line, const char *quote,
+			    int near)
+{
+	struct lines l = { 0 }, q = { 0 };
+	git_blob *blob = NULL;
+	int side = base_side ? 0 : 1, ret;
+	long s, from, to;
+	size_t qa, qb, k;
+
+	if (!t || !t->ctx.repo || !path || !quote)
+		return -RB_ENOTFOUND;
+	if (side == 1 && !t->ctx.tip_tree)
+		side = 0;
+	if (side == 0 && !t->ctx.base_tree)
+		return -RB_ENOTFOUND;
+	if (!path_ok(path, strlen(path), false))
+		return -RB_ENOTFOUND;
+	ret = blob_at(&blob, t, side, path, NULL);
+	if (ret)
+		return -RB_ENOTFOUND;
+	ret = lines_split(&l, git_blob_rawcontent(blob),
+			  (size_t)git_blob_rawsize(blob));
+	if (!ret)
+		ret = lines_split(&q, quote, strlen(quote));
+	if (ret)
+		goto out;
+	/* Blank lines around the quote do not count. */
+	for (qa = 0; qa < q.n; qa++) {
+		const char *x = line_at(&q, qa, &k);
+
+		trim(&x, &k);
+		if (k)
+			break;
+	}
+	for (qb = q.n; qb > qa; qb--) {
+		const char *x = line_at(&q, qb - 1, &k);
+
+		trim(&x, &k);
+		if (k)
+			break;
+	}
+	ret = -RB_EINVAL;
+	if (qa == qb)
+		goto out;
+	if (near < 0)
+		near = 0;
+	from = (long)line - near;
+	to = (long)line + near;
+	if (from < 1)
+		from = 1;
+	for (s = from; s <= to && ret; s++) {
+		size_t j;
+
+		if ((size_t)s - 1 + (qb - qa) > l.n)
+			break;
+		for (j = 0; j < qb - qa; j++) {
+			size_t an, bn;
+			const char *x = line_at(&l, (size_t)s - 1 + j, &an);
+			const char *y = line_at(&q, qa + j, &bn);
+
+			trim(&x, &an);
+			trim(&y, &bn);
+			if (an != bn || memcmp(x, y, an))
+				break;
+		}
+		if (j == qb - qa)
+			ret = 0;
+	}
+out:
+	lines_release(&l);
+	lines_release(&q);
+	git_blob_free(blob);
+	return ret;
+}
