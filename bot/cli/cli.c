@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,4 +65,71 @@ int rb_cli_open_store(struct rb_store **out, const struct rb_config *cfg,
 		return ret == -RB_ELOCKED ? RB_EXIT_FAIL : RB_EXIT_USAGE;
 	}
 	return RB_EXIT_OK;
+}
+
+/* Long-only options get getopt values past any character. */
+enum { LONG_ONLY = 256, MAX_OPTS = 32 };
+
+int rb_cli_parse(const struct rb_cli_args *a, int argc, char **argv)
+{
+	struct option lo[MAX_OPTS + 2];
+	char shorts[3 * MAX_OPTS + 2];
+	const struct rb_cli_opt *o;
+	size_t n = 0, ns = 0;
+	int c;
+
+	for (o = a->opts; o && o->name && n < MAX_OPTS; o++, n++) {
+		bool arg = o->str || o->parse;
+
+		lo[n] = (struct option){
+			o->name, arg ? required_argument : no_argument, NULL,
+			o->short_name ? o->short_name : LONG_ONLY + (int)n
+		};
+		if (o->short_name) {
+			shorts[ns++] = o->short_name;
+			if (arg)
+				shorts[ns++] = ':';
+		}
+	}
+	lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[n] = (struct option){ 0 };
+	shorts[ns++] = 'h';
+	shorts[ns] = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(a->usage, stdout);
+			return RB_EXIT_OK;
+		}
+		for (o = a->opts; o && o->name; o++)
+			if (c == (o->short_name ?
+					  o->short_name :
+					  LONG_ONLY + (int)(o - a->opts)))
+				break;
+		if (!o || !o->name) {
+			fputs(a->usage, stderr);
+			return RB_EXIT_USAGE;
+		}
+		if (o->parse && o->parse(optarg, o->to))
+			return RB_EXIT_USAGE;
+		if (o->str)
+			*o->str = optarg;
+		if (o->flag)
+			*o->flag = true;
+	}
+	if (a->needs_operands && optind >= argc) {
+		fputs(a->usage, stderr);
+		return RB_EXIT_USAGE;
+	}
+	return RB_CLI_GO;
+}
+
+int rb_cli_config_store(struct rb_config **cfg, struct rb_store **st,
+			const char *config, const char *store, bool shared)
+{
+	int ret = rb_cli_load_config(cfg, config);
+
+	if (!ret && st)
+		ret = rb_cli_open_store(st, *cfg, store, shared);
+	return ret;
 }

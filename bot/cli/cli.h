@@ -43,6 +43,51 @@ int rb_cli_load_config(struct rb_config **out, const char *path);
 int rb_cli_open_store(struct rb_store **out, const struct rb_config *cfg,
 		      const char *override, bool shared);
 
+/*
+ * One option of a subcommand, for rb_cli_parse(). An option with @str or
+ * @parse takes an argument; one with @flag takes none and sets it. A
+ * table of them ends with an entry whose @name is NULL; -h and --help
+ * are always there.
+ */
+struct rb_cli_opt {
+	const char *name; /* the long name: "store" for --store */
+	char short_name; /* -x as well, or 0 for the long name only */
+	const char **str; /* borrowed: the argument, as given */
+	bool *flag;
+	/*
+	 * Reads the argument into @to as the option is met; prints its own
+	 * error and returns nonzero to stop with a usage error.
+	 */
+	int (*parse)(const char *arg, void *to);
+	void *to;
+};
+
+/* A subcommand's command line, for rb_cli_parse(). */
+struct rb_cli_args {
+	const char *usage; /* -h prints it on stdout, a bad option on stderr */
+	const struct rb_cli_opt *opts;
+	bool needs_operands; /* at least one argument after the options */
+};
+
+/* rb_cli_parse(): the options are read, the command goes on. */
+#define RB_CLI_GO (-1)
+
+/*
+ * Reads argv's options with getopt_long (from argv[1]; optind is left on
+ * the first operand) into the targets that @a's table names. Returns
+ * RB_CLI_GO, or the exit code to return now: RB_EXIT_OK after --help,
+ * RB_EXIT_USAGE after a bad option or missing operands.
+ */
+int rb_cli_parse(const struct rb_cli_args *a, int argc, char **argv);
+
+/*
+ * rb_cli_load_config() then, when @st is not NULL, rb_cli_open_store()
+ * with @store and @shared. Returns an exit code; *cfg may be set even
+ * when it fails, and the caller frees it.
+ */
+int rb_cli_config_store(struct rb_config **cfg, struct rb_store **st,
+			const char *config, const char *store, bool shared);
+
 /* True when argv holds -h or --help before any "--". */
 bool rb_cli_wants_help(int argc, char **argv);
 

@@ -5,7 +5,6 @@
  * dashboard only reads, without the store's lock). Runs until SIGINT or
  * SIGTERM.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,38 +27,22 @@ static const char usage[] =
 
 int cmd_serve(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "store", required_argument, NULL, 's' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
+	const char *config = NULL, *store = NULL, *listen = NULL;
+	const struct rb_cli_opt opts[] = {
+		{ "config", 'c', &config },
+		{ "store", 0, &store },
+		{ "listen", 0, &listen },
 		{ 0 },
 	};
-	const char *config = NULL, *store = NULL, *listen = NULL;
+	const struct rb_cli_args args = { usage, opts };
 	struct rb_config *cfg = NULL;
 	struct rb_http *h = NULL;
 	sigset_t set;
-	int c, sig, ret;
+	int sig, ret;
 
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			config = optarg;
-			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'l':
-			listen = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return RB_EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			return RB_EXIT_USAGE;
-		}
-	}
+	ret = rb_cli_parse(&args, argc, argv);
+	if (ret != RB_CLI_GO)
+		return ret;
 	ret = rb_cli_load_config(&cfg, config);
 	if (ret)
 		return ret;

@@ -6,7 +6,6 @@
  * review (reviews whose judged findings were all valid / reviews with a
  * judged finding): the two differ, and maintainers care about both.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
@@ -27,42 +26,24 @@ static const char usage[] =
 
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "store", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+	const char *config = NULL, *store = NULL;
+	bool as_json = false;
+	const struct rb_cli_opt opts[] = {
+		{ "config", 'c', &config },
+		{ "store", 0, &store },
+		{ "json", 'j', .flag = &as_json },
 		{ 0 },
 	};
-	const char *config = NULL, *store = NULL;
+	const struct rb_cli_args args = { usage, opts };
 	struct rb_config *cfg = NULL;
 	struct rb_store *st = NULL;
 	json_t *j = NULL;
-	int c, ret, as_json = 0;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "c:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			config = optarg;
-			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'j':
-			as_json = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return RB_EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			return RB_EXIT_USAGE;
-		}
-	}
-	ret = rb_cli_load_config(&cfg, config);
-	if (ret)
+	ret = rb_cli_parse(&args, argc, argv);
+	if (ret != RB_CLI_GO)
 		return ret;
-	ret = rb_cli_open_store(&st, cfg, store, true);
+	ret = rb_cli_config_store(&cfg, &st, config, store, true);
 	if (ret)
 		goto out;
 	if (rb_stats_collect(st, &j)) {
