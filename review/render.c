@@ -797,37 +797,28 @@ static int finding_json(json_t **out, const struct rb_finding *f, int id,
 	return 0;
 }
 
-/*
- * Fills @d with "blocks" (quote + findings, in patch order), "unlocated"
- * and "n_findings" for patch @p; numbers findings from *next_id on.
- */
-static int patch_findings(json_t *d, const struct rb_render_patch *p,
-			  int *next_id)
-{
+/* The findings of one patch being laid out in quoted blocks. */
+struct layout {
+	const struct rb_render_patch *p;
 	struct source src;
-	struct loc *locs = NULL;
-	json_t *blocks = json_array(), *unloc = json_array(), *blk = NULL;
-	json_t *fl = NULL;
-	size_t i, m = 0, n = p->n_findings, last_file = (size_t)-1;
-	const struct loc *cur = NULL;
-	struct loc span;
-	int *ids = NULL, ret;
+	json_t *blocks, *unloc; /* the arrays "blocks" and "unlocated" */
+	json_t *blk, *fl; /* the open block and its findings, or NULL */
+	struct loc span; /* what the open block quotes */
+	const struct loc *cur; /* the last finding placed in a block */
+	size_t last_file; /* the file of the last diff block closed */
+	int *ids; /* each finding's number, by its index in the patch */
+};
 
-	memset(&span, 0, sizeof(span));
-	ret = source_init(&src, p);
-	if (ret)
-		goto out;
-	if (!blocks || !unloc) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	locs = calloc(n ? n : 1, sizeof(*locs));
-	ids = calloc(n ? n : 1, sizeof(*ids));
-	if (!locs || !ids) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
+/*
+ * Where each finding shown is quoted from, in patch order, into @locs
+ * (room for all of them); returns how many.
+ */
+static size_t locate_all(struct loc *locs, const struct layout *lay)
+{
+	const struct rb_render_patch *p = lay->p;
+	size_t i, m = 0;
+
+	for (i = 0; i < p->n_findings; i++) {
 		struct loc *l = &locs[m];
 
 		if (p->show && !p->show[i])
@@ -835,79 +826,123 @@ static int patch_findings(json_t *d, const struct rb_render_patch *p,
 		m++;
 		l->fi = i;
 		l->kind = LOC_NONE;
-		if (!locate_diff(&src, &p->findings[i], l) &&
-		    !locate_commit(&src, &p->findings[i], l))
+		if (!locate_diff(&lay->src, &p->findings[i], l) &&
+		    !locate_commit(&lay->src, &p->findings[i], l))
 			l->kind = LOC_NONE;
 	}
 	qsort(locs, m, sizeof(*locs), loc_cmp);
+	return m;
+}
 
-	for (i = 0; i < m && !ret; i++) {
-		const struct loc *l = &locs[i];
-		const struct rb_finding *f = &p->findings[l->fi];
-		json_t *fo = NULL;
-		int id = (*next_id)++;
+/* Quotes the open block and adds it to "blocks"; a diff block names its
+ * file when the patch has several and the file changed. */
+static int block_close(struct layout *lay)
+{
+	const struct loc *span = &lay->span;
+	int ret;
 
-		ids[l->fi] = id;
-		if (l->kind == LOC_NONE) {
-			ret = finding_json(&fo, f, id, true);
-			ret = ret ?: push_new(unloc, fo);
-			continue;
-		}
-		/* Overlapping or touching quotes in one hunk share a block. */
-		if (cur && cur->kind == l->kind && cur->file_no == l->file_no &&
-		    cur->hunk_no == l->hunk_no && l->from <= span.to + 1) {
-			if (l->to > span.to)
-				span.to = l->to;
-		} else {
-			if (blk) {
-				ret = quote_block(
-					blk, &src, &span,
-					span.kind == LOC_DIFF &&
-						src.diff->n_files > 1 &&
-						span.file_no != last_file);
-				if (!ret && span.kind == LOC_DIFF)
-					last_file = span.file_no;
-				ret = ret ?: push_new(blocks, blk);
-				blk = NULL;
-				if (ret)
-					break;
-			}
-			blk = json_object();
-			fl = json_array();
-			ret = set_new(blk, "findings", fl);
-			if (ret)
-				break;
-			span = *l;
-		}
-		cur = l;
-		ret = ret ?: finding_json(&fo, f, id, false);
-		ret = ret ?: push_new(fl, fo);
+	if (!lay->blk)
+		return 0;
+	ret = quote_block(lay->blk, &lay->src, span,
+			  span->kind == LOC_DIFF &&
+				  lay->src.diff->n_files > 1 &&
+				  span->file_no != lay->last_file);
+	if (!ret && span->kind == LOC_DIFF)
+		lay->last_file = span->file_no;
+	ret = push_item(lay->blocks, lay->blk, ret);
+	lay->blk = NULL;
+	return ret;
+}
+
+/* Overlapping or touching quotes in one hunk share a block. */
+static bool joins(const struct layout *lay, const struct loc *l)
+{
+	const struct loc *cur = lay->cur;
+
+	return cur && cur->kind == l->kind && cur->file_no == l->file_no &&
+	       cur->hunk_no == l->hunk_no && l->from <= lay->span.to + 1;
+}
+
+/* Finding number @id, at @l, into its block or among the unlocated. */
+static int place(struct layout *lay, const struct loc *l, int id)
+{
+	const struct rb_finding *f = &lay->p->findings[l->fi];
+	json_t *fo = NULL;
+	int ret;
+
+	lay->ids[l->fi] = id;
+	if (l->kind == LOC_NONE) {
+		ret = finding_json(&fo, f, id, true);
+		return ret ?: push_new(lay->unloc, fo);
 	}
-	if (!ret && blk) {
-		ret = quote_block(blk, &src, &span,
-				  span.kind == LOC_DIFF &&
-					  src.diff->n_files > 1 &&
-					  span.file_no != last_file);
-		ret = ret ?: push_new(blocks, blk);
-		blk = NULL;
+	if (joins(lay, l)) {
+		if (l->to > lay->span.to)
+			lay->span.to = l->to;
+	} else {
+		ret = block_close(lay);
+		if (ret)
+			return ret;
+		lay->blk = json_object();
+		lay->fl = json_array();
+		ret = set_new(lay->blk, "findings", lay->fl);
+		if (ret)
+			return ret;
+		lay->span = *l;
 	}
+	lay->cur = l;
+	ret = finding_json(&fo, f, id, false);
+	return ret ?: push_new(lay->fl, fo);
+}
+
+/*
+ * Fills @d with "blocks" (quote + findings, in patch order), "unlocated"
+ * and "n_findings" for patch @p; numbers findings from *next_id on.
+ */
+static int patch_findings(json_t *d, const struct rb_render_patch *p,
+			  int *next_id)
+{
+	struct layout lay = { .p = p, .last_file = (size_t)-1 };
+	struct loc *locs = NULL;
+	size_t i, m = 0, n = p->n_findings;
+	int ret;
+
+	lay.blocks = json_array();
+	lay.unloc = json_array();
+	ret = source_init(&lay.src, p);
+	if (ret)
+		goto out;
+	if (!lay.blocks || !lay.unloc) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	locs = calloc(n ? n : 1, sizeof(*locs));
+	lay.ids = calloc(n ? n : 1, sizeof(*lay.ids));
+	if (!locs || !lay.ids) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	m = locate_all(locs, &lay);
+	for (i = 0; i < m && !ret; i++)
+		ret = place(&lay, &locs[i], (*next_id)++);
+	ret = ret ?: block_close(&lay);
 	if (ret)
 		goto out;
 	ret = set_bool(d, "unlocated_heading",
-		       json_array_size(blocks) && json_array_size(unloc));
-	ret = ret ?: set_new(d, "blocks", json_incref(blocks));
-	ret = ret ?: set_new(d, "unlocated", json_incref(unloc));
+		       json_array_size(lay.blocks) &&
+			       json_array_size(lay.unloc));
+	ret = ret ?: set_new(d, "blocks", json_incref(lay.blocks));
+	ret = ret ?: set_new(d, "unlocated", json_incref(lay.unloc));
 	ret = ret ?: set_int(d, "n_findings", (long long)m);
 	ret = ret ?: set_bool(d, "has_findings", m > 0);
 	if (!ret && p->ids)
-		memcpy(p->ids, ids, n * sizeof(*ids));
+		memcpy(p->ids, lay.ids, n * sizeof(*lay.ids));
 out:
-	json_decref(blk);
-	json_decref(blocks);
-	json_decref(unloc);
+	json_decref(lay.blk);
+	json_decref(lay.blocks);
+	json_decref(lay.unloc);
 	free(locs);
-	free(ids);
-	source_release(&src);
+	free(lay.ids);
+	source_release(&lay.src);
 	return ret;
 }
 
