@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * model.h - the model review of one patch: a finder call that must quote
- * the code it talks about, validators in C that drop what the patch does
- * not show, a verifier call in a fresh context, and the policy (severity
+ * model.h - the model review of one patch: finder calls, one per focus
+ * (correctness, locking, memory, API, the commit message's claims), each
+ * of which must quote the code it talks about; validators in C that drop
+ * what the patch does not show; the findings of all focuses merged; a
+ * verifier call in a fresh context that must back every confirmation
+ * with quotes from the tree, checked in C; and the policy (severity
  * floor, at most N findings and W words per patch, uncertain ones dropped
- * unless asked for).
+ * unless asked for). Both calls may read the tree through the read-only
+ * tools of model_tools.h, within limits per patch.
  *
  * The providers are in model_provider.h, the prompt in model_prompt.h.
  *
@@ -33,18 +37,26 @@ struct rb_model_usage {
 	long retries;
 	long tokens_in, tokens_out;
 	double cost; /* from the configured prices */
-	int proposed; /* findings the finder returned */
+	int proposed; /* findings the finders returned, every pass */
 	int malformed; /* dropped: a field missing or of the wrong type */
 	int hallucinated; /* dropped: the quote is not in the patch there */
 	int off_scope; /* dropped: file not in the patch, category refused */
-	int duplicates;
+	int duplicates; /* merged into another (same pass or another focus) */
 	int confirmed, rejected, uncertain;
 	int below_floor; /* dropped by the severity floor */
 	int capped; /* dropped by max_findings or max_words */
 	int kept;
 	int words; /* words of commentary kept */
 	int clipped; /* prompts whose budget clipped something */
+	int passes; /* finder calls made (one per focus) */
+	int unevidenced; /* confirmed without evidence that checks; dropped,
+			  * and counted in rejected too */
+	int tool_calls, tool_refused; /* model_tools.h's usage */
 };
+
+/* Adds @b's counters to @a. */
+void rb_model_usage_add(struct rb_model_usage *a,
+			const struct rb_model_usage *b);
 
 /* One patch and what is around it. Everything is borrowed. */
 struct rb_model_patch_ctx {
@@ -59,17 +71,46 @@ struct rb_model_patch_ctx {
 	const git_oid *tree; /* the tree after this patch, or NULL */
 	const char *const *subsystems; /* MAINTAINERS section names */
 	size_t n_subsystems;
+
+	/*
+	 * The finder's focuses (rb_model_focus_known() names), one call
+	 * each; NULL: one call with no focus.
+	 */
+	const char *const *focuses;
+	size_t n_focuses;
+
+	/* What reviewers read beside the patch; each may be NULL. */
+	const char *cover_body; /* the cover letter's body */
+	const char *changelog; /* this patch's notes after "---" ("v2: ...") */
+	const char *range_diff; /* what changed since v(n-1), versions.c */
+	const char *prev_review; /* v(n-1)'s findings and their outcomes */
+	/* Every part, commit message and diff: [n_subjects], NULL gaps. */
+	const char *const *patches;
+
+	/* For the tools and the evidence check, or NULL. */
+	const git_oid *base_tree; /* the tree before the series */
+	const git_oid *tip_tree; /* the tree after the series */
+	const git_oid *base_commit;
 };
+
+/* Is @name a focus: correctness, locking, memory, api or claims? */
+bool rb_model_focus_known(const char *name);
+/* The five focuses, in their order; *n gets the count. */
+const char *const *rb_model_focus_names(size_t *n);
 
 /*
  * Reviews one patch. Appends the surviving findings (checker "model",
  * checker_version the model name, code the quoted line, message the
- * question and its trigger) to @out and adds to @usage. Thread-safe: the
- * concurrency limit is shared by every caller of @m.
+ * question and its trigger) to @out and adds to @usage. One finder call
+ * per focus of @ctx; the tools (when the options offer them and @ctx has
+ * a tree) are shared by every call of the patch, and so are their
+ * limits. Thread-safe: the concurrency limit is shared by every caller
+ * of @m.
  *
  * Returns 0; -RB_EQUOTA (quota or spend limit: not retried), -RB_EAGAIN
  * (retries used up), -RB_ETIMEOUT, -RB_ETOOBIG (reply over the cap),
- * -RB_EPARSE (the finder's answer breaks the schema), -RB_ENOTFOUND
+ * -RB_EPARSE (the finder's answer breaks the schema; with several
+ * focuses, only when every one's does), -RB_ENOTFOUND
  * (replay: no recording for this request), -RB_ENOMEM; the reason in
  * rb_errmsg(). The verifier failing is not an error: its findings are
  * then uncertain.
@@ -81,8 +122,10 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 /*
  * One line for the review mail (render's model_line) saying what the
  * stage did: "Model review (NAME): 1 finding kept of 4 proposed; 2
- * dropped for quoting code not in the patch, 1 rejected on a second
- * look." When @err is not 0 (what rb_model_review_patch() returned), the
+ * dropped for quoting code not in the patch; 1 rejected on a second
+ * look; 1 dropped because the second look's evidence is not in the
+ * tree." (proposed less the duplicates: what the focuses found once
+ * merged). When @err is not 0 (what rb_model_review_patch() returned), the
  * line says the model stage failed and why, in plain words (quota,
  * timeout, ...), and that the checker findings stand alone.
  */
@@ -134,15 +177,53 @@ enum rb_model_verdict {
 	RB_MODEL_REJECTED
 };
 
+/* One quote the verifier gives as evidence. */
+struct rb_model_evidence {
+	char *file; /* a tree path, or "COMMIT_MSG" */
+	bool base; /* "base": before the series; "tip": after it */
+	int line;
+	char *quote;
+};
+
+struct rb_model_verdict_entry {
+	enum rb_model_verdict verdict;
+	struct rb_model_evidence *ev;
+	size_t n_ev;
+};
+
 /*
  * Parses the verifier's answer {"verdicts": [{"id": N, "verdict": "...",
- * "reason": "..."}]} into @out[0..n) (ids are 1-based); ids not judged
- * stay uncertain. -RB_EPARSE when the answer is not such an object.
+ * "reason": "...", "evidence": [{"file", "side": "base"|"tip", "line",
+ * "quote"}]}]} into @out[0..n) (ids are 1-based, the array the caller's,
+ * zeroed here); ids not judged stay uncertain. Caps: 8 quotes a verdict,
+ * 4 KiB a quote; a bad evidence entry is skipped. -RB_EPARSE when the
+ * answer is not such an object, -RB_ENOMEM.
  */
-int rb_model_parse_verdicts(enum rb_model_verdict *out, size_t n,
+int rb_model_parse_verdicts(struct rb_model_verdict_entry *out, size_t n,
 			    const char *text, size_t len);
+void rb_model_verdicts_release(struct rb_model_verdict_entry *v, size_t n);
 
 struct rb_diff;
+struct rb_model_tools;
+/*
+ * The evidence check: 0 when there is at least one quote and every one
+ * is where it says, in the tree (rb_model_tools_quote_at() through @t,
+ * when not NULL) or in the patch @d on that side (rb_model_validate()),
+ * or for "COMMIT_MSG" in @commit_msg; -RB_EINVAL otherwise.
+ */
+int rb_model_check_evidence(const struct rb_model_tools *t,
+			    const struct rb_diff *d, const char *commit_msg,
+			    const struct rb_model_evidence *ev, size_t n,
+			    int near);
+
+/*
+ * Do @a and @b say the same thing: the same file (a/ b/ forgiven) and
+ * side, the same category, and lines that overlap (a finding spans its
+ * quote's lines)? The merge keeps one of such findings.
+ */
+bool rb_model_same_finding(const struct rb_model_raw_finding *a,
+			   const struct rb_model_raw_finding *b);
+
 /*
  * The validators for one proposed finding: the category is allowed and
  * the patch introduces it, the file is in the patch (else -RB_ENOTFOUND),

@@ -171,6 +171,8 @@ struct run {
 	const char *record_dir, *replay_dir, *command;
 	const char *const *subsystems;
 	size_t n_subsystems;
+	const char *const *focuses;
+	size_t n_focuses;
 	/* out */
 	struct rb_findings f;
 	struct rb_model_usage u;
@@ -230,6 +232,8 @@ static int run_review(struct run *r)
 	ctx.patch_len = strlen(ctx.patch);
 	ctx.subsystems = r->subsystems;
 	ctx.n_subsystems = r->n_subsystems;
+	ctx.focuses = r->focuses;
+	ctx.n_focuses = r->n_focuses;
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	ret = rb_model_review_patch(&r->f, &r->u, m, &ctx);
 	clock_gettime(CLOCK_MONOTONIC, &b);
@@ -1120,10 +1124,259 @@ static void test_concurrency(void **state)
 	assert_true(conc_run(2) < 1.5);
 }
 
+/* ---- focuses, the merge, evidence, context (issue 19) ---- */
+
+static struct rb_model_raw_finding raw(const char *file, bool old, int line,
+				       const char *code, const char *cat)
+{
+	struct rb_model_raw_finding f = {
+		.file = (char *)file,
+		.old_side = old,
+		.line = line,
+		.quoted_code = (char *)code,
+		.category = (char *)cat,
+		.introduced_by_patch = true,
+	};
+
+	return f;
+}
+
+static void test_merge(void **state)
+{
+	struct rb_model_raw_finding a =
+		raw("mm/foo.c", false, 55, "return ret;", "leak");
+	struct rb_model_raw_finding b = raw(
+		"b/mm/foo.c", false, 54, "if (ret)\n\t\treturn ret;", "leak");
+	struct rb_model_raw_finding c =
+		raw("mm/foo.c", false, 55, "return ret;", "logic");
+	struct rb_model_raw_finding d =
+		raw("mm/foo.c", true, 55, "return ret;", "leak");
+	struct rb_model_raw_finding e =
+		raw("mm/foo.c", false, 60, "return 0;", "leak");
+	struct rb_model_raw_finding m1 =
+		raw("", false, 3, "Keep a copy", "commit-message");
+	struct rb_model_raw_finding m2 =
+		raw("COMMIT_MSG", false, 3, "the list", "commit-message");
+	static const char *const two[] = { "correctness", "memory" };
+	struct run r = { .focuses = two, .n_focuses = 2 };
+	struct rb_buf b2 = RB_BUF_INIT(4096);
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	struct rb_model *m = NULL;
+	char *step = leak_step(), *log;
+
+	(void)state;
+	/* Same file (a/ b/ forgiven), side, category, lines that overlap. */
+	assert_true(rb_model_same_finding(&a, &b));
+	assert_true(rb_model_same_finding(&b, &a));
+	assert_false(rb_model_same_finding(&a, &c));
+	assert_false(rb_model_same_finding(&a, &d));
+	assert_false(rb_model_same_finding(&a, &e));
+	assert_true(rb_model_same_finding(&m1, &m2));
+	assert_true(rb_model_focus_known("locking"));
+	assert_false(rb_model_focus_known("style"));
+
+	/* Two focuses find the same leak: one finding, one verifier call. */
+	step[strlen(step) - 1] = '\0';
+	rb_buf_printf(&b2, "%s, \"repeat\": true}", step);
+	script_with(b2.ptr, verdict_ok);
+	assert_int_equal(run_review(&r), 0);
+	assert_int_equal(r.f.n, 1);
+	assert_int_equal(r.u.passes, 2);
+	assert_int_equal(r.u.calls, 3);
+	/* Each pass: 1 duplicate within; then the second pass's 2 survivors. */
+	assert_int_equal(r.u.duplicates, 1 + 1 + 1);
+	assert_int_equal(r.u.proposed, 10);
+	log = slurp(logfile);
+	assert_non_null(strstr(log, "FOCUS: correctness and error paths"));
+	assert_non_null(strstr(log, "FOCUS: memory, lifetimes"));
+	assert_null(strstr(log, "FOCUS: locking"));
+	free(log);
+	o.provider = "command";
+	o.command = "true";
+	o.name = "m1";
+	assert_int_equal(rb_model_new(&m, &o), 0);
+	rb_buf_reset(&b2);
+	assert_int_equal(rb_model_status_line(&b2, m, &r.u, 0), 0);
+	/* The distinct ones: 5 proposed twice, 2 of them one finding. */
+	assert_non_null(strstr(b2.ptr, "1 finding kept of 7 proposed"));
+	rb_model_free(m);
+	rb_buf_release(&b2);
+	free(step);
+	run_release(&r);
+}
+
+static void test_evidence(void **state)
+{
+	char *patch = slurp(path_of("tests/data/model/leak.patch"));
+	const char *diff = strstr(patch, "diff --git");
+	struct rb_model_verdict_entry v[4];
+	struct rb_diff *d = NULL;
+	struct rb_buf b = RB_BUF_INIT(4096);
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	struct rb_model *m = NULL;
+	struct run r = { 0 };
+	char *step = leak_step();
+	const char *ans =
+		"{\"verdicts\": [{\"id\": 1, \"verdict\": \"confirmed\", "
+		"\"reason\": \"r\", \"evidence\": [{\"file\": \"mm/foo.c\", "
+		"\"side\": \"tip\", \"line\": 55, \"quote\": \"return ret;\"},"
+		" {\"file\": \"mm/foo.c\", \"side\": \"base\", \"line\": 49, "
+		"\"quote\": \"return ret;\"}]},"
+		" {\"id\": 2, \"verdict\": \"confirmed\", \"reason\": \"r\", "
+		"\"evidence\": [{\"file\": \"mm/foo.c\", \"side\": \"tip\", "
+		"\"line\": 55, \"quote\": \"kfree(copy);\"}]},"
+		" {\"id\": 3, \"verdict\": \"confirmed\", \"reason\": \"r\", "
+		"\"evidence\": []},"
+		" {\"id\": 4, \"verdict\": \"confirmed\", \"reason\": \"r\", "
+		"\"evidence\": [{\"file\": \"COMMIT_MSG\", \"side\": \"tip\", "
+		"\"line\": 3, \"quote\": \"Keep a copy of the table\"}, "
+		"{\"file\": 3, \"side\": \"tip\"}, {\"file\": \"x\", "
+		"\"side\": \"left\", \"line\": 1, \"quote\": \"y\"}]}]}";
+
+	(void)state;
+	assert_int_equal(rb_diff_parse(&d, diff, strlen(diff)), 0);
+	assert_int_equal(rb_model_parse_verdicts(v, 4, ans, strlen(ans)), 0);
+	assert_int_equal(v[0].n_ev, 2);
+	assert_true(v[0].ev[1].base);
+	/* A line of the patch on each side: found. */
+	assert_int_equal(rb_model_check_evidence(NULL, d, patch, v[0].ev,
+						 v[0].n_ev, 5),
+			 0);
+	/* Code the patch does not have: -RB_EINVAL. */
+	assert_int_equal(rb_model_check_evidence(NULL, d, patch, v[1].ev,
+						 v[1].n_ev, 5),
+			 -RB_EINVAL);
+	/* No evidence at all. */
+	assert_int_equal(rb_model_check_evidence(NULL, d, patch, v[2].ev,
+						 v[2].n_ev, 5),
+			 -RB_EINVAL);
+	/* The commit message; the two broken entries were skipped. */
+	assert_int_equal(v[3].n_ev, 1);
+	assert_int_equal(rb_model_check_evidence(NULL, d, patch, v[3].ev,
+						 v[3].n_ev, 5),
+			 0);
+	rb_model_verdicts_release(v, 4);
+
+	/* Through the review: the verifier's quote is not in the tree. */
+	script_with(step,
+		    "{\"kind\": \"verifier\", \"verdict\": \"confirmed\", "
+		    "\"evidence_by_quote\": {\"return ret;\": [{\"file\": "
+		    "\"mm/foo.c\", \"side\": \"tip\", \"line\": 55, \"quote\": "
+		    "\"kfree(copy); /* not there */\"}]}}");
+	assert_int_equal(run_review(&r), 0);
+	assert_int_equal(r.f.n, 0);
+	assert_int_equal(r.u.unevidenced, 1);
+	o.provider = "command";
+	o.command = "true";
+	o.name = "m1";
+	assert_int_equal(rb_model_new(&m, &o), 0);
+	assert_int_equal(rb_model_status_line(&b, m, &r.u, 0), 0);
+	assert_non_null(strstr(b.ptr, "1 dropped because the second look's "
+				      "evidence is not in the tree"));
+	assert_null(strstr(b.ptr, "rejected on a second look"));
+	rb_model_free(m);
+	run_release(&r);
+
+	/* The same with the server's default evidence (its own quote). */
+	memset(&r, 0, sizeof(r));
+	script_with(step, verdict_ok);
+	assert_int_equal(run_review(&r), 0);
+	assert_int_equal(r.f.n, 1);
+	assert_int_equal(r.u.unevidenced, 0);
+	run_release(&r);
+	rb_buf_release(&b);
+	rb_diff_free(d);
+	free(step);
+	free(patch);
+}
+
+static void test_context(void **state)
+{
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	struct rb_model_patch_ctx ctx = { 0 };
+	struct rb_buf sys = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf user = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf cov = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf big = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	char *patch = slurp(path_of("tests/data/model/leak.patch"));
+	const char *patches[2];
+	const char *nonce = "0123456789abcdef";
+	int k;
+
+	(void)state;
+	patches[0] = patch;
+	patches[1] = "mm/foo: second patch\n\n---\n"
+		     "diff --git a/mm/bar.c b/mm/bar.c\n"
+		     "--- a/mm/bar.c\n+++ b/mm/bar.c\n"
+		     "@@ -1,2 +1,3 @@\n a\n+b\n c\n";
+	o.guides_dir = NULL;
+	ctx.subjects = subjects;
+	ctx.n_subjects = 2;
+	ctx.patches = patches;
+	ctx.index = 1;
+	ctx.commit_msg = patch;
+	ctx.patch = strstr(patch, "\n---\n");
+	ctx.patch_len = strlen(ctx.patch);
+	ctx.cover_body = "This series speeds up foo_lookup().\n\n"
+			 "Changes in v2:\n- free the copy\n\n"
+			 "Signed-off-by: Jane Doe <jane@example.org>\n";
+	ctx.changelog = "v2: frees the copy on the error path\n"
+			"Acked-by: Some One <one@example.org>\n";
+	ctx.range_diff = "Since v1: 1 changed, 1 unchanged.";
+	ctx.prev_review = "- F1 of v1, patch 1, mm/foo.c line 55, leak "
+			  "(model): \"return ret;\": not judged\n";
+	assert_int_equal(
+		rb_model_prompt_build(&sys, &user, &cov, &o, &ctx, nonce), 0);
+	assert_non_null(strstr(user.ptr, "<<<DATA-0123456789abcdef "
+					 "cover-letter\nThis series speeds"));
+	assert_non_null(strstr(user.ptr, "Changes in v2:\n- free the copy"));
+	assert_non_null(strstr(user.ptr, "This patch's notes:\nv2: frees"));
+	assert_non_null(strstr(user.ptr, "Range-diff:\nSince v1: 1 changed"));
+	assert_non_null(strstr(user.ptr, "earlier-review\n- F1 of v1"));
+	assert_non_null(strstr(user.ptr, "later-patches\n[2/2] mm/foo: "
+					 "second patch\n  mm/bar.c | +1 -0\n"
+					 "DATA-0123456789abcdef>>>"));
+	/* Never who signed or acked: the names stay out. */
+	assert_null(strstr(user.ptr, "Jane Doe"));
+	assert_null(strstr(user.ptr, "Some One"));
+	assert_int_equal(cov.len, 0);
+
+	/* A cover letter larger than the room: clipped, and said so. */
+	for (k = 0; k < 3000; k++)
+		rb_buf_puts(&big, "a long cover letter line\n");
+	ctx.cover_body = big.ptr;
+	rb_buf_reset(&sys);
+	rb_buf_reset(&user);
+	assert_int_equal(
+		rb_model_prompt_build(&sys, &user, &cov, &o, &ctx, nonce), 0);
+	assert_non_null(strstr(cov.ptr, "the cover-letter after"));
+	assert_non_null(strstr(user.ptr, "Coverage: not shown for lack of "
+					 "room: the cover-letter after"));
+	assert_true(user.len < (size_t)o.prompt_tokens * 4);
+	/* The later patches still fit after the clipped cover. */
+	assert_non_null(strstr(user.ptr, "[2/2] mm/foo: second patch"));
+
+	/* The last patch has no later patches. */
+	ctx.index = 2;
+	ctx.cover_body = NULL;
+	rb_buf_reset(&sys);
+	rb_buf_reset(&user);
+	rb_buf_reset(&cov);
+	assert_int_equal(
+		rb_model_prompt_build(&sys, &user, &cov, &o, &ctx, nonce), 0);
+	assert_null(strstr(user.ptr, "later-patches"));
+	assert_null(strstr(user.ptr, "cover-letter"));
+	rb_buf_release(&sys);
+	rb_buf_release(&user);
+	rb_buf_release(&cov);
+	rb_buf_release(&big);
+	free(patch);
+}
+
 static void test_parsers(void **state)
 {
 	struct rb_model_raw_findings f = { 0 };
-	enum rb_model_verdict v[3];
+	struct rb_model_verdict_entry v[3];
 	struct rb_buf b = RB_BUF_INIT(4096);
 	char s[] = "ok\nreviewed-by: x\nAcked-By: y";
 	char s2[] = "Reviewed-by::: x"; /* found by fuzz_model_json */
@@ -1151,9 +1404,11 @@ static void test_parsers(void **state)
 
 	assert_int_equal(
 		rb_model_parse_verdicts(v, 3, verdicts, strlen(verdicts)), 0);
-	assert_int_equal(v[0], RB_MODEL_UNCERTAIN);
-	assert_int_equal(v[1], RB_MODEL_CONFIRMED);
-	assert_int_equal(v[2], RB_MODEL_REJECTED);
+	assert_int_equal(v[0].verdict, RB_MODEL_UNCERTAIN);
+	assert_int_equal(v[1].verdict, RB_MODEL_CONFIRMED);
+	assert_int_equal(v[2].verdict, RB_MODEL_REJECTED);
+	assert_int_equal(v[1].n_ev, 0);
+	rb_model_verdicts_release(v, 3);
 
 	rb_model_neutralise(s);
 	assert_string_equal(s, "ok\nreviewed-by x\nAcked-By y");
@@ -1203,6 +1458,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_evidence),
+		cmocka_unit_test(test_context),
 		cmocka_unit_test(test_prompt),
 		cmocka_unit_test(test_prompt_functions),
 		cmocka_unit_test(test_success_openai),

@@ -8,8 +8,13 @@
  * Input: a mode byte, then
  *   'F' answer                      finder answer parse
  *   'V' answer                      verifier answer parse
+ *   'E' patch NUL commit-msg NUL answer
+ *                                    verifier answer parse, then the
+ *                                    evidence check against the patch
  *   'P' patch NUL commit-msg NUL answer
- *                                    prompt build, parse, validate all
+ *                                    prompt build (the message also as
+ *                                    cover letter, changelog and earlier
+ *                                    review), parse, validate all
  * Anything else is treated as 'P'.
  */
 #include <stddef.h>
@@ -56,7 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
 	struct rb_model_patch_ctx ctx = { 0 };
 	struct rb_buf sys = RB_BUF_INIT(8u << 20), user = RB_BUF_INIT(8u << 20);
-	enum rb_model_verdict v[8];
+	struct rb_model_verdict_entry v[8];
+	const char *const subjects[] = { "one", "two" };
+	const char *patches[2];
 	char *buf, *msg, *ans;
 	size_t plen, mlen;
 
@@ -73,7 +80,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!rb_model_parse_findings(&raw, buf, size - 1))
 			rb_model_raw_findings_release(&raw);
 	} else if (data[0] == 'V') {
-		rb_model_parse_verdicts(v, 8, buf, size - 1);
+		if (!rb_model_parse_verdicts(v, 8, buf, size - 1))
+			rb_model_verdicts_release(v, 8);
+	} else if (data[0] == 'E') {
+		struct rb_diff *d = NULL;
+		size_t i;
+
+		plen = strlen(buf);
+		msg = buf + plen + (plen < size - 1);
+		mlen = strlen(msg);
+		ans = msg + mlen + (msg + mlen < buf + size - 1);
+		if (!rb_model_parse_verdicts(v, 8, ans,
+					     (size_t)(buf + size - 1 - ans))) {
+			if (rb_diff_parse(&d, buf, plen))
+				d = NULL;
+			for (i = 0; i < 8; i++)
+				rb_model_check_evidence(NULL, d, msg, v[i].ev,
+							v[i].n_ev, 5);
+			rb_diff_free(d);
+			rb_model_verdicts_release(v, 8);
+		}
 	} else {
 		plen = strlen(buf);
 		msg = buf + plen + (plen < size - 1);
@@ -85,6 +111,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ctx.patch = buf;
 		ctx.patch_len = plen;
 		ctx.index = 1;
+		/* The context: hostile text of every kind. */
+		patches[0] = buf;
+		patches[1] = buf;
+		ctx.subjects = subjects;
+		ctx.n_subjects = 2;
+		ctx.patches = patches;
+		ctx.cover_body = msg;
+		ctx.changelog = msg;
+		ctx.range_diff = ans;
+		ctx.prev_review = ans;
 		rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
 				      "0123456789abcdef");
 		parse_and_validate(buf, plen, msg, ans,

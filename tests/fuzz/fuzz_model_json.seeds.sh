@@ -15,6 +15,13 @@ for a in "$data"/*.json; do
 	{ printf 'P'; cat "$data/leak.patch"; printf '\0msg\0'; cat "$a"; } > "$dir/p$n"
 done
 printf 'V{"verdicts": [{"id": 1, "verdict": "confirmed", "reason": "r"}, {"id": 2, "verdict": "rejected"}]}' > "$dir/v1"
+# Evidence: one quote of the patch (new side), one at the base, one bad.
+{
+	printf 'E'
+	sed -n '/^diff --git /,$p' "$data/leak.patch"
+	printf '\0msg line one\0'
+	printf '{"verdicts": [{"id": 1, "verdict": "confirmed", "reason": "r", "evidence": [{"file": "mm/foo.c", "side": "tip", "line": 55, "quote": "return 0;"}, {"file": "mm/foo.c", "side": "base", "line": 3, "quote": "x"}, {"file": 7}]}, {"id": 2, "verdict": "confirmed", "evidence": [{"file": "COMMIT_MSG", "side": "tip", "line": 1, "quote": "msg line one"}]}]}'
+} > "$dir/e1"
 for s in "$shared"/seeds/00[2-9]-patch-*.patch; do
 	[ -f "$s" ] || continue
 	n=$((n + 1))
