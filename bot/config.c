@@ -36,6 +36,7 @@
 #include "bot/config.h"
 #include "review/rules.h"
 #include "review/maintainers.h"
+#include "review/model.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -1934,6 +1935,25 @@ static const char *const http_schemes[] = { "http", "https", NULL };
 
 enum { OK_PROVIDER, OK_URL, OK_NAME, OK_KEY_ENV, OK_KEY_FILE, OK_COMMAND };
 
+/* One of the finder's focuses (review/model.h). */
+static char *focus_item(struct ctx *c, yaml_node_t *n, const char *t)
+{
+	char tmp[80];
+	char *r;
+
+	if (!rb_model_focus_known(t)) {
+		cerr(c, n,
+		     "'%s' is not a focus (correctness, locking, memory, "
+		     "api, claims)",
+		     shown(tmp, sizeof(tmp), t));
+		return NULL;
+	}
+	r = strdup(t);
+	if (!r)
+		c->oom = true;
+	return r;
+}
+
 static const struct key model_keys[] = {
 	[OK_PROVIDER] = KEY("provider", K_CHOICE, struct rb_model_config,
 			    provider, .aux = provider_names),
@@ -1970,6 +1990,9 @@ static const struct key model_keys[] = {
 	    .min = 0, .max = 50),
 	KEY("max_words", K_INT, struct rb_model_config, max_words, .min = 10,
 	    .max = 10000),
+	KEY("focuses", K_STRLIST, struct rb_model_config, focuses,
+	    .noff = offsetof(struct rb_model_config, n_focuses),
+	    .item = focus_item),
 };
 
 static void model_check(struct ctx *c, yaml_node_t *map, void *obj,
@@ -2294,6 +2317,7 @@ void rb_config_free(struct rb_config *cfg)
 	rb_free_secret(cfg->model.api_key);
 	free(cfg->model.command);
 	free(cfg->model.max_tokens_field);
+	strv_free(cfg->model.focuses, cfg->model.n_focuses);
 	policy_release(&cfg->policy_default);
 	for (i = 0; i < cfg->n_policies; i++)
 		policy_release(&cfg->policies[i]);

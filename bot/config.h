@@ -140,6 +140,9 @@ struct rb_model_config {
 	bool keep_uncertain;
 	int max_findings; /* per patch, default 3 */
 	int max_words; /* per patch, default 400 */
+	/* The finder's focuses, one call each (review/model.h); none: all */
+	char **focuses;
+	size_t n_focuses;
 };
 
 struct rb_config {

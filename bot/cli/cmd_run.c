@@ -55,7 +55,7 @@ static void on_signal(int sig)
 
 static const char usage[] =
 	"usage: reviewbot run [-c CONFIG] [--once] [--role ROLE] [--name NAME]\n"
-	"                     [--lease SECONDS]\n\n"
+	"                     [--lease SECONDS] [--record DIR | --replay DIR]\n\n"
 	"Follows the configured sources (IMAP, NNTP, mbox, Maildir, eml,\n"
 	"stdin), reviews each complete series and sends what the policy\n"
 	"allows. SIGTERM finishes the current step and stops; SIGHUP reloads\n"
@@ -70,7 +70,12 @@ static const char usage[] =
 	"      --lease SECS   a worker's hold on the job in hand, renewed\n"
 	"                     every third of it while the worker lives; the\n"
 	"                     job of a dead worker goes back to the queue\n"
-	"                     within that time (default 300)\n";
+	"                     within that time (default 300)\n"
+	"      --record DIR   keep every model exchange (tool calls and\n"
+	"                     results too) in DIR\n"
+	"      --replay DIR   answer model calls from the exchanges recorded\n"
+	"                     in DIR instead of calling the provider: a\n"
+	"                     review reruns offline, identically\n";
 
 enum { DO_INGEST = 1, DO_WORK = 2, DO_SEND = 4 };
 
@@ -448,6 +453,8 @@ int cmd_run(int argc, char **argv)
 		{ "role", required_argument, NULL, 'r' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "lease", required_argument, NULL, 'l' },
+		{ "record", required_argument, NULL, 'R' },
+		{ "replay", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -484,6 +491,12 @@ int cmd_run(int argc, char **argv)
 					optarg);
 				return RB_EXIT_USAGE;
 			}
+			break;
+		case 'R':
+			p.record_dir = optarg;
+			break;
+		case 'P':
+			p.replay_dir = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -594,6 +594,141 @@ static int ensure_model(struct rb_pipeline *p)
 	return 0;
 }
 
+/* What every patch's model review reads beside its patch (model.h). */
+struct model_series {
+	const char **subjects; /* [total] */
+	char **patches; /* [total]: commit message and diff, "" if missing */
+	const char *const *focuses;
+	size_t n_focuses;
+	struct rb_buf range_diff; /* since v(n-1) */
+	struct rb_buf prev_review; /* v(n-1)'s findings, outcomes only */
+	git_oid base_tree;
+	bool have_base;
+};
+
+static void model_series_release(struct model_series *s, int total)
+{
+	int i;
+
+	for (i = 0; s->patches && i < total; i++)
+		free(s->patches[i]);
+	free(s->patches);
+	free(s->subjects);
+	rb_buf_release(&s->range_diff);
+	rb_buf_release(&s->prev_review);
+}
+
+/*
+ * The findings raised on earlier versions and what became of them, for
+ * the model: where, what, and whether somebody judged it. Never who
+ * wrote or judged anything: the model has no use for names, and a
+ * review that quotes them would be one more place they leak to.
+ */
+static int prev_review_text(struct rb_buf *b, const struct rb_versions *v)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < v->n_prior; i++) {
+		const struct rb_prior_finding *p = &v->prior[i];
+
+		ret = rb_buf_printf(
+			b,
+			"- %s of v%d, patch %d, %s line %d, %s (%s): "
+			"\"%.200s\": %s\n",
+			p->fid ? p->fid : "a finding", p->version, p->patch_idx,
+			p->file ? p->file : "the commit message", p->line,
+			p->category ? p->category : "",
+			p->checker ? p->checker : "", p->code ? p->code : "",
+			p->judged ? "judged by a reviewer; not to be raised "
+				    "again" :
+				    "not judged; still open unless this "
+				    "version changed it");
+	}
+	return ret;
+}
+
+static int model_series_init(struct model_series *s, struct series_ctx *c,
+			     const struct rb_apply_result *ar)
+{
+	const struct rb_model_config *mc = &c->p->cfg->model;
+	size_t n = (size_t)c->row.total;
+	git_commit *base = NULL;
+	int i, ret = 0;
+
+	rb_buf_init(&s->range_diff, 64 * 1024);
+	rb_buf_init(&s->prev_review, 256 * 1024);
+	s->subjects = calloc(n + 1, sizeof(*s->subjects));
+	s->patches = calloc(n + 1, sizeof(*s->patches));
+	if (!s->subjects || !s->patches)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 1; i <= c->row.total && !ret; i++) {
+		const struct rb_message *m = c->msgs[i];
+		struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+
+		s->subjects[i - 1] = m ? m->subject.title : "";
+		if (m && m->patch)
+			ret = rb_buf_printf(&b, "%s\n---\n%.*s",
+					    m->commit_msg ? m->commit_msg : "",
+					    (int)m->patch_len, m->patch);
+		s->patches[i - 1] = rb_buf_detach(&b, NULL);
+		if (!ret && !s->patches[i - 1])
+			ret = rb_err(RB_ENOMEM, "out of memory");
+	}
+	s->focuses = (const char *const *)mc->focuses;
+	s->n_focuses = mc->n_focuses;
+	if (!s->n_focuses)
+		s->focuses = rb_model_focus_names(&s->n_focuses);
+	/* Too long to say is not worth failing the review for. */
+	if (!ret &&
+	    rb_versions_range_diff(&c->versions, &s->range_diff) == -RB_ENOMEM)
+		ret = -RB_ENOMEM;
+	if (!ret &&
+	    prev_review_text(&s->prev_review, &c->versions) == -RB_ENOMEM)
+		ret = -RB_ENOMEM;
+	if (!ret && ar && !git_commit_lookup(&base, ar->repo, &ar->base)) {
+		git_oid_cpy(&s->base_tree, git_commit_tree_id(base));
+		s->have_base = true;
+	}
+	git_commit_free(base);
+	return ret;
+}
+
+/* Part @i's context: its patch, the series, the trees. */
+static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
+			    const struct series_ctx *c,
+			    const struct model_series *s,
+			    const struct rb_apply_result *ar, int i)
+{
+	const struct rb_message *m = c->msgs[i];
+
+	ctx->cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
+	ctx->cover_body = c->msgs[0] ? c->msgs[0]->body : NULL;
+	ctx->subjects = s->subjects;
+	ctx->n_subjects = (size_t)c->row.total;
+	ctx->patches = (const char *const *)s->patches;
+	ctx->index = i;
+	ctx->commit_msg = m->commit_msg;
+	ctx->changelog = m->notes;
+	ctx->patch = m->patch;
+	ctx->patch_len = m->patch_len;
+	ctx->range_diff = s->range_diff.len ? s->range_diff.ptr : NULL;
+	ctx->prev_review = s->prev_review.len ? s->prev_review.ptr : NULL;
+	ctx->focuses = s->focuses;
+	ctx->n_focuses = s->n_focuses;
+	/* The applied trees live in ar's own store (this thread). */
+	if (ar && c->base_tree && (size_t)i <= ar->n_patches &&
+	    ar->patches[i - 1].applied) {
+		ctx->repo = ar->repo;
+		ctx->tree = &ar->patches[i - 1].tree;
+		ctx->tip_tree = &ar->tree;
+		ctx->base_commit = &ar->base;
+		ctx->base_tree = s->have_base ? &s->base_tree : NULL;
+	}
+	ctx->subsystems = c->scope.sections;
+	ctx->n_subsystems = c->scope.n_sections;
+}
+
 /*
  * The model review, patch by patch, on the tree after each patch. A
  * failure (quota, timeouts) does not fail the review: the checkers'
@@ -603,7 +738,7 @@ static int run_model(struct series_ctx *c)
 {
 	const struct rb_apply_result *ar = NULL;
 	struct rb_model_usage total = { 0 };
-	const char **subjects;
+	struct model_series s = { 0 };
 	int i, ret;
 
 	ret = ensure_model(c->p);
@@ -617,14 +752,10 @@ static int run_model(struct series_ctx *c)
 	if (c->applied && c->base && c->base->ok)
 		ar = c->base->attempts[c->base->chosen].result;
 	c->usage = calloc((size_t)c->row.total + 1, sizeof(*c->usage));
-	subjects = calloc((size_t)c->row.total + 1, sizeof(*subjects));
-	if (!c->usage || !subjects) {
-		free(subjects);
+	if (!c->usage)
 		return rb_err(RB_ENOMEM, "out of memory");
-	}
-	for (i = 1; i <= c->row.total; i++)
-		subjects[i - 1] = c->msgs[i] ? c->msgs[i]->subject.title : "";
-	for (i = 1; i <= c->row.total; i++) {
+	ret = model_series_init(&s, c, ar);
+	for (i = 1; !ret && i <= c->row.total; i++) {
 		const struct rb_message *m = c->msgs[i];
 		struct rb_model_patch_ctx ctx = { 0 };
 		size_t first, k;
@@ -633,21 +764,7 @@ static int run_model(struct series_ctx *c)
 		/* Unchanged since v(n): its review is v(n)'s. */
 		if (!m || !m->patch || rb_versions_unchanged(&c->versions, i))
 			continue;
-		ctx.cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
-		ctx.subjects = subjects;
-		ctx.n_subjects = (size_t)c->row.total;
-		ctx.index = i;
-		ctx.commit_msg = m->commit_msg;
-		ctx.patch = m->patch;
-		ctx.patch_len = m->patch_len;
-		/* The applied trees live in ar's own store (this thread). */
-		if (ar && c->base_tree && (size_t)i <= ar->n_patches &&
-		    ar->patches[i - 1].applied) {
-			ctx.repo = ar->repo;
-			ctx.tree = &ar->patches[i - 1].tree;
-		}
-		ctx.subsystems = c->scope.sections;
-		ctx.n_subsystems = c->scope.n_sections;
+		model_patch_ctx(&ctx, c, &s, ar, i);
 		first = c->findings.n;
 		err = rb_model_review_patch(&c->findings, &c->usage[i],
 					    c->p->model, &ctx);
@@ -663,26 +780,11 @@ static int run_model(struct series_ctx *c)
 			if (err == -RB_EQUOTA)
 				break;
 		}
-		total.calls += c->usage[i].calls;
-		total.retries += c->usage[i].retries;
-		total.tokens_in += c->usage[i].tokens_in;
-		total.tokens_out += c->usage[i].tokens_out;
-		total.cost += c->usage[i].cost;
-		total.proposed += c->usage[i].proposed;
-		total.malformed += c->usage[i].malformed;
-		total.hallucinated += c->usage[i].hallucinated;
-		total.off_scope += c->usage[i].off_scope;
-		total.duplicates += c->usage[i].duplicates;
-		total.confirmed += c->usage[i].confirmed;
-		total.rejected += c->usage[i].rejected;
-		total.uncertain += c->usage[i].uncertain;
-		total.below_floor += c->usage[i].below_floor;
-		total.capped += c->usage[i].capped;
-		total.kept += c->usage[i].kept;
-		total.words += c->usage[i].words;
-		total.clipped += c->usage[i].clipped;
+		rb_model_usage_add(&total, &c->usage[i]);
 	}
-	free(subjects);
+	model_series_release(&s, c->row.total);
+	if (ret)
+		return ret;
 	return rb_model_status_line(&c->model_line, c->p->model, &total,
 				    c->model_err);
 }
