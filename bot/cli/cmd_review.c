@@ -5,7 +5,7 @@
  * ./reviewbot.db, replies in the Maildir ./outbox, an advisory default
  * policy (nothing leaves the machine), and no model.
  */
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,141 +44,137 @@ static const char usage[] =
 	"Exit: 0 done; 1 done, but a series applies nowhere or some input\n"
 	"was malformed (recorded, the rest processed); 2 usage or config.\n";
 
-int cmd_review(int argc, char **argv)
+/*
+ * Says what runs without a config file or a model, and where the model's
+ * exchanges are kept (@record, the caller's buffer, by default).
+ */
+static void review_defaults(struct rb_pipeline *p, struct rb_config *cfg,
+			    const char *store, char *record, size_t size)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "store", required_argument, NULL, 's' },
-		{ "outbox", required_argument, NULL, 'o' },
-		{ "wait", no_argument, NULL, 'w' },
-		{ "record", required_argument, NULL, 'R' },
-		{ "replay", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *config = NULL, *store = NULL;
-	struct rb_pipeline p = { 0 };
-	struct rb_config *cfg = NULL;
-	struct rb_store *st = NULL;
-	int c, i, ret, wait = 0, failed = 0;
-	char record[4096];
-	struct timespec t0, t1, t2;
-
-	p.force_complete = true;
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			config = optarg;
-			break;
-		case 't':
-			p.cli_tree = optarg;
-			break;
-		case 's':
-			store = optarg;
-			break;
-		case 'o':
-			p.outbox_override = optarg;
-			break;
-		case 'w':
-			wait = 1;
-			break;
-		case 'R':
-			p.record_dir = optarg;
-			break;
-		case 'P':
-			p.replay_dir = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return RB_EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			return RB_EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		fputs(usage, stderr);
-		return RB_EXIT_USAGE;
-	}
-	p.force_complete = !wait;
-	ret = rb_cli_load_config(&cfg, config);
-	if (ret)
-		return ret;
 	if (!cfg->file) {
 		/* Embedded defaults: replies stay in the local Maildir. */
 		cfg->policy_default.mode = RB_MODE_ADVISORY;
 		printf("reviewbot: no config file: embedded defaults (store %s, "
 		       "outbox %s, advisory policy).\n",
 		       store ? store : cfg->store_path,
-		       p.outbox_override ? p.outbox_override :
-					   cfg->outbox_maildir);
+		       p->outbox_override ? p->outbox_override :
+					    cfg->outbox_maildir);
 	}
-	if (!p.replay_dir &&
+	if (!p->replay_dir &&
 	    (!cfg->model.provider || !strcmp(cfg->model.provider, "none"))) {
 		printf("reviewbot: the model stage is off; set "
 		       "model.provider in config.yaml to turn it on.\n");
-	} else if (!p.record_dir && !p.replay_dir) {
+	} else if (!p->record_dir && !p->replay_dir) {
 		/* Every exchange is kept, for replay and evaluation. */
-		snprintf(record, sizeof(record), "%s.exchanges",
+		snprintf(record, size, "%s.exchanges",
 			 store ? store : cfg->store_path);
-		p.record_dir = record;
+		p->record_dir = record;
 	}
+}
+
+/*
+ * Passes until one does nothing new: a job may store mail for the next
+ * (the missing parts of a series fetched from a public-inbox are parsed
+ * and assembled by the pass after), as in the daemon.
+ */
+static int review_passes(struct rb_pipeline *p)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		size_t before =
+			p->stats.stored + p->stats.parsed + p->stats.jobs;
+
+		if (rb_pipeline_step(p, RB_ROLE_ALL)) {
+			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+			return RB_EXIT_FAIL;
+		}
+		if (i > 0 &&
+		    p->stats.stored + p->stats.parsed + p->stats.jobs == before)
+			break;
+	}
+	return RB_EXIT_OK;
+}
+
+static double seconds(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* The counts and times on stdout; @t holds the start, stored and done. */
+static void review_report(const struct rb_pipeline *p,
+			  const struct timespec t[3])
+{
+	const struct rb_pipeline_stats *n = &p->stats;
+	char np[32];
+
+	printf("reviewbot: %zu new messages (%zu duplicates, %zu malformed), "
+	       "%zu series, %zu reviewed, %zu failed to apply, %zu deferred, "
+	       "%zu mails queued, %zu sent%s\n",
+	       n->stored, n->duplicates, n->malformed, n->series, n->reviewed,
+	       n->apply_failed, n->deferred, n->queued, n->sent,
+	       n->send_failed ? ", some sends failed" : "");
+	if (n->capped)
+		printf("reviewbot: outbox.max_recipients trimmed %zu people "
+		       "(lists are never trimmed)\n",
+		       n->capped);
+	snprintf(np, sizeof(np), "%lu", rb_message_parse_count());
+	rb_log(RB_LOG_INFO, "review.done", "parses", np, NULL);
+	printf("reviewbot: stored in %.2f s, parsed, assembled, reviewed and "
+	       "sent in %.2f s\n",
+	       seconds(&t[0], &t[1]), seconds(&t[1], &t[2]));
+}
+
+int cmd_review(int argc, char **argv)
+{
+	const char *config = NULL, *store = NULL;
+	struct rb_pipeline p = { 0 };
+	bool wait = false;
+	const struct rb_cli_opt opts[] = {
+		{ "config", 'c', &config },
+		{ "tree", 0, &p.cli_tree },
+		{ "store", 0, &store },
+		{ "outbox", 0, &p.outbox_override },
+		{ "wait", 0, .flag = &wait },
+		{ "record", 0, &p.record_dir },
+		{ "replay", 0, &p.replay_dir },
+		{ 0 },
+	};
+	const struct rb_cli_args args = { usage, opts, .needs_operands = true };
+	struct rb_config *cfg = NULL;
+	struct rb_store *st = NULL;
+	int i, ret, failed = 0;
+	char record[4096];
+	struct timespec t[3];
+
+	ret = rb_cli_parse(&args, argc, argv);
+	if (ret != RB_CLI_GO)
+		return ret;
+	p.force_complete = !wait;
+	ret = rb_cli_load_config(&cfg, config);
+	if (ret)
+		return ret;
+	review_defaults(&p, cfg, store, record, sizeof(record));
 	rb_log_set_quiet(!getenv("RB_LOG"));
 	ret = rb_cli_open_store(&st, cfg, store, false);
 	if (ret)
 		goto out;
 	p.cfg = cfg;
 	p.st = st;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_MONOTONIC, &t[0]);
 	for (i = optind; i < argc; i++) {
 		if (rb_pipeline_ingest_path(&p, argv[i])) {
 			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
 			failed = 1;
 		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/*
-	 * Passes until one does nothing new: a job may store mail for the
-	 * next (the missing parts of a series fetched from a public-inbox
-	 * are parsed and assembled by the pass after), as in the daemon.
-	 */
-	for (i = 0; i < 8; i++) {
-		size_t before = p.stats.stored + p.stats.parsed + p.stats.jobs;
-
-		if (rb_pipeline_step(&p, RB_ROLE_ALL)) {
-			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
-			ret = RB_EXIT_FAIL;
-			goto out;
-		}
-		if (i > 0 &&
-		    p.stats.stored + p.stats.parsed + p.stats.jobs == before)
-			break;
-	}
-	printf("reviewbot: %zu new messages (%zu duplicates, %zu malformed), "
-	       "%zu series, %zu reviewed, %zu failed to apply, %zu deferred, "
-	       "%zu mails queued, %zu sent%s\n",
-	       p.stats.stored, p.stats.duplicates, p.stats.malformed,
-	       p.stats.series, p.stats.reviewed, p.stats.apply_failed,
-	       p.stats.deferred, p.stats.queued, p.stats.sent,
-	       p.stats.send_failed ? ", some sends failed" : "");
-	if (p.stats.capped)
-		printf("reviewbot: outbox.max_recipients trimmed %zu people "
-		       "(lists are never trimmed)\n",
-		       p.stats.capped);
-	clock_gettime(CLOCK_MONOTONIC, &t2);
-	{
-		char np[32];
-
-		snprintf(np, sizeof(np), "%lu", rb_message_parse_count());
-		rb_log(RB_LOG_INFO, "review.done", "parses", np, NULL);
-	}
-	printf("reviewbot: stored in %.2f s, parsed, assembled, reviewed and "
-	       "sent in %.2f s\n",
-	       (double)(t1.tv_sec - t0.tv_sec) +
-		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-	       (double)(t2.tv_sec - t1.tv_sec) +
-		       (double)(t2.tv_nsec - t1.tv_nsec) / 1e9);
+	clock_gettime(CLOCK_MONOTONIC, &t[1]);
+	ret = review_passes(&p);
+	if (ret)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t[2]);
+	review_report(&p, t);
 	if (failed || p.stats.malformed || p.stats.apply_failed ||
 	    p.stats.deferred || p.stats.send_failed)
 		ret = RB_EXIT_FAIL;
