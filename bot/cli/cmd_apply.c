@@ -50,36 +50,33 @@ struct inputs {
 	size_t n, cap;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: reviewbot apply --tree REPO [--base REV] [--json] "
-		"[--write-tree]\n"
-		"                       [--fuzz N] [--no-3way] [--check] "
-		"PATCH...\n\n"
-		"Applies the patches (mbox, eml, or git diff / format-patch "
-		"files) in order\n"
-		"on REV (default HEAD) of REPO, in memory, as git apply "
-		"would.\n\n"
-		"  --tree REPO    the git repository\n"
-		"  --base REV     the base revision (default HEAD)\n"
-		"  --json         print the result as JSON\n"
-		"  --write-tree   print the final tree id, and write the "
-		"blobs, trees and\n"
-		"                 commits of the series into REPO's object "
-		"database (only\n"
-		"                 with this option, and not with --check: "
-		"otherwise nothing\n"
-		"                 is ever written to REPO)\n"
-		"  --fuzz N       like git apply -CN: keep at least N lines of "
-		"context\n"
-		"  --no-3way      no 3-way merge fallback (git apply's "
-		"default)\n"
-		"  --check        with --write-tree: print the tree id, "
-		"write nothing\n\n"
-		"Exit: 0 all applied, 1 a patch failed, 2 usage or bad "
-		"input.\n");
-}
+static const char usage[] =
+	"usage: reviewbot apply --tree REPO [--base REV] [--json] "
+	"[--write-tree]\n"
+	"                       [--fuzz N] [--no-3way] [--check] "
+	"PATCH...\n\n"
+	"Applies the patches (mbox, eml, or git diff / format-patch "
+	"files) in order\n"
+	"on REV (default HEAD) of REPO, in memory, as git apply "
+	"would.\n\n"
+	"  --tree REPO    the git repository\n"
+	"  --base REV     the base revision (default HEAD)\n"
+	"  --json         print the result as JSON\n"
+	"  --write-tree   print the final tree id, and write the "
+	"blobs, trees and\n"
+	"                 commits of the series into REPO's object "
+	"database (only\n"
+	"                 with this option, and not with --check: "
+	"otherwise nothing\n"
+	"                 is ever written to REPO)\n"
+	"  --fuzz N       like git apply -CN: keep at least N lines of "
+	"context\n"
+	"  --no-3way      no 3-way merge fallback (git apply's "
+	"default)\n"
+	"  --check        with --write-tree: print the tree id, "
+	"write nothing\n\n"
+	"Exit: 0 all applied, 1 a patch failed, 2 usage or bad "
+	"input.\n";
 
 static struct input *input_add(struct inputs *in)
 {
@@ -440,137 +437,145 @@ static void print_json(const struct rb_apply_result *r,
 	json_decref(root);
 }
 
-int cmd_apply(int argc, char **argv)
+/* What the command line asks of "reviewbot apply". */
+struct apply_args {
+	struct rb_apply_opts opts;
+	const char *tree, *base;
+	bool json, write_tree, check, no3way;
+};
+
+/* --fuzz N: like git apply -CN. */
+static int parse_fuzz(const char *arg, void *to)
 {
-	static const struct option longopts[] = {
-		{ "tree", required_argument, NULL, 't' },
-		{ "base", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "write-tree", no_argument, NULL, 'w' },
-		{ "fuzz", required_argument, NULL, 'C' },
-		{ "no-3way", no_argument, NULL, '3' },
-		{ "check", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
-	const char *tree = NULL, *base = "HEAD";
-	bool json = false, write_tree = false, check = false;
-	struct inputs ins = { 0 };
-	struct rb_apply_patch *patches = NULL;
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || v < 0 || v > 1000) {
+		fprintf(stderr, "reviewbot apply: bad --fuzz '%s'\n", arg);
+		return -1;
+	}
+	*(int *)to = (int)v;
+	return 0;
+}
+
+/*
+ * Reads the patches in @paths into @ins and *out (which borrows @ins'
+ * strings). Prints the reason and returns -1 when a file cannot be read
+ * or holds no patch.
+ */
+static int read_patches(struct rb_apply_patch **out, struct inputs *ins,
+			char **paths, int n)
+{
+	struct rb_apply_patch *patches;
+	size_t k;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (read_input(ins, paths[i])) {
+			fprintf(stderr, "reviewbot apply: %s: %s\n", paths[i],
+				rb_errmsg());
+			return -1;
+		}
+	}
+	if (!ins->n) {
+		fprintf(stderr, "reviewbot apply: no patches in the input\n");
+		return -1;
+	}
+	patches = calloc(ins->n, sizeof(*patches));
+	if (!patches)
+		return -1;
+	for (k = 0; k < ins->n; k++) {
+		patches[k].patch = ins->v[k].patch;
+		patches[k].len = ins->v[k].patch_len;
+		patches[k].author_name = ins->v[k].author_name;
+		patches[k].author_email = ins->v[k].author_email;
+		patches[k].date = ins->v[k].date;
+		patches[k].tz_offset = ins->v[k].tz;
+		patches[k].message = ins->v[k].message;
+	}
+	*out = patches;
+	return 0;
+}
+
+/* Applies @patches on the tree and prints the result; an exit code. */
+static int apply_and_print(const struct apply_args *a, const struct inputs *ins,
+			   const struct rb_apply_patch *patches)
+{
 	struct rb_apply_result *res = NULL;
 	git_repository *repo = NULL;
 	git_object *obj = NULL, *rev = NULL;
-	int c, ret = RB_EXIT_USAGE, i;
+	int ret = RB_EXIT_USAGE;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:b:jwC:3ch", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 't':
-			tree = optarg;
-			break;
-		case 'b':
-			base = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'w':
-			write_tree = true;
-			break;
-		case 'C': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 0 || v > 1000) {
-				fprintf(stderr,
-					"reviewbot apply: bad --fuzz '%s'\n",
-					optarg);
-				return RB_EXIT_USAGE;
-			}
-			opts.fuzz = (int)v;
-			break;
-		}
-		case '3':
-			opts.three_way = false;
-			break;
-		case 'c':
-			check = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return RB_EXIT_OK;
-		default:
-			usage(stderr);
-			return RB_EXIT_USAGE;
-		}
-	}
-	if (!tree || optind >= argc) {
-		usage(stderr);
-		return RB_EXIT_USAGE;
-	}
-	rb_log_set_quiet(1);
-	for (i = optind; i < argc; i++) {
-		if (read_input(&ins, argv[i])) {
-			fprintf(stderr, "reviewbot apply: %s: %s\n", argv[i],
-				rb_errmsg());
-			goto out;
-		}
-	}
-	if (!ins.n) {
-		fprintf(stderr, "reviewbot apply: no patches in the input\n");
-		goto out;
-	}
-	patches = calloc(ins.n, sizeof(*patches));
-	if (!patches)
-		goto out;
-	for (size_t k = 0; k < ins.n; k++) {
-		patches[k].patch = ins.v[k].patch;
-		patches[k].len = ins.v[k].patch_len;
-		patches[k].author_name = ins.v[k].author_name;
-		patches[k].author_email = ins.v[k].author_email;
-		patches[k].date = ins.v[k].date;
-		patches[k].tz_offset = ins.v[k].tz;
-		patches[k].message = ins.v[k].message;
-	}
 	git_libgit2_init();
-	if (git_repository_open_ext(&repo, tree, 0, NULL) < 0) {
+	if (git_repository_open_ext(&repo, a->tree, 0, NULL) < 0) {
 		fprintf(stderr, "reviewbot apply: %s: not a git repository\n",
-			tree);
-		goto out_git;
+			a->tree);
+		goto out;
 	}
-	if (git_revparse_single(&rev, repo, base) < 0 ||
+	if (git_revparse_single(&rev, repo, a->base) < 0 ||
 	    git_object_peel(&obj, rev, GIT_OBJECT_COMMIT) < 0) {
-		fprintf(stderr, "reviewbot apply: %s: no commit '%s'\n", tree,
-			base);
-		goto out_git;
+		fprintf(stderr, "reviewbot apply: %s: no commit '%s'\n",
+			a->tree, a->base);
+		goto out;
 	}
-	if (rb_apply_series(&res, repo, git_object_id(obj), patches, ins.n,
-			    &opts)) {
+	if (rb_apply_series(&res, repo, git_object_id(obj), patches, ins->n,
+			    &a->opts)) {
 		fprintf(stderr, "reviewbot apply: %s\n", rb_errmsg());
 		ret = RB_EXIT_FAIL;
-		goto out_git;
+		goto out;
 	}
 	/* The one write to a repository, asked for on the command line. */
-	if (write_tree && !check && res->ok &&
+	if (a->write_tree && !a->check && res->ok &&
 	    rb_apply_result_write(res, repo)) {
 		fprintf(stderr, "reviewbot apply: %s\n", rb_errmsg());
 		ret = RB_EXIT_FAIL;
-		goto out_git;
+		goto out;
 	}
-	if (json)
-		print_json(res, &ins);
+	if (a->json)
+		print_json(res, ins);
 	else
-		print_text(res, &ins, write_tree);
+		print_text(res, ins, a->write_tree);
 	ret = res->ok ? RB_EXIT_OK : RB_EXIT_FAIL;
-out_git:
+out:
 	rb_apply_result_free(res);
 	git_object_free(obj);
 	git_object_free(rev);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
-out:
+	return ret;
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	struct apply_args a = { .opts = RB_APPLY_OPTS_INIT, .base = "HEAD" };
+	const struct rb_cli_opt cli[] = {
+		{ "tree", 't', &a.tree },
+		{ "base", 'b', &a.base },
+		{ "json", 'j', .flag = &a.json },
+		{ "write-tree", 'w', .flag = &a.write_tree },
+		{ "fuzz", 'C', .parse = parse_fuzz, .to = &a.opts.fuzz },
+		{ "no-3way", '3', .flag = &a.no3way },
+		{ "check", 'c', .flag = &a.check },
+		{ 0 },
+	};
+	const struct rb_cli_args args = { usage, cli, .needs_operands = true };
+	struct inputs ins = { 0 };
+	struct rb_apply_patch *patches = NULL;
+	int ret;
+
+	ret = rb_cli_parse(&args, argc, argv);
+	if (ret != RB_CLI_GO)
+		return ret;
+	if (!a.tree) {
+		fputs(usage, stderr);
+		return RB_EXIT_USAGE;
+	}
+	if (a.no3way)
+		a.opts.three_way = false;
+	rb_log_set_quiet(1);
+	ret = RB_EXIT_USAGE;
+	if (!read_patches(&patches, &ins, argv + optind, argc - optind))
+		ret = apply_and_print(&a, &ins, patches);
 	free(patches);
 	inputs_release(&ins);
 	return ret;
