@@ -339,10 +339,11 @@ static bool id_used(const json_t *calls, const char *id)
 	const json_t *c;
 	size_t i;
 
-	json_array_foreach(
-		calls, i,
-		c) if (!strcmp(json_string_value(json_object_get(c, "id")),
-			       id)) return true;
+	json_array_foreach(calls, i, c)
+	{
+		if (!strcmp(json_string_value(json_object_get(c, "id")), id))
+			return true;
+	}
 	return false;
 }
 
