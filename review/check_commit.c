@@ -625,21 +625,36 @@ static void check_hidden(struct cm *c, const struct rb_message *m)
 	}
 }
 
-static void check_patch(struct cm *c, const struct rb_message *m)
-{
-	struct signoff *sobs = NULL;
-	size_t n_sob = 0, i;
-	struct author a;
-	const char *cur = m->commit_msg;
-	struct line l;
-	bool name_match = false;
+/* The Signed-off-by: lines of a commit message, in order. */
+struct signoffs {
+	struct signoff *v;
+	size_t n;
+};
 
-	c->fixup = m->subject.title &&
-		   (!strncmp(m->subject.title, "fixup!", 6) ||
-		    !strncmp(m->subject.title, "squash!", 7));
-	check_subject(c, m);
+/* One more sign-off; a line without an address, or no memory, is none. */
+static void signoff_add(struct signoffs *so, const char *v)
+{
+	struct signoff *ns = realloc(so->v, (so->n + 1) * sizeof(*so->v));
+
+	if (!ns)
+		return;
+	so->v = ns;
+	if (split_addr(v, ns[so->n].name, sizeof(ns[so->n].name),
+		       ns[so->n].addr, sizeof(ns[so->n].addr)))
+		so->n++;
+}
+
+/*
+ * The tags of the commit message: Fixes:, Cc: stable, Link: and Closes:
+ * are checked as they come, the sign-offs gathered into @so.
+ */
+static void read_tags(struct cm *c, const struct rb_message *m,
+		      struct signoffs *so)
+{
 	static const char *const tags[] = { "Signed-off-by", "Fixes", "Cc",
 					    "Link", "Closes" };
+	const char *cur = m->commit_msg;
+	struct line l;
 
 	while (!c->ret && next_line(&cur, &l)) {
 		char *s = line_dup(&l);
@@ -654,20 +669,9 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 		for (k = 0, v = NULL; k < ARRAY_SIZE(tags) && !v; k++)
 			v = tag_value(s, tags[k]);
 		switch (v ? k - 1 : ARRAY_SIZE(tags)) {
-		case 0: {
-			struct signoff *ns =
-				realloc(sobs, (n_sob + 1) * sizeof(*sobs));
-
-			if (ns) {
-				sobs = ns;
-				if (split_addr(v, sobs[n_sob].name,
-					       sizeof(sobs[n_sob].name),
-					       sobs[n_sob].addr,
-					       sizeof(sobs[n_sob].addr)))
-					n_sob++;
-			}
+		case 0:
+			signoff_add(so, v);
 			break;
-		}
 		case 1:
 			check_fixes(c, s, v);
 			break;
@@ -681,44 +685,53 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 		}
 		free(s);
 	}
-	if (c->ret)
-		goto out;
-	if (!n_sob) {
-		char *cut = early_cut(m);
+}
 
-		if (cut)
-			add(c, "signed-off-by", RB_FSEV_HIGH, cut,
-			    "git am ends the commit message at the line "
-			    "\"%s\", so the Signed-off-by: below it would be "
-			    "dropped. Could that line be reworded?",
-			    cut);
-		else if (!signoff_elsewhere(m) && !is_wip(m) &&
-			 !m->subject.is_rfc)
-			add(c, "signed-off-by", RB_FSEV_HIGH, NULL,
-			    "There is no Signed-off-by: line. Could you add "
-			    "one (see \"Developer's Certificate of Origin\" "
-			    "in submitting-patches.rst)?");
-		free(cut);
-		goto out;
-	}
+/* No sign-off at all: git am would cut it, or it was never written. */
+static void check_unsigned(struct cm *c, const struct rb_message *m)
+{
+	char *cut = early_cut(m);
+
+	if (cut)
+		add(c, "signed-off-by", RB_FSEV_HIGH, cut,
+		    "git am ends the commit message at the line "
+		    "\"%s\", so the Signed-off-by: below it would be "
+		    "dropped. Could that line be reworded?",
+		    cut);
+	else if (!signoff_elsewhere(m) && !is_wip(m) && !m->subject.is_rfc)
+		add(c, "signed-off-by", RB_FSEV_HIGH, NULL,
+		    "There is no Signed-off-by: line. Could you add "
+		    "one (see \"Developer's Certificate of Origin\" "
+		    "in submitting-patches.rst)?");
+	free(cut);
+}
+
+/* The author is among the sign-offs @so, or is told so. */
+static void check_author(struct cm *c, const struct rb_message *m,
+			 const struct signoffs *so)
+{
+	bool name_match = false;
+	struct author a;
+	size_t i;
+
 	find_author(&a, m);
 	if (!a.addr[0])
-		goto out;
-	for (i = 0; i < n_sob; i++) {
-		if (!strcasecmp(sobs[i].addr, a.addr))
-			goto out;
-		if (a.name[0] && !strcasecmp(sobs[i].name, a.name))
+		return;
+	for (i = 0; i < so->n; i++) {
+		if (!strcasecmp(so->v[i].addr, a.addr))
+			return;
+		if (a.name[0] && !strcasecmp(so->v[i].name, a.name))
 			name_match = true;
 	}
 	/*
 	 * Quilt-style mail (stable review queues) names the author in a
 	 * "From:" line further down the message: accept it when it signed.
 	 */
-	if (later_from_signed(m, sobs, n_sob))
-		goto out;
+	if (later_from_signed(m, so->v, so->n))
+		return;
 	/* A list that rewrote From (DMARC) says nothing about the author. */
 	if (!a.from_body && strstr(a.name, " via "))
-		goto out;
+		return;
 	/*
 	 * Same name, another address (roberto.sassu@huaweicloud.com signing
 	 * off as @huawei.com): checkpatch says FROM_SIGN_OFF_MISMATCH, and
@@ -730,8 +743,22 @@ static void check_patch(struct cm *c, const struct rb_message *m)
 		    "could they add their Signed-off-by:, or if you did, "
 		    "should the From: line say so?",
 		    a.addr, a.name[0] ? a.name : a.addr);
-out:
-	free(sobs);
+}
+
+static void check_patch(struct cm *c, const struct rb_message *m)
+{
+	struct signoffs so = { 0 };
+
+	c->fixup = m->subject.title &&
+		   (!strncmp(m->subject.title, "fixup!", 6) ||
+		    !strncmp(m->subject.title, "squash!", 7));
+	check_subject(c, m);
+	read_tags(c, m, &so);
+	if (!c->ret && !so.n)
+		check_unsigned(c, m);
+	else if (!c->ret)
+		check_author(c, m, &so);
+	free(so.v);
 }
 
 /*
