@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""eval_model.py - a SCRIPTED MODEL for bench/eval.sh, NOT A REAL MODEL.
+
+It gives "reviewbot eval" plausible findings on the buggy patches of an
+evaluation set (reviewbot eval --build-set), derived deterministically
+from each pair, so that the set builder, the model stage's validators,
+the scorer and the report are driven end to end without a model:
+
+  - for two pairs in three (by a hash of the buggy patch's Message-ID) a
+    finding that quotes a line the fix later changed: a planted hit;
+  - for every pair a finding on the first added line away from those
+    lines: a planted miss.
+
+Its recall and precision are what it was written to give; they say that
+the scoring works, nothing about any model.
+
+  eval_model.py script SET.json OUT.json
+      writes a tests/model_server.py script (one finder step per pair,
+      matched by a line of its patch; every verifier call confirms).
+  eval_model.py command SET.json
+      the "command" provider: the prompt on stdin, the answer on stdout.
+
+Python standard library only.
+"""
+import hashlib
+import json
+import re
+import sys
+
+CATEGORIES = ["error-handling", "locking", "memory-safety", "logic", "race",
+              "api-misuse"]
+HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def added_lines(patch):
+    """(file, new-side line, text) of every '+' line of a unified diff."""
+    out, path, new = [], None, 0
+    for line in patch.split("\n"):
+        if line.startswith("+++ "):
+            p = line[4:].strip()
+            path = p[2:] if p.startswith("b/") else p
+            continue
+        if line.startswith("diff --git") or line.startswith("--- "):
+            continue
+        m = HUNK.match(line)
+        if m:
+            new = int(m.group(1))
+            continue
+        if not path or not new:
+            continue
+        if line.startswith("+"):
+            out.append((path, new, line[1:]))
+            new += 1
+        elif line.startswith(" ") or line == "":
+            new += 1
+    return out
+
+
+def usable(text):
+    """A line the validators accept as a quote, and plain ASCII."""
+    t = text.strip()
+    return len(t) >= 12 and t.isascii() and sum(c.isalnum() for c in t) >= 6
+
+
+def finding(path, line, text, category, question):
+    return {"file": path, "side": "new", "line": line,
+            "quoted_code": text.strip(), "category": category,
+            "severity": "medium", "confidence": 0.7,
+            "introduced_by_patch": True,
+            "trigger_scenario": "scripted model: no scenario",
+            "question": question}
+
+
+def plan(pairs):
+    """[(match string, findings)] per pair."""
+    texts = [p["buggy"]["patch"] for p in pairs]
+    out = []
+    for i, p in enumerate(pairs):
+        adds = [a for a in added_lines(p["buggy"]["patch"]) if usable(a[2])]
+        others = texts[:i] + texts[i + 1:]
+        match = next((a[2] for a in adds
+                      if not any(a[2] in t for t in others)),
+                     adds[0][2] if adds else None)
+        h = int(hashlib.sha256(p["buggy"]["message_id"].encode())
+                .hexdigest(), 16)
+        cat = CATEGORIES[h % len(CATEGORIES)]
+        changed = {(c["file"], n) for c in p["changed"] for n in c["lines"]}
+        near = {(f, n + d) for f, n in changed for d in range(-3, 4)}
+        fs = []
+        if h % 3:
+            hit = next((a for a in adds if (a[0], a[1]) in changed), None)
+            if hit:
+                fs.append(finding(hit[0], hit[1], hit[2], cat,
+                                  "Scripted question on a line the fix "
+                                  "changed later?"))
+        miss = next((a for a in adds if (a[0], a[1]) not in near), None)
+        if miss:
+            fs.append(finding(miss[0], miss[1], miss[2],
+                              CATEGORIES[(h >> 8) % len(CATEGORIES)],
+                              "Scripted question on another line?"))
+        if match:
+            out.append((match, fs))
+    return out
+
+
+def main():
+    if len(sys.argv) < 3 or sys.argv[1] not in ("script", "command"):
+        sys.exit(__doc__)
+    with open(sys.argv[2], encoding="utf-8") as f:
+        pairs = json.load(f)["pairs"]
+    steps = plan(pairs)
+    if sys.argv[1] == "script":
+        script = {"steps": [{"kind": "finder", "match": m, "repeat": True,
+                             "answer_json": {"findings": fs}}
+                            for m, fs in steps]}
+        script["steps"].append({"kind": "finder", "repeat": True,
+                                "answer_json": {"findings": []}})
+        script["steps"].append({"kind": "verifier", "repeat": True,
+                                "verdict": "confirmed"})
+        with open(sys.argv[3], "w", encoding="utf-8") as f:
+            json.dump(script, f, indent=1)
+        return
+    prompt = sys.stdin.read()
+    if '"verdicts"' in prompt:
+        ids = sorted({int(n) for n in re.findall(r"^Finding (\d+):", prompt,
+                                                 re.M)})
+        print(json.dumps({"verdicts": [{"id": n, "verdict": "confirmed",
+                                        "reason": "scripted"}
+                                       for n in ids]}))
+        return
+    for m, fs in steps:
+        if m in prompt:
+            print(json.dumps({"findings": fs}))
+            return
+    print(json.dumps({"findings": []}))
+
+
+if __name__ == "__main__":
+    main()
