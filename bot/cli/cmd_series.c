@@ -153,76 +153,57 @@ static void print_text(const struct rb_series *s)
 	       s->previous ? " previous " : "", s->previous ? s->previous : "");
 }
 
-static void usage(FILE *f)
+static const char usage[] =
+	"usage: reviewbot series [--json] [--window SECONDS] [--stats] "
+	"FILE...\n\n"
+	"Reads mbox (also .xz), Maildir, .eml files or - (stdin), "
+	"assembles the\npatch series they hold, as b4 does, and prints "
+	"one line per series.\n\n"
+	"  --json            one JSON object per series: version, "
+	"total, cover,\n"
+	"                    patches, complete, missing, previous, "
+	"title, author, ...\n"
+	"  --window SECONDS  join unthreaded parts sent this close "
+	"(default 43200)\n"
+	"  --stats           counts on stderr at the end\n"
+	"  -h, --help        this help\n\n"
+	"Malformed messages are reported as FILE:N on stderr and "
+	"skipped.\n";
+
+/* --window SECONDS */
+static int parse_window(const char *arg, void *to)
 {
-	fprintf(f,
-		"usage: reviewbot series [--json] [--window SECONDS] [--stats] "
-		"FILE...\n\n"
-		"Reads mbox (also .xz), Maildir, .eml files or - (stdin), "
-		"assembles the\npatch series they hold, as b4 does, and prints "
-		"one line per series.\n\n"
-		"  --json            one JSON object per series: version, "
-		"total, cover,\n"
-		"                    patches, complete, missing, previous, "
-		"title, author, ...\n"
-		"  --window SECONDS  join unthreaded parts sent this close "
-		"(default 43200)\n"
-		"  --stats           counts on stderr at the end\n"
-		"  -h, --help        this help\n\n"
-		"Malformed messages are reported as FILE:N on stderr and "
-		"skipped.\n");
+	long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || *end || v < 0) {
+		fprintf(stderr, "reviewbot series: bad --window '%s'\n", arg);
+		return -1;
+	}
+	*(long long *)to = v;
+	return 0;
 }
 
 int cmd_series(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "stats", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct walk_state st = { .opts = RB_PARSE_OPTS_INIT };
 	bool json = false, stats = false;
 	long long window = -1;
+	const struct rb_cli_opt opts[] = {
+		{ "json", 'j', .flag = &json },
+		{ "window", 0, .parse = parse_window, .to = &window },
+		{ "stats", 0, .flag = &stats },
+		{ 0 },
+	};
+	const struct rb_cli_args args = { usage, opts, .needs_operands = true };
 	size_t i;
-	int opt, ret, code = RB_EXIT_OK;
+	int ret, code = RB_EXIT_OK;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			stats = true;
-			break;
-		case 'w': {
-			char *end;
-
-			errno = 0;
-			window = strtoll(optarg, &end, 10);
-			if (errno || *end || window < 0) {
-				fprintf(stderr,
-					"reviewbot series: bad "
-					"--window '%s'\n",
-					optarg);
-				return RB_EXIT_USAGE;
-			}
-			break;
-		}
-		case 'h':
-			usage(stdout);
-			return RB_EXIT_OK;
-		default:
-			usage(stderr);
-			return RB_EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
-		return RB_EXIT_USAGE;
-	}
+	ret = rb_cli_parse(&args, argc, argv);
+	if (ret != RB_CLI_GO)
+		return ret;
 	rb_log_set_quiet(1);
 	ret = rb_series_set_new(&st.set);
 	if (ret) {
