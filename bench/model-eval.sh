@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # bench/model-eval.sh - the model stage over a labelled set
-# (bench/model-eval/labels.json: patches with their known issues), with
-# precision and recall per finding, findings per review, words of
-# commentary per patch and tokens.
+# (bench/model-eval/set.json: patches with their known issues), with
+# precision and recall per finding, words of commentary per patch and
+# tokens, by "reviewbot eval".
 #
 # Without a provider it runs against tests/model_server.py on loopback,
 # with the scripted answers of bench/model-eval/script.json, in both wire
@@ -19,13 +19,17 @@
 # (or RB_MODEL_PROVIDER=command RB_MODEL_COMMAND='my-agent --json').
 #
 # usage: bench/model-eval.sh [OUT]   (the report; default: stdout only)
-# bench/model_eval.c is built in build-bench/ (Release; bench/lib.sh).
+# It runs "reviewbot eval --set bench/model-eval/set.json" (the same
+# patches and labels as labels.json, in the set format of docs/EVAL.md),
+# so the figures come from the command an operator runs; REVIEWBOT may
+# name the binary, else the Release build in build-bench/ (bench/lib.sh).
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
 bench_need python3
 # A report that cannot be written fails now, not after the run.
 [ $# -lt 1 ] || bench_out "$1" >/dev/null || exit 1
+bin=$(bench_reviewbot "${REVIEWBOT:-}") || exit 1
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-model.XXXXXX")
 pids=""
 cleanup() {
@@ -35,22 +39,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
-rel=$(bench_build model_eval) || exit 1
-
-labels=$src/bench/model-eval/labels.json
+set=$src/bench/model-eval/set.json
 run() {
-	"$rel/bench/model_eval" --labels "$labels" --root "$src" "$@" 2>&1
+	"$bin" eval --set "$set" "$@" 2>&1 | grep -v '^reviewbot: config '
 }
 
 {
 echo "# model-eval $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores"
 if [ -n "${RB_MODEL_PROVIDER:-}" ]; then
-	run --label "configured provider" --provider "$RB_MODEL_PROVIDER" \
-		${RB_MODEL_URL:+--url "$RB_MODEL_URL"} \
-		${RB_MODEL_NAME:+--name "$RB_MODEL_NAME"} \
-		${RB_MODEL_KEY_ENV:+--key-env "$RB_MODEL_KEY_ENV"} \
-		${RB_MODEL_COMMAND:+--command "$RB_MODEL_COMMAND"} \
-		${RB_MODEL_TOKENS_FIELD:+--tokens-field "$RB_MODEL_TOKENS_FIELD"} \
+	{
+		echo "model:"
+		echo "  provider: $RB_MODEL_PROVIDER"
+		[ -z "${RB_MODEL_URL:-}" ] || echo "  url: $RB_MODEL_URL"
+		[ -z "${RB_MODEL_NAME:-}" ] || echo "  name: $RB_MODEL_NAME"
+		[ -z "${RB_MODEL_KEY_ENV:-}" ] || echo "  api_key_env: $RB_MODEL_KEY_ENV"
+		[ -z "${RB_MODEL_COMMAND:-}" ] || echo "  command: '$RB_MODEL_COMMAND'"
+		[ -z "${RB_MODEL_TOKENS_FIELD:-}" ] ||
+			echo "  max_tokens_field: $RB_MODEL_TOKENS_FIELD"
+	} >"$work/real.yaml"
+	run --label "configured provider" -c "$work/real.yaml" \
 		--record "$work/rec-real" || true
 else
 	for fmt in openai anthropic; do
@@ -66,15 +73,16 @@ else
 		done
 		path=chat/completions
 		[ $fmt = anthropic ] && path=messages
+		printf 'model:\n  provider: %s\n  url: %s\n  name: scripted\n' \
+			$fmt "http://127.0.0.1:$port/v1/$path" >"$work/$fmt.yaml"
 		echo
 		run --label "scripted server, $fmt wire format" \
-			--provider $fmt --url "http://127.0.0.1:$port/v1/$path" \
-			--name scripted --record "$work/rec-$fmt"
+			-c "$work/$fmt.yaml" --record "$work/rec-$fmt"
 		kill "$pid"
 	done
 	echo
 	run --label "replay of the openai recording (no server)" \
-		--provider replay --replay "$work/rec-openai" --name replay
+		-c "$work/openai.yaml" --replay "$work/rec-openai"
 	echo
 	echo "exchanges recorded: $(ls "$work/rec-openai" | wc -l) files," \
 		"$(du -sk "$work/rec-openai" | cut -f1) KiB"

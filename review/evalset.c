@@ -22,7 +22,9 @@
 #include "review/diff.h"
 #include "review/evalset.h"
 #include "review/findings.h"
+#include "util/buf.h"
 #include "util/err.h"
+#include "util/fs.h"
 #include "util/banned.h"
 
 #define FUNC_MAX 128
@@ -585,6 +587,9 @@ static void changed_release(struct rb_eval_changed *c)
 	for (i = 0; i < c->n_functions; i++)
 		free(c->functions[i]);
 	free(c->functions);
+	for (i = 0; i < c->n_categories; i++)
+		free(c->categories[i]);
+	free(c->categories);
 }
 
 /* The changes of @fix in @buggy; *touched when it shares a file. */
@@ -731,6 +736,9 @@ static void pair_release(struct rb_eval_pair *p)
 	free(p->subjects);
 	free(p->commit_msg);
 	free(p->patch);
+	for (i = 0; i < p->n_subsystems; i++)
+		free(p->subsystems[i]);
+	free(p->subsystems);
 	free(p->fix_msgid);
 	free(p->fix_subject);
 	free(p->fixes);
@@ -1000,6 +1008,12 @@ bool rb_eval_hit(const struct rb_eval_pair *p, const struct rb_diff *d,
 
 		if (strcmp(c->file, file) && strcmp(c->file, f->file))
 			continue;
+		for (k = 0; k < c->n_categories; k++)
+			if (f->category &&
+			    !strcmp(c->categories[k], f->category))
+				break;
+		if (c->n_categories && k == c->n_categories)
+			continue;
 		for (k = 0; k < c->n_lines; k++) {
 			if (abs(c->lines[k] - f->line) <= RB_EVAL_NEAR) {
 				snprintf(how, how_size, "line %d", c->lines[k]);
@@ -1040,7 +1054,7 @@ static json_t *str_or_null(const char *s)
 
 static json_t *pair_json(const struct rb_eval_pair *p)
 {
-	json_t *o = json_object(), *ch = json_array();
+	json_t *o = json_object(), *ch = json_array(), *bug;
 	size_t i, k;
 
 	for (i = 0; i < p->n_changed; i++) {
@@ -1050,20 +1064,24 @@ static json_t *pair_json(const struct rb_eval_pair *p)
 		for (k = 0; k < c->n_lines; k++)
 			json_array_append_new(lines, json_integer(c->lines[k]));
 		json_array_append_new(
-			ch, json_pack("{s:s, s:o, s:o}", "file", c->file,
+			ch, json_pack("{s:s, s:o, s:o, s:o}", "file", c->file,
 				      "lines", lines, "functions",
-				      strv(c->functions, c->n_functions)));
+				      strv(c->functions, c->n_functions),
+				      "categories",
+				      strv(c->categories, c->n_categories)));
 	}
 	json_object_set_new(o, "id", json_integer(p->id));
-	json_object_set_new(
-		o, "buggy",
-		json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:i, s:s, s:s}",
-			  "message_id", p->buggy_msgid, "subject",
-			  p->buggy_subject, "version", p->buggy_version,
-			  "versions_before_fix", p->n_versions, "cover_title",
-			  str_or_null(p->cover_title), "series_subjects",
-			  strv(p->subjects, p->n_subjects), "index", p->index,
-			  "commit_msg", p->commit_msg, "patch", p->patch));
+	bug = json_pack("{s:s, s:s, s:i, s:i, s:o, s:o, s:i, s:s, s:s}",
+			"message_id", p->buggy_msgid, "subject",
+			p->buggy_subject, "version", p->buggy_version,
+			"versions_before_fix", p->n_versions, "cover_title",
+			str_or_null(p->cover_title), "series_subjects",
+			strv(p->subjects, p->n_subjects), "index", p->index,
+			"commit_msg", p->commit_msg, "patch", p->patch);
+	if (bug)
+		json_object_set_new(bug, "subsystems",
+				    strv(p->subsystems, p->n_subsystems));
+	json_object_set_new(o, "buggy", bug);
 	json_object_set_new(o, "fix",
 			    json_pack("{s:s, s:s, s:s, s:s}", "message_id",
 				      p->fix_msgid, "subject", p->fix_subject,
@@ -1177,10 +1195,14 @@ static int load_changed(struct rb_eval_pair *p, json_t *ch, const char *path,
 
 		p->n_changed++;
 		ret = get_str(&c->file, o, "file", false, path, id);
-		if (!ret)
+		if (!ret && json_object_get(o, "functions"))
 			ret = get_strv(&c->functions, &c->n_functions,
 				       json_object_get(o, "functions"),
 				       "functions", path, id);
+		if (!ret && json_object_get(o, "categories"))
+			ret = get_strv(&c->categories, &c->n_categories,
+				       json_object_get(o, "categories"),
+				       "categories", path, id);
 		if (ret)
 			return ret;
 		if (!json_is_array(lines))
@@ -1205,49 +1227,116 @@ static int load_changed(struct rb_eval_pair *p, json_t *ch, const char *path,
 	return 0;
 }
 
+/*
+ * A labelled set's "mail": a patch mail file, relative to the set's
+ * directory, parsed as the pipeline parses mail.
+ */
+static int load_mail(struct rb_eval_pair *p, const char *rel, const char *path,
+		     size_t id)
+{
+	struct rb_buf text = RB_BUF_INIT(RB_MSG_DEFAULT_MAX);
+	struct rb_message *m = NULL;
+	const char *slash = strrchr(path, '/');
+	char file[4096];
+	int ret;
+
+	if (rel[0] == '/' || !slash)
+		snprintf(file, sizeof(file), "%s", rel);
+	else
+		snprintf(file, sizeof(file), "%.*s/%s", (int)(slash - path),
+			 path, rel);
+	ret = rb_read_file(&text, file);
+	if (!ret && rb_message_parse(&m, text.ptr, text.len, NULL))
+		ret = -RB_EPARSE;
+	if (!ret && !m->patch)
+		ret = rb_err(RB_EPARSE, "%s: pair %zu: %s holds no patch", path,
+			     id, file);
+	if (!ret) {
+		p->commit_msg = xstrdup(m->commit_msg ? m->commit_msg : "");
+		p->patch = strndup(m->patch, m->patch_len);
+		if (!p->buggy_subject)
+			p->buggy_subject =
+				xstrdup(m->subject_raw ? m->subject_raw : rel);
+		if (!p->subjects) {
+			p->subjects = calloc(1, sizeof(*p->subjects));
+			if (p->subjects) {
+				p->subjects[0] = xstrdup(
+					m->subject.title ? m->subject.title :
+							   "");
+				p->n_subjects = 1;
+			}
+		}
+		if (!p->commit_msg || !p->patch || !p->buggy_subject ||
+		    !p->subjects || !p->subjects[0])
+			ret = rb_err(RB_ENOMEM, "out of memory");
+	}
+	rb_message_free(m);
+	rb_buf_release(&text);
+	return ret;
+}
+
 static int load_pair(struct rb_eval_pair *p, json_t *o, const char *path,
 		     size_t id)
 {
 	json_t *bug = json_object_get(o, "buggy"),
 	       *fix = json_object_get(o, "fix");
+	const char *mail;
 	int ret;
 
 	p->id = (int)json_integer_value(json_object_get(o, "id"));
 	if (!p->id)
 		p->id = (int)id;
-	if (!json_is_object(bug) || !json_is_object(fix))
-		return rb_err(RB_EPARSE,
-			      "%s: pair %zu: no \"buggy\" or \"fix\"", path,
+	if (!json_is_object(bug))
+		return rb_err(RB_EPARSE, "%s: pair %zu: no \"buggy\"", path,
 			      id);
+	if (!fix)
+		fix = json_object();
+	else
+		json_incref(fix);
 	p->buggy_version =
 		(int)json_integer_value(json_object_get(bug, "version"));
 	p->n_versions = (int)json_integer_value(
 		json_object_get(bug, "versions_before_fix"));
 	p->index = (int)json_integer_value(json_object_get(bug, "index"));
+	mail = json_string_value(json_object_get(bug, "mail"));
 	if ((ret = get_str(&p->buggy_msgid, bug, "message_id", true, path,
 			   id)) ||
-	    (ret = get_str(&p->buggy_subject, bug, "subject", false, path,
-			   id)) ||
+	    (ret = get_str(&p->buggy_subject, bug, "subject", mail != NULL,
+			   path, id)) ||
 	    (ret = get_str(&p->cover_title, bug, "cover_title", true, path,
 			   id)) ||
-	    (ret = get_str(&p->commit_msg, bug, "commit_msg", true, path,
-			   id)) ||
-	    (ret = get_str(&p->patch, bug, "patch", false, path, id)) ||
 	    (ret = get_str(&p->fix_msgid, fix, "message_id", true, path, id)) ||
 	    (ret = get_str(&p->fix_subject, fix, "subject", true, path, id)) ||
 	    (ret = get_str(&p->fixes, fix, "fixes", true, path, id)) ||
 	    (ret = get_str(&p->fix_patch, fix, "patch", true, path, id)))
-		return ret;
+		goto out;
 	if (json_object_get(bug, "series_subjects")) {
 		ret = get_strv(&p->subjects, &p->n_subjects,
 			       json_object_get(bug, "series_subjects"),
 			       "series_subjects", path, id);
 		if (ret)
-			return ret;
+			goto out;
 	}
+	if (json_object_get(bug, "subsystems")) {
+		ret = get_strv(&p->subsystems, &p->n_subsystems,
+			       json_object_get(bug, "subsystems"), "subsystems",
+			       path, id);
+		if (ret)
+			goto out;
+	}
+	if (mail)
+		ret = load_mail(p, mail, path, id);
+	else if (!(ret = get_str(&p->commit_msg, bug, "commit_msg", true, path,
+				 id)))
+		ret = get_str(&p->patch, bug, "patch", false, path, id);
+	if (ret)
+		goto out;
 	if (p->index < 1 || (size_t)p->index > p->n_subjects)
 		p->index = p->n_subjects ? 1 : 0;
-	return load_changed(p, json_object_get(o, "changed"), path, id);
+	ret = load_changed(p, json_object_get(o, "changed"), path, id);
+out:
+	json_decref(fix);
+	return ret;
 }
 
 int rb_eval_set_load(struct rb_eval_set *out, const char *path)

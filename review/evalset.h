@@ -33,6 +33,10 @@ struct rb_eval_changed {
 	size_t n_lines;
 	char **functions; /* functions the fix changed, that the patch has */
 	size_t n_functions;
+	/* A labelled set's: the finding's category must be one of these;
+	 * none (the builder's sets): any category. */
+	char **categories;
+	size_t n_categories;
 };
 
 struct rb_eval_pair {
@@ -48,12 +52,14 @@ struct rb_eval_pair {
 	int index; /* 1-based index in the series (1 for a single patch) */
 	char *commit_msg;
 	char *patch;
+	char **subsystems; /* MAINTAINERS sections, given by a labelled set */
+	size_t n_subsystems;
 	/* The fix. */
 	char *fix_msgid;
 	char *fix_subject;
 	char *fixes; /* the Fixes: value as written */
 	char *fix_patch; /* its diff */
-	struct rb_eval_changed *changed;
+	struct rb_eval_changed *changed; /* none: a clean patch */
 	size_t n_changed;
 };
 
@@ -83,7 +89,13 @@ int rb_eval_build(struct rb_eval_set *out, const char *path);
 
 /* The set as JSON (pairs with everything above, and the exclusions). */
 int rb_eval_set_save(const struct rb_eval_set *s, const char *path);
-/* Reads a set saved by rb_eval_set_save(); -RB_EPARSE naming the field. */
+/*
+ * Reads a set saved by rb_eval_set_save(), or written by hand: a pair's
+ * "buggy" may give "mail", a patch mail file (relative to the set's
+ * directory) instead of "commit_msg" and "patch", and "subsystems"; a
+ * "changed" entry may give "categories"; "changed" may be empty (a clean
+ * patch: every finding on it is a miss). -RB_EPARSE naming the field.
+ */
 int rb_eval_set_load(struct rb_eval_set *out, const char *path);
 void rb_eval_set_release(struct rb_eval_set *s);
 

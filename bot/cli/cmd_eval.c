@@ -45,7 +45,8 @@ static const char usage[] =
 	"hit when it names a file the fix changed and lands within 3 lines of\n"
 	"a line the fix changed, or in a function it changed. It prints recall\n"
 	"(pairs with a hit), precision per category, words, tokens and cost,\n"
-	"with the model's name and the prompt set's version.\n\n"
+	"with the model's name and the prompt set's version. A hand-labelled\n"
+	"set may name mail files, categories and clean patches (docs/EVAL.md).\n\n"
 	"  -c, --config FILE  the config (default ./config.yaml if present)\n"
 	"      --tree REPO    a git tree to apply on (tried first; its HEAD)\n"
 	"      --json OUT     the report as JSON too\n"
@@ -63,6 +64,7 @@ struct cat {
 
 struct totals {
 	int pairs, hit_pairs, failed, applied;
+	int clean; /* pairs with no known bug (a labelled set's) */
 	int findings, hits;
 	struct rb_model_usage u;
 	struct cat *cats;
@@ -244,6 +246,8 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	ctx.commit_msg = p->commit_msg;
 	ctx.patch = p->patch;
 	ctx.patch_len = strlen(p->patch);
+	ctx.subsystems = (const char *const *)p->subsystems;
+	ctx.n_subsystems = p->n_subsystems;
 	if (ar) {
 		ctx.repo = ar->repo;
 		ctx.tree = &ar->patches[0].tree;
@@ -275,7 +279,10 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 				      x->message, "hit", hit, "where",
 				      hit ? how : NULL));
 	}
-	r->t.pairs++;
+	if (p->n_changed)
+		r->t.pairs++;
+	else
+		r->t.clean++;
 	r->t.hit_pairs += hits > 0;
 	r->t.applied += ar != NULL;
 	r->t.findings += (int)f.n;
@@ -345,18 +352,25 @@ static void report(struct run *r, const char *json_out, double wall)
 	if (!t->n_cats)
 		printf("| (no findings) | 0 | 0 | - |\n");
 	printf("\nModel stage: %d proposed, %d dropped as hallucinated, %d "
-	       "off scope, %d confirmed, %d rejected, %d uncertain; %d of %d "
-	       "patches applied on a tree, the rest reviewed on the diff "
-	       "alone; %.1f s.\n",
+	       "off scope, %d confirmed, %d rejected, %d uncertain; %.1f "
+	       "words per patch; %d of %d patches applied on a tree, the rest "
+	       "reviewed on the diff alone; %.1f s.\n",
 	       t->u.proposed, t->u.hallucinated, t->u.off_scope, t->u.confirmed,
-	       t->u.rejected, t->u.uncertain, t->applied, t->pairs, wall);
+	       t->u.rejected, t->u.uncertain,
+	       (double)t->u.words / (t->pairs + t->clean ?: 1), t->applied,
+	       t->pairs + t->clean, wall);
+	if (t->clean)
+		printf("%d clean patches (no known bug) are not counted in "
+		       "\"pairs\"; their findings count as misses.\n",
+		       t->clean);
 	if (!json_out) {
 		json_decref(cats);
 		return;
 	}
 	root = json_pack(
 		"{s:s, s:s, s:s, s:s, s:s, s:o, s:{s:i, s:i, s:f, s:i, s:i, "
-		"s:f, s:i, s:I, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i}, s:o}",
+		"s:f, s:i, s:I, s:I, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:i}, "
+		"s:o}",
 		"set", r->set_path, "source", r->set->source, "label",
 		r->label ? r->label : "", "model", model, "prompt_version",
 		r->prompt, "pairs", r->rows, "summary", "pairs", t->pairs,
@@ -367,7 +381,8 @@ static void report(struct run *r, const char *json_out, double wall)
 		"tokens_out", (json_int_t)t->u.tokens_out, "cost", t->u.cost,
 		"failed", t->failed, "applied", t->applied, "proposed",
 		t->u.proposed, "hallucinated", t->u.hallucinated, "confirmed",
-		t->u.confirmed, "rejected", t->u.rejected, "categories", cats);
+		t->u.confirmed, "rejected", t->u.rejected, "clean_pairs",
+		t->clean, "categories", cats);
 	r->rows = NULL;
 	if (!root || json_dump_file(root, json_out, JSON_INDENT(1)))
 		fprintf(stderr, "reviewbot: eval: cannot write %s\n", json_out);

@@ -84,6 +84,7 @@ struct runner {
 	struct rb_store *st; /* borrowed */
 	struct rb_sources *srcs; /* owned; made while we may ingest */
 	const char *name;
+	const char *role; /* --role: ingest, worker, sender or all */
 	int what; /* DO_* */
 	int lease;
 	bool pg; /* a shared PostgreSQL store */
@@ -445,165 +446,152 @@ static int parse_role(const char *role)
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* --lease SECONDS */
+static int parse_lease(const char *arg, void *to)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "once", no_argument, NULL, '1' },
-		{ "role", required_argument, NULL, 'r' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "lease", required_argument, NULL, 'l' },
-		{ "record", required_argument, NULL, 'R' },
-		{ "replay", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *config = NULL, *role = "all", *name = NULL;
-	struct rb_pipeline p = { 0 };
-	struct runner r = { .p = &p, .lease = 300, .busy = true };
-	struct rb_job_hooks hooks = { job_claimed, job_finished, &r };
-	struct rb_config *cfg = NULL, *ncfg = NULL;
-	struct rb_store *st = NULL;
-	char defname[300], host[256] = "";
 	char *end = NULL;
-	int c, ret, once = 0, passes = 0;
+	long v = strtol(arg, &end, 10);
 
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			config = optarg;
-			break;
-		case '1':
-			once = 1;
-			break;
-		case 'r':
-			role = optarg;
-			break;
-		case 'n':
-			name = optarg;
-			break;
-		case 'l':
-			r.lease = (int)strtol(optarg, &end, 10);
-			if (!*optarg || *end || r.lease < 1) {
-				fprintf(stderr,
-					"reviewbot run: --lease '%s': not a "
-					"number of seconds\n",
-					optarg);
-				return RB_EXIT_USAGE;
-			}
-			break;
-		case 'R':
-			p.record_dir = optarg;
-			break;
-		case 'P':
-			p.replay_dir = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return RB_EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			return RB_EXIT_USAGE;
-		}
-	}
-	r.what = parse_role(role);
-	if (!r.what) {
+	if (!*arg || *end || (int)v < 1) {
 		fprintf(stderr,
-			"reviewbot run: unknown role '%s'; one of ingest, "
-			"worker, sender, all\n",
-			role);
-		return RB_EXIT_USAGE;
+			"reviewbot run: --lease '%s': not a number of seconds\n",
+			arg);
+		return -1;
 	}
-	ret = rb_cli_load_config(&cfg, config);
-	if (ret)
-		return ret;
-	ret = rb_cli_open_store(&st, cfg, NULL, false);
-	if (ret)
-		goto out;
-	r.pg = rb_store_is_shared(st);
-	if (strcmp(role, "all") && !r.pg) {
+	*(int *)to = (int)v;
+	return 0;
+}
+
+/*
+ * Everything between opening the store and the first pass: the role's
+ * check against the store, the process's name (@defname, the caller's
+ * buffer, when --name was not given), the pipeline's wiring, the metrics
+ * row, the heartbeat and, on SQLite, the sources. Returns an exit code.
+ */
+static int run_prepare(struct runner *r, struct rb_config *cfg, char *defname,
+		       size_t size)
+{
+	struct rb_pipeline *p = r->p;
+	char host[256] = "";
+	int ret;
+
+	r->pg = rb_store_is_shared(r->st);
+	if (strcmp(r->role, "all") && !r->pg) {
 		fprintf(stderr,
 			"reviewbot run: role '%s' needs a PostgreSQL store "
 			"(store.url); a SQLite store has one process, "
 			"--role all\n",
-			role);
-		ret = RB_EXIT_USAGE;
-		goto out;
+			r->role);
+		return RB_EXIT_USAGE;
 	}
-	if (!name) {
+	if (!r->name) {
 		if (gethostname(host, sizeof(host) - 1))
 			snprintf(host, sizeof(host), "host");
-		snprintf(defname, sizeof(defname), "%s-%s-%d", host, role,
+		snprintf(defname, size, "%s-%s-%d", host, r->role,
 			 (int)getpid());
-		name = defname;
+		r->name = defname;
 	}
-	r.name = name;
-	r.st = st;
 	install_signals();
-	p.cfg = cfg;
-	p.st = st;
-	p.owner = name;
-	p.lease = r.lease;
-	p.stop = &stop_requested;
-	p.hooks = &hooks;
+	p->cfg = cfg;
+	p->st = r->st;
+	p->owner = r->name;
+	p->lease = r->lease;
+	p->stop = &stop_requested;
 	/*
 	 * On a shared store another sender may hold mail in 'sending': its
 	 * lease, not a blanket recovery at start, gives such mail back.
 	 */
-	p.recovered = r.pg;
-	ret = rb_metrics_register(st, name, role);
-	if (!ret && r.pg)
-		ret = hb_start(&r);
+	p->recovered = r->pg;
+	ret = rb_metrics_register(r->st, r->name, r->role);
+	if (!ret && r->pg)
+		ret = hb_start(r);
 	if (ret) {
 		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
-		ret = RB_EXIT_FAIL;
-		goto out;
+		return RB_EXIT_FAIL;
 	}
-	if (!r.pg) {
-		/*
-		 * This process owns the SQLite store (its lock file), so a
-		 * job still 'running' was left by a process that died: it
-		 * goes back to the queue now rather than when its lease runs
-		 * out (an hour).
-		 */
-		ret = rb_store_job_reset_running(st);
-		if (ret) {
-			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
-			ret = RB_EXIT_FAIL;
-			goto out;
-		}
-		ret = rb_sources_new(&r.srcs, cfg, st);
-		if (ret) {
-			fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
-			ret = RB_EXIT_USAGE;
-			goto out;
-		}
+	if (r->pg)
+		return RB_EXIT_OK;
+	/*
+	 * This process owns the SQLite store (its lock file), so a job still
+	 * 'running' was left by a process that died: it goes back to the
+	 * queue now rather than when its lease runs out (an hour).
+	 */
+	if (rb_store_job_reset_running(r->st)) {
+		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+		return RB_EXIT_FAIL;
 	}
-	rb_log(RB_LOG_INFO, "run.start", "store", rb_store_where(st), "config",
-	       cfg->file ? cfg->file : "(embedded defaults)", "role", role,
-	       "name", name, NULL);
+	if (rb_sources_new(&r->srcs, cfg, r->st)) {
+		fprintf(stderr, "reviewbot: %s\n", rb_errmsg());
+		return RB_EXIT_USAGE;
+	}
+	return RB_EXIT_OK;
+}
+
+/*
+ * SIGHUP: the config file again. A config that no longer loads is
+ * reported and the old one kept; nonzero when the new sources cannot be
+ * made.
+ */
+static int run_reload(struct runner *r, struct rb_config **cfg)
+{
+	struct rb_config *ncfg = NULL;
+
+	if (rb_cli_load_config(&ncfg, (*cfg)->file)) {
+		rb_log(RB_LOG_ERROR, "run.reload_failed", "keeping",
+		       "the old config", NULL);
+		return 0;
+	}
+	rb_sources_free(r->srcs);
+	r->srcs = NULL;
+	rb_pipeline_release(r->p);
+	rb_config_free(*cfg);
+	*cfg = ncfg;
+	r->p->cfg = ncfg;
+	if ((r->what & DO_INGEST) && r->leader) {
+		int ret = rb_sources_new(&r->srcs, ncfg, r->st);
+
+		if (ret)
+			return ret;
+	}
+	rb_log(RB_LOG_INFO, "run.reload", NULL);
+	return 0;
+}
+
+/*
+ * Between passes: the ingest leader waits for new mail or the next due
+ * job; workers, senders and standbys poll the store.
+ */
+static void run_wait(struct runner *r)
+{
+	int due;
+
+	if (!(r->what & DO_INGEST) || !r->leader) {
+		nap(1);
+		return;
+	}
+	due = due_in(r->st);
+	if (r->srcs && rb_sources_count(r->srcs))
+		rb_sources_wait(r->srcs, due, &stop_requested,
+				&reload_requested);
+	else
+		nap(r->what != (DO_INGEST | DO_WORK | DO_SEND) ? 1 :
+		    due > 0 && due < 30			       ? due :
+								 30);
+}
+
+/* Passes until a signal stops them (or, with @once, until one is idle). */
+static int run_loop(struct runner *r, struct rb_config **cfg, bool once)
+{
+	int ret = 0, passes = 0;
+
 	while (!stop_requested) {
 		if (reload_requested) {
 			reload_requested = 0;
-			if (rb_cli_load_config(&ncfg, cfg->file) == 0) {
-				rb_sources_free(r.srcs);
-				r.srcs = NULL;
-				rb_pipeline_release(&p);
-				rb_config_free(cfg);
-				cfg = ncfg;
-				p.cfg = cfg;
-				if ((r.what & DO_INGEST) && r.leader) {
-					ret = rb_sources_new(&r.srcs, cfg, st);
-					if (ret)
-						break;
-				}
-				rb_log(RB_LOG_INFO, "run.reload", NULL);
-			} else {
-				rb_log(RB_LOG_ERROR, "run.reload_failed",
-				       "keeping", "the old config", NULL);
-			}
+			ret = run_reload(r, cfg);
+			if (ret)
+				break;
 		}
-		ret = run_step(&r);
+		ret = run_step(r);
 		if (ret == -RB_ECONFIG) {
 			rb_log(RB_LOG_ERROR, "run.stop", "reason", rb_errmsg(),
 			       NULL);
@@ -617,38 +605,70 @@ int cmd_run(int argc, char **argv)
 		 * fetched part to parse, a review a verdict unblocked): go on
 		 * at once; --once stops at the first pass with nothing to do.
 		 */
-		if (r.busy && !ret && ++passes < 1000)
+		if (r->busy && !ret && ++passes < 1000)
 			continue;
 		passes = 0;
 		if (once)
 			break;
-		if (!(r.what & DO_INGEST) || !r.leader) {
-			/* Workers, senders and standbys poll the store. */
-			nap(1);
-		} else {
-			int due = due_in(st);
-
-			if (r.srcs && rb_sources_count(r.srcs))
-				rb_sources_wait(r.srcs, due, &stop_requested,
-						&reload_requested);
-			else
-				nap(r.what != (DO_INGEST | DO_WORK | DO_SEND) ?
-					    1 :
-				    due > 0 && due < 30 ? due :
-							  30);
-		}
+		run_wait(r);
 	}
+	return ret;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	const char *config = NULL;
+	struct rb_pipeline p = { 0 };
+	struct runner r = { .p = &p, .role = "all", .lease = 300, .busy = true };
+	struct rb_job_hooks hooks = { job_claimed, job_finished, &r };
+	bool once = false;
+	const struct rb_cli_opt opts[] = {
+		{ "config", 'c', &config },
+		{ "once", 0, .flag = &once },
+		{ "role", 0, &r.role },
+		{ "name", 0, &r.name },
+		{ "lease", 0, .parse = parse_lease, .to = &r.lease },
+		{ "record", 0, &p.record_dir },
+		{ "replay", 0, &p.replay_dir },
+		{ 0 },
+	};
+	const struct rb_cli_args args = { usage, opts };
+	struct rb_config *cfg = NULL;
+	char defname[300];
+	int ret;
+
+	ret = rb_cli_parse(&args, argc, argv);
+	if (ret != RB_CLI_GO)
+		return ret;
+	r.what = parse_role(r.role);
+	if (!r.what) {
+		fprintf(stderr,
+			"reviewbot run: unknown role '%s'; one of ingest, "
+			"worker, sender, all\n",
+			r.role);
+		return RB_EXIT_USAGE;
+	}
+	p.hooks = &hooks;
+	ret = rb_cli_config_store(&cfg, &r.st, config, NULL, false);
+	if (!ret)
+		ret = run_prepare(&r, cfg, defname, sizeof(defname));
+	if (ret)
+		goto out;
+	rb_log(RB_LOG_INFO, "run.start", "store", rb_store_where(r.st),
+	       "config", cfg->file ? cfg->file : "(embedded defaults)", "role",
+	       r.role, "name", r.name, NULL);
+	ret = run_loop(&r, &cfg, once);
 	hb_stop(&r);
-	rb_metrics_state(st, name, "stopped");
+	rb_metrics_state(r.st, r.name, "stopped");
 	rb_log(RB_LOG_INFO, "run.stop", "stored",
-	       stop_requested ? "signal" : "done", "name", name, NULL);
+	       stop_requested ? "signal" : "done", "name", r.name, NULL);
 	ret = ret == -RB_ECONFIG ? RB_EXIT_USAGE : RB_EXIT_OK;
 out:
 	hb_stop(&r);
 	free(r.fetched);
 	rb_sources_free(r.srcs);
 	rb_pipeline_release(&p);
-	rb_store_close(st);
+	rb_store_close(r.st);
 	rb_config_free(cfg);
 	return ret;
 }
