@@ -127,6 +127,15 @@ struct mm_maps {
 /* What a form returns for a line that is not of its form. */
 #define MM_OTHER 1
 
+/* @key maps to @r's name and to its address. */
+static int mm_add_both(struct mm_maps *m, const char *key,
+		       const struct email *r)
+{
+	int err = mm_add(m->ix, &m->names, key, r->name);
+
+	return err ?: mm_add(m->ix, &m->addrs, key, r->addr);
+}
+
 /* name1 <mail1>: /^([^<]+)<([^>]+)>$/ */
 static int mm_name(struct mm_maps *m, const char *s, size_t len)
 {
@@ -195,10 +204,7 @@ static int mm_name_addr_addr(struct mm_maps *m, const char *s, size_t len)
 		wa = strndup(s + i + 1, len - i - 2);
 		err = wa ? mm_parse(&r, s, p, s + p + 1, g - p - 2) :
 			   rb_err(RB_ENOMEM, "mailmap: no memory");
-		if (!err)
-			err = mm_add(m->ix, &m->names, wa, r.name);
-		if (!err)
-			err = mm_add(m->ix, &m->addrs, wa, r.addr);
+		err = err ?: mm_add_both(m, wa, &r);
 		free(wa);
 		rb_maint__email_release(&r);
 		return err;
@@ -231,10 +237,7 @@ static int mm_pair(struct mm_maps *m, const char *s, size_t len,
 		if (!key)
 			err = rb_err(RB_ENOMEM, "mailmap: no memory");
 	}
-	if (!err)
-		err = mm_add(m->ix, &m->names, key, r.name);
-	if (!err)
-		err = mm_add(m->ix, &m->addrs, key, r.addr);
+	err = err ?: mm_add_both(m, key, &r);
 	free(key);
 	rb_maint__email_release(&r);
 	rb_maint__email_release(&w);
