@@ -523,6 +523,31 @@ static void test_model_tools(void **state)
 	rb_config_errors_release(&e);
 }
 
+/* model.focuses: the finder's passes; all five unless it says. */
+static void test_model_focuses(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n"
+				  "  focuses: [locking, claims]\n",
+				  &e),
+			 0);
+	assert_int_equal(cfg->model.n_focuses, 2);
+	assert_string_equal(cfg->model.focuses[0], "locking");
+	assert_string_equal(cfg->model.focuses[1], "claims");
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg, "model:\n  focuses: [style]\n", &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 2, "'style' is not a focus (correctness, "
+				     "locking, memory, api, claims)"));
+	rb_config_errors_release(&e);
+}
+
 static void test_wrong_types(void **state)
 {
 	struct rb_config_errors e = { 0 };
@@ -977,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_missing_secret),
 		cmocka_unit_test(test_secret_never_printed),
 		cmocka_unit_test(test_model_tools),
+		cmocka_unit_test(test_model_focuses),
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_multiple_errors),
 		cmocka_unit_test(test_sources_and_trees),
