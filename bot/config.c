@@ -1913,6 +1913,8 @@ static const struct key tools_keys[] = {
 	    .min = 1, .max = 3600),
 	KEY("max_rounds", K_INT, struct rb_model_tools_config, max_rounds,
 	    .min = 1, .max = 64),
+	KEY("max_tokens", K_INT, struct rb_model_tools_config, max_tokens,
+	    .min = 0, .max = 100000000),
 };
 
 /* Whether enabled was said: model_check() picks the default otherwise. */

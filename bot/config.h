@@ -122,6 +122,7 @@ struct rb_model_tools_config {
 	int max_result; /* bytes of one result, default 16 KiB */
 	int max_seconds; /* wall time per patch, default 300 */
 	int max_rounds; /* tool turns per request, default 12 */
+	int max_tokens; /* tokens of one request's loop; 0: no limit */
 };
 
 struct rb_model_config {

@@ -1485,6 +1485,16 @@ static int tool_loop(struct rb_model_reply *out, struct rb_model *m,
 			out->tokens_in += r.tokens_in;
 			out->tokens_out += r.tokens_out;
 			out->retries += r.retries;
+			/* Each turn resends the conversation: cost grows. */
+			if (m->o.tool_tokens > 0 && !stop &&
+			    out->tokens_in + out->tokens_out >=
+				    m->o.tool_tokens) {
+				rb_log(RB_LOG_INFO, "model.tool_limit",
+				       "reason",
+				       "the tokens of the loop are spent",
+				       NULL);
+				stop = true;
+			}
 		}
 		if (!ret && !json_array_size(t.calls)) {
 			out->text = r.text;

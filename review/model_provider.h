@@ -54,6 +54,9 @@ struct rb_model_opts {
 	bool tools;
 	struct rb_model_tool_limits tool_limits;
 	int tool_rounds;
+	/* Tokens (in + out, summed over the turns) of one request's loop;
+	 * once past, the next turn is the last. 0: no such limit. */
+	long tool_tokens;
 };
 
 #define RB_MODEL_OPTS_INIT                                                    \

@@ -445,6 +445,7 @@ static void test_model_tools(void **state)
 	assert_int_equal(cfg->model.tools.max_result, 16 << 10);
 	assert_int_equal(cfg->model.tools.max_seconds, 300);
 	assert_int_equal(cfg->model.tools.max_rounds, 12);
+	assert_int_equal(cfg->model.tools.max_tokens, 0);
 	rb_config_free(cfg);
 
 	cfg = NULL;
@@ -480,7 +481,8 @@ static void test_model_tools(void **state)
 				  "    max_bytes: 4096\n"
 				  "    max_result: 1000\n"
 				  "    max_seconds: 10\n"
-				  "    max_rounds: 3\n",
+				  "    max_rounds: 3\n"
+				  "    max_tokens: 50000\n",
 				  &e),
 			 0);
 	assert_true(cfg->model.tools.enabled);
@@ -489,6 +491,7 @@ static void test_model_tools(void **state)
 	assert_int_equal(cfg->model.tools.max_result, 1000);
 	assert_int_equal(cfg->model.tools.max_seconds, 10);
 	assert_int_equal(cfg->model.tools.max_rounds, 3);
+	assert_int_equal(cfg->model.tools.max_tokens, 50000);
 	rb_config_free(cfg);
 
 	cfg = NULL;

@@ -200,6 +200,7 @@ struct loop {
 	const char *record_dir, *replay_dir;
 	const char *nonce; /* NONCE123 by default */
 	int max_rounds, max_retries;
+	long tool_tokens;
 	struct fake f;
 	/* out */
 	struct rb_model_reply rep;
@@ -236,6 +237,7 @@ static int run_loop(struct loop *l)
 	o.record_dir = l->record_dir;
 	o.replay_dir = l->replay_dir;
 	o.max_retries = l->max_retries;
+	o.tool_tokens = l->tool_tokens;
 	o.retry_base_ms = 10;
 	o.timeout_seconds = 30;
 	ts.arg = &l->f;
@@ -594,6 +596,29 @@ static void test_record_replay(void **state)
 	rb_model_reply_release(&r.rep);
 }
 
+/* Past model.tools.max_tokens the next turn is the last. */
+static void test_tool_tokens(void **state)
+{
+	struct loop l = { .tool_tokens = 150 };
+	json_t *log;
+
+	(void)state;
+	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		     "\"arguments\": {}}], \"usage\": [100, 10], \"repeat\": "
+		     "true}, {\"no_tools\": true, \"answer\": \"spent\", "
+		     "\"usage\": [300, 5]}]}");
+	assert_int_equal(run_loop(&l), 0);
+	assert_string_equal(l.rep.text, "spent");
+	/* 110 tokens, then 220: the third request is the last. */
+	assert_int_equal(l.f.calls, 2);
+	assert_int_equal(l.rep.tokens_in, 500);
+	log = log_entries();
+	assert_int_equal(json_array_size(log), 3);
+	assert_string_equal(str_at(log, "2.body.tool_choice"), "none");
+	json_decref(log);
+	rb_model_reply_release(&l.rep);
+}
+
 /* Each turn has its retries; a quota error ends the loop at once. */
 static void test_retries_quota(void **state)
 {
@@ -742,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_anthropic_loop),
 		cmocka_unit_test(test_max_rounds),
 		cmocka_unit_test(test_tools_limit),
+		cmocka_unit_test(test_tool_tokens),
 		cmocka_unit_test(test_retries_quota),
 		cmocka_unit_test(test_slot_covers_loop),
 		cmocka_unit_test(test_hostile_calls),

@@ -43,6 +43,7 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 	o->tool_limits.max_result = (size_t)mc->tools.max_result;
 	o->tool_limits.max_seconds = mc->tools.max_seconds;
 	o->tool_rounds = mc->tools.max_rounds;
+	o->tool_tokens = mc->tools.max_tokens;
 	o->record_dir = record_dir;
 	if (replay_dir) {
 		o->provider = "replay";
