@@ -4,8 +4,10 @@
  * value parser, the set built from tests/data/eval/archive.mbox (the
  * latest version before the fix, the series around it, the lines and the
  * function the fix changed, each exclusion with its reason), the JSON
- * round trip, and the scoring rule (hit on a line, hit in a function,
- * misses on another file, another function and the commit message).
+ * round trip, the scoring rule (hit on a line, hit in a function,
+ * misses on another file, another function and the commit message), and
+ * a hand-labelled set (tests/data/eval/labelled.json: a mail file,
+ * categories that a hit must match, a clean pair).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,12 +183,58 @@ static void test_hit(void **state)
 	free(path);
 }
 
+static bool hit_cat(const struct rb_eval_pair *p, const struct rb_diff *d,
+		    const char *file, int line, const char *cat)
+{
+	struct rb_finding f = { 0 };
+	char how[64];
+
+	f.file = (char *)file;
+	f.line = line;
+	f.category = (char *)cat;
+	return rb_eval_hit(p, d, &f, how, sizeof(how));
+}
+
+/* A labelled set by hand: a mail file, categories, a clean pair. */
+static void test_labelled(void **state)
+{
+	char *path = data_path("tests/data/eval/labelled.json");
+	struct rb_eval_set s;
+	struct rb_diff *d;
+	const struct rb_eval_pair *p;
+
+	(void)state;
+	assert_int_equal(rb_eval_set_load(&s, path), 0);
+	assert_int_equal(s.n_pairs, 2);
+	p = &s.pairs[0];
+	assert_string_equal(
+		p->buggy_subject,
+		"[PATCH 1/2] mm/foo: cache the table in foo_setup()");
+	assert_int_equal(p->n_subjects, 1);
+	assert_string_equal(p->subjects[0],
+			    "mm/foo: cache the table in foo_setup()");
+	assert_non_null(strstr(p->commit_msg, "Keep a copy of the table"));
+	assert_int_equal(p->n_subsystems, 1);
+	assert_string_equal(p->subsystems[0], "MEMORY MANAGEMENT");
+	assert_int_equal(rb_diff_parse(&d, p->patch, strlen(p->patch)), 0);
+	/* The right place but the wrong category is a miss. */
+	assert_true(hit_cat(p, d, "mm/foo.c", 55, "leak"));
+	assert_false(hit_cat(p, d, "mm/foo.c", 55, "locking"));
+	/* The clean pair: nothing can hit. */
+	assert_int_equal(s.pairs[1].n_changed, 0);
+	assert_false(hit_cat(&s.pairs[1], d, "mm/foo.c", 55, "leak"));
+	rb_diff_free(d);
+	rb_eval_set_release(&s);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fixes),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_hit),
+		cmocka_unit_test(test_labelled),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
