@@ -1656,6 +1656,65 @@ static void source_check(struct ctx *c, yaml_node_t *map, void *obj,
 	}
 }
 
+/* A list of maps that have a name each: sources[] and trees[]. */
+struct named_list {
+	const char *what; /* " of sources", for "expected a list of sources" */
+	const char *noun; /* "source", for "the source name 'x' is used twice" */
+	size_t size; /* of one element */
+	size_t name_off; /* where its char *name is */
+	/* Reads item @i, the map @n, into @elem; returns its name or NULL. */
+	const char *(*item)(struct ctx *c, yaml_node_t *n, size_t i,
+			    void *elem);
+};
+
+/*
+ * Appends each item of the list @v to the array at @vp (a pointer to the
+ * array's pointer) of *@np elements, and reports a name used twice at
+ * the item that repeats it.
+ */
+static void read_named_list(struct ctx *c, yaml_node_t *v, void *vp, size_t *np,
+			    const struct named_list *l)
+{
+	yaml_node_item_t *it;
+	size_t i = 0, j, old;
+	char *arr;
+
+	if (is_null(v))
+		return;
+	if (!is_list(c, v, l->what))
+		return;
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++, i++) {
+		yaml_node_t *n = node(c, *it);
+		const char *name, *other;
+
+		if (!n)
+			return;
+		memcpy(&arr, vp, sizeof(arr));
+		arr = realloc(arr, (*np + 1) * l->size);
+		if (!arr) {
+			c->oom = true;
+			return;
+		}
+		memcpy(vp, &arr, sizeof(arr));
+		old = path_index(c, i);
+		name = l->item(c, n, i, arr + *np * l->size);
+		for (j = 0; name && j < *np; j++) {
+			memcpy(&other, arr + j * l->size + l->name_off,
+			       sizeof(other));
+			if (other && !strcmp(other, name)) {
+				cerr(c, n, "the %s name '%s' is used twice",
+				     l->noun, name);
+				break;
+			}
+		}
+		(*np)++;
+		path_pop(c, old);
+		if (c->over_budget)
+			return;
+	}
+}
+
 static void source_release(struct rb_source_config *s)
 {
 	free(s->name);
@@ -1668,57 +1727,38 @@ static void source_release(struct rb_source_config *s)
 	free(s->ca_file);
 }
 
+/* sources[i]: a map, with its defaults and a name made up if it has none. */
+static const char *source_item(struct ctx *c, yaml_node_t *n, size_t i,
+			       void *elem)
+{
+	struct rb_source_config *s = elem;
+	struct source_read r = { .s = {
+					 .type = RB_SRC_STDIN,
+					 .tls_verify = true,
+					 .starttls = true,
+					 .poll_seconds = 300,
+				 } };
+
+	walk_map(c, n, source_keys, ARRAY_SIZE(source_keys), &r, source_check);
+	if (!r.s.name) {
+		char tmp[32];
+
+		snprintf(tmp, sizeof(tmp), "%s%zu", source_type_names[r.s.type],
+			 i);
+		r.s.name = xstrdup(c, tmp);
+	}
+	*s = r.s;
+	return s->name;
+}
+
 static void read_sources(struct ctx *c, yaml_node_t *v, void *obj)
 {
-	struct rb_config *cfg = c->cfg;
-	yaml_node_item_t *it;
-	size_t i = 0, j, old;
+	static const struct named_list sources = {
+		" of sources", "source", sizeof(struct rb_source_config),
+		offsetof(struct rb_source_config, name), source_item
+	};
 
-	if (is_null(v))
-		return;
-	if (!is_list(c, v, " of sources"))
-		return;
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++, i++) {
-		yaml_node_t *n = node(c, *it);
-		struct rb_source_config *ns;
-		struct source_read r = { .s = {
-						 .type = RB_SRC_STDIN,
-						 .tls_verify = true,
-						 .starttls = true,
-						 .poll_seconds = 300,
-					 } };
-
-		if (!n)
-			return;
-		ns = realloc(cfg->sources, (cfg->n_sources + 1) * sizeof(*ns));
-		if (!ns) {
-			c->oom = true;
-			return;
-		}
-		cfg->sources = ns;
-		old = path_index(c, i);
-		walk_map(c, n, source_keys, ARRAY_SIZE(source_keys), &r,
-			 source_check);
-		if (!r.s.name) {
-			char tmp[32];
-
-			snprintf(tmp, sizeof(tmp), "%s%zu",
-				 source_type_names[r.s.type], i);
-			r.s.name = xstrdup(c, tmp);
-		}
-		for (j = 0; r.s.name && j < cfg->n_sources; j++)
-			if (cfg->sources[j].name &&
-			    !strcmp(cfg->sources[j].name, r.s.name)) {
-				cerr(c, n, "the source name '%s' is used twice",
-				     r.s.name);
-				break;
-			}
-		cfg->sources[cfg->n_sources++] = r.s;
-		path_pop(c, old);
-		if (c->over_budget)
-			return;
-	}
+	read_named_list(c, v, &c->cfg->sources, &c->cfg->n_sources, &sources);
 }
 
 /* ---- trees ----------------------------------------------------------- */
@@ -1771,46 +1811,28 @@ static void tree_release(struct rb_tree_config *t)
 	free(t->branch);
 }
 
+/* trees[i]: a map; the branch is HEAD unless it says. */
+static const char *tree_item(struct ctx *c, yaml_node_t *n, size_t i,
+			     void *elem)
+{
+	struct rb_tree_config *t = elem;
+
+	(void)i;
+	*t = (struct rb_tree_config){ .fetch_minutes = 60 };
+	walk_map(c, n, tree_keys, ARRAY_SIZE(tree_keys), t, tree_check);
+	if (!t->branch)
+		t->branch = xstrdup(c, "HEAD");
+	return t->name;
+}
+
 static void read_trees(struct ctx *c, yaml_node_t *v, void *obj)
 {
-	struct rb_config *cfg = c->cfg;
-	yaml_node_item_t *it;
-	size_t i = 0, j, old;
+	static const struct named_list trees = {
+		" of trees", "tree", sizeof(struct rb_tree_config),
+		offsetof(struct rb_tree_config, name), tree_item
+	};
 
-	if (is_null(v))
-		return;
-	if (!is_list(c, v, " of trees"))
-		return;
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++, i++) {
-		yaml_node_t *n = node(c, *it);
-		struct rb_tree_config *nt, t = { .fetch_minutes = 60 };
-
-		if (!n)
-			return;
-		nt = realloc(cfg->trees, (cfg->n_trees + 1) * sizeof(*nt));
-		if (!nt) {
-			c->oom = true;
-			return;
-		}
-		cfg->trees = nt;
-		old = path_index(c, i);
-		walk_map(c, n, tree_keys, ARRAY_SIZE(tree_keys), &t,
-			 tree_check);
-		if (!t.branch)
-			t.branch = xstrdup(c, "HEAD");
-		for (j = 0; t.name && j < cfg->n_trees; j++)
-			if (cfg->trees[j].name &&
-			    !strcmp(cfg->trees[j].name, t.name)) {
-				cerr(c, n, "the tree name '%s' is used twice",
-				     t.name);
-				break;
-			}
-		cfg->trees[cfg->n_trees++] = t;
-		path_pop(c, old);
-		if (c->over_budget)
-			return;
-	}
+	read_named_list(c, v, &c->cfg->trees, &c->cfg->n_trees, &trees);
 }
 
 /* ---- the other sections ---------------------------------------------- */
