@@ -816,13 +816,60 @@ static int pick(struct ctx *c, yaml_node_t *v, const char *const *names)
 }
 
 /* Reads a list of strings; @check (may be NULL) validates each item. */
+/*
+ * Calls @fn on each item of the list @v, at the item's path, once the item
+ * is counted against the node budget. Returns false when the walk stopped
+ * early: a bad node, the budget spent, or @fn returned false.
+ */
+static bool each_item(struct ctx *c, yaml_node_t *v,
+		      bool (*fn)(struct ctx *c, yaml_node_t *n, void *arg),
+		      void *arg)
+{
+	yaml_node_item_t *it;
+	size_t i = 0, old;
+	bool go;
+
+	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++, i++) {
+		yaml_node_t *n = node(c, *it);
+
+		if (!n || !visit(c, n))
+			return false;
+		old = path_index(c, i);
+		go = fn(c, n, arg);
+		path_pop(c, old);
+		if (!go)
+			return false;
+	}
+	return true;
+}
+
+struct str_list {
+	char **v;
+	size_t n;
+	item_fn check;
+};
+
+static bool str_item(struct ctx *c, yaml_node_t *n, void *arg)
+{
+	struct str_list *l = arg;
+	const char *t = text(c, n, "a string", false);
+	char *s;
+
+	if (t && !*t) {
+		cerr(c, n, "must not be empty");
+	} else if (t) {
+		s = l->check ? l->check(c, n, t) : xstrdup(c, t);
+		if (s && strv_push(&l->v, &l->n, s))
+			c->oom = true;
+	}
+	return true;
+}
+
 static void set_list(struct ctx *c, yaml_node_t *v, char ***vp, size_t *np,
 		     item_fn check)
 {
-	yaml_node_item_t *it;
-	char **nv = NULL, *s;
-	size_t nn = 0, i = 0, old;
-	const char *t;
+	struct str_list l = { .check = check };
 
 	if (is_null(v)) {
 		strv_free(*vp, *np);
@@ -832,26 +879,10 @@ static void set_list(struct ctx *c, yaml_node_t *v, char ***vp, size_t *np,
 	}
 	if (!is_list(c, v, ""))
 		return;
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++, i++) {
-		yaml_node_t *n = node(c, *it);
-
-		if (!n || !visit(c, n))
-			break;
-		old = path_index(c, i);
-		t = text(c, n, "a string", false);
-		if (t && !*t)
-			cerr(c, n, "must not be empty");
-		else if (t) {
-			s = check ? check(c, n, t) : xstrdup(c, t);
-			if (s && strv_push(&nv, &nn, s))
-				c->oom = true;
-		}
-		path_pop(c, old);
-	}
+	each_item(c, v, str_item, &l);
 	strv_free(*vp, *np);
-	*vp = nv;
-	*np = nn;
+	*vp = l.v;
+	*np = l.n;
 }
 
 static char *addr_item(struct ctx *c, yaml_node_t *n, const char *t)
@@ -1152,32 +1183,26 @@ static void policy_rules(struct ctx *c, yaml_node_t *v, void *obj)
 	}
 }
 
-static void policy_recipients(struct ctx *c, yaml_node_t *v, void *obj)
+static bool recipient_item(struct ctx *c, yaml_node_t *n, void *arg)
 {
 	static const char *const names[] = { "author", "maintainers", "list",
 					     NULL };
+	int k = pick(c, n, names);
+
+	if (k >= 0)
+		*(unsigned int *)arg |= 1u << k;
+	return k >= 0;
+}
+
+static void policy_recipients(struct ctx *c, yaml_node_t *v, void *obj)
+{
 	struct rb_policy *p = obj;
-	yaml_node_item_t *it;
 	unsigned int bits = 0;
-	size_t i = 0, old;
-	int k;
 
 	if (!is_list(c, v, ""))
 		return;
-	for (it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++, i++) {
-		yaml_node_t *n = node(c, *it);
-
-		if (!n || !visit(c, n))
-			return;
-		old = path_index(c, i);
-		k = pick(c, n, names);
-		if (k >= 0)
-			bits |= 1u << k;
-		path_pop(c, old);
-		if (k < 0)
-			return;
-	}
+	if (!each_item(c, v, recipient_item, &bits))
+		return;
 	if (!bits) {
 		cerr(c, v,
 		     "is empty; to send to nobody use mode: off, or shadow "
