@@ -656,20 +656,31 @@ static void unknown_key(struct ctx *c, const yaml_node_t *kn, const char *name,
 		cerr(c, kn, "unknown key");
 }
 
-static void set_str(struct ctx *c, yaml_node_t *v, char **dst, bool multi)
+/*
+ * The text of scalar @v (@what it should be), or NULL for null, for what
+ * text() refuses, and for an empty string, after recording why.
+ */
+static const char *nonempty_text(struct ctx *c, yaml_node_t *v,
+				 const char *what, bool multi)
 {
 	const char *t;
 
 	if (is_null(v))
-		return;
-	t = text(c, v, "a string", multi);
-	if (!t)
-		return;
-	if (!*t) {
+		return NULL;
+	t = text(c, v, what, multi);
+	if (t && !*t) {
 		cerr(c, v, "must not be empty");
-		return;
+		return NULL;
 	}
-	replace(dst, xstrdup(c, t));
+	return t;
+}
+
+static void set_str(struct ctx *c, yaml_node_t *v, char **dst, bool multi)
+{
+	const char *t = nonempty_text(c, v, "a string", multi);
+
+	if (t)
+		replace(dst, xstrdup(c, t));
 }
 
 static void set_path(struct ctx *c, yaml_node_t *v, char **dst, int kind)
@@ -678,15 +689,9 @@ static void set_path(struct ctx *c, yaml_node_t *v, char **dst, int kind)
 	struct stat st;
 	char *p;
 
-	if (is_null(v))
-		return;
-	t = text(c, v, "a path", false);
+	t = nonempty_text(c, v, "a path", false);
 	if (!t)
 		return;
-	if (!*t) {
-		cerr(c, v, "must not be empty");
-		return;
-	}
 	p = resolve(c, v, t);
 	if (!p)
 		return;
@@ -897,12 +902,62 @@ static char *addr_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return xstrdup(c, t);
 }
 
+/* A secret read from the file that @v names (mode checked by read_secret). */
+static void set_secret_file(struct ctx *c, yaml_node_t *v, char **dst)
+{
+	const char *t;
+	char *s;
+
+	t = nonempty_text(c, v, "a path", false);
+	if (!t)
+		return;
+	s = resolve(c, v, t);
+	if (s) {
+		char *secret = read_secret(c, v, s);
+
+		if (secret) {
+			rb_free_secret(*dst);
+			*dst = secret;
+		}
+	}
+	free(s);
+}
+
+/* A secret from the environment variable that @v names. */
+static void set_secret_env(struct ctx *c, yaml_node_t *v, char **dst)
+{
+	const char *t, *p, *val;
+
+	if (is_null(v))
+		return;
+	t = text(c, v, "an environment variable name", false);
+	if (!t)
+		return;
+	for (p = t; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			break;
+	if (!*t || *p || isdigit((unsigned char)*t)) {
+		char tmp[40];
+
+		cerr(c, v, "'%s' is not an environment variable name",
+		     shown(tmp, sizeof(tmp), t));
+		return;
+	}
+	val = getenv(t);
+	if (!val || !*val) {
+		cerr(c, v, "the environment variable %s is %s", t,
+		     val ? "empty" : "not set");
+		return;
+	}
+	rb_free_secret(*dst);
+	*dst = xstrdup(c, val);
+}
+
 static void apply_key(struct ctx *c, const struct key *k, yaml_node_t *v,
 		      void *obj)
 {
 	char *base = obj;
 	const char *t;
-	char *s;
 	int i;
 
 	switch (k->type) {
@@ -963,54 +1018,11 @@ static void apply_key(struct ctx *c, const struct key *k, yaml_node_t *v,
 			 k->type == K_ADDRLIST ? addr_item : k->item);
 		break;
 	case K_SECRET_FILE:
-		if (is_null(v))
-			break;
-		t = text(c, v, "a path", false);
-		if (!t)
-			break;
-		if (!*t) {
-			cerr(c, v, "must not be empty");
-			break;
-		}
-		s = resolve(c, v, t);
-		if (s) {
-			char *secret = read_secret(c, v, s);
-
-			if (secret) {
-				rb_free_secret(*(char **)(base + k->off));
-				*(char **)(base + k->off) = secret;
-			}
-		}
-		free(s);
+		set_secret_file(c, v, (char **)(base + k->off));
 		break;
-	case K_SECRET_ENV: {
-		const char *p, *val;
-
-		if (is_null(v))
-			break;
-		t = text(c, v, "an environment variable name", false);
-		if (!t)
-			break;
-		for (p = t; *p; p++)
-			if (!isalnum((unsigned char)*p) && *p != '_')
-				break;
-		if (!*t || *p || isdigit((unsigned char)*t)) {
-			char tmp[40];
-
-			cerr(c, v, "'%s' is not an environment variable name",
-			     shown(tmp, sizeof(tmp), t));
-			break;
-		}
-		val = getenv(t);
-		if (!val || !*val) {
-			cerr(c, v, "the environment variable %s is %s", t,
-			     val ? "empty" : "not set");
-			break;
-		}
-		rb_free_secret(*(char **)(base + k->off));
-		*(char **)(base + k->off) = xstrdup(c, val);
+	case K_SECRET_ENV:
+		set_secret_env(c, v, (char **)(base + k->off));
 		break;
-	}
 	case K_MAP:
 		walk_map(c, v, k->sub, k->nsub, base + k->off, k->check);
 		break;
