@@ -2341,8 +2341,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->build_mem_mb = 4096;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
 	    !c->model.provider || !c->model.max_tokens_field ||
-	    !c->policy_default.name || !c->http_listen ||
-	    !c->http_thread_url) {
+	    !c->policy_default.name || !c->http_listen || !c->http_thread_url) {
 		rb_config_free(c);
 		return rb_err(RB_ENOMEM, "out of memory");
 	}
