@@ -184,8 +184,8 @@ static int try_apply(struct rb_apply_result **out, const char **tree_name,
 			return 0;
 		}
 		snprintf(why, why_size,
-			 "diff alone: does not apply on %s%s%.120s", t[i].name,
-			 r && r->reason ? ": " : "",
+			 "diff alone: does not apply on %.60s%s%.120s",
+			 t[i].name, r && r->reason ? ": " : "",
 			 r && r->reason ? r->reason : "");
 		rb_apply_result_free(r);
 	}
@@ -238,7 +238,8 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	if (ret)
 		goto out;
 	if (ar)
-		snprintf(ctxline, sizeof(ctxline), "applied on %s", tree_name);
+		snprintf(ctxline, sizeof(ctxline), "applied on %.200s",
+			 tree_name);
 	ctx.cover_title = p->cover_title;
 	ctx.subjects = (const char *const *)p->subjects;
 	ctx.n_subjects = p->n_subjects;
@@ -265,8 +266,9 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 		bool hit = d && rb_eval_hit(p, d, x, how, sizeof(how));
 
 		if (hit && !hits)
-			snprintf(first_how, sizeof(first_how), "%s:%s", x->file,
-				 how);
+			/* Cut for the table's cell: the JSON has it whole. */
+			snprintf(first_how, sizeof(first_how), "%.100s:%.50s",
+				 x->file, how);
 		hits += hit;
 		ret = count_cat(&r->t, x->category, hit);
 		if (ret)
