@@ -592,9 +592,8 @@ static void changed_release(struct rb_eval_changed *c)
 	free(c->categories);
 }
 
-/* The changes of @fix in @buggy; *touched when it shares a file. */
-static int locate(struct rb_eval_pair *p, const struct rb_diff *fd,
-		  const struct rb_diff *bd, bool *touched)
+int rb_eval_locate(struct rb_eval_pair *p, const struct rb_diff *fd,
+		   const struct rb_diff *bd, bool *touched)
 {
 	size_t i;
 	int ret;
@@ -724,7 +723,7 @@ static int series_of(struct rb_eval_pair *pr, const struct build *b,
 	return 0;
 }
 
-static void pair_release(struct rb_eval_pair *p)
+void rb_eval_pair_release(struct rb_eval_pair *p)
 {
 	size_t i;
 
@@ -770,7 +769,7 @@ static int make_pair(struct build *b, const struct fixref *r,
 			      "the fix or the buggy patch has a corrupt diff");
 		goto out;
 	}
-	ret = locate(&p, fd, bd, &touched);
+	ret = rb_eval_locate(&p, fd, bd, &touched);
 	if (ret)
 		goto out;
 	if (!touched) {
@@ -812,7 +811,7 @@ static int make_pair(struct build *b, const struct fixref *r,
 	v[s->n_pairs++] = p;
 	memset(&p, 0, sizeof(p));
 out:
-	pair_release(&p);
+	rb_eval_pair_release(&p);
 	rb_diff_free(fd);
 	rb_diff_free(bd);
 	return ret;
@@ -1380,7 +1379,7 @@ void rb_eval_set_release(struct rb_eval_set *s)
 	size_t i;
 
 	for (i = 0; i < s->n_pairs; i++)
-		pair_release(&s->pairs[i]);
+		rb_eval_pair_release(&s->pairs[i]);
 	free(s->pairs);
 	for (i = 0; i < s->n_excluded; i++) {
 		free(s->excluded[i].fix_msgid);

@@ -100,6 +100,17 @@ int rb_eval_set_load(struct rb_eval_set *out, const char *path);
 void rb_eval_set_release(struct rb_eval_set *s);
 
 /*
+ * Where fix @fix landed in buggy patch @buggy (both parsed): appends to
+ * @p->changed each file of @buggy the fix changed, with the lines and
+ * functions (evalset.c says how). *touched when the fix changes any file
+ * of @buggy at all. 0 or -RB_ENOMEM. For the builder and the fuzzer.
+ */
+int rb_eval_locate(struct rb_eval_pair *p, const struct rb_diff *fix,
+		   const struct rb_diff *buggy, bool *touched);
+/* Frees what @p holds and zeroes it. */
+void rb_eval_pair_release(struct rb_eval_pair *p);
+
+/*
  * The function around new-side line @line of @file in the diff @d: the
  * nearest function definition above it in its hunk, else the function the
  * hunk header names. NULL when none is known. Returned in @buf.
