@@ -3,6 +3,7 @@
  * store_versions.c - the versions of a series in the store. See
  * store_versions.h.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,25 @@ static int id_version_row(const struct rb_dbrow *row, void *payload)
 	return 1;
 }
 
+/*
+ * The end of a query for one id_version: on success the row's id (the
+ * caller's to free) and version, -RB_ENOTFOUND when there was no row, or
+ * the query's error @ret.
+ */
+static int id_version_out(struct id_version *r, int ret, char **id,
+			  int *version)
+{
+	if (ret) {
+		free(r->id);
+		return ret;
+	}
+	if (!r->id)
+		return -RB_ENOTFOUND;
+	*id = r->id;
+	*version = r->version;
+	return 0;
+}
+
 /* One candidate query; 0 with r->id set, or 0 with none. */
 static int try_one(struct rb_store *st, struct id_version *r, const char *sql,
 		   const struct rb_dbv *p, size_t n)
@@ -33,75 +53,100 @@ static int try_one(struct rb_store *st, struct id_version *r, const char *sql,
 	return st->db->ops->query(st->db, sql, p, n, id_version_row, r);
 }
 
+/* What a previous-version query takes from struct rb_prev_query. */
+enum prev_param {
+	PP_SERIES,
+	PP_VERSION,
+	PP_ASSEMBLED,
+	PP_B4,
+	PP_AUTHOR,
+	PP_TITLE
+};
+
+/*
+ * The ways to find the previous version, in the order they are tried.
+ * A way is tried only when each text it takes is known (not NULL, not
+ * empty): a query on an unknown value finds nothing anyway.
+ */
+static const struct prev_way {
+	const char *how;
+	const char *sql;
+	enum prev_param params[4];
+	size_t n;
+} prev_ways[] = {
+	{ "assembly",
+	  "SELECT id, version FROM series WHERE id = ? AND id <> ?",
+	  { PP_ASSEMBLED, PP_SERIES },
+	  2 },
+	{ "b4-link",
+	  "SELECT s.id, s.version FROM patches p JOIN"
+	  " series s ON s.id = p.series_id WHERE"
+	  " p.message_id = ? AND s.id <> ? AND"
+	  " s.version < ? AND s.author = ?"
+	  " ORDER BY s.first_seen DESC LIMIT 1",
+	  { PP_B4, PP_SERIES, PP_VERSION, PP_AUTHOR },
+	  4 },
+	{ "change-id",
+	  "SELECT o.id, o.version FROM series s JOIN"
+	  " series o ON o.change_id = s.change_id WHERE"
+	  " s.id = ? AND s.change_id IS NOT NULL AND"
+	  " o.id <> s.id AND o.version < s.version AND"
+	  " o.author = s.author"
+	  " ORDER BY o.version DESC, o.first_seen DESC LIMIT 1",
+	  { PP_SERIES },
+	  1 },
+	{ "author-title",
+	  "SELECT id, version FROM series WHERE"
+	  " author = ? AND lower(title) = lower(?) AND"
+	  " id <> ? AND version < ?"
+	  " ORDER BY version DESC, first_seen DESC LIMIT 1",
+	  { PP_AUTHOR, PP_TITLE, PP_SERIES, PP_VERSION },
+	  4 },
+};
+
+/* @w's parameters from @q into @p; false when one of them is unknown. */
+static bool prev_params(struct rb_dbv *p, const struct prev_way *w,
+			const struct rb_prev_query *q)
+{
+	const char *text[] = { [PP_SERIES] = q->series_id,
+			       [PP_ASSEMBLED] = q->assembled,
+			       [PP_B4] = q->b4_link,
+			       [PP_AUTHOR] = q->author,
+			       [PP_TITLE] = q->title };
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		enum prev_param k = w->params[i];
+
+		if (k == PP_VERSION) {
+			p[i] = RB_DB_INT(q->version);
+			continue;
+		}
+		if (!text[k] || !*text[k])
+			return false;
+		p[i] = RB_DB_TEXT(text[k]);
+	}
+	return true;
+}
+
 int rb_store_previous_version(struct rb_store *st,
 			      const struct rb_prev_query *q, char **id,
 			      int *version, const char **how)
 {
 	struct id_version r = { 0 };
+	struct rb_dbv p[4];
+	size_t i;
 	int ret = 0;
 
-	if (q->assembled) {
-		struct rb_dbv p[] = { RB_DB_TEXT(q->assembled),
-				      RB_DB_TEXT(q->series_id) };
-
-		ret = try_one(st, &r,
-			      "SELECT id, version FROM series WHERE id = ?"
-			      " AND id <> ?",
-			      p, 2);
-		*how = "assembly";
+	for (i = 0;
+	     i < sizeof(prev_ways) / sizeof(prev_ways[0]) && !ret && !r.id;
+	     i++) {
+		if (!prev_params(p, &prev_ways[i], q))
+			continue;
+		ret = try_one(st, &r, prev_ways[i].sql, p, prev_ways[i].n);
+		*how = prev_ways[i].how;
 	}
-	if (!ret && !r.id && q->b4_link) {
-		struct rb_dbv p[] = { RB_DB_TEXT(q->b4_link),
-				      RB_DB_TEXT(q->series_id),
-				      RB_DB_INT(q->version),
-				      RB_DB_TEXT(q->author) };
-
-		ret = try_one(st, &r,
-			      "SELECT s.id, s.version FROM patches p JOIN"
-			      " series s ON s.id = p.series_id WHERE"
-			      " p.message_id = ? AND s.id <> ? AND"
-			      " s.version < ? AND s.author = ?"
-			      " ORDER BY s.first_seen DESC LIMIT 1",
-			      p, 4);
-		*how = "b4-link";
-	}
-	if (!ret && !r.id) {
-		struct rb_dbv p[] = { RB_DB_TEXT(q->series_id) };
-
-		ret = try_one(st, &r,
-			      "SELECT o.id, o.version FROM series s JOIN"
-			      " series o ON o.change_id = s.change_id WHERE"
-			      " s.id = ? AND s.change_id IS NOT NULL AND"
-			      " o.id <> s.id AND o.version < s.version AND"
-			      " o.author = s.author"
-			      " ORDER BY o.version DESC, o.first_seen DESC"
-			      " LIMIT 1",
-			      p, 1);
-		*how = "change-id";
-	}
-	if (!ret && !r.id && q->author && q->title && *q->title) {
-		struct rb_dbv p[] = { RB_DB_TEXT(q->author),
-				      RB_DB_TEXT(q->title),
-				      RB_DB_TEXT(q->series_id),
-				      RB_DB_INT(q->version) };
-
-		ret = try_one(st, &r,
-			      "SELECT id, version FROM series WHERE"
-			      " author = ? AND lower(title) = lower(?) AND"
-			      " id <> ? AND version < ?"
-			      " ORDER BY version DESC, first_seen DESC LIMIT 1",
-			      p, 4);
-		*how = "author-title";
-	}
-	if (ret) {
-		free(r.id);
-		return ret;
-	}
-	if (!r.id)
-		return -RB_ENOTFOUND;
-	*id = r.id;
-	*version = r.version;
-	return 0;
+	return id_version_out(&r, ret, id, version);
 }
 
 int rb_store_link_version(struct rb_store *st, const char *series_id,
@@ -130,15 +175,7 @@ int rb_store_linked_version(struct rb_store *st, const char *series_id,
 		      "SELECT previous_id, previous_version FROM"
 		      " series_versions WHERE series_id = ?",
 		      &p, 1);
-	if (ret) {
-		free(r.id);
-		return ret;
-	}
-	if (!r.id)
-		return -RB_ENOTFOUND;
-	*previous_id = r.id;
-	*previous_version = r.version;
-	return 0;
+	return id_version_out(&r, ret, previous_id, previous_version);
 }
 
 int rb_store_put_patch_id(struct rb_store *st, const char *series_id, int idx,
