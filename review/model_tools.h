@@ -79,6 +79,14 @@ void rb_model_tools_get_usage(const struct rb_model_tools *t,
 			      struct rb_model_tools_usage *u);
 
 /*
+ * The search tools read the base tree once into a word index, kept for
+ * the next patch on the same tree (one index at a time, shared between
+ * threads). This frees it; tools objects that hold it keep it until
+ * rb_model_tools_free().
+ */
+void rb_model_tools_drop_index(void);
+
+/*
  * The evidence check: is every line of @quote (one or more lines,
  * compared with surrounding white space trimmed) in @path of the tree at
  * the base (@base_side) or at the tip, consecutive, starting within

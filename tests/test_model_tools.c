@@ -200,6 +200,7 @@ static int setup(void **state)
 		{ "mm/a.c", a_c },
 		{ "mm/b.h", b_h },
 		{ "mm/weird.c", weird_c },
+		{ "mm/num.c", "u64 y = 0x10ULL;\nint z = 3dnow_init(y);\n" },
 		{ "Documentation/notes.txt", "a_helper, second take\n" },
 		{ "bin.dat", bin, sizeof(bin) - 1 },
 		{ "link", "mm/a.c", 0, 0120000 },
@@ -218,7 +219,7 @@ static int setup(void **state)
 	assert_int_equal(git_repository_init(&f->repo, f->dir, 0), 0);
 	commit_files(&f->c1, f->repo, NULL, v1, 2, 1000, "mm: first\n");
 	commit_files(&f->c2, f->repo, &f->c1, v2, 2, 2000, "docs: notes\n");
-	commit_files(&f->c3, f->repo, &f->c2, v3, 6, 3000,
+	commit_files(&f->c3, f->repo, &f->c2, v3, 7, 3000,
 		     "mm: a_main and friends\n");
 	assert_int_equal(git_commit_lookup(&c, f->repo, &f->c3), 0);
 	git_oid_cpy(&f->base_tree, git_commit_tree_id(c));
@@ -432,6 +433,22 @@ static void test_grep(void **state)
 	has(f, "no match\n");
 	assert_int_equal(call(f, "grep", "{\"pattern\": \"\"}"), 0);
 	has(f, "error: the pattern must be one line");
+	/* Pieces of words the index holds only in part, or not at all. */
+	assert_int_equal(call(f, "grep", "{\"pattern\": \"10ULL;\"}"), 0);
+	has(f, "mm/num.c:1:u64 y = 0x10ULL;\n");
+	assert_int_equal(call(f, "grep", "{\"pattern\": \"ULL;\"}"), 0);
+	has(f, "mm/num.c:1:");
+	assert_int_equal(call(f, "grep", "{\"pattern\": \"now_init(y\"}"), 0);
+	has(f, "mm/num.c:2:int z = 3dnow_init(y);\n");
+	assert_int_equal(call(f, "grep", "{\"pattern\": \"z = 3dnow\"}"), 0);
+	has(f, "mm/num.c:2:");
+	assert_int_equal(call(f, "grep", "{\"pattern\": \" y = 0x1\"}"), 0);
+	has(f, "mm/num.c:1:");
+	assert_int_equal(call(f, "grep", "{\"pattern\": \"elper, sec\"}"), 0);
+	has(f, "Documentation/notes.txt:1:");
+	assert_int_equal(call(f, "grep", "{\"pattern\": \"a_helper, first\"}"),
+			 0);
+	has(f, "no match\n");
 	/* Punctuation only: every blob is read. */
 	assert_int_equal(call(f, "grep", "{\"pattern\": \"};\"}"), 0);
 	has(f, "mm/a.c:11:};\n");
