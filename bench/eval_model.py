@@ -123,11 +123,17 @@ def main():
         return
     prompt = sys.stdin.read()
     if '"verdicts"' in prompt:
-        ids = sorted({int(n) for n in re.findall(r"^Finding (\d+):", prompt,
-                                                 re.M)})
-        print(json.dumps({"verdicts": [{"id": n, "verdict": "confirmed",
-                                        "reason": "scripted"}
-                                       for n in ids]}))
+        # Each confirmation quotes the finding's own line as evidence
+        # (review/model.c drops a confirmation without evidence).
+        out = []
+        for m in re.finditer(r"^Finding (\d+): (.*), (old|new) side line "
+                             r"(\d+),.*\nQuoted code: (.*)$", prompt, re.M):
+            out.append({"id": int(m.group(1)), "verdict": "confirmed",
+                        "reason": "scripted", "evidence": [
+                            {"file": m.group(2), "line": int(m.group(4)),
+                             "side": "base" if m.group(3) == "old"
+                             else "tip", "quote": m.group(5)}]})
+        print(json.dumps({"verdicts": out}))
         return
     for m, fs in steps:
         if m in prompt:
