@@ -546,8 +546,9 @@ static void test_model_focuses(void **state)
 	cfg = NULL;
 	assert_int_equal(load_mem(&cfg, "model:\n  focuses: [style]\n", &e),
 			 -RB_ECONFIG);
-	assert_true(has_error(&e, 2, "'style' is not a focus (correctness, "
-				     "locking, memory, api, claims)"));
+	assert_true(has_error(&e, 2,
+			      "'style' is not a focus (correctness, "
+			      "locking, memory, api, claims)"));
 	rb_config_errors_release(&e);
 }
 
