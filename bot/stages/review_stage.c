@@ -1083,71 +1083,103 @@ static struct rb_render_dirs dirs_of(const struct series_ctx *c)
  * a finding, when the policy says send_when_empty, or when it is a new
  * version of a reviewed series (the range-diff is news to the list).
  */
-static int render_cover_summary(struct series_ctx *c, const char *base_hex)
-{
-	struct rb_render_summary_ctx r = { 0 };
-	struct rb_render_patch *pp = NULL;
-	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	struct rb_buf notes = RB_BUF_INIT(1u << 20);
-	struct rb_buf rd = RB_BUF_INIT(64 * 1024);
-	const char **summary = NULL, **pnote = NULL;
-	size_t *idx = NULL, *noff = NULL, n = 0, np = 0, k;
-	struct rb_finding *sel = NULL;
-	struct outgoing *o;
-	int *ids = NULL, total = c->row.total, i, ret = 0;
+/* The parts of the cover's summary reply, one per patch shown. */
+struct cover_parts {
+	struct rb_render_patch *pp;
+	const char **pnote; /* into notes */
+	size_t *noff; /* each part's note in notes, while it grows */
+	struct rb_buf notes;
+	struct rb_finding *sel; /* borrowed strings: c->findings' */
+	size_t *idx; /* sel[i] is c->findings.v[idx[i]] */
+	int *ids;
+	size_t n, np; /* findings in sel, parts in pp */
+};
 
-	pp = calloc((size_t)total + 1, sizeof(*pp));
-	pnote = calloc((size_t)total + 1, sizeof(*pnote));
-	noff = calloc((size_t)total + 1, sizeof(*noff));
-	summary = calloc(c->n_summary + 2, sizeof(*summary));
-	sel = calloc(c->findings.n + 1, sizeof(*sel));
-	idx = calloc(c->findings.n + 1, sizeof(*idx));
-	ids = calloc(c->findings.n + 1, sizeof(*ids));
-	if (!pp || !pnote || !noff || !summary || !sel || !idx || !ids) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
+static void cover_parts_release(struct cover_parts *cp)
+{
+	free(cp->pp);
+	free(cp->pnote);
+	free(cp->noff);
+	free(cp->sel);
+	free(cp->idx);
+	free(cp->ids);
+	rb_buf_release(&cp->notes);
+}
+
+/*
+ * Each patch that is there, with its raised findings (series-wide ones go
+ * with the first part shown) and its note from the versions stage.
+ */
+static int cover_parts_collect(struct cover_parts *cp, struct series_ctx *c)
+{
+	int total = c->row.total, i, ret = 0;
+	size_t k;
+
+	cp->notes = (struct rb_buf)RB_BUF_INIT(1u << 20);
+	cp->pp = calloc((size_t)total + 1, sizeof(*cp->pp));
+	cp->pnote = calloc((size_t)total + 1, sizeof(*cp->pnote));
+	cp->noff = calloc((size_t)total + 1, sizeof(*cp->noff));
+	cp->sel = calloc(c->findings.n + 1, sizeof(*cp->sel));
+	cp->idx = calloc(c->findings.n + 1, sizeof(*cp->idx));
+	cp->ids = calloc(c->findings.n + 1, sizeof(*cp->ids));
+	if (!cp->pp || !cp->pnote || !cp->noff || !cp->sel || !cp->idx ||
+	    !cp->ids)
+		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 1; i <= total && !ret; i++) {
 		const struct rb_message *m = c->msgs[i];
-		size_t start = n;
+		struct rb_render_patch *pp = &cp->pp[cp->np];
+		size_t start = cp->n;
 
 		if (!m)
 			continue;
-		/* Series-wide findings go with the first part shown. */
 		for (k = 0; k < c->findings.n; k++) {
 			int pi = c->findings.v[k].patch_index;
 
 			if (!strcmp(c->states[k], "raised") &&
-			    (pi == i || (pi == 0 && !np))) {
-				sel[n] = c->findings.v[k];
-				idx[n++] = k;
+			    (pi == i || (pi == 0 && !cp->np))) {
+				cp->sel[cp->n] = c->findings.v[k];
+				cp->idx[cp->n++] = k;
 			}
 		}
-		noff[np] = notes.len;
-		ret = rb_versions_part_note(&c->versions, i, &notes);
-		ret = ret ?: rb_buf_putc(&notes, '\0');
-		pp[np].index = i;
-		pp[np].title = m->subject.title;
-		pp[np].findings = sel + start;
-		pp[np].n_findings = n - start;
-		pp[np].ids = ids + start;
-		pp[np].commit_msg = m->commit_msg;
-		pp[np].patch = m->patch;
-		pp[np].patch_len = m->patch_len;
-		np++;
+		cp->noff[cp->np] = cp->notes.len;
+		ret = rb_versions_part_note(&c->versions, i, &cp->notes);
+		ret = ret ?: rb_buf_putc(&cp->notes, '\0');
+		pp->index = i;
+		pp->title = m->subject.title;
+		pp->findings = cp->sel + start;
+		pp->n_findings = cp->n - start;
+		pp->ids = cp->ids + start;
+		pp->commit_msg = m->commit_msg;
+		pp->patch = m->patch;
+		pp->patch_len = m->patch_len;
+		cp->np++;
 	}
 	if (ret)
-		goto out;
+		return ret;
 	/* The notes buffer may have moved while growing: point at it now. */
-	for (k = 0; k < np; k++) {
-		pnote[k] = notes.ptr + noff[k];
-		if (*pnote[k]) {
-			pp[k].summary = &pnote[k];
-			pp[k].n_summary = 1;
+	for (k = 0; k < cp->np; k++) {
+		cp->pnote[k] = cp->notes.ptr + cp->noff[k];
+		if (*cp->pnote[k]) {
+			cp->pp[k].summary = &cp->pnote[k];
+			cp->pp[k].n_summary = 1;
 		}
 	}
-	if (!n && !c->scope.pol.send_when_empty && !c->versions.prev_id)
-		goto out;
+	return 0;
+}
+
+/* The summary reply's text: the series' summary lines, then the parts. */
+static int cover_render(struct rb_buf *body, struct series_ctx *c,
+			const struct cover_parts *cp, const char *base_hex)
+{
+	struct rb_render_summary_ctx r = { 0 };
+	struct rb_buf rd = RB_BUF_INIT(64 * 1024);
+	const char **summary;
+	size_t k;
+	int ret;
+
+	summary = calloc(c->n_summary + 2, sizeof(*summary));
+	if (!summary)
+		return rb_err(RB_ENOMEM, "out of memory");
 	for (k = 0; k < c->n_summary; k++)
 		summary[k] = c->summary_v[k];
 	ret = rb_versions_range_diff(&c->versions, &rd);
@@ -1159,17 +1191,37 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 	r.subsystem = c->scope.pol.subsystem;
 	r.blocking_text = c->scope.pol.blocking_text;
 	r.version = c->msgs[0]->subject.version;
-	r.total = total;
+	r.total = c->row.total;
 	r.title = c->msgs[0]->subject.title;
 	r.base_name = c->applied && c->base_tree ? c->base_tree->name : NULL;
 	r.base_commit = c->applied ? base_hex : NULL;
 	r.summary = summary;
 	r.n_summary = k;
 	r.model_line = c->model_line.len ? c->model_line.ptr : NULL;
-	r.patches = pp;
-	r.n_patches = np;
+	r.patches = cp->pp;
+	r.n_patches = cp->np;
 	r.dirs = dirs_of(c);
-	ret = rb_render_summary(&body, &r);
+	ret = rb_render_summary(body, &r);
+out:
+	free(summary);
+	rb_buf_release(&rd);
+	return ret;
+}
+
+static int render_cover_summary(struct series_ctx *c, const char *base_hex)
+{
+	struct cover_parts cp = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct outgoing *o;
+	size_t k;
+	int ret;
+
+	ret = cover_parts_collect(&cp, c);
+	if (ret)
+		goto out;
+	if (!cp.n && !c->scope.pol.send_when_empty && !c->versions.prev_id)
+		goto out;
+	ret = cover_render(&body, c, &cp, base_hex);
 	if (ret)
 		goto out;
 	o = new_out(c, "summary", 0);
@@ -1177,11 +1229,11 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	o->finding_idx = idx;
-	o->ids = ids;
-	o->n = n;
-	idx = NULL;
-	ids = NULL;
+	o->finding_idx = cp.idx;
+	o->ids = cp.ids;
+	o->n = cp.n;
+	cp.idx = NULL;
+	cp.ids = NULL;
 	ret = queue_reply(c, o, 0, body.ptr, false);
 	o->words = 0;
 	for (k = 0; k < o->n; k++) {
@@ -1190,16 +1242,8 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 		o->words += count_words(c->findings.v[fi].message);
 	}
 out:
-	free(pp);
-	free(pnote);
-	free(noff);
-	free(summary);
-	free(sel);
-	free(idx);
-	free(ids);
+	cover_parts_release(&cp);
 	rb_buf_release(&body);
-	rb_buf_release(&notes);
-	rb_buf_release(&rd);
 	return ret;
 }
 
@@ -1497,17 +1541,14 @@ static int64_t last_seen(const struct series_ctx *c)
 }
 
 /* Everything decided, in one transaction with the end of the job. */
-static int write_results(struct series_ctx *c)
+/* The series' subsystem, the bases tried and the one it applied on. */
+static int write_bases(struct series_ctx *c)
 {
 	struct rb_store *st = c->p->st;
-	int64_t now = rb_now();
 	char hex[GIT_OID_HEXSZ + 1], hex2[GIT_OID_HEXSZ + 1];
-	size_t i, k;
+	size_t i;
 	int ret;
 
-	ret = rb_store_begin(st);
-	if (ret)
-		return ret;
 	ret = rb_store_series_subsystem(st, c->row.id, c->scope.pol.subsystem,
 					c->first->list_id);
 	for (i = 0; !ret && c->base && i < c->base->n_attempts; i++) {
@@ -1526,60 +1567,78 @@ static int write_results(struct series_ctx *c)
 			st, c->row.id, c->base_tree ? c->base_tree->name : NULL,
 			hex, hex2);
 	}
-	for (i = 0; !ret && i < c->n_out; i++) {
-		struct outgoing *o = &c->out[i];
-		int64_t latency = now - c->row.last_date;
-		struct rb_outmail m = {
-			.message_id = o->message_id,
-			.series_id = c->row.id,
-			.kind = o->kind,
-			.patch_idx = o->patch_idx,
-			.env_from = o->env_from,
-			.rcpts = o->rcpts.ptr,
-			.lists = o->lists.ptr,
-			.bytes = o->bytes.ptr,
-			.len = o->bytes.len,
-			.words = o->words,
-			.findings = (int)o->n,
-			.send_after = rb_policy_send_after(&c->scope.pol,
-							   last_seen(c)),
-			.policy = rb_mode_name(c->scope.pol.mode),
-			.subsystem = c->scope.pol.subsystem,
-			.latency = latency > 0 ? latency : 0,
-			.capped = o->capped,
-		};
+	return ret;
+}
 
-		if (c->usage && o->patch_idx > 0 &&
-		    o->patch_idx <= c->row.total) {
-			const struct rb_model_usage *u =
-				&c->usage[o->patch_idx];
+/*
+ * Queues @o in the outbox with the findings it shows (their states are
+ * then written and dropped from c->states). The same mail from an
+ * earlier run is left as it is.
+ */
+static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
+{
+	struct rb_store *st = c->p->st;
+	int64_t latency = now - c->row.last_date;
+	struct rb_outmail m = {
+		.message_id = o->message_id,
+		.series_id = c->row.id,
+		.kind = o->kind,
+		.patch_idx = o->patch_idx,
+		.env_from = o->env_from,
+		.rcpts = o->rcpts.ptr,
+		.lists = o->lists.ptr,
+		.bytes = o->bytes.ptr,
+		.len = o->bytes.len,
+		.words = o->words,
+		.findings = (int)o->n,
+		.send_after = rb_policy_send_after(&c->scope.pol, last_seen(c)),
+		.policy = rb_mode_name(c->scope.pol.mode),
+		.subsystem = c->scope.pol.subsystem,
+		.latency = latency > 0 ? latency : 0,
+		.capped = o->capped,
+	};
+	size_t k;
+	int ret;
 
-			m.model = rb_model_name(c->p->model);
-			m.prompt = c->prompt[0] ? c->prompt : NULL;
-			m.tokens_in = u->tokens_in;
-			m.tokens_out = u->tokens_out;
-			m.cost = u->cost;
-		}
+	if (c->usage && o->patch_idx > 0 && o->patch_idx <= c->row.total) {
+		const struct rb_model_usage *u = &c->usage[o->patch_idx];
 
-		ret = rb_store_add_outmail(st, &m);
-		if (ret == -RB_EEXISTS) {
-			/* The same mail from an earlier run: nothing new. */
-			ret = 0;
-			continue;
-		}
-		c->p->stats.queued++;
-		for (k = 0; !ret && k < o->n; k++) {
-			char fid[16];
-			size_t fi = o->finding_idx[k];
-
-			snprintf(fid, sizeof(fid), "F%d", o->ids[k]);
-			ret = rb_store_add_finding(st, c->row.id, o->message_id,
-						   fid, &c->findings.v[fi],
-						   c->states[fi]);
-			free(c->states[fi]);
-			c->states[fi] = NULL;
-		}
+		m.model = rb_model_name(c->p->model);
+		m.prompt = c->prompt[0] ? c->prompt : NULL;
+		m.tokens_in = u->tokens_in;
+		m.tokens_out = u->tokens_out;
+		m.cost = u->cost;
 	}
+	ret = rb_store_add_outmail(st, &m);
+	if (ret == -RB_EEXISTS) /* The same mail from an earlier run. */
+		return 0;
+	c->p->stats.queued++;
+	for (k = 0; !ret && k < o->n; k++) {
+		char fid[16];
+		size_t fi = o->finding_idx[k];
+
+		snprintf(fid, sizeof(fid), "F%d", o->ids[k]);
+		ret = rb_store_add_finding(st, c->row.id, o->message_id, fid,
+					   &c->findings.v[fi], c->states[fi]);
+		free(c->states[fi]);
+		c->states[fi] = NULL;
+	}
+	return ret;
+}
+
+static int write_results(struct series_ctx *c)
+{
+	struct rb_store *st = c->p->st;
+	int64_t now = rb_now();
+	size_t i;
+	int ret;
+
+	ret = rb_store_begin(st);
+	if (ret)
+		return ret;
+	ret = write_bases(c);
+	for (i = 0; !ret && i < c->n_out; i++)
+		ret = write_outmail(c, &c->out[i], now);
 	/* Findings not shown in any mail are kept for the stats. */
 	for (i = 0; !ret && c->states && i < c->findings.n; i++)
 		if (c->states[i])
