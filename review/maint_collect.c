@@ -377,17 +377,13 @@ static int commit_signers(struct rb_maint *m, const char *hex, struct strv *out)
 {
 	static const char *const tags[] = { "Signed-off-by:", "Reviewed-by:",
 					    "Acked-by:" };
-	git_object *obj = NULL;
-	git_commit *cm = NULL;
+	struct rb_buf text = RB_BUF_INIT(MAINT_MAX);
 	const char *body, *p;
 	int err = 0;
 
-	if (!m->src.repo)
-		return 0; /* vcs_exists() is false */
-	if (git_revparse_single(&obj, m->src.repo, hex) ||
-	    git_object_peel((git_object **)&cm, obj, GIT_OBJECT_COMMIT))
+	if (rb_maint__src_commit_body(&m->src, hex, &text))
 		goto out;
-	body = git_commit_body(cm);
+	body = text.ptr;
 	for (p = body; p && *p && !err;) {
 		const char *nl = strchr(p, '\n');
 		size_t ll = nl ? (size_t)(nl - p) : strlen(p), k;
@@ -422,8 +418,7 @@ static int commit_signers(struct rb_maint *m, const char *hex, struct strv *out)
 		}
 	}
 out:
-	git_commit_free(cm);
-	git_object_free(obj);
+	rb_buf_release(&text);
 	return err;
 }
 

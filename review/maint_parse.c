@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "review/maint_priv.h"
 #include "util/buf.h"
@@ -645,15 +646,21 @@ void rb_maint__index_unref(struct index *ix)
 		free(ix->rfc_perl[k]);
 	}
 	free(ix->text);
+	if (ix->map)
+		munmap(ix->map, ix->maplen);
 	free(ix->tv);
 	free(ix->tv_sect);
-	free(ix->sect);
-	free(ix->pat);
-	free(ix->cat);
-	free(ix->kw);
-	free(ix->mm_names);
-	free(ix->mm_addrs);
-	free(ix->ptrs);
+	if (ix->block) {
+		munmap(ix->block, ix->blocklen);
+	} else {
+		free(ix->sect);
+		free(ix->pat);
+		free(ix->cat);
+		free(ix->kw);
+		free(ix->mm_names);
+		free(ix->mm_addrs);
+		free(ix->ptrs);
+	}
 	rb_buf_release(&ix->warnings);
 	pthread_mutex_destroy(&ix->lock);
 	rb_maint__arena_release(&ix->ar);

@@ -139,6 +139,16 @@ struct index {
 	int rfc_state[2];
 	struct rb_buf warnings;
 	git_oid maint_id, mailmap_id; /* for the cache */
+	/* An index read from the cache: the file mapped read-only (its
+	 * string table is where the strings live), or NULL with @text.
+	 */
+	void *map;
+	size_t maplen;
+	/* An index read from the cache: its arrays (sect, pat, cat, kw,
+	 * the .mailmap maps, ptrs) in one mapping, freed as one.
+	 */
+	void *block;
+	size_t blocklen;
 };
 
 /* ---- memory (maint_mem.c) ------------------------------------------ */
@@ -195,10 +205,28 @@ static inline char lc_ascii(char c)
 
 /* ---- the tree (maint_tree.c) ---------------------------------------- */
 
+struct tree_src;
+
+/* A git tree's answers (maint_git.c, the only caller of libgit2). */
+struct tree_ops {
+	int (*node)(const struct tree_src *s, const char *path);
+	int (*read)(const struct tree_src *s, const char *path,
+		    struct rb_buf *out);
+	int (*commit_body)(const struct tree_src *s, const char *hex,
+			   struct rb_buf *out);
+	void (*release)(struct tree_src *s);
+};
+
 struct tree_src {
+	const struct tree_ops *ops; /* set with @repo and @tree */
 	git_repository *repo; /* a git tree, or */
 	git_tree *tree;
-	char *dir; /* a plain directory, or neither */
+	char *dir; /* a plain directory, or neither, or */
+	/* a git tree known only by what the cache keeps of it (the -d
+	 * answers, .get_maintainer.ignore): any other question about it
+	 * sets *missed, and the lookup must be made again with git.
+	 */
+	int *missed;
 };
 
 enum { NODE_NONE, NODE_DIR, NODE_FILE };
@@ -208,6 +236,11 @@ int rb_maint__src_node(const struct tree_src *s, const char *path);
 /* Reads the regular file @path of the tree into @out. */
 int rb_maint__src_read(const struct tree_src *s, const char *path,
 		       struct rb_buf *out);
+/* The body of the commit @hex names: -RB_ENOTFOUND when there is none
+ * or no git tree (get_maintainer's vcs_exists() false).
+ */
+int rb_maint__src_commit_body(const struct tree_src *s, const char *hex,
+			      struct rb_buf *out);
 void rb_maint__src_release(struct tree_src *s);
 /* Opens @repo_path at @rev into @src; the ids of MAINTAINERS and
  * .mailmap (zero when absent) into @mid/@mmid.
@@ -216,6 +249,16 @@ int rb_maint__open_git(struct tree_src *src, const char *repo_path,
 		       const char *rev, git_oid *mid, git_oid *mmid);
 int rb_maint__read_blob(struct rb_buf *out, git_repository *repo,
 			const git_oid *id);
+/* The commit HEAD names in @repo_path, read from the files of its .git
+ * directory without libgit2 (whose set-up parses the system's CA bundle:
+ * a third of a one-shot lookup); -RB_ENOTFOUND for anything but a
+ * loose or packed branch, or a detached HEAD, of a plain repository.
+ */
+int rb_maint__head_commit(unsigned char id[GIT_OID_RAWSZ],
+			  const char *repo_path);
+/* The -d answers for every pattern that asks one (rb_maint.dirmemo). */
+int rb_maint__tree_dirs(unsigned char *memo, const struct index *ix,
+			const struct tree_src *src);
 
 struct rb_maint {
 	struct index *ix;
@@ -319,6 +362,16 @@ void rb_maint__index_unref(struct index *ix);
  */
 int rb_maint__wrap(struct rb_maint **out, struct index *ix,
 		   const char *tree_dir);
+/* A handle on @ix over @src (both taken on success), with @ignore the
+ * text of .get_maintainer.ignore, or NULL to read it from the tree.
+ */
+int rb_maint__wrap_src(struct rb_maint **out, struct index *ix,
+		       struct tree_src *src, const struct rb_buf *ignore);
+/* rb_maint__wrap_src(..., NULL) unless @err; on failure, or on @err,
+ * @ix and @src are freed and the error returned.
+ */
+int rb_maint__wrap_or_drop(struct rb_maint **out, struct index *ix,
+			   struct tree_src *src, int err);
 const struct index *rb_maint__index(const struct rb_maint *m);
 
 /*
@@ -332,6 +385,29 @@ const struct index *rb_maint__index(const struct rb_maint *m);
 int rb_maint__cache_load(struct index **out, const char *dir,
 			 const git_oid *mid, const git_oid *mmid);
 int rb_maint__cache_save(const struct index *ix, const char *dir);
+
+/*
+ * What a cache-only lookup needs of the tree of one commit, in
+ * "DIR/<commit id>.tree": the MAINTAINERS and .mailmap ids (which index
+ * file), the -d answer for each pattern and .get_maintainer.ignore.
+ * Load returns -RB_ENOTFOUND for no usable file; *memo is malloc'd
+ * (@npat bytes) and @ignore gets the file's text.
+ */
+struct tree_facts {
+	unsigned char commit[GIT_OID_RAWSZ];
+	git_oid mid, mmid;
+	unsigned char *memo;
+	size_t npat;
+	struct rb_buf ignore;
+};
+
+int rb_maint__facts_load(struct tree_facts *f, const char *dir);
+/* The file itself (@f->commit set to the one expected): -RB_EINVAL when
+ * damaged; @verify checks the checksum (the fuzz target turns it off).
+ */
+int rb_maint__facts_decode(struct tree_facts *f, const unsigned char *buf,
+			   size_t len, bool verify);
+int rb_maint__facts_save(const struct tree_facts *f, const char *dir);
 
 /* The file format itself: encode appends to @out; decode takes @buf
  * (malloc'd) in all cases. @verify checks the checksum (the fuzz target

@@ -4,10 +4,13 @@
  * (symbolic links followed inside it, never out) or a plain directory;
  * get_maintainer's -d and -f tests and its file reads.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "review/maint_priv.h"
 #include "util/buf.h"
@@ -15,106 +18,18 @@
 #include "util/fs.h"
 #include "util/banned.h"
 
-#define LINK_DEPTH 8
-
-static int git_node(const struct tree_src *s, const char *path, int depth,
-		    git_oid *blob);
-
-/* Joins the symlink target @target onto the directory of @path. */
-static char *link_join(const char *path, const char *target, size_t tlen)
-{
-	struct rb_buf b = RB_BUF_INIT(PATH_MAX);
-	const char *slash = strrchr(path, '/');
-	char *out = NULL, *parts[256], *p, *save = NULL;
-	size_t np = 0, i;
-
-	if (tlen && target[0] == '/')
-		return NULL; /* outside the tree */
-	if (slash && rb_buf_add(&b, path, (size_t)(slash - path + 1)))
-		goto out;
-	if (rb_buf_add(&b, target, tlen))
-		goto out;
-	/* Normalise "." and "..". */
-	for (p = strtok_r(b.ptr, "/", &save); p;
-	     p = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(p, "."))
-			continue;
-		if (!strcmp(p, "..")) {
-			if (!np)
-				goto out;
-			np--;
-			continue;
-		}
-		if (np == 256)
-			goto out;
-		parts[np++] = p;
-	}
-	{
-		struct rb_buf o = RB_BUF_INIT(PATH_MAX);
-
-		for (i = 0; i < np; i++)
-			if ((i && rb_buf_putc(&o, '/')) ||
-			    rb_buf_puts(&o, parts[i])) {
-				rb_buf_release(&o);
-				goto out;
-			}
-		out = rb_buf_detach(&o, NULL);
-	}
-out:
-	rb_buf_release(&b);
-	return out;
-}
-
-static int git_node(const struct tree_src *s, const char *path, int depth,
-		    git_oid *blob)
-{
-	git_tree_entry *e = NULL;
-	int kind = NODE_NONE;
-
-	if (!*path || path[0] == '/' || depth > LINK_DEPTH)
-		return NODE_NONE;
-	if (git_tree_entry_bypath(&e, s->tree, path))
-		return NODE_NONE;
-	switch (git_tree_entry_filemode(e)) {
-	case GIT_FILEMODE_TREE:
-		kind = NODE_DIR;
-		break;
-	case GIT_FILEMODE_BLOB:
-	case GIT_FILEMODE_BLOB_EXECUTABLE:
-		kind = NODE_FILE;
-		if (blob)
-			git_oid_cpy(blob, git_tree_entry_id(e));
-		break;
-	case GIT_FILEMODE_LINK: {
-		git_blob *b = NULL;
-		char *to;
-
-		/* -d and -f follow symbolic links. */
-		if (git_blob_lookup(&b, s->repo, git_tree_entry_id(e)))
-			break;
-		to = link_join(path, git_blob_rawcontent(b),
-			       (size_t)git_blob_rawsize(b));
-		git_blob_free(b);
-		if (to)
-			kind = git_node(s, to, depth + 1, blob);
-		free(to);
-		break;
-	}
-	default:
-		break;
-	}
-	git_tree_entry_free(e);
-	return kind;
-}
-
 int rb_maint__src_node(const struct tree_src *s, const char *path)
 {
 	struct stat st;
 	struct rb_buf b = RB_BUF_INIT(PATH_MAX);
 	int kind = NODE_NONE;
 
-	if (s->tree)
-		return git_node(s, path, 0, NULL);
+	if (s->missed) {
+		__atomic_store_n(s->missed, 1, __ATOMIC_RELAXED);
+		return NODE_NONE;
+	}
+	if (s->ops)
+		return s->ops->node(s, path);
 	if (!s->dir || !*path)
 		return NODE_NONE;
 	if (!rb_buf_printf(&b, "%s/%s", s->dir, path) && stat(b.ptr, &st) == 0)
@@ -129,21 +44,12 @@ int rb_maint__src_node(const struct tree_src *s, const char *path)
 int rb_maint__src_read(const struct tree_src *s, const char *path,
 		       struct rb_buf *out)
 {
-	if (s->tree) {
-		git_oid id;
-		git_blob *b = NULL;
-		int err;
-
-		if (git_node(s, path, 0, &id) != NODE_FILE)
-			return rb_err(RB_ENOTFOUND, "%s: not a file", path);
-		if (git_blob_lookup(&b, s->repo, &id))
-			return rb_err(RB_EIO, "%s: %s", path,
-				      git_error_last()->message);
-		err = rb_buf_add(out, git_blob_rawcontent(b),
-				 (size_t)git_blob_rawsize(b));
-		git_blob_free(b);
-		return err;
+	if (s->missed) {
+		__atomic_store_n(s->missed, 1, __ATOMIC_RELAXED);
+		return rb_err(RB_ENOTFOUND, "%s: not in the cache", path);
 	}
+	if (s->ops)
+		return s->ops->read(s, path, out);
 	if (s->dir) {
 		struct rb_buf p = RB_BUF_INIT(PATH_MAX);
 		int err;
@@ -159,69 +65,140 @@ int rb_maint__src_read(const struct tree_src *s, const char *path,
 	return rb_err(RB_ENOTFOUND, "%s: no tree", path);
 }
 
+int rb_maint__src_commit_body(const struct tree_src *s, const char *hex,
+			      struct rb_buf *out)
+{
+	if (s->missed) { /* the cache knows no commits */
+		__atomic_store_n(s->missed, 1, __ATOMIC_RELAXED);
+		return -RB_ENOTFOUND;
+	}
+	if (!s->ops)
+		return -RB_ENOTFOUND; /* vcs_exists() is false */
+	return s->ops->commit_body(s, hex, out);
+}
+
 void rb_maint__src_release(struct tree_src *s)
 {
-	git_tree_free(s->tree);
-	git_repository_free(s->repo);
+	if (s->ops)
+		s->ops->release(s);
 	free(s->dir);
+	free(s->missed);
 	memset(s, 0, sizeof(*s));
 }
 
-/* Opens @repo_path at @rev into @src; the ids of MAINTAINERS and
- * .mailmap (zero when absent) into @mid/@mmid.
- */
-int rb_maint__open_git(struct tree_src *src, const char *repo_path,
-		       const char *rev, git_oid *mid, git_oid *mmid)
+int rb_maint__tree_dirs(unsigned char *memo, const struct index *ix,
+			const struct tree_src *src)
 {
-	git_object *obj = NULL;
-	git_tree_entry *e = NULL;
-	int err = 0;
+	size_t i;
 
-	git_libgit2_init();
-	if (git_repository_open_ext(&src->repo, repo_path,
-				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {
-		err = rb_err(RB_ENOTFOUND, "%s: not a git repository: %s",
-			     repo_path, git_error_last()->message);
-		goto out;
+	for (i = 0; i < ix->npat; i++) {
+		const struct pat *p = &ix->pat[i];
+		char *v;
+
+		memo[i] = 0;
+		if (!p->may_dir)
+			continue;
+		v = strndup(p->val, p->vlen);
+		if (!v)
+			return rb_err(RB_ENOMEM, "maintainers: out of memory");
+		memo[i] = rb_maint__src_node(src, v) == NODE_DIR ? 1 : 2;
+		free(v);
 	}
-	if (git_revparse_single(&obj, src->repo, rev ? rev : "HEAD") ||
-	    git_object_peel((git_object **)&src->tree, obj, GIT_OBJECT_TREE)) {
-		err = rb_err(RB_ENOTFOUND, "%s: no revision %s: %s", repo_path,
-			     rev ? rev : "HEAD", git_error_last()->message);
-		goto out;
-	}
-	if (git_tree_entry_bypath(&e, src->tree, "MAINTAINERS") ||
-	    git_tree_entry_type(e) != GIT_OBJECT_BLOB) {
-		err = rb_err(RB_ENOTFOUND, "%s: no MAINTAINERS at %s",
-			     repo_path, rev ? rev : "HEAD");
-		goto out;
-	}
-	git_oid_cpy(mid, git_tree_entry_id(e));
-	git_tree_entry_free(e);
-	e = NULL;
-	memset(mmid, 0, sizeof(*mmid));
-	if (!git_tree_entry_bypath(&e, src->tree, ".mailmap") &&
-	    git_tree_entry_type(e) == GIT_OBJECT_BLOB)
-		git_oid_cpy(mmid, git_tree_entry_id(e));
-out:
-	git_tree_entry_free(e);
-	git_object_free(obj);
-	if (err)
-		rb_maint__src_release(src);
-	return err;
+	return 0;
 }
 
-int rb_maint__read_blob(struct rb_buf *out, git_repository *repo,
-			const git_oid *id)
+/* A small file of the .git directory, NUL-terminated, newline cut. */
+static int git_file(char *buf, size_t size, const char *gitdir,
+		    const char *name)
 {
-	git_blob *b = NULL;
-	int err;
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
 
-	if (git_blob_lookup(&b, repo, id))
-		return rb_err(RB_EIO, "blob %s: %s", git_oid_tostr_s(id),
-			      git_error_last()->message);
-	err = rb_buf_add(out, git_blob_rawcontent(b),
-			 (size_t)git_blob_rawsize(b));
-	git_blob_free(b);
-	return err;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", gitdir, name) >=
+	    sizeof(path))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int hex_id(unsigned char id[GIT_OID_RAWSZ], const char *hex)
+{
+	size_t i;
+
+	for (i = 0; i < GIT_OID_HEXSZ; i++) {
+		const char *d = strchr("0123456789abcdef", hex[i]);
+
+		if (!hex[i] || !d)
+			return -1;
+		if (i % 2 == 0)
+			id[i / 2] = 0;
+		id[i / 2] |= (unsigned char)((d - "0123456789abcdef")
+					     << (i % 2 ? 0 : 4));
+	}
+	return hex[i] ? -1 : 0;
+}
+
+/* "<hex> <ref>" in packed-refs (git's file, one ref a line). */
+static int packed_ref(unsigned char id[GIT_OID_RAWSZ], const char *gitdir,
+		      const char *ref)
+{
+	char path[PATH_MAX], line[1024];
+	size_t rl = strlen(ref);
+	FILE *f;
+	int ret = -1;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/packed-refs", gitdir) >=
+	    sizeof(path))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strlen(line) == GIT_OID_HEXSZ + 1 + rl &&
+		    line[GIT_OID_HEXSZ] == ' ' &&
+		    !strcmp(line + GIT_OID_HEXSZ + 1, ref)) {
+			line[GIT_OID_HEXSZ] = '\0';
+			ret = hex_id(id, line);
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+int rb_maint__head_commit(unsigned char id[GIT_OID_RAWSZ],
+			  const char *repo_path)
+{
+	char gitdir[PATH_MAX], head[512], ref[512];
+	struct stat st;
+	const char *name;
+
+	/* A worktree's .git directory; a bare repository is its own. */
+	if ((size_t)snprintf(gitdir, sizeof(gitdir), "%s/.git", repo_path) >=
+		    sizeof(gitdir) ||
+	    lstat(gitdir, &st) || !S_ISDIR(st.st_mode)) {
+		if ((size_t)snprintf(gitdir, sizeof(gitdir), "%s", repo_path) >=
+		    sizeof(gitdir))
+			return -RB_ENOTFOUND;
+	}
+	if (git_file(head, sizeof(head), gitdir, "HEAD"))
+		return -RB_ENOTFOUND;
+	if (strncmp(head, "ref: ", 5))
+		return hex_id(id, head) ? -RB_ENOTFOUND : 0;
+	name = head + 5;
+	/* Only a branch, named without "..": the name picks a file. */
+	if (strncmp(name, "refs/heads/", 11) || strstr(name, ".."))
+		return -RB_ENOTFOUND;
+	if (!git_file(ref, sizeof(ref), gitdir, name))
+		return hex_id(id, ref) ? -RB_ENOTFOUND : 0;
+	return packed_ref(id, gitdir, name) ? -RB_ENOTFOUND : 0;
 }

@@ -25,14 +25,31 @@
 #include "util/fs.h"
 #include "util/banned.h"
 
-struct rb_maint_cache {
-	struct index *ix;
-	unsigned int loads;
-	pthread_mutex_t lock;
-};
+/* .get_maintainer.ignore, one entry a line, "#" to the end a comment. */
+static void parse_ignore(struct rb_maint *m, const char *text, size_t len)
+{
+	size_t i = 0;
 
-static int maint_wrap(struct rb_maint **out, struct index *ix,
-		      struct tree_src *src)
+	while (i < len) {
+		const char *l = text + i;
+		const char *nl = memchr(l, '\n', len - i);
+		size_t ll = nl ? (size_t)(nl - l) : len - i;
+		const char *h = memchr(l, '#', ll);
+
+		i += ll + 1;
+		if (h)
+			ll = (size_t)(h - l);
+		rb_maint__trim(&l, &ll);
+		if (ll && rb_maint__strv_push(&m->ignore, strndup(l, ll)))
+			break;
+	}
+}
+
+/* The handle on @ix over @src (both taken on success), with @ignore the
+ * text of .get_maintainer.ignore, or NULL to read it from the tree.
+ */
+int rb_maint__wrap_src(struct rb_maint **out, struct index *ix,
+		       struct tree_src *src, const struct rb_buf *ignore)
 {
 	struct rb_maint *m = calloc(1, sizeof(*m));
 
@@ -48,37 +65,29 @@ static int maint_wrap(struct rb_maint **out, struct index *ix,
 	/* The file get_maintainer reads from the tree's top (which_conf()
 	 * also looks in $HOME: never here).
 	 */
-	{
+	if (ignore) {
+		parse_ignore(m, ignore->ptr, ignore->len);
+	} else {
 		struct rb_buf b = RB_BUF_INIT(1 << 20);
-		size_t i = 0;
 
-		if (!rb_maint__src_read(&m->src, ".get_maintainer.ignore",
-					&b)) {
-			while (i < b.len) {
-				const char *l = b.ptr + i;
-				const char *nl = memchr(l, '\n', b.len - i);
-				size_t ll = nl ? (size_t)(nl - l) : b.len - i;
-				const char *h = memchr(l, '#', ll);
-
-				i += ll + 1;
-				if (h)
-					ll = (size_t)(h - l);
-				rb_maint__trim(&l, &ll);
-				if (ll && rb_maint__strv_push(&m->ignore,
-							      strndup(l, ll)))
-					break;
-			}
-		}
+		if (!rb_maint__src_read(&m->src, ".get_maintainer.ignore", &b))
+			parse_ignore(m, b.ptr, b.len);
 		rb_buf_release(&b);
 	}
 	*out = m;
 	return 0;
 }
 
+static int maint_wrap(struct rb_maint **out, struct index *ix,
+		      struct tree_src *src)
+{
+	return rb_maint__wrap_src(out, ix, src, NULL);
+}
+
 /* The handle on @ix over @src, both taken; on @err, or when the handle
  * cannot be made, both are freed and the error returned. */
-static int wrap_or_drop(struct rb_maint **out, struct index *ix,
-			struct tree_src *src, int err)
+int rb_maint__wrap_or_drop(struct rb_maint **out, struct index *ix,
+			   struct tree_src *src, int err)
 {
 	if (!err)
 		err = maint_wrap(out, ix, src);
@@ -146,66 +155,48 @@ int rb_maint_load_file(struct rb_maint **out, const char *maintainers_path,
 		if (!src.dir)
 			err = rb_err(RB_ENOMEM, "maintainers: out of memory");
 	}
-	err = wrap_or_drop(out, ix, &src, err);
+	err = rb_maint__wrap_or_drop(out, ix, &src, err);
 	rb_buf_release(&t);
 	rb_buf_release(&mm);
 	return err;
 }
 
-static int index_from_git(struct index **out, struct tree_src *src,
-			  const git_oid *mid, const git_oid *mmid)
+int rb_maint_load_cache_only(struct rb_maint **out, const char *repo_path,
+			     const char *cache_dir)
 {
-	struct rb_buf t = RB_BUF_INIT(MAINT_MAX), mm = RB_BUF_INIT(MAINT_MAX);
-	bool has_mm = !git_oid_is_zero(mmid);
+	struct tree_facts f = { .ignore = RB_BUF_INIT(1 << 20) };
+	struct tree_src src = { 0 };
+	struct index *ix = NULL;
 	int err;
 
-	err = rb_maint__read_blob(&t, src->repo, mid);
-	if (!err && has_mm)
-		err = rb_maint__read_blob(&mm, src->repo, mmid);
+	err = rb_maint__head_commit(f.commit, repo_path);
 	if (!err)
-		err = rb_maint__index_new(out, t.ptr, t.len,
-					  has_mm ? mm.ptr : NULL, mm.len);
+		err = rb_maint__facts_load(&f, cache_dir);
+	if (!err)
+		err = rb_maint__cache_load(&ix, cache_dir, &f.mid, &f.mmid);
+	if (!err && f.npat != ix->npat)
+		err = rb_err(RB_ENOTFOUND, "maintainers cache: stale");
 	if (!err) {
-		git_oid_cpy(&(*out)->maint_id, mid);
-		git_oid_cpy(&(*out)->mailmap_id, mmid);
+		src.missed = calloc(1, sizeof(*src.missed));
+		if (!src.missed)
+			err = rb_err(RB_ENOMEM, "maintainers: out of memory");
 	}
-	rb_buf_release(&t);
-	rb_buf_release(&mm);
+	if (!err)
+		err = rb_maint__wrap_src(out, ix, &src, &f.ignore);
+	if (!err)
+		memcpy((*out)->dirmemo, f.memo, f.npat);
+	else
+		rb_maint__index_unref(ix);
+	rb_maint__src_release(&src);
+	free(f.memo);
+	rb_buf_release(&f.ignore);
 	return err;
 }
 
-/* A load from a git tree: the tree, the index, the blob ids it is of. */
-struct git_load {
-	struct tree_src src;
-	struct index *ix;
-	git_oid mid, mmid;
-};
-
-int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
-		      const char *rev)
+bool rb_maint_incomplete(const struct rb_maint *m)
 {
-	return rb_maint_load_git_cached(out, repo_path, rev, NULL);
-}
-
-int rb_maint_load_git_cached(struct rb_maint **out, const char *repo_path,
-			     const char *rev, const char *cache_dir)
-{
-	struct git_load l = { 0 };
-	int err;
-
-	err = rb_maint__open_git(&l.src, repo_path, rev, &l.mid, &l.mmid);
-	if (err)
-		return err;
-	if (!cache_dir ||
-	    rb_maint__cache_load(&l.ix, cache_dir, &l.mid, &l.mmid)) {
-		err = index_from_git(&l.ix, &l.src, &l.mid, &l.mmid);
-		/* A cache that can't be written costs the next run a
-		 * parse, nothing else.
-		 */
-		if (!err && cache_dir)
-			(void)rb_maint__cache_save(l.ix, cache_dir);
-	}
-	return wrap_or_drop(out, l.ix, &l.src, err);
+	return m->src.missed &&
+	       __atomic_load_n(m->src.missed, __ATOMIC_RELAXED);
 }
 
 void rb_maint_free(struct rb_maint *m)
@@ -244,56 +235,4 @@ const struct rb_maint_section *rb_maint_find_section(const struct rb_maint *m,
 const char *rb_maint_warnings(const struct rb_maint *m)
 {
 	return m->ix->warnings.ptr;
-}
-
-int rb_maint_cache_new(struct rb_maint_cache **out)
-{
-	struct rb_maint_cache *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return rb_err(RB_ENOMEM, "maintainers: out of memory");
-	pthread_mutex_init(&c->lock, NULL);
-	*out = c;
-	return 0;
-}
-
-int rb_maint_cache_get(struct rb_maint **out, struct rb_maint_cache *c,
-		       const char *repo_path, const char *rev)
-{
-	struct git_load l = { 0 };
-	int err;
-
-	err = rb_maint__open_git(&l.src, repo_path, rev, &l.mid, &l.mmid);
-	if (err)
-		return err;
-	pthread_mutex_lock(&c->lock);
-	if (c->ix && git_oid_equal(&c->ix->maint_id, &l.mid) &&
-	    git_oid_equal(&c->ix->mailmap_id, &l.mmid)) {
-		l.ix = c->ix;
-		__atomic_add_fetch(&l.ix->refs, 1, __ATOMIC_ACQ_REL);
-	} else {
-		err = index_from_git(&l.ix, &l.src, &l.mid, &l.mmid);
-		if (!err) {
-			rb_maint__index_unref(c->ix);
-			c->ix = l.ix;
-			c->loads++;
-			__atomic_add_fetch(&l.ix->refs, 1, __ATOMIC_ACQ_REL);
-		}
-	}
-	pthread_mutex_unlock(&c->lock);
-	return wrap_or_drop(out, l.ix, &l.src, err);
-}
-
-unsigned int rb_maint_cache_loads(const struct rb_maint_cache *c)
-{
-	return c->loads;
-}
-
-void rb_maint_cache_free(struct rb_maint_cache *c)
-{
-	if (!c)
-		return;
-	rb_maint__index_unref(c->ix);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
 }

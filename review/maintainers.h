@@ -118,6 +118,18 @@ int rb_maint_load_git(struct rb_maint **out, const char *repo_path,
  */
 int rb_maint_load_git_cached(struct rb_maint **out, const char *repo_path,
 			     const char *rev, const char *cache_dir);
+/*
+ * The one-shot's quick load: the index and what the cache keeps of the
+ * tree of the commit HEAD names in @repo_path (files the cached load of
+ * HEAD wrote), read without libgit2. -RB_ENOTFOUND when the cache has no
+ * such files, or HEAD is not a branch or commit of a plain repository.
+ * A lookup on this handle that needs more of the tree (a .yaml file, a
+ * Fixes: commit, a path of --file) is incomplete: rb_maint_incomplete()
+ * says so, and the caller makes it again with rb_maint_load_git_cached().
+ */
+int rb_maint_load_cache_only(struct rb_maint **out, const char *repo_path,
+			     const char *cache_dir);
+bool rb_maint_incomplete(const struct rb_maint *m);
 int rb_maint_load_file(struct rb_maint **out, const char *maintainers_path,
 		       const char *mailmap_path, const char *tree_dir);
 /* Parses MAINTAINERS and .mailmap text held in memory (the fuzz target);

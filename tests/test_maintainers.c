@@ -620,6 +620,128 @@ static void test_disk_cache(void **state)
 	assert_int_equal(sh("rm -rf %s", dir), 0);
 }
 
+/* The first .tree file of @dir into @path; 0 when there is none. */
+static int facts_file(const char *dir, char *path, size_t len)
+{
+	char cmd[4400];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/*.tree 2>/dev/null", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(path, (int)len, p))
+		n++;
+	pclose(p);
+	path[strcspn(path, "\n")] = '\0';
+	return n;
+}
+
+/* Whether the 05-yaml lookup on @m asked the tree for more. */
+static bool yaml_incomplete(struct rb_maint *m)
+{
+	struct rb_buf patch = RB_BUF_INIT(1 << 20);
+	struct rb_maint_result *r = NULL;
+	char p[4200];
+	bool inc;
+
+	data_path(p, sizeof(p), "patches/05-yaml.patch");
+	assert_int_equal(rb_read_file(&patch, p), 0);
+	assert_int_equal(rb_maint_lookup_patch(&r, m, patch.ptr, patch.len), 0);
+	inc = rb_maint_incomplete(m);
+	rb_maint_result_free(r);
+	rb_buf_release(&patch);
+	return inc;
+}
+
+/*
+ * rb_maint_load_cache_only(): nothing before a cached load of HEAD has
+ * written the files; then the same outputs as a parse, for a loose and a
+ * packed branch and a detached HEAD; a lookup that reads a .yaml file is
+ * incomplete; a damaged, truncated or foreign-commit file is refused,
+ * and the next cached load writes it again.
+ */
+static void test_cache_only(void **state)
+{
+	char dir[] = "/tmp/rb-maint-only.XXXXXX", cdir[4200], f[4400],
+	     file[4400];
+	struct rb_maint *m = NULL, *ref = NULL;
+	struct rb_buf want = RB_BUF_INIT(1 << 22), got = RB_BUF_INIT(1 << 22);
+	int round;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cdir, sizeof(cdir), "%s/cache", dir);
+	assert_int_equal(
+		sh("set -e; cd %s; mkdir repo; cd repo; git init -q .;"
+		   "cp -r %s/tree/. .; cp %s/MAINTAINERS MAINTAINERS;"
+		   "cp %s/mailmap .mailmap; git add -A;"
+		   "git -c user.name=t -c user.email=t@t commit -q -m one",
+		   dir, data, data, data),
+		0);
+	snprintf(f, sizeof(f), "%s/repo", dir);
+	assert_int_equal(rb_maint_load_git(&ref, f, NULL), 0);
+	all_outputs(ref, &want);
+	assert_int_equal(rb_maint_load_cache_only(&m, f, cdir), -RB_ENOTFOUND);
+	/* A revision that is not HEAD writes no .tree file. */
+	assert_int_equal(rb_maint_load_git_cached(&m, f, "HEAD~0", cdir), 0);
+	rb_maint_free(m);
+	assert_int_equal(facts_file(cdir, file, sizeof(file)), 0);
+
+	for (round = 0; round < 6; round++) {
+		assert_int_equal(rb_maint_load_git_cached(&m, f, NULL, cdir),
+				 0);
+		rb_maint_free(m);
+		m = NULL;
+		if (round == 1)
+			assert_int_equal(sh("cd %s && git pack-refs --all", f),
+					 0);
+		if (round == 2)
+			assert_int_equal(
+				sh("cd %s && git checkout -q --detach", f), 0);
+		assert_int_equal(rb_maint_load_cache_only(&m, f, cdir), 0);
+		rb_buf_reset(&got);
+		all_outputs(m, &got);
+		assert_string_equal(want.ptr, got.ptr);
+		assert_false(rb_maint_incomplete(m));
+		assert_true(yaml_incomplete(m));
+		rb_maint_free(m);
+		m = NULL;
+		assert_int_equal(facts_file(cdir, file, sizeof(file)), 1);
+		/* 3: a flipped byte; 4: cut short; 5: the index damaged. */
+		if (round == 3)
+			assert_int_equal(
+				sh("printf 'X' | dd of=%s bs=1 seek=130 "
+				   "conv=notrunc status=none",
+				   file),
+				0);
+		if (round == 4)
+			assert_int_equal(sh("truncate -s 100 %s", file), 0);
+		if (round == 5) {
+			assert_int_equal(cache_file(cdir, file, sizeof(file)),
+					 1);
+			assert_int_equal(
+				sh("printf 'X' | dd of=%s bs=1 seek=300 "
+				   "conv=notrunc status=none",
+				   file),
+				0);
+		}
+		if (round >= 3)
+			assert_int_equal(rb_maint_load_cache_only(&m, f, cdir),
+					 -RB_ENOTFOUND);
+	}
+	/* A new commit: its tree is not known until a cached load. */
+	assert_int_equal(sh("cd %s && git -c user.name=t -c user.email=t@t "
+			    "commit -q --allow-empty -m two",
+			    f),
+			 0);
+	assert_int_equal(rb_maint_load_cache_only(&m, f, cdir), -RB_ENOTFOUND);
+	rb_maint_free(ref);
+	rb_buf_release(&want);
+	rb_buf_release(&got);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
 /* "Fixes:" lines: the signers of the fixed commit, as get_maintainer's
  * vcs_add_commit_signers() finds them with git log (not Linus, not a
  * Tested-by:, not .get_maintainer.ignore), mailmapped, counted, with the
@@ -838,6 +960,7 @@ int main(void)
 		cmocka_unit_test(test_regex),
 		cmocka_unit_test(test_git_cache),
 		cmocka_unit_test(test_cache_roundtrip),
+		cmocka_unit_test(test_cache_only),
 		cmocka_unit_test(test_disk_cache),
 		cmocka_unit_test(test_fixes),
 		cmocka_unit_test(test_hostile),

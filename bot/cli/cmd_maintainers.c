@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bot/cli/cli.h"
+#include "bot/cli/cmd_maintainers.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -124,7 +125,8 @@ static int run_one(struct rb_buf *out, const struct rb_maint *m, char **paths,
 	return err;
 }
 
-int cmd_maintainers(int argc, char **argv)
+/* Fills @o from the command line: -1, or the exit code to return. */
+static int parse_opts(struct maint_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "tree", required_argument, NULL, 't' },
@@ -141,50 +143,43 @@ int cmd_maintainers(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *tree = NULL, *rev = NULL, *mfile = NULL, *mailmap = NULL,
-		   *dir = NULL, *cache = NULL;
-	bool roles = false, sections = false, each = false, files = false,
-	     no_cache = false;
-	struct rb_buf cachebuf = RB_BUF_INIT(4096);
-	struct rb_maint *m = NULL;
-	struct rb_buf out = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	int c, i, err, ret = RB_EXIT_OK;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			tree = optarg;
+			o->tree = optarg;
 			break;
 		case 'r':
-			rev = optarg;
+			o->rev = optarg;
 			break;
 		case 'R':
-			roles = true;
+			o->roles = true;
 			break;
 		case 's':
-			sections = true;
+			o->sections = true;
 			break;
 		case 'e':
-			each = true;
+			o->each = true;
 			break;
 		case 'f':
-			files = true;
+			o->files = true;
 			break;
 		case 'm':
-			mfile = optarg;
+			o->mfile = optarg;
 			break;
 		case 'M':
-			mailmap = optarg;
+			o->mailmap = optarg;
 			break;
 		case 'd':
-			dir = optarg;
+			o->dir = optarg;
 			break;
 		case 'c':
-			cache = optarg;
+			o->cache = optarg;
 			break;
 		case 'C':
-			no_cache = true;
+			o->no_cache = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -194,59 +189,118 @@ int cmd_maintainers(int argc, char **argv)
 			return RB_EXIT_USAGE;
 		}
 	}
-	if ((!tree == !mfile) || optind >= argc) {
+	if ((!o->tree == !o->mfile) || optind >= argc) {
 		usage(stderr);
 		return RB_EXIT_USAGE;
 	}
-	if (!cache && !no_cache && !default_cache_dir(&cachebuf) &&
-	    cachebuf.len)
-		cache = cachebuf.ptr;
-	if (tree)
-		err = rb_maint_load_git_cached(&m, tree, rev,
-					       no_cache ? NULL : cache);
-	else
-		err = rb_maint_load_file(&m, mfile, mailmap, dir);
-	rb_buf_release(&cachebuf);
-	if (err) {
-		fprintf(stderr, "reviewbot maintainers: %s\n", rb_errmsg());
-		return RB_EXIT_FAIL;
+	o->args = argv + optind;
+	o->nargs = argc - optind;
+	return -1;
+}
+
+/* Every lookup of @o (one, or one per argument with --each) into @out,
+ * and the reasons of those that failed into @errs: the exit code.
+ */
+int rb_cli_maint_lookups(struct rb_buf *out, struct rb_buf *errs,
+			 const struct rb_maint *m, const struct maint_opts *o)
+{
+	int i, ret = RB_EXIT_OK;
+
+	if (!o->each) {
+		if (run_one(out, m, o->args, o->nargs, o->files, o->roles,
+			    o->sections)) {
+			(void)rb_buf_printf(errs, "reviewbot maintainers: %s\n",
+					    rb_errmsg());
+			ret = RB_EXIT_FAIL;
+		}
+		return ret;
+	}
+	for (i = 0; i < o->nargs; i++) {
+		size_t mark;
+
+		if (rb_buf_printf(out, "==> %s <==\n", o->args[i]))
+			return RB_EXIT_FAIL;
+		mark = out->len;
+		if (run_one(out, m, o->args + i, 1, o->files, o->roles,
+			    o->sections)) {
+			rb_buf_truncate(out, mark);
+			(void)rb_buf_printf(errs,
+					    "reviewbot maintainers: %s: %s\n",
+					    o->args[i], rb_errmsg());
+			ret = RB_EXIT_FAIL;
+		}
+	}
+	return ret;
+}
+
+/*
+ * The lookups from the cache alone, without libgit2 (whose set-up and
+ * loading were two thirds of a one-shot run): possible for HEAD when an
+ * earlier run cached it and the lookups ask nothing else of the tree.
+ * 0 with @out and @errs filled, or -1: do it with git.
+ */
+static int quick(struct rb_buf *out, struct rb_buf *errs,
+		 const struct maint_opts *o, int *ret)
+{
+	struct rb_maint *m = NULL;
+
+	if (!o->tree || !o->cache || o->files ||
+	    (o->rev && strcmp(o->rev, "HEAD")) ||
+	    rb_maint_load_cache_only(&m, o->tree, o->cache))
+		return -1;
+	*ret = rb_cli_maint_lookups(out, errs, m, o);
+	if (rb_maint_incomplete(m)) {
+		rb_buf_reset(out);
+		rb_buf_reset(errs);
+		rb_maint_free(m);
+		return -1;
 	}
 	if (*rb_maint_warnings(m))
 		fprintf(stderr, "reviewbot maintainers: patterns ignored:\n%s",
 			rb_maint_warnings(m));
-	if (!each) {
-		err = run_one(&out, m, argv + optind, argc - optind, files,
-			      roles, sections);
-		if (err) {
-			fprintf(stderr, "reviewbot maintainers: %s\n",
-				rb_errmsg());
-			ret = RB_EXIT_FAIL;
-		}
-	} else {
-		for (i = optind; i < argc; i++) {
-			size_t mark;
+	rb_maint_free(m);
+	return 0;
+}
 
-			if (rb_buf_printf(&out, "==> %s <==\n", argv[i])) {
-				ret = RB_EXIT_FAIL;
-				break;
-			}
-			mark = out.len;
-			err = run_one(&out, m, argv + i, 1, files, roles,
-				      sections);
-			if (err) {
-				rb_buf_truncate(&out, mark);
-				fprintf(stderr,
-					"reviewbot maintainers: %s: %s\n",
-					argv[i], rb_errmsg());
-				ret = RB_EXIT_FAIL;
-			}
-		}
-	}
-	if (fwrite(out.ptr, 1, out.len, stdout) != out.len || fflush(stdout)) {
+/* Prints what the lookups made: @errs, then @out. */
+static int emit_all(const struct rb_buf *out, const struct rb_buf *errs,
+		    int ret)
+{
+	fputs(errs->len ? errs->ptr : "", stderr);
+	if (fwrite(out->ptr, 1, out->len, stdout) != out->len ||
+	    fflush(stdout)) {
 		fprintf(stderr, "reviewbot maintainers: write failed\n");
 		ret = RB_EXIT_FAIL;
 	}
+	return ret;
+}
+
+int rb_cli_maintainers(int argc, char **argv,
+		       int (*full)(struct rb_buf *out, struct rb_buf *errs,
+				   const struct maint_opts *o))
+{
+	struct maint_opts o = { 0 };
+	struct rb_buf cachebuf = RB_BUF_INIT(4096);
+	struct rb_buf out = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf errs = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	int ret;
+
+	ret = parse_opts(&o, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (!o.cache && !o.no_cache && !default_cache_dir(&cachebuf) &&
+	    cachebuf.len)
+		o.cache = cachebuf.ptr;
+	if (o.no_cache)
+		o.cache = NULL;
+	if (!quick(&out, &errs, &o, &ret))
+		ret = emit_all(&out, &errs, ret);
+	else if (full)
+		ret = emit_all(&out, &errs, full(&out, &errs, &o));
+	else
+		ret = -1;
+	rb_buf_release(&cachebuf);
 	rb_buf_release(&out);
-	rb_maint_free(m);
+	rb_buf_release(&errs);
 	return ret;
 }

@@ -2,17 +2,19 @@
 /*
  * front.c - the "reviewbot" executable.
  *
- * "reviewbot maintainers" runs here, in a program linked with libgit2
- * alone: git send-email --cc-cmd and scripts run it once per patch, and
- * loading the whole bot's libraries (libcurl, libpq, libetpan, GnuTLS,
- * libmicrohttpd: 51 shared objects) is a third of such a run. Every other
- * command belongs to reviewbot-core (bot/cli/main.c), which this program
+ * "reviewbot maintainers" runs here, in a program linked with libc alone:
+ * git send-email --cc-cmd and scripts run it once per patch. Loading the
+ * whole bot's libraries (51 shared objects) was a third of such a run,
+ * and libgit2's loading and set-up two thirds of what was left, so this
+ * program answers from the on-disk cache (cmd_maintainers.c) and hands
+ * what needs the git tree (the first run on a commit, a .yaml file, a
+ * Fixes: commit, --file, --rev) to reviewbot-core. Every other command
+ * belongs to reviewbot-core (bot/cli/main.c) too, which this program
  * executes with the same arguments: from its own directory, else from
  * $PATH. The exec keeps the process id, so a service manager or a test
  * that signals "reviewbot run" signals the core.
  */
 #include <errno.h>
-#include <git2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "bot/cli/cli.h"
+#include "bot/cli/cmd_maintainers.h"
 #include "util/banned.h"
 
 #define CORE "reviewbot-core"
@@ -31,12 +34,11 @@ int main(int argc, char **argv)
 	char *slash;
 
 	if (argc >= 2 && !strcmp(argv[1], "maintainers")) {
-		int ret;
+		/* From the cache, or -1: reviewbot-core does it with git. */
+		int ret = rb_cli_maintainers(argc - 1, argv + 1, NULL);
 
-		git_libgit2_init();
-		ret = cmd_maintainers(argc - 1, argv + 1);
-		git_libgit2_shutdown();
-		exit(ret);
+		if (ret >= 0)
+			exit(ret);
 	}
 	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 	if (n > 0) {

@@ -11,7 +11,10 @@
  *  - decoding succeeds or fails with -RB_EINVAL/-RB_ENOMEM, never reads
  *    out of bounds (ASan);
  *  - a decoded index answers lookups of a patch touching several paths
- *    and keywords, in both formats and as sections, without crashing.
+ *    and keywords, in both formats and as sections, without crashing;
+ *  - the same input read as the file of a commit's tree facts (the .tree
+ *    file, its commit taken from the input) is refused with -RB_EINVAL
+ *    or -RB_ENOMEM or gives -d answers of 0 to 2 only.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +47,22 @@ static const char patch[] =
 	"--- a/include/linux/mm.h\n+++ b/include/linux/mm.h\n"
 	"@@ -1 +1 @@\n-a\n+b\n";
 
+static void fuzz_facts(const uint8_t *data, size_t size)
+{
+	struct tree_facts f = { .ignore = RB_BUF_INIT(1 << 20) };
+	size_t i;
+	int err;
+
+	if (size >= 64 + sizeof(f.commit))
+		memcpy(f.commit, data + 64, sizeof(f.commit));
+	err = rb_maint__facts_decode(&f, data, size, false);
+	CHECK(err == 0 || err == -RB_EINVAL || err == -RB_ENOMEM);
+	for (i = 0; !err && i < f.npat; i++)
+		CHECK(f.memo[i] <= 2);
+	free(f.memo);
+	rb_buf_release(&f.ignore);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct index *ix = NULL;
@@ -55,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!copy)
 		return 0;
+	fuzz_facts(data, size);
 	memcpy(copy, data, size);
 	err = rb_maint__cache_decode(&ix, copy, size, false);
 	CHECK(err == 0 || err == -RB_EINVAL || err == -RB_ENOMEM);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # fuzz_maint_cache.seeds.sh DIR - seeds for fuzz_maint_cache: the cache
 # files "reviewbot maintainers" ($RB_BIN) writes for a git tree made of
-# the test fixture (tests/data/maintainers), with and without .mailmap.
+# the test fixture (tests/data/maintainers), with and without .mailmap:
+# the index files (.idx) and the files of each commit's tree (.tree).
 set -eu
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,8 +28,8 @@ git -c user.name=t -c user.email=t@t commit -q -m two
 "$bin" maintainers --tree . --cache-dir "$work/c" \
 	"$data"/patches/01-alpha.patch > /dev/null
 n=0
-for f in "$work"/c/*.idx; do
+for f in "$work"/c/*.idx "$work"/c/*.tree; do
 	n=$((n + 1))
 	cp "$f" "$out/seed$n"
 done
-[ "$n" -eq 2 ]
+[ "$n" -eq 4 ]
