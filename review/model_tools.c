@@ -77,6 +77,7 @@
 #define READ_DEFAULT 200 /* lines read_file gives without an end */
 #define READ_MAX 400
 #define LINE_MAX_OUT 240 /* bytes of one line in a search row */
+#define REGEX_LINE 4096 /* bytes of a line a regex is matched against */
 #define GREP_ROWS 100
 #define CALLER_ROWS 60
 #define DEFS_MAX 6
@@ -429,6 +430,8 @@ int rb_model_tools_new(struct rb_model_tools **out,
 		t->ctx.tip_tree = NULL;
 		t->ctx.base_commit = NULL;
 	}
+	if (!ctx->patches)
+		t->ctx.n_patches = 0;
 	if (lim)
 		t->lim = *lim;
 	if (t->lim.max_calls <= 0)
@@ -517,7 +520,9 @@ static const char defs_json[] =
 	"text, at most 60.\", "
 	"\"parameters\": {\"type\": \"object\", \"properties\": {"
 	"\"symbol\": {\"type\": \"string\"}, "
-	"\"side\": {\"type\": \"string\", \"enum\": [\"base\", \"tip\"]}}, "
+	"\"side\": {\"type\": \"string\", \"enum\": [\"base\", \"tip\"]}, "
+	"\"path_prefix\": {\"type\": \"string\", \"description\": \"only "
+	"paths starting with this\"}}, "
 	"\"required\": [\"symbol\"]}}, "
 	"{\"name\": \"show_patch\", \"description\": \"Another patch of "
 	"this series: commit message and diff.\", "
@@ -1016,6 +1021,9 @@ static int search_grep(struct search *sr, const char *path,
 				tmp = v;
 				tcap = n + 1;
 			}
+			/* A regex sees the first REGEX_LINE bytes of a line. */
+			if (n > REGEX_LINE)
+				n = REGEX_LINE;
 			memcpy(tmp, s, n);
 			tmp[n] = 0;
 			hit = regexec(sr->re, tmp, 0, NULL, 0) == 0;
@@ -1176,6 +1184,9 @@ static int search_run(struct search *sr)
 			sr->timed_out = true;
 			break;
 		}
+		/* Full: counting the rest would read every candidate. */
+		if (sr->more)
+			break;
 		if (git_blob_lookup(&blob, t->ctx.repo, &f->oid) < 0)
 			continue;
 		if (git_blob_rawsize(blob) > BLOB_MAX ||
@@ -1422,7 +1433,8 @@ static uint32_t widx_word(const struct widx *w, const char *s, size_t n,
 	for (i = h & w->wmask; w->wslot[i]; i = (i + 1) & w->wmask) {
 		const struct went *e = &w->w[w->wslot[i] - 1];
 
-		if (!memcmp(w->arena + e->off, s, n) && !w->arena[e->off + n])
+		/* strncmp: stops at the shorter word's NUL, in the arena. */
+		if (!strncmp(w->arena + e->off, s, n) && !w->arena[e->off + n])
 			return w->wslot[i] - 1;
 	}
 	return UINT32_MAX;
@@ -1887,11 +1899,25 @@ static int search_footer(struct search *sr, const char *none)
 	if (!sr->rows)
 		ret = rb_buf_printf(sr->out, "%s\n", none);
 	if (!ret && sr->more)
-		ret = rb_buf_printf(sr->out, "[%zu more not shown]\n",
-				    sr->more);
+		ret = rb_buf_puts(sr->out,
+				  "[more not shown: narrow the search, "
+				  "e.g. with path_prefix]\n");
 	if (!ret && sr->timed_out)
 		ret = rb_buf_puts(sr->out, "[the search stopped at its time "
 					   "limit: results are partial]\n");
+	return ret;
+}
+
+static int arg_prefix(struct args *a, struct search *sr)
+{
+	int ret = arg_str(a, "path_prefix", false, &sr->prefix, &sr->prefix_len,
+			  MAX_PATH);
+
+	if (!ret && sr->prefix_len &&
+	    !path_ok(sr->prefix, sr->prefix_len, true))
+		return rb_buf_puts(a->err, "error: path_prefix must be a "
+					   "relative path in the tree\n") ?:
+		       -RB_EINVAL;
 	return ret;
 }
 
@@ -1909,17 +1935,11 @@ static int tool_grep(struct rb_model_tools *t, struct args *a,
 	if ((ret = arg_str(a, "pattern", true, &sr.pat, &sr.plen,
 			   MAX_PATTERN)) ||
 	    (ret = arg_bool(a, "regex", &regex)) ||
-	    (ret = arg_side(t, a, &sr.side)) ||
-	    (ret = arg_str(a, "path_prefix", false, &sr.prefix, &sr.prefix_len,
-			   MAX_PATH)))
+	    (ret = arg_side(t, a, &sr.side)) || (ret = arg_prefix(a, &sr)))
 		return ret;
 	if (!sr.plen || memchr(sr.pat, '\n', sr.plen))
 		return rb_buf_puts(a->err, "error: the pattern must be one "
 					   "line, not empty\n") ?:
-		       -RB_EINVAL;
-	if (sr.prefix_len && !path_ok(sr.prefix, sr.prefix_len, true))
-		return rb_buf_puts(a->err, "error: path_prefix must be a "
-					   "relative path in the tree\n") ?:
 		       -RB_EINVAL;
 	if (regex) {
 		/* No back-references: they make matching exponential. */
@@ -1989,6 +2009,8 @@ static int tool_find_callers(struct rb_model_tools *t, struct args *a,
 	};
 	int ret = arg_symbol(t, a, &sr);
 
+	if (!ret)
+		ret = arg_prefix(a, &sr);
 	if (!ret)
 		ret = search_run(&sr);
 	if (!ret)
@@ -2201,6 +2223,8 @@ int rb_model_tools_call(struct rb_model_tools *t, const char *name,
 	size_t room;
 	int ret = 0;
 
+	if (!t)
+		return rb_buf_puts(out, "error: no tools for this patch\n");
 	if (!t->started) {
 		clock_gettime(CLOCK_MONOTONIC, &t->start);
 		t->started = true;

@@ -534,6 +534,12 @@ static void test_find_callers(void **state)
 	assert_int_equal(call(f, "find_callers", "{\"symbol\": \"a_lock\"}"),
 			 0);
 	has(f, "mm/a.c:20: [a_main()] \tspin_lock(&a_lock);\n");
+	assert_int_equal(call(f, "find_callers",
+			      "{\"symbol\": \"a_helper\", \"path_prefix\": "
+			      "\"mm/new\"}"),
+			 0);
+	has(f, "mm/new.c:3:");
+	hasnt(f, "mm/a.c");
 	assert_int_equal(call(f, "find_callers", "{\"symbol\": \"nobody\"}"),
 			 0);
 	has(f, "no callers found\n");
