@@ -690,7 +690,27 @@ static const struct pmail *buggy_for(const struct build *b,
 	return best;
 }
 
-/* The series around @p: titles by index, and the cover's. */
+/* A part as the review stage shows it to the model: commit message,
+ * "---", diff; NULL when the archive lacks it (then ""). */
+static char *part_text(const struct rb_message *m)
+{
+	const char *msg;
+	size_t n;
+	char *out;
+
+	if (!m || !m->patch)
+		return NULL;
+	msg = m->commit_msg ? m->commit_msg : "";
+	n = strlen(msg) + 5 + m->patch_len + 1;
+	out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s\n---\n%.*s", msg, (int)m->patch_len,
+			 m->patch);
+	return out;
+}
+
+/* The series around @p: titles by index, the cover's title and body,
+ * and every part's text, as the review stage gives them. */
 static int series_of(struct rb_eval_pair *pr, const struct build *b,
 		     const struct pmail *p)
 {
@@ -700,7 +720,8 @@ static int series_of(struct rb_eval_pair *pr, const struct build *b,
 	if ((size_t)pr->index > n)
 		n = (size_t)pr->index;
 	pr->subjects = calloc(n, sizeof(*pr->subjects));
-	if (!pr->subjects)
+	pr->series_patches = calloc(n, sizeof(*pr->series_patches));
+	if (!pr->subjects || !pr->series_patches)
 		return rb_err(RB_ENOMEM, "out of memory");
 	pr->n_subjects = n;
 	for (i = 0; i < b->n_pm; i++) {
@@ -709,17 +730,31 @@ static int series_of(struct rb_eval_pair *pr, const struct build *b,
 		if (strcmp(q->thread, p->thread) || q->version != p->version ||
 		    q->total != p->total)
 			continue;
-		if (q->index == 0 && p->total > 0 && !pr->cover_title)
+		if (q->index == 0 && p->total > 0 && !pr->cover_title) {
+			const struct rb_message *m = got(b, q->ord);
+
 			pr->cover_title = xstrdup(q->title);
-		else if (q->index >= 1 && (size_t)q->index <= n &&
-			 !pr->subjects[q->index - 1])
+			if (m && m->body && !(pr->cover_body = strdup(m->body)))
+				return rb_err(RB_ENOMEM, "out of memory");
+		} else if (q->index >= 1 && (size_t)q->index <= n &&
+			   !pr->subjects[q->index - 1]) {
 			pr->subjects[q->index - 1] = xstrdup(q->title);
+			if (q != p)
+				pr->series_patches[q->index - 1] =
+					part_text(got(b, q->ord));
+		}
 	}
 	free(pr->subjects[pr->index - 1]);
 	pr->subjects[pr->index - 1] = xstrdup(p->title);
-	for (i = 0; i < n; i++)
+	free(pr->series_patches[pr->index - 1]);
+	pr->series_patches[pr->index - 1] = part_text(got(b, p->ord));
+	for (i = 0; i < n; i++) {
 		if (!pr->subjects[i] && !(pr->subjects[i] = strdup("")))
 			return rb_err(RB_ENOMEM, "out of memory");
+		if (!pr->series_patches[i] &&
+		    !(pr->series_patches[i] = strdup("")))
+			return rb_err(RB_ENOMEM, "out of memory");
+	}
 	return 0;
 }
 
@@ -735,6 +770,11 @@ void rb_eval_pair_release(struct rb_eval_pair *p)
 	free(p->subjects);
 	free(p->commit_msg);
 	free(p->patch);
+	free(p->cover_body);
+	free(p->changelog);
+	for (i = 0; p->series_patches && i < p->n_subjects; i++)
+		free(p->series_patches[i]);
+	free(p->series_patches);
 	for (i = 0; i < p->n_subsystems; i++)
 		free(p->subsystems[i]);
 	free(p->subsystems);
@@ -788,6 +828,10 @@ static int make_pair(struct build *b, const struct fixref *r,
 	p.buggy_version = bug->version;
 	p.n_versions = n_versions;
 	p.commit_msg = xstrdup(bm->commit_msg ? bm->commit_msg : "");
+	if (bm->notes && !(p.changelog = strdup(bm->notes))) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
 	p.patch = strndup(bm->patch, bm->patch_len);
 	p.fix_msgid = xstrdup(fix->msgid);
 	p.fix_subject = xstrdup(fix->subject);
@@ -956,6 +1000,17 @@ int rb_eval_build(struct rb_eval_set *out, const char *path)
 			ret = -RB_ENOMEM;
 			goto out;
 		}
+		/* Its series: the cover and the other parts (series_of()). */
+		for (k = 0; k < b.n_pm; k++) {
+			const struct pmail *q = &b.pm[k];
+
+			if (!strcmp(q->thread, bug[i]->thread) &&
+			    q->version == bug[i]->version &&
+			    q->total == bug[i]->total && add_want(&b, q->ord)) {
+				ret = -RB_ENOMEM;
+				goto out;
+			}
+		}
 	}
 	qsort(b.want, b.n_want, sizeof(*b.want), cmp_size);
 	for (i = k = 0; i < b.n_want; i++)
@@ -1077,9 +1132,18 @@ static json_t *pair_json(const struct rb_eval_pair *p)
 			str_or_null(p->cover_title), "series_subjects",
 			strv(p->subjects, p->n_subjects), "index", p->index,
 			"commit_msg", p->commit_msg, "patch", p->patch);
-	if (bug)
+	if (bug) {
 		json_object_set_new(bug, "subsystems",
 				    strv(p->subsystems, p->n_subsystems));
+		json_object_set_new(bug, "cover_body",
+				    str_or_null(p->cover_body));
+		json_object_set_new(bug, "changelog",
+				    str_or_null(p->changelog));
+		if (p->series_patches)
+			json_object_set_new(bug, "series_patches",
+					    strv(p->series_patches,
+						 p->n_subjects));
+	}
 	json_object_set_new(o, "buggy", bug);
 	json_object_set_new(o, "fix",
 			    json_pack("{s:s, s:s, s:s, s:s}", "message_id",
@@ -1315,6 +1379,31 @@ static int load_pair(struct rb_eval_pair *p, json_t *o, const char *path,
 			       "series_subjects", path, id);
 		if (ret)
 			goto out;
+	}
+	if ((ret = get_str(&p->cover_body, bug, "cover_body", true, path,
+			   id)) ||
+	    (ret = get_str(&p->changelog, bug, "changelog", true, path, id)))
+		goto out;
+	if (json_object_get(bug, "series_patches")) {
+		size_t n;
+
+		ret = get_strv(&p->series_patches, &n,
+			       json_object_get(bug, "series_patches"),
+			       "series_patches", path, id);
+		if (!ret && n != p->n_subjects)
+			ret = rb_err(RB_EPARSE,
+				     "%s: pair %zu: %zu series_patches for %zu "
+				     "subjects",
+				     path, id, n, p->n_subjects);
+		if (ret) {
+			/* Freed here: release() counts n_subjects. */
+			for (n = 0; p->series_patches && p->series_patches[n];
+			     n++)
+				free(p->series_patches[n]);
+			free(p->series_patches);
+			p->series_patches = NULL;
+			goto out;
+		}
 	}
 	if (json_object_get(bug, "subsystems")) {
 		ret = get_strv(&p->subsystems, &p->n_subsystems,

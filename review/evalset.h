@@ -52,6 +52,12 @@ struct rb_eval_pair {
 	int index; /* 1-based index in the series (1 for a single patch) */
 	char *commit_msg;
 	char *patch;
+	char *cover_body; /* the cover letter's body, or NULL */
+	char *changelog; /* its notes after "---" ("v2: ..."), or NULL */
+	/* Every part of its series as the review stage gives them: commit
+	 * message, "---", diff; "" where the archive lacks a part.
+	 * [n_subjects], or NULL. */
+	char **series_patches;
 	char **subsystems; /* MAINTAINERS sections, given by a labelled set */
 	size_t n_subsystems;
 	/* The fix. */

@@ -93,6 +93,12 @@ static void check_pair(const struct rb_eval_set *s)
 	assert_int_equal(p->index, 1);
 	assert_string_equal(p->subjects[1], "foo: use foo_get in bar");
 	assert_non_null(strstr(p->patch, "+int foo_get(struct foo *f);"));
+	/* What the review stage gives beside the patch. */
+	assert_non_null(strstr(p->cover_body, "A getter, and its first user."));
+	assert_non_null(strstr(p->changelog, "v2: check errors"));
+	assert_non_null(p->series_patches);
+	assert_non_null(strstr(p->series_patches[0], "\n---\ndiff --git"));
+	assert_non_null(strstr(p->series_patches[1], "+\treturn foo_get(f);"));
 	assert_int_equal(p->n_changed, 1);
 	assert_string_equal(p->changed[0].file, "drivers/foo.c");
 	/* The removed "if", and the lines around the inserted kfree(). */

@@ -240,6 +240,10 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	if (ar)
 		snprintf(ctxline, sizeof(ctxline), "applied on %.200s",
 			 tree_name);
+	/* What the review stage gives beside the patch (model_patch_ctx()). */
+	ctx.cover_body = p->cover_body;
+	ctx.changelog = p->changelog;
+	ctx.patches = (const char *const *)p->series_patches;
 	ctx.cover_title = p->cover_title;
 	ctx.subjects = (const char *const *)p->subjects;
 	ctx.n_subjects = p->n_subjects;
