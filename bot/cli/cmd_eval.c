@@ -218,6 +218,9 @@ struct run {
 	char prompt[13];
 	struct totals t;
 	json_t *rows;
+	/* The finder's passes, as the review runs them (model.focuses). */
+	const char *const *focuses;
+	size_t n_focuses;
 };
 
 static int eval_pair(struct run *r, const struct rb_eval_pair *p)
@@ -253,9 +256,14 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	ctx.patch_len = strlen(p->patch);
 	ctx.subsystems = (const char *const *)p->subsystems;
 	ctx.n_subsystems = p->n_subsystems;
+	ctx.focuses = r->focuses;
+	ctx.n_focuses = r->n_focuses;
 	if (ar) {
 		ctx.repo = ar->repo;
 		ctx.tree = &ar->patches[0].tree;
+		/* The tools read the tip; base-side reads need base_tree. */
+		ctx.tip_tree = &ar->tree;
+		ctx.base_commit = &ar->base;
 	}
 	err = rb_model_review_patch(&f, &u, r->m, &ctx);
 	if (err) {
@@ -548,6 +556,7 @@ int cmd_eval(int argc, char **argv)
 	if (ret)
 		return ret;
 	rb_model_setup_opts(&o, &cfg->model, record, replay);
+	r.focuses = rb_model_setup_focuses(&cfg->model, &r.n_focuses);
 	if (!replay && (!o.provider || !strcmp(o.provider, "none"))) {
 		fprintf(stderr, "reviewbot: eval: the model stage is off; set "
 				"model.provider in the config (or give "

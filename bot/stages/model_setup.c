@@ -7,6 +7,7 @@
 
 #include "bot/config.h"
 #include "bot/stages/model_setup.h"
+#include "review/model.h"
 #include "util/banned.h"
 
 void rb_model_setup_opts(struct rb_model_opts *o,
@@ -50,4 +51,13 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 		o->replay_dir = replay_dir;
 		o->record_dir = NULL;
 	}
+}
+
+const char *const *rb_model_setup_focuses(const struct rb_model_config *mc,
+					  size_t *n)
+{
+	if (!mc->n_focuses)
+		return rb_model_focus_names(n);
+	*n = mc->n_focuses;
+	return (const char *const *)mc->focuses;
 }

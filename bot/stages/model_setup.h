@@ -20,4 +20,11 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 			 const struct rb_model_config *mc,
 			 const char *record_dir, const char *replay_dir);
 
+/*
+ * The finder's focuses: model.focuses, or all five (review/model.h)
+ * when the config names none. Borrowed from @mc or static.
+ */
+const char *const *rb_model_setup_focuses(const struct rb_model_config *mc,
+					  size_t *n);
+
 #endif

@@ -675,10 +675,7 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 		if (!ret && !s->patches[i - 1])
 			ret = rb_err(RB_ENOMEM, "out of memory");
 	}
-	s->focuses = (const char *const *)mc->focuses;
-	s->n_focuses = mc->n_focuses;
-	if (!s->n_focuses)
-		s->focuses = rb_model_focus_names(&s->n_focuses);
+	s->focuses = rb_model_setup_focuses(mc, &s->n_focuses);
 	/* Too long to say is not worth failing the review for. */
 	if (!ret &&
 	    rb_versions_range_diff(&c->versions, &s->range_diff) == -RB_ENOMEM)
