@@ -192,6 +192,103 @@ static int resolve_msgs(struct walk *w, struct rb_message *const *msgs,
 			size_t n);
 
 /* The stored series that holds @id, its own prerequisites first. */
+/*
+ * Whether series @sid (that holds @id) is not to be taken: on the stack
+ * (a cycle), taken already, or past the limits. The reason is noted.
+ */
+static bool series_refused(struct walk *w, const char *id, const char *sid)
+{
+	if (on_list(w->stack, w->depth, sid)) {
+		note(&w->pr->missing,
+		     "prerequisite-message-id <%s> leads back to a series "
+		     "that needs it (a cycle; not applied again)",
+		     id);
+		return true;
+	}
+	if (on_list(w->done, w->n_done, sid))
+		return true;
+	if (w->depth > RB_PREREQ_DEPTH || w->pr->n_series >= RB_PREREQ_SERIES) {
+		note(&w->pr->missing,
+		     "prerequisite-message-id <%s>: too many prerequisites "
+		     "(not applied)",
+		     id);
+		return true;
+	}
+	return false;
+}
+
+/* True (after noting it) when @row's patches would pass the limit. */
+static bool too_many_patches(struct walk *w, const struct rb_series_row *row,
+			     const char *sid)
+{
+	if (w->pr->n_patches + (size_t)row->total <= RB_PREREQ_PATCHES)
+		return false;
+	note(&w->pr->missing,
+	     "prerequisite series <%s>: too many patches (not applied)", sid);
+	return true;
+}
+
+/*
+ * The parts 0..row->total of a stored series into *@out (the caller frees
+ * them), or *@out NULL, with the reason noted, when the series is too
+ * big or incomplete.
+ */
+static int load_parts(struct walk *w, const struct rb_series_row *row,
+		      const char *sid, struct rb_message ***out)
+{
+	size_t i, total = (size_t)row->total;
+	struct rb_message **msgs;
+	int ret = 0;
+
+	*out = NULL;
+	/* Before reading any part: a stored total can be 10000. */
+	if (too_many_patches(w, row, sid))
+		return 0;
+	msgs = calloc(total + 1, sizeof(*msgs));
+	if (!msgs)
+		return -RB_ENOMEM;
+	for (i = 0; i <= total && !ret; i++)
+		if (row->msgids[i])
+			ret = load_msg(w, row->msgids[i], &msgs[i]);
+	for (i = 1; !ret && i <= total; i++)
+		if (!msgs[i] || !msgs[i]->patch)
+			break;
+	if (!ret && (i <= total || !total))
+		note(&w->pr->missing,
+		     "prerequisite series <%s> is incomplete (not applied)",
+		     sid);
+	else if (!ret) {
+		*out = msgs;
+		return 0;
+	}
+	for (i = 0; i <= total; i++)
+		rb_message_free(msgs[i]);
+	free(msgs);
+	return ret;
+}
+
+/* Records series @sid (owned, taken) as applied. */
+static int series_taken(struct walk *w, char *sid,
+			const struct rb_series_row *row, const char *id)
+{
+	void *nv = realloc(w->done, (w->n_done + 1) * sizeof(*w->done));
+
+	if (!nv) {
+		free(sid);
+		return -RB_ENOMEM;
+	}
+	w->done = nv;
+	w->done[w->n_done++] = sid;
+	w->pr->n_series++;
+	if (w->pr->applied.len)
+		rb_buf_puts(&w->pr->applied, "; ");
+	rb_buf_printf(&w->pr->applied, "prerequisite series \"%.200s\" (%d %s)",
+		      row->title ? row->title : id, row->total,
+		      row->total == 1 ? "patch" : "patches");
+	rb_log(RB_LOG_INFO, "prereq.series", "series", row->id, NULL);
+	return 0;
+}
+
 static int take_series(struct walk *w, const char *id)
 {
 	struct rb_series_row row = { 0 };
@@ -206,88 +303,26 @@ static int take_series(struct walk *w, const char *id)
 		     "prerequisite-message-id <%s> is not stored", id);
 		return 0;
 	}
-	if (ret)
-		return ret;
-	if (on_list(w->stack, w->depth, sid)) {
-		note(&w->pr->missing,
-		     "prerequisite-message-id <%s> leads back to a series "
-		     "that needs it (a cycle; not applied again)",
-		     id);
+	if (ret || series_refused(w, id, sid))
 		goto out;
-	}
-	if (on_list(w->done, w->n_done, sid))
-		goto out;
-	if (w->depth > RB_PREREQ_DEPTH || w->pr->n_series >= RB_PREREQ_SERIES) {
-		note(&w->pr->missing,
-		     "prerequisite-message-id <%s>: too many prerequisites "
-		     "(not applied)",
-		     id);
-		goto out;
-	}
 	ret = rb_store_series_load(w->p->st, sid, &row);
-	if (ret)
+	if (!ret)
+		ret = load_parts(w, &row, sid, &msgs);
+	if (ret || !msgs)
 		goto out;
-	/* Before reading any part: a stored total can be 10000. */
-	if (w->pr->n_patches + (size_t)row.total > RB_PREREQ_PATCHES) {
-		note(&w->pr->missing,
-		     "prerequisite series <%s>: too many patches (not "
-		     "applied)",
-		     sid);
-		goto out;
-	}
-	msgs = calloc((size_t)row.total + 1, sizeof(*msgs));
-	if (!msgs) {
-		ret = -RB_ENOMEM;
-		goto out;
-	}
-	for (i = 0; i <= (size_t)row.total && !ret; i++)
-		if (row.msgids[i])
-			ret = load_msg(w, row.msgids[i], &msgs[i]);
-	if (ret)
-		goto out;
-	for (i = 1; i <= (size_t)row.total; i++)
-		if (!msgs[i] || !msgs[i]->patch)
-			break;
-	if (i <= (size_t)row.total || !row.total) {
-		note(&w->pr->missing,
-		     "prerequisite series <%s> is incomplete (not applied)",
-		     sid);
-		goto out;
-	}
 	w->stack[w->depth++] = sid;
 	ret = resolve_msgs(w, msgs, (size_t)row.total + 1);
 	w->depth--;
-	if (!ret && w->pr->n_patches + (size_t)row.total > RB_PREREQ_PATCHES) {
-		note(&w->pr->missing,
-		     "prerequisite series <%s>: too many patches (not "
-		     "applied)",
-		     sid);
+	if (!ret && too_many_patches(w, &row, sid))
 		goto out;
-	}
 	for (i = 1; i <= (size_t)row.total && !ret; i++) {
 		ret = take(w, msgs[i]);
 		msgs[i] = NULL;
 	}
-	if (ret)
-		goto out;
-	{
-		void *nv = realloc(w->done, (w->n_done + 1) * sizeof(*w->done));
-
-		if (!nv) {
-			ret = -RB_ENOMEM;
-			goto out;
-		}
-		w->done = nv;
-		w->done[w->n_done++] = sid;
+	if (!ret) {
+		ret = series_taken(w, sid, &row, id);
 		sid = NULL;
 	}
-	w->pr->n_series++;
-	if (w->pr->applied.len)
-		rb_buf_puts(&w->pr->applied, "; ");
-	rb_buf_printf(&w->pr->applied, "prerequisite series \"%.200s\" (%d %s)",
-		      row.title ? row.title : id, row.total,
-		      row.total == 1 ? "patch" : "patches");
-	rb_log(RB_LOG_INFO, "prereq.series", "series", row.id, NULL);
 out:
 	for (i = 0; msgs && i <= (size_t)row.total; i++)
 		rb_message_free(msgs[i]);
