@@ -492,16 +492,16 @@ out:
 }
 
 /* Decides about one reply; the store writes follow in write_reply(). */
-static int judge_reply(struct reply_ctx *c, bool *authorised)
+/*
+ * Reads reply c->msgid, the review it answers and the verdicts in it.
+ * When there is nothing to judge, c->state (and c->reason) say why.
+ */
+static int read_reply(struct reply_ctx *c)
 {
 	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	struct rb_dkim_result d = { .pass = false };
-	const char *role;
-	bool admin;
 	size_t i;
 	int ret;
 
-	*authorised = false;
 	ret = rb_store_get_raw(c->p->st, c->msgid, &c->raw);
 	if (ret)
 		return ret;
@@ -534,11 +534,21 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 		c->state = "no_verdict";
 		return 0;
 	}
-	ret = load_series(c);
-	if (!ret)
-		ret = resolve_scope(c);
-	if (ret)
-		return ret;
+	return 0;
+}
+
+/*
+ * Whether the reply's sender may judge the series, and as what (*role);
+ * when not, c->state and c->reason say why. An admin and a policy that
+ * requires DKIM need a passing signature.
+ */
+static int check_judge(struct reply_ctx *c, const char **out)
+{
+	struct rb_dkim_result d = { .pass = false };
+	const char *role;
+	bool admin;
+	int ret;
+
 	role = allowed(c, c->m->from.addr);
 	admin = is_admin(c->p->cfg, c->m->from.addr);
 	if (!role && !admin) {
@@ -590,6 +600,26 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 			 "the policy requires DKIM: %s", d.reason);
 		return 0;
 	}
+	*out = role;
+	return 0;
+}
+
+static int judge_reply(struct reply_ctx *c, bool *authorised)
+{
+	const char *role = NULL;
+	int ret;
+
+	*authorised = false;
+	ret = read_reply(c);
+	if (ret || c->state)
+		return ret;
+	ret = load_series(c);
+	if (!ret)
+		ret = resolve_scope(c);
+	if (!ret)
+		ret = check_judge(c, &role);
+	if (ret || c->state)
+		return ret;
 	c->state = "judged";
 	*authorised = true;
 	rb_log(RB_LOG_INFO, "feedback.judge", "reply", c->msgid, "judge",
