@@ -135,13 +135,105 @@ static enum limit rate_limited(struct rb_pipeline *p, const char **rcpts,
 	return LIMIT_NONE;
 }
 
+/*
+ * Claims the next due mail into @o in its own transaction; -RB_ENOTFOUND
+ * when none is due.
+ */
+static int claim_next(struct rb_pipeline *p, struct rb_outrow *o)
+{
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = rb_store_begin(p->st);
+	if (ret)
+		return ret;
+	ret = rb_store_outbox_next(p->st, o);
+	if (!ret)
+		ret = rb_store_commit(p->st);
+	if (ret) {
+		rb_store_rollback(p->st);
+		rb_outrow_release(o);
+	}
+	return ret;
+}
+
+/*
+ * Sends claimed mail @o, or postpones it under a rate limit, and records
+ * the outcome. *@stop is set when the rest of the queue must wait too:
+ * the global limit, a server that is down, a bad sender config.
+ */
+static int send_one(struct rb_pipeline *p, const struct rb_outrow *o,
+		    bool *stop)
+{
+	const char *rcpts[1024], *who = NULL;
+	enum limit limit;
+	size_t n;
+	int ret;
+
+	n = split_rcpts(o->rcpts, rcpts, 1024);
+	limit = rate_limited(p, rcpts, n, o->lists, &who);
+	if (limit == LIMIT_GLOBAL) {
+		/* Nothing may go now: the rest waits too. */
+		*stop = true;
+		ret = rb_store_outbox_postpone(p->st, o->message_id,
+					       rb_now() + 300,
+					       "rate limit reached");
+		rb_log(RB_LOG_INFO, "send.rate_limited", "msgid", o->message_id,
+		       NULL);
+		return ret;
+	}
+	if (limit == LIMIT_RECIPIENT) {
+		/*
+		 * Only this mail waits: the next one in the queue may go to
+		 * other people (it is due, this one is not).
+		 */
+		ret = rb_store_outbox_postpone(
+			p->st, o->message_id, rb_now() + 300,
+			"rate limit reached for a recipient");
+		rb_log(RB_LOG_INFO, "send.rate_limited", "msgid", o->message_id,
+		       "rcpt", who, NULL);
+		return ret;
+	}
+	ret = rb_sender_send(p->sender, o->env_from, rcpts, n, o->bytes,
+			     o->len);
+	if (!ret) {
+		/* Accepted: a kill here means a byte-identical resend. */
+		rb_fault_point("send");
+		ret = rb_store_outbox_sent(p->st, o->message_id);
+		p->stats.sent++;
+		rb_log(RB_LOG_INFO, "send.sent", "msgid", o->message_id,
+		       "sender", p->sender->ops->name, NULL);
+	} else if (ret == -RB_EAGAIN && o->attempts < MAX_ATTEMPTS) {
+		rb_log(RB_LOG_WARN, "send.retry", "msgid", o->message_id,
+		       "reason", rb_errmsg(), NULL);
+		/* The server is down: try the rest later too. */
+		*stop = true;
+		ret = rb_store_outbox_failed(p->st, o->message_id, false,
+					     rb_now() + backoff(o->attempts),
+					     rb_errmsg());
+	} else if (ret == -RB_ECONFIG) {
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", rb_errmsg());
+		rb_store_outbox_failed(p->st, o->message_id, false,
+				       rb_now() + 600, why);
+		*stop = true;
+		ret = rb_err(RB_ECONFIG, "sending: %s", why);
+	} else {
+		p->stats.send_failed++;
+		rb_log(RB_LOG_ERROR, "send.failed", "msgid", o->message_id,
+		       "reason", rb_errmsg(), NULL);
+		ret = rb_store_outbox_failed(p->st, o->message_id, true,
+					     rb_now(), rb_errmsg());
+	}
+	return ret;
+}
+
 int rb_outbox_send(struct rb_pipeline *p)
 {
 	const struct rb_config *c = p->cfg;
-	const char *rcpts[1024], *who = NULL;
 	struct rb_outrow o;
-	enum limit limit;
-	size_t n;
+	bool stop = false;
 	int ret;
 
 	if (c->kill_switch_file && access(c->kill_switch_file, F_OK) == 0) {
@@ -158,83 +250,16 @@ int rb_outbox_send(struct rb_pipeline *p)
 			return ret;
 		p->recovered = true;
 	}
-	for (;;) {
-		memset(&o, 0, sizeof(o));
-		ret = rb_store_begin(p->st);
+	while (!stop) {
+		ret = claim_next(p, &o);
+		if (ret == -RB_ENOTFOUND)
+			return 0;
 		if (ret)
 			return ret;
-		ret = rb_store_outbox_next(p->st, &o);
-		if (ret == -RB_ENOTFOUND) {
-			rb_store_rollback(p->st);
-			return 0;
-		}
-		if (ret || (ret = rb_store_commit(p->st))) {
-			rb_store_rollback(p->st);
-			rb_outrow_release(&o);
-			return ret;
-		}
-		n = split_rcpts(o.rcpts, rcpts, 1024);
-		limit = rate_limited(p, rcpts, n, o.lists, &who);
-		if (limit == LIMIT_GLOBAL) {
-			/* Nothing may go now: the rest waits too. */
-			ret = rb_store_outbox_postpone(p->st, o.message_id,
-						       rb_now() + 300,
-						       "rate limit reached");
-			rb_log(RB_LOG_INFO, "send.rate_limited", "msgid",
-			       o.message_id, NULL);
-			rb_outrow_release(&o);
-			return ret;
-		}
-		if (limit == LIMIT_RECIPIENT) {
-			/*
-			 * Only this mail waits: the next one in the queue may
-			 * go to other people (it is due, this one is not).
-			 */
-			ret = rb_store_outbox_postpone(
-				p->st, o.message_id, rb_now() + 300,
-				"rate limit reached for a recipient");
-			rb_log(RB_LOG_INFO, "send.rate_limited", "msgid",
-			       o.message_id, "rcpt", who, NULL);
-			rb_outrow_release(&o);
-			if (ret)
-				return ret;
-			continue;
-		}
-		ret = rb_sender_send(p->sender, o.env_from, rcpts, n, o.bytes,
-				     o.len);
-		if (!ret) {
-			/* Accepted: a kill here means a byte-identical resend. */
-			rb_fault_point("send");
-			ret = rb_store_outbox_sent(p->st, o.message_id);
-			p->stats.sent++;
-			rb_log(RB_LOG_INFO, "send.sent", "msgid", o.message_id,
-			       "sender", p->sender->ops->name, NULL);
-		} else if (ret == -RB_EAGAIN && o.attempts < MAX_ATTEMPTS) {
-			rb_log(RB_LOG_WARN, "send.retry", "msgid", o.message_id,
-			       "reason", rb_errmsg(), NULL);
-			ret = rb_store_outbox_failed(
-				p->st, o.message_id, false,
-				rb_now() + backoff(o.attempts), rb_errmsg());
-			rb_outrow_release(&o);
-			/* The server is down: try the rest later too. */
-			return ret;
-		} else if (ret == -RB_ECONFIG) {
-			char why[1024];
-
-			snprintf(why, sizeof(why), "%s", rb_errmsg());
-			rb_store_outbox_failed(p->st, o.message_id, false,
-					       rb_now() + 600, why);
-			rb_outrow_release(&o);
-			return rb_err(RB_ECONFIG, "sending: %s", why);
-		} else {
-			p->stats.send_failed++;
-			rb_log(RB_LOG_ERROR, "send.failed", "msgid",
-			       o.message_id, "reason", rb_errmsg(), NULL);
-			ret = rb_store_outbox_failed(p->st, o.message_id, true,
-						     rb_now(), rb_errmsg());
-		}
+		ret = send_one(p, &o, &stop);
 		rb_outrow_release(&o);
 		if (ret)
 			return ret;
 	}
+	return 0;
 }
