@@ -3,7 +3,7 @@
  * bench_tools.c - times the model's tools (review/model_tools.h) on a real
  * tree: bench_tools REPO REV [PATCH...] reads calls from stdin, one a line
  * as "NAME<TAB>JSON ARGS", and prints each call's wall time and the first
- * line of its result. With patches, they are applied in memory on REV
+ * line of its result (all of it with BENCH_TOOLS_FULL=1). With patches, they are applied in memory on REV
  * (review/apply.h) and the tools see base and tip as a review does.
  */
 #include <stdio.h>
@@ -105,6 +105,9 @@ int main(int argc, char **argv)
 		printf("%7.3f s  %s %s -> %d, %zu bytes: %.*s\n", now_s() - t0,
 		       line, tab, ret, out.len, (int)strcspn(out.ptr, "\n"),
 		       out.ptr);
+		/* BENCH_TOOLS_FULL=1: the whole result as well. */
+		if (getenv("BENCH_TOOLS_FULL"))
+			printf("%s\n", out.ptr);
 		fflush(stdout);
 		rb_buf_release(&out);
 	}

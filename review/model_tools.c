@@ -1267,7 +1267,7 @@ struct widx {
 	struct went *w;
 	uint32_t *last; /* while building: word -> last blob number + 1 */
 	uint32_t nw, cw;
-	uint32_t *wslot; /* word -> number + 1 */
+	uint64_t *wslot; /* word -> hash >> 32 << 32 | number + 1 */
 	size_t wmask;
 	char *arena;
 	size_t alen, acap;
@@ -1396,6 +1396,31 @@ static uint64_t word_hash(const void *arg, uint32_t n)
 	return hash_bytes(w->arena + w->w[n].off, went_len(w, &w->w[n]));
 }
 
+/* Room for one more word (a load of at most one half). */
+static int grow_wslots(struct widx *w)
+{
+	size_t cap = w->wslot ? (w->wmask + 1) * 2 : 1024, i, k;
+	uint64_t *v;
+
+	if (w->wslot && ((size_t)w->nw + 1) * 2 < w->wmask + 1)
+		return 0;
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	for (i = 0; w->wslot && i <= w->wmask; i++) {
+		if (!w->wslot[i])
+			continue;
+		for (k = word_hash(w, (uint32_t)w->wslot[i] - 1) & (cap - 1);
+		     v[k]; k = (k + 1) & (cap - 1))
+			;
+		v[k] = w->wslot[i];
+	}
+	free(w->wslot);
+	w->wslot = v;
+	w->wmask = cap - 1;
+	return 0;
+}
+
 /* Numbers blob @id; *out is UINT32_MAX when it already has one. */
 static int widx_add_blob(struct widx *w, const git_oid *id, uint32_t *out)
 {
@@ -1428,14 +1453,18 @@ static uint32_t widx_word(const struct widx *w, const char *s, size_t n,
 {
 	size_t i;
 
+	uint64_t tag = h >> 32 << 32;
+
 	if (!w->wslot)
 		return UINT32_MAX;
 	for (i = h & w->wmask; w->wslot[i]; i = (i + 1) & w->wmask) {
-		const struct went *e = &w->w[w->wslot[i] - 1];
+		uint32_t k = (uint32_t)w->wslot[i] - 1;
+		const struct went *e = &w->w[k];
 
 		/* strncmp: stops at the shorter word's NUL, in the arena. */
-		if (!strncmp(w->arena + e->off, s, n) && !w->arena[e->off + n])
-			return w->wslot[i] - 1;
+		if ((w->wslot[i] & ~0xffffffffull) == tag &&
+		    !strncmp(w->arena + e->off, s, n) && !w->arena[e->off + n])
+			return k;
 	}
 	return UINT32_MAX;
 }
@@ -1455,7 +1484,7 @@ static int widx_post(struct widx *w, const char *s, size_t n, uint64_t h,
 
 		if (w->alen + n + 1 > UINT32_MAX)
 			return rb_err(RB_ETOOBIG, "model tools: index too big");
-		ret = grow_slots(&w->wslot, &w->wmask, w->nw + 1, word_hash, w);
+		ret = grow_wslots(w);
 		if (ret)
 			return ret;
 		v = rb_grow(w->w, &cap, w->nw, sizeof(*w->w));
@@ -1489,7 +1518,7 @@ static int widx_post(struct widx *w, const char *s, size_t n, uint64_t h,
 		w->alen += n + 1;
 		for (i = h & w->wmask; w->wslot[i]; i = (i + 1) & w->wmask)
 			;
-		w->wslot[i] = ++w->nw;
+		w->wslot[i] = (h >> 32 << 32) | ++w->nw;
 		k = w->nw - 1;
 	}
 	e = &w->w[k];
@@ -1711,7 +1740,7 @@ static size_t widx_mem(const struct widx *w)
 {
 	size_t n = sizeof(*w) + w->cblob * sizeof(git_oid) +
 		   (w->bmask + 1) * 4 + (size_t)w->cw * sizeof(struct went) +
-		   (w->wmask + 1) * 4 + w->acap;
+		   (w->wmask + 1) * 8 + w->acap;
 	uint32_t i;
 
 	for (i = 0; i < w->nw; i++)
