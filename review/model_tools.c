@@ -33,8 +33,8 @@
  * read. Patterns without a usable word, and regular expressions, read
  * every blob under the deadline. The index is kept for the next patch
  * on the same base tree (one at a time, shared between threads): on
- * linux 6.1 it is 78k blobs, 4.1M words, about 230 MiB, built in about
- * 25 s of CPU; then a symbol's definition or callers take 10-100 ms and
+ * linux 6.1 it is 78k blobs, 4.1M words, about 260 MiB, built in about
+ * 20 s of CPU; then a symbol's definition or callers take 10-100 ms and
  * a word search well under a second (docs/ARCHITECTURE.md).
  *
  * The recogniser of definitions (macros, functions, struct/union/enum,
