@@ -632,18 +632,26 @@ static int prev_review_text(struct rb_buf *b, const struct rb_versions *v)
 	for (i = 0; !ret && i < v->n_prior; i++) {
 		const struct rb_prior_finding *p = &v->prior[i];
 
-		ret = rb_buf_printf(
-			b,
-			"- %s of v%d, patch %d, %s line %d, %s (%s): "
-			"\"%.200s\": %s\n",
-			p->fid ? p->fid : "a finding", p->version, p->patch_idx,
-			p->file ? p->file : "the commit message", p->line,
-			p->category ? p->category : "",
-			p->checker ? p->checker : "", p->code ? p->code : "",
-			p->judged ? "judged by a reviewer; not to be raised "
-				    "again" :
-				    "not judged; still open unless this "
-				    "version changed it");
+		ret = rb_buf_printf(b, "- %s of v%d, patch %d, ",
+				    p->fid ? p->fid : "a finding", p->version,
+				    p->patch_idx);
+		if (!ret && p->file)
+			ret = rb_buf_printf(b, "%s line %d", p->file, p->line);
+		else if (!ret)
+			ret = rb_buf_puts(b, "the commit message");
+		if (!ret)
+			ret = rb_buf_printf(b, ", %s (%s)",
+					    p->category ? p->category : "",
+					    p->checker ? p->checker : "");
+		if (!ret && p->code && *p->code)
+			ret = rb_buf_printf(b, ": \"%.200s\"", p->code);
+		if (!ret)
+			ret = rb_buf_printf(
+				b, ": %s\n",
+				p->judged ? "judged by a reviewer; not to be "
+					    "raised again" :
+					    "not judged; still open unless "
+					    "this version changed it");
 	}
 	return ret;
 }

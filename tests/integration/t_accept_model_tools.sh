@@ -19,7 +19,9 @@
 #  - every finder prompt carries the context: the cover letter, and the
 #    later patches' subjects and diffstats.
 # Then the daemon runs again on a fresh store with --replay of what the
-# first run recorded, the model server gone: the same mails.
+# first run recorded, the model server gone: the same mails. Last, v2 of
+# the series: the review of its changed patch 3/3 is told what v1's
+# review raised there (without names) and the range-diff since v1.
 . "$(dirname "$0")/accept_lib.sh"
 
 if [ -z "${1:-}" ]; then
@@ -174,3 +176,36 @@ if a != b or not a:
     sys.exit(1)
 PY
 echo "ok: $fmt: the replay sends the same mails with the server gone"
+
+# v2: what the earlier review said, and what changed since.
+rb_start model $PY "$RB_SRC/tests/model_server.py" --port "$ACC_MODEL_PORT" \
+	--script "$d/model.json" --log "$d/model-v2.log"
+rb_wait_port "$ACC_MODEL_PORT"
+mv "$d/daemon.log" "$d/daemon2.log"
+rb_start daemon "$RB_BIN" run -c "$d/config.yaml"
+acc_wait_log 'event=imap\.login'
+acc_v2 "$d/v2.mbox"
+acc_feed "$d/v2.mbox" v2
+acc_settle
+acc_check <<'PY' || exit 1
+import json
+log = [json.loads(l) for l in open(os.path.join(acc.D, "model-v2.log"))]
+fnd = [json.dumps(e["body"]) for e in log if e["kind"] == "finder"]
+p3 = [t for t in fnd if "void ring_free(struct ring *ring)" in t]
+acc.check(p3, "no finder request for v2's patch 3/3")
+acc.check(all("earlier-review\\n- F1 of v1, patch 2, the commit message,"
+              " signed-off-by (commit-msg): not judged" in t and
+              "\\n- F1 of v1, patch 3, lib/ring.c line 44, null-deref"
+              " (model): \\\"r->slots = NULL;\\\": not judged" in t
+              for t in p3),
+          "v2 3/3: the earlier review is not in the prompt: %s" %
+          p3[0][p3[0].find("earlier-review"):][:800])
+acc.check(all("Range-diff:\\nSince v1: " in t for t in p3),
+          "v2 3/3: no range-diff in the prompt")
+for t in p3:
+    er = t.split("earlier-review")[1].split("DATA-")[0]
+    acc.check("ada@" not in er and "Ada" not in er and "grace" not in er,
+              "a name in the earlier review: %s" % er)
+PY
+acc_stop
+echo "ok: $fmt: v2's review reads v1's findings and the range-diff"
