@@ -204,21 +204,16 @@ static int read_article(struct nntp_source *s, char **art, size_t *len)
 	return 1;
 }
 
-static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
-		      const char *group)
+/*
+ * GROUP, and where this pass starts: *@last is the highest article
+ * already delivered (the stored mark; on first contact, per "start:",
+ * stored at once), *@high the group's high-water mark.
+ */
+static int open_group(struct nntp_source *s, const struct rb_source_env *env,
+		      const char *group, int64_t *last, int64_t *high)
 {
 	struct newsnntp_group_info *info = NULL;
-	struct rb_src_batch b = {
-		.env = env,
-		.source = s->net.base.name,
-		.mailbox = group,
-		.validity = 1,
-	};
-	int64_t validity = 0, last = 0, n, high, sent;
-	struct timespec t0;
-	char origin[512];
-	char *art;
-	size_t len;
+	int64_t validity = 0, first;
 	int r, ret;
 
 	rb_recv_guard_reset(&s->net.guard, (size_t)1 << 20);
@@ -228,29 +223,85 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			      s->net.url.host, group);
 	if (r != NEWSNNTP_NO_ERROR)
 		return net_fail(s, "GROUP", r);
-	high = info->grp_last;
-	n = info->grp_first;
+	*high = info->grp_last;
+	first = info->grp_first;
 	newsnntp_group_free(info);
-	ret = env->get_state(s->net.base.name, group, &validity, &last,
+	ret = env->get_state(s->net.base.name, group, &validity, last,
 			     env->payload);
-	if (ret == -RB_ENOTFOUND) {
-		/*
-		 * "start: new" (the default) begins after the group's current
-		 * high-water mark: subscribing to a lore group must not review
-		 * years of archive. The mark is stored at once, so articles
-		 * that arrive before the next pass are not skipped.
-		 */
-		last = s->start_all ? (n > 0 ? n - 1 : 0) : high;
-		rb_log(RB_LOG_INFO, "nntp.first_contact", "source",
-		       s->net.base.name, "group", group, "start",
-		       s->start_all ? "all" : "new", NULL);
-		ret = env->set_state(s->net.base.name, group, 0, last,
-				     env->payload);
-		if (ret)
-			return ret;
-	} else if (ret) {
+	if (ret != -RB_ENOTFOUND)
 		return ret;
+	/*
+	 * "start: new" (the default) begins after the group's current
+	 * high-water mark: subscribing to a lore group must not review
+	 * years of archive. The mark is stored at once, so articles that
+	 * arrive before the next pass are not skipped.
+	 */
+	*last = s->start_all ? (first > 0 ? first - 1 : 0) : *high;
+	rb_log(RB_LOG_INFO, "nntp.first_contact", "source", s->net.base.name,
+	       "group", group, "start", s->start_all ? "all" : "new", NULL);
+	return env->set_state(s->net.base.name, group, 0, *last, env->payload);
+}
+
+/*
+ * Reads the response to ARTICLE @n and delivers it (a gap delivers
+ * nothing, an article past the cap is recorded as too big). An article
+ * that overran the cap drops the connection, with the commands still in
+ * flight, and commits the batch: -RB_EAGAIN then.
+ */
+static int take_article(struct nntp_source *s, struct rb_src_batch *b,
+			const char *group, int64_t n)
+{
+	const struct rb_source_env *env = b->env;
+	char origin[512], *art = NULL;
+	size_t len = 0;
+	int r, ret;
+
+	snprintf(origin, sizeof(origin), "nntp://%s:%u/%s/%lld",
+		 s->net.url.host, s->net.url.port, group, (long long)n);
+	rb_recv_guard_reset(&s->net.guard, s->net.max_size + ARTICLE_SLACK);
+	r = read_article(s, &art, &len);
+	if (s->net.guard.over) {
+		/* Too big: recorded, and the stream (cancelled, with the
+		 * rest of the window) is dropped. */
+		size_t got = s->net.guard.received;
+
+		disconnect(s);
+		ret = env->deliver(NULL, got, origin, env->payload);
+		if (!ret) {
+			b->mark = n;
+			ret = rb_src_batch_commit(b);
+		}
+		return ret ? ret :
+			     rb_err(RB_EAGAIN,
+				    "nntp %s: reconnecting after an oversized "
+				    "article",
+				    s->net.url.host);
 	}
+	if (r < 0)
+		return net_fail(s, "ARTICLE", NEWSNNTP_ERROR_STREAM);
+	if (r == 0)
+		return 0; /* a gap */
+	if (len > s->net.max_size)
+		return env->deliver(NULL, len, origin, env->payload);
+	return env->deliver(art, len, origin, env->payload);
+}
+
+static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
+		      const char *group)
+{
+	struct rb_src_batch b = {
+		.env = env,
+		.source = s->net.base.name,
+		.mailbox = group,
+		.validity = 1,
+	};
+	int64_t last = 0, n, high = 0, sent;
+	struct timespec t0;
+	int ret;
+
+	ret = open_group(s, env, group, &last, &high);
+	if (ret)
+		return ret;
 	b.mark = b.saved = last;
 	sent = last;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -268,46 +319,10 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 			sent = to;
 		}
 		ret = rb_src_batch_begin(&b);
-		if (ret)
-			break;
-		snprintf(origin, sizeof(origin), "nntp://%s:%u/%s/%lld",
-			 s->net.url.host, s->net.url.port, group, (long long)n);
-		art = NULL;
-		len = 0;
-		rb_recv_guard_reset(&s->net.guard,
-				    s->net.max_size + ARTICLE_SLACK);
-		r = read_article(s, &art, &len);
-		if (s->net.guard.over) {
-			/* Too big: recorded, and the stream (cancelled, with
-			 * the rest of the window) is dropped. */
-			size_t got = s->net.guard.received;
-
-			disconnect(s);
-			ret = env->deliver(NULL, got, origin, env->payload);
-			if (!ret) {
-				b.mark = n;
-				ret = rb_src_batch_commit(&b);
-			}
-			if (!ret)
-				ret = rb_err(RB_EAGAIN,
-					     "nntp %s: reconnecting after an "
-					     "oversized article",
-					     s->net.url.host);
-			break;
-		}
-		if (r < 0) {
-			ret = net_fail(s, "ARTICLE", NEWSNNTP_ERROR_STREAM);
-			break;
-		}
-		if (r == 0)
-			ret = 0; /* a gap */
-		else if (len > s->net.max_size)
-			ret = env->deliver(NULL, len, origin, env->payload);
-		else
-			ret = env->deliver(art, len, origin, env->payload);
-		if (ret)
-			break;
-		ret = rb_src_batch_moved(&b, n, NNTP_BATCH);
+		if (!ret)
+			ret = take_article(s, &b, group, n);
+		if (!ret)
+			ret = rb_src_batch_moved(&b, n, NNTP_BATCH);
 		if (ret)
 			break;
 	}
