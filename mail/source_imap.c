@@ -378,21 +378,34 @@ out:
 #define IMAP_BATCH 256
 #define IMAP_BATCH_BYTES ((size_t)8 << 20)
 
-/* The body of @uid in a FETCH response, or NULL. */
-static char *find_body(clist *res, uint32_t uid, size_t *len)
+/*
+ * The body of @uid in a FETCH response, or NULL. Servers answer a UID set
+ * in UID order, so the search starts after the last message found (*@at):
+ * a batch costs one walk of its response, not one per message.
+ */
+static char *find_body(clist *res, clistiter **at, uint32_t uid, size_t *len)
 {
-	clistiter *it;
+	clistiter *start = *at ? clist_next(*at) : NULL, *it;
+	int pass;
 
-	for (it = clist_begin(res); it; it = clist_next(it)) {
-		uint32_t got = 0;
-		char *b = NULL;
-		size_t l = 0;
+	for (pass = 0; pass < 2; pass++) {
+		for (it = pass || !start ? clist_begin(res) : start; it;
+		     it = clist_next(it)) {
+			uint32_t got = 0;
+			char *b = NULL;
+			size_t l = 0;
 
-		att_statics(clist_content(it), &got, NULL, &b, &l);
-		if (got == uid && b) {
-			*len = l;
-			return b;
+			att_statics(clist_content(it), &got, NULL, &b, &l);
+			if (got == uid && b) {
+				*len = l;
+				*at = it;
+				return b;
+			}
+			if (pass && it == start)
+				return NULL; /* all seen */
 		}
+		if (!start)
+			break;
 	}
 	return NULL;
 }
@@ -464,20 +477,19 @@ out:
 	return ret;
 }
 
-static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
-			size_t i)
+/*
+ * EXAMINE mailbox @i, and where this pass starts: *@cur its UIDVALIDITY,
+ * *@last the highest UID already delivered (0 after a UIDVALIDITY
+ * change, which is logged and stored). 1 when there is nothing new.
+ */
+static int open_mailbox(struct imap_source *s, const struct rb_source_env *env,
+			size_t i, int64_t *cur, int64_t *last)
 {
 	struct imap_mbox *mb = &s->mb[i];
 	struct mailimap_selection_info *sel;
-	struct msg_ref *v = NULL, pick[IMAP_BATCH];
-	struct rb_src_batch b = { .env = env,
-				  .source = s->net.base.name,
-				  .mailbox = mb->name };
-	int64_t validity = 0, last = 0, cur;
-	struct timespec t0;
+	int64_t validity = 0;
 	uint32_t uidnext;
-	char origin[512], vbuf[24], lbuf[24];
-	size_t n = 0, k, end;
+	char vbuf[24], lbuf[24];
 	int ret;
 
 	ret = examine(s, i);
@@ -487,141 +499,201 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 	if (!sel || !sel->sel_uidvalidity)
 		return rb_err(RB_EAGAIN, "imap %s: mailbox %s: no UIDVALIDITY",
 			      s->net.url.host, mb->name);
-	cur = sel->sel_uidvalidity;
+	*cur = sel->sel_uidvalidity;
 	uidnext = sel->sel_uidnext;
-	ret = env->get_state(s->net.base.name, mb->name, &validity, &last,
+	*last = 0;
+	ret = env->get_state(s->net.base.name, mb->name, &validity, last,
 			     env->payload);
 	if (ret == -RB_ENOTFOUND) {
 		validity = 0;
-		last = 0;
+		*last = 0;
 	} else if (ret) {
 		return ret;
 	}
-	if (validity != cur) {
+	if (validity != *cur) {
 		if (validity) {
 			/* mbsync: UIDs are void; refetch, the store re-keys
 			 * every message by its Message-ID. */
 			snprintf(vbuf, sizeof(vbuf), "%lld",
 				 (long long)validity);
-			snprintf(lbuf, sizeof(lbuf), "%lld", (long long)cur);
+			snprintf(lbuf, sizeof(lbuf), "%lld", (long long)*cur);
 			rb_log(RB_LOG_WARN, "imap.uidvalidity_changed",
 			       "source", s->net.base.name, "mailbox", mb->name,
 			       "old", vbuf, "new", lbuf, "action",
 			       "refetch all, dedupe by Message-ID", NULL);
 		}
-		last = 0;
-		ret = env->set_state(s->net.base.name, mb->name, cur, 0,
+		*last = 0;
+		ret = env->set_state(s->net.base.name, mb->name, *cur, 0,
 				     env->payload);
 		if (ret)
 			return ret;
 	}
-	mb->next_uid = last + 1;
-	if (uidnext && (int64_t)uidnext <= last + 1)
-		return 0;
+	mb->next_uid = *last + 1;
+	return uidnext && (int64_t)uidnext <= *last + 1 ? 1 : 0;
+}
+
+/*
+ * The batch from v[@k]: up to IMAP_BATCH messages and IMAP_BATCH_BYTES
+ * announced (at least one) into @pick (*@fetch_n of them); messages over
+ * the cap are recorded without being fetched. After a message that
+ * overran its announced size, one at a time up to it, so that the guilty
+ * one is found. Returns the end of the batch in @v.
+ */
+static size_t next_batch(const struct imap_source *s,
+			 const struct imap_mbox *mb, const struct msg_ref *v,
+			 size_t n, size_t k, struct msg_ref *pick,
+			 size_t *fetch_n)
+{
+	size_t end, bytes = 0;
+
+	*fetch_n = 0;
+	for (end = k; end < n && end - k < IMAP_BATCH; end++) {
+		if (end > k && v[end].uid <= mb->solo_until)
+			break;
+		if (v[end].size > s->net.max_size)
+			continue;
+		if (*fetch_n && bytes + v[end].size > IMAP_BATCH_BYTES)
+			break;
+		bytes += v[end].size;
+		pick[(*fetch_n)++] = v[end];
+		if (v[end].uid <= mb->solo_until)
+			return end + 1;
+	}
+	return end;
+}
+
+/* What one mailbox's pass works with. */
+struct mbox_pass {
+	struct imap_source *s;
+	struct imap_mbox *mb;
+	struct rb_src_batch b;
+	int64_t cur; /* UIDVALIDITY */
+};
+
+static void origin_of(char *buf, size_t size, const struct mbox_pass *p,
+		      uint32_t uid)
+{
+	snprintf(buf, size, "imap://%s:%u/%s;UIDVALIDITY=%lld/;UID=%u",
+		 p->s->net.url.host, p->s->net.url.port, p->mb->name,
+		 (long long)p->cur, uid);
+}
+
+/*
+ * After a FETCH of @pick that overran the announced sizes: narrow down
+ * (one at a time next pass), or, for a single message, record it as too
+ * big. Returns -RB_EAGAIN (reconnect) or another error.
+ */
+static int overran(struct mbox_pass *p, const struct msg_ref *pick,
+		   size_t fetch_n, uint32_t first_uid)
+{
+	const struct rb_source_env *env = p->b.env;
+	char origin[512];
+	int ret;
+
+	if (fetch_n > 1 || pick[0].uid != first_uid) {
+		p->mb->solo_until = pick[fetch_n - 1].uid;
+		return -RB_EAGAIN; /* the reason is fetch_set()'s */
+	}
+	/* The server sent more than it announced. */
+	origin_of(origin, sizeof(origin), p, pick[0].uid);
+	rb_log(RB_LOG_WARN, "imap.too_big", "origin", origin, "reason",
+	       "more bytes than the size cap", NULL);
+	ret = env->deliver(NULL, p->s->net.guard.received, origin,
+			   env->payload);
+	if (ret)
+		return ret;
+	p->b.mark = pick[0].uid;
+	p->mb->next_uid = p->b.mark + 1;
+	return rb_err(RB_EAGAIN,
+		      "imap %s: reconnecting after an oversized "
+		      "message",
+		      p->s->net.url.host);
+}
+
+/* Delivers v[@k..@end) in UID order: the fetched ones (from @res) and,
+ * between them, the ones over the cap. */
+static int deliver_batch(struct mbox_pass *p, const struct msg_ref *v, size_t k,
+			 size_t end, clist *res)
+{
+	const struct rb_source_env *env = p->b.env;
+	size_t max = p->s->net.max_size, j;
+	clistiter *at = NULL;
+	int ret = 0;
+
+	for (j = k; j < end && !ret; j++) {
+		const struct msg_ref *m = &v[j];
+		char origin[512], *body;
+		size_t len = 0;
+
+		origin_of(origin, sizeof(origin), p, m->uid);
+		if (m->size > max) {
+			ret = env->deliver(NULL, m->size, origin, env->payload);
+		} else {
+			body = res ? find_body(res, &at, m->uid, &len) : NULL;
+			/* None: expunged since the listing. */
+			if (body && len > max)
+				ret = env->deliver(NULL, len, origin,
+						   env->payload);
+			else if (body)
+				ret = env->deliver(body, len, origin,
+						   env->payload);
+		}
+		/* Committed (or recorded as skipped): the mark may move. */
+		if (!ret)
+			ret = rb_src_batch_moved(&p->b, m->uid, INT_MAX);
+		if (!ret)
+			p->mb->next_uid = m->uid + 1;
+	}
+	return ret;
+}
+
+static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
+			size_t i)
+{
+	struct mbox_pass p = { .s = s, .mb = &s->mb[i] };
+	struct msg_ref *v = NULL, pick[IMAP_BATCH];
+	int64_t last = 0;
+	struct timespec t0;
+	size_t n = 0, k, end, fetch_n;
+	int ret;
+
+	ret = open_mailbox(s, env, i, &p.cur, &last);
+	if (ret)
+		return ret > 0 ? 0 : ret;
 	ret = list_new(s, last, &v, &n);
 	if (ret)
 		return ret;
-	b.validity = cur;
-	b.mark = b.saved = last;
+	p.b = (struct rb_src_batch){ .env = env,
+				     .source = s->net.base.name,
+				     .mailbox = p.mb->name,
+				     .validity = p.cur,
+				     .mark = last,
+				     .saved = last };
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (k = 0; k < n && !ret; k = end) {
-		size_t bytes = 0, fetch_n = 0, j;
 		clist *res = NULL;
 		bool over = false;
 
-		/*
-		 * The next batch: up to IMAP_BATCH messages and
-		 * IMAP_BATCH_BYTES announced (at least one); messages over
-		 * the cap are recorded without being fetched. After a
-		 * message that overran its announced size, one at a time up
-		 * to it, so that the guilty one is found.
-		 */
-		for (end = k; end < n && end - k < IMAP_BATCH; end++) {
-			if (end > k && v[end].uid <= mb->solo_until)
-				break;
-			if (v[end].size > s->net.max_size)
-				continue;
-			if (fetch_n && bytes + v[end].size > IMAP_BATCH_BYTES)
-				break;
-			bytes += v[end].size;
-			pick[fetch_n++] = v[end];
-			if (v[end].uid <= mb->solo_until) {
-				end++;
-				break;
-			}
-		}
-		ret = rb_src_batch_begin(&b);
+		end = next_batch(s, p.mb, v, n, k, pick, &fetch_n);
+		ret = rb_src_batch_begin(&p.b);
 		if (!ret && fetch_n)
 			ret = fetch_set(s, pick, fetch_n, &res, &over);
 		if (over) {
-			if (fetch_n > 1 || pick[0].uid != v[k].uid) {
-				mb->solo_until = pick[fetch_n - 1].uid;
-			} else {
-				/* The server sent more than it announced. */
-				snprintf(origin, sizeof(origin),
-					 "imap://%s:%u/%s;UIDVALIDITY=%lld/;"
-					 "UID=%u",
-					 s->net.url.host, s->net.url.port,
-					 mb->name, (long long)cur, pick[0].uid);
-				rb_log(RB_LOG_WARN, "imap.too_big", "origin",
-				       origin, "reason",
-				       "more bytes than the size cap", NULL);
-				ret = env->deliver(NULL, s->net.guard.received,
-						   origin, env->payload);
-				if (!ret) {
-					b.mark = pick[0].uid;
-					mb->next_uid = b.mark + 1;
-				}
-				if (!ret)
-					ret = rb_err(RB_EAGAIN,
-						     "imap %s: reconnecting "
-						     "after an oversized "
-						     "message",
-						     s->net.url.host);
-			}
+			ret = overran(&p, pick, fetch_n, v[k].uid);
 			break;
 		}
-		/* In UID order: the fetched ones (moved to the front) and,
-		 * between them, the ones over the cap. */
-		for (j = k; j < end && !ret; j++) {
-			const struct msg_ref *m = &v[j];
-			char *body;
-			size_t len = 0;
-
-			snprintf(origin, sizeof(origin),
-				 "imap://%s:%u/%s;UIDVALIDITY=%lld/;UID=%u",
-				 s->net.url.host, s->net.url.port, mb->name,
-				 (long long)cur, m->uid);
-			if (m->size > s->net.max_size) {
-				ret = env->deliver(NULL, m->size, origin,
-						   env->payload);
-			} else {
-				body = find_body(res, m->uid, &len);
-				/* None: expunged since the listing. */
-				if (body && len > s->net.max_size)
-					ret = env->deliver(NULL, len, origin,
-							   env->payload);
-				else if (body)
-					ret = env->deliver(body, len, origin,
-							   env->payload);
-			}
-			/* Committed (or recorded as skipped): the mark may
-			 * move. */
-			if (!ret)
-				ret = rb_src_batch_moved(&b, m->uid, INT_MAX);
-			if (!ret)
-				mb->next_uid = m->uid + 1;
-		}
+		if (!ret)
+			ret = deliver_batch(&p, v, k, end, res);
 		fetch_free(res, NULL, NULL);
 		/* One transaction (one fsync) per FETCH. */
 		if (!ret)
-			ret = rb_src_batch_commit(&b);
+			ret = rb_src_batch_commit(&p.b);
 	}
-	ret = rb_src_batch_end(&b, ret);
+	ret = rb_src_batch_end(&p.b, ret);
 	free(v);
-	if (b.saved > last)
-		rb_net_log_synced(&s->net, "imap.synced", mb->name,
-				  b.saved - last, &t0);
+	if (p.b.saved > last)
+		rb_net_log_synced(&s->net, "imap.synced", p.mb->name,
+				  p.b.saved - last, &t0);
 	return ret;
 }
 
