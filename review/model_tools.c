@@ -143,7 +143,7 @@ static int put_text_nl(struct rb_buf *b, const char *s, size_t len, bool nl)
 	int ret = 0;
 
 	while (i < len && !ret) {
-		unsigned c = p[i];
+		unsigned int c = p[i];
 		size_t n = 0, k;
 		uint32_t cp;
 
@@ -177,7 +177,7 @@ static int put_text_nl(struct rb_buf *b, const char *s, size_t len, bool nl)
 			continue;
 		}
 		if (rb_hidden_find(s + i, n, &cp, &k) == 0)
-			ret = rb_buf_printf(b, "<U+%04X>", (unsigned)cp);
+			ret = rb_buf_printf(b, "<U+%04X>", (unsigned int)cp);
 		else
 			ret = rb_buf_add(b, s + i, n);
 		i += n;
@@ -276,8 +276,10 @@ static int arg_int(struct args *a, const char *key, long long def, long long lo,
 		return 0;
 	if (json_is_integer(v)) {
 		*out = json_integer_value(v);
-	} else if (json_is_real(v) && (d = json_real_value(v)) >= -1e12 &&
-		   d <= 1e12 && d == (double)(long long)d) {
+	} else if (json_is_real(v)) {
+		d = json_real_value(v);
+		if (!(d >= -1e12 && d <= 1e12 && d == (double)(long long)d))
+			goto bad;
 		*out = (long long)d;
 	} else if (json_is_string(v) && json_string_length(v) < 12) {
 		char *end;
@@ -611,11 +613,15 @@ static int tool_read_file(struct rb_model_tools *t, struct args *a,
 	struct lines l = { 0 };
 	int side, ret;
 
-	if ((ret = arg_str(a, "path", true, &path, &plen, MAX_PATH)) ||
-	    (ret = arg_side(t, a, &side)) ||
-	    (ret = arg_int(a, "start", 1, 1, 100000000, &start)) ||
-	    (ret = arg_int(a, "end", start + READ_DEFAULT - 1, 1, 100000000,
-			   &end)))
+	ret = arg_str(a, "path", true, &path, &plen, MAX_PATH);
+	if (!ret)
+		ret = arg_side(t, a, &side);
+	if (!ret)
+		ret = arg_int(a, "start", 1, 1, 100000000, &start);
+	if (!ret)
+		ret = arg_int(a, "end", start + READ_DEFAULT - 1, 1, 100000000,
+			      &end);
+	if (ret)
 		return ret;
 	if (!path_ok(path, plen, false))
 		return rb_buf_puts(a->err, "error: path must be a relative "
@@ -1961,10 +1967,14 @@ static int tool_grep(struct rb_model_tools *t, struct args *a,
 	int ret;
 	size_t i;
 
-	if ((ret = arg_str(a, "pattern", true, &sr.pat, &sr.plen,
-			   MAX_PATTERN)) ||
-	    (ret = arg_bool(a, "regex", &regex)) ||
-	    (ret = arg_side(t, a, &sr.side)) || (ret = arg_prefix(a, &sr)))
+	ret = arg_str(a, "pattern", true, &sr.pat, &sr.plen, MAX_PATTERN);
+	if (!ret)
+		ret = arg_bool(a, "regex", &regex);
+	if (!ret)
+		ret = arg_side(t, a, &sr.side);
+	if (!ret)
+		ret = arg_prefix(a, &sr);
+	if (ret)
 		return ret;
 	if (!sr.plen || memchr(sr.pat, '\n', sr.plen))
 		return rb_buf_puts(a->err, "error: the pattern must be one "
@@ -2000,9 +2010,10 @@ static int arg_symbol(struct rb_model_tools *t, struct args *a,
 	size_t i;
 	int ret;
 
-	if ((ret = arg_str(a, "symbol", true, &sr->pat, &sr->plen,
-			   MAX_SYMBOL)) ||
-	    (ret = arg_side(t, a, &sr->side)))
+	ret = arg_str(a, "symbol", true, &sr->pat, &sr->plen, MAX_SYMBOL);
+	if (!ret)
+		ret = arg_side(t, a, &sr->side);
+	if (ret)
 		return ret;
 	for (i = 0; i < sr->plen; i++)
 		if (!is_word((unsigned char)sr->pat[i]))
@@ -2113,8 +2124,10 @@ static int tool_path_history(struct rb_model_tools *t, struct args *a,
 	double deadline = call_deadline(t);
 	int ret;
 
-	if ((ret = arg_str(a, "path", true, &path, &plen, MAX_PATH)) ||
-	    (ret = arg_int(a, "max", HIST_DEFAULT, 1, HIST_MAX, &max)))
+	ret = arg_str(a, "path", true, &path, &plen, MAX_PATH);
+	if (!ret)
+		ret = arg_int(a, "max", HIST_DEFAULT, 1, HIST_MAX, &max);
+	if (ret)
 		return ret;
 	if (!path_ok(path, plen, true))
 		return rb_buf_puts(a->err, "error: path must be a relative "
@@ -2145,7 +2158,7 @@ static int tool_path_history(struct rb_model_tools *t, struct args *a,
 			git_commit *c = NULL;
 			git_oid mine, theirs;
 			bool have, touched = true;
-			unsigned k, np;
+			unsigned int k, np;
 
 			if (++walked % 64 == 0 && now_s() > deadline)
 				break;

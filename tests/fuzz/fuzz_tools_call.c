@@ -34,13 +34,13 @@
 
 static git_repository *repo;
 static git_oid base_tree, tip_tree, base_commit;
-static const char *patches[] = { "mm: one\n\ndiff --git a/a.c b/a.c\n", NULL,
-				 "mm: three \xe2\x80\xae\n" };
+static const char *const patches[] = { "mm: one\n\ndiff --git a/a.c b/a.c\n",
+				       NULL, "mm: three \xe2\x80\xae\n" };
 
-static const char *names[] = { "read_file",	  "grep",
-			       "find_definition", "find_callers",
-			       "show_patch",	  "cover_letter",
-			       "previous_review", "path_history" };
+static const char *const names[] = { "read_file",	"grep",
+				     "find_definition", "find_callers",
+				     "show_patch",	"cover_letter",
+				     "previous_review", "path_history" };
 
 static void blob(git_treebuilder *tb, const char *name, const char *text,
 		 git_filemode_t mode)
