@@ -300,6 +300,21 @@ static size_t order_trees(struct series_ctx *c, struct rb_base_tree *out)
 	return n;
 }
 
+/* "LABEL: TEXT." as a summary line, when @text says anything. */
+static int add_labelled(struct series_ctx *c, const char *label,
+			const struct rb_buf *text)
+{
+	struct rb_buf line = RB_BUF_INIT(8192);
+	int ret;
+
+	if (!text->len)
+		return 0;
+	rb_buf_printf(&line, "%s: %s.", label, text->ptr);
+	ret = add_summary(c, line.ptr);
+	rb_buf_release(&line);
+	return ret;
+}
+
 static int apply_series(struct series_ctx *c)
 {
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
@@ -350,24 +365,12 @@ static int apply_series(struct series_ctx *c)
 	} else {
 		goto select;
 	}
-	if (c->prereq.applied.len || c->prereq.missing.len) {
-		struct rb_buf line = RB_BUF_INIT(8192);
-
-		if (c->prereq.applied.len)
-			rb_buf_printf(&line, "Applied first: %s.",
-				      c->prereq.applied.ptr);
-		if (!ret && c->prereq.applied.len)
-			ret = add_summary(c, line.ptr);
-		rb_buf_reset(&line);
-		if (c->prereq.missing.len)
-			rb_buf_printf(&line, "Missing prerequisites: %s.",
-				      c->prereq.missing.ptr);
-		if (!ret && c->prereq.missing.len)
-			ret = add_summary(c, line.ptr);
-		rb_buf_release(&line);
-		if (ret)
-			goto out;
-	}
+	ret = add_labelled(c, "Applied first", &c->prereq.applied);
+	if (!ret)
+		ret = add_labelled(c, "Missing prerequisites",
+				   &c->prereq.missing);
+	if (ret)
+		goto out;
 select:
 	req.prereqs = c->prereq.patches;
 	req.n_prereqs = c->prereq.n_patches;
