@@ -484,6 +484,49 @@ static int add_checks_summary(struct series_ctx *c, const char *names)
 	return ret;
 }
 
+/* @v when the config sets it (above 0), else the checker's default. */
+static void set_positive(int *dst, int v)
+{
+	if (v > 0)
+		*dst = v;
+}
+
+/*
+ * The checkers' options from the config and the governing policy @pol;
+ * @cache is the caller's buffer for the build cache's default path.
+ */
+static void checker_opts(struct rb_check_opts *opts,
+			 const struct rb_config *cfg,
+			 const struct rb_policy *pol, char *cache, size_t size)
+{
+	opts->checkpatch_strict = cfg->checkpatch_strict;
+	if (pol) {
+		opts->checkpatch_ignore = pol->checkpatch_ignore;
+		opts->n_checkpatch_ignore = pol->n_checkpatch_ignore;
+	}
+	set_positive(&opts->parallel, cfg->checkers_parallel);
+	set_positive(&opts->timeout_seconds, cfg->checkers_timeout);
+	opts->build_config = cfg->build_config;
+	opts->build_options = cfg->build_options;
+	opts->n_build_options = cfg->n_build_options;
+	set_positive(&opts->build_jobs, cfg->build_jobs);
+	if (cfg->build_mem_mb > 0)
+		opts->build_mem_mb = cfg->build_mem_mb;
+	opts->build_cache_dir = cfg->build_cache_dir;
+	/* A private build cache beside the store, not in a shared /var/tmp. */
+	if (!opts->build_cache_dir && cfg->store_path) {
+		const char *slash = strrchr(cfg->store_path, '/');
+
+		if (slash)
+			snprintf(cache, size, "%.*s/build-cache",
+				 (int)(slash - cfg->store_path),
+				 cfg->store_path);
+		else
+			snprintf(cache, size, "build-cache");
+		opts->build_cache_dir = cache;
+	}
+}
+
 static int run_checkers(struct series_ctx *c)
 {
 	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
@@ -507,35 +550,7 @@ static int run_checkers(struct series_ctx *c)
 	ctx.cover = c->msgs[0];
 	ctx.patches = cp;
 	ctx.n_patches = (size_t)c->n_parts;
-	opts.checkpatch_strict = c->p->cfg->checkpatch_strict;
-	if (pol) {
-		opts.checkpatch_ignore = pol->checkpatch_ignore;
-		opts.n_checkpatch_ignore = pol->n_checkpatch_ignore;
-	}
-	if (cfg->checkers_parallel > 0)
-		opts.parallel = cfg->checkers_parallel;
-	if (cfg->checkers_timeout > 0)
-		opts.timeout_seconds = cfg->checkers_timeout;
-	opts.build_config = cfg->build_config;
-	opts.build_options = cfg->build_options;
-	opts.n_build_options = cfg->n_build_options;
-	if (cfg->build_jobs > 0)
-		opts.build_jobs = cfg->build_jobs;
-	if (cfg->build_mem_mb > 0)
-		opts.build_mem_mb = cfg->build_mem_mb;
-	opts.build_cache_dir = cfg->build_cache_dir;
-	/* A private build cache beside the store, not in a shared /var/tmp. */
-	if (!opts.build_cache_dir && cfg->store_path) {
-		const char *slash = strrchr(cfg->store_path, '/');
-
-		if (slash)
-			snprintf(cache, sizeof(cache), "%.*s/build-cache",
-				 (int)(slash - cfg->store_path),
-				 cfg->store_path);
-		else
-			snprintf(cache, sizeof(cache), "build-cache");
-		opts.build_cache_dir = cache;
-	}
+	checker_opts(&opts, cfg, pol, cache, sizeof(cache));
 	ctx.opts = &opts;
 	if (c->applied && c->base_tree) {
 		git_object *tip = NULL, *obj = NULL;
