@@ -934,13 +934,13 @@ static int count_words(const char *s)
 	return n;
 }
 
-static struct outgoing *new_out(struct series_ctx *c, const char *kind,
-				int patch_idx)
+static int new_out(struct outgoing **out, struct series_ctx *c,
+		   const char *kind, int patch_idx)
 {
 	struct outgoing *v = realloc(c->out, (c->n_out + 1) * sizeof(*v));
 
 	if (!v)
-		return NULL;
+		return rb_err(RB_ENOMEM, "out of memory");
 	c->out = v;
 	v = &c->out[c->n_out++];
 	memset(v, 0, sizeof(*v));
@@ -949,7 +949,8 @@ static struct outgoing *new_out(struct series_ctx *c, const char *kind,
 	rb_buf_init(&v->lists, 1u << 20);
 	v->kind = kind;
 	v->patch_idx = patch_idx;
-	return v;
+	*out = v;
+	return 0;
 }
 
 /* "Name <addr>" for an address of a parsed mail. */
@@ -1235,7 +1236,7 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 {
 	struct cover_parts cp = { 0 };
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	struct outgoing *o;
+	struct outgoing *o = NULL;
 	size_t k;
 	int ret;
 
@@ -1247,11 +1248,9 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 	ret = cover_render(&body, c, &cp, base_hex);
 	if (ret)
 		goto out;
-	o = new_out(c, "summary", 0);
-	if (!o) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
+	ret = new_out(&o, c, "summary", 0);
+	if (ret)
 		goto out;
-	}
 	o->finding_idx = cp.idx;
 	o->ids = cp.ids;
 	o->n = cp.n;
@@ -1297,7 +1296,7 @@ static int render_reviews(struct series_ctx *c)
 	for (i = c->msgs[0] ? 0 : 1; i <= c->row.total && !ret; i++) {
 		const struct rb_message *m = c->msgs[i];
 		struct rb_render_ctx r = { 0 };
-		struct outgoing *o;
+		struct outgoing *o = NULL;
 		size_t k, n = 0;
 
 		if (!m || rb_versions_unchanged(&c->versions, i))
@@ -1314,11 +1313,9 @@ static int render_reviews(struct series_ctx *c)
 		}
 		if (!n && !(when_empty && i > 0))
 			continue;
-		o = new_out(c, i ? "review" : "summary", i);
-		if (!o) {
-			ret = rb_err(RB_ENOMEM, "out of memory");
+		ret = new_out(&o, c, i ? "review" : "summary", i);
+		if (ret)
 			break;
-		}
 		o->finding_idx = calloc(n + 1, sizeof(size_t));
 		o->ids = calloc(n + 1, sizeof(int));
 		if (!o->finding_idx || !o->ids) {
@@ -1440,7 +1437,7 @@ static int render_apply_failure(struct series_ctx *c)
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
 	char(*hex)[GIT_OID_HEXSZ + 1] = NULL;
 	char(*age)[96] = NULL;
-	struct outgoing *o;
+	struct outgoing *o = NULL;
 	size_t i, n = c->base ? c->base->n_attempts : 0;
 	int ret;
 
@@ -1493,11 +1490,9 @@ static int render_apply_failure(struct series_ctx *c)
 	ret = rb_render_apply_failure(&body, &r);
 	if (ret)
 		goto out;
-	o = new_out(c, "apply-failure", 0);
-	if (!o) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
+	ret = new_out(&o, c, "apply-failure", 0);
+	if (ret)
 		goto out;
-	}
 	/* To the author only, in reply to the cover (or patch 1). */
 	ret = queue_reply(c, o, c->first_idx, body.ptr, true);
 out:
@@ -1513,7 +1508,7 @@ static int render_incomplete(struct series_ctx *c)
 	struct rb_render_incomplete_ctx r = { 0 };
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
 	int *missing;
-	struct outgoing *o;
+	struct outgoing *o = NULL;
 	int i, n = 0, ret;
 
 	missing = calloc((size_t)c->row.total + 1, sizeof(*missing));
@@ -1538,9 +1533,9 @@ static int render_incomplete(struct series_ctx *c)
 	r.dirs = dirs_of(c);
 	ret = rb_render_incomplete(&body, &r);
 	if (!ret) {
-		o = new_out(c, "incomplete", 0);
-		ret = o ? queue_reply(c, o, c->first_idx, body.ptr, true) :
-			  rb_err(RB_ENOMEM, "out of memory");
+		ret = new_out(&o, c, "incomplete", 0);
+		if (!ret)
+			ret = queue_reply(c, o, c->first_idx, body.ptr, true);
 	}
 	free(missing);
 	rb_buf_release(&body);
