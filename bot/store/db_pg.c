@@ -69,15 +69,86 @@ static bool refused_value(const PGresult *r)
 	return s && (!strncmp(s, "22", 2) || !strncmp(s, "54", 2));
 }
 
+/* A statement's parameters in libpq's text (or binary, for blobs) form. */
+struct pg_params {
+	const char *vals[64];
+	char *clean[64]; /* owned: text made valid UTF-8 */
+	int lens[64], fmts[64];
+	char nums[64][24];
+};
+
+static int pg_bind(struct pg_params *b, const struct rb_dbv *p, size_t n)
+{
+	size_t k;
+	int ret;
+
+	for (k = 0; k < n; k++) {
+		b->fmts[k] = 0;
+		b->lens[k] = 0;
+		switch (p[k].t) {
+		case RB_DBT_NULL:
+			b->vals[k] = NULL;
+			break;
+		case RB_DBT_INT:
+			snprintf(b->nums[k], sizeof(b->nums[k]), "%lld",
+				 (long long)p[k].i);
+			b->vals[k] = b->nums[k];
+			break;
+		case RB_DBT_TEXT:
+			/* A UTF8 database refuses anything else (db.h). */
+			ret = rb_db_text_clean(&b->clean[k], p[k].s);
+			if (ret)
+				return ret;
+			b->vals[k] = b->clean[k] ? b->clean[k] : p[k].s;
+			break;
+		case RB_DBT_BLOB:
+			b->vals[k] = p[k].s ? p[k].s : "";
+			b->lens[k] = (int)p[k].len;
+			b->fmts[k] = 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Cell (@i, @j) of @r as a value; a bytea's unescaped bytes go to *@un
+ * (freed with PQfreemem), which @v then borrows.
+ */
+static void pg_cell(struct rb_dbv *v, unsigned char **un, PGresult *r, int i,
+		    int j)
+{
+	Oid t = PQftype(r, j);
+
+	memset(v, 0, sizeof(*v));
+	PQfreemem(*un);
+	*un = NULL;
+	if (PQgetisnull(r, i, j)) {
+		v->t = RB_DBT_NULL;
+	} else if (t == OID_INT8 || t == OID_INT4 || t == OID_INT2) {
+		v->t = RB_DBT_INT;
+		v->i = strtoll(PQgetvalue(r, i, j), NULL, 10);
+	} else if (t == OID_BYTEA) {
+		size_t len = 0;
+
+		*un = PQunescapeBytea(
+			(const unsigned char *)PQgetvalue(r, i, j), &len);
+		v->t = RB_DBT_BLOB;
+		v->s = (const char *)*un;
+		v->len = len;
+	} else {
+		v->t = RB_DBT_TEXT;
+		v->s = PQgetvalue(r, i, j);
+		v->len = (size_t)PQgetlength(r, i, j);
+	}
+}
+
 static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 		  size_t n, rb_dbrow_fn fn, void *payload)
 {
 	struct pg_db *d = P(db);
 	struct rb_buf q = RB_BUF_INIT(1 << 20);
-	const char *vals[64];
-	char *clean[64] = { 0 };
-	int lens[64], fmts[64];
-	char nums[64][24];
+	struct pg_params b = { 0 };
 	struct rb_dbv row_v[32];
 	struct rb_dbrow row = { 0, row_v };
 	unsigned char *un[32] = { 0 };
@@ -89,39 +160,15 @@ static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 	if (n > 64)
 		return rb_err(RB_EINVAL, "too many SQL parameters");
 	ret = translate(&q, sql);
+	if (!ret)
+		ret = pg_bind(&b, p, n);
 	if (ret)
 		goto out;
-	for (k = 0; k < n; k++) {
-		fmts[k] = 0;
-		lens[k] = 0;
-		switch (p[k].t) {
-		case RB_DBT_NULL:
-			vals[k] = NULL;
-			break;
-		case RB_DBT_INT:
-			snprintf(nums[k], sizeof(nums[k]), "%lld",
-				 (long long)p[k].i);
-			vals[k] = nums[k];
-			break;
-		case RB_DBT_TEXT:
-			/* A UTF8 database refuses anything else (db.h). */
-			ret = rb_db_text_clean(&clean[k], p[k].s);
-			if (ret)
-				goto out;
-			vals[k] = clean[k] ? clean[k] : p[k].s;
-			break;
-		case RB_DBT_BLOB:
-			vals[k] = p[k].s ? p[k].s : "";
-			lens[k] = (int)p[k].len;
-			fmts[k] = 1;
-			break;
-		}
-	}
 	if (n == 0 && !fn)
 		r = PQexec(d->c, q.ptr);
 	else
-		r = PQexecParams(d->c, q.ptr, (int)n, NULL, vals, lens, fmts,
-				 0);
+		r = PQexecParams(d->c, q.ptr, (int)n, NULL, b.vals, b.lens,
+				 b.fmts, 0);
 	st = PQresultStatus(r);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		ret = rb_err(refused_value(r) ? RB_EINVAL : RB_ESTORE,
@@ -136,35 +183,8 @@ static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 	if (ncols > 32)
 		ncols = 32;
 	for (i = 0; i < nrows; i++) {
-		for (j = 0; j < ncols; j++) {
-			struct rb_dbv *v = &row_v[j];
-			Oid t = PQftype(r, j);
-
-			memset(v, 0, sizeof(*v));
-			PQfreemem(un[j]);
-			un[j] = NULL;
-			if (PQgetisnull(r, i, j)) {
-				v->t = RB_DBT_NULL;
-			} else if (t == OID_INT8 || t == OID_INT4 ||
-				   t == OID_INT2) {
-				v->t = RB_DBT_INT;
-				v->i = strtoll(PQgetvalue(r, i, j), NULL, 10);
-			} else if (t == OID_BYTEA) {
-				size_t len = 0;
-
-				un[j] = PQunescapeBytea(
-					(const unsigned char *)PQgetvalue(r, i,
-									  j),
-					&len);
-				v->t = RB_DBT_BLOB;
-				v->s = (const char *)un[j];
-				v->len = len;
-			} else {
-				v->t = RB_DBT_TEXT;
-				v->s = PQgetvalue(r, i, j);
-				v->len = (size_t)PQgetlength(r, i, j);
-			}
-		}
+		for (j = 0; j < ncols; j++)
+			pg_cell(&row_v[j], &un[j], r, i, j);
 		row.n = (size_t)ncols;
 		ret = fn(&row, payload);
 		if (ret) {
@@ -174,7 +194,7 @@ static int pg_run(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 	}
 out:
 	for (k = 0; k < n && k < 64; k++)
-		free(clean[k]);
+		free(b.clean[k]);
 	for (j = 0; j < 32; j++)
 		PQfreemem(un[j]);
 	PQclear(r);
