@@ -77,6 +77,7 @@
 #define READ_DEFAULT 200 /* lines read_file gives without an end */
 #define READ_MAX 400
 #define LINE_MAX_OUT 240 /* bytes of one line in a search row */
+#define MIN_ROOM 64 /* bytes left under max_bytes worth a call */
 #define REGEX_LINE 4096 /* bytes of a line a regex is matched against */
 #define GREP_ROWS 100
 #define CALLER_ROWS 60
@@ -2216,7 +2217,8 @@ static const char *limit_reached(struct rb_model_tools *t)
 		return t->stop;
 	if (t->use.calls >= t->lim.max_calls)
 		t->stop = "the limit of tool calls for this patch";
-	else if (t->use.bytes >= t->lim.max_bytes)
+	/* Less room than a useful answer: as good as none. */
+	else if (t->use.bytes + MIN_ROOM > t->lim.max_bytes)
 		t->stop = "the limit of bytes the tools return for this patch";
 	else if (t->started && now_s() - ((double)t->start.tv_sec +
 					  (double)t->start.tv_nsec / 1e9) >=
