@@ -82,6 +82,7 @@
 #define GREP_ROWS 100
 #define CALLER_ROWS 60
 #define DEFS_MAX 6
+#define DEFS_KEEP 64 /* definitions ranked before DEFS_MAX are shown */
 #define DEF_LINES 60
 #define HIST_DEFAULT 20
 #define HIST_MAX 100
@@ -750,6 +751,11 @@ struct search {
 	size_t rows, more, files;
 	size_t max_rows;
 	struct rb_buf *out;
+	struct drow {
+		int rank;
+		size_t off, len;
+	} * drows; /* find_definition's rows, in the order found */
+	size_t ndcap;
 	struct widx *wi; /* borrowed from t */
 	uint8_t *cand; /* blobs of wi that can match, or NULL: any */
 };
@@ -845,6 +851,21 @@ static bool has_body(const struct lines *l, size_t i, size_t o)
 	return false;
 }
 
+/* Are the parentheses in @s[0..@n) all closed (annotations, not a call)? */
+static bool closed_parens(const char *s, size_t n)
+{
+	int depth = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '(')
+			depth++;
+		else if (s[i] == ')' && --depth < 0)
+			return false;
+	}
+	return depth == 0;
+}
+
 /*
  * Is line @i of @l a definition of @sym? Its kind ("function", "macro",
  * ...) or NULL. Kernel style: definitions start in column 0.
@@ -923,8 +944,11 @@ static const char *def_kind(const struct lines *l, size_t i, const char *sym,
 		}
 	}
 	if (p < e && *p == '(') {
-		/* the first call-like word on the line: a function */
-		if (memchr(s, '(', (size_t)at) || memchr(s, '=', (size_t)at))
+		/*
+		 * The first call-like word on the line outside annotations
+		 * such as __alloc_size(1) before it: a function.
+		 */
+		if (!closed_parens(s, (size_t)at) || memchr(s, '=', (size_t)at))
 			return NULL;
 		return has_body(l, i, (size_t)(p - s)) ? "function" : NULL;
 	}
@@ -1044,6 +1068,75 @@ static int search_grep(struct search *sr, const char *path,
 	return ret;
 }
 
+/*
+ * Where a definition is: the kernel's own first, then the architectures',
+ * then the copies and stand-ins of tools/, scripts/ and the like, which
+ * would otherwise come first in tree order.
+ */
+static int def_rank(const char *path)
+{
+	static const char *const far[] = { "tools/", "scripts/", "samples/",
+					   "Documentation/", "usr/" };
+	size_t i;
+
+	for (i = 0; i < sizeof(far) / sizeof(*far); i++)
+		if (!strncmp(path, far[i], strlen(far[i])))
+			return 2;
+	return strncmp(path, "arch/", 5) ? 0 : 1;
+}
+
+/* A definition row starts here: where, and of which rank. */
+static int def_row(struct search *sr, const char *path)
+{
+	struct drow *v =
+		rb_grow(sr->drows, &sr->ndcap, sr->rows, sizeof(*sr->drows));
+
+	if (!v)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	sr->drows = v;
+	v[sr->rows].rank = def_rank(path);
+	v[sr->rows].off = sr->out->len;
+	sr->rows++;
+	return 0;
+}
+
+static int drow_cmp(const void *a, const void *b)
+{
+	const struct drow *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The definitions found, best ranked first, DEFS_MAX of them, from the
+ * text in @tmp (each row from its offset to the next one's).
+ */
+static int def_output(struct search *sr, struct rb_buf *tmp, struct rb_buf *out)
+{
+	size_t i, n = sr->rows;
+	int ret = 0;
+
+	for (i = 0; i < n; i++)
+		sr->drows[i].len =
+			(i + 1 < n ? sr->drows[i + 1].off : tmp->len) -
+			sr->drows[i].off;
+	if (n)
+		qsort(sr->drows, n, sizeof(*sr->drows), drow_cmp);
+	for (i = 0; i < n && i < DEFS_MAX && !ret; i++) {
+		if (i)
+			ret = rb_buf_putc(out, '\n');
+		if (!ret)
+			ret = rb_buf_add(out, tmp->ptr + sr->drows[i].off,
+					 sr->drows[i].len);
+	}
+	if (n > DEFS_MAX)
+		sr->more += n - DEFS_MAX;
+	sr->rows = n < DEFS_MAX ? n : DEFS_MAX;
+	return ret;
+}
+
 static int search_def(struct search *sr, const char *path,
 		      const struct lines *l)
 {
@@ -1059,11 +1152,11 @@ static int search_def(struct search *sr, const char *path,
 			sr->more++;
 			continue;
 		}
-		sr->rows++;
+		ret = def_row(sr, path);
+		if (ret)
+			break;
 		span = def_span(l, i, kind);
-		ret = rb_buf_printf(sr->out, "%s", sr->rows > 1 ? "\n" : "");
-		if (!ret)
-			ret = put_line(sr->out, path, strlen(path));
+		ret = put_line(sr->out, path, strlen(path));
 		if (!ret)
 			ret = rb_buf_printf(sr->out, ":%zu: %s\n", i + 1, kind);
 		for (k = i; !ret && k < i + span; k++) {
@@ -2030,15 +2123,24 @@ static int arg_symbol(struct rb_model_tools *t, struct args *a,
 static int tool_find_definition(struct rb_model_tools *t, struct args *a,
 				struct rb_buf *out)
 {
+	struct rb_buf tmp = RB_BUF_INIT(WORK_MAX);
 	struct search sr = {
-		.t = t, .mode = S_DEF, .out = out, .max_rows = DEFS_MAX
+		.t = t, .mode = S_DEF, .out = &tmp, .max_rows = DEFS_KEEP
 	};
 	int ret = arg_symbol(t, a, &sr);
 
 	if (!ret)
 		ret = search_run(&sr);
+	/* Full: the rows kept are whole, the rest were not written. */
+	if (ret == -RB_ETOOBIG && sr.rows)
+		ret = 0;
+	if (!ret)
+		ret = def_output(&sr, &tmp, out);
+	sr.out = out;
 	if (!ret)
 		ret = search_footer(&sr, "no definition found");
+	free(sr.drows);
+	rb_buf_release(&tmp);
 	return ret;
 }
 

@@ -80,6 +80,10 @@ static const char b_h[] = "#ifndef B_H\n"
 			  "struct a_state;\n"
 			  "int a_main(struct a_state *s);\n"
 			  "extern int a_count;\n"
+			  "static inline __alloc_size(1) void *b_alloc(int n)\n"
+			  "{\n"
+			  "\treturn 0;\n"
+			  "}\n"
 			  "#endif\n";
 
 /* Tree text from whoever sent a patch: bad UTF-8, escapes, BiDi. */
@@ -202,6 +206,7 @@ static int setup(void **state)
 		{ "mm/weird.c", weird_c },
 		{ "mm/num.c", "u64 y = 0x10ULL;\nint z = 3dnow_init(y);\n" },
 		{ "Documentation/notes.txt", "a_helper, second take\n" },
+		{ "Documentation/fake.h", "#define A_MAX 99\n" },
 		{ "bin.dat", bin, sizeof(bin) - 1 },
 		{ "link", "mm/a.c", 0, 0120000 },
 	};
@@ -219,7 +224,7 @@ static int setup(void **state)
 	assert_int_equal(git_repository_init(&f->repo, f->dir, 0), 0);
 	commit_files(&f->c1, f->repo, NULL, v1, 2, 1000, "mm: first\n");
 	commit_files(&f->c2, f->repo, &f->c1, v2, 2, 2000, "docs: notes\n");
-	commit_files(&f->c3, f->repo, &f->c2, v3, 7, 3000,
+	commit_files(&f->c3, f->repo, &f->c2, v3, 8, 3000,
 		     "mm: a_main and friends\n");
 	assert_int_equal(git_commit_lookup(&c, f->repo, &f->c3), 0);
 	git_oid_cpy(&f->base_tree, git_commit_tree_id(c));
@@ -485,6 +490,13 @@ static void test_find_definition(void **state)
 	assert_int_equal(call(f, "find_definition", "{\"symbol\": \"A_MAX\"}"),
 			 0);
 	has(f, "mm/a.c:4: macro\n4\t#define A_MAX 16\n");
+	/* The kernel's own definition before a copy in Documentation/. */
+	has(f, "Documentation/fake.h:1: macro\n");
+	assert_true(strstr(f->out.ptr, "mm/a.c:4:") <
+		    strstr(f->out.ptr, "Documentation/fake.h:1:"));
+	assert_int_equal(
+		call(f, "find_definition", "{\"symbol\": \"b_alloc\"}"), 0);
+	has(f, "mm/b.h:7: function\n");
 	assert_int_equal(
 		call(f, "find_definition", "{\"symbol\": \"a_state\"}"), 0);
 	has(f, "mm/a.c:9: struct\n9\tstruct a_state {\n10\t\tint n;\n11\t};\n");
@@ -574,7 +586,8 @@ static void test_path_history(void **state)
 	assert_true(strstr(f->out.ptr, "a_main and friends") <
 		    strstr(f->out.ptr, "mm: first"));
 	assert_int_equal(call(f, "path_history",
-			      "{\"path\": \"Documentation/\", \"max\": 1}"),
+			      "{\"path\": \"Documentation/notes.txt\", "
+			      "\"max\": 1}"),
 			 0);
 	has(f, "docs: notes\n");
 	hasnt(f, "mm: first");
@@ -584,6 +597,11 @@ static void test_path_history(void **state)
 	hasnt(f, "mm: first");
 	assert_int_equal(call(f, "path_history", "{\"path\": \"no/such\"}"), 0);
 	has(f, "no commit changes this path in the 3 commits walked");
+	/* A directory: changed by c3 (fake.h) and c2. */
+	assert_int_equal(
+		call(f, "path_history", "{\"path\": \"Documentation/\"}"), 0);
+	has(f, "mm: a_main and friends\n");
+	has(f, "docs: notes\n");
 }
 
 static void test_bad_calls(void **state)
