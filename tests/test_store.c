@@ -224,6 +224,7 @@ static void test_prompt_version(void **state)
 		.prompt = "0123456789ab",
 	};
 	struct rb_findings fs = { 0 };
+	struct rb_outrow o = { 0 };
 	char out[256] = "";
 
 	(void)state;
@@ -247,6 +248,11 @@ static void test_prompt_version(void **state)
 			 0);
 	assert_string_equal(out, "[ 1][0123456789ab 1]");
 	rb_findings_release(&fs);
+	/* Sent: on PostgreSQL the next test sees this outbox. */
+	assert_int_equal(rb_store_outbox_next(st, &o), 0);
+	assert_string_equal(o.message_id, m.message_id);
+	assert_int_equal(rb_store_outbox_sent(st, o.message_id), 0);
+	rb_outrow_release(&o);
 	rb_store_close(st);
 }
 
