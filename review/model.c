@@ -845,19 +845,27 @@ static int raw_append(struct review *r, struct rb_model_raw_findings *f)
 	return 0;
 }
 
+/* The request of a finder or the verifier, with the tools if offered. */
+static struct rb_model_request request_of(struct review *r, bool verifier)
+{
+	struct rb_model_request rq = {
+		.kind = verifier ? "verifier" : "finder",
+		.schema_name = verifier ? "verdicts" : "findings",
+		.schema = verifier ? verifier_schema : finder_schema,
+		.nonce = r->nonce,
+		.tools = r->offer ? &r->ts : NULL,
+	};
+
+	return rq;
+}
+
 /* One finder call: the rules, the focus (or none), the shared data. */
 static int find_one(struct review *r, const struct focus *fo)
 {
 	struct rb_buf sys = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct rb_model_raw_findings f = { 0 };
 	struct rb_model_reply rep = { 0 };
-	struct rb_model_request rq = {
-		.kind = "finder",
-		.schema_name = "findings",
-		.schema = finder_schema,
-		.nonce = r->nonce,
-		.tools = r->offer ? &r->ts : NULL,
-	};
+	struct rb_model_request rq = request_of(r, false);
 	int ret;
 
 	ret = rb_buf_add(&sys, r->sys.ptr, r->sys.len);
@@ -1034,13 +1042,7 @@ static int verify(struct review *r)
 	struct rb_buf user = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct rb_model_reply rep = { 0 };
 	struct rb_model_verdict_entry *v = calloc(r->nc, sizeof(*v));
-	struct rb_model_request rq = {
-		.kind = "verifier",
-		.schema_name = "verdicts",
-		.schema = verifier_schema,
-		.nonce = r->nonce,
-		.tools = r->offer ? &r->ts : NULL,
-	};
+	struct rb_model_request rq = request_of(r, true);
 	size_t i;
 	int ret;
 

@@ -567,32 +567,56 @@ static int post_with_key(struct rb_model *m, json_t *body, const char *extra,
 	return ret;
 }
 
-/* The tools in OpenAI's format: {type: function, function: {...}}. */
-static int openai_tools(json_t *body, const struct conv *cv)
+/*
+ * The tool definitions in a provider's format, as @body's "tools":
+ * OpenAI's {type: function, function: {name, description, parameters}}
+ * or Anthropic's {name, description, input_schema}.
+ */
+static int add_tool_defs(json_t *body, const struct conv *cv, bool openai)
 {
-	json_t *tools = json_array(), *d, *msgs, *it, *c, *tc, *content;
-	const char *role, *text;
-	size_t i, k;
+	json_t *tools = json_array(), *d, *name, *desc, *params;
+	size_t i;
 	int ret = 0;
 
 	if (!tools)
 		return rb_err(RB_ENOMEM, "out of memory");
 	json_array_foreach(cv->tools, i, d)
 	{
-		ret = json_push(tools,
-				json_pack("{s:s, s:{s:O, s:O*, s:O*}}", "type",
-					  "function", "function", "name",
-					  json_object_get(d, "name"),
-					  "description",
-					  json_object_get(d, "description"),
-					  "parameters",
-					  json_object_get(d, "parameters")));
+		name = json_object_get(d, "name");
+		desc = json_object_get(d, "description");
+		params = json_object_get(d, "parameters");
+		if (openai)
+			ret = json_push(
+				tools, json_pack("{s:s, s:{s:O, s:O*, s:O*}}",
+						 "type", "function", "function",
+						 "name", name, "description",
+						 desc, "parameters", params));
+		else
+			ret = json_push(tools,
+					json_pack("{s:O, s:O*, s:O*}", "name",
+						  name, "description", desc,
+						  "input_schema", params));
 		if (ret) {
 			json_decref(tools);
 			return ret;
 		}
 	}
-	json_object_set_new(body, "tools", tools);
+	return json_object_set_new(body, "tools", tools) ?
+		       rb_err(RB_ENOMEM, "out of memory") :
+		       0;
+}
+
+/* The tools in OpenAI's format: {type: function, function: {...}}. */
+static int openai_tools(json_t *body, const struct conv *cv)
+{
+	json_t *msgs, *it, *c, *tc, *content;
+	const char *role, *text;
+	size_t i, k;
+	int ret = 0;
+
+	ret = add_tool_defs(body, cv, true);
+	if (ret)
+		return ret;
 	/* The last request: the model may not call, it must answer. */
 	if (cv->final)
 		json_object_set_new(body, "tool_choice", json_string("none"));
@@ -703,28 +727,14 @@ static json_t *anthropic_user_blocks(json_t *msgs)
 /* The tools in Anthropic's format: {name, description, input_schema}. */
 static int anthropic_tools(json_t *body, const struct conv *cv)
 {
-	json_t *tools = json_array(), *d, *msgs, *it, *c, *blocks, *input;
+	json_t *msgs, *it, *c, *blocks, *input;
 	const char *role, *text, *args;
 	size_t i, k;
 	int ret = 0;
 
-	if (!tools)
-		return rb_err(RB_ENOMEM, "out of memory");
-	json_array_foreach(cv->tools, i, d)
-	{
-		ret = json_push(tools,
-				json_pack("{s:O, s:O*, s:O*}", "name",
-					  json_object_get(d, "name"),
-					  "description",
-					  json_object_get(d, "description"),
-					  "input_schema",
-					  json_object_get(d, "parameters")));
-		if (ret) {
-			json_decref(tools);
-			return ret;
-		}
-	}
-	json_object_set_new(body, "tools", tools);
+	ret = add_tool_defs(body, cv, false);
+	if (ret)
+		return ret;
 	if (cv->final)
 		json_object_set_new(body, "tool_choice",
 				    json_pack("{s:s}", "type", "none"));
