@@ -606,73 +606,97 @@ static int add_tool_defs(json_t *body, const struct conv *cv, bool openai)
 		       0;
 }
 
-/* The tools in OpenAI's format: {type: function, function: {...}}. */
-static int openai_tools(json_t *body, const struct conv *cv)
-{
-	json_t *msgs, *it, *c, *tc, *content;
-	const char *role, *text;
-	size_t i, k;
-	int ret = 0;
+/* How one provider writes the turns of a conversation. */
+struct conv_fmt {
+	bool openai; /* the tool definitions' and tool_choice's format */
+	int (*assistant)(json_t *msgs, json_t *it);
+	int (*result)(json_t *msgs, json_t *it);
+	int (*user)(json_t *msgs, json_t *it);
+};
 
-	ret = add_tool_defs(body, cv, true);
+/* The conversation so far and the tools into @body, in @f's format. */
+static int add_conv(json_t *body, const struct conv *cv,
+		    const struct conv_fmt *f)
+{
+	json_t *msgs = json_object_get(body, "messages"), *it;
+	const char *role;
+	size_t i;
+	int ret;
+
+	ret = add_tool_defs(body, cv, f->openai);
 	if (ret)
 		return ret;
 	/* The last request: the model may not call, it must answer. */
 	if (cv->final)
-		json_object_set_new(body, "tool_choice", json_string("none"));
-	msgs = json_object_get(body, "messages");
+		json_object_set_new(body, "tool_choice",
+				    f->openai ?
+					    json_string("none") :
+					    json_pack("{s:s}", "type", "none"));
 	json_array_foreach(cv->msgs, i, it)
 	{
 		role = json_string_value(json_object_get(it, "role"));
-		if (!strcmp(role, "assistant")) {
-			tc = json_array();
-			json_array_foreach(json_object_get(it, "tool_calls"), k,
-					   c)
-			{
-				ret = json_push(
-					tc,
-					json_pack("{s:O, s:s, s:{s:O, s:O}}",
-						  "id",
-						  json_object_get(c, "id"),
-						  "type", "function",
-						  "function", "name",
-						  json_object_get(c, "name"),
-						  "arguments",
-						  json_object_get(
-							  c, "arguments")));
-				if (ret)
-					break;
-			}
-			text = json_string_value(
-				json_object_get(it, "content"));
-			content = text && *text ? json_string(text) :
-						  json_null();
-			ret = ret   ?:
-				      json_push(msgs,
-						json_pack("{s:s, s:o, s:o}",
-							  "role", "assistant",
-							  "content", content,
-							  "tool_calls", tc));
-		} else if (!strcmp(role, "tool")) {
-			ret = json_push(
-				msgs,
-				json_pack("{s:s, s:O, s:O}", "role", "tool",
-					  "tool_call_id",
-					  json_object_get(it, "tool_call_id"),
-					  "content",
-					  json_object_get(it, "content")));
-		} else {
-			ret = json_push(
-				msgs,
-				json_pack("{s:s, s:O}", "role", "user",
-					  "content",
-					  json_object_get(it, "content")));
-		}
+		if (!strcmp(role, "assistant"))
+			ret = f->assistant(msgs, it);
+		else if (!strcmp(role, "tool"))
+			ret = f->result(msgs, it);
+		else
+			ret = f->user(msgs, it);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
+
+/* An assistant turn in OpenAI's format: its text and tool_calls. */
+static int openai_assistant(json_t *msgs, json_t *it)
+{
+	json_t *tc = json_array(), *c, *content;
+	const char *text;
+	size_t k;
+	int ret = 0;
+
+	json_array_foreach(json_object_get(it, "tool_calls"), k, c)
+	{
+		ret = json_push(tc, json_pack("{s:O, s:s, s:{s:O, s:O}}", "id",
+					      json_object_get(c, "id"), "type",
+					      "function", "function", "name",
+					      json_object_get(c, "name"),
+					      "arguments",
+					      json_object_get(c, "arguments")));
+		if (ret)
+			break;
+	}
+	text = json_string_value(json_object_get(it, "content"));
+	content = text && *text ? json_string(text) : json_null();
+	return ret   ?:
+		       json_push(msgs, json_pack("{s:s, s:o, s:o}", "role",
+						 "assistant", "content",
+						 content, "tool_calls", tc));
+}
+
+/* A tool's result in OpenAI's format: a "tool" message. */
+static int openai_result(json_t *msgs, json_t *it)
+{
+	return json_push(msgs,
+			 json_pack("{s:s, s:O, s:O}", "role", "tool",
+				   "tool_call_id",
+				   json_object_get(it, "tool_call_id"),
+				   "content", json_object_get(it, "content")));
+}
+
+static int openai_user(json_t *msgs, json_t *it)
+{
+	return json_push(msgs,
+			 json_pack("{s:s, s:O}", "role", "user", "content",
+				   json_object_get(it, "content")));
+}
+
+static const struct conv_fmt openai_fmt = {
+	.openai = true,
+	.assistant = openai_assistant,
+	.result = openai_result,
+	.user = openai_user,
+};
 
 static int openai_attempt(struct rb_model *m, const struct rb_model_request *rq,
 			  const struct conv *cv, struct attempt *a)
@@ -693,7 +717,7 @@ static int openai_attempt(struct rb_model *m, const struct rb_model_request *rq,
 				      rq->schema_name, "strict", 1, "schema",
 				      schema_json(rq)));
 	if (cv) {
-		ret = openai_tools(body, cv);
+		ret = add_conv(body, cv, &openai_fmt);
 		if (ret) {
 			json_decref(body);
 			return ret;
@@ -724,96 +748,76 @@ static json_t *anthropic_user_blocks(json_t *msgs)
 	return blocks;
 }
 
-/* The tools in Anthropic's format: {name, description, input_schema}. */
-static int anthropic_tools(json_t *body, const struct conv *cv)
+/* An assistant turn in Anthropic's format: text and tool_use blocks. */
+static int anthropic_assistant(json_t *msgs, json_t *it)
 {
-	json_t *msgs, *it, *c, *blocks, *input;
-	const char *role, *text, *args;
-	size_t i, k;
+	json_t *blocks = json_array(), *c, *input;
+	const char *text, *args;
+	size_t k;
 	int ret = 0;
 
-	ret = add_tool_defs(body, cv, false);
-	if (ret)
-		return ret;
-	if (cv->final)
-		json_object_set_new(body, "tool_choice",
-				    json_pack("{s:s}", "type", "none"));
-	msgs = json_object_get(body, "messages");
-	json_array_foreach(cv->msgs, i, it)
+	text = json_string_value(json_object_get(it, "content"));
+	if (text && *text)
+		ret = json_push(blocks, json_pack("{s:s, s:s}", "type", "text",
+						  "text", text));
+	json_array_foreach(json_object_get(it, "tool_calls"), k, c)
 	{
-		role = json_string_value(json_object_get(it, "role"));
-		if (!strcmp(role, "assistant")) {
-			blocks = json_array();
-			text = json_string_value(
-				json_object_get(it, "content"));
-			if (text && *text)
-				ret = json_push(blocks,
-						json_pack("{s:s, s:s}", "type",
-							  "text", "text",
-							  text));
-			json_array_foreach(json_object_get(it, "tool_calls"), k,
-					   c)
-			{
-				/* tool_use takes an object, as it came. */
-				args = json_string_value(
-					json_object_get(c, "arguments"));
-				input = json_loads(args, JSON_DECODE_ANY, NULL);
-				if (!json_is_object(input)) {
-					json_decref(input);
-					input = json_object();
-				}
-				ret = ret   ?:
-					      json_push(
-						      blocks,
-						      json_pack(
-							      "{s:s, s:O, s:O, s:o}",
-							      "type",
-							      "tool_use", "id",
-							      json_object_get(
-								      c, "id"),
-							      "name",
-							      json_object_get(
-								      c,
-								      "name"),
-							      "input", input));
-			}
-			ret = ret   ?:
-				      json_push(msgs,
-						json_pack("{s:s, s:o}", "role",
-							  "assistant",
-							  "content", blocks));
-		} else if (!strcmp(role, "tool")) {
-			blocks = anthropic_user_blocks(msgs);
-			ret = blocks ?
-				      json_push(
-					      blocks,
-					      json_pack("{s:s, s:O, s:O}",
-							"type", "tool_result",
-							"tool_use_id",
-							json_object_get(
-								it,
-								"tool_call_id"),
-							"content",
-							json_object_get(
-								it,
-								"content"))) :
-				      -RB_ENOMEM;
-		} else {
-			blocks = anthropic_user_blocks(msgs);
-			ret = blocks ?
-				      json_push(blocks,
-						json_pack("{s:s, s:O}", "type",
-							  "text", "text",
-							  json_object_get(
-								  it,
-								  "content"))) :
-				      -RB_ENOMEM;
+		/* tool_use takes an object, as it came. */
+		args = json_string_value(json_object_get(c, "arguments"));
+		input = json_loads(args, JSON_DECODE_ANY, NULL);
+		if (!json_is_object(input)) {
+			json_decref(input);
+			input = json_object();
 		}
-		if (ret)
-			return ret;
+		ret = ret   ?:
+			      json_push(blocks,
+					json_pack("{s:s, s:O, s:O, s:o}",
+						  "type", "tool_use", "id",
+						  json_object_get(c, "id"),
+						  "name",
+						  json_object_get(c, "name"),
+						  "input", input));
 	}
-	return 0;
+	return ret   ?:
+		       json_push(msgs,
+				 json_pack("{s:s, s:o}", "role", "assistant",
+					   "content", blocks));
 }
+
+/* A tool's result in Anthropic's format: a tool_result block. */
+/* Adds @block (a new reference) to the user message after the turn. */
+static int anthropic_to_user(json_t *msgs, json_t *block)
+{
+	json_t *blocks = anthropic_user_blocks(msgs);
+
+	if (!blocks) {
+		json_decref(block);
+		return rb_err(RB_ENOMEM, "model: cannot build the request");
+	}
+	return json_push(blocks, block);
+}
+
+static int anthropic_result(json_t *msgs, json_t *it)
+{
+	return anthropic_to_user(
+		msgs,
+		json_pack("{s:s, s:O, s:O}", "type", "tool_result",
+			  "tool_use_id", json_object_get(it, "tool_call_id"),
+			  "content", json_object_get(it, "content")));
+}
+
+static int anthropic_user(json_t *msgs, json_t *it)
+{
+	return anthropic_to_user(msgs,
+				 json_pack("{s:s, s:O}", "type", "text", "text",
+					   json_object_get(it, "content")));
+}
+
+static const struct conv_fmt anthropic_fmt = {
+	.assistant = anthropic_assistant,
+	.result = anthropic_result,
+	.user = anthropic_user,
+};
 
 static int anthropic_attempt(struct rb_model *m,
 			     const struct rb_model_request *rq,
@@ -830,7 +834,7 @@ static int anthropic_attempt(struct rb_model *m,
 	if (!body)
 		return rb_err(RB_ENOMEM, "model: cannot build the request");
 	if (cv) {
-		ret = anthropic_tools(body, cv);
+		ret = add_conv(body, cv, &anthropic_fmt);
 		if (ret) {
 			json_decref(body);
 			return ret;
