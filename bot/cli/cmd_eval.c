@@ -223,18 +223,119 @@ struct run {
 	size_t n_focuses;
 };
 
+/* What the review stage gives the model beside the patch. */
+static void pair_ctx(struct rb_model_patch_ctx *ctx, const struct run *r,
+		     const struct rb_eval_pair *p,
+		     const struct rb_apply_result *ar)
+{
+	ctx->cover_body = p->cover_body;
+	ctx->changelog = p->changelog;
+	ctx->patches = (const char *const *)p->series_patches;
+	ctx->cover_title = p->cover_title;
+	ctx->subjects = (const char *const *)p->subjects;
+	ctx->n_subjects = p->n_subjects;
+	ctx->index = p->index;
+	ctx->commit_msg = p->commit_msg;
+	ctx->patch = p->patch;
+	ctx->patch_len = strlen(p->patch);
+	ctx->subsystems = (const char *const *)p->subsystems;
+	ctx->n_subsystems = p->n_subsystems;
+	ctx->focuses = r->focuses;
+	ctx->n_focuses = r->n_focuses;
+	if (ar) {
+		ctx->repo = ar->repo;
+		ctx->tree = &ar->patches[0].tree;
+		/* The tools read the tip; base-side reads need base_tree. */
+		ctx->tip_tree = &ar->tree;
+		ctx->base_commit = &ar->base;
+	}
+}
+
+/* One pair's findings scored: the rows into @jf, *hits, the totals. */
+struct pair_score {
+	json_t *jf;
+	int hits;
+	char first_how[160]; /* where the first hit landed, for the table */
+};
+
+static int score_findings(struct run *r, const struct rb_eval_pair *p,
+			  const struct rb_findings *f, struct pair_score *ps)
+{
+	struct rb_diff *d = NULL;
+	char how[160];
+	size_t i;
+	int ret = 0;
+
+	if (rb_diff_parse(&d, p->patch, strlen(p->patch)))
+		d = NULL;
+	for (i = 0; !ret && i < f->n; i++) {
+		const struct rb_finding *x = &f->v[i];
+		bool hit = d && rb_eval_hit(p, d, x, how, sizeof(how));
+
+		if (hit && !ps->hits)
+			/* Cut for the table's cell: the JSON has it whole. */
+			snprintf(ps->first_how, sizeof(ps->first_how),
+				 "%.100s:%.50s", x->file, how);
+		ps->hits += hit;
+		ret = count_cat(&r->t, x->category, hit);
+		if (!ret)
+			json_array_append_new(
+				ps->jf,
+				json_pack("{s:s, s:s?, s:i, s:s, s:s, s:b, "
+					  "s:s?}",
+					  "category", x->category, "file",
+					  x->file, "line", x->line, "severity",
+					  rb_fsev_names[x->severity], "message",
+					  x->message, "hit", hit, "where",
+					  hit ? how : NULL));
+	}
+	rb_diff_free(d);
+	return ret;
+}
+
+/* The pair's row: in the totals, the markdown table and the JSON. */
+static void pair_row(struct run *r, const struct rb_eval_pair *p,
+		     const char *ctxline, size_t n_found,
+		     const struct rb_model_usage *u, int err,
+		     struct pair_score *ps)
+{
+	if (p->n_changed)
+		r->t.pairs++;
+	else
+		r->t.clean++;
+	r->t.hit_pairs += ps->hits > 0;
+	r->t.findings += (int)n_found;
+	r->t.hits += ps->hits;
+	add_usage(&r->t.u, u);
+	printf("| %d | ", p->id);
+	md_cell(p->buggy_subject, 60);
+	printf(" | %s | %zu | %d | %s | %d | %ld / %ld |%s\n", ctxline, n_found,
+	       ps->hits, ps->first_how[0] ? ps->first_how : "-", u->words,
+	       u->tokens_in, u->tokens_out, err ? " failed" : "");
+	json_array_append_new(
+		r->rows,
+		json_pack("{s:i, s:s, s:s, s:s, s:b, s:s?, s:o, s:i, s:i, "
+			  "s:I, s:I, s:f}",
+			  "id", p->id, "buggy_subject", p->buggy_subject,
+			  "fix_subject", p->fix_subject ? p->fix_subject : "",
+			  "context", ctxline, "failed", err != 0, "error",
+			  err ? rb_errmsg() : NULL, "findings", ps->jf, "hits",
+			  ps->hits, "words", u->words, "tokens_in",
+			  (json_int_t)u->tokens_in, "tokens_out",
+			  (json_int_t)u->tokens_out, "cost", u->cost));
+	ps->jf = NULL;
+}
+
 static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 {
 	struct rb_model_patch_ctx ctx = { 0 };
 	struct rb_model_usage u = { 0 };
 	struct rb_findings f = { 0 };
 	struct rb_apply_result *ar = NULL;
-	struct rb_diff *d = NULL;
+	struct pair_score ps = { .jf = json_array() };
 	const char *tree_name = NULL;
-	char ctxline[256], how[160], first_how[160] = "";
-	json_t *jf = json_array();
-	int err, hits = 0, ret = 0;
-	size_t i;
+	char ctxline[256];
+	int err, ret;
 
 	ret = try_apply(&ar, &tree_name, r->trees, r->n_trees, p, ctxline,
 			sizeof(ctxline));
@@ -243,85 +344,19 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	if (ar)
 		snprintf(ctxline, sizeof(ctxline), "applied on %.200s",
 			 tree_name);
-	/* What the review stage gives beside the patch (model_patch_ctx()). */
-	ctx.cover_body = p->cover_body;
-	ctx.changelog = p->changelog;
-	ctx.patches = (const char *const *)p->series_patches;
-	ctx.cover_title = p->cover_title;
-	ctx.subjects = (const char *const *)p->subjects;
-	ctx.n_subjects = p->n_subjects;
-	ctx.index = p->index;
-	ctx.commit_msg = p->commit_msg;
-	ctx.patch = p->patch;
-	ctx.patch_len = strlen(p->patch);
-	ctx.subsystems = (const char *const *)p->subsystems;
-	ctx.n_subsystems = p->n_subsystems;
-	ctx.focuses = r->focuses;
-	ctx.n_focuses = r->n_focuses;
-	if (ar) {
-		ctx.repo = ar->repo;
-		ctx.tree = &ar->patches[0].tree;
-		/* The tools read the tip; base-side reads need base_tree. */
-		ctx.tip_tree = &ar->tree;
-		ctx.base_commit = &ar->base;
-	}
+	r->t.applied += ar != NULL;
+	pair_ctx(&ctx, r, p, ar);
 	err = rb_model_review_patch(&f, &u, r->m, &ctx);
 	if (err) {
 		fprintf(stderr, "reviewbot: eval: pair %d: %s\n", p->id,
 			rb_errmsg());
 		r->t.failed++;
 	}
-	if (rb_diff_parse(&d, p->patch, ctx.patch_len))
-		d = NULL;
-	for (i = 0; i < f.n; i++) {
-		const struct rb_finding *x = &f.v[i];
-		bool hit = d && rb_eval_hit(p, d, x, how, sizeof(how));
-
-		if (hit && !hits)
-			/* Cut for the table's cell: the JSON has it whole. */
-			snprintf(first_how, sizeof(first_how), "%.100s:%.50s",
-				 x->file, how);
-		hits += hit;
-		ret = count_cat(&r->t, x->category, hit);
-		if (ret)
-			goto out;
-		json_array_append_new(
-			jf, json_pack("{s:s, s:s?, s:i, s:s, s:s, s:b, s:s?}",
-				      "category", x->category, "file", x->file,
-				      "line", x->line, "severity",
-				      rb_fsev_names[x->severity], "message",
-				      x->message, "hit", hit, "where",
-				      hit ? how : NULL));
-	}
-	if (p->n_changed)
-		r->t.pairs++;
-	else
-		r->t.clean++;
-	r->t.hit_pairs += hits > 0;
-	r->t.applied += ar != NULL;
-	r->t.findings += (int)f.n;
-	r->t.hits += hits;
-	add_usage(&r->t.u, &u);
-	printf("| %d | ", p->id);
-	md_cell(p->buggy_subject, 60);
-	printf(" | %s | %zu | %d | %s | %d | %ld / %ld |%s\n", ctxline, f.n,
-	       hits, first_how[0] ? first_how : "-", u.words, u.tokens_in,
-	       u.tokens_out, err ? " failed" : "");
-	json_array_append_new(
-		r->rows,
-		json_pack("{s:i, s:s, s:s, s:s, s:b, s:s?, s:o, s:i, s:i, "
-			  "s:I, s:I, s:f}",
-			  "id", p->id, "buggy_subject", p->buggy_subject,
-			  "fix_subject", p->fix_subject ? p->fix_subject : "",
-			  "context", ctxline, "failed", err != 0, "error",
-			  err ? rb_errmsg() : NULL, "findings", jf, "hits",
-			  hits, "words", u.words, "tokens_in",
-			  (json_int_t)u.tokens_in, "tokens_out",
-			  (json_int_t)u.tokens_out, "cost", u.cost));
-	jf = NULL;
+	ret = score_findings(r, p, &f, &ps);
+	if (!ret)
+		pair_row(r, p, ctxline, f.n, &u, err, &ps);
 out:
-	json_decref(jf);
-	rb_diff_free(d);
+	json_decref(ps.jf);
 	rb_findings_release(&f);
 	rb_apply_result_free(ar);
 	return ret;
@@ -469,144 +504,124 @@ static int build_set(const char *from, const char *out)
 	return RB_EXIT_OK;
 }
 
+static int parse_limit(const char *arg, void *to)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (!*arg || *end) {
+		fprintf(stderr, "reviewbot: eval: --limit %s: not a number\n",
+			arg);
+		return 1;
+	}
+	*(size_t *)to = (size_t)v;
+	return 0;
+}
+
+struct eval_args {
+	bool build;
+	const char *from, *out, *set_path, *config, *tree, *json_out;
+	const char *record, *replay;
+};
+
+/* The model, the set and the trees of a scoring run into @r. */
+static int run_open(struct run *r, struct rb_eval_set *set,
+		    const struct eval_args *a, const struct rb_config *cfg)
+{
+	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	size_t i;
+
+	rb_model_setup_opts(&o, &cfg->model, a->record, a->replay);
+	r->focuses = rb_model_setup_focuses(&cfg->model, &r->n_focuses);
+	if (!a->replay && (!o.provider || !strcmp(o.provider, "none"))) {
+		fprintf(stderr, "reviewbot: eval: the model stage is off; set "
+				"model.provider in the config (or give "
+				"--replay DIR)\n");
+		return RB_EXIT_USAGE;
+	}
+	if (rb_model_new(&r->m, &o) || !r->m ||
+	    rb_eval_set_load(set, a->set_path)) {
+		fprintf(stderr, "reviewbot: eval: %s\n", rb_errmsg());
+		return RB_EXIT_USAGE;
+	}
+	if (rb_model_prompt_set_version(r->prompt, r->m))
+		snprintf(r->prompt, sizeof(r->prompt), "unknown");
+	r->trees = calloc(cfg->n_trees + 2, sizeof(*r->trees));
+	r->rows = json_array();
+	if (!r->trees || !r->rows)
+		return RB_EXIT_FAIL;
+	if (a->tree) {
+		r->trees[r->n_trees].name = a->tree;
+		r->trees[r->n_trees].path = a->tree;
+		r->trees[r->n_trees++].ref = "HEAD";
+	}
+	for (i = 0; i < cfg->n_trees; i++) {
+		r->trees[r->n_trees].name = cfg->trees[i].name;
+		r->trees[r->n_trees].path = cfg->trees[i].path;
+		r->trees[r->n_trees++].ref =
+			cfg->trees[i].branch ? cfg->trees[i].branch : "HEAD";
+	}
+	open_trees(r->trees, r->n_trees);
+	r->set = set;
+	r->set_path = a->set_path;
+	return 0;
+}
+
+static void run_release(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; r->trees && i < r->n_trees; i++)
+		git_repository_free(r->trees[i].repo);
+	free(r->trees);
+	for (i = 0; i < r->t.n_cats; i++)
+		free(r->t.cats[i].name);
+	free(r->t.cats);
+	json_decref(r->rows);
+	rb_model_free(r->m);
+}
+
 int cmd_eval(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "build-set", no_argument, NULL, 'b' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "set", required_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "tree", required_argument, NULL, 't' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "limit", required_argument, NULL, 'n' },
-		{ "record", required_argument, NULL, 'R' },
-		{ "replay", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
+	struct eval_args a = { 0 };
+	struct run r = { 0 };
+	const struct rb_cli_opt opts[] = {
+		{ .name = "build-set", .flag = &a.build },
+		{ .name = "from", .str = &a.from },
+		{ .name = "out", .str = &a.out },
+		{ .name = "set", .str = &a.set_path },
+		{ .name = "config", .short_name = 'c', .str = &a.config },
+		{ .name = "tree", .str = &a.tree },
+		{ .name = "json", .str = &a.json_out },
+		{ .name = "label", .str = &r.label },
+		{ .name = "limit", .parse = parse_limit, .to = &r.limit },
+		{ .name = "record", .str = &a.record },
+		{ .name = "replay", .str = &a.replay },
 		{ 0 },
 	};
-	const char *from = NULL, *out = NULL, *set_path = NULL, *config = NULL;
-	const char *tree = NULL, *json_out = NULL, *record = NULL,
-		   *replay = NULL;
-	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
+	const struct rb_cli_args args = { .usage = usage, .opts = opts };
 	struct rb_config *cfg = NULL;
 	struct rb_eval_set set = { 0 };
-	struct run r = { 0 };
-	bool build = false;
-	size_t i;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			build = true;
-			break;
-		case 'f':
-			from = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 's':
-			set_path = optarg;
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 't':
-			tree = optarg;
-			break;
-		case 'j':
-			json_out = optarg;
-			break;
-		case 'l':
-			r.label = optarg;
-			break;
-		case 'n':
-			r.limit = (size_t)strtoul(optarg, NULL, 10);
-			break;
-		case 'R':
-			record = optarg;
-			break;
-		case 'P':
-			replay = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return RB_EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			return RB_EXIT_USAGE;
-		}
-	}
-	if (optind < argc || build == !!set_path) {
+	ret = rb_cli_parse(&args, argc, argv);
+	if (ret != RB_CLI_GO)
+		return ret;
+	if (optind < argc || a.build == !!a.set_path ||
+	    (a.build && (!a.from || !a.out))) {
 		fputs(usage, stderr);
 		return RB_EXIT_USAGE;
 	}
 	rb_log_set_quiet(!getenv("RB_LOG"));
-	if (build) {
-		if (!from || !out) {
-			fputs(usage, stderr);
-			return RB_EXIT_USAGE;
-		}
-		return build_set(from, out);
-	}
-	ret = rb_cli_load_config(&cfg, config);
-	if (ret)
-		return ret;
-	rb_model_setup_opts(&o, &cfg->model, record, replay);
-	r.focuses = rb_model_setup_focuses(&cfg->model, &r.n_focuses);
-	if (!replay && (!o.provider || !strcmp(o.provider, "none"))) {
-		fprintf(stderr, "reviewbot: eval: the model stage is off; set "
-				"model.provider in the config (or give "
-				"--replay DIR)\n");
-		ret = RB_EXIT_USAGE;
-		goto out;
-	}
-	if (rb_model_new(&r.m, &o) || !r.m) {
-		fprintf(stderr, "reviewbot: eval: %s\n", rb_errmsg());
-		ret = RB_EXIT_USAGE;
-		goto out;
-	}
-	if (rb_eval_set_load(&set, set_path)) {
-		fprintf(stderr, "reviewbot: eval: %s\n", rb_errmsg());
-		ret = RB_EXIT_USAGE;
-		goto out;
-	}
-	if (rb_model_prompt_set_version(r.prompt, r.m))
-		snprintf(r.prompt, sizeof(r.prompt), "unknown");
-	r.trees = calloc(cfg->n_trees + 2, sizeof(*r.trees));
-	r.rows = json_array();
-	if (!r.trees || !r.rows) {
-		ret = RB_EXIT_FAIL;
-		goto out;
-	}
-	if (tree) {
-		r.trees[r.n_trees].name = tree;
-		r.trees[r.n_trees].path = tree;
-		r.trees[r.n_trees++].ref = "HEAD";
-	}
-	for (i = 0; i < cfg->n_trees; i++) {
-		r.trees[r.n_trees].name = cfg->trees[i].name;
-		r.trees[r.n_trees].path = cfg->trees[i].path;
-		r.trees[r.n_trees++].ref =
-			cfg->trees[i].branch ? cfg->trees[i].branch : "HEAD";
-	}
-	open_trees(r.trees, r.n_trees);
-	r.set = &set;
-	r.set_path = set_path;
-	ret = score(&r, json_out);
-out:
-	for (i = 0; r.trees && i < r.n_trees; i++)
-		git_repository_free(r.trees[i].repo);
-	free(r.trees);
-	for (i = 0; i < r.t.n_cats; i++)
-		free(r.t.cats[i].name);
-	free(r.t.cats);
-	json_decref(r.rows);
+	if (a.build)
+		return build_set(a.from, a.out);
+	ret = rb_cli_load_config(&cfg, a.config);
+	if (!ret)
+		ret = run_open(&r, &set, &a, cfg);
+	if (!ret)
+		ret = score(&r, a.json_out);
+	run_release(&r);
 	rb_eval_set_release(&set);
-	rb_model_free(r.m);
 	rb_config_free(cfg);
 	return ret;
 }
