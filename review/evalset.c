@@ -898,13 +898,130 @@ static void build_release(struct build *b)
 	free(b->want);
 }
 
+/*
+ * One fix, one pair: of the versions of a fix (the same title naming the
+ * same subject) the latest is kept, as the one most likely merged; the
+ * others are excluded as earlier versions. Stable backports go too.
+ */
+static int drop_versions(struct build *b)
+{
+	size_t i, k;
+	int ret = 0;
+
+	for (i = 0; !ret && i < b->n_fx; i++) {
+		struct fixref *r = &b->fx[i];
+		const struct pmail *p = &b->pm[r->pm];
+
+		if (p->stable) {
+			r->dropped = true;
+			ret = exclude(b->set, p, r->named,
+				      "the fix is a stable backport");
+			continue;
+		}
+		for (k = 0; k < b->n_fx; k++) {
+			const struct fixref *o = &b->fx[k];
+
+			if (k == i || b->pm[o->pm].stable ||
+			    strcmp(o->key, r->key) ||
+			    strcmp(b->pm[o->pm].key, p->key) ||
+			    !newer(&b->pm[o->pm], p))
+				continue;
+			r->dropped = true;
+			ret = exclude(b->set, p, r->named,
+				      "an earlier version of a fix kept in "
+				      "a later version");
+			break;
+		}
+	}
+	return ret;
+}
+
+/* The buggy patch of each fix kept, or its exclusion with the reason. */
+static int find_bugs(struct build *b, const struct pmail **bug, int *nver)
+{
+	const char *why;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < b->n_fx; i++) {
+		if (b->fx[i].dropped)
+			continue;
+		bug[i] = buggy_for(b, &b->fx[i], &nver[i], &why);
+		if (!bug[i])
+			ret = exclude(b->set, &b->pm[b->fx[i].pm],
+				      b->fx[i].named, why);
+	}
+	return ret;
+}
+
+/*
+ * A fix retitled between its versions ("conditionally define X", then
+ * "remove X") is one fix of one bug: the same sender, the same buggy
+ * patch, the same files. The latest is kept; bug[i] of the others goes.
+ */
+static int drop_retitled(struct build *b, const struct pmail **bug, size_t i)
+{
+	const struct pmail *p = &b->pm[b->fx[i].pm];
+	size_t k;
+
+	for (k = 0; bug[i] && k < b->n_fx; k++) {
+		const struct pmail *o = &b->pm[b->fx[k].pm];
+
+		if (k == i || bug[k] != bug[i] || !p->from || !o->from ||
+		    strcasecmp(p->from, o->from) || !p->files || !o->files ||
+		    strcmp(p->files, o->files) || o->ord <= p->ord)
+			continue;
+		bug[i] = NULL;
+		return exclude(b->set, p, b->fx[i].named,
+			       "an earlier fix by the same sender of the same "
+			       "files of the same patch (a retitled version)");
+	}
+	return 0;
+}
+
+/* The mails the second pass keeps whole: the fix, the buggy patch and
+ * its series (the cover and the other parts, series_of()). */
+static int want_pair(struct build *b, const struct pmail *bug, size_t i)
+{
+	size_t k;
+
+	if (add_want(b, bug->ord) || add_want(b, b->pm[b->fx[i].pm].ord))
+		return -RB_ENOMEM;
+	for (k = 0; k < b->n_pm; k++) {
+		const struct pmail *q = &b->pm[k];
+
+		if (!strcmp(q->thread, bug->thread) &&
+		    q->version == bug->version && q->total == bug->total &&
+		    add_want(b, q->ord))
+			return -RB_ENOMEM;
+	}
+	return 0;
+}
+
+/* The second pass over the archive: the wanted mails, sorted, once. */
+static int read_wanted(struct build *b, const char *path)
+{
+	size_t i, k;
+
+	qsort(b->want, b->n_want, sizeof(*b->want), cmp_size);
+	for (i = k = 0; i < b->n_want; i++)
+		if (!k || b->want[k - 1] != b->want[i])
+			b->want[k++] = b->want[i];
+	b->n_want = k;
+	b->got = calloc(b->n_want + 1, sizeof(*b->got));
+	if (!b->got)
+		return rb_err(RB_ENOMEM, "out of memory");
+	b->ord = 0;
+	return b->n_want ? rb_mail_walk(path, RB_MSG_DEFAULT_MAX, pass2, b) : 0;
+}
+
 int rb_eval_build(struct rb_eval_set *out, const char *path)
 {
 	struct build b = { 0 };
 	const struct pmail **bug = NULL;
 	int *nver = NULL;
 	const char *base = strrchr(path, '/');
-	size_t i, k;
+	size_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -913,121 +1030,24 @@ int rb_eval_build(struct rb_eval_set *out, const char *path)
 	if (!out->source)
 		return rb_err(RB_ENOMEM, "out of memory");
 	ret = rb_mail_walk(path, RB_MSG_DEFAULT_MAX, pass1, &b);
+	if (!ret)
+		ret = drop_versions(&b);
 	if (ret)
 		goto out;
-	/*
-	 * One fix, one pair: of the versions of a fix (the same title naming
-	 * the same subject) the latest is kept, as the one most likely
-	 * merged; the others are excluded as earlier versions.
-	 */
-	for (i = 0; i < b.n_fx; i++) {
-		struct fixref *r = &b.fx[i];
-		const struct pmail *p = &b.pm[r->pm];
-
-		if (p->stable) {
-			r->dropped = true;
-			ret = exclude(out, p, r->named,
-				      "the fix is a stable backport");
-			if (ret)
-				goto out;
-			continue;
-		}
-		for (k = 0; k < b.n_fx; k++) {
-			const struct fixref *o = &b.fx[k];
-
-			if (k == i || b.pm[o->pm].stable ||
-			    strcmp(o->key, r->key) ||
-			    strcmp(b.pm[o->pm].key, p->key) ||
-			    !newer(&b.pm[o->pm], p))
-				continue;
-			r->dropped = true;
-			ret = exclude(out, p, r->named,
-				      "an earlier version of a fix kept in "
-				      "a later version");
-			if (ret)
-				goto out;
-			break;
-		}
-	}
 	bug = calloc(b.n_fx + 1, sizeof(*bug));
 	nver = calloc(b.n_fx + 1, sizeof(*nver));
 	if (!bug || !nver) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < b.n_fx; i++) {
-		const char *why;
-
-		if (b.fx[i].dropped)
-			continue;
-		bug[i] = buggy_for(&b, &b.fx[i], &nver[i], &why);
-		if (!bug[i]) {
-			ret = exclude(out, &b.pm[b.fx[i].pm], b.fx[i].named,
-				      why);
-			if (ret)
-				goto out;
-			continue;
-		}
+	ret = find_bugs(&b, bug, nver);
+	for (i = 0; !ret && i < b.n_fx; i++) {
+		ret = drop_retitled(&b, bug, i);
+		if (!ret && bug[i])
+			ret = want_pair(&b, bug[i], i);
 	}
-	/*
-	 * A fix retitled between its versions ("conditionally define X",
-	 * then "remove X") is one fix of one bug: the same sender, the same
-	 * buggy patch, the same files. The latest is kept.
-	 */
-	for (i = 0; i < b.n_fx; i++) {
-		const struct pmail *p = &b.pm[b.fx[i].pm];
-
-		for (k = 0; bug[i] && k < b.n_fx; k++) {
-			const struct pmail *o = &b.pm[b.fx[k].pm];
-
-			if (k == i || bug[k] != bug[i] || !p->from ||
-			    !o->from || strcasecmp(p->from, o->from) ||
-			    !p->files || !o->files ||
-			    strcmp(p->files, o->files) || o->ord <= p->ord)
-				continue;
-			bug[i] = NULL;
-			ret = exclude(out, p, b.fx[i].named,
-				      "an earlier fix by the same sender of "
-				      "the same files of the same patch (a "
-				      "retitled version)");
-			if (ret)
-				goto out;
-		}
-		if (!bug[i])
-			continue;
-		if (add_want(&b, bug[i]->ord) ||
-		    add_want(&b, b.pm[b.fx[i].pm].ord)) {
-			ret = -RB_ENOMEM;
-			goto out;
-		}
-		/* Its series: the cover and the other parts (series_of()). */
-		for (k = 0; k < b.n_pm; k++) {
-			const struct pmail *q = &b.pm[k];
-
-			if (!strcmp(q->thread, bug[i]->thread) &&
-			    q->version == bug[i]->version &&
-			    q->total == bug[i]->total && add_want(&b, q->ord)) {
-				ret = -RB_ENOMEM;
-				goto out;
-			}
-		}
-	}
-	qsort(b.want, b.n_want, sizeof(*b.want), cmp_size);
-	for (i = k = 0; i < b.n_want; i++)
-		if (!k || b.want[k - 1] != b.want[i])
-			b.want[k++] = b.want[i];
-	b.n_want = k;
-	b.got = calloc(b.n_want + 1, sizeof(*b.got));
-	if (!b.got) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	b.ord = 0;
-	if (b.n_want) {
-		ret = rb_mail_walk(path, RB_MSG_DEFAULT_MAX, pass2, &b);
-		if (ret)
-			goto out;
-	}
+	if (!ret)
+		ret = read_wanted(&b, path);
 	for (i = 0; i < b.n_fx && !ret; i++)
 		if (bug[i])
 			ret = make_pair(&b, &b.fx[i], bug[i], nver[i]);
