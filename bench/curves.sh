@@ -1,0 +1,643 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# bench/curves.sh - cost curves (issue 20): how the cost grows with the
+# work, each curve measured in one run, written as TSV points under
+# bench/charts/ and drawn as SVG by bench/plot.py (standard library only).
+#
+#  ingest   time and peak RSS of "reviewbot review" storing and assembling
+#           (policy off: no review) 1/4, 1/2 and all of the linux-api
+#           corpus, and the corpus twice over (a copy with every
+#           Message-ID, In-Reply-To and References id renamed), beside git
+#           mailsplit splitting the same mbox (the peer; split only).
+#  apply    time to apply (commit-msg only) and to apply and check (plus
+#           checkpatch) one series of 1, 5, 20 and 100 patches through
+#           "reviewbot review" with 1, 3 and 10 trees configured, in the
+#           worst case: the series' base is in no tree (the base guess
+#           fails), and it applies only on the last tree (each earlier
+#           one conflicts with its last patch). The peer: one worktree,
+#           "git checkout" of each base and "git am" until one applies,
+#           then checkpatch.pl per patch (the worktree is made before the
+#           clock starts, once: it is kept in ~/.cache/reviewbot/bench-am,
+#           or RB_BENCH_AM_TREE, as deleting 70,000 files takes minutes).
+#  latency  "reviewbot run" (role all, SQLite) over IMAP (Dovecot), Maildir
+#           outbox: with 0, 10 and 100 demo series and then one more in
+#           the mailbox when the daemon starts, the time from its start to
+#           the last series' reply and to the first reply; and, for scale,
+#           the daemon idle in IMAP IDLE, the last patch delivered by LMTP
+#           to its reply.
+#  workers  the chart of bench/RESULTS-workers.md (bench/workers.sh).
+#
+# usage: bench/curves.sh [ingest|apply|latency|workers|all]...
+#   (default all). Writes bench/charts/NAME.tsv and .svg and prints the
+#   tables for bench/RESULTS-curves.md. The load average is recorded with
+#   each point. APPLY_N="1 5 20 100", APPLY_BASES="1 3 10", QUEUED="0 10
+#   100" change the points.
+# RB_BIN: the reviewbot to measure (default build-bench/bot/reviewbot,
+# built first: bench/lib.sh).
+set -eu -o pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/lib.sh"
+bench_need python3 git xz /usr/bin/time
+RB_SHARED=$(bench_shared "${RB_SHARED:-$(cd "$src/.." && pwd)/shared}" \
+	corpus/linux-api.mbox.xz) || exit 1
+RB_BIN=$(bench_reviewbot "${RB_BIN:-}") || exit 1
+charts=$src/bench/charts
+mkdir -p "$charts"
+what=${*:-all}
+w=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-curves.XXXXXX")
+chmod 0755 "$w"
+cleanup() {
+	rm -rf "$w"
+}
+trap cleanup EXIT
+export GIT_AUTHOR_NAME="Ada Lovelace" GIT_AUTHOR_EMAIL=ada@example.org
+export GIT_COMMITTER_NAME="Ada Lovelace" GIT_COMMITTER_EMAIL=ada@example.org
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+day=$(date -u +%F)
+ver=$("$RB_BIN" --version | head -n 1)
+plot() { python3 "$src/bench/plot.py" "$@" >/dev/null; }
+
+# ---- ingest -----------------------------------------------------------------
+curve_ingest() {
+	local f n t0 wall rss st rest sw srss ld series
+	xz -dc "$RB_SHARED/corpus/linux-api.mbox.xz" >"$w/all.mbox"
+	# 1/4, 1/2 (the oldest messages first, as the archive holds them) and
+	# the corpus followed by a copy of itself with every id renamed.
+	python3 - "$w" <<'PY'
+import re, sys
+w = sys.argv[1]
+data = open(w + "/all.mbox", "rb").read()
+starts = [m.start() for m in re.finditer(rb"^From ", data, re.M)]
+n = len(starts)
+open(w + "/q1.mbox", "wb").write(data[:starts[n // 4]])
+open(w + "/q2.mbox", "wb").write(data[:starts[n // 2]])
+ids = re.compile(rb"^(message-id|in-reply-to|references):", re.I)
+def renamed(m):
+    head, sep, body = m.partition(b"\n\n")
+    fields = re.split(rb"\n(?![ \t])", head)
+    for i, f in enumerate(fields):
+        if ids.match(f):
+            fields[i] = re.sub(rb"<([^<>@\s]+)@",
+                               lambda x: b"<" + x.group(1) + b".x2@", f)
+    return b"\n".join(fields) + sep + body
+with open(w + "/x2.mbox", "wb") as out:
+    out.write(data)
+    for i, s in enumerate(starts):
+        out.write(renamed(data[s:starts[i + 1] if i + 1 < n else len(data)]))
+PY
+	cat >"$w/off.yaml" <<EOC
+store:
+  path: $w/ingest.db
+outbox:
+  maildir: $w/ingest-outbox
+policy:
+  default:
+    mode: "off"
+EOC
+	printf '| part | messages | reviewbot store s | reviewbot parse+assemble s | reviewbot all s | peak RSS MB | series | git mailsplit s | mailsplit RSS MB | load |\n' >"$w/ingest.md"
+	printf '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n' >>"$w/ingest.md"
+	: >"$w/ingest.rows"
+	for f in q1 q2 all x2; do
+		n=$(grep -c '^From ' "$w/$f.mbox")
+		rm -rf "$w/ingest.db"* "$w/ingest-outbox" "$w/split"
+		ld=$(load)
+		# Exit 1 is normal: some corpus mail is malformed (recorded).
+		/usr/bin/time -f '%e %M' -o "$w/time.txt" "$RB_BIN" review \
+			-c "$w/off.yaml" "$w/$f.mbox" >"$w/out.txt" \
+			2>"$w/err.txt" || true
+		grep -q 'stored in [0-9.]* s' "$w/out.txt" ||
+			bench_die "ingest $f: no timing line: $(tail -n 3 "$w/err.txt")"
+		read -r wall rss < <(tail -n 1 "$w/time.txt")
+		st=$(sed -n 's/.*stored in \([0-9.]*\) s.*/\1/p' "$w/out.txt")
+		rest=$(sed -n 's/.*sent in \([0-9.]*\) s.*/\1/p' "$w/out.txt")
+		series=$(sed -n 's/.*, \([0-9]*\) series,.*/\1/p' "$w/out.txt")
+		mkdir "$w/split"
+		/usr/bin/time -f '%e %M' -o "$w/stime.txt" git mailsplit \
+			--mboxrd -o"$w/split" "$w/$f.mbox" >/dev/null
+		read -r sw srss < <(tail -n 1 "$w/stime.txt")
+		rm -rf "$w/split"
+		echo "$f $n $st $rest $wall $((rss / 1024)) $series $sw $((srss / 1024)) $ld" >>"$w/ingest.rows"
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+			"$f" "$n" "$st" "$rest" "$wall" "$((rss / 1024))" \
+			"$series" "$sw" "$((srss / 1024))" "$ld" >>"$w/ingest.md"
+		echo "ingest $f: $n messages, $wall s, $((rss / 1024)) MB (load $ld)" >&2
+	done
+	rm -f "$w"/q1.mbox "$w"/q2.mbox "$w"/x2.mbox "$w/all.mbox"
+	{
+		echo "# title: Ingest and assemble the linux-api corpus: wall time"
+		echo "# x: messages (1/4, 1/2, all, twice over)"
+		echo "# y: seconds"
+		echo "# note: bench/curves.sh ingest, $day, $ver; reviewbot review, SQLite, policy off (no review)"
+		echo "# note: load average at each point: $(awk '{ printf "%s%s", s, $10; s = ", " }' "$w/ingest.rows")"
+		printf 'messages\treviewbot: store + parse + assemble\treviewbot: store only\tgit mailsplit, split only (peer)\n'
+		awk '{ printf "%s\t%s\t%s\t%s\n", $2, $5, $3, $8 }' "$w/ingest.rows"
+	} >"$charts/ingest-time.tsv"
+	{
+		echo "# title: Ingest and assemble the linux-api corpus: peak RSS"
+		echo "# x: messages (1/4, 1/2, all, twice over)"
+		echo "# y: peak RSS, MB"
+		echo "# note: bench/curves.sh ingest, $day, $ver; /usr/bin/time -f %M"
+		printf 'messages\treviewbot: store + parse + assemble\tgit mailsplit (peer)\n'
+		awk '{ printf "%s\t%s\t%s\n", $2, $6, $9 }' "$w/ingest.rows"
+	} >"$charts/ingest-rss.tsv"
+	plot "$charts/ingest-time.tsv" "$charts/ingest-rss.tsv"
+	cat "$w/ingest.md"
+}
+
+# ---- apply ------------------------------------------------------------------
+# A series of up to 100 one-line patches, each to its own .c file, made on
+# a private commit P (a line appended at the end of each of those files)
+# in a repository of its own: P's blobs are in no configured tree, so the
+# base guess finds nothing and every tree is tried in order. For each
+# series length N and base count B: B-1 trees whose head changes the
+# context of patch N (it fails there, after N-1 patches applied), and a
+# last tree where the whole series applies.
+apply_setup() {
+	ktree=$("$src/scripts/setup-linux-tree.sh") ||
+		bench_die "no kernel tree (scripts/setup-linux-tree.sh failed)"
+	git clone -q --bare --shared "$ktree" "$w/gen.git"
+	git clone -q --bare --shared "$ktree" "$w/k.git"
+	# 100 .c files of drivers/, spread over the tree, at least 20 lines.
+	git -C "$w/gen.git" ls-tree -r --name-only HEAD drivers/ |
+		grep '\.c$' | awk 'NR % 97 == 0' | head -n 200 >"$w/cands"
+	# The commits in one git fast-import each (an index of 70,000
+	# entries written per commit would take minutes): in gen.git, P
+	# (refs/heads/prep) and the series s1..s100; in k.git, for each
+	# length N, the bases n$N-b1..b9 (line 3 of the file of patch N, its
+	# context, changed) and n$N-good (an unrelated file added).
+	python3 - "$w" "${APPLY_N:-1 5 20 100}" <<'PY' || exit 1
+import subprocess, sys
+w, ns = sys.argv[1], [int(x) for x in sys.argv[2].split()]
+def git(repo, *args, inp=None):
+    return subprocess.run(["git", "-C", w + "/" + repo] + list(args),
+                          input=inp, stdout=subprocess.PIPE,
+                          check=True).stdout
+def blob(path):
+    return git("gen.git", "cat-file", "blob", "HEAD:" + path)
+files = []
+for f in open(w + "/cands").read().split():
+    text = blob(f)
+    if text.count(b"\n") >= 20:
+        files.append((f, text))
+    if len(files) == 100:
+        break
+if len(files) < 100:
+    sys.exit("fewer than 100 files of 20 lines")
+open(w + "/files", "w").write("".join(f + "\n" for f, _ in files))
+who = b"Ada Lovelace <ada@example.org> 1764806400 +0000"
+def commit(ref, parent, msg, changes, mark):
+    out = [b"commit " + ref.encode(), b"mark :%d" % mark,
+           b"author " + who, b"committer " + who,
+           b"data %d" % len(msg), msg]
+    out.append(b"from " + parent)
+    for path, data in changes:
+        out += [b"M 100644 inline " + path.encode(),
+                b"data %d" % len(data), data]
+    return b"\n".join(out) + b"\n\n"
+head = git("gen.git", "rev-parse", "HEAD").strip()
+cur = {f: t + b"/* reviewbot bench: the author's tree */\n" for f, t in files}
+s = [commit("refs/heads/prep", head, b"bench: the author's tree\n",
+            list(cur.items()), 1)]
+for i, (f, _) in enumerate(files, 1):
+    lines = cur[f].split(b"\n")
+    lines.insert(3, b"/* reviewbot bench: note %d */" % i)
+    cur[f] = b"\n".join(lines)
+    name = f.rsplit("/", 1)[-1][:-2]
+    msg = (b"%s: bench note %d\n\nPatch %d of the bench series: one "
+           b"comment line.\n\nSigned-off-by: Ada Lovelace "
+           b"<ada@example.org>\n" % (name.encode(), i, i))
+    s.append(commit("refs/heads/s%d" % i, b":%d" % i, msg,
+                    [(f, cur[f])], i + 1))
+git("gen.git", "fast-import", "--quiet", inp=b"".join(s))
+s, mark = [], 1
+for n in ns:
+    f, text = files[n - 1]
+    for i in range(1, 10):
+        lines = text.split(b"\n")
+        lines[2] = b"/* base %d */" % i
+        s.append(commit("refs/heads/n%d-b%d" % (n, i), head,
+                        b"base %d\n" % i, [(f, b"\n".join(lines))], mark))
+        mark += 1
+    s.append(commit("refs/heads/n%d-good" % n, head, b"good base\n",
+                    [("Documentation/reviewbot-bench.txt",
+                      b"good base for %d\n" % n)], mark))
+    mark += 1
+git("k.git", "fast-import", "--quiet", inp=b"".join(s))
+PY
+}
+
+# apply_conf N B CHECKERS: the config of one run.
+apply_conf() {
+	local n=$1 b=$2 i names=""
+	{
+		echo "store:"
+		echo "  path: $w/apply.db"
+		echo "outbox:"
+		echo "  maildir: $w/apply-outbox"
+		echo "trees:"
+		for i in $(seq "$b"); do
+			echo "  - name: b$i"
+			echo "    path: $w/k.git"
+			if [ "$i" = "$b" ]; then
+				echo "    branch: refs/heads/n$n-good"
+			else
+				echo "    branch: refs/heads/n$n-b$i"
+			fi
+			echo "    fetch_minutes: 0"
+			names="$names${names:+, }b$i"
+		done
+		echo "policy:"
+		echo "  default:"
+		echo "    mode: advisory"
+		echo "    bases: [$names]"
+		echo "    checkers: [$3]"
+	} >"$w/apply.yaml"
+}
+
+curve_apply() {
+	local ns=${APPLY_N:-1 5 20 100} bs=${APPLY_BASES:-1 3 10}
+	local n b i kind t0 t1 ld ok wt at cpl cperr
+	bench_need perl sqlite3
+	t0=$(now)
+	apply_setup
+	# The peer's worktree is kept between runs: making one takes 40 s
+	# here and deleting its 70,000 files minutes.
+	wt=${RB_BENCH_AM_TREE:-$HOME/.cache/reviewbot/bench-am}
+	if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$wt"
+		git clone -q --shared "$ktree" "$wt" ||
+			bench_die "cannot make the peer's worktree $wt"
+	fi
+	git -C "$wt" am --abort >/dev/null 2>&1 || true
+	git -C "$wt" fetch -q "$w/k.git" '+refs/heads/*:refs/bench/*'
+	echo "apply: set-up (series, bases, the peer's worktree) $(secs "$t0" "$(now)") s" >&2
+	for n in $ns; do
+		rm -rf "$w/mails$n"
+		if [ "$n" = 1 ]; then
+			git -C "$w/gen.git" format-patch -q -o "$w/mails$n" \
+				--thread prep..s1
+		else
+			git -C "$w/gen.git" format-patch -q -o "$w/mails$n" \
+				--cover-letter --thread "prep..s$n"
+		fi
+		cat "$w/mails$n"/*.patch >"$w/series$n.mbox"
+		# The peer's check: checkpatch.pl per patch, in the tree, as
+		# bench/checks.sh runs it directly.
+		ld=$(load)
+		t0=$(now)
+		for p in "$w/mails$n"/*.patch; do
+			case $p in */0000-*) continue ;; esac
+			(cd "$wt" && perl scripts/checkpatch.pl --no-tree \
+				--show-types --emacs --quiet --no-summary \
+				--color=never "$p" >/dev/null) || true
+		done
+		t1=$(now)
+		echo "cp $n $(secs "$t0" "$t1") $ld" >>"$w/apply.rows"
+		echo "apply: checkpatch.pl x $n: $(secs "$t0" "$t1") s" >&2
+	done
+	for n in $ns; do
+		for b in $bs; do
+			for kind in apply check; do
+				if [ $kind = apply ]; then
+					apply_conf "$n" "$b" commit-msg
+				else
+					apply_conf "$n" "$b" "commit-msg, checkpatch"
+				fi
+				rm -rf "$w/apply.db"* "$w/apply-outbox"
+				ld=$(load)
+				t0=$(now)
+				RB_LOG=1 "$RB_BIN" review -c "$w/apply.yaml" \
+					"$w/series$n.mbox" >"$w/out.txt" \
+					2>"$w/err.txt" || true
+				t1=$(now)
+				# checkpatch ran once, on the chosen base (or not at
+				# all for "apply"); a checkpatch that failed is
+				# recorded as such: its time is not a check's.
+				cpl=$(grep -c 'event=check.done checker=checkpatch ' "$w/err.txt" || true)
+				[ "$cpl" = "$([ $kind = check ] && echo 1 || echo 0)" ] ||
+					bench_die "apply N=$n B=$b $kind: checkpatch ran $cpl times: $(grep check.done "$w/err.txt")"
+				cperr=$(sed -n 's/.*event=check.done checker=checkpatch .*result=[A-Z].* error="\([^"]*\)".*/\1/p' "$w/err.txt" | tr ' ' '_')
+				grep -q ' 1 reviewed, 0 failed to apply' "$w/out.txt" ||
+					bench_die "apply N=$n B=$b: not reviewed: $(cat "$w/out.txt" "$w/err.txt" | tail -n 4)"
+				# Every base tried: B-1 failing at patch N, the last ok.
+				at=$(sqlite3 "$w/apply.db" "SELECT count(*), sum(ok), sum(failed_patch = $n) FROM attempts WHERE base_name GLOB 'b[0-9]*'")
+				[ "$at" = "$b|1|$((b - 1))" ] ||
+					bench_die "apply N=$n B=$b: attempts (tried, ok, failed at $n) $at: $(sqlite3 "$w/apply.db" "SELECT * FROM attempts")"
+				echo "rb-$kind $n $b $(secs "$t0" "$t1") $ld $cperr" >>"$w/apply.rows"
+				echo "apply: reviewbot $kind N=$n B=$b: $(secs "$t0" "$t1") s (load $ld)${cperr:+ checkpatch failed: $cperr}" >&2
+			done
+			# The peer: each base checked out in the one worktree, git am
+			# until the series applies.
+			ld=$(load)
+			ok=0
+			t0=$(now)
+			for i in $(seq "$b"); do
+				if [ "$i" = "$b" ]; then
+					git -C "$wt" checkout -q -f --detach "refs/bench/n$n-good"
+				else
+					git -C "$wt" checkout -q -f --detach "refs/bench/n$n-b$i"
+				fi
+				if git -C "$wt" am -q $(ls "$w/mails$n"/*.patch | grep -v /0000-) \
+					>/dev/null 2>&1; then
+					ok=1
+					break
+				fi
+				git -C "$wt" am --abort
+			done
+			t1=$(now)
+			[ $ok = 1 ] && [ "$i" = "$b" ] ||
+				bench_die "git am N=$n B=$b: applied on base $i of $b"
+			echo "am $n $b $(secs "$t0" "$t1") $ld" >>"$w/apply.rows"
+			echo "apply: git am N=$n B=$b: $(secs "$t0" "$t1") s (load $ld)" >&2
+		done
+	done
+	python3 - "$w/apply.rows" "$charts" "$day" "$ver" "$ns" "$bs" <<'PY'
+import sys
+rows, charts, day, ver = sys.argv[1:5]
+ns = [int(x) for x in sys.argv[5].split()]
+bs = [int(x) for x in sys.argv[6].split()]
+t, cp, loads, failed = {}, {}, [], {}
+for line in open(rows):
+    f = line.split()
+    if f[0] == "cp":
+        cp[int(f[1])] = float(f[2])
+        continue
+    loads.append(f[4])
+    if len(f) > 5:
+        # the checker failed: no point on the chart, the reason in the
+        # table
+        failed[(f[0], int(f[1]), int(f[2]))] = f[5].replace("_", " ")
+        continue
+    t[(f[0], int(f[1]), int(f[2]))] = float(f[3])
+def bsn(b):
+    return "%d base%s" % (b, "" if b == 1 else "s")
+def tsv(name, title, cols):
+    with open("%s/%s.tsv" % (charts, name), "w") as o:
+        o.write("# title: %s\n# x: patches in the series\n# y: seconds\n"
+                "# xscale: log\n# yscale: log\n" % title)
+        o.write("# note: bench/curves.sh apply, %s, %s; linux 6.1, the "
+                "series applies on the last base only\n" % (day, ver))
+        o.write("# note: load average %s to %s over the run\n"
+                % (min(loads, key=float), max(loads, key=float)))
+        if name == "apply-check":
+            for (k, n, b), why in sorted(failed.items()):
+                o.write("# note: no point: %d patches, %d bases: checkpatch"
+                        " failed: %s\n" % (n, b, why))
+        o.write("patches\t" + "\t".join(c[0] for c in cols) + "\n")
+        for n in ns:
+            o.write("%d\t%s\n" % (n, "\t".join(
+                "%.3f" % c[1](n) if c[1](n) is not None else "-"
+                for c in cols)))
+get = lambda k, n, b: t.get((k, n, b))
+add = lambda a, b: None if a is None or b is None else a + b
+tsv("apply", "Apply one series, the last of B bases: reviewbot review "
+    "(commit-msg only)",
+    [("reviewbot, " + bsn(b), lambda n, b=b: get("rb-apply", n, b))
+     for b in bs] +
+    [("git checkout + am, " + bsn(b) + " (peer)",
+      lambda n, b=b: get("am", n, b)) for b in bs])
+tsv("apply-check", "Apply and check one series (checkpatch): reviewbot "
+    "review",
+    [("reviewbot, " + bsn(b), lambda n, b=b: get("rb-check", n, b))
+     for b in bs] +
+    [("git am + checkpatch.pl, " + bsn(b) + " (peer)",
+      lambda n, b=b: add(get("am", n, b), cp.get(n))) for b in bs])
+print("| patches | bases | reviewbot apply s | reviewbot apply + checkpatch s"
+      " | git checkout + am s | checkpatch.pl per patch s |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+for n in ns:
+    for b in bs:
+        f = lambda v: "%.2f" % v if v is not None else "-"
+        chk = f(get("rb-check", n, b))
+        if ("rb-check", n, b) in failed:
+            chk = "checkpatch failed: " + failed[("rb-check", n, b)]
+        print("| %d | %d | %s | %s | %s | %s |" % (
+            n, b, f(get("rb-apply", n, b)), chk,
+            f(get("am", n, b)), f(cp.get(n))))
+PY
+	plot "$charts/apply.tsv" "$charts/apply-check.tsv"
+	git -C "$wt" checkout -q -f --detach origin/HEAD
+}
+
+# ---- latency ----------------------------------------------------------------
+curve_latency() {
+	bench_need dovecot sqlite3
+	local q qs=${QUEUED:-0 10 100} pend lat ld t0 first
+	# A directory of our own for the servers (tests/integration/lib.sh).
+	TMPDIR=$w
+	. "$src/tests/integration/lib.sh"
+	trap 'rb_cleanup; cleanup' EXIT
+	local d=$RB_TEST_DIR
+	chmod 0755 "$d"
+	bash "$src/scripts/demo.sh" --make-only "$d/demo" >/dev/null
+	rb_start_dovecot
+	printf 'botpass\n' >"$d/pass"
+	# feed.py PORT MBOX FIRST LAST TAG...: messages FIRST..LAST (0-based)
+	# of MBOX by LMTP for each TAG, the TAG added to every id and to the
+	# subject (each copy a series of its own, not a resend of the last).
+	# With PROBE=DB,Q in the environment, it waits (in-process, so that
+	# the queue is still there) until the store holds Q review jobs and
+	# the first parts of the series, then delivers, and waits for the
+	# reply in the outbox: prints "not-done-at-delivery seconds".
+	cat >"$d/feed.py" <<'PY'
+import os, re, smtplib, sqlite3, sys, time
+port, mbox, first, last = sys.argv[1:5]
+tags = sys.argv[5:]
+msgs, cur = [], None
+for line in open(mbox, "rb"):
+    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
+        if cur is not None:
+            msgs.append(b"".join(cur))
+        cur = []
+        continue
+    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
+msgs.append(b"".join(cur))
+def tagged(m, tag):
+    head, _, body = m.partition(b"\n\n")
+    head = re.sub(rb"<([^>@]+)@", lambda x: b"<" + x.group(1) + b"." +
+                  tag.encode() + b"@", head)
+    head = re.sub(rb"^(Subject: .*)$", lambda x: x.group(1) + b" " +
+                  tag.encode(), head, count=1, flags=re.M)
+    return head + b"\n\n" + body
+def wait_reply(new, tag, t0):
+    """Seconds from t0 to the first mail in @new and to the reply to
+    @tag's series."""
+    pat = re.compile(rb"^In-Reply-To: .*\." + re.escape(tag.encode()) +
+                     rb"@", re.M | re.I)
+    seen, first = set(), None
+    while time.time() < t0 + 900:
+        for f in os.listdir(new) if os.path.isdir(new) else []:
+            if f in seen:
+                continue
+            seen.add(f)
+            if first is None:
+                first = time.time() - t0
+            if pat.search(open(os.path.join(new, f), "rb").read()):
+                return first, time.time() - t0
+        time.sleep(0.002)
+    sys.exit("no reply in 900 s")
+if os.environ.get("WAIT"):
+    new, t0 = os.environ["WAIT"].split(",")
+    first, last = wait_reply(new, tags[0], float(t0))
+    print("%.3f %.3f" % (first, last))
+    sys.exit(0)
+probe = os.environ.get("PROBE")
+if probe:
+    db, q = probe.split(",")
+    tag = tags[0]
+    deadline = time.time() + 600
+    while True:
+        if time.time() > deadline:
+            sys.exit("the queue was not stored in time")
+        try:
+            c = sqlite3.connect(db, timeout=5)
+            jobs = c.execute("SELECT count(*) FROM jobs WHERE kind ="
+                             " 'review'").fetchone()[0]
+            have = c.execute("SELECT count(*) FROM messages WHERE"
+                             " message_id LIKE ?",
+                             ("%." + tag + "@%",)).fetchone()[0]
+            c.close()
+        except sqlite3.Error:
+            jobs = have = -1
+        if jobs == int(q) and have == int(first):
+            break
+        time.sleep(0.002)
+    c = sqlite3.connect(db, timeout=5)
+    pend = c.execute("SELECT count(*) FROM jobs WHERE kind = 'review' AND"
+                     " state != 'done'").fetchone()[0]
+    c.close()
+lm = smtplib.LMTP("127.0.0.1", int(port))
+t0 = time.time()
+for tag in tags:
+    for m in msgs[int(first):int(last) + 1]:
+        lm.sendmail("list@example.org", ["bot"], tagged(m, tag))
+lm.quit()
+if probe:
+    first, last = wait_reply(os.path.join(os.path.dirname(db), "outbox",
+                                          "new"), tag, t0)
+    print(pend, "%.3f" % last)
+PY
+	sed -e 's/^\(Subject: \[PATCH\)/List-Id: <demo-list.example.org>\n\1/' \
+		"$d/demo/series.mbox" >"$d/series.mbox"
+	: >"$w/latency.rows"
+	# live: the daemon idle in IMAP IDLE, the last patch delivered then.
+	# Otherwise: Q series and then the whole probe series are in the
+	# mailbox when the daemon starts (the clock starts with it): the
+	# probe is the last of Q + 1 series that arrived together.
+	for q in live $qs; do
+		rm -rf "$d/mail"/* "$d/lat.db"* "$d/outbox"
+		cat >"$d/lat.yaml" <<EOC
+store:
+  path: $d/lat.db
+sources:
+  - type: imap
+    name: lists
+    url: imap://127.0.0.1:$RB_IMAP_PORT
+    user: bot
+    password_file: $d/pass
+    starttls: "off"
+list_ids: [demo-list.example.org]
+trees:
+  - name: demo
+    path: $d/demo/tree
+    fetch_minutes: 0
+outbox:
+  maildir: $d/outbox
+  rate_per_hour: 100000
+  rate_per_recipient_hour: 10000
+model:
+  provider: none
+policy:
+  default:
+    mode: "off"
+    bases: [demo]
+  subsystems:
+    RING BUFFER:
+      mode: advisory
+EOC
+		"$RB_BIN" check-config -c "$d/lat.yaml" >/dev/null ||
+			bench_die "latency: the config does not check"
+		if [ "$q" = live ]; then
+			python3 "$d/feed.py" "$RB_LMTP_PORT" "$d/series.mbox" \
+				0 2 probe
+			rb_start "lat$q" "$RB_BIN" run -c "$d/lat.yaml"
+			ld=$(load)
+			read -r pend lat < <(PROBE="$d/lat.db,0" python3 \
+				"$d/feed.py" "$RB_LMTP_PORT" "$d/series.mbox" \
+				3 3 probe) ||
+				bench_die "latency: live: no figure: $(tail -n 3 "$d/lat$q.log")"
+			first=$lat
+		else
+			[ "$q" = 0 ] || python3 "$d/feed.py" "$RB_LMTP_PORT" \
+				"$d/series.mbox" 0 3 $(seq -f "q$q-%g" "$q")
+			python3 "$d/feed.py" "$RB_LMTP_PORT" "$d/series.mbox" \
+				0 3 probe
+			ld=$(load)
+			t0=$(now)
+			rb_start "lat$q" "$RB_BIN" run -c "$d/lat.yaml"
+			read -r first lat < <(WAIT="$d/outbox/new,$t0" python3 \
+				"$d/feed.py" 0 "$d/series.mbox" 0 0 probe) ||
+				bench_die "latency: $q queued: no figure: $(tail -n 3 "$d/lat$q.log")"
+			pend=$q
+		fi
+		rb_stop "lat$q"
+		echo "$q $pend $lat $ld $(ls "$d/outbox/new" | wc -l) $first" >>"$w/latency.rows"
+		echo "latency: $q queued ($pend ahead): first reply $first s, the probe's $lat s (load $ld)" >&2
+	done
+	{
+		echo "# title: Series ahead in the queue -> the last one's reply"
+		echo "# x: series ahead of it (in the mailbox with it)"
+		echo "# y: seconds from the daemon's start"
+		echo "# note: bench/curves.sh latency, $day, $ver; reviewbot run, role all, SQLite, Dovecot IMAP"
+		echo "# note: the demo series (3 patches, commit-msg checks), model off; load average $(awk '{ printf "%s%s", s, $4; s = ", " }' "$w/latency.rows")"
+		echo "# note: live, daemon idle in IMAP IDLE, last patch delivered then: $(awk '$1 == "live" { print $3 }' "$w/latency.rows") s to its reply"
+		printf "queued\tthe last series' reply\tthe first reply\n"
+		awk '$1 != "live" { printf "%s\t%s\t%s\n", $1, $3, $6 }' "$w/latency.rows"
+	} >"$charts/latency.tsv"
+	plot "$charts/latency.tsv"
+	echo "| series ahead | seconds to its reply | seconds to the first reply | replies in the outbox | load |"
+	echo "| --- | ---: | ---: | ---: | ---: |"
+	awk '{ printf "| %s | %s | %s | %s | %s |\n", $1 == "live" ? "live: 0, daemon in IDLE" : $1, $3, $6, $5, $4 }' "$w/latency.rows"
+}
+
+# ---- workers ----------------------------------------------------------------
+# The figures of bench/RESULTS-workers.md (bench/workers.sh), drawn.
+curve_workers() {
+	local r=$src/bench/RESULTS-workers.md
+	[ -r "$r" ] || bench_die "no $r: run bench/workers.sh first"
+	python3 - "$r" "$charts/workers.tsv" <<'PY'
+import re, sys
+src, out = sys.argv[1:3]
+text = open(src).read()
+rows = re.findall(r"^\| (\d+) \| ([\d.]+) \| ([\d.]+) \| [\d.]+x \| \d+x \|",
+                  text, re.M)
+if not rows:
+    raise SystemExit("no table in " + src)
+head = text.split("\n\n")[1].replace("\n", " ")
+if len(head) > 140:
+    head = head[:head.rfind(",", 0, 140)] + " ..."
+base = float(rows[0][2])
+with open(out, "w") as o:
+    o.write("# title: Review throughput, workers on one PostgreSQL store\n"
+            "# x: workers\n# y: series per minute\n")
+    o.write("# note: bench/workers.sh, figures from bench/RESULTS-workers.md"
+            " (that run recorded no load average)\n")
+    o.write("# note: %s\n" % head[:150])
+    o.write("workers\treviewbot run --role worker\t"
+            "linear from 1 worker (ideal)\n")
+    for w, s, spm in rows:
+        o.write("%s\t%s\t%.1f\n" % (w, spm, base * int(w)))
+PY
+	plot "$charts/workers.tsv"
+	echo "workers: $charts/workers.svg" >&2
+}
+
+for c in $what; do
+	case $c in
+	all) curve_ingest; curve_apply; curve_latency; curve_workers ;;
+	ingest | apply | latency | workers) "curve_$c" ;;
+	*) bench_die "usage: bench/curves.sh [ingest|apply|latency|workers|all]..." ;;
+	esac
+done
