@@ -25,6 +25,7 @@
 #include <git2.h>
 
 #include "review/sandbox.h"
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
 #include "util/banned.h"
@@ -363,18 +364,36 @@ int rb_private_dir(const char *path)
  * namespace and the program keeps our uid without any capability.
  */
 struct sb_argv {
-	const char *v[128];
-	int n;
+	const char **v; /* grows: a checkpatch batch names every patch */
+	size_t n, cap;
 	char nproc[32], cpu[32], as[48], fsize[48], tmpfs[48];
 };
 
+/* The kernel's own limit on a command line is far above this. */
+#define SB_MAX_ARGS 65536
+
 static int sb_push(struct sb_argv *a, const char *s)
 {
-	if (a->n >= (int)(sizeof(a->v) / sizeof(a->v[0])) - 1)
-		return rb_err(RB_EINVAL, "sandbox: too many arguments");
+	if (a->n + 2 > a->cap) {
+		const char **v;
+
+		if (a->n + 2 > SB_MAX_ARGS)
+			return rb_err(RB_EINVAL, "sandbox: too many arguments");
+		v = rb_grow(a->v, &a->cap, a->n + 1, sizeof(*v));
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		a->v = v;
+	}
 	a->v[a->n++] = s;
 	a->v[a->n] = NULL;
 	return 0;
+}
+
+static void sb_release(struct sb_argv *a)
+{
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
 }
 
 /* Appends the NULL-terminated @list. */
@@ -531,7 +550,7 @@ static int sb_prefix(struct sb_argv *a, const struct rb_sandbox_opts *o)
 	bool root = geteuid() == 0;
 	int ret;
 
-	a->n = 0;
+	memset(a, 0, sizeof(*a));
 	ret = sb_limits(a, o);
 	if (!ret)
 		ret = sb_mounts(a, o);
@@ -563,8 +582,12 @@ bool rb_sandbox_available(void)
 
 	o.timeout_seconds = 10;
 	o.split_stderr = true;
-	if (sb_prefix(&a, &o) || sb_push(&a, "/bin/true") || sb_run(&r, &o, &a))
+	if (sb_prefix(&a, &o) || sb_push(&a, "/bin/true") ||
+	    sb_run(&r, &o, &a)) {
+		sb_release(&a);
 		return false;
+	}
+	sb_release(&a);
 	ok = r.exit_code == 0;
 	rb_proc_result_release(&r);
 	return ok;
@@ -583,7 +606,10 @@ int rb_sandbox_run(struct rb_proc_result *res, const struct rb_sandbox_opts *o,
 		ret = sb_push(&a, "-c");
 	if (!ret)
 		ret = sb_push(&a, script);
-	return ret ? ret : sb_run(res, o, &a);
+	if (!ret)
+		ret = sb_run(res, o, &a);
+	sb_release(&a);
+	return ret;
 }
 
 int rb_sandbox_exec(struct rb_proc_result *res, const struct rb_sandbox_opts *o,
@@ -596,7 +622,10 @@ int rb_sandbox_exec(struct rb_proc_result *res, const struct rb_sandbox_opts *o,
 	ret = sb_prefix(&a, o);
 	for (i = 0; !ret && argv[i]; i++)
 		ret = sb_push(&a, argv[i]);
-	return ret ? ret : sb_run(res, o, &a);
+	if (!ret)
+		ret = sb_run(res, o, &a);
+	sb_release(&a);
+	return ret;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,

@@ -317,6 +317,33 @@ static void test_linux(void **state)
 }
 
 /* Compiler output of the build checker (kept here with the other parser). */
+/* A batch of many patches is one command line: it is not cut at a fixed
+ * number of arguments (a 100-patch series lost its checkpatch that way). */
+static void test_many_args(void **state)
+{
+	struct rb_sandbox_opts o = RB_SANDBOX_OPTS_INIT;
+	struct rb_proc_result r;
+	const char *argv[403];
+	size_t i, words = 0;
+
+	(void)state;
+	if (!rb_sandbox_available())
+		skip(); /* bwrap cannot make a sandbox here */
+	argv[0] = "/bin/echo";
+	for (i = 1; i <= 400; i++)
+		argv[i] = "x";
+	argv[401] = "end";
+	argv[402] = NULL;
+	o.timeout_seconds = 60;
+	assert_int_equal(rb_sandbox_exec(&r, &o, argv), 0);
+	assert_int_equal(r.exit_code, 0);
+	for (i = 0; i < r.out.len; i++)
+		words += r.out.ptr[i] == 'x';
+	assert_int_equal(words, 400);
+	assert_non_null(strstr(r.out.ptr, "end"));
+	rb_proc_result_release(&r);
+}
+
 static void test_build_parse(void **state)
 {
 	static const char text[] =
@@ -361,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_trusted_base),
 		cmocka_unit_test(test_linux),
+		cmocka_unit_test(test_many_args),
 		cmocka_unit_test(test_build_parse),
 	};
 	int ret;
