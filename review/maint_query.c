@@ -132,6 +132,142 @@ static int add_diff_paths(struct strv *files, const char *text, size_t len)
 }
 
 /*
+ * The cases of the read loop's if/elsif chain, one a function: each
+ * returns true when @l is its case, with *ret the result of pushing what
+ * it names.
+ */
+
+/* m/^ mode change [0-7]+ => [0-7]+ (\S+)\s*$/ */
+static bool mode_change_line(struct strv *files, const char *l, size_t len,
+			     int *ret)
+{
+	size_t i = 13, e = 13, r;
+
+	if (!starts(l, len, " mode change "))
+		return false;
+	while (e < len && l[e] >= '0' && l[e] <= '7')
+		e++;
+	if (e == i || !starts(l + e, len - e, " => "))
+		return false;
+	i = e + 4;
+	e = i;
+	while (e < len && l[e] >= '0' && l[e] <= '7')
+		e++;
+	if (e == i || e >= len || l[e] != ' ')
+		return false;
+	r = run_then_ws(l, len, e + 1);
+	if (!r)
+		return false;
+	*ret = push_name(files, l + e + 1, l + e + 1, r - e - 1);
+	return true;
+}
+
+/* m/^rename (?:from|to) (\S+)\s*$/ */
+static bool rename_line(struct strv *files, const char *l, size_t len, int *ret)
+{
+	size_t i, e;
+
+	if (!starts(l, len, "rename from ") && !starts(l, len, "rename to "))
+		return false;
+	i = l[7] == 'f' ? 12 : 10;
+	e = run_then_ws(l, len, i);
+	if (!e)
+		return false;
+	*ret = push_name(files, l + i, l + i, e - i);
+	return true;
+}
+
+/* m/^diff --git a\/(\S+) b\/(\S+)\s*$/ */
+static bool diff_git_line(struct strv *files, const char *l, size_t len,
+			  int *ret)
+{
+	size_t i = 13, e = 13, r;
+
+	if (!starts(l, len, "diff --git a/"))
+		return false;
+	while (e < len && !is_ws((unsigned char)l[e]))
+		e++;
+	if (e == i || !starts(l + e, len - e, " b/"))
+		return false;
+	r = run_then_ws(l, len, e + 3);
+	if (!r)
+		return false;
+	*ret = push_file(files, l + i, e - i);
+	if (!*ret)
+		*ret = push_file(files, l + e + 3, r - e - 3);
+	return true;
+}
+
+/* m/^Fixes:\s+([0-9a-fA-F]{6,40})/: @fixes, uniq() */
+static bool fixes_line(struct strv *fixes, const char *l, size_t len, int *ret)
+{
+	size_t e = 6, h;
+	char *id;
+
+	if (!starts(l, len, "Fixes:"))
+		return false;
+	while (e < len && is_ws((unsigned char)l[e]))
+		e++;
+	if (e == 6)
+		return false;
+	h = e;
+	while (h < len && h - e < 40 && isxdigit((unsigned char)l[h]))
+		h++;
+	if (h - e < 6)
+		return false;
+	id = strndup(l + e, h - e);
+	if (id && rb_maint__strv_has(fixes, id)) {
+		free(id);
+		*ret = 0;
+	} else {
+		*ret = rb_maint__strv_push(fixes, id);
+	}
+	return true;
+}
+
+/* m/^\+\+\+\s+(\S+)/ or m/^---\s+(\S+)/, then s@^[^/]*\/@@ */
+static bool dashes_line(struct strv *files, const char *l, size_t len,
+			bool *prefix, int *ret)
+{
+	size_t e = 3, r, s;
+	const char *tok;
+
+	if (!starts(l, len, "+++") && !starts(l, len, "---"))
+		return false;
+	while (e < len && is_ws((unsigned char)l[e]))
+		e++;
+	if (e == 3)
+		return false;
+	r = e;
+	while (r < len && !is_ws((unsigned char)l[r]))
+		r++;
+	if (r == e)
+		return false;
+	tok = l + e;
+	s = e;
+	while (s < r && l[s] != '/')
+		s++;
+	if (s < r)
+		e = s + 1;
+	*prefix = true;
+	*ret = push_name(files, tok, l + e, r - e);
+	return true;
+}
+
+/* m/^\@\@ -(\d+),(\d+)/ */
+static bool hunk_line(const char *l, size_t len)
+{
+	size_t e = 4;
+
+	if (!starts(l, len, "@@ -"))
+		return false;
+	while (e < len && isdigit((unsigned char)l[e]))
+		e++;
+	return e > 4 && e < len && l[e] == ',' && e + 1 < len &&
+	       isdigit((unsigned char)l[e + 1]);
+}
+
+/*
  * Classifies one patch line the way the read loop's if/elsif chain does:
  * pushes file names and returns true when the line is one of the chain's
  * earlier cases (then K: keywords are not matched on it). *prefix is set
@@ -140,113 +276,15 @@ static int add_diff_paths(struct strv *files, const char *text, size_t len)
 static int patch_line(struct strv *files, struct strv *fixes, const char *l,
 		      size_t len, bool *prefix, bool *special)
 {
-	size_t e, i;
+	int ret = 0;
 
-	*special = true;
-	/* m/^ mode change [0-7]+ => [0-7]+ (\S+)\s*$/ */
-	if (starts(l, len, " mode change ")) {
-		i = 13;
-		e = i;
-		while (e < len && l[e] >= '0' && l[e] <= '7')
-			e++;
-		if (e > i && starts(l + e, len - e, " => ")) {
-			i = e + 4;
-			e = i;
-			while (e < len && l[e] >= '0' && l[e] <= '7')
-				e++;
-			if (e > i && e < len && l[e] == ' ') {
-				size_t r = run_then_ws(l, len, e + 1);
-
-				if (r)
-					return push_name(files, l + e + 1,
-							 l + e + 1, r - e - 1);
-			}
-		}
-	}
-	/* m/^rename (?:from|to) (\S+)\s*$/ */
-	if (starts(l, len, "rename from ") || starts(l, len, "rename to ")) {
-		i = l[7] == 'f' ? 12 : 10;
-		e = run_then_ws(l, len, i);
-		if (e)
-			return push_name(files, l + i, l + i, e - i);
-	}
-	/* m/^diff --git a\/(\S+) b\/(\S+)\s*$/ */
-	if (starts(l, len, "diff --git a/")) {
-		i = 13;
-		e = i;
-		while (e < len && !is_ws((unsigned char)l[e]))
-			e++;
-		if (e > i && starts(l + e, len - e, " b/")) {
-			size_t r = run_then_ws(l, len, e + 3);
-
-			if (r) {
-				int err = push_file(files, l + i, e - i);
-
-				return err ? err :
-					     push_file(files, l + e + 3,
-						       r - e - 3);
-			}
-		}
-	}
-	/* m/^Fixes:\s+([0-9a-fA-F]{6,40})/: @fixes, uniq() */
-	if (starts(l, len, "Fixes:")) {
-		i = 6;
-		e = i;
-		while (e < len && is_ws((unsigned char)l[e]))
-			e++;
-		if (e > i) {
-			size_t h = e;
-
-			while (h < len && h - e < 40 &&
-			       isxdigit((unsigned char)l[h]))
-				h++;
-			if (h - e >= 6) {
-				char *id = strndup(l + e, h - e);
-
-				if (id && rb_maint__strv_has(fixes, id)) {
-					free(id);
-					return 0;
-				}
-				return rb_maint__strv_push(fixes, id);
-			}
-		}
-	}
-	/* m/^\+\+\+\s+(\S+)/ or m/^---\s+(\S+)/ */
-	if (starts(l, len, "+++") || starts(l, len, "---")) {
-		i = 3;
-		e = i;
-		while (e < len && is_ws((unsigned char)l[e]))
-			e++;
-		if (e > i) {
-			size_t r = e, s;
-
-			while (r < len && !is_ws((unsigned char)l[r]))
-				r++;
-			if (r > e) {
-				const char *tok = l + e;
-
-				/* s@^[^/]*\/@@ */
-				s = e;
-				while (s < r && l[s] != '/')
-					s++;
-				if (s < r)
-					e = s + 1;
-				*prefix = true;
-				return push_name(files, tok, l + e, r - e);
-			}
-		}
-	}
-	/* m/^\@\@ -(\d+),(\d+)/ */
-	if (starts(l, len, "@@ -")) {
-		e = 4;
-		while (e < len && isdigit((unsigned char)l[e]))
-			e++;
-		if (e > 4 && e < len && l[e] == ',' && e + 1 < len &&
-		    isdigit((unsigned char)l[e + 1]))
-			return 0;
-	}
-	*special = false;
-	return 0;
+	*special = mode_change_line(files, l, len, &ret) ||
+		   rename_line(files, l, len, &ret) ||
+		   diff_git_line(files, l, len, &ret) ||
+		   fixes_line(fixes, l, len, &ret) ||
+		   dashes_line(files, l, len, prefix, &ret) ||
+		   hunk_line(l, len);
+	return ret;
 }
 
 int rb_maint_query_add_patch(struct rb_maint_query *q, const char *text,
