@@ -2050,6 +2050,57 @@ static int arg_prefix(struct args *a, struct search *sr)
 	return ret;
 }
 
+/*
+ * What makes a regex from the model too costly for glibc, which compiles
+ * and matches by expanding repetitions: back-references (exponential
+ * matching), stacked quantifiers ("a*+", "(a*+)*++++": compiling them
+ * took the fuzzer past its 10 s), interval expressions ("{1,100}" copies
+ * the expression), and more than a few quantifiers. NULL when none.
+ */
+static const char *regex_untamed(const char *p, size_t n)
+{
+	int quantifiers = 0;
+	bool after_q = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char c = p[i];
+
+		if (c == '\\' && i + 1 < n) {
+			if (isdigit((unsigned char)p[i + 1]))
+				return "no back-references";
+			i++;
+			after_q = false;
+			continue;
+		}
+		if (c == '[') {
+			/* A bracket expression: its characters are literal
+			 * ("[]*]" too: a leading ']' is one of them). */
+			i++;
+			if (i < n && p[i] == '^')
+				i++;
+			if (i < n && p[i] == ']')
+				i++;
+			while (i < n && p[i] != ']')
+				i++;
+			after_q = false;
+			continue;
+		}
+		if (c == '{')
+			return "no {m,n} intervals";
+		if (c == '*' || c == '+' || c == '?') {
+			if (after_q)
+				return "no quantifier right after another";
+			if (++quantifiers > 8)
+				return "at most 8 quantifiers";
+			after_q = true;
+			continue;
+		}
+		after_q = false;
+	}
+	return NULL;
+}
+
 static int tool_grep(struct rb_model_tools *t, struct args *a,
 		     struct rb_buf *out)
 {
@@ -2059,7 +2110,6 @@ static int tool_grep(struct rb_model_tools *t, struct args *a,
 	regex_t re;
 	bool regex;
 	int ret;
-	size_t i;
 
 	ret = arg_str(a, "pattern", true, &sr.pat, &sr.plen, MAX_PATTERN);
 	if (!ret)
@@ -2075,13 +2125,10 @@ static int tool_grep(struct rb_model_tools *t, struct args *a,
 					   "line, not empty\n") ?:
 		       -RB_EINVAL;
 	if (regex) {
-		/* No back-references: they make matching exponential. */
-		for (i = 0; i + 1 < sr.plen; i++)
-			if (sr.pat[i] == '\\' &&
-			    isdigit((unsigned char)sr.pat[i + 1]))
-				return rb_buf_puts(a->err, "error: no "
-							   "back-references "
-							   "in a regex\n") ?:
+		const char *why = regex_untamed(sr.pat, sr.plen);
+
+		if (why)
+			return rb_buf_printf(a->err, "error: %s in a regex\n", why) ?:
 				       -RB_EINVAL;
 		if (regcomp(&re, sr.pat, REG_EXTENDED | REG_NOSUB))
 			return rb_buf_puts(a->err, "error: not a POSIX "

@@ -430,6 +430,22 @@ static void test_grep(void **state)
 			      "{\"pattern\": \"(a)\\\\1\", \"regex\": true}"),
 			 0);
 	has(f, "error: no back-references");
+	/* What made glibc's regcomp take 40 s (found by fuzz_tools_call). */
+	assert_int_equal(call(f, "grep",
+			      "{\"pattern\": \"(a*+)*++++++++++b\", "
+			      "\"regex\": true}"),
+			 0);
+	has(f, "error: no quantifier right after another");
+	assert_int_equal(call(f, "grep",
+			      "{\"pattern\": \"(a{1,100}){1,100}\", "
+			      "\"regex\": true}"),
+			 0);
+	has(f, "error: no {m,n} intervals");
+	/* In a bracket expression they are plain characters. */
+	assert_int_equal(call(f, "grep",
+			      "{\"pattern\": \"a_[*+?{]+x\", \"regex\": true}"),
+			 0);
+	hasnt(f, "error:");
 	assert_int_equal(
 		call(f, "grep", "{\"pattern\": \"(\", \"regex\": true}"), 0);
 	has(f, "error: not a POSIX extended regex");

@@ -37,3 +37,6 @@ seed '\x08rm\x00{"path": "x"}'
 seed '\x21int a(int x)\n{'
 seed '\x00[1, 2, {"path": "mm/a.c"}]'
 seed '\x00{"path": "mm/a.c", "path": "mm/b.h"}'
+# glibc's regcomp took 40 s on stacked quantifiers (now refused).
+seed '\x01{"pattern": "(a*+)*++++++++++b", "regex": true}'
+seed '\x01{"pattern": "((((a*)*)*)*)x", "regex": true}'
