@@ -58,10 +58,12 @@ struct rb_db_ops {
 	int (*query)(struct rb_db *db, const char *sql,
 		     const struct rb_dbv *params, size_t n, rb_dbrow_fn fn,
 		     void *payload);
-	/* BEGIN that takes the write lock at once where the engine has one. */
-	int (*begin)(struct rb_db *db);
-	int (*commit)(struct rb_db *db);
-	int (*rollback)(struct rb_db *db);
+	/*
+	 * The BEGIN that takes the write lock at once where the engine has
+	 * one ("BEGIN IMMEDIATE" for SQLite). COMMIT and ROLLBACK are the
+	 * same SQL on both engines: the store runs them through exec().
+	 */
+	const char *begin;
 	/* Rows changed by the last exec. */
 	int64_t (*changes)(struct rb_db *db);
 	/* SQL text for "claim one row": "" for SQLite, " FOR UPDATE SKIP

@@ -208,21 +208,6 @@ static int pg_exec(struct rb_db *db, const char *sql, const struct rb_dbv *p,
 	return pg_run(db, sql, p, n, NULL, NULL);
 }
 
-static int pg_begin(struct rb_db *db)
-{
-	return pg_exec(db, "BEGIN", NULL, 0);
-}
-
-static int pg_commit(struct rb_db *db)
-{
-	return pg_exec(db, "COMMIT", NULL, 0);
-}
-
-static int pg_rollback(struct rb_db *db)
-{
-	return pg_exec(db, "ROLLBACK", NULL, 0);
-}
-
 static int64_t pg_changes(struct rb_db *db)
 {
 	return P(db)->changes;
@@ -276,9 +261,7 @@ static const struct rb_db_ops pg_ops = {
 	.close = pg_close,
 	.exec = pg_exec,
 	.query = pg_run,
-	.begin = pg_begin,
-	.commit = pg_commit,
-	.rollback = pg_rollback,
+	.begin = "BEGIN",
 	.changes = pg_changes,
 	.skip_locked = " FOR UPDATE SKIP LOCKED",
 	.autoid = "BIGSERIAL PRIMARY KEY",

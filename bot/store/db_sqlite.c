@@ -149,21 +149,6 @@ static int sq_exec(struct rb_db *db, const char *sql,
 	return 0;
 }
 
-static int sq_begin(struct rb_db *db)
-{
-	return sq_exec(db, "BEGIN IMMEDIATE", NULL, 0);
-}
-
-static int sq_commit(struct rb_db *db)
-{
-	return sq_exec(db, "COMMIT", NULL, 0);
-}
-
-static int sq_rollback(struct rb_db *db)
-{
-	return sq_exec(db, "ROLLBACK", NULL, 0);
-}
-
 static int64_t sq_changes(struct rb_db *db)
 {
 	return sqlite3_changes64(S(db)->h);
@@ -191,9 +176,7 @@ static const struct rb_db_ops sqlite_ops = {
 	.close = sq_close,
 	.exec = sq_exec,
 	.query = sq_query,
-	.begin = sq_begin,
-	.commit = sq_commit,
-	.rollback = sq_rollback,
+	.begin = "BEGIN IMMEDIATE",
 	.changes = sq_changes,
 	.skip_locked = "",
 	.autoid = "INTEGER PRIMARY KEY AUTOINCREMENT",

@@ -180,17 +180,17 @@ int64_t rb_now(void)
 
 int rb_store_begin(struct rb_store *st)
 {
-	return st->db->ops->begin(st->db);
+	return st->db->ops->exec(st->db, st->db->ops->begin, NULL, 0);
 }
 
 int rb_store_commit(struct rb_store *st)
 {
-	return st->db->ops->commit(st->db);
+	return st->db->ops->exec(st->db, "COMMIT", NULL, 0);
 }
 
 void rb_store_rollback(struct rb_store *st)
 {
-	st->db->ops->rollback(st->db);
+	st->db->ops->exec(st->db, "ROLLBACK", NULL, 0);
 }
 
 /*
