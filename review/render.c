@@ -385,26 +385,8 @@ static int set_common(json_t *d, enum rb_mode m, const char *subsystem,
 	return ret;
 }
 
-/* What a mail about a whole series (not one patch) says first. */
-struct series_head {
-	enum rb_mode mode;
-	const char *subsystem;
-	const char *blocking_text; /* NULL: the default line */
-	int version, total;
-	const char *title;
-};
-
-/* The head of a render ctx: those of a summary, an apply failure and an
- * incomplete series share these fields. */
-#define SERIES_HEAD(c)                                      \
-	((struct series_head){ .mode = (c)->mode,           \
-			       .subsystem = (c)->subsystem, \
-			       .version = (c)->version,     \
-			       .total = (c)->total,         \
-			       .title = (c)->title })
-
 /* A new template object that starts with @h; *out owned by the caller. */
-static int series_doc_new(json_t **out, const struct series_head *h)
+static int series_doc_new(json_t **out, const struct rb_render_head *h)
 {
 	json_t *d = json_object();
 	int ret;
@@ -1228,7 +1210,6 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 int rb_render_summary(struct rb_buf *out,
 		      const struct rb_render_summary_ctx *ctx)
 {
-	struct series_head head = SERIES_HEAD(ctx);
 	json_t *d = NULL, *patches = json_array(), *clean_arr;
 	size_t i, total_findings = 0, with = 0;
 	char suffix[64];
@@ -1239,8 +1220,7 @@ int rb_render_summary(struct rb_buf *out,
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	head.blocking_text = ctx->blocking_text;
-	ret = series_doc_new(&d, &head);
+	ret = series_doc_new(&d, &ctx->head);
 	ret = ret ?: set_base(d, ctx->base_name, ctx->base_commit);
 	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
 	ret = ret ?: set_str(d, "model_line", ctx->model_line);
@@ -1249,7 +1229,7 @@ int rb_render_summary(struct rb_buf *out,
 		json_t *po = json_object();
 
 		ret = po ? 0 : rb_err(RB_ENOMEM, "out of memory");
-		ret = ret ?: set_label(po, 1, p->index, ctx->total);
+		ret = ret ?: set_label(po, 1, p->index, ctx->head.total);
 		ret = ret ?: set_str(po, "title", p->title);
 		ret = ret ?: set_summary(po, p->summary, p->n_summary);
 		ret = ret ?: patch_findings(po, p, &next);
@@ -1304,9 +1284,9 @@ static int apply_attempt(json_t *o, const void *arg, size_t i)
 	ret = set_base(o, a->base_name ? a->base_name : "?", a->base_commit);
 	ret = ret ?: set_str(o, "age", a->age);
 	if (!ret && a->patch_index > 0) {
-		if (ctx->total > 0)
+		if (ctx->head.total > 0)
 			snprintf(pl, sizeof(pl), "%d/%d", a->patch_index,
-				 ctx->total);
+				 ctx->head.total);
 		else
 			snprintf(pl, sizeof(pl), "%d", a->patch_index);
 		ret = set_str(o, "patch", pl);
@@ -1329,8 +1309,8 @@ int rb_render_apply_failure(struct rb_buf *out,
 	json_t *d = NULL;
 	int ret;
 
-	ret = series_doc_new(&d, &SERIES_HEAD(ctx));
-	ret = ret ?: set_bool(d, "series", ctx->total > 1);
+	ret = series_doc_new(&d, &ctx->head);
+	ret = ret ?: set_bool(d, "series", ctx->head.total > 1);
 	ret = ret ?: set_str(d, "prereq_applied", ctx->prereq_applied);
 	ret = ret ?: set_str(d, "prereq_missing", ctx->prereq_missing);
 	ret = ret ?: set_bool(d, "too_big", ctx->too_big);
@@ -1351,10 +1331,10 @@ int rb_render_incomplete(struct rb_buf *out,
 	size_t i;
 	int ret;
 
-	ret = series_doc_new(&d, &SERIES_HEAD(ctx));
+	ret = series_doc_new(&d, &ctx->head);
 	ret = ret   ?:
 		      set_int(d, "received",
-			      ctx->total - (long long)ctx->n_missing);
+			      ctx->head.total - (long long)ctx->n_missing);
 	ret = ret ?: set_int(d, "wait_minutes", ctx->wait_minutes);
 	ret = ret ?: set_bool(d, "one_minute", ctx->wait_minutes == 1);
 	ret = ret ?: set_int(d, "reviewed", ctx->reviewed);
@@ -1365,7 +1345,7 @@ int rb_render_incomplete(struct rb_buf *out,
 				&m, i + 1 == ctx->n_missing ? " and " : ", ");
 		ret = ret   ?:
 			      rb_buf_printf(&m, "%d/%d", ctx->missing[i],
-					    ctx->total);
+					    ctx->head.total);
 	}
 	ret = ret ?: set_str(d, "missing", m.ptr);
 	ret = ret ?: set_bool(d, "one_missing", ctx->n_missing == 1);

@@ -98,12 +98,22 @@ struct rb_render_ctx {
 /* templates/review.txt */
 int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx);
 
+/*
+ * What a mail about a whole series (not one patch) says first: the
+ * summary, an apply failure and an incomplete series start with it.
+ */
+struct rb_render_head {
+	enum rb_mode mode; /* as in struct rb_render_ctx */
+	const char *subsystem;
+	/* What blocking means there; NULL: the default line. */
+	const char *blocking_text;
+	int version, total;
+	const char *title; /* the series' (the cover letter's) title */
+};
+
 /* One reply to the cover letter that sums up the whole series. */
 struct rb_render_summary_ctx {
-	enum rb_mode mode; /* as in struct rb_render_ctx */
-	const char *subsystem, *blocking_text;
-	int version, total;
-	const char *title; /* the cover letter's title */
+	struct rb_render_head head;
 	const char *base_name, *base_commit;
 	const char *const *summary; /* series-wide checker lines */
 	size_t n_summary;
@@ -133,10 +143,7 @@ struct rb_render_apply_attempt {
 };
 
 struct rb_render_apply_ctx {
-	enum rb_mode mode; /* as in struct rb_render_ctx */
-	const char *subsystem;
-	int version, total;
-	const char *title;
+	struct rb_render_head head;
 	const struct rb_render_apply_attempt *attempts;
 	size_t n_attempts;
 	/* Prerequisites applied first on each base, and those named but
@@ -157,10 +164,7 @@ int rb_render_apply_failure(struct rb_buf *out,
 			    const struct rb_render_apply_ctx *ctx);
 
 struct rb_render_incomplete_ctx {
-	enum rb_mode mode; /* as in struct rb_render_ctx */
-	const char *subsystem;
-	int version, total;
-	const char *title;
+	struct rb_render_head head;
 	const int *missing; /* 1-based indices of the missing patches */
 	size_t n_missing;
 	int wait_minutes; /* how long reviewbot waited */

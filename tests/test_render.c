@@ -287,13 +287,13 @@ static void test_golden_summary(void **state)
 		p[i].patch_len = strlen(series[i].diff);
 	}
 	p[0].ids = ids0;
-	c.mode = RB_MODE_BLOCKING;
-	c.subsystem = "MEMORY MANAGEMENT";
-	c.blocking_text =
+	c.head.mode = RB_MODE_BLOCKING;
+	c.head.subsystem = "MEMORY MANAGEMENT";
+	c.head.blocking_text =
 		"the mm maintainers wait for an answer to each finding before they pick up the series.";
-	c.version = 3;
-	c.total = 2;
-	c.title = "mm/page_counter: clamp and check limits";
+	c.head.version = 3;
+	c.head.total = 2;
+	c.head.title = "mm/page_counter: clamp and check limits";
 	c.base_name = "mm-unstable";
 	c.base_commit = "0123456789abcdef";
 	c.summary = summary_lines;
@@ -483,11 +483,11 @@ static void test_other_mails(void **state)
 	};
 	struct rb_render_ack_ctx ack = { 0 };
 
-	a.mode = RB_MODE_ADVISORY;
-	a.subsystem = "MEMORY MANAGEMENT";
-	a.version = 3;
-	a.total = 2;
-	a.title = "mm/page_counter: clamp and check limits";
+	a.head.mode = RB_MODE_ADVISORY;
+	a.head.subsystem = "MEMORY MANAGEMENT";
+	a.head.version = 3;
+	a.head.total = 2;
+	a.head.title = "mm/page_counter: clamp and check limits";
 	a.attempts = at;
 	a.n_attempts = 3;
 	a.dirs.templates_dir = tmpl_dir;
@@ -496,11 +496,11 @@ static void test_other_mails(void **state)
 	check_layout(out.ptr);
 	rb_buf_reset(&out);
 
-	inc.mode = RB_MODE_ADVISORY;
-	inc.subsystem = "MEMORY MANAGEMENT";
-	inc.version = 2;
-	inc.total = 9;
-	inc.title = "mm/huge_memory: refactor zap_huge_pmd()";
+	inc.head.mode = RB_MODE_ADVISORY;
+	inc.head.subsystem = "MEMORY MANAGEMENT";
+	inc.head.version = 2;
+	inc.head.total = 9;
+	inc.head.title = "mm/huge_memory: refactor zap_huge_pmd()";
 	inc.missing = missing;
 	inc.n_missing = 2;
 	inc.wait_minutes = 60;

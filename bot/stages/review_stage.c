@@ -1101,6 +1101,23 @@ static struct rb_render_dirs dirs_of(const struct series_ctx *c)
 }
 
 /*
+ * What a mail about the whole series says first: its policy and the
+ * stored series' version, size and title. No blocking text: only the
+ * summary explains what blocking means.
+ */
+static struct rb_render_head render_head(const struct series_ctx *c)
+{
+	struct rb_render_head h = {
+		.mode = c->scope.pol.mode,
+		.subsystem = c->scope.pol.subsystem,
+		.version = c->row.version,
+		.total = c->row.total,
+		.title = c->row.title,
+	};
+	return h;
+}
+
+/*
  * review.reply_to_cover: one reply to the cover letter for the whole
  * series instead of one per patch, with what changed since v(n) (a short
  * range-diff: the series line, and a note per part). Sent when it shows
@@ -1211,12 +1228,11 @@ static int cover_render(struct rb_buf *body, struct series_ctx *c,
 		goto out;
 	if (rd.len)
 		summary[k++] = rd.ptr;
-	r.mode = c->scope.pol.mode;
-	r.subsystem = c->scope.pol.subsystem;
-	r.blocking_text = c->scope.pol.blocking_text;
-	r.version = c->msgs[0]->subject.version;
-	r.total = c->row.total;
-	r.title = c->msgs[0]->subject.title;
+	r.head = render_head(c);
+	/* The cover letter's own subject: the summary answers it. */
+	r.head.version = c->msgs[0]->subject.version;
+	r.head.title = c->msgs[0]->subject.title;
+	r.head.blocking_text = c->scope.pol.blocking_text;
 	r.base_name = c->applied && c->base_tree ? c->base_tree->name : NULL;
 	r.base_commit = c->applied ? base_hex : NULL;
 	r.summary = summary;
@@ -1473,11 +1489,7 @@ static int render_apply_failure(struct series_ctx *c)
 			     strlen(RB_APPLY_TOO_BIG)))
 			r.too_big = true;
 	}
-	r.mode = c->scope.pol.mode;
-	r.subsystem = c->scope.pol.subsystem;
-	r.version = c->row.version;
-	r.total = c->row.total;
-	r.title = c->row.title;
+	r.head = render_head(c);
 	r.attempts = at;
 	r.n_attempts = n;
 	r.prereq_applied = c->prereq.applied.len ? c->prereq.applied.ptr : NULL;
@@ -1519,11 +1531,7 @@ static int render_incomplete(struct series_ctx *c)
 			missing[n++] = i;
 	snprintf(c->detail, sizeof(c->detail), "%d of %d parts missing", n,
 		 c->row.total);
-	r.mode = c->scope.pol.mode;
-	r.subsystem = c->scope.pol.subsystem;
-	r.version = c->row.version;
-	r.total = c->row.total;
-	r.title = c->row.title;
+	r.head = render_head(c);
 	r.missing = missing;
 	r.n_missing = (size_t)n;
 	r.wait_minutes =
