@@ -38,6 +38,7 @@
 #include "review/render.h"
 #include "review/rules.h"
 #include "util/buf.h"
+#include "util/dur.h"
 #include "util/err.h"
 #include "util/log.h"
 /* v(n+1) of a stored series (issue 18), after the review/ headers. */
@@ -1398,20 +1399,13 @@ static const char *attempt_name(const struct rb_base_attempt *a)
 	return a->kind == RB_BASE_GUESSED ? "guessed base" : "base-commit";
 }
 
-/* "3 hours" */
-static void span(char *out, size_t size, int64_t secs)
-{
-	long long s = secs > 0 ? (long long)secs : 0;
-
-	if (s < 120)
-		snprintf(out, size, "%lld seconds", s);
-	else if (s < 120 * 60)
-		snprintf(out, size, "%lld minutes", s / 60);
-	else if (s < 48 * 3600)
-		snprintf(out, size, "%lld hours", s / 3600);
-	else
-		snprintf(out, size, "%lld days", s / 86400);
-}
+/* "3 hours": whole units, as a person writes them in a mail. */
+static const struct rb_dur_unit mail_units[] = {
+	{ 120, 1, -1, "seconds" },
+	{ 120 * 60, 60, -1, "minutes" },
+	{ 48 * 3600, 3600, -1, "hours" },
+	{ 0, 86400, -1, "days" },
+};
 
 /*
  * How old the commit an attempt tried was, and when its tree was last
@@ -1434,14 +1428,16 @@ static void attempt_age(char *out, size_t size, const struct series_ctx *c,
 		git_error_clear();
 		return;
 	}
-	span(s1, sizeof(s1), now - (int64_t)git_commit_time(commit));
+	rb_dur_format(s1, sizeof(s1),
+		      (double)(now - (int64_t)git_commit_time(commit)),
+		      mail_units);
 	git_commit_free(commit);
 	if (!rb_tree_fetchable(t->cfg))
 		snprintf(out, size, "committed %s ago", s1);
 	else if (rb_tree_fetched_at(&at, t->repo, t->cfg->branch))
 		snprintf(out, size, "committed %s ago, never fetched", s1);
 	else {
-		span(s2, sizeof(s2), now - at);
+		rb_dur_format(s2, sizeof(s2), (double)(now - at), mail_units);
 		snprintf(out, size, "committed %s ago, fetched %s ago", s1, s2);
 	}
 }

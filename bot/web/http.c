@@ -26,6 +26,7 @@
 #include "bot/store/store.h"
 #include "review/rules.h"
 #include "util/buf.h"
+#include "util/dur.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -280,22 +281,14 @@ static json_t *series_link(const char *id)
 	return j;
 }
 
-/* A duration in the unit a person reads it in. */
-static void fmt_dur(char *buf, size_t n, double s)
-{
-	if (s < 0)
-		s = 0;
-	if (s < 90)
-		snprintf(buf, n, "%.0f s", s);
-	else if (s < 90 * 60)
-		snprintf(buf, n, "%.0f min", s / 60);
-	else if (s < 48 * 3600)
-		snprintf(buf, n, "%.1f h", s / 3600);
-	else if (s < 2 * 365 * 86400.0)
-		snprintf(buf, n, "%.1f days", s / 86400);
-	else
-		snprintf(buf, n, "%.1f years", s / (365.25 * 86400));
-}
+/* A duration in a table cell: short unit names, tenths from hours on. */
+static const struct rb_dur_unit cell_units[] = {
+	{ 90, 1, 0, "s" },
+	{ 90 * 60, 60, 0, "min" },
+	{ 48 * 3600, 3600, 1, "h" },
+	{ 2 * 365 * 86400.0, 86400, 1, "days" },
+	{ 0, 365.25 * 86400, 1, "years" },
+};
 
 static const char *status_of(const char *state, int64_t sent)
 {
@@ -1463,7 +1456,7 @@ static int fig_num(struct rb_buf *b, const char *id, const char *text,
 	if (!ret && json_is_number(v) && duration) {
 		char d[32];
 
-		fmt_dur(d, sizeof(d), json_number_value(v));
+		rb_dur_format(d, sizeof(d), json_number_value(v), cell_units);
 		ret = rb_buf_puts(b, d);
 	} else if (!ret && json_is_number(v)) {
 		ret = rb_buf_printf(b, "%.2f", json_number_value(v));
@@ -1651,8 +1644,10 @@ static int chart_latency(struct rb_buf *b, json_t *sl)
 	if (!ji(sl, "count")) {
 		snprintf(reading, sizeof(reading), "No mail sent yet.");
 	} else {
-		fmt_dur(med, sizeof(med), (double)ji(sl, "median_s"));
-		fmt_dur(p95, sizeof(p95), (double)ji(sl, "p95_s"));
+		rb_dur_format(med, sizeof(med), (double)ji(sl, "median_s"),
+			      cell_units);
+		rb_dur_format(p95, sizeof(p95), (double)ji(sl, "p95_s"),
+			      cell_units);
 		snprintf(reading, sizeof(reading),
 			 "Half of the %lld mails sent left within %s of "
 			 "receiving the series' last part, 95%% within %s.",
