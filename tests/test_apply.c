@@ -8,7 +8,6 @@
  * every base with a report per base.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +26,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "tests/testlib.h"
 #include "util/banned.h"
 
 struct fx {
@@ -34,31 +34,13 @@ struct fx {
 	git_repository *repo;
 };
 
-struct file {
-	const char *path;
-	const char *content;
-	unsigned mode; /* 0: 100644 */
-	size_t len; /* 0: strlen(content) */
-};
-
-static int rm_one(const char *p, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/rb-test-apply.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	git_libgit2_init();
-	assert_int_equal(git_repository_init(&f->repo, f->dir, 0), 0);
+	rb_test_repo_new(&f->repo, f->dir, sizeof(f->dir),
+			 "/tmp/rb-test-apply.XXXXXX");
 	rb_log_set_quiet(1);
 	*state = f;
 	return 0;
@@ -68,59 +50,9 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
-	git_repository_free(f->repo);
-	git_libgit2_shutdown();
-	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rb_test_repo_free(f->repo, f->dir);
 	free(f);
 	return 0;
-}
-
-/*
- * Commits exactly @files (a whole tree) on @parent (NULL: root commit)
- * through the repository's index.
- */
-static void commit_files(git_oid *out, git_repository *repo,
-			 const git_oid *parent, const struct file *files,
-			 size_t n, int64_t when)
-{
-	git_index *idx = NULL;
-	git_oid tree_oid;
-	git_tree *tree = NULL;
-	git_signature *sig = NULL;
-	git_commit *pc = NULL;
-	const git_commit *parents[1];
-	size_t i;
-
-	assert_int_equal(git_repository_index(&idx, repo), 0);
-	assert_int_equal(git_index_clear(idx), 0);
-	for (i = 0; i < n; i++) {
-		git_index_entry e;
-		size_t len;
-
-		memset(&e, 0, sizeof(e));
-		e.path = files[i].path;
-		e.mode = files[i].mode ? files[i].mode : 0100644;
-		len = files[i].len ? files[i].len : strlen(files[i].content);
-		assert_int_equal(git_index_add_from_buffer(
-					 idx, &e, files[i].content, len),
-				 0);
-	}
-	assert_int_equal(git_index_write_tree(&tree_oid, idx), 0);
-	assert_int_equal(git_tree_lookup(&tree, repo, &tree_oid), 0);
-	assert_int_equal(git_signature_new(&sig, "T", "t@example.org", when, 0),
-			 0);
-	if (parent) {
-		assert_int_equal(git_commit_lookup(&pc, repo, parent), 0);
-		parents[0] = pc;
-	}
-	assert_int_equal(git_commit_create(out, repo, NULL, sig, sig, NULL,
-					   "test\n", tree, parent ? 1 : 0,
-					   parents),
-			 0);
-	git_commit_free(pc);
-	git_signature_free(sig);
-	git_tree_free(tree);
-	git_index_free(idx);
 }
 
 static void set_ref(git_repository *repo, const char *name, const git_oid *oid)
@@ -247,11 +179,11 @@ static void test_offset(void **state)
 {
 	struct fx *f = *state;
 	char *v = numbered(20, 5), *patch = make_patch10(), *got;
-	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_test_file files[] = { { "f.c", v, 0 } };
 	struct rb_apply_result *r;
 	git_oid base;
 
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	r = apply1(f->repo, &base, patch, NULL);
 	assert_true(r->ok);
 	assert_int_equal(r->patches[0].n_files, 1);
@@ -272,7 +204,7 @@ static void test_fuzz(void **state)
 {
 	struct fx *f = *state;
 	char *v = numbered(20, 0), *patch = make_patch10(), *p;
-	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_test_file files[] = { { "f.c", v, 0 } };
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
 	struct rb_apply_result *r;
 	git_oid base;
@@ -280,7 +212,7 @@ static void test_fuzz(void **state)
 	/* The first context line differs: git apply refuses, -C2 accepts. */
 	p = strstr(v, "line 7\n");
 	memcpy(p, "LiNe 7", 6);
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	opts.three_way = false;
 	r = apply1(f->repo, &base, patch, &opts);
 	assert_false(r->ok);
@@ -314,7 +246,8 @@ static void test_three_way(void **state)
 	struct fx *f = *state;
 	char *v1 = numbered(20, 0), *v2 = numbered(20, 0);
 	char *patch = make_patch10(), *got, *p;
-	struct file f1[] = { { "f.c", v1, 0 } }, f2[] = { { "f.c", v2, 0 } };
+	struct rb_test_file f1[] = { { "f.c", v1, 0 } },
+			    f2[] = { { "f.c", v2, 0 } };
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
 	struct rb_apply_result *r;
 	git_oid a, b;
@@ -322,8 +255,8 @@ static void test_three_way(void **state)
 	/* B changes line 8, inside the hunk's context: no exact match. */
 	p = strstr(v2, "line 8\n");
 	memcpy(p, "LINE 8", 6);
-	commit_files(&a, f->repo, NULL, f1, 1, 1000);
-	commit_files(&b, f->repo, &a, f2, 1, 2000);
+	rb_test_commit(&a, f->repo, NULL, f1, 1, 1000, NULL);
+	rb_test_commit(&b, f->repo, &a, f2, 1, 2000, NULL);
 
 	opts.three_way = false;
 	r = apply1(f->repo, &b, patch, &opts);
@@ -348,14 +281,15 @@ static void test_three_way_conflict(void **state)
 	struct fx *f = *state;
 	char *v1 = numbered(20, 0), *v2 = numbered(20, 0);
 	char *patch = make_patch10(), *p;
-	struct file f1[] = { { "f.c", v1, 0 } }, f2[] = { { "f.c", v2, 0 } };
+	struct rb_test_file f1[] = { { "f.c", v1, 0 } },
+			    f2[] = { { "f.c", v2, 0 } };
 	struct rb_apply_result *r;
 	git_oid a, b;
 
 	p = strstr(v2, "line 10\n");
 	memcpy(p, "LINE 10", 7);
-	commit_files(&a, f->repo, NULL, f1, 1, 1000);
-	commit_files(&b, f->repo, &a, f2, 1, 2000);
+	rb_test_commit(&a, f->repo, NULL, f1, 1, 1000, NULL);
+	rb_test_commit(&b, f->repo, &a, f2, 1, 2000, NULL);
 	r = apply1(f->repo, &b, patch, NULL);
 	assert_false(r->ok);
 	assert_int_equal(r->fail, RB_APPLY_FAIL_MERGE);
@@ -370,7 +304,7 @@ static void test_new_delete_rename(void **state)
 {
 	struct fx *f = *state;
 	char *v = numbered(20, 0), *got;
-	struct file files[] = {
+	struct rb_test_file files[] = {
 		{ "dir/old.c", v, 0 },
 		{ "gone.txt", "bye\n", 0 },
 		{ "keep/x.h", "x\n", 0 },
@@ -417,7 +351,7 @@ static void test_new_delete_rename(void **state)
 	unsigned mode = 0;
 	git_oid base;
 
-	commit_files(&base, f->repo, NULL, files, 3, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 3, 1000, NULL);
 	r = apply1(f->repo, &base, patch, NULL);
 	assert_true(r->ok);
 	assert_null(tree_file(r->repo, &r->tree, "dir/old.c", NULL));
@@ -486,12 +420,12 @@ static void test_new_delete_rename(void **state)
 static void test_no_newline(void **state)
 {
 	struct fx *f = *state;
-	struct file files[] = { { "a.txt", "one\ntwo\nthree", 0 } };
+	struct rb_test_file files[] = { { "a.txt", "one\ntwo\nthree", 0 } };
 	struct rb_apply_result *r;
 	git_oid base;
 	char *got;
 
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	r = apply1(f->repo, &base,
 		   "diff --git a/a.txt b/a.txt\n"
 		   "--- a/a.txt\n+++ b/a.txt\n"
@@ -522,12 +456,13 @@ static void test_no_newline(void **state)
 static void test_blank_context(void **state)
 {
 	struct fx *f = *state;
-	struct file files[] = { { "b.c", "int a;\n\nint b;\n\nint c;\n", 0 } };
+	struct rb_test_file files[] = { { "b.c", "int a;\n\nint b;\n\nint c;\n",
+					  0 } };
 	struct rb_apply_result *r;
 	git_oid base;
 	char *got;
 
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	/* The blank context lines lost their leading space in the mail. */
 	r = apply1(f->repo, &base,
 		   "--- a/b.c\n+++ b/b.c\n"
@@ -561,13 +496,13 @@ static void expect_unsafe(git_repository *repo, const git_oid *base,
 static void test_safety(void **state)
 {
 	struct fx *f = *state;
-	struct file files[] = {
+	struct rb_test_file files[] = {
 		{ "link", "target", 0120000 },
 		{ "file", "x\n", 0 },
 	};
 	git_oid base;
 
-	commit_files(&base, f->repo, NULL, files, 2, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 2, 1000, NULL);
 	expect_unsafe(f->repo, &base,
 		      "--- /dev/null\n+++ b/../etc/passwd\n@@ -0,0 +1 @@\n+x\n",
 		      "'..' component");
@@ -601,14 +536,14 @@ static void test_limits_and_setuid(void **state)
 {
 	struct fx *f = *state;
 	char *v = numbered(20, 0), *patch = make_patch10();
-	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_test_file files[] = { { "f.c", v, 0 } };
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
 	struct rb_apply_result *r;
 	unsigned mode = 0;
 	char *got;
 	git_oid base;
 
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	opts.max_lines = 1;
 	r = apply1(f->repo, &base, patch, &opts);
 	assert_false(r->ok);
@@ -621,10 +556,11 @@ static void test_limits_and_setuid(void **state)
 
 	/* Over the limit and not applying: both are said, with the place. */
 	{
-		struct file other[] = { { "f.c", "something else\n", 0 } };
+		struct rb_test_file other[] = { { "f.c", "something else\n",
+						  0 } };
 		git_oid base2;
 
-		commit_files(&base2, f->repo, NULL, other, 1, 1001);
+		rb_test_commit(&base2, f->repo, NULL, other, 1, 1001, NULL);
 		r = apply1(f->repo, &base2, patch, &opts);
 		assert_false(r->ok);
 		assert_int_not_equal(r->fail, RB_APPLY_FAIL_LIMIT);
@@ -662,14 +598,14 @@ static void test_limits_and_setuid(void **state)
 static void test_series_commits(void **state)
 {
 	struct fx *f = *state;
-	struct file files[] = { { "s.txt", "a\nb\nc\n", 0 } };
+	struct rb_test_file files[] = { { "s.txt", "a\nb\nc\n", 0 } };
 	struct rb_apply_patch p[2];
 	struct rb_apply_result *r1 = NULL, *r2 = NULL;
 	git_commit *c = NULL;
 	git_oid base;
 	char *got;
 
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	memset(p, 0, sizeof(p));
 	p[0].patch =
 		"--- a/s.txt\n+++ b/s.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
@@ -833,7 +769,7 @@ static void test_base_prereqs(void **state)
 			     "-LINE TEN\n"
 			     "+LINE 10 AGAIN\n"
 			     " line 11\n";
-	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_test_file files[] = { { "f.c", v, 0 } };
 	struct rb_base_tree trees[] = { { "mainline", f->repo, "HEAD" } };
 	struct rb_base_request req = { 0 };
 	struct rb_apply_patch p = { 0 }, pp = { 0 };
@@ -841,7 +777,7 @@ static void test_base_prereqs(void **state)
 	const struct rb_apply_result *r;
 	git_oid a;
 
-	commit_files(&a, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&a, f->repo, NULL, files, 1, 1000, NULL);
 	set_ref(f->repo, "refs/heads/master", &a);
 	p.patch = on_top;
 	p.len = strlen(on_top);
@@ -881,14 +817,14 @@ static void test_base_commit_missing(void **state)
 {
 	struct fx *f = *state;
 	char *v = numbered(20, 0), *patch = make_patch10();
-	struct file files[] = { { "f.c", v, 0 } };
+	struct rb_test_file files[] = { { "f.c", v, 0 } };
 	struct rb_base_tree trees[] = { { "mainline", f->repo, "HEAD" } };
 	struct rb_base_request req = { 0 };
 	struct rb_apply_patch p = { 0 };
 	struct rb_base_report *rep = NULL;
 	git_oid a;
 
-	commit_files(&a, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&a, f->repo, NULL, files, 1, 1000, NULL);
 	set_ref(f->repo, "refs/heads/master", &a);
 	p.patch = patch;
 	p.len = strlen(patch);
@@ -935,8 +871,8 @@ static void test_base_commit_reachable(void **state)
 {
 	struct fx *f = *state;
 	char *v = numbered(20, 0), *patch = make_patch10();
-	struct file files[] = { { "f.c", v, 0 } };
-	struct file other[] = { { "f.c", v, 0 }, { "g.c", "g\n", 0 } };
+	struct rb_test_file files[] = { { "f.c", v, 0 } };
+	struct rb_test_file other[] = { { "f.c", v, 0 }, { "g.c", "g\n", 0 } };
 	struct rb_base_tree trees[] = { { "mainline", f->repo,
 					  "refs/heads/master" } };
 	struct rb_base_request req = { 0 };
@@ -945,10 +881,10 @@ static void test_base_commit_reachable(void **state)
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid a, b, dangling, tagged;
 
-	commit_files(&a, f->repo, NULL, files, 1, 1000);
-	commit_files(&b, f->repo, &a, files, 1, 2000);
-	commit_files(&dangling, f->repo, &b, other, 2, 3000);
-	commit_files(&tagged, f->repo, &a, other, 2, 4000);
+	rb_test_commit(&a, f->repo, NULL, files, 1, 1000, NULL);
+	rb_test_commit(&b, f->repo, &a, files, 1, 2000, NULL);
+	rb_test_commit(&dangling, f->repo, &b, other, 2, 3000, NULL);
+	rb_test_commit(&tagged, f->repo, &a, other, 2, 4000, NULL);
 	set_ref(f->repo, "refs/heads/master", &b);
 	set_ref(f->repo, "refs/heads/side", &dangling);
 	set_ref(f->repo, "refs/tags/v1", &tagged);
@@ -998,9 +934,9 @@ static void test_base_guess(void **state)
 	struct fx *f = *state;
 	char *v1 = numbered(20, 0), *v2 = numbered(20, 0), *p;
 	char *patch = make_patch10();
-	struct file f1[] = { { "f.c", v1, 0 }, { "other", "1\n", 0 } };
-	struct file f2[] = { { "f.c", v1, 0 }, { "other", "2\n", 0 } };
-	struct file f3[] = { { "f.c", v2, 0 }, { "other", "2\n", 0 } };
+	struct rb_test_file f1[] = { { "f.c", v1, 0 }, { "other", "1\n", 0 } };
+	struct rb_test_file f2[] = { { "f.c", v1, 0 }, { "other", "2\n", 0 } };
+	struct rb_test_file f3[] = { { "f.c", v2, 0 }, { "other", "2\n", 0 } };
 	struct rb_base_tree trees[] = { { "mm-unstable", f->repo, "HEAD" } };
 	struct rb_base_request req = { 0 };
 	struct rb_apply_patch ap = { 0 };
@@ -1012,9 +948,9 @@ static void test_base_guess(void **state)
 	/* Head C rewrote line 10, so the patch only applies on A or B. */
 	p = strstr(v2, "line 10\n");
 	memcpy(p, "line XX", 7);
-	commit_files(&a, f->repo, NULL, f1, 2, 1000);
-	commit_files(&b, f->repo, &a, f2, 2, 2000);
-	commit_files(&c, f->repo, &b, f3, 2, 3000);
+	rb_test_commit(&a, f->repo, NULL, f1, 2, 1000, NULL);
+	rb_test_commit(&b, f->repo, &a, f2, 2, 2000, NULL);
+	rb_test_commit(&c, f->repo, &b, f3, 2, 3000, NULL);
 	set_ref(f->repo, "refs/heads/master", &c);
 	ap.patch = patch;
 	ap.len = strlen(patch);
@@ -1042,8 +978,8 @@ static void test_base_guess(void **state)
 static void test_base_fails_everywhere(void **state)
 {
 	struct fx *f = *state;
-	struct file f1[] = { { "a.c", "a\n", 0 } };
-	struct file f2[] = { { "a.c", "a\n", 0 }, { "b.c", "b\n", 0 } };
+	struct rb_test_file f1[] = { { "a.c", "a\n", 0 } };
+	struct rb_test_file f2[] = { { "a.c", "a\n", 0 }, { "b.c", "b\n", 0 } };
 	struct rb_base_tree trees[] = {
 		{ "mm-unstable", f->repo, "refs/heads/mm" },
 		{ "linux-next", f->repo, "refs/heads/next" },
@@ -1055,8 +991,8 @@ static void test_base_fails_everywhere(void **state)
 	git_oid a, b;
 	size_t i;
 
-	commit_files(&a, f->repo, NULL, f1, 1, 1000);
-	commit_files(&b, f->repo, &a, f2, 2, 2000);
+	rb_test_commit(&a, f->repo, NULL, f1, 1, 1000, NULL);
+	rb_test_commit(&b, f->repo, &a, f2, 2, 2000, NULL);
 	set_ref(f->repo, "refs/heads/mm", &b);
 	set_ref(f->repo, "refs/heads/next", &a);
 	set_ref(f->repo, "refs/heads/master", &a);
@@ -1094,13 +1030,13 @@ static void test_base_fails_everywhere(void **state)
 static void test_fetch_and_stale(void **state)
 {
 	struct fx *f = *state;
-	struct file f1[] = { { "a.c", "a\n", 0 } };
+	struct rb_test_file f1[] = { { "a.c", "a\n", 0 } };
 	git_repository *clone = NULL;
 	char path[128];
 	git_oid a, got;
 	bool stale = false;
 
-	commit_files(&a, f->repo, NULL, f1, 1, 1000000);
+	rb_test_commit(&a, f->repo, NULL, f1, 1, 1000000, NULL);
 	set_ref(f->repo, "refs/heads/master", &a);
 	snprintf(path, sizeof(path), "%s/clone", f->dir);
 	assert_int_equal(git_repository_init(&clone, path, 1), 0);
@@ -1129,7 +1065,7 @@ static void test_fetch_and_stale(void **state)
 static void test_binary(void **state)
 {
 	struct fx *f = *state;
-	struct file files[] = { { "img/bin", "A\0B", 0, 3 } };
+	struct rb_test_file files[] = { { "img/bin", "A\0B", 0, 3 } };
 	const char *patch = "diff --git a/img/bin b/img/bin\n"
 			    "index c2000e7f432c502e785f1d0928304a1a4ee332bd.."
 			    "13145ff2e38bc79ddb6eb684ac60cb45350eaf08 100644\n"
@@ -1146,7 +1082,7 @@ static void test_binary(void **state)
 	char hex[GIT_OID_HEXSZ + 1];
 	git_oid base;
 
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	r = apply1(f->repo, &base, patch, NULL);
 	if (!r->ok)
 		fail_msg("binary: %s", r->reason);
@@ -1180,7 +1116,8 @@ static void test_binary_delta(void **state)
 {
 	struct fx *f = *state;
 	static char content[4000];
-	struct file files[] = { { "d.bin", content, 0, sizeof(content) } };
+	struct rb_test_file files[] = { { "d.bin", content, 0,
+					  sizeof(content) } };
 	const char *patch =
 		"diff --git a/d.bin b/d.bin\n"
 		"index 48b387d42912c551616ea73d330b36263188f9ad.."
@@ -1201,7 +1138,7 @@ static void test_binary_delta(void **state)
 
 	for (i = 0; i < sizeof(content); i++)
 		content[i] = (char)((i * 7) % 251);
-	commit_files(&base, f->repo, NULL, files, 1, 1000);
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
 	/*
 	 * One corrupt base85 digit: a clear refusal, never a hang. (First:
 	 * once the repository has the postimage blob, it is used as is.)

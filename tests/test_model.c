@@ -33,13 +33,11 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "tests/testlib.h"
 #include "util/banned.h"
 
 static const char *src;
-static char tmpdir[256];
-static char script[512], logfile[512];
-static int port;
-static pid_t server = -1;
+static struct rb_test_server srv;
 
 static const char *path_of(const char *rel)
 {
@@ -59,22 +57,9 @@ static char *slurp(const char *path)
 	return rb_buf_detach(&b, NULL);
 }
 
-static void write_script(const char *json)
-{
-	static int gen;
-	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
-
-	/* A new generation, so the server forgets the used steps. */
-	rb_buf_printf(&b, "{\"gen\": %d, %s", ++gen, json + 1);
-	assert_int_equal(rb_write_file_atomic(script, b.ptr, b.len, 0600), 0);
-	rb_buf_release(&b);
-	/* A fresh log for each case. */
-	assert_int_equal(rb_write_file_atomic(logfile, "", 0, 0600), 0);
-}
-
 static int log_lines(void)
 {
-	char *s = slurp(logfile), *p;
+	char *s = slurp(srv.log), *p;
 	int n = 0;
 
 	for (p = s; *p; p++)
@@ -83,79 +68,17 @@ static int log_lines(void)
 	return n;
 }
 
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t l = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), p;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
-	p = ntohs(a.sin_port);
-	close(fd);
-	return p;
-}
-
-static int wait_port(int p)
-{
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		struct sockaddr_in a = { .sin_family = AF_INET,
-					 .sin_port = htons((uint16_t)p) };
-		int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
-
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
-		close(fd);
-		if (ok)
-			return 0;
-		usleep(25000);
-	}
-	return -1;
-}
-
 static int setup(void **state)
 {
-	char portstr[16];
-
 	(void)state;
-	src = getenv("RB_SRC") ? getenv("RB_SRC") : "..";
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rb-model.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(script, sizeof(script), "%s/script.json", tmpdir);
-	snprintf(logfile, sizeof(logfile), "%s/requests.log", tmpdir);
-	write_script("{\"steps\": []}");
-	port = free_port();
-	snprintf(portstr, sizeof(portstr), "%d", port);
-	server = fork();
-	if (!server) {
-		/* Dies with the test, even when a sanitizer aborts it. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execl("/usr/bin/python3", "python3",
-		      path_of("tests/model_server.py"), "--port", portstr,
-		      "--script", script, "--log", logfile, (char *)NULL);
-		_exit(127);
-	}
-	return wait_port(port);
+	src = rb_test_src();
+	return rb_test_server_setup(&srv, "/tmp/rb-model.XXXXXX");
 }
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
 	(void)state;
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
-	if (!getenv("RB_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			return 0;
-	}
+	rb_test_server_teardown(&srv);
 	return 0;
 }
 
@@ -195,9 +118,7 @@ static int run_review(struct run *r)
 	int ret;
 
 	o.provider = r->provider ? r->provider : "openai";
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/%s", port,
-		 !strcmp(o.provider, "anthropic") ? "messages" :
-						    "chat/completions");
+	rb_test_server_url(&srv, o.provider, url, sizeof(url));
 	o.url = url;
 	o.name = "test-model";
 	o.api_key = "sk-test";
@@ -259,7 +180,7 @@ static void script_with(const char *finder_step, const char *verifier_step)
 	struct rb_buf b = RB_BUF_INIT(1u << 20);
 
 	rb_buf_printf(&b, "{\"steps\": [%s, %s]}", finder_step, verifier_step);
-	write_script(b.ptr);
+	rb_test_server_script(&srv, b.ptr);
 	rb_buf_release(&b);
 }
 
@@ -307,7 +228,7 @@ static void test_success_openai(void **state)
 	assert_true(r.u.cost > 0.0089 && r.u.cost < 0.0091);
 	assert_true(r.u.words > 10 && r.u.words <= 400);
 	/* The wire: bearer key, the configured max tokens field, a schema. */
-	log = slurp(logfile);
+	log = slurp(srv.log);
 	assert_non_null(strstr(log, "\"authorization\": \"Bearer sk-test\""));
 	assert_non_null(strstr(log, "\"max_completion_tokens\": 4096"));
 	assert_non_null(strstr(log, "\"json_schema\""));
@@ -328,7 +249,7 @@ static void test_success_anthropic(void **state)
 	assert_int_equal(run_review(&r), 0);
 	assert_int_equal(r.f.n, 1);
 	assert_int_equal(r.f.v[0].line, 55);
-	log = slurp(logfile);
+	log = slurp(srv.log);
 	assert_non_null(strstr(log, "\"x-api-key\": \"sk-test\""));
 	assert_non_null(strstr(log, "\"anthropic-version\": \"2023-06-01\""));
 	assert_non_null(strstr(log, "\"max_tokens\": 4096"));
@@ -601,7 +522,7 @@ static void test_caps(void **state)
 		rb_buf_puts(&b, "\", \"question\": \"Is this right?\"}");
 	}
 	rb_buf_printf(&b, "]}}, %s]}", verdict_ok);
-	write_script(b.ptr);
+	rb_test_server_script(&srv, b.ptr);
 	rb_buf_release(&b);
 	assert_int_equal(run_review(&r), 0);
 	assert_int_equal(r.u.confirmed, 6);
@@ -712,14 +633,14 @@ static void test_record_replay(void **state)
 	char dir[512], *step = leak_step();
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/exchanges", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/exchanges", srv.dir);
 	r.record_dir = dir;
 	script_with(step, verdict_ok);
 	assert_int_equal(run_review(&r), 0);
 	assert_int_equal(r.f.n, 1);
 
 	/* The server is not asked again: the log stays empty. */
-	write_script("{\"steps\": []}");
+	rb_test_server_script(&srv, "{\"steps\": []}");
 	q.replay_dir = dir;
 	assert_int_equal(run_review(&q), 0);
 	assert_int_equal(log_lines(), 0);
@@ -900,7 +821,7 @@ static void test_prompt_functions(void **state)
 
 	(void)state;
 	git_libgit2_init();
-	snprintf(dir, sizeof(dir), "%s/repo", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/repo", srv.dir);
 	assert_int_equal(git_repository_init(&repo, dir, 1), 0);
 	assert_int_equal(
 		git_blob_create_from_buffer(&blob, repo, foo, strlen(foo)), 0);
@@ -991,7 +912,7 @@ static void test_series_caps(void **state)
 			      shared ? shared : "unset");
 		skip();
 	}
-	snprintf(dir, sizeof(dir), "%s/series-rec", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/series-rec", srv.dir);
 	for (i = 2; i <= 9; i++) {
 		struct run r = { .record_dir = dir },
 			   q = { .provider = "replay" };
@@ -1034,7 +955,7 @@ static void test_series_caps(void **state)
 		json_decref(top);
 		json_decref(str);
 		free(enc);
-		write_script(b.ptr);
+		rb_test_server_script(&srv, b.ptr);
 		r.abs_patch = pat;
 		assert_int_equal(run_review(&r), 0);
 		assert_true(r.f.n <= 3);
@@ -1093,14 +1014,14 @@ static double conc_run(int concurrency)
 	char url[128];
 	int i;
 
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
-		 port);
 	o.provider = "openai";
+	rb_test_server_url(&srv, o.provider, url, sizeof(url));
 	o.url = url;
 	o.name = "test-model";
 	o.concurrency = concurrency;
-	write_script("{\"steps\": [{\"delay\": 0.8, \"answer\": \"{}\", "
-		     "\"repeat\": true}]}");
+	rb_test_server_script(
+		&srv, "{\"steps\": [{\"delay\": 0.8, \"answer\": \"{}\", "
+		      "\"repeat\": true}]}");
 	c[0].ret = c[1].ret = -1;
 	assert_int_equal(rb_model_new(&c[0].m, &o), 0);
 	c[1].m = c[0].m;
@@ -1186,7 +1107,7 @@ static void test_merge(void **state)
 	/* Each pass: 1 duplicate within; then the second pass's 2 survivors. */
 	assert_int_equal(r.u.duplicates, 1 + 1 + 1);
 	assert_int_equal(r.u.proposed, 10);
-	log = slurp(logfile);
+	log = slurp(srv.log);
 	assert_non_null(strstr(log, "FOCUS: correctness and error paths"));
 	assert_non_null(strstr(log, "FOCUS: memory, lifetimes"));
 	assert_null(strstr(log, "FOCUS: locking"));

@@ -32,13 +32,10 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "tests/testlib.h"
 #include "util/banned.h"
 
-static const char *src;
-static char tmpdir[256];
-static char script[512], logfile[512];
-static int port;
-static pid_t server = -1;
+static struct rb_test_server srv;
 
 static const char defs[] =
 	"[{\"name\": \"read_file\", \"description\": \"Lines of a file.\", "
@@ -49,103 +46,16 @@ static const char defs[] =
 	"\"parameters\": {\"type\": \"object\", \"properties\": "
 	"{\"pattern\": {\"type\": \"string\"}}}}]";
 
-/* ---- the scripted server ---- */
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t l = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), p;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
-	p = ntohs(a.sin_port);
-	close(fd);
-	return p;
-}
-
-static int wait_port(int p)
-{
-	int i;
-
-	for (i = 0; i < 400; i++) {
-		struct sockaddr_in a = { .sin_family = AF_INET,
-					 .sin_port = htons((uint16_t)p) };
-		int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
-
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
-		close(fd);
-		if (ok)
-			return 0;
-		usleep(25000);
-	}
-	return -1;
-}
-
-static void write_script(const char *json)
-{
-	static int gen;
-	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
-
-	/* A new generation, so the server forgets the used steps. */
-	rb_buf_printf(&b, "{\"gen\": %d, %s", ++gen, json + 1);
-	assert_int_equal(rb_write_file_atomic(script, b.ptr, b.len, 0600), 0);
-	rb_buf_release(&b);
-	assert_int_equal(rb_write_file_atomic(logfile, "", 0, 0600), 0);
-}
-
-static int start_server(void)
-{
-	char portstr[16], path[1024];
-
-	port = free_port();
-	snprintf(portstr, sizeof(portstr), "%d", port);
-	snprintf(path, sizeof(path), "%s/tests/model_server.py", src);
-	server = fork();
-	if (!server) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execl("/usr/bin/python3", "python3", path, "--port", portstr,
-		      "--script", script, "--log", logfile, (char *)NULL);
-		_exit(127);
-	}
-	return wait_port(port);
-}
-
-static void stop_server(void)
-{
-	if (server > 0) {
-		kill(server, SIGTERM);
-		waitpid(server, NULL, 0);
-	}
-	server = -1;
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	src = getenv("RB_SRC") ? getenv("RB_SRC") : "..";
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/rb-loop.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(script, sizeof(script), "%s/script.json", tmpdir);
-	snprintf(logfile, sizeof(logfile), "%s/requests.log", tmpdir);
-	write_script("{\"steps\": []}");
-	return start_server();
+	return rb_test_server_setup(&srv, "/tmp/rb-loop.XXXXXX");
 }
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
 	(void)state;
-	stop_server();
-	if (!getenv("RB_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			return 0;
-	}
+	rb_test_server_teardown(&srv);
 	return 0;
 }
 
@@ -156,7 +66,7 @@ static json_t *log_entries(void)
 	json_t *arr = json_array();
 	char *line, *save = NULL;
 
-	assert_int_equal(rb_read_file(&b, logfile), 0);
+	assert_int_equal(rb_read_file(&b, srv.log), 0);
 	for (line = strtok_r(b.ptr, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		json_array_append_new(arr, json_loads(line, 0, NULL));
@@ -228,9 +138,7 @@ static int run_loop(struct loop *l)
 	rq.user = user;
 
 	o.provider = l->provider ? l->provider : "openai";
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/%s", port,
-		 !strcmp(o.provider, "anthropic") ? "messages" :
-						    "chat/completions");
+	rb_test_server_url(&srv, o.provider, url, sizeof(url));
 	o.url = url;
 	o.name = "test-model";
 	o.command = l->command;
@@ -283,7 +191,7 @@ static void check_one_call(const char *provider)
 	json_t *log;
 	bool anthropic = !strcmp(provider, "anthropic");
 
-	write_script(one_call);
+	rb_test_server_script(&srv, one_call);
 	assert_int_equal(run_loop(&l), 0);
 	assert_string_equal(l.rep.text, "{\"findings\": []}");
 	assert_int_equal(l.rep.tokens_in, 300);
@@ -348,9 +256,10 @@ static void check_max_rounds(const char *provider)
 	struct loop l = { .provider = provider, .max_rounds = 3 };
 	json_t *log, *last;
 
-	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
-		     "\"arguments\": {\"pattern\": \"foo\"}}], \"repeat\": "
-		     "true}, {\"no_tools\": true, \"answer\": \"final\"}]}");
+	rb_test_server_script(
+		&srv, "{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		      "\"arguments\": {\"pattern\": \"foo\"}}], \"repeat\": "
+		      "true}, {\"no_tools\": true, \"answer\": \"final\"}]}");
 	assert_int_equal(run_loop(&l), 0);
 	assert_string_equal(l.rep.text, "final");
 	assert_int_equal(l.f.calls, 3);
@@ -387,9 +296,10 @@ static void test_tools_limit(void **state)
 	json_t *log;
 
 	(void)state;
-	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
-		     "\"arguments\": {\"pattern\": \"foo\"}}], \"repeat\": "
-		     "true}, {\"no_tools\": true, \"answer\": \"done\"}]}");
+	rb_test_server_script(
+		&srv, "{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		      "\"arguments\": {\"pattern\": \"foo\"}}], \"repeat\": "
+		      "true}, {\"no_tools\": true, \"answer\": \"done\"}]}");
 	assert_int_equal(run_loop(&l), 0);
 	assert_string_equal(l.rep.text, "done");
 	assert_int_equal(l.f.calls, 2);
@@ -430,7 +340,7 @@ static void test_hostile_calls(void **state)
 			      "{\"pattern\": \"p%d\"}}",
 			      i);
 	rb_buf_puts(&s, "]}, {\"answer\": \"ok\"}]}");
-	write_script(s.ptr);
+	rb_test_server_script(&srv, s.ptr);
 	assert_int_equal(run_loop(&l), 0);
 	assert_string_equal(l.rep.text, "ok");
 	/* 8 kept: the big one and the bad name refused, 6 run. */
@@ -477,8 +387,8 @@ static void test_command_protocol(void **state)
 	char *nl;
 
 	(void)state;
-	snprintf(prog, sizeof(prog), "%s/model.py", tmpdir);
-	snprintf(log, sizeof(log), "%s/command.log", tmpdir);
+	snprintf(prog, sizeof(prog), "%s/model.py", srv.dir);
+	snprintf(log, sizeof(log), "%s/command.log", srv.dir);
 	assert_int_equal(rb_write_file_atomic(prog, command_model,
 					      strlen(command_model), 0600),
 			 0);
@@ -535,15 +445,17 @@ static void test_record_replay(void **state)
 	int turns = 0;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/exchanges", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/exchanges", srv.dir);
 	r.record_dir = dir;
 	r.max_rounds = 2;
-	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"read_file\", "
-		     "\"arguments\": {\"path\": \"a.c\"}}, {\"name\": "
-		     "\"grep\", \"arguments\": {\"pattern\": \"x\"}}]}, "
-		     "{\"tool_calls\": [{\"name\": \"grep\", \"arguments\": "
-		     "{\"pattern\": \"y\"}}]}, {\"no_tools\": true, "
-		     "\"answer\": \"{\\\"findings\\\": [1]}\"}]}");
+	rb_test_server_script(
+		&srv,
+		"{\"steps\": [{\"tool_calls\": [{\"name\": \"read_file\", "
+		"\"arguments\": {\"path\": \"a.c\"}}, {\"name\": "
+		"\"grep\", \"arguments\": {\"pattern\": \"x\"}}]}, "
+		"{\"tool_calls\": [{\"name\": \"grep\", \"arguments\": "
+		"{\"pattern\": \"y\"}}]}, {\"no_tools\": true, "
+		"\"answer\": \"{\\\"findings\\\": [1]}\"}]}");
 	assert_int_equal(run_loop(&r), 0);
 	assert_int_equal(r.f.calls, 3);
 	assert_int_equal(count_files(dir), 3);
@@ -570,7 +482,7 @@ static void test_record_replay(void **state)
 	assert_int_equal(turns, 1);
 
 	/* With the server stopped: the same text, the tools run again. */
-	stop_server();
+	rb_test_server_stop(&srv);
 	q.replay_dir = dir;
 	q.nonce = "OTHERNONCE";
 	q.max_rounds = 2;
@@ -590,7 +502,7 @@ static void test_record_replay(void **state)
 	assert_non_null(strstr(rb_errmsg(), "tool turn 2"));
 	rb_model_reply_release(&q.rep);
 
-	assert_int_equal(start_server(), 0);
+	assert_int_equal(rb_test_server_start(&srv), 0);
 	free(last);
 	rb_buf_release(&b);
 	rb_model_reply_release(&r.rep);
@@ -603,10 +515,11 @@ static void test_tool_tokens(void **state)
 	json_t *log;
 
 	(void)state;
-	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
-		     "\"arguments\": {}}], \"usage\": [100, 10], \"repeat\": "
-		     "true}, {\"no_tools\": true, \"answer\": \"spent\", "
-		     "\"usage\": [300, 5]}]}");
+	rb_test_server_script(
+		&srv, "{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		      "\"arguments\": {}}], \"usage\": [100, 10], \"repeat\": "
+		      "true}, {\"no_tools\": true, \"answer\": \"spent\", "
+		      "\"usage\": [300, 5]}]}");
 	assert_int_equal(run_loop(&l), 0);
 	assert_string_equal(l.rep.text, "spent");
 	/* 110 tokens, then 220: the third request is the last. */
@@ -625,9 +538,10 @@ static void test_retries_quota(void **state)
 	struct loop l = { .max_retries = 2 };
 
 	(void)state;
-	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
-		     "\"arguments\": {}}]}, {\"status\": 503}, "
-		     "{\"answer\": \"after a retry\"}]}");
+	rb_test_server_script(
+		&srv, "{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		      "\"arguments\": {}}]}, {\"status\": 503}, "
+		      "{\"answer\": \"after a retry\"}]}");
 	assert_int_equal(run_loop(&l), 0);
 	assert_string_equal(l.rep.text, "after a retry");
 	assert_int_equal(l.rep.retries, 1);
@@ -635,9 +549,10 @@ static void test_retries_quota(void **state)
 
 	memset(&l, 0, sizeof(l));
 	l.max_retries = 2;
-	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
-		     "\"arguments\": {}}]}, {\"status\": 429, \"error_type\": "
-		     "\"insufficient_quota\"}, {\"answer\": \"never\"}]}");
+	rb_test_server_script(
+		&srv, "{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		      "\"arguments\": {}}]}, {\"status\": 429, \"error_type\": "
+		      "\"insufficient_quota\"}, {\"answer\": \"never\"}]}");
 	assert_int_equal(run_loop(&l), -RB_EQUOTA);
 	assert_int_equal(l.f.calls, 1);
 	{
@@ -689,13 +604,13 @@ static void test_slot_covers_loop(void **state)
 	int i;
 
 	(void)state;
-	write_script("{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
-		     "\"arguments\": {}}]}, {\"tool_calls\": [{\"name\": "
-		     "\"grep\", \"arguments\": {}}]}, {\"answer\": \"a\", "
-		     "\"repeat\": true}]}");
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/chat/completions",
-		 port);
+	rb_test_server_script(
+		&srv, "{\"steps\": [{\"tool_calls\": [{\"name\": \"grep\", "
+		      "\"arguments\": {}}]}, {\"tool_calls\": [{\"name\": "
+		      "\"grep\", \"arguments\": {}}]}, {\"answer\": \"a\", "
+		      "\"repeat\": true}]}");
 	o.provider = "openai";
+	rb_test_server_url(&srv, o.provider, url, sizeof(url));
 	o.url = url;
 	o.name = "test-model";
 	o.concurrency = 1;

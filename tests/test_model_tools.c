@@ -8,7 +8,6 @@
  * limits, and the evidence check.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,14 +26,8 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "tests/testlib.h"
 #include "util/banned.h"
-
-struct file {
-	const char *path;
-	const char *content;
-	size_t len; /* 0: strlen(content) */
-	unsigned mode; /* 0: 100644 */
-};
 
 struct fx {
 	char dir[64];
@@ -114,59 +107,6 @@ static const char patch[] = "diff --git a/mm/a.c b/mm/a.c\n"
 			    "+\treturn a_helper(3);\n"
 			    "+}\n";
 
-static int rm_one(const char *p, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static void commit_files(git_oid *out, git_repository *repo,
-			 const git_oid *parent, const struct file *files,
-			 size_t n, int64_t when, const char *msg)
-{
-	git_index *idx = NULL;
-	git_oid tree_oid;
-	git_tree *tree = NULL;
-	git_signature *sig = NULL;
-	git_commit *pc = NULL;
-	const git_commit *parents[1];
-	size_t i;
-
-	assert_int_equal(git_repository_index(&idx, repo), 0);
-	assert_int_equal(git_index_clear(idx), 0);
-	for (i = 0; i < n; i++) {
-		git_index_entry e;
-
-		memset(&e, 0, sizeof(e));
-		e.path = files[i].path;
-		e.mode = files[i].mode ? files[i].mode : 0100644;
-		assert_int_equal(git_index_add_from_buffer(
-					 idx, &e, files[i].content,
-					 files[i].len ?
-						 files[i].len :
-						 strlen(files[i].content)),
-				 0);
-	}
-	assert_int_equal(git_index_write_tree(&tree_oid, idx), 0);
-	assert_int_equal(git_tree_lookup(&tree, repo, &tree_oid), 0);
-	assert_int_equal(git_signature_new(&sig, "T", "t@example.org", when, 0),
-			 0);
-	if (parent) {
-		assert_int_equal(git_commit_lookup(&pc, repo, parent), 0);
-		parents[0] = pc;
-	}
-	assert_int_equal(git_commit_create(out, repo, NULL, sig, sig, NULL, msg,
-					   tree, parent ? 1 : 0, parents),
-			 0);
-	git_commit_free(pc);
-	git_signature_free(sig);
-	git_tree_free(tree);
-	git_index_free(idx);
-}
-
 static const char *patches[] = { "patch one: mm: a_extra\n\n---\n" /* ... */,
 				 "patch two: the second part\n" };
 
@@ -192,23 +132,23 @@ static void tools_new(struct fx *f, const struct rb_model_tool_limits *lim)
 static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct file v1[] = {
+	struct rb_test_file v1[] = {
 		{ "mm/a.c", a_c_old },
 		{ "Documentation/notes.txt", "a_helper is documented here\n" },
 	};
-	struct file v2[] = {
+	struct rb_test_file v2[] = {
 		{ "mm/a.c", a_c_old },
 		{ "Documentation/notes.txt", "a_helper, second take\n" },
 	};
-	struct file v3[] = {
+	struct rb_test_file v3[] = {
 		{ "mm/a.c", a_c },
 		{ "mm/b.h", b_h },
 		{ "mm/weird.c", weird_c },
 		{ "mm/num.c", "u64 y = 0x10ULL;\nint z = 3dnow_init(y);\n" },
 		{ "Documentation/notes.txt", "a_helper, second take\n" },
 		{ "Documentation/fake.h", "#define A_MAX 99\n" },
-		{ "bin.dat", bin, sizeof(bin) - 1 },
-		{ "link", "mm/a.c", 0, 0120000 },
+		{ "bin.dat", bin, 0, sizeof(bin) - 1 },
+		{ "link", "mm/a.c", 0120000 },
 	};
 	struct rb_apply_patch p = { .patch = patch,
 				    .len = sizeof(patch) - 1,
@@ -217,15 +157,13 @@ static int setup(void **state)
 	git_commit *c = NULL;
 
 	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/rb-test-tools.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	git_libgit2_init();
+	rb_test_repo_new(&f->repo, f->dir, sizeof(f->dir),
+			 "/tmp/rb-test-tools.XXXXXX");
 	rb_log_set_quiet(1);
-	assert_int_equal(git_repository_init(&f->repo, f->dir, 0), 0);
-	commit_files(&f->c1, f->repo, NULL, v1, 2, 1000, "mm: first\n");
-	commit_files(&f->c2, f->repo, &f->c1, v2, 2, 2000, "docs: notes\n");
-	commit_files(&f->c3, f->repo, &f->c2, v3, 8, 3000,
-		     "mm: a_main and friends\n");
+	rb_test_commit(&f->c1, f->repo, NULL, v1, 2, 1000, "mm: first\n");
+	rb_test_commit(&f->c2, f->repo, &f->c1, v2, 2, 2000, "docs: notes\n");
+	rb_test_commit(&f->c3, f->repo, &f->c2, v3, 8, 3000,
+		       "mm: a_main and friends\n");
 	assert_int_equal(git_commit_lookup(&c, f->repo, &f->c3), 0);
 	git_oid_cpy(&f->base_tree, git_commit_tree_id(c));
 	git_commit_free(c);
@@ -245,9 +183,7 @@ static int teardown(void **state)
 	rb_model_tools_free(f->t);
 	rb_apply_result_free(f->ar);
 	rb_buf_release(&f->out);
-	git_repository_free(f->repo);
-	git_libgit2_shutdown();
-	nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rb_test_repo_free(f->repo, f->dir);
 	free(f);
 	return 0;
 }
