@@ -44,6 +44,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "tests/testlib_bot.h"
 #include "util/banned.h"
 
 static char dir[] = "/tmp/rb-feedback-XXXXXX";
@@ -101,10 +102,8 @@ static const char make_patch[] =
 	" sed -i -e 's/^Message-Id: <\\(.*\\)>/Message-Id: <v2-\\1>/'"
 	" -e 's/^Date: .*/Date: Wed, 4 Nov 2026 07:00:00 +0000/' ../v2.mbox";
 
-static const char config_fmt[] =
-	"store:\n  path: %s\n"
-	"trees:\n  - name: demo\n    path: %s/demo/tree\n"
-	"outbox:\n  maildir: %s/outbox\n"
+/* After the store, the demo tree and the outbox (testlib_bot.h). */
+static const char config_more[] =
 	"admins: [root@example.net]\n"
 	/* Replies come to the bot directly, without List-Id. */
 	"list_ids: [demo-list.example.org]\n"
@@ -152,39 +151,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-struct env {
-	struct rb_config *cfg;
-	struct rb_store *st;
-	struct rb_pipeline p;
-};
-
-static void env_open(struct env *e)
-{
-	struct rb_buf y = RB_BUF_INIT(1 << 16);
-
-	memset(e, 0, sizeof(*e));
-	rb_buf_printf(&y, config_fmt, db_path, dir, dir);
-	if (rb_config_load_mem(&e->cfg, "test.yaml", y.ptr, y.len, NULL)) {
-		rb_buf_release(&y);
-		fail_msg("config: %s", rb_errmsg());
-	}
-	rb_buf_release(&y);
-	if (rb_store_open(&e->st, db_path, false))
-		fail_msg("store: %s", rb_errmsg());
-	e->p.cfg = e->cfg;
-	e->p.st = e->st;
-	e->p.force_complete = true;
-}
-
-static void env_close(struct env *e)
-{
-	rb_pipeline_release(&e->p);
-	rb_store_close(e->st);
-	rb_config_free(e->cfg);
-}
-
 /* Ingests @file of the test dir and runs every stage and feedback. */
-static void step(struct env *e, const char *file, struct rb_feedback_stats *fs)
+static void step(struct rb_test_env *e, const char *file,
+		 struct rb_feedback_stats *fs)
 {
 	char path[512];
 
@@ -197,16 +166,7 @@ static void step(struct env *e, const char *file, struct rb_feedback_stats *fs)
 		fail_msg("pipeline: %s", rb_errmsg());
 }
 
-static int64_t q_int(struct env *e, const char *sql)
-{
-	int64_t v = -1;
-
-	if (rb_db_query_int(e->st->db, &v, sql, NULL, 0))
-		fail_msg("%s: %s", sql, rb_errmsg());
-	return v;
-}
-
-static char *q_text(struct env *e, const char *sql)
+static char *q_text(struct rb_test_env *e, const char *sql)
 {
 	char *v = NULL;
 
@@ -269,9 +229,9 @@ static void dkim_sign_file(const char *in, const char *out, const char *domain)
 
 /* A reply to our v1 review, signed by @sign_domain's key (or unsigned),
  * then optionally changed after signing. */
-static void make_reply(struct env *e, const char *name, const char *from,
-		       const char *body, const char *sign_domain,
-		       const char *tamper)
+static void make_reply(struct rb_test_env *e, const char *name,
+		       const char *from, const char *body,
+		       const char *sign_domain, const char *tamper)
 {
 	char *review = q_text(e, "SELECT message_id FROM reviews WHERE"
 				 " kind = 'review' ORDER BY created_at"
@@ -328,18 +288,19 @@ static json_t *stats_json(void)
 static void test_end_to_end(void **state)
 {
 	struct rb_feedback_stats fs = { 0 };
-	struct env e;
+	struct rb_test_env e;
 	char *fp2, *msg2, *body;
 	json_t *j, *sub;
 	int64_t n;
 
 	(void)state;
-	env_open(&e);
+	rb_test_env_open(&e, dir, db_path, config_more);
 
 	/* 1. v1 is reviewed with three findings. */
 	step(&e, "demo/v1.mbox", &fs);
-	n = q_int(&e, "SELECT COUNT(*) FROM findings WHERE state = 'raised'"
-		      " AND fid IS NOT NULL");
+	n = rb_test_q_int(&e,
+			  "SELECT COUNT(*) FROM findings WHERE state = 'raised'"
+			  " AND fid IS NOT NULL");
 	assert_int_equal(n, 3);
 	fp2 = q_text(&e, "SELECT fingerprint FROM findings WHERE fid = 'F2'");
 	/* The start of its text: the mail wraps the rest. */
@@ -356,18 +317,19 @@ static void test_end_to_end(void **state)
 	step(&e, "reply-author", &fs);
 	assert_int_equal(fs.judged, 1);
 	assert_int_equal(fs.verdicts, 2);
-	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
-				   " authorised = 1 AND judge ="
-				   " 'ada@example.org'"),
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+					   " authorised = 1 AND judge ="
+					   " 'ada@example.org'"),
 			 2);
-	n = q_int(&e, "SELECT COUNT(*) FROM verdicts v JOIN findings f ON"
-		      " f.review_msgid = v.review_msgid AND f.fid = v.fid"
-		      " WHERE v.fid = 'F2' AND v.verdict = 'false_positive'"
-		      " AND v.fingerprint = f.fingerprint");
+	n = rb_test_q_int(&e,
+			  "SELECT COUNT(*) FROM verdicts v JOIN findings f ON"
+			  " f.review_msgid = v.review_msgid AND f.fid = v.fid"
+			  " WHERE v.fid = 'F2' AND v.verdict = 'false_positive'"
+			  " AND v.fingerprint = f.fingerprint");
 	assert_int_equal(n, 1);
 	/* The acknowledgement went to the judge. */
-	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM reviews WHERE"
-				   " kind = 'ack'"),
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM reviews WHERE"
+					   " kind = 'ack'"),
 			 1);
 	body = q_text(&e, "SELECT bytes FROM outbox o JOIN reviews r ON"
 			  " r.message_id = o.message_id WHERE r.kind = 'ack'");
@@ -386,26 +348,26 @@ static void test_end_to_end(void **state)
 	step(&e, "reply-spoof", &fs);
 	step(&e, "reply-tampered", &fs);
 	assert_int_equal(fs.refused, 2);
-	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
-				   " authorised = 1"),
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+					   " authorised = 1"),
 			 2);
-	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
-				   " authorised = 0 AND reason LIKE"
-				   " '%neither an author%'"),
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+					   " authorised = 0 AND reason LIKE"
+					   " '%neither an author%'"),
 			 2);
-	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
-				   " authorised = 0 AND reason LIKE"
-				   " '%requires DKIM%'"),
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM verdicts WHERE"
+					   " authorised = 0 AND reason LIKE"
+					   " '%requires DKIM%'"),
 			 1);
-	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM feedback WHERE"
-				   " state = 'refused'"),
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM feedback WHERE"
+					   " state = 'refused'"),
 			 2);
 	/* Looked at once: another pass changes nothing. */
 	assert_int_equal(rb_feedback_run(&e.p), 0);
-	assert_int_equal(q_int(&e, "SELECT COUNT(*) FROM verdicts"), 5);
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM verdicts"), 5);
 
 	/* 3. stats: precision 1/2 for the subsystem, words per review. */
-	env_close(&e);
+	rb_test_env_close(&e);
 	j = stats_json();
 	assert_int_equal(json_integer_value(json_object_get(
 				 json_object_get(j, "findings"), "judged")),
@@ -422,9 +384,10 @@ static void test_end_to_end(void **state)
 	json_decref(j);
 
 	/* 5. v2 has the same findings: F2's stays suppressed. */
-	env_open(&e);
+	rb_test_env_open(&e, dir, db_path, config_more);
 	step(&e, "demo/v2.mbox", &fs);
-	n = q_int(&e, "SELECT COUNT(*) FROM reviews WHERE kind = 'review'");
+	n = rb_test_q_int(&e,
+			  "SELECT COUNT(*) FROM reviews WHERE kind = 'review'");
 	assert_int_equal(n, 2);
 	{
 		struct rb_buf sql = RB_BUF_INIT(4096);
@@ -436,7 +399,7 @@ static void test_end_to_end(void **state)
 			      " AND f.state = 'suppressed' AND"
 			      " f.fingerprint = '%s'",
 			      fp2);
-		assert_int_equal(q_int(&e, sql.ptr), 1);
+		assert_int_equal(rb_test_q_int(&e, sql.ptr), 1);
 		v2 = q_text(&e, "SELECT o.bytes FROM outbox o JOIN reviews r"
 				" ON r.message_id = o.message_id JOIN series s"
 				" ON s.id = r.series_id WHERE s.version = 2"
@@ -454,10 +417,10 @@ static void test_end_to_end(void **state)
 	}
 	free(fp2);
 	free(msg2);
-	env_close(&e);
+	rb_test_env_close(&e);
 }
 
-static bool suppressed(struct env *e, const struct rb_feedback_scope *s,
+static bool suppressed(struct rb_test_env *e, const struct rb_feedback_scope *s,
 		       const struct rb_finding *f)
 {
 	bool out = true;
@@ -467,8 +430,9 @@ static bool suppressed(struct env *e, const struct rb_feedback_scope *s,
 }
 
 /* A verdict row as the feedback stage stores it, with its role. */
-static void add_verdict_row(struct env *e, const char *fp, const char *judge,
-			    const char *role, const char *owner)
+static void add_verdict_row(struct rb_test_env *e, const char *fp,
+			    const char *judge, const char *role,
+			    const char *owner)
 {
 	struct rb_dbv p[] = { RB_DB_TEXT(fp), RB_DB_TEXT(fp), RB_DB_TEXT(judge),
 			      RB_DB_TEXT(role), RB_DB_TEXT(owner) };
@@ -495,11 +459,11 @@ static void test_similar(void **state)
 	struct rb_maint *mi = NULL;
 	struct rb_finding f = { 0 }, g;
 	struct rb_feedback_scope ada = { 0 }, bob, none;
-	struct env e;
+	struct rb_test_env e;
 	char *cat, *checker, *fp2, path[512];
 
 	(void)state;
-	env_open(&e);
+	rb_test_env_open(&e, dir, db_path, config_more);
 	cat = q_text(&e, "SELECT category FROM findings WHERE fid = 'F2'");
 	checker = q_text(&e, "SELECT checker FROM findings WHERE fid = 'F2'");
 	fp2 = q_text(&e, "SELECT fingerprint FROM findings WHERE fid = 'F2'");
@@ -582,7 +546,7 @@ static void test_similar(void **state)
 	free(cat);
 	free(checker);
 	free(fp2);
-	env_close(&e);
+	rb_test_env_close(&e);
 }
 
 static void test_dkim(void **state)
@@ -679,15 +643,15 @@ static void test_dashboard(void **state)
 	struct rb_http *h = NULL;
 	const char *ctype;
 	char *body, *xss_id, path[512];
-	struct env e;
+	struct rb_test_env e;
 	int status, port;
 
 	(void)state;
 	if (system("command -v curl >/dev/null"))
 		skip();
-	env_open(&e);
-	if (!q_int(&e, "SELECT COUNT(*) FROM verdicts")) {
-		env_close(&e);
+	rb_test_env_open(&e, dir, db_path, config_more);
+	if (!rb_test_q_int(&e, "SELECT COUNT(*) FROM verdicts")) {
+		rb_test_env_close(&e);
 		skip(); /* runs after test_end_to_end only */
 	}
 	write_text("xss.eml", xss_mail);
@@ -707,7 +671,7 @@ static void test_dashboard(void **state)
 	assert_non_null(
 		strstr(page.ptr, "ring: note that a new ring is empty"));
 	assert_non_null(strstr(page.ptr, "applied on demo at "));
-	env_close(&e);
+	rb_test_env_close(&e);
 
 	/* Served, from its own connection to the store. */
 	assert_int_equal(rb_http_start(&h, "127.0.0.1:0", db_path, NULL), 0);

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * testlib_bot.h - what the unit tests of bot/ share: a config, a store
+ * and a pipeline over the demo tree of scripts/demo.sh. Apart from
+ * testlib.h because it links rb_bot, which a review/ test must not.
+ */
+#ifndef RB_TESTS_TESTLIB_BOT_H
+#define RB_TESTS_TESTLIB_BOT_H
+
+#include <stdint.h>
+
+#include "bot/config.h"
+#include "bot/stages/pipeline.h"
+#include "bot/store/store.h"
+
+struct rb_test_env {
+	struct rb_config *cfg;
+	struct rb_store *st;
+	struct rb_pipeline p; /* force_complete: no wait for missing parts */
+};
+
+/*
+ * Opens @e: the store at @db, the tree "demo" at @dir/demo/tree, the
+ * Maildir outbox at @dir/outbox, then the YAML of @more (the test's own
+ * keys). Fails the test when the config or the store does not open.
+ */
+void rb_test_env_open(struct rb_test_env *e, const char *dir, const char *db,
+		      const char *more);
+void rb_test_env_close(struct rb_test_env *e);
+
+/* The first column of the first row of @sql; fails the test on error. */
+int64_t rb_test_q_int(struct rb_test_env *e, const char *sql);
+
+#endif
