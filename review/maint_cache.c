@@ -221,7 +221,10 @@ static void put_slice(struct enc *e, const struct index *ix,
 	put(e, n);
 }
 
-/* The counts, the sections and the pointer pool (dec_sections()). */
+/* The counts, the sections and the pointer pool (check_sections(),
+ * dec_sect()). An index read from the cache decodes each section here,
+ * and with them the pool and the categories enc_rest() writes.
+ */
 static void enc_sections(struct enc *e, const struct index *ix)
 {
 	size_t i;
@@ -234,8 +237,7 @@ static void enc_sections(struct enc *e, const struct index *ix)
 	put(e, ix->nmm_addrs);
 	put(e, ix->ptrs_used);
 	for (i = 0; i < ix->nsect; i++) {
-		const struct sect *s = &ix->sect[i];
-
+		const struct sect *s = rb_maint__sect((struct index *)ix, i);
 		size_t k;
 
 		for (k = 0; k < NSECT_NUMS; k++)
@@ -279,8 +281,8 @@ static void enc_patterns(struct enc *e, const struct index *ix)
 	}
 }
 
-/* Categories, keywords, the .mailmap maps and the warnings
- * (dec_rest()). */
+/* Categories (check_cats(), dec_cat()), keywords, the .mailmap maps and
+ * the warnings (dec_rest()). */
 static void enc_rest(struct enc *e, const struct index *ix)
 {
 	size_t i;
@@ -374,6 +376,23 @@ out:
 
 /* ---- decoding ------------------------------------------------------ */
 
+/*
+ * A one-shot lookup needs of the index what matching reads (every
+ * section's patterns, every pattern, the keywords, .mailmap) and only
+ * the dozen sections a patch falls in. So the file is checked whole as
+ * it loads, with every check below, but the sections, their categories
+ * and the pointer pool are decoded when first asked (rb_maint__sect()):
+ * decoding every one of them wrote 1.2 MB, two fifths of such a run
+ * (perf). Their records have fixed sizes, so section @i is found at
+ * raw_sect + i * SECT_REC. A file changed under the mapping after the
+ * checks (the cache is replaced by rename, never rewritten in place)
+ * decodes to empty sections, never out of bounds: the same checks run
+ * again.
+ */
+#define SECT_REC (4 * (NSECT_NUMS + 2 + 2 * 5)) /* enc_sections() */
+#define PAT_REC (4 * 11) /* enc_patterns(), without the regexes */
+#define CAT_REC (4 * 4) /* enc_rest() */
+
 struct dec {
 	const unsigned char *p, *end;
 	const char *tab;
@@ -404,10 +423,9 @@ static size_t get_count(struct dec *d, size_t min)
 	return d->bad ? 0 : n;
 }
 
-static const char *get_str(struct dec *d)
+/* The string of table reference @r (offset + 1; 0 is NULL). */
+static const char *ref_str(struct dec *d, size_t r)
 {
-	size_t r = get(d);
-
 	if (!r)
 		return NULL;
 	if (r - 1 >= d->tablen) {
@@ -415,6 +433,11 @@ static const char *get_str(struct dec *d)
 		return NULL;
 	}
 	return d->tab + r - 1;
+}
+
+static const char *get_str(struct dec *d)
+{
+	return ref_str(d, get(d));
 }
 
 static const char *get_nonnull(struct dec *d)
@@ -486,33 +509,146 @@ static const char **get_slice(struct dec *d, const struct index *ix, size_t *n)
 	return ix->ptrs + (d->bad ? 0 : off);
 }
 
-static void dec_sections(struct dec *d, struct index *ix)
+/* One section's record into @s, checked against @ix's counts. */
+static void dec_sect(struct dec *d, const struct index *ix, struct sect *s)
+{
+	size_t k;
+
+	for (k = 0; k < NSECT_NUMS; k++)
+		*(size_t *)((char *)s + sect_nums[k]) = get(d);
+	if (s->pat0 > ix->npat || s->npat > ix->npat - s->pat0 ||
+	    s->x0 > ix->npat || s->nx > ix->npat - s->x0 ||
+	    s->cat0 > ix->ncat || s->ncat > ix->ncat - s->cat0)
+		d->bad = true;
+	s->pub.name = get_nonnull(d);
+	s->pub.status = get_nonnull(d);
+	s->pub.maintainers = get_slice(d, ix, &s->pub.nmaintainers);
+	s->pub.reviewers = get_slice(d, ix, &s->pub.nreviewers);
+	s->pub.lists = get_slice(d, ix, &s->pub.nlists);
+	s->pub.trees = get_slice(d, ix, &s->pub.ntrees);
+	s->pub.webs = get_slice(d, ix, &s->pub.nwebs);
+}
+
+static void dec_cat(struct dec *d, struct cat *c)
+{
+	size_t kind = get(d);
+
+	if (kind > CAT_R)
+		d->bad = true;
+	c->kind = (enum cat_kind)kind;
+	c->val = get_nonnull(d);
+	c->role = get_nonnull(d);
+	c->skip = get(d);
+}
+
+/* The records of @n sections, of the pointer pool, of @ncat categories,
+ * checked; what matching needs of each section into ix->sm.
+ */
+static void check_sections(struct dec *d, struct index *ix)
 {
 	size_t i;
 
+	ix->raw_sect = d->p;
 	for (i = 0; i < ix->nsect && !d->bad; i++) {
-		struct sect *s = &ix->sect[i];
+		struct sect s;
 
-		size_t k;
-
-		for (k = 0; k < NSECT_NUMS; k++)
-			*(size_t *)((char *)s + sect_nums[k]) = get(d);
-		if (s->pat0 > ix->npat || s->npat > ix->npat - s->pat0 ||
-		    s->x0 > ix->npat || s->nx > ix->npat - s->x0 ||
-		    s->cat0 > ix->ncat || s->ncat > ix->ncat - s->cat0)
-			d->bad = true;
-		s->pub.name = get_nonnull(d);
-		s->pub.status = get_nonnull(d);
-		s->pub.maintainers = get_slice(d, ix, &s->pub.nmaintainers);
-		s->pub.reviewers = get_slice(d, ix, &s->pub.nreviewers);
-		s->pub.lists = get_slice(d, ix, &s->pub.nlists);
-		s->pub.trees = get_slice(d, ix, &s->pub.ntrees);
-		s->pub.webs = get_slice(d, ix, &s->pub.nwebs);
+		dec_sect(d, ix, &s);
+		ix->sm[i] = (struct sect_m){ (uint32_t)s.pat0, (uint32_t)s.npat,
+					     (uint32_t)s.x0, (uint32_t)s.nx };
 	}
+	ix->raw_ptrs = d->p;
 	for (i = 0; i < ix->nptrs && !d->bad; i++)
-		ix->ptrs[i] = get_nonnull(d);
+		(void)get_nonnull(d);
 }
 
+static void check_cats(struct dec *d, struct index *ix)
+{
+	size_t i;
+
+	ix->raw_cat = d->p;
+	for (i = 0; i < ix->ncat && !d->bad; i++) {
+		struct cat c;
+
+		dec_cat(d, &c);
+	}
+}
+
+/* The decoder of the @size-byte record @i at @base. */
+static struct dec rec_dec(const struct index *ix, const unsigned char *base,
+			  size_t i, size_t size)
+{
+	struct dec d = { .p = base + i * size,
+			 .tab = ix->raw_tab,
+			 .tablen = ix->raw_tablen };
+
+	d.end = d.p + size;
+	return d;
+}
+
+/* The pool's strings of a slice of a section decoded now. */
+static void fill_slice(struct index *ix, const char *const *arr, size_t n)
+{
+	size_t j = (size_t)(arr - ix->ptrs), e = j + n;
+
+	for (; j < e; j++) {
+		struct dec d;
+
+		if (ix->ptrs[j])
+			continue;
+		d = rec_dec(ix, ix->raw_ptrs, j, 4);
+		ix->ptrs[j] = get_nonnull(&d);
+	}
+}
+
+/* Section @i, its categories and slices of the pool, from their records
+ * (checked when the file loaded; see above for a file that changed).
+ */
+static void sect_decode(struct index *ix, size_t i)
+{
+	struct dec d = rec_dec(ix, ix->raw_sect, i, SECT_REC);
+	struct sect *s = &ix->sect[i];
+	size_t k;
+
+	dec_sect(&d, ix, s);
+	if (d.bad) {
+		memset(s, 0, sizeof(*s));
+		s->pub.name = s->pub.status = "";
+		s->pub.maintainers = s->pub.reviewers = s->pub.lists =
+			s->pub.trees = s->pub.webs = ix->ptrs;
+		return;
+	}
+	fill_slice(ix, s->pub.maintainers, s->pub.nmaintainers);
+	fill_slice(ix, s->pub.reviewers, s->pub.nreviewers);
+	fill_slice(ix, s->pub.lists, s->pub.nlists);
+	fill_slice(ix, s->pub.trees, s->pub.ntrees);
+	fill_slice(ix, s->pub.webs, s->pub.nwebs);
+	for (k = s->cat0; k < s->cat0 + s->ncat; k++) {
+		struct dec c = rec_dec(ix, ix->raw_cat, k, CAT_REC);
+
+		dec_cat(&c, &ix->cat[k]);
+		if (c.bad)
+			ix->cat[k] = (struct cat){ CAT_LIST, "", "", true };
+	}
+}
+
+const struct sect *rb_maint__sect(struct index *ix, size_t i)
+{
+	if (ix->sect_done &&
+	    !__atomic_load_n(&ix->sect_done[i], __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&ix->lock);
+		if (!ix->sect_done[i]) {
+			sect_decode(ix, i);
+			__atomic_store_n(&ix->sect_done[i], 1,
+					 __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&ix->lock);
+	}
+	return &ix->sect[i];
+}
+
+/* The patterns, in full: matching reads every one. One bounds check per
+ * record, then its fields.
+ */
 static void dec_patterns(struct dec *d, struct index *ix)
 {
 	size_t i;
@@ -520,26 +656,36 @@ static void dec_patterns(struct dec *d, struct index *ix)
 
 	for (i = 0; i < ix->npat && !d->bad; i++) {
 		struct pat *p = &ix->pat[i];
-		bool has_rx;
+		uint32_t r[PAT_REC / 4];
+		int32_t first;
+		const char *val;
 
-		p->type = (char)get(d);
-		p->val = get_nonnull(d);
-		p->vlen = get(d);
-		p->depth = (int32_t)get(d);
-		p->slashes = get(d);
-		p->trailing = get(d);
-		p->may_dir = get(d);
-		p->glob = get(d);
-		p->litlen = get(d);
-		p->first = (int32_t)get(d);
-		has_rx = get(d);
-		/* What file_match() and the lookups rely on. */
-		if (!strchr("FXN", p->type) || !p->type ||
-		    p->vlen > strlen(p->val) || p->litlen > p->vlen ||
-		    p->first < -1 || p->first > 255 ||
-		    has_rx != (p->type == 'N' || !p->glob))
+		if (d->end - d->p < PAT_REC) {
 			d->bad = true;
-		if (!has_rx || d->bad)
+			break;
+		}
+		memcpy(r, d->p, PAT_REC);
+		d->p += PAT_REC;
+		val = ref_str(d, r[1]);
+		first = (int32_t)r[9];
+		/* What file_match() and the lookups rely on. */
+		if (!val || (r[0] != 'F' && r[0] != 'X' && r[0] != 'N') ||
+		    strnlen(val, r[2]) < r[2] || r[8] > r[2] || first < -1 ||
+		    first > 255 || (r[10] != 0) != (r[0] == 'N' || !r[7])) {
+			d->bad = true;
+			break;
+		}
+		p->type = (char)r[0];
+		p->val = val;
+		p->vlen = r[2];
+		p->depth = (int32_t)r[3];
+		p->slashes = r[4];
+		p->trailing = r[5];
+		p->may_dir = r[6];
+		p->glob = r[7];
+		p->litlen = r[8];
+		p->first = (int16_t)first;
+		if (!r[10])
 			continue;
 		p->rx = calloc(1, sizeof(*p->rx));
 		if (!p->rx) {
@@ -552,22 +698,12 @@ static void dec_patterns(struct dec *d, struct index *ix)
 	}
 }
 
+/* Keywords, the .mailmap maps and the warnings, to the body's end. */
 static void dec_rest(struct dec *d, struct index *ix)
 {
 	size_t i;
 	int k;
 
-	for (i = 0; i < ix->ncat && !d->bad; i++) {
-		struct cat *c = &ix->cat[i];
-		size_t kind = get(d);
-
-		if (kind > CAT_R)
-			d->bad = true;
-		c->kind = (enum cat_kind)kind;
-		c->val = get_nonnull(d);
-		c->role = get_nonnull(d);
-		c->skip = get(d);
-	}
 	for (i = 0; i < ix->nkw && !d->bad; i++) {
 		struct kw *w = &ix->kw[i];
 		const char *key;
@@ -606,13 +742,70 @@ static size_t arr_size(size_t n, size_t size)
 	return ((n + 1) * size + 15) & ~(size_t)15;
 }
 
-/* Takes @n + 1 zeroed elements of @size from @ix's block. */
-static void *alloc_n(struct index *ix, size_t *used, size_t n, size_t size)
+/* Takes @n + 1 zeroed elements of @size from @block. */
+static void *alloc_n(void *block, size_t *used, size_t n, size_t size)
 {
-	void *p = (char *)ix->block + *used;
+	void *p = (char *)block + *used;
 
 	*used += arr_size(n, size);
 	return p;
+}
+
+/* The counts of the body's records (enc_sections()). */
+struct counts {
+	size_t sect, pat, cat, kw, mm_names, mm_addrs, ptrs;
+};
+
+/*
+ * The arrays of @ix for @c: those decoded as the file loads in one
+ * mapping with its pages (a page fault per page written was a quarter
+ * of a one-shot run), those decoded when asked in one without (a
+ * lookup writes a few of their pages). The counts fit in the file, so
+ * the sums do not overflow.
+ */
+static int alloc_arrays(struct index *ix, const struct counts *c)
+{
+	size_t used = 0;
+
+	ix->blocklen = arr_size(c->sect, sizeof(*ix->sm)) +
+		       arr_size(c->pat, sizeof(*ix->pat)) +
+		       arr_size(c->kw, sizeof(*ix->kw)) +
+		       arr_size(c->mm_names, sizeof(*ix->mm_names)) +
+		       arr_size(c->mm_addrs, sizeof(*ix->mm_addrs));
+	ix->block = mmap(NULL, ix->blocklen, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (ix->block == MAP_FAILED) {
+		ix->block = NULL;
+		return -RB_ENOMEM;
+	}
+	ix->lazylen = arr_size(c->sect, sizeof(*ix->sect)) +
+		      arr_size(c->cat, sizeof(*ix->cat)) +
+		      arr_size(c->ptrs, sizeof(*ix->ptrs)) +
+		      arr_size(c->sect, 1);
+	ix->lazy = mmap(NULL, ix->lazylen, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ix->lazy == MAP_FAILED) {
+		ix->lazy = NULL;
+		return -RB_ENOMEM;
+	}
+#define ALLOC_N(b, f)                                            \
+	do {                                                     \
+		ix->f = alloc_n(b, &used, c->f, sizeof(*ix->f)); \
+		ix->n##f = c->f;                                 \
+	} while (0)
+	ix->sm = alloc_n(ix->block, &used, c->sect, sizeof(*ix->sm));
+	ALLOC_N(ix->block, pat);
+	ALLOC_N(ix->block, kw);
+	ALLOC_N(ix->block, mm_names);
+	ALLOC_N(ix->block, mm_addrs);
+	used = 0;
+	ALLOC_N(ix->lazy, sect);
+	ALLOC_N(ix->lazy, cat);
+	ALLOC_N(ix->lazy, ptrs);
+#undef ALLOC_N
+	ix->sect_done = alloc_n(ix->lazy, &used, c->sect, 1);
+	ix->ptrs_used = ix->nptrs;
+	return 0;
 }
 
 /* Decodes the file @h into @ix, whose strings will point into it;
@@ -622,9 +815,10 @@ static int decode(struct index *ix, const unsigned char *h, size_t len,
 		  bool verify)
 {
 	struct dec d = { 0 };
+	struct counts c;
 	uint32_t u, blen, tlen;
 	uint64_t sum;
-	size_t nsect, npat, ncat, nkw, nmm_names, nmm_addrs, nptrs, used = 0;
+	int err;
 
 	if (len < HDR_LEN || memcmp(h, CACHE_MAGIC, 8))
 		return -RB_EINVAL;
@@ -653,51 +847,23 @@ static int decode(struct index *ix, const unsigned char *h, size_t len,
 		return -RB_EINVAL;
 
 	/* A count can't exceed what its smallest records would fill. */
-	nsect = get_count(&d, 4 * 21);
-	npat = get_count(&d, 4 * 11);
-	ncat = get_count(&d, 4 * 4);
-	nkw = get_count(&d, 4 * 9);
-	nmm_names = get_count(&d, 8);
-	nmm_addrs = get_count(&d, 8);
-	nptrs = get_count(&d, 4);
+	c.sect = get_count(&d, SECT_REC);
+	c.pat = get_count(&d, PAT_REC);
+	c.cat = get_count(&d, CAT_REC);
+	c.kw = get_count(&d, 4 * 9);
+	c.mm_names = get_count(&d, 8);
+	c.mm_addrs = get_count(&d, 8);
+	c.ptrs = get_count(&d, 4);
 	if (d.bad)
 		return -RB_EINVAL;
-	/*
-	 * The decoded arrays (1.5 MB for linux 6.1) in one block, mapped
-	 * with its pages: one page fault per page written was a quarter
-	 * of a one-shot run (perf: the stores of dec_patterns() and
-	 * dec_sections()). The counts fit in the file, so the sum does
-	 * not overflow.
-	 */
-	ix->blocklen = arr_size(nsect, sizeof(*ix->sect)) +
-		       arr_size(npat, sizeof(*ix->pat)) +
-		       arr_size(ncat, sizeof(*ix->cat)) +
-		       arr_size(nkw, sizeof(*ix->kw)) +
-		       arr_size(nmm_names, sizeof(*ix->mm_names)) +
-		       arr_size(nmm_addrs, sizeof(*ix->mm_addrs)) +
-		       arr_size(nptrs, sizeof(*ix->ptrs));
-	ix->block = mmap(NULL, ix->blocklen, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	if (ix->block == MAP_FAILED) {
-		ix->block = NULL;
-		return -RB_ENOMEM;
-	}
-#define ALLOC_N(f)                                                \
-	do {                                                      \
-		ix->f = alloc_n(ix, &used, n##f, sizeof(*ix->f)); \
-		ix->n##f = n##f;                                  \
-	} while (0)
-	ALLOC_N(sect);
-	ALLOC_N(pat);
-	ALLOC_N(cat);
-	ALLOC_N(kw);
-	ALLOC_N(mm_names);
-	ALLOC_N(mm_addrs);
-	ALLOC_N(ptrs);
-#undef ALLOC_N
-	ix->ptrs_used = ix->nptrs;
-	dec_sections(&d, ix);
+	err = alloc_arrays(ix, &c);
+	if (err)
+		return err;
+	ix->raw_tab = d.tab;
+	ix->raw_tablen = d.tablen;
+	check_sections(&d, ix);
 	dec_patterns(&d, ix);
+	check_cats(&d, ix);
 	dec_rest(&d, ix);
 	return d.bad ? -RB_EINVAL : 0;
 }

@@ -167,7 +167,7 @@ static int push_email_addresses(struct collect *c, const char *val,
 static int add_categories(struct collect *c, size_t si)
 {
 	struct index *ix = c->m->ix;
-	const struct sect *s = &ix->sect[si];
+	const struct sect *s = rb_maint__sect(ix, si);
 	size_t i;
 	int err = 0;
 

@@ -288,7 +288,7 @@ size_t rb_maint__match_file(struct rb_maint *m, const char *file,
 		lower[i] = lc_ascii(file[i]);
 	lower[flen] = '\0';
 	for (si = 0; si < ix->nsect; si++) {
-		const struct sect *s = &ix->sect[si];
+		const struct sect_m *s = &ix->sm[si];
 		bool excl = false;
 
 		for (i = 0; i < s->nx && !excl; i++)

@@ -569,6 +569,18 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 	ix->cat = cats.v;
 	ix->ncat = cats.n;
 	cats.v = NULL;
+	ix->sm = malloc((ix->nsect + 1) * sizeof(*ix->sm));
+	if (!ix->sm) {
+		err = rb_err(RB_ENOMEM, "maintainers: memory");
+		goto out;
+	}
+	for (k = 0; k < ix->nsect; k++) {
+		const struct sect *s = &ix->sect[k];
+
+		ix->sm[k] = (struct sect_m){ (uint32_t)s->pat0,
+					     (uint32_t)s->npat, (uint32_t)s->x0,
+					     (uint32_t)s->nx };
+	}
 	for (k = 0; k < ix->npat; k++) {
 		err = setup_pat(ix, &ix->pat[k]);
 		if (err)
@@ -652,8 +664,11 @@ void rb_maint__index_unref(struct index *ix)
 	free(ix->tv_sect);
 	if (ix->block) {
 		munmap(ix->block, ix->blocklen);
+		if (ix->lazy)
+			munmap(ix->lazy, ix->lazylen);
 	} else {
 		free(ix->sect);
+		free(ix->sm);
 		free(ix->pat);
 		free(ix->cat);
 		free(ix->kw);

@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "review/maint_regex.h"
 #include "review/maintainers.h"
@@ -59,21 +60,26 @@ struct pat_rx {
 	int state[2]; /* 0 not compiled, 1 compiled, -1 failed */
 };
 
+/*
+ * 40 bytes (lengths are below MAINT_MAX): a one-shot lookup from the
+ * cache writes one per pattern of MAINTAINERS (7,000 for linux 6.1), and
+ * those stores were a sixth of its run when this was 72 bytes.
+ */
 struct pat {
-	char type; /* 'F', 'X' or 'N' */
 	const char *val; /* converted (F/X) or raw (N) */
-	size_t vlen;
-	int depth; /* $value_pd */
-	size_t slashes; /* ($value =~ tr@/@@) */
-	bool trailing; /* ends with "/" */
-	bool may_dir; /* -d $value can add a "/" */
-	bool glob; /* matched by glob_match(), else by the regexes */
-	size_t litlen; /* leading literal bytes (quick reject) */
-	int first; /* the first byte when it is literal, else -1 */
 	/* N:, or F:/X: patterns beyond the glob subset ("^" prepended);
 	 * re[1] is the same with "/" appended (a directory).
 	 */
 	struct pat_rx *rx;
+	uint32_t vlen;
+	uint32_t slashes; /* ($value =~ tr@/@@) */
+	uint32_t litlen; /* leading literal bytes (quick reject) */
+	int32_t depth; /* $value_pd */
+	int16_t first; /* the first byte when it is literal, else -1 */
+	char type; /* 'F', 'X' or 'N' */
+	bool trailing; /* ends with "/" */
+	bool may_dir; /* -d $value can add a "/" */
+	bool glob; /* matched by glob_match(), else by the regexes */
 };
 
 enum cat_kind { CAT_LIST, CAT_M, CAT_R };
@@ -84,6 +90,12 @@ struct cat {
 	const char *val; /* M:/R: value; L: the list address */
 	const char *role; /* "maintainer:NAME", "open list:NAME", ... */
 	bool skip; /* a subscribers-only list */
+};
+
+/* What matching reads of every section (struct sect has it too). */
+struct sect_m {
+	uint32_t pat0, npat; /* F:/N: patterns in line order */
+	uint32_t x0, nx; /* X: patterns */
 };
 
 struct sect {
@@ -117,8 +129,12 @@ struct index {
 	struct tv *tv;
 	size_t ntv;
 	size_t *tv_sect; /* typevalue index -> section, (size_t)-1 */
+	/* Use rb_maint__sect(): an index read from the cache decodes a
+	 * section, its categories and its slices of @ptrs when first asked.
+	 */
 	struct sect *sect;
 	size_t nsect;
+	struct sect_m *sm; /* every section's patterns, for matching */
 	struct pat *pat;
 	size_t npat;
 	struct cat *cat;
@@ -144,12 +160,25 @@ struct index {
 	 */
 	void *map;
 	size_t maplen;
-	/* An index read from the cache: its arrays (sect, pat, cat, kw,
-	 * the .mailmap maps, ptrs) in one mapping, freed as one.
+	/* An index read from the cache: the arrays decoded as it loads
+	 * (sm, pat, kw, the .mailmap maps) in one mapping, freed as one;
 	 */
 	void *block;
 	size_t blocklen;
+	/* and those decoded when first asked (sect, cat, ptrs, sect_done)
+	 * in another, whose pages come as they are written; the records
+	 * they are decoded from, checked as the file loaded.
+	 */
+	void *lazy;
+	size_t lazylen;
+	unsigned char *sect_done; /* NULL: every section is decoded */
+	const unsigned char *raw_sect, *raw_ptrs, *raw_cat;
+	const char *raw_tab;
+	size_t raw_tablen;
 };
+
+/* Section @i of @ix (< ix->nsect), decoded when it is the first ask. */
+const struct sect *rb_maint__sect(struct index *ix, size_t i);
 
 /* ---- memory (maint_mem.c) ------------------------------------------ */
 

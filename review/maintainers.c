@@ -218,7 +218,7 @@ size_t rb_maint_nsections(const struct rb_maint *m)
 const struct rb_maint_section *rb_maint_section_at(const struct rb_maint *m,
 						   size_t i)
 {
-	return i < m->ix->nsect ? &m->ix->sect[i].pub : NULL;
+	return i < m->ix->nsect ? &rb_maint__sect(m->ix, i)->pub : NULL;
 }
 
 const struct rb_maint_section *rb_maint_find_section(const struct rb_maint *m,
@@ -226,9 +226,12 @@ const struct rb_maint_section *rb_maint_find_section(const struct rb_maint *m,
 {
 	size_t i;
 
-	for (i = 0; i < m->ix->nsect; i++)
-		if (!strcmp(m->ix->sect[i].pub.name, name))
-			return &m->ix->sect[i].pub;
+	for (i = 0; i < m->ix->nsect; i++) {
+		const struct sect *s = rb_maint__sect(m->ix, i);
+
+		if (!strcmp(s->pub.name, name))
+			return &s->pub;
+	}
 	return NULL;
 }
 

@@ -12,6 +12,8 @@
  *    out of bounds (ASan);
  *  - a decoded index answers lookups of a patch touching several paths
  *    and keywords, in both formats and as sections, without crashing;
+ *  - every section decodes (they are decoded when first asked: each is
+ *    asked for here) with non-NULL strings and arrays;
  *  - the same input read as the file of a commit's tree facts (the .tree
  *    file, its commit taken from the input) is refused with -RB_EINVAL
  *    or -RB_ENOMEM or gives -d answers of 0 to 2 only.
@@ -70,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rb_maint_result *r = NULL;
 	struct rb_buf out = RB_BUF_INIT(1 << 24);
 	char *copy = malloc(size ? size : 1);
+	size_t i;
 	int err;
 
 	if (!copy)
@@ -84,11 +87,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rb_maint__index_unref(ix);
 		return 0;
 	}
-	(void)rb_maint_nsections(m);
 	if (!rb_maint_lookup_patch(&r, m, patch, sizeof(patch) - 1)) {
 		CHECK(rb_maint_format(&out, r, 0) == 0);
 		CHECK(rb_maint_format(&out, r, RB_MAINT_FMT_ROLES) == 0);
 		CHECK(rb_maint_format_sections(&out, r) == 0);
+	}
+	for (i = 0; i < rb_maint_nsections(m); i++) {
+		const struct rb_maint_section *s = rb_maint_section_at(m, i);
+		size_t k;
+
+		CHECK(s && s->name && s->status);
+		for (k = 0; k < s->nmaintainers; k++)
+			CHECK(s->maintainers[k]);
+		for (k = 0; k < s->nlists; k++)
+			CHECK(s->lists[k]);
+		for (k = 0; k < s->nwebs; k++)
+			CHECK(s->webs[k]);
 	}
 	rb_maint_result_free(r);
 	rb_maint_free(m);
