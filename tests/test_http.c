@@ -116,8 +116,8 @@ static void fill(struct rb_store *st)
 	struct rb_outrow o = { 0 };
 	struct rb_msgmeta meta = {
 		.kind = "patch",
-		.subject = "[PATCH v2] " TITLE,
-		.date = 1600000000,
+		.msg.subject = "[PATCH v2] " TITLE,
+		.msg.date = 1600000000,
 		.idx = 1,
 		.total = 1,
 		.version = 2,

@@ -314,7 +314,7 @@ static void test_hostile_message_ids(void **state)
 {
 	struct rb_store *st = open_store();
 	struct rb_msgrow m = { 0 };
-	struct rb_msgmeta meta = { .kind = "other", .subject = "caf\xe9" };
+	struct rb_msgmeta meta = { .kind = "other", .msg.subject = "caf\xe9" };
 	const char raw[] = "Message-ID: <bad-\xff@x>\n\nhello\n";
 	char *longid = malloc(1201);
 	int64_t n = -1;

@@ -235,28 +235,20 @@ static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
 		    const struct rb_pipeline *p, const struct rb_message *m,
 		    const char *origin)
 {
-	struct rb_series_msg sm;
 	size_t i;
 
 	for (i = 0; i < m->n_references; i++)
 		rb_buf_printf(refs, "%s%s", i ? " " : "", m->references[i]);
+	rb_series_msg_of(&meta->msg, m);
 	meta->kind = rb_msg_kind_name(rb_message_kind(m));
 	meta->reason = loop_reason(p, m, origin ? origin : "");
 	if (meta->reason)
 		meta->kind = "ignored";
-	meta->subject = m->subject_raw;
-	meta->from_addr = m->from.addr;
-	meta->from_name = m->from.name;
-	meta->date = m->date;
 	meta->list_id = m->list_id;
-	meta->in_reply_to = m->in_reply_to;
 	meta->references = refs->ptr;
 	meta->version = m->subject.version;
 	meta->idx = m->subject.index;
 	meta->total = m->subject.total;
-	meta->change_id = rb_message_trailer(m, "change-id");
-	rb_series_msg_of(&sm, m);
-	meta->body_facts = sm.body;
 }
 
 static int parse_one(struct rb_msgrow *row, void *payload)
@@ -347,10 +339,10 @@ static int split_refs(char *refs, const char ***v, size_t *n)
 	return 0;
 }
 
-static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta,
-		    const char *msgid)
+/* The stored metadata as assembly reads it, its References split. */
+static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta)
 {
-	struct rb_series_msg sm = { 0 };
+	struct rb_series_msg sm = meta->msg;
 	const char **refv = NULL;
 	char *refs = NULL;
 	int ret = 0;
@@ -361,14 +353,6 @@ static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta,
 			     rb_err(RB_ENOMEM, "out of memory");
 		sm.references = refv;
 	}
-	sm.message_id = msgid;
-	sm.subject = meta->subject;
-	sm.from_addr = meta->from_addr;
-	sm.from_name = meta->from_name;
-	sm.date = meta->date;
-	sm.in_reply_to = meta->in_reply_to;
-	sm.change_id = meta->change_id;
-	sm.body = (uint32_t)meta->body_facts;
 	if (!ret)
 		ret = rb_series_set_add_msg(a->set, &sm);
 	free(refv);
@@ -381,8 +365,7 @@ static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta,
  * stored (no parse), or, for a message stored by a version that did not
  * keep the body facts, from its bytes.
  */
-static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
-		      void *payload)
+static int add_stored(const struct rb_msgmeta *meta, void *payload)
 {
 	struct assemble_ctx *a = payload;
 	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
@@ -390,9 +373,9 @@ static int add_stored(const struct rb_msgmeta *meta, const char *msgid,
 	struct rb_message *m = NULL;
 	int ret;
 
-	if (meta->body_facts >= 0)
-		return add_meta(a, meta, msgid);
-	ret = rb_store_get_raw(a->p->st, msgid, &row);
+	if (!meta->body_unknown)
+		return add_meta(a, meta);
+	ret = rb_store_get_raw(a->p->st, meta->msg.message_id, &row);
 	if (ret)
 		return ret;
 	opts.max_size = rb_pipeline_max_size(a->p);

@@ -220,14 +220,14 @@ int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 		    " list_id = ?, in_reply_to = ?, refs = ?, version = ?,"
 		    " idx = ?, total = ?, change_id = ?, reason = ?,"
 		    " body_facts = ? WHERE message_id = ?",
-		    RB_DB_TEXT(m->kind), RB_DB_TEXT(m->subject),
-		    RB_DB_TEXT(m->from_addr), RB_DB_TEXT(m->from_name),
-		    RB_DB_INT(m->date), RB_DB_TEXT(m->list_id),
-		    RB_DB_TEXT(m->in_reply_to), RB_DB_TEXT(m->references),
+		    RB_DB_TEXT(m->kind), RB_DB_TEXT(m->msg.subject),
+		    RB_DB_TEXT(m->msg.from_addr), RB_DB_TEXT(m->msg.from_name),
+		    RB_DB_INT(m->msg.date), RB_DB_TEXT(m->list_id),
+		    RB_DB_TEXT(m->msg.in_reply_to), RB_DB_TEXT(m->references),
 		    RB_DB_INT(m->version), RB_DB_INT(m->idx),
-		    RB_DB_INT(m->total), RB_DB_TEXT(m->change_id),
+		    RB_DB_INT(m->total), RB_DB_TEXT(m->msg.change_id),
 		    RB_DB_TEXT(m->reason),
-		    m->body_facts < 0 ? RB_DB_NULL : RB_DB_INT(m->body_facts),
+		    m->body_unknown ? RB_DB_NULL : RB_DB_INT(m->msg.body),
 		    RB_DB_TEXT(message_id));
 }
 
@@ -241,8 +241,7 @@ int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
 }
 
 struct meta_cb {
-	int (*fn)(const struct rb_msgmeta *meta, const char *message_id,
-		  void *payload);
+	int (*fn)(const struct rb_msgmeta *meta, void *payload);
 	void *payload;
 };
 
@@ -251,27 +250,30 @@ static int meta_row(const struct rb_dbrow *row, void *payload)
 	struct meta_cb *cb = payload;
 	const struct rb_dbv *v = row->v;
 	struct rb_msgmeta m = {
+		.msg = {
+			.message_id = rb_dbv_str(&v[0]),
+			.subject = rb_dbv_str(&v[2]),
+			.from_addr = rb_dbv_str(&v[3]),
+			.from_name = rb_dbv_str(&v[4]),
+			.date = v[5].i,
+			.in_reply_to = rb_dbv_str(&v[7]),
+			.change_id = rb_dbv_str(&v[12]),
+			.body = v[13].t == RB_DBT_INT ? (uint32_t)v[13].i : 0,
+		},
+		.body_unknown = v[13].t != RB_DBT_INT,
 		.kind = rb_dbv_str(&v[1]),
-		.subject = rb_dbv_str(&v[2]),
-		.from_addr = rb_dbv_str(&v[3]),
-		.from_name = rb_dbv_str(&v[4]),
-		.date = v[5].i,
 		.list_id = rb_dbv_str(&v[6]),
-		.in_reply_to = rb_dbv_str(&v[7]),
 		.references = rb_dbv_str(&v[8]),
 		.version = (int)v[9].i,
 		.idx = (int)v[10].i,
 		.total = (int)v[11].i,
-		.change_id = rb_dbv_str(&v[12]),
-		.body_facts = v[13].t == RB_DBT_INT ? v[13].i : -1,
 	};
 
-	return cb->fn(&m, rb_dbv_str(&v[0]), cb->payload);
+	return cb->fn(&m, cb->payload);
 }
 
 int rb_store_each_meta(struct rb_store *st,
-		       int (*fn)(const struct rb_msgmeta *meta,
-				 const char *message_id, void *payload),
+		       int (*fn)(const struct rb_msgmeta *meta, void *payload),
 		       void *payload)
 {
 	struct meta_cb cb = { fn, payload };

@@ -12,8 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mail/series.h"
+
 struct rb_store;
-struct rb_series;
 
 /* --- messages --- */
 
@@ -50,20 +51,19 @@ int rb_store_each_new(struct rb_store *st,
 
 /* Marks a message parsed with its metadata, or malformed with a reason. */
 struct rb_msgmeta {
+	/*
+	 * What assembly reads (mail/series.h), stored so that it need not
+	 * parse the mail again. Not stored: msg.message_id (the row's key,
+	 * set when read) and msg.references (@references is).
+	 */
+	struct rb_series_msg msg;
+	/* msg.body is not known: stored by an older version, parse the mail */
+	bool body_unknown;
 	const char *kind; /* "patch", "cover", "reply", "other", "ignored" */
-	const char *subject;
-	const char *from_addr;
-	const char *from_name;
-	int64_t date;
 	const char *list_id;
-	const char *in_reply_to;
 	const char *references; /* space-separated */
 	int version, idx, total;
-	const char *change_id;
 	const char *reason; /* why ignored/malformed, or NULL */
-	/* mail/series.h RB_SERIES_BODY_*, so that assembly need not parse
-	 * the mail again; -1: not known (stored by an older version). */
-	int64_t body_facts;
 };
 int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 			 const struct rb_msgmeta *meta);
@@ -76,8 +76,7 @@ int rb_store_get_raw(struct rb_store *st, const char *message_id,
 
 /* Calls @fn with each parsed patch/cover/reply message's metadata. */
 int rb_store_each_meta(struct rb_store *st,
-		       int (*fn)(const struct rb_msgmeta *meta,
-				 const char *message_id, void *payload),
+		       int (*fn)(const struct rb_msgmeta *meta, void *payload),
 		       void *payload);
 
 /* --- series --- */
