@@ -35,6 +35,19 @@ struct rb_source_env {
 	int (*begin)(void *payload);
 	int (*commit)(void *payload);
 	void (*rollback)(void *payload);
+	/*
+	 * Optional, all three or none. prepare() does the part of a
+	 * deliver that needs no store (the parse), and is safe to call on
+	 * another thread beside the owner's: a source that fetches on a
+	 * thread of its own runs it there, so that the owner's thread only
+	 * stores. What it returns (NULL: nothing made; the message is then
+	 * delivered as by deliver()) goes to deliver_prepared(), which
+	 * frees it, or to release() when the message is not delivered.
+	 */
+	void *(*prepare)(const char *raw, size_t len, void *payload);
+	int (*deliver_prepared)(const char *raw, size_t len, const char *origin,
+				void *prepared, void *payload);
+	void (*release)(void *prepared, void *payload);
 };
 
 struct rb_source;

@@ -8,7 +8,11 @@
  * (RFC 3501 6.4.8: "n:*" always names the highest message, even when n is
  * above it), then fetches the messages with BODY.PEEK[] so that nothing is
  * marked \Seen, IMAP_BATCH (or IMAP_BATCH_BYTES announced) to one UID
- * FETCH of a set: one round trip per batch, not per message. They are
+ * FETCH of a set: one round trip per batch, not per message. The FETCH
+ * of the next batch, and the parse of its messages (the source env's
+ * prepare()), run on a thread while the batch before it is stored, so
+ * the server, the parser and the store work at the same time, as mbsync
+ * keeps several FETCHes in flight. Messages are
  * delivered in UID order and stored one transaction per batch (source.h
  * begin/commit) with the last UID: a store commit costs an fsync (about
  * 10 ms here), and a crash loses the batch and its mark together, fetched
@@ -37,6 +41,7 @@
  * arrives; the other mailboxes are read at each periodic pass.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -610,34 +615,115 @@ static int overran(struct mbox_pass *p, const struct msg_ref *pick,
 		      p->s->net.url.host);
 }
 
-/* Delivers v[@k..@end) in UID order: the fetched ones (from @res) and,
- * between them, the ones over the cap. */
-static int deliver_batch(struct mbox_pass *p, const struct msg_ref *v, size_t k,
-			 size_t end, clist *res)
+/*
+ * One batch: where it lies in the listing, the messages fetched, and what
+ * the FETCH gave. The FETCH of the next batch runs on its own thread
+ * while the one before it is stored, as mbsync keeps FETCHes in flight:
+ * libetpan's mailimap_uid_fetch() sends, waits and parses a whole
+ * response before it returns, so without this Dovecot waited while a
+ * batch was stored and the store waited while Dovecot read 256 files.
+ * Only that thread touches the session until it is joined; the store is
+ * touched only by the caller.
+ */
+struct imap_batch {
+	struct imap_source *s;
+	const struct rb_source_env *env;
+	size_t k, end; /* v[k..end) */
+	struct msg_ref pick[IMAP_BATCH];
+	size_t fetch_n;
+	/* pick[j]'s bytes in res (NULL: expunged since the listing) and
+	 * what env->prepare() made of them on the thread */
+	char *body[IMAP_BATCH];
+	size_t len[IMAP_BATCH];
+	void *prep[IMAP_BATCH];
+	clist *res;
+	bool over;
+	int ret;
+	char why[512]; /* rb_errmsg() of the thread, when ret */
+	pthread_t th;
+	bool started;
+};
+
+/* Finds each fetched message in the response and prepares it. */
+static void batch_index(struct imap_batch *b)
+{
+	const struct rb_source_env *env = b->env;
+	clistiter *at = NULL;
+	size_t j;
+
+	for (j = 0; j < b->fetch_n; j++) {
+		b->body[j] = find_body(b->res, &at, b->pick[j].uid, &b->len[j]);
+		b->prep[j] = NULL;
+		if (b->body[j] && b->len[j] <= b->s->net.max_size &&
+		    env->prepare)
+			b->prep[j] = env->prepare(b->body[j], b->len[j],
+						  env->payload);
+	}
+}
+
+static void *batch_fetch(void *arg)
+{
+	struct imap_batch *b = arg;
+
+	b->ret = b->fetch_n ? fetch_set(b->s, b->pick, b->fetch_n, &b->res,
+					&b->over) :
+			      0;
+	if (b->ret)
+		snprintf(b->why, sizeof(b->why), "%s", rb_errmsg());
+	else if (b->res)
+		batch_index(b);
+	return NULL;
+}
+
+/* Frees the response and what was prepared and not delivered. */
+static void batch_free(struct imap_batch *b)
+{
+	size_t j;
+
+	for (j = 0; b->res && j < b->fetch_n; j++)
+		if (b->prep[j])
+			b->env->release(b->prep[j], b->env->payload);
+	fetch_free(b->res, NULL, NULL);
+	b->res = NULL;
+}
+
+/*
+ * Delivers the batch's v[k..end) in UID order: the fetched ones and,
+ * between them, the ones over the cap (@b->pick is v[k..end) less
+ * those, in the same order).
+ */
+static int deliver_batch(struct mbox_pass *p, const struct msg_ref *v,
+			 struct imap_batch *b)
 {
 	const struct rb_source_env *env = p->b.env;
-	size_t max = p->s->net.max_size, j;
-	clistiter *at = NULL;
+	size_t max = p->s->net.max_size, i, j = 0;
 	int ret = 0;
 
-	for (j = k; j < end && !ret; j++) {
-		const struct msg_ref *m = &v[j];
-		char origin[512], *body;
+	for (i = b->k; i < b->end && !ret; i++) {
+		const struct msg_ref *m = &v[i];
+		char origin[512], *body = NULL;
 		size_t len = 0;
+		void *prep = NULL;
 
 		origin_of(origin, sizeof(origin), p, m->uid);
-		if (m->size > max) {
-			ret = env->deliver(NULL, m->size, origin, env->payload);
-		} else {
-			body = res ? find_body(res, &at, m->uid, &len) : NULL;
-			/* None: expunged since the listing. */
-			if (body && len > max)
-				ret = env->deliver(NULL, len, origin,
-						   env->payload);
-			else if (body)
-				ret = env->deliver(body, len, origin,
-						   env->payload);
+		while (j < b->fetch_n && b->pick[j].uid < m->uid)
+			j++;
+		if (b->res && j < b->fetch_n && b->pick[j].uid == m->uid) {
+			body = b->body[j];
+			len = b->len[j];
+			prep = b->prep[j];
+			b->prep[j] = NULL;
 		}
+		if (m->size > max)
+			ret = env->deliver(NULL, m->size, origin, env->payload);
+		/* None: expunged since the listing. */
+		else if (body && len > max)
+			ret = env->deliver(NULL, len, origin, env->payload);
+		else if (prep)
+			ret = env->deliver_prepared(body, len, origin, prep,
+						    env->payload);
+		else if (body)
+			ret = env->deliver(body, len, origin, env->payload);
 		/* Committed (or recorded as skipped): the mark may move. */
 		if (!ret)
 			ret = rb_src_batch_moved(&p->b, m->uid, INT_MAX);
@@ -647,14 +733,43 @@ static int deliver_batch(struct mbox_pass *p, const struct msg_ref *v, size_t k,
 	return ret;
 }
 
+/* Starts the FETCH of the batch from v[@k]: on a thread when @async. */
+static void batch_start(struct imap_batch *b, struct imap_source *s,
+			const struct rb_source_env *env,
+			const struct imap_mbox *mb, const struct msg_ref *v,
+			size_t n, size_t k, bool async)
+{
+	b->s = s;
+	b->env = env;
+	b->k = k;
+	b->res = NULL;
+	b->over = false;
+	b->ret = 0;
+	b->why[0] = '\0';
+	b->end = next_batch(s, mb, v, n, k, b->pick, &b->fetch_n);
+	b->started = async && b->fetch_n &&
+		     !pthread_create(&b->th, NULL, batch_fetch, b);
+	if (!b->started)
+		batch_fetch(b);
+}
+
+/* Waits for the batch's FETCH (its error is read by the caller). */
+static void batch_wait(struct imap_batch *b)
+{
+	if (b->started)
+		pthread_join(b->th, NULL);
+	b->started = false;
+}
+
 static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 			size_t i)
 {
 	struct mbox_pass p = { .s = s, .mb = &s->mb[i] };
-	struct msg_ref *v = NULL, pick[IMAP_BATCH];
+	struct imap_batch bt[2], *cur = &bt[0], *nxt = &bt[1], *t;
+	struct msg_ref *v = NULL;
 	int64_t last = 0;
 	struct timespec t0;
-	size_t n = 0, k, end, fetch_n;
+	size_t n = 0;
 	int ret;
 
 	ret = open_mailbox(s, env, i, &p.cur, &last);
@@ -670,24 +785,42 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 				     .mark = last,
 				     .saved = last };
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (k = 0; k < n && !ret; k = end) {
-		clist *res = NULL;
-		bool over = false;
-
-		end = next_batch(s, p.mb, v, n, k, pick, &fetch_n);
-		ret = rb_src_batch_begin(&p.b);
-		if (!ret && fetch_n)
-			ret = fetch_set(s, pick, fetch_n, &res, &over);
-		if (over) {
-			ret = overran(&p, pick, fetch_n, v[k].uid);
+	if (n)
+		batch_start(cur, s, env, p.mb, v, n, 0, false);
+	while (n && !ret) {
+		if (cur->over) {
+			/* fetch_set()'s reason, recorded on this thread. */
+			rb_err(-cur->ret, "%s", cur->why);
+			ret = rb_src_batch_begin(&p.b);
+			if (!ret)
+				ret = overran(&p, cur->pick, cur->fetch_n,
+					      v[cur->k].uid);
 			break;
 		}
+		if (cur->ret) {
+			/* Recorded again: it may come from the thread. */
+			ret = rb_err(-cur->ret, "%s", cur->why);
+			break;
+		}
+		if (cur->end < n)
+			batch_start(nxt, s, env, p.mb, v, n, cur->end, true);
+		ret = rb_src_batch_begin(&p.b);
 		if (!ret)
-			ret = deliver_batch(&p, v, k, end, res);
-		fetch_free(res, NULL, NULL);
+			ret = deliver_batch(&p, v, cur);
+		batch_free(cur);
 		/* One transaction (one fsync) per FETCH. */
 		if (!ret)
 			ret = rb_src_batch_commit(&p.b);
+		if (cur->end >= n)
+			break;
+		batch_wait(nxt);
+		if (ret) {
+			batch_free(nxt);
+			break;
+		}
+		t = cur;
+		cur = nxt;
+		nxt = t;
 	}
 	ret = rb_src_batch_end(&p.b, ret);
 	free(v);

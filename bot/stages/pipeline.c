@@ -102,15 +102,61 @@ static int store_meta(struct rb_pipeline *p, const struct rb_message *m,
 	return 0;
 }
 
-int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
-			   const char *origin)
+void *rb_pipeline_prepare(const struct rb_pipeline *p, const char *raw,
+			  size_t len)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	struct rb_message *m = NULL;
+	const char *why;
+
+	if (!raw || !looks_like_mail(raw, len, &why))
+		return NULL;
+	opts.max_size = rb_pipeline_max_size(p);
+	opts.received_at = rb_now();
+	if (rb_message_parse(&m, raw, len, &opts))
+		return NULL;
+	return m;
+}
+
+void rb_pipeline_prepared_free(void *prepared)
+{
+	rb_message_free(prepared);
+}
+
+/* Stores @m, parsed from @raw; the message is freed. */
+static int ingest_parsed(struct rb_pipeline *p, struct rb_message *m,
+			 const char *raw, size_t len, const char *origin)
+{
+	int ret = rb_store_add_raw(p->st, m->message_id, raw, len, origin);
+
+	if (ret == -RB_EEXISTS) {
+		p->stats.duplicates++;
+		ret = 0;
+	} else if (!ret) {
+		p->stats.stored++;
+		ret = store_meta(p, m, origin);
+		if (!ret && p->batching && ++p->batch % RB_BATCH == 0) {
+			ret = rb_store_commit(p->st);
+			if (!ret)
+				ret = rb_store_begin(p->st);
+		}
+		rb_fault_point("ingest");
+	}
+	rb_message_free(m);
+	return ret;
+}
+
+int rb_pipeline_ingest_prepared(struct rb_pipeline *p, const char *raw,
+				size_t len, const char *origin, void *prepared)
 {
 	const char *why = NULL;
 	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	struct rb_message *m = NULL;
+	struct rb_message *m = prepared;
 	struct rb_buf reason = RB_BUF_INIT(4096);
 	int ret;
 
+	if (m)
+		return ingest_parsed(p, m, raw, len, origin);
 	if (!raw) {
 		rb_buf_printf(&reason,
 			      "%s: message of %zu bytes is over the "
@@ -134,23 +180,7 @@ int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
 			      rb_errmsg());
 		goto bad;
 	}
-	ret = rb_store_add_raw(p->st, m->message_id, raw, len, origin);
-	if (ret == -RB_EEXISTS) {
-		p->stats.duplicates++;
-		ret = 0;
-	} else if (!ret) {
-		p->stats.stored++;
-		ret = store_meta(p, m, origin);
-		if (!ret && p->batching && ++p->batch % RB_BATCH == 0) {
-			ret = rb_store_commit(p->st);
-			if (!ret)
-				ret = rb_store_begin(p->st);
-		}
-		rb_fault_point("ingest");
-	}
-	rb_message_free(m);
-	rb_buf_release(&reason);
-	return ret;
+	return ingest_parsed(p, m, raw, len, origin);
 bad:
 	p->stats.malformed++;
 	fprintf(stderr, "reviewbot: %s\n", reason.ptr);
@@ -158,6 +188,12 @@ bad:
 	ret = rb_store_add_bad(p->st, origin, reason.ptr, raw, raw ? len : 0);
 	rb_buf_release(&reason);
 	return ret;
+}
+
+int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
+			   const char *origin)
+{
+	return rb_pipeline_ingest_prepared(p, raw, len, origin, NULL);
 }
 
 static int ingest_cb(const char *raw, size_t len, const char *origin,

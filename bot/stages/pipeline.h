@@ -33,6 +33,18 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path);
 /* Stores one raw message (sources call this); durable on return. */
 int rb_pipeline_ingest_raw(struct rb_pipeline *p, const char *raw, size_t len,
 			   const char *origin);
+/*
+ * The parse of rb_pipeline_ingest_raw() alone, safe on another thread (it
+ * reads only the config): the parsed message, or NULL when @raw is not a
+ * mail or does not parse (the ingest then parses again to record why).
+ */
+void *rb_pipeline_prepare(const struct rb_pipeline *p, const char *raw,
+			  size_t len);
+/* rb_pipeline_ingest_raw() with what rb_pipeline_prepare() made of @raw
+ * (NULL: parsed here); @prepared is freed. */
+int rb_pipeline_ingest_prepared(struct rb_pipeline *p, const char *raw,
+				size_t len, const char *origin, void *prepared);
+void rb_pipeline_prepared_free(void *prepared);
 
 /* The stages, one by one (tests call them; entry points use _step). */
 int rb_pipeline_parse(struct rb_pipeline *p);

@@ -33,8 +33,8 @@ struct rb_sources {
  * or a server that is down stops the poll: the message is fetched again
  * next time.
  */
-static int env_deliver(const char *raw, size_t len, const char *origin,
-		       void *payload)
+static int env_deliver_prepared(const char *raw, size_t len, const char *origin,
+				void *prepared, void *payload)
 {
 	struct rb_sources *s = payload;
 	char why[1024];
@@ -42,10 +42,12 @@ static int env_deliver(const char *raw, size_t len, const char *origin,
 
 	if (s->in_batch) {
 		ret = rb_store_savepoint(s->st);
-		if (ret)
+		if (ret) {
+			rb_pipeline_prepared_free(prepared);
 			return ret;
+		}
 	}
-	ret = rb_pipeline_ingest_raw(s->p, raw, len, origin);
+	ret = rb_pipeline_ingest_prepared(s->p, raw, len, origin, prepared);
 	if (s->in_batch) {
 		int r2 = ret == -RB_EINVAL ? rb_store_rollback_to(s->st) :
 					     rb_store_release(s->st);
@@ -60,6 +62,26 @@ static int env_deliver(const char *raw, size_t len, const char *origin,
 	rb_log(RB_LOG_WARN, "source.quarantined", "origin", origin, "reason",
 	       why, NULL);
 	return rb_store_add_bad(s->st, origin, why, raw, raw ? len : 0);
+}
+
+static int env_deliver(const char *raw, size_t len, const char *origin,
+		       void *payload)
+{
+	return env_deliver_prepared(raw, len, origin, NULL, payload);
+}
+
+/* The parse, on a source's fetching thread (source.h). */
+static void *env_prepare(const char *raw, size_t len, void *payload)
+{
+	const struct rb_sources *s = payload;
+
+	return rb_pipeline_prepare(s->p, raw, len);
+}
+
+static void env_release(void *prepared, void *payload)
+{
+	(void)payload;
+	rb_pipeline_prepared_free(prepared);
 }
 
 static int env_get(const char *source, const char *mailbox, int64_t *validity,
@@ -195,6 +217,9 @@ int rb_sources_poll(struct rb_sources *s, struct rb_pipeline *p)
 		.begin = env_begin,
 		.commit = env_commit,
 		.rollback = env_rollback,
+		.prepare = env_prepare,
+		.deliver_prepared = env_deliver_prepared,
+		.release = env_release,
 	};
 	size_t i;
 	int ret, first = 0;

@@ -13,7 +13,10 @@ rb_need sqlite3
 rb_need doveadm
 chmod 0755 "$d"
 
-N=600
+# Enough batches (256 to a UID FETCH) that some are still to be fetched
+# when the first is stored: the FETCH of the next batch runs while one is
+# stored, so with three batches the last was often in before the kill.
+N=1800
 rb_start_dovecot
 /usr/bin/python3 "$here/lmtp_corpus.py" "$RB_LMTP_PORT" 1000 $N >/dev/null ||
 	rb_fail "LMTP delivery"
@@ -53,7 +56,7 @@ echo "Dovecot killed after $at of $want messages"
 sleep 1.5
 rb_start dovecot dovecot -F -c "$RB_DOVECOT_CONF"
 rb_wait_port "$RB_IMAP_PORT"
-for i in $(seq 600); do
+for i in $(seq 2400); do
 	[ "$(q "SELECT last FROM source_state WHERE mailbox='INBOX'")" = $N ] &&
 		break
 	sleep 0.05
