@@ -4,7 +4,6 @@
  * it links into the unit tests of any folder from review/ down.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,6 +21,7 @@
 #include <cmocka.h>
 
 #include "tests/testlib.h"
+#include "review/sandbox.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/banned.h"
@@ -130,23 +130,9 @@ int rb_test_server_setup(struct rb_test_server *s, const char *tmpl)
 
 void rb_test_server_teardown(struct rb_test_server *s)
 {
-	char cmd[512];
-
 	rb_test_server_stop(s);
-	if (!getenv("RB_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", s->dir);
-		if (system(cmd))
-			return;
-	}
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
+	if (!getenv("RB_KEEP"))
+		rb_remove_tree(s->dir);
 }
 
 void rb_test_repo_new(git_repository **out, char *dir, size_t size,
@@ -162,7 +148,7 @@ void rb_test_repo_free(git_repository *repo, const char *dir)
 {
 	git_repository_free(repo);
 	git_libgit2_shutdown();
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	rb_remove_tree(dir);
 }
 
 void rb_test_commit(git_oid *out, git_repository *repo, const git_oid *parent,

@@ -10,7 +10,6 @@
  * look-ahead walks the parsed hunks.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include "review/apply.h"
 #include "review/diff.h"
 #include "review/patchid.h"
+#include "review/sandbox.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -44,20 +44,11 @@ static char repo_dir[64];
 static git_repository *repo;
 static git_oid base;
 
-static int rm_one(const char *p, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void cleanup(void)
 {
 	git_repository_free(repo);
 	if (repo_dir[0])
-		nftw(repo_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		rb_remove_tree(repo_dir);
 }
 
 /* The files the seeds of fuzz_diff.seeds.sh patch. */
@@ -172,8 +163,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bool kept;
 
 			rb_patch_later_change(later, 1, rb_diff_file_path(f),
-					      (int)f->hunks[j].old_start,
-					      "x", &kept);
+					      (int)f->hunks[j].old_start, "x",
+					      &kept);
 		}
 		rb_patch_adds_code(d, rb_diff_file_path(f), "int a;");
 	}
