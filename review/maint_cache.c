@@ -47,7 +47,10 @@
 #endif
 
 #define CACHE_MAGIC "RBMAINT"
-#define CACHE_FORMAT 2u /* 2: the checksum in four lanes */
+/* 2: the checksum in four lanes; 3: patterns as struct pat, their
+ * regexes after them.
+ */
+#define CACHE_FORMAT 3u
 #define CACHE_ENDIAN 0x01020304u
 #define SRC_LEN 48
 #define OID_LEN 20
@@ -236,6 +239,7 @@ static void enc_sections(struct enc *e, const struct index *ix)
 	put(e, ix->nmm_names);
 	put(e, ix->nmm_addrs);
 	put(e, ix->ptrs_used);
+	put(e, ix->nrx);
 	for (i = 0; i < ix->nsect; i++) {
 		const struct sect *s = rb_maint__sect((struct index *)ix, i);
 		size_t k;
@@ -255,30 +259,28 @@ static void enc_sections(struct enc *e, const struct index *ix)
 		put_str(e, ix->ptrs[i]);
 }
 
-/* The F:/X:/N: patterns (dec_patterns()). */
+/* The F:/X:/N: patterns as they are in memory, with their values'
+ * offsets in the table, then their regexes (dec_patterns()).
+ */
 static void enc_patterns(struct enc *e, const struct index *ix)
 {
 	size_t i;
 	int k;
 
-	for (i = 0; i < ix->npat; i++) {
-		const struct pat *p = &ix->pat[i];
+	for (i = 0; i < ix->npat && !e->err; i++) {
+		struct pat p = ix->pat[i];
+		uint32_t ref = 0;
 
-		put(e, (unsigned char)p->type);
-		put_str(e, p->val);
-		put(e, p->vlen);
-		put(e, (uint32_t)p->depth);
-		put(e, p->slashes);
-		put(e, p->trailing);
-		put(e, p->may_dir);
-		put(e, p->glob);
-		put(e, p->litlen);
-		put(e, (uint32_t)p->first);
-		put(e, p->rx != NULL);
-		for (k = 0; p->rx && k < 2; k++)
-			put_re(e, &p->rx->re[k], p->rx->perl[k],
-			       p->rx->state[k]);
+		e->err = st_ref(&e->st, pat_val(ix, &ix->pat[i]), &ref);
+		p.val = ref - 1;
+		p.pad[0] = p.pad[1] = 0;
+		if (!e->err)
+			e->err = rb_buf_add(&e->body, &p, sizeof(p));
 	}
+	for (i = 0; i < ix->nrx; i++)
+		for (k = 0; k < 2; k++)
+			put_re(e, &ix->rx[i].re[k], ix->rx[i].perl[k],
+			       ix->rx[i].state[k]);
 }
 
 /* Categories (check_cats(), dec_cat()), keywords, the .mailmap maps and
@@ -390,7 +392,10 @@ out:
  * again.
  */
 #define SECT_REC (4 * (NSECT_NUMS + 2 + 2 * 5)) /* enc_sections() */
-#define PAT_REC (4 * 11) /* enc_patterns(), without the regexes */
+#define PAT_REC sizeof(struct pat) /* enc_patterns() */
+_Static_assert(sizeof(struct pat) == 32 && _Alignof(struct pat) == 4 &&
+		       offsetof(struct pat, pad) == 30,
+	       "struct pat is the file's record: no padding, 4-aligned");
 #define CAT_REC (4 * 4) /* enc_rest() */
 
 struct dec {
@@ -646,56 +651,44 @@ const struct sect *rb_maint__sect(struct index *ix, size_t i)
 	return &ix->sect[i];
 }
 
-/* The patterns, in full: matching reads every one. One bounds check per
- * record, then its fields.
+/*
+ * The patterns, read in place: checked here for what file_match() and
+ * the lookups rely on (the value inside the table and without a NUL, a
+ * type, flags of 0 or 1, a regex index in range where there must be one,
+ * none where there must not), then their regexes, decoded.
  */
 static void dec_patterns(struct dec *d, struct index *ix)
 {
+	const struct pat *pv = (const struct pat *)(const void *)d->p;
 	size_t i;
 	int k;
 
-	for (i = 0; i < ix->npat && !d->bad; i++) {
-		struct pat *p = &ix->pat[i];
-		uint32_t r[PAT_REC / 4];
-		int32_t first;
-		const char *val;
-
-		if (d->end - d->p < PAT_REC) {
-			d->bad = true;
-			break;
-		}
-		memcpy(r, d->p, PAT_REC);
-		d->p += PAT_REC;
-		val = ref_str(d, r[1]);
-		first = (int32_t)r[9];
-		/* What file_match() and the lookups rely on. */
-		if (!val || (r[0] != 'F' && r[0] != 'X' && r[0] != 'N') ||
-		    strnlen(val, r[2]) < r[2] || r[8] > r[2] || first < -1 ||
-		    first > 255 || (r[10] != 0) != (r[0] == 'N' || !r[7])) {
-			d->bad = true;
-			break;
-		}
-		p->type = (char)r[0];
-		p->val = val;
-		p->vlen = r[2];
-		p->depth = (int32_t)r[3];
-		p->slashes = r[4];
-		p->trailing = r[5];
-		p->may_dir = r[6];
-		p->glob = r[7];
-		p->litlen = r[8];
-		p->first = (int16_t)first;
-		if (!r[10])
-			continue;
-		p->rx = calloc(1, sizeof(*p->rx));
-		if (!p->rx) {
-			d->bad = true;
-			break;
-		}
-		for (k = 0; k < 2; k++)
-			get_re(d, &p->rx->re[k], &p->rx->perl[k],
-			       &p->rx->state[k]);
+	if ((size_t)(d->end - d->p) / PAT_REC < ix->npat ||
+	    ((uintptr_t)d->p & (_Alignof(struct pat) - 1))) {
+		d->bad = true;
+		return;
 	}
+	for (i = 0; i < ix->npat; i++) {
+		const struct pat *p = &pv[i];
+
+		if (p->val >= d->tablen ||
+		    strnlen(d->tab + p->val, p->vlen) < p->vlen ||
+		    (p->type != 'F' && p->type != 'X' && p->type != 'N') ||
+		    p->litlen > p->vlen || p->first < -1 || p->first > 255 ||
+		    p->trailing > 1 || p->may_dir > 1 || p->glob > 1 ||
+		    p->pad[0] || p->pad[1] || p->rx > ix->nrx ||
+		    (p->rx != 0) != (p->type == 'N' || !p->glob)) {
+			d->bad = true;
+			return;
+		}
+	}
+	ix->pat = pv;
+	ix->pstr = d->tab;
+	d->p += ix->npat * PAT_REC;
+	for (i = 0; i < ix->nrx && !d->bad; i++)
+		for (k = 0; k < 2; k++)
+			get_re(d, &ix->rx[i].re[k], &ix->rx[i].perl[k],
+			       &ix->rx[i].state[k]);
 }
 
 /* Keywords, the .mailmap maps and the warnings, to the body's end. */
@@ -753,7 +746,7 @@ static void *alloc_n(void *block, size_t *used, size_t n, size_t size)
 
 /* The counts of the body's records (enc_sections()). */
 struct counts {
-	size_t sect, pat, cat, kw, mm_names, mm_addrs, ptrs;
+	size_t sect, pat, cat, kw, mm_names, mm_addrs, ptrs, rx;
 };
 
 /*
@@ -768,7 +761,7 @@ static int alloc_arrays(struct index *ix, const struct counts *c)
 	size_t used = 0;
 
 	ix->blocklen = arr_size(c->sect, sizeof(*ix->sm)) +
-		       arr_size(c->pat, sizeof(*ix->pat)) +
+		       arr_size(c->rx, sizeof(*ix->rx)) +
 		       arr_size(c->kw, sizeof(*ix->kw)) +
 		       arr_size(c->mm_names, sizeof(*ix->mm_names)) +
 		       arr_size(c->mm_addrs, sizeof(*ix->mm_addrs));
@@ -794,7 +787,7 @@ static int alloc_arrays(struct index *ix, const struct counts *c)
 		ix->n##f = c->f;                                 \
 	} while (0)
 	ix->sm = alloc_n(ix->block, &used, c->sect, sizeof(*ix->sm));
-	ALLOC_N(ix->block, pat);
+	ALLOC_N(ix->block, rx);
 	ALLOC_N(ix->block, kw);
 	ALLOC_N(ix->block, mm_names);
 	ALLOC_N(ix->block, mm_addrs);
@@ -805,6 +798,7 @@ static int alloc_arrays(struct index *ix, const struct counts *c)
 #undef ALLOC_N
 	ix->sect_done = alloc_n(ix->lazy, &used, c->sect, 1);
 	ix->ptrs_used = ix->nptrs;
+	ix->npat = c->pat; /* read in place: dec_patterns() */
 	return 0;
 }
 
@@ -854,6 +848,7 @@ static int decode(struct index *ix, const unsigned char *h, size_t len,
 	c.mm_names = get_count(&d, 8);
 	c.mm_addrs = get_count(&d, 8);
 	c.ptrs = get_count(&d, 4);
+	c.rx = get_count(&d, 2 * 12);
 	if (d.bad)
 		return -RB_EINVAL;
 	err = alloc_arrays(ix, &c);

@@ -61,9 +61,9 @@ static size_t glob_class(const char *v, size_t vlen, size_t i, int c, bool *in)
  * regcomp(): literals, ".", ".*", "\." and simple [classes]; sets the
  * literal prefix length and first byte for the quick reject.
  */
-bool rb_maint__glob_check(struct pat *p)
+bool rb_maint__glob_check(struct pat *p, const char *val)
 {
-	const char *v = p->val;
+	const char *v = val;
 	size_t i = 0;
 	bool lit_prefix = true, in;
 
@@ -174,10 +174,12 @@ bool rb_maint__lazy_re(struct index *ix, struct rb_perl_re *dst, int *state,
 	return *state > 0;
 }
 
-static bool pat_re(struct index *ix, struct pat *p, int k)
+static bool pat_re(struct index *ix, const struct pat *p, int k)
 {
-	return rb_maint__lazy_re(ix, &p->rx->re[k], &p->rx->state[k],
-				 p->rx->perl[k], p->type == 'N');
+	struct pat_rx *rx = pat_rx(ix, p);
+
+	return rb_maint__lazy_re(ix, &rx->re[k], &rx->state[k], rx->perl[k],
+				 p->type == 'N');
 }
 
 bool rb_maint__kw_re(struct index *ix, struct kw *k, int which)
@@ -220,18 +222,19 @@ static bool file_match(struct rb_maint *m, size_t pi, const char *file,
 		       size_t flen, size_t fslashes)
 {
 	struct index *ix = m->ix;
-	struct pat *p = &ix->pat[pi];
+	const struct pat *p = &ix->pat[pi];
+	const char *val = pat_val(ix, p);
 	bool dir;
 
 	if (p->glob) {
 		if (p->litlen &&
 		    (flen < p->litlen || (unsigned char)file[0] != p->first))
 			return false;
-		if (!glob_match(p->val, p->vlen, file, flen, false))
+		if (!glob_match(val, p->vlen, file, flen, false))
 			return false;
 	} else {
 		if (!pat_re(ix, p, 0) ||
-		    !rb_perl_re_match(&p->rx->re[0], file, flen))
+		    !rb_perl_re_match(&pat_rx(ix, p)->re[0], file, flen))
 			return false;
 	}
 	if (p->trailing)
@@ -243,7 +246,7 @@ static bool file_match(struct rb_maint *m, size_t pi, const char *file,
 			__atomic_load_n(&m->dirmemo[pi], __ATOMIC_RELAXED);
 
 		if (!st) {
-			char *v = strndup(p->val, p->vlen);
+			char *v = strndup(val, p->vlen);
 
 			st = v && rb_maint__src_node(&m->src, v) == NODE_DIR ?
 				     1 :
@@ -255,9 +258,9 @@ static bool file_match(struct rb_maint *m, size_t pi, const char *file,
 	}
 	if (dir) {
 		if (p->glob)
-			return glob_match(p->val, p->vlen, file, flen, true);
+			return glob_match(val, p->vlen, file, flen, true);
 		return pat_re(ix, p, 1) &&
-		       rb_perl_re_match(&p->rx->re[1], file, flen);
+		       rb_perl_re_match(&pat_rx(ix, p)->re[1], file, flen);
 	}
 	return fslashes == p->slashes;
 }
@@ -300,18 +303,19 @@ size_t rb_maint__match_file(struct rb_maint *m, const char *file,
 			continue;
 		for (i = 0; i < s->npat; i++) {
 			size_t pi = s->pat0 + i;
-			struct pat *p = &ix->pat[pi];
+			const struct pat *p = &ix->pat[pi];
 			int depth;
 
 			if (p->type == 'N') {
+				struct pat_rx *rx = pat_rx(ix, p);
+
 				/* $file =~ m/$value/x */
-				if (__atomic_load_n(&p->rx->state[0],
+				if (__atomic_load_n(&rx->state[0],
 						    __ATOMIC_ACQUIRE) < 0 ||
-				    !rb_perl_re_maybe(&p->rx->re[0], lower,
+				    !rb_perl_re_maybe(&rx->re[0], lower,
 						      flen) ||
 				    !pat_re(ix, p, 0) ||
-				    !rb_perl_re_match(&p->rx->re[0], file,
-						      flen))
+				    !rb_perl_re_match(&rx->re[0], file, flen))
 					continue;
 				depth = 0;
 			} else {

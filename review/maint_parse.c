@@ -54,55 +54,96 @@ static int add_warning(struct index *ix, const char *what, const char *val,
 			     val, rb_errmsg());
 }
 
-static int setup_pat(struct index *ix, struct pat *p)
+/* A pattern while the sections are read, with its value's address. */
+struct pat_tv {
+	struct pat p;
+	const char *val;
+};
+
+/* The regexes of pattern @p, new in @rxs. */
+static struct pat_rx *new_rx(struct vec *rxs, struct pat *p)
+{
+	struct pat_rx *rx = rb_maint__vec_push(rxs);
+
+	if (rx)
+		p->rx = (uint32_t)rxs->n;
+	return rx;
+}
+
+/* Pattern @p of value @val: its numbers, and its regexes into @rxs. */
+static int setup_pat(struct index *ix, struct pat *p, const char *val,
+		     struct vec *rxs)
 {
 	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct pat_rx *rx;
 	char *ere = NULL;
 	int err = 0;
 
 	if (p->type == 'N') {
-		p->rx = calloc(1, sizeof(*p->rx));
-		if (!p->rx)
+		rx = new_rx(rxs, p);
+		if (!rx)
 			return rb_err(RB_ENOMEM, "maintainers: no memory");
-		p->rx->perl[0] = strndup(p->val, p->vlen);
-		if (!p->rx->perl[0])
+		rx->perl[0] = strndup(val, p->vlen);
+		if (!rx->perl[0])
 			return rb_err(RB_ENOMEM, "maintainers: no memory");
 		/* The literals now; the regex when first needed. */
-		if (rb_perl_re_translate(&ere, &p->rx->re[0], p->val, p->vlen,
+		if (rb_perl_re_translate(&ere, &rx->re[0], val, p->vlen,
 					 true)) {
-			p->rx->state[0] = -1;
-			return add_warning(ix, "N:", p->val, p->vlen);
+			rx->state[0] = -1;
+			return add_warning(ix, "N:", val, p->vlen);
 		}
 		free(ere);
 		return 0;
 	}
-	p->slashes = rb_maint__count_char(p->val, p->vlen, '/');
-	p->trailing = p->vlen && p->val[p->vlen - 1] == '/';
+	p->slashes = (uint32_t)rb_maint__count_char(val, p->vlen, '/');
+	p->trailing = p->vlen && val[p->vlen - 1] == '/';
 	p->may_dir = !p->trailing && p->vlen;
-	p->depth = (int)p->slashes + (p->trailing ? 0 : 1);
-	if (p->vlen >= 2 && p->val[0] == '.' && p->val[1] == '*')
+	p->depth = (int32_t)p->slashes + (p->trailing ? 0 : 1);
+	if (p->vlen >= 2 && val[0] == '.' && val[1] == '*')
 		p->depth = -1;
 	p->first = -1;
-	if (rb_maint__glob_check(p)) {
-		p->glob = true;
+	if (rb_maint__glob_check(p, val)) {
+		p->glob = 1;
 		return 0;
 	}
 	p->first = -1;
 	/* Beyond the glob subset: m@^$pattern@ as a Perl regex. */
-	p->rx = calloc(1, sizeof(*p->rx));
-	if (!p->rx)
+	rx = new_rx(rxs, p);
+	if (!rx)
 		return rb_err(RB_ENOMEM, "maintainers: no memory");
-	err = rb_buf_printf(&b, "^%.*s", (int)p->vlen, p->val);
+	err = rb_buf_printf(&b, "^%.*s", (int)p->vlen, val);
 	if (!err) {
-		p->rx->perl[0] = strdup(b.ptr);
+		rx->perl[0] = strdup(b.ptr);
 		err = rb_buf_putc(&b, '/');
 	}
 	if (!err)
-		p->rx->perl[1] = strdup(b.ptr);
+		rx->perl[1] = strdup(b.ptr);
 	rb_buf_release(&b);
-	if (!err && (!p->rx->perl[0] || !p->rx->perl[1]))
+	if (!err && (!rx->perl[0] || !rx->perl[1]))
 		err = rb_err(RB_ENOMEM, "maintainers: no memory");
 	return err;
+}
+
+/* The patterns' values, from @vals, into one buffer: pat_val(). */
+static int pat_strings(struct index *ix, struct pat *pv, const char **vals)
+{
+	size_t k, total = 1, o = 0;
+
+	for (k = 0; k < ix->npat; k++)
+		total += pv[k].vlen + 1;
+	if (total > UINT32_MAX)
+		return rb_err(RB_ETOOBIG, "maintainers: too many patterns");
+	ix->pstr_buf = malloc(total);
+	if (!ix->pstr_buf)
+		return rb_err(RB_ENOMEM, "maintainers: memory");
+	for (k = 0; k < ix->npat; k++) {
+		memcpy(ix->pstr_buf + o, vals[k], pv[k].vlen);
+		ix->pstr_buf[o + pv[k].vlen] = '\0';
+		pv[k].val = (uint32_t)o;
+		o += pv[k].vlen + 1;
+	}
+	ix->pstr = ix->pstr_buf;
+	return 0;
 }
 
 static bool tv_is_type(const struct tv *t)
@@ -406,16 +447,16 @@ static int sect_push_pats(struct index *ix, const struct sect *s,
 	size_t j;
 
 	for (j = s->start; j < s->end; j++) {
-		struct pat *p;
+		struct pat_tv *p;
 
 		if (!ix->tv[j].type || !strchr(types, ix->tv[j].type))
 			continue;
 		p = rb_maint__vec_push(pats);
 		if (!p)
 			return rb_err(RB_ENOMEM, "maintainers: memory");
-		p->type = ix->tv[j].type;
+		p->p.type = ix->tv[j].type;
+		p->p.vlen = (uint32_t)ix->tv[j].vlen;
 		p->val = ix->tv[j].val;
-		p->vlen = ix->tv[j].vlen;
 	}
 	return 0;
 }
@@ -524,11 +565,40 @@ static int read_keywords(struct index *ix, struct vec *kws)
 	return 0;
 }
 
+/* The patterns of @pats (struct pat_tv): their numbers and regexes, and
+ * their values in one buffer.
+ */
+static int finish_patterns(struct index *ix, const struct vec *pats)
+{
+	const struct pat_tv *pt = pats->v;
+	struct vec rxs = { .size = sizeof(struct pat_rx) };
+	struct pat *pv = calloc(pats->n + 1, sizeof(*pv));
+	const char **vals = calloc(pats->n + 1, sizeof(*vals));
+	size_t k;
+	int err = 0;
+
+	if (!pv || !vals)
+		err = rb_err(RB_ENOMEM, "maintainers: memory");
+	for (k = 0; !err && k < pats->n; k++) {
+		pv[k] = pt[k].p;
+		vals[k] = pt[k].val;
+		err = setup_pat(ix, &pv[k], vals[k], &rxs);
+	}
+	ix->pat = pv;
+	ix->npat = pv ? pats->n : 0;
+	ix->rx = rxs.v;
+	ix->nrx = rxs.n;
+	if (!err)
+		err = pat_strings(ix, pv, vals);
+	free(vals);
+	return err;
+}
+
 static int parse_maintainers(struct index *ix, char *text, size_t len)
 {
 	struct vec tvs = { .size = sizeof(struct tv) };
 	struct vec sects = { .size = sizeof(struct sect) };
-	struct vec pats = { .size = sizeof(struct pat) };
+	struct vec pats = { .size = sizeof(struct pat_tv) };
 	struct vec cats = { .size = sizeof(struct cat) };
 	struct vec kws = { .size = sizeof(struct kw) };
 	size_t k;
@@ -563,9 +633,6 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 	err = fill_sections(ix, &pats, &cats);
 	if (err)
 		goto out;
-	ix->pat = pats.v;
-	ix->npat = pats.n;
-	pats.v = NULL;
 	ix->cat = cats.v;
 	ix->ncat = cats.n;
 	cats.v = NULL;
@@ -581,12 +648,9 @@ static int parse_maintainers(struct index *ix, char *text, size_t len)
 					     (uint32_t)s->npat, (uint32_t)s->x0,
 					     (uint32_t)s->nx };
 	}
-	for (k = 0; k < ix->npat; k++) {
-		err = setup_pat(ix, &ix->pat[k]);
-		if (err)
-			goto out;
-	}
-	err = read_keywords(ix, &kws);
+	err = finish_patterns(ix, &pats);
+	if (!err)
+		err = read_keywords(ix, &kws);
 out:
 	free(tvs.v);
 	free(sects.v);
@@ -641,13 +705,11 @@ void rb_maint__index_unref(struct index *ix)
 
 	if (!ix || __atomic_sub_fetch(&ix->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	for (i = 0; i < ix->npat; i++) {
-		for (k = 0; ix->pat[i].rx && k < 2; k++) {
-			rb_perl_re_release(&ix->pat[i].rx->re[k]);
-			free(ix->pat[i].rx->perl[k]);
+	for (i = 0; i < ix->nrx; i++)
+		for (k = 0; k < 2; k++) {
+			rb_perl_re_release(&ix->rx[i].re[k]);
+			free(ix->rx[i].perl[k]);
 		}
-		free(ix->pat[i].rx);
-	}
 	for (i = 0; i < ix->nkw; i++)
 		for (k = 0; k < 2; k++) {
 			rb_perl_re_release(&ix->kw[i].re[k]);
@@ -662,6 +724,7 @@ void rb_maint__index_unref(struct index *ix)
 		munmap(ix->map, ix->maplen);
 	free(ix->tv);
 	free(ix->tv_sect);
+	free(ix->pstr_buf);
 	if (ix->block) {
 		munmap(ix->block, ix->blocklen);
 		if (ix->lazy)
@@ -669,7 +732,8 @@ void rb_maint__index_unref(struct index *ix)
 	} else {
 		free(ix->sect);
 		free(ix->sm);
-		free(ix->pat);
+		free((void *)ix->pat);
+		free(ix->rx);
 		free(ix->cat);
 		free(ix->kw);
 		free(ix->mm_names);

@@ -54,6 +54,9 @@ struct tv {
 	size_t vlen;
 };
 
+/* A pattern's regexes: re[1] is re[0] with "/" appended (a directory);
+ * an N: pattern has re[0] only.
+ */
 struct pat_rx {
 	struct rb_perl_re re[2];
 	char *perl[2]; /* the Perl texts to compile lazily */
@@ -61,25 +64,27 @@ struct pat_rx {
 };
 
 /*
- * 40 bytes (lengths are below MAINT_MAX): a one-shot lookup from the
- * cache writes one per pattern of MAINTAINERS (7,000 for linux 6.1), and
- * those stores were a sixth of its run when this was 72 bytes.
+ * A pattern: 32 bytes, numbers only, the same in memory and in the cache
+ * file, where a one-shot lookup reads the 7,000 of linux 6.1 in place
+ * (maint_cache.c): decoding them into fresh memory was a sixth of its
+ * run. Lengths are below MAINT_MAX.
  */
 struct pat {
-	const char *val; /* converted (F/X) or raw (N) */
-	/* N:, or F:/X: patterns beyond the glob subset ("^" prepended);
-	 * re[1] is the same with "/" appended (a directory).
-	 */
-	struct pat_rx *rx;
+	uint32_t val; /* the value, at pat_val(): converted (F/X) or raw (N) */
 	uint32_t vlen;
 	uint32_t slashes; /* ($value =~ tr@/@@) */
 	uint32_t litlen; /* leading literal bytes (quick reject) */
 	int32_t depth; /* $value_pd */
+	/* 1 + the index in ix->rx of the regexes of an N: pattern, or of an
+	 * F:/X: pattern beyond the glob subset; 0 for none.
+	 */
+	uint32_t rx;
 	int16_t first; /* the first byte when it is literal, else -1 */
 	char type; /* 'F', 'X' or 'N' */
-	bool trailing; /* ends with "/" */
-	bool may_dir; /* -d $value can add a "/" */
-	bool glob; /* matched by glob_match(), else by the regexes */
+	uint8_t trailing; /* 1: ends with "/" */
+	uint8_t may_dir; /* 1: -d $value can add a "/" */
+	uint8_t glob; /* 1: matched by glob_match(), else by the regexes */
+	uint8_t pad[2]; /* 0 */
 };
 
 enum cat_kind { CAT_LIST, CAT_M, CAT_R };
@@ -135,8 +140,12 @@ struct index {
 	struct sect *sect;
 	size_t nsect;
 	struct sect_m *sm; /* every section's patterns, for matching */
-	struct pat *pat;
+	const struct pat *pat;
 	size_t npat;
+	const char *pstr; /* the patterns' values (@pstr_buf, or the cache's) */
+	char *pstr_buf;
+	struct pat_rx *rx;
+	size_t nrx;
 	struct cat *cat;
 	size_t ncat;
 	struct kw *kw;
@@ -179,6 +188,17 @@ struct index {
 
 /* Section @i of @ix (< ix->nsect), decoded when it is the first ask. */
 const struct sect *rb_maint__sect(struct index *ix, size_t i);
+
+/* The value of pattern @p: vlen bytes, then a NUL. */
+static inline const char *pat_val(const struct index *ix, const struct pat *p)
+{
+	return ix->pstr + p->val;
+}
+
+static inline struct pat_rx *pat_rx(const struct index *ix, const struct pat *p)
+{
+	return &ix->rx[p->rx - 1];
+}
 
 /* ---- memory (maint_mem.c) ------------------------------------------ */
 
@@ -339,7 +359,7 @@ char *rb_maint__clean_file_email(const char *raw);
  * Whether a converted F:/X: value is in the subset matched without
  * regcomp(); sets the pattern's literal prefix for the quick reject.
  */
-bool rb_maint__glob_check(struct pat *p);
+bool rb_maint__glob_check(struct pat *p, const char *val);
 /*
  * Compiles @perl into @dst's regex, keeping the literals @dst got from
  * the translation at load time; @state goes to 1, or -1 on failure.

@@ -98,7 +98,7 @@ int rb_maint__tree_dirs(unsigned char *memo, const struct index *ix,
 		memo[i] = 0;
 		if (!p->may_dir)
 			continue;
-		v = strndup(p->val, p->vlen);
+		v = strndup(pat_val(ix, p), p->vlen);
 		if (!v)
 			return rb_err(RB_ENOMEM, "maintainers: out of memory");
 		memo[i] = rb_maint__src_node(src, v) == NODE_DIR ? 1 : 2;
