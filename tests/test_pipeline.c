@@ -3,7 +3,8 @@
  * test_pipeline.c - the wiring of the one pipeline (bot/stages/pipeline.h):
  * each role runs its stages and only those, a second pass does nothing
  * new, and a malformed mail is recorded and skipped without stopping the
- * stages after it.
+ * stages after it; a pass that sends sends each job's mail as the job
+ * ends.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -162,11 +163,92 @@ static void test_malformed(void **state)
 	rb_test_env_close(&e);
 }
 
+/* Counts the jobs claimed; at each, how much mail was sent before it. */
+struct claims {
+	struct rb_test_env *e;
+	int n;
+	int64_t sent_before[8];
+};
+
+static struct claims claims;
+
+static int on_claimed(struct rb_pipeline *p, const struct rb_job *job)
+{
+	(void)p;
+	(void)job;
+	if (claims.n < 8)
+		claims.sent_before[claims.n] = rb_test_q_int(
+			claims.e,
+			"SELECT COUNT(*) FROM outbox WHERE state = 'sent'");
+	claims.n++;
+	return 0;
+}
+
+/*
+ * Reads the demo's patch 2 (no Signed-off-by) and writes it to @out as a
+ * series of its own: "[PATCH]", a new Message-ID, no thread.
+ */
+static void write_single(const char *out)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e 's/^Subject: \\[PATCH 2\\/3\\]/Subject: [PATCH]/'"
+		 " -e 's/^\\(Message-I[Dd]:\\) <\\(.*\\)>/\\1 <single.\\2>/'"
+		 " -e '/^In-Reply-To:/d' -e '/^References:/d'"
+		 " -e '0,/^Subject:/s//To: demo-list@example.org\\n"
+		 "List-Id: <demo-list.example.org>\\nSubject:/'"
+		 " %s/demo/patches/0002-*.patch > %s",
+		 dir, out);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * A pass that also sends sends each job's mail when the job ends, not
+ * after every job of the pass: the second review is claimed after the
+ * first review's mail went out.
+ */
+static void test_send_between_jobs(void **state)
+{
+	static const struct rb_job_hooks hooks = { .claimed = on_claimed };
+	struct rb_test_env e;
+	char db[512], path[512], single[512];
+	int i, reviews;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/between.db", dir);
+	snprintf(path, sizeof(path), "%s/demo/series.mbox", dir);
+	snprintf(single, sizeof(single), "%s/single.mbox", dir);
+	write_single(single);
+	rb_test_env_open(&e, dir, db, config_more);
+	assert_int_equal(rb_pipeline_ingest_path(&e.p, path), 0);
+	assert_int_equal(rb_pipeline_ingest_path(&e.p, single), 0);
+	assert_int_equal(rb_pipeline_step(&e.p, RB_ROLE_INGEST), 0);
+	reviews = (int)rb_test_q_int(&e,
+				     "SELECT COUNT(*) FROM jobs WHERE"
+				     " kind = 'review' AND state = 'ready'");
+	assert_int_equal(reviews, 2);
+
+	claims = (struct claims){ .e = &e };
+	e.p.hooks = &hooks;
+	assert_int_equal(rb_pipeline_step(&e.p, RB_ROLE_ALL), 0);
+	assert_int_equal(claims.n, 2);
+	/* Each review queued a mail (patch 2 has no Signed-off-by). */
+	assert_int_equal(rb_test_q_int(&e, "SELECT COUNT(*) FROM outbox"
+					   " WHERE state = 'sent'"),
+			 2);
+	for (i = 0; i < claims.n; i++)
+		assert_int_equal(claims.sent_before[i], i);
+	e.p.hooks = NULL;
+	rb_test_env_close(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_send_between_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

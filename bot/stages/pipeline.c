@@ -560,6 +560,22 @@ static int run_job(struct rb_pipeline *p, const struct rb_job *job,
 	return rb_store_job_done(p->st, job->id, "unknown job kind");
 }
 
+/*
+ * When this pass also sends, the mail a job queued goes now rather than
+ * after every other due job: with reviews that take minutes (a model, a
+ * build), the first author of a burst would otherwise wait for the last
+ * review. A failure here ends the sending between jobs for this pass;
+ * the send stage after the jobs meets it again and reports it.
+ */
+static void send_between(struct rb_pipeline *p)
+{
+	if (p->send_each && rb_outbox_send(p)) {
+		rb_log(RB_LOG_WARN, "send.after_jobs", "reason", rb_errmsg(),
+		       NULL);
+		p->send_each = false;
+	}
+}
+
 int rb_pipeline_jobs(struct rb_pipeline *p)
 {
 	const char *fault = NULL;
@@ -610,6 +626,7 @@ int rb_pipeline_jobs(struct rb_pipeline *p)
 			return ret;
 		if (fault)
 			rb_fault_point(fault);
+		send_between(p);
 	}
 	return 0;
 }
@@ -628,11 +645,13 @@ int rb_pipeline_step(struct rb_pipeline *p, unsigned roles)
 	size_t i;
 	int ret = 0;
 
+	p->send_each = (roles & RB_ROLE_WORKER) && (roles & RB_ROLE_SENDER);
 	for (i = 0; i < sizeof(stages) / sizeof(stages[0]) && !ret; i++) {
 		if (!(stages[i].role & roles) || (p->stop && *p->stop))
 			continue;
 		ret = stages[i].run(p);
 	}
+	p->send_each = false;
 	return ret;
 }
 
