@@ -443,24 +443,10 @@ curve_latency() {
 	# reply in the outbox: prints "not-done-at-delivery seconds".
 	cat >"$d/feed.py" <<'PY'
 import os, re, smtplib, sqlite3, sys, time
+from mbox_feed import split, tagged
 port, mbox, first, last = sys.argv[1:5]
 tags = sys.argv[5:]
-msgs, cur = [], None
-for line in open(mbox, "rb"):
-    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
-        if cur is not None:
-            msgs.append(b"".join(cur))
-        cur = []
-        continue
-    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
-msgs.append(b"".join(cur))
-def tagged(m, tag):
-    head, _, body = m.partition(b"\n\n")
-    head = re.sub(rb"<([^>@]+)@", lambda x: b"<" + x.group(1) + b"." +
-                  tag.encode() + b"@", head)
-    head = re.sub(rb"^(Subject: .*)$", lambda x: x.group(1) + b" " +
-                  tag.encode(), head, count=1, flags=re.M)
-    return head + b"\n\n" + body
+msgs = split(mbox)
 def wait_reply(new, tag, t0):
     """Seconds from t0 to the first mail in @new and to the reply to
     @tag's series."""
@@ -512,7 +498,7 @@ lm = smtplib.LMTP("127.0.0.1", int(port))
 t0 = time.time()
 for tag in tags:
     for m in msgs[int(first):int(last) + 1]:
-        lm.sendmail("list@example.org", ["bot"], tagged(m, tag))
+        lm.sendmail("list@example.org", ["bot"], tagged(m, tag, subject=True))
 lm.quit()
 if probe:
     first, last = wait_reply(os.path.join(os.path.dirname(db), "outbox",

@@ -68,23 +68,12 @@ report() { printf '%s\n' "$*" >>"$d/report"; }
 # feed.py PORT MBOX TAG FIRST LAST: delivers messages FIRST..LAST (0-based)
 # of MBOX by LMTP, with TAG added to every Message-ID.
 cat >"$d/feed.py" <<'PY'
-import re, smtplib, sys
+import smtplib, sys
+from mbox_feed import split, tagged
 port, mbox, tag, first, last = sys.argv[1:6]
-msgs, cur = [], None
-for line in open(mbox, "rb"):
-    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
-        if cur is not None:
-            msgs.append(b"".join(cur))
-        cur = []
-        continue
-    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
-msgs.append(b"".join(cur))
 lm = smtplib.LMTP("127.0.0.1", int(port))
-for m in msgs[int(first):int(last) + 1]:
-    head, _, body = m.partition(b"\n\n")
-    head = re.sub(rb"<([^>@]+)@", lambda x: b"<" + x.group(1) + b"." +
-                  tag.encode() + b"@", head)
-    lm.sendmail("list@example.org", ["bot"], head + b"\n\n" + body)
+for m in split(mbox)[int(first):int(last) + 1]:
+    lm.sendmail("list@example.org", ["bot"], tagged(m, tag))
 lm.quit()
 PY
 
@@ -399,21 +388,13 @@ run_imap() {
 	local md=$d/mail/bot/Maildir msgs t0 t1
 	mkdir -p "$md/cur" "$md/new" "$md/tmp"
 	msgs=$(/usr/bin/python3 - "$d/corpus.mbox" "$md/cur" <<'PY'
-import os, re, sys
-n, cur = 0, None
-def put(m):
-    global n
+import os, sys
+from mbox_feed import split
+n = 0
+for m in split(sys.argv[1]):
     n += 1
     with open(os.path.join(sys.argv[2], "%d.%d.bench:2," % (1700000000 + n, n)), "wb") as f:
         f.write(m)
-for line in open(sys.argv[1], "rb"):
-    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
-        if cur is not None:
-            put(b"".join(cur))
-        cur = []
-        continue
-    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
-put(b"".join(cur))
 print(n)
 PY
 )

@@ -1,7 +1,11 @@
 # bench/lib.sh - sourced by the bench/*.sh scripts: paths made absolute
 # before a script changes directory, failures that say what is wrong
 # instead of an empty table, and the one build folder of every script,
-# build-bench/ (bench_build, bench_reviewbot). Defines functions only.
+# build-bench/ (bench_build, bench_reviewbot). Defines functions, and
+# PYTHONPATH so that the scripts' Python imports bench/mbox_feed.py.
+
+PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 
 bench_die()
 {

@@ -56,27 +56,16 @@ rb_start model /usr/bin/python3 "$src/tests/model_server.py" \
 rb_wait_port "$mport"
 export RB_BENCH_KEY=bench-key
 /usr/bin/python3 - "$d/demo/series.mbox" "$d/in" "$S" <<'PY'
-import os, re, sys
+import os, sys
+from mbox_feed import split, tagged
 mbox, out, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 for sub in ("tmp", "new", "cur"):
     os.makedirs(os.path.join(out, sub), exist_ok=True)
-msgs, cur = [], None
-for line in open(mbox, "rb"):
-    if line.startswith(b"From ") and (cur is None or cur[-1] == b"\n"):
-        if cur is not None:
-            msgs.append(b"".join(cur))
-        cur = []
-        continue
-    cur.append(re.sub(rb"^>(>*From )", rb"\1", line))
-msgs.append(b"".join(cur))
+msgs = split(mbox)
 for c in range(n):
-    tag = b"b%d" % c
     for j, m in enumerate(msgs):
-        head, _, body = m.partition(b"\n\n")
-        head = re.sub(rb"<([^>@]+)@", lambda x: b"<" + x.group(1) + b"." +
-                      tag + b"@", head)
         with open(os.path.join(out, "new", "%05d.%d.eml" % (c, j)), "wb") as f:
-            f.write(head + b"\n\n" + body)
+            f.write(tagged(m, "b%d" % c))
 PY
 
 rb_start_pg
