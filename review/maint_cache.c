@@ -531,36 +531,51 @@ static void get_re(struct dec *d, struct rb_perl_re *r, char **perl, int *state)
 	}
 }
 
-static const char **get_slice(struct dec *d, const struct index *ix, size_t *n)
+/* A slice of the pointer pool at @r: its start and length. */
+static const char **rec_slice(struct dec *d, const struct index *ix,
+			      const uint32_t *r, size_t *n)
 {
-	size_t off = get(d);
+	size_t off = r[0];
 
-	*n = get(d);
+	*n = r[1];
 	if (off > ix->nptrs || *n > ix->nptrs - off) {
 		d->bad = true;
 		*n = 0;
+		off = 0;
 	}
-	return ix->ptrs + (d->bad ? 0 : off);
+	return ix->ptrs + off;
 }
 
-/* One section's record into @s, checked against @ix's counts. */
+/* One section's record into @s, checked against @ix's counts: one bounds
+ * check for the record, as every section is checked at each load.
+ */
 static void dec_sect(struct dec *d, const struct index *ix, struct sect *s)
 {
+	uint32_t r[SECT_REC / 4];
 	size_t k;
 
+	if (d->bad || d->end - d->p < (ptrdiff_t)SECT_REC) {
+		d->bad = true;
+		return;
+	}
+	memcpy(r, d->p, SECT_REC);
+	d->p += SECT_REC;
 	for (k = 0; k < NSECT_NUMS; k++)
-		*(size_t *)((char *)s + sect_nums[k]) = get(d);
+		*(size_t *)((char *)s + sect_nums[k]) = r[k];
 	if (s->pat0 > ix->npat || s->npat > ix->npat - s->pat0 ||
 	    s->x0 > ix->npat || s->nx > ix->npat - s->x0 ||
 	    s->cat0 > ix->ncat || s->ncat > ix->ncat - s->cat0)
 		d->bad = true;
-	s->pub.name = get_nonnull(d);
-	s->pub.status = get_nonnull(d);
-	s->pub.maintainers = get_slice(d, ix, &s->pub.nmaintainers);
-	s->pub.reviewers = get_slice(d, ix, &s->pub.nreviewers);
-	s->pub.lists = get_slice(d, ix, &s->pub.nlists);
-	s->pub.trees = get_slice(d, ix, &s->pub.ntrees);
-	s->pub.webs = get_slice(d, ix, &s->pub.nwebs);
+	s->pub.name = ref_str(d, r[NSECT_NUMS]);
+	s->pub.status = ref_str(d, r[NSECT_NUMS + 1]);
+	if (!s->pub.name || !s->pub.status)
+		d->bad = true;
+	k = NSECT_NUMS + 2;
+	s->pub.maintainers = rec_slice(d, ix, r + k, &s->pub.nmaintainers);
+	s->pub.reviewers = rec_slice(d, ix, r + k + 2, &s->pub.nreviewers);
+	s->pub.lists = rec_slice(d, ix, r + k + 4, &s->pub.nlists);
+	s->pub.trees = rec_slice(d, ix, r + k + 6, &s->pub.ntrees);
+	s->pub.webs = rec_slice(d, ix, r + k + 8, &s->pub.nwebs);
 }
 
 static void dec_cat(struct dec *d, struct cat *c)
@@ -587,6 +602,8 @@ static void check_sections(struct dec *d, struct index *ix)
 		struct sect s;
 
 		dec_sect(d, ix, &s);
+		if (d->bad)
+			break;
 		ix->sm[i] = (struct sect_m){ (uint32_t)s.pat0, (uint32_t)s.npat,
 					     (uint32_t)s.x0, (uint32_t)s.nx };
 	}

@@ -188,6 +188,19 @@ bool rb_maint__kw_re(struct index *ix, struct kw *k, int which)
 				 k->perl[which], true);
 }
 
+static bool same_lits(const struct rb_perl_re *a, const struct rb_perl_re *b)
+{
+	size_t i;
+
+	if (a->nlits != b->nlits)
+		return false;
+	for (i = 0; i < a->nlits; i++)
+		if (a->litlens[i] != b->litlens[i] ||
+		    memcmp(a->lits[i], b->lits[i], a->litlens[i]))
+			return false;
+	return true;
+}
+
 /* One K: keyword against the lines of a patch: any line matches? */
 bool rb_maint__kw_patch(struct index *ix, struct kw *k, const char *text,
 			const char *lower, size_t len, const size_t *lstart,
@@ -195,9 +208,14 @@ bool rb_maint__kw_patch(struct index *ix, struct kw *k, const char *text,
 {
 	size_t li;
 
-	/* The literal prefilter on the whole text first. */
+	/* The literal prefilter on the whole text first. re[1] is re[0]
+	 * behind "^[+-].*", so their literals are mostly the same set, and
+	 * then one pass over the patch answers for both (these passes were
+	 * the most of a one-shot lookup's memmem()).
+	 */
 	if (!rb_perl_re_maybe(&k->re[0], lower, len) &&
-	    !rb_perl_re_maybe(&k->re[1], lower, len))
+	    (same_lits(&k->re[0], &k->re[1]) ||
+	     !rb_perl_re_maybe(&k->re[1], lower, len)))
 		return false;
 	for (li = 0; li < nlines; li++) {
 		size_t b = lstart[li], e = lstart[li + 1];
