@@ -241,12 +241,21 @@ int rb_db_sqlite_open(struct rb_db **out, const char *path)
 	}
 	sqlite3_busy_timeout(d->h, 30000);
 	/*
+	 * page_size=16384, for a new store only (an existing one keeps
+	 * its size): most of what the store holds is raw mail, about
+	 * 10 KiB a message, written to the WAL a page at a time (two
+	 * pwrite() calls a frame) and again by the checkpoint. 16 KiB
+	 * pages cut those calls by about four and the storing thread's CPU
+	 * by 15% on the linux-api corpus; 64 KiB did no better and makes
+	 * every small update (a job's lease) write a 64 KiB frame.
+	 *
 	 * temp_store=MEMORY: each ingested message sits in a savepoint
 	 * (sources.c), whose statement journal SQLite otherwise spills to a
 	 * file in /var/tmp once it passes 64 KiB: one file created, written
 	 * and removed per batch of 256, on whatever disk /var/tmp is.
 	 */
 	ret = sq_exec(&d->base,
+		      "PRAGMA page_size=16384; "
 		      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
 		      "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
 		      NULL, 0);
