@@ -237,7 +237,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "One process per patch reads the index parsed by an earlier run"
 	echo "from its cache files (\`--cache-dir\`, by default under"
-	echo "~/.cache/reviewbot/maintainers; 1.6 MB for linux 6.1, and the"
+	echo "~/.cache/reviewbot/maintainers; 1.2 MB for linux 6.1, and the"
 	echo "HEAD commit's .tree file), without libgit2. The run that"
 	echo "parses and writes them took $(echo $first_t | cut -d' ' -f1) s wall."
 	echo "Cached and parsed index print the same for all $((napply + nsample)) patches"
