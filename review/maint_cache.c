@@ -17,7 +17,8 @@
  *           maintainers id[20], .mailmap id[20], u32 body length,
  *           u32 string table length, u64 checksum of body and table
  *   body    the counts, then sections, the M:/R:/L:/T:/W: pointer pool,
- *           patterns (struct pat, read in place), their regexes,
+ *           patterns (struct pat), their keys (struct pat_key), both
+ *           read in place, the patterns' regexes,
  *           categories, keywords, the two .mailmap maps and the warnings;
  *           a string is its offset + 1 in the table (0: NULL), a
  *           pattern's value its offset
@@ -51,9 +52,9 @@
 
 #define CACHE_MAGIC "RBMAINT"
 /* 2: the checksum in four lanes; 3: patterns as struct pat, their
- * regexes after them.
+ * regexes after them; 4: the patterns' keys (struct pat_key) between.
  */
-#define CACHE_FORMAT 3u
+#define CACHE_FORMAT 4u
 #define CACHE_ENDIAN 0x01020304u
 #define SRC_LEN 48
 #define OID_LEN 20
@@ -306,6 +307,9 @@ static void enc_patterns(struct enc *e, const struct index *ix)
 		if (!e->err)
 			e->err = rb_buf_add(&e->body, &p, sizeof(p));
 	}
+	if (!e->err && ix->npat)
+		e->err = rb_buf_add(&e->body, ix->pkey,
+				    ix->npat * sizeof(*ix->pkey));
 	for (i = 0; i < ix->nrx; i++)
 		for (k = 0; k < 2; k++)
 			put_re(e, &ix->rx[i].re[k], ix->rx[i].perl[k],
@@ -731,6 +735,24 @@ static void dec_patterns(struct dec *d, struct index *ix)
 	ix->pat = pv;
 	ix->pstr = d->tab;
 	d->p += ix->npat * PAT_REC;
+	/* The keys: a prefix no longer than the pattern's literal one. The
+	 * bytes themselves are, like the other numbers a pattern's value
+	 * gives (first, litlen, depth), the writer's, under the checksum: a
+	 * wrong one makes a wrong answer, never a read out of bounds.
+	 */
+	if ((size_t)(d->end - d->p) / sizeof(*ix->pkey) < ix->npat) {
+		d->bad = true;
+		return;
+	}
+	ix->pkey = (const struct pat_key *)(const void *)d->p;
+	for (i = 0; i < ix->npat; i++)
+		if (ix->pkey[i].b[15] > 15 ||
+		    ix->pkey[i].b[15] > pv[i].litlen ||
+		    (ix->pkey[i].b[15] && !pv[i].glob)) {
+			d->bad = true;
+			return;
+		}
+	d->p += ix->npat * sizeof(*ix->pkey);
 	for (i = 0; i < ix->nrx && !d->bad; i++)
 		for (k = 0; k < 2; k++)
 			get_re(d, &ix->rx[i].re[k], &ix->rx[i].perl[k],

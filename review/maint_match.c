@@ -98,6 +98,48 @@ bool rb_maint__glob_check(struct pat *p, const char *val)
 	return true;
 }
 
+void rb_maint__pat_key(struct pat_key *k, const struct pat *p, const char *val)
+{
+	size_t i = 0, n = 0;
+
+	memset(k, 0, sizeof(*k));
+	/* glob_check()'s literal prefix: plain bytes and "\x" escapes up
+	 * to the first "." or "[".
+	 */
+	while (i < p->vlen && n < 15) {
+		unsigned char c = (unsigned char)val[i];
+
+		if (c == '.' || c == '[')
+			break;
+		if (c == '\\') {
+			if (i + 1 >= p->vlen)
+				break;
+			c = (unsigned char)val[++i];
+		}
+		k->b[n++] = c;
+		i++;
+	}
+	k->b[15] = (uint8_t)n;
+}
+
+/* Whether the file whose first 16 bytes (zero-padded) are @f may match
+ * the pattern of key @k.
+ */
+static bool key_ok(const struct pat_key *k, const uint64_t f[2])
+{
+	static const uint64_t ones = ~(uint64_t)0;
+	unsigned n = k->b[15];
+	uint64_t k0, k1, m0, m1;
+
+	if (!n)
+		return true;
+	memcpy(&k0, k->b, 8);
+	memcpy(&k1, k->b + 8, 8);
+	m0 = n >= 8 ? ones : ones >> (64 - 8 * n);
+	m1 = n > 8 ? ones >> (64 - 8 * (n - 8)) : 0;
+	return !((k0 ^ f[0]) & m0) && !((k1 ^ f[1]) & m1);
+}
+
 /* m@^$pattern@ on @s for a value glob_check() accepted, with a "/" after
  * the match when @slash (the pattern of a directory). */
 static bool glob_match(const char *v, size_t vlen, const char *s, size_t len,
@@ -304,16 +346,21 @@ size_t rb_maint__match_file(struct rb_maint *m, const char *file,
 	struct index *ix = m->ix;
 	size_t flen = strlen(file), fsl = rb_maint__count_char(file, flen, '/');
 	size_t si, i, nh = 0;
+	unsigned char head[16] = { 0 };
+	uint64_t f[2];
 
 	for (i = 0; i < flen; i++)
 		lower[i] = lc_ascii(file[i]);
 	lower[flen] = '\0';
+	memcpy(head, file, flen < 16 ? flen : 16);
+	memcpy(f, head, 16);
 	for (si = 0; si < ix->nsect; si++) {
 		const struct sect_m *s = &ix->sm[si];
 		bool excl = false;
 
 		for (i = 0; i < s->nx && !excl; i++)
-			excl = (ix->pat[s->x0 + i].first < 0 ||
+			excl = key_ok(&ix->pkey[s->x0 + i], f) &&
+			       (ix->pat[s->x0 + i].first < 0 ||
 				ix->pat[s->x0 + i].first ==
 					(unsigned char)file[0]) &&
 			       file_match(m, s->x0 + i, file, flen, fsl);
@@ -321,9 +368,12 @@ size_t rb_maint__match_file(struct rb_maint *m, const char *file,
 			continue;
 		for (i = 0; i < s->npat; i++) {
 			size_t pi = s->pat0 + i;
-			const struct pat *p = &ix->pat[pi];
+			const struct pat *p;
 			int depth;
 
+			if (!key_ok(&ix->pkey[pi], f))
+				continue;
+			p = &ix->pat[pi];
 			if (p->type == 'N') {
 				struct pat_rx *rx = pat_rx(ix, p);
 

@@ -590,6 +590,15 @@ static int finish_patterns(struct index *ix, const struct vec *pats)
 	ix->nrx = rxs.n;
 	if (!err)
 		err = pat_strings(ix, pv, vals);
+	if (!err) {
+		ix->pkey_buf = calloc(pats->n + 1, sizeof(*ix->pkey_buf));
+		ix->pkey = ix->pkey_buf;
+		if (!ix->pkey_buf)
+			err = rb_err(RB_ENOMEM, "maintainers: memory");
+	}
+	for (k = 0; !err && k < pats->n; k++)
+		if (pv[k].glob)
+			rb_maint__pat_key(&ix->pkey_buf[k], &pv[k], vals[k]);
 	free(vals);
 	return err;
 }
@@ -725,6 +734,7 @@ void rb_maint__index_unref(struct index *ix)
 	free(ix->tv);
 	free(ix->tv_sect);
 	free(ix->pstr_buf);
+	free(ix->pkey_buf);
 	if (ix->block) {
 		munmap(ix->block, ix->blocklen);
 		if (ix->lazy)
