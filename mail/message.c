@@ -1491,14 +1491,24 @@ static int copy_addr(struct rb_addr *out, const struct rb_addr *a)
 static int to_lf(char **out, size_t *out_len, const char *raw, size_t len)
 {
 	char *p = malloc(len + 1), *w;
-	size_t i;
+	const char *r = raw, *end = raw + len, *cr;
 
 	if (!p)
 		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0, w = p; i < len; i++) {
-		if (raw[i] == '\r' && i + 1 < len && raw[i + 1] == '\n')
-			continue;
-		*w++ = raw[i];
+	/* Runs between CRs, copied whole: memchr() and memcpy() work a
+	 * vector at a time, where a loop over bytes was the parse's
+	 * largest cost on IMAP mail. */
+	for (w = p; r < end; r = cr + 1) {
+		cr = memchr(r, '\r', (size_t)(end - r));
+		if (!cr) {
+			memcpy(w, r, (size_t)(end - r));
+			w += end - r;
+			break;
+		}
+		memcpy(w, r, (size_t)(cr - r));
+		w += cr - r;
+		if (!(cr + 1 < end && cr[1] == '\n'))
+			*w++ = '\r'; /* a CR not before LF stays */
 	}
 	*w = '\0';
 	*out = p;

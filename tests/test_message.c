@@ -113,6 +113,36 @@ static void dump(struct rb_buf *o, const struct rb_message *m)
 	put_field(o, "problem-text", m->problem_text);
 }
 
+/*
+ * A CRLF message (IMAP and SMTP deliver CRLF) reads as its LF form; a CR
+ * that is not before an LF stays, at the end too.
+ */
+static void test_crlf(void **state)
+{
+	static const char lf[] = "From: Ada <ada@example.org>\n"
+				 "Subject: a CR\rinside\n"
+				 "Message-ID: <crlf-1@example.org>\n"
+				 "\nline one\n\nline\rtwo\r";
+	char crlf[256];
+	struct rb_message *a = NULL, *b = NULL;
+	size_t i, n = 0;
+
+	(void)state;
+	for (i = 0; lf[i]; i++) {
+		if (lf[i] == '\n')
+			crlf[n++] = '\r';
+		crlf[n++] = lf[i];
+	}
+	assert_int_equal(rb_message_parse(&a, lf, sizeof(lf) - 1, NULL), 0);
+	assert_int_equal(rb_message_parse(&b, crlf, n, NULL), 0);
+	assert_string_equal(a->body, b->body);
+	assert_string_equal(a->message_id, b->message_id);
+	assert_non_null(strstr(b->body, "line\rtwo\r"));
+	assert_null(strstr(b->body, "\r\n"));
+	rb_message_free(a);
+	rb_message_free(b);
+}
+
 static void test_golden(void **state)
 {
 	char dir[4096], path[4200];
@@ -842,6 +872,7 @@ static void test_git_parity(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_hostile),
