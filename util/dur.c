@@ -16,8 +16,11 @@ void rb_dur_format(char *out, size_t size, double secs,
 	while (u->under > 0 && !(secs < u->under))
 		u++;
 	v = secs / u->secs;
-	if (u->decimals < 0)
+	/* Whole units by the cast only where it is defined (not NaN, not
+	 * past long long); else rounded, which no caller's range reaches. */
+	if (u->decimals < 0 && v < 9e18)
 		snprintf(out, size, "%lld %s", (long long)v, u->name);
 	else
-		snprintf(out, size, "%.*f %s", u->decimals, v, u->name);
+		snprintf(out, size, "%.*f %s",
+			 u->decimals < 0 ? 0 : u->decimals, v, u->name);
 }
