@@ -102,19 +102,52 @@ static int store_meta(struct rb_pipeline *p, const struct rb_message *m,
 	return 0;
 }
 
+/*
+ * The checks and the parse of a raw message (NULL: over the size cap):
+ * 0 and *@out, or -1 with why it was refused in @reason.
+ */
+static int parse_raw(const struct rb_pipeline *p, const char *raw, size_t len,
+		     const char *origin, struct rb_message **out,
+		     struct rb_buf *reason)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	const char *why = NULL;
+
+	*out = NULL;
+	if (!raw) {
+		rb_buf_printf(reason,
+			      "%s: message of %zu bytes is over the "
+			      "size cap of %zu bytes; recorded and "
+			      "skipped",
+			      origin, len, rb_pipeline_max_size(p));
+		return -1;
+	}
+	if (!looks_like_mail(raw, len, &why)) {
+		rb_buf_printf(reason,
+			      "%s: not a mail message (%s); recorded "
+			      "and skipped",
+			      origin, why);
+		return -1;
+	}
+	opts.max_size = rb_pipeline_max_size(p);
+	opts.received_at = rb_now();
+	if (rb_message_parse(out, raw, len, &opts)) {
+		rb_buf_printf(reason, "%s: %s; recorded and skipped", origin,
+			      rb_errmsg());
+		return -1;
+	}
+	return 0;
+}
+
 void *rb_pipeline_prepare(const struct rb_pipeline *p, const char *raw,
 			  size_t len)
 {
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	struct rb_message *m = NULL;
-	const char *why;
+	struct rb_buf reason = RB_BUF_INIT(4096);
+	struct rb_message *m;
 
-	if (!raw || !looks_like_mail(raw, len, &why))
-		return NULL;
-	opts.max_size = rb_pipeline_max_size(p);
-	opts.received_at = rb_now();
-	if (rb_message_parse(&m, raw, len, &opts))
-		return NULL;
+	/* Refused: the ingest parses again and records why. */
+	parse_raw(p, raw, len, "", &m, &reason);
+	rb_buf_release(&reason);
 	return m;
 }
 
@@ -149,39 +182,12 @@ static int ingest_parsed(struct rb_pipeline *p, struct rb_message *m,
 int rb_pipeline_ingest_prepared(struct rb_pipeline *p, const char *raw,
 				size_t len, const char *origin, void *prepared)
 {
-	const char *why = NULL;
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
 	struct rb_message *m = prepared;
 	struct rb_buf reason = RB_BUF_INIT(4096);
 	int ret;
 
-	if (m)
+	if (m || !parse_raw(p, raw, len, origin, &m, &reason))
 		return ingest_parsed(p, m, raw, len, origin);
-	if (!raw) {
-		rb_buf_printf(&reason,
-			      "%s: message of %zu bytes is over the "
-			      "size cap of %zu bytes; recorded and "
-			      "skipped",
-			      origin, len, rb_pipeline_max_size(p));
-		goto bad;
-	}
-	if (!looks_like_mail(raw, len, &why)) {
-		rb_buf_printf(&reason,
-			      "%s: not a mail message (%s); recorded "
-			      "and skipped",
-			      origin, why);
-		goto bad;
-	}
-	opts.max_size = rb_pipeline_max_size(p);
-	opts.received_at = rb_now();
-	ret = rb_message_parse(&m, raw, len, &opts);
-	if (ret) {
-		rb_buf_printf(&reason, "%s: %s; recorded and skipped", origin,
-			      rb_errmsg());
-		goto bad;
-	}
-	return ingest_parsed(p, m, raw, len, origin);
-bad:
 	p->stats.malformed++;
 	fprintf(stderr, "reviewbot: %s\n", reason.ptr);
 	rb_log(RB_LOG_WARN, "msg.malformed", "reason", reason.ptr, NULL);
