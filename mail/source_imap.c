@@ -379,7 +379,8 @@ out:
 
 /* Messages per UID FETCH and per store transaction (source.h
  * begin/commit), and the announced bytes one FETCH may hold in memory
- * (libetpan parses a whole response before returning it). */
+ * (libetpan parses a whole response before returning it; two batches
+ * are held at once, the one stored and the one fetched). */
 #define IMAP_BATCH 256
 #define IMAP_BATCH_BYTES ((size_t)8 << 20)
 
@@ -617,13 +618,11 @@ static int overran(struct mbox_pass *p, const struct msg_ref *pick,
 
 /*
  * One batch: where it lies in the listing, the messages fetched, and what
- * the FETCH gave. The FETCH of the next batch runs on its own thread
- * while the one before it is stored, as mbsync keeps FETCHes in flight:
- * libetpan's mailimap_uid_fetch() sends, waits and parses a whole
- * response before it returns, so without this Dovecot waited while a
- * batch was stored and the store waited while Dovecot read 256 files.
- * Only that thread touches the session until it is joined; the store is
- * touched only by the caller.
+ * the FETCH gave. Its FETCH runs on a thread of its own while the batch
+ * before it is stored (the head of this file): libetpan's
+ * mailimap_uid_fetch() sends, waits and parses a whole response before
+ * it returns. Only that thread touches the session until it is joined;
+ * only the caller touches the store.
  */
 struct imap_batch {
 	struct imap_source *s;
@@ -733,11 +732,12 @@ static int deliver_batch(struct mbox_pass *p, const struct msg_ref *v,
 	return ret;
 }
 
-/* Starts the FETCH of the batch from v[@k]: on a thread when @async. */
+/* Starts the FETCH of the batch from v[@k] on a thread (here when no
+ * thread can be made). */
 static void batch_start(struct imap_batch *b, struct imap_source *s,
 			const struct rb_source_env *env,
 			const struct imap_mbox *mb, const struct msg_ref *v,
-			size_t n, size_t k, bool async)
+			size_t n, size_t k)
 {
 	b->s = s;
 	b->env = env;
@@ -747,7 +747,7 @@ static void batch_start(struct imap_batch *b, struct imap_source *s,
 	b->ret = 0;
 	b->why[0] = '\0';
 	b->end = next_batch(s, mb, v, n, k, b->pick, &b->fetch_n);
-	b->started = async && b->fetch_n &&
+	b->started = b->fetch_n &&
 		     !pthread_create(&b->th, NULL, batch_fetch, b);
 	if (!b->started)
 		batch_fetch(b);
@@ -785,8 +785,10 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 				     .mark = last,
 				     .saved = last };
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (n)
-		batch_start(cur, s, env, p.mb, v, n, 0, false);
+	if (n) {
+		batch_start(cur, s, env, p.mb, v, n, 0);
+		batch_wait(cur);
+	}
 	while (n && !ret) {
 		if (cur->over) {
 			/* fetch_set()'s reason, recorded on this thread. */
@@ -803,7 +805,7 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 			break;
 		}
 		if (cur->end < n)
-			batch_start(nxt, s, env, p.mb, v, n, cur->end, true);
+			batch_start(nxt, s, env, p.mb, v, n, cur->end);
 		ret = rb_src_batch_begin(&p.b);
 		if (!ret)
 			ret = deliver_batch(&p, v, cur);
