@@ -609,6 +609,13 @@ int rb_eval_locate(struct rb_eval_pair *p, const struct rb_diff *fd,
 		if (!bf)
 			continue;
 		*touched = true;
+		/*
+		 * Lines are kept by path and looked up by path later: a
+		 * buggy patch naming that path twice (not git's output, but
+		 * mail can say anything) has no one file to put them in.
+		 */
+		if (rb_diff_find_file(bd, rb_diff_file_path(bf)) != bf)
+			continue;
 		ret = changed_in(&c, ff, bf);
 		if (!ret && !c.n_lines && !c.n_functions) {
 			changed_release(&c);

@@ -234,13 +234,52 @@ static void test_labelled(void **state)
 	free(path);
 }
 
+/*
+ * A buggy patch that names one path twice (found by fuzz_evalset): the
+ * lines could belong to either copy, so none are kept for that path.
+ */
+static void test_twice(void **state)
+{
+	static const char fix[] = "diff --git a/drivers/bar.c b/drivers/bar.c\n"
+				  "--- a/drivers/bar.c\n"
+				  "+++ b/drivers/bar.c\n"
+				  "@@ -5,3 +5,3 @@\n"
+				  " {\n"
+				  "-\tfoo_table(x);\n"
+				  "+\tfoo_table(y);\n"
+				  " }\n";
+	static const char bug[] = "diff --git a/drivers/foo.c b/drivers/foo.c\n"
+				  "copy from drivers/old.c\n"
+				  "copy to drivers/foo.c\n"
+				  "diff --git a/drivers/bar.c b/drivers/foo.c\n"
+				  "--- a/drivers/bar.c\n"
+				  "+++ b/drivers/foo.c\n"
+				  "@@ -5,3 +5,3 @@\n"
+				  " {\n"
+				  "-\tfoo_table(w);\n"
+				  "+\tfoo_table(x);\n"
+				  " }\n";
+	struct rb_diff *fd, *bd;
+	struct rb_eval_pair p = { 0 };
+	bool touched;
+
+	(void)state;
+	assert_int_equal(rb_diff_parse(&fd, fix, strlen(fix)), 0);
+	assert_int_equal(rb_diff_parse(&bd, bug, strlen(bug)), 0);
+	assert_int_equal(rb_eval_locate(&p, fd, bd, &touched), 0);
+	assert_true(touched);
+	assert_int_equal(p.n_changed, 0);
+	rb_eval_pair_release(&p);
+	rb_diff_free(fd);
+	rb_diff_free(bd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixes),
-		cmocka_unit_test(test_build),
-		cmocka_unit_test(test_hit),
-		cmocka_unit_test(test_labelled),
+		cmocka_unit_test(test_fixes), cmocka_unit_test(test_build),
+		cmocka_unit_test(test_hit),   cmocka_unit_test(test_labelled),
+		cmocka_unit_test(test_twice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
