@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "bot/store/db.h"
 #include "bot/store/store.h"
 #include "bot/store/store_priv.h" /* white-box: the tables as stored */
 #include "bot/store/store_reports.h"
@@ -416,6 +417,74 @@ static void test_outbox_rates(void **state)
 	rb_store_close(st);
 }
 
+/* A row callback that runs the query it is called from, once. */
+struct nest {
+	struct rb_db *db;
+	int depth;
+	int64_t inner;
+};
+
+static int nest_row(const struct rb_dbrow *row, void *payload)
+{
+	struct nest *n = payload;
+	struct rb_dbv k = RB_DB_INT(row->v[0].i);
+
+	if (n->depth++)
+		return 0;
+	assert_int_equal(n->db->ops->query(n->db,
+					   "SELECT v FROM t WHERE v >= ?", &k,
+					   1, nest_row, n),
+			 0);
+	n->inner = n->depth;
+	return 0;
+}
+
+/*
+ * The SQLite driver keeps prepared statements by their text: a query run
+ * from its own row callback gets a statement of its own, more statements
+ * than the cache holds are each still right, bindings do not outlive a
+ * call, and a closed store leaves none behind (close would fail).
+ */
+static void test_stmt_cache(void **state)
+{
+	struct rb_db *db;
+	struct nest n = { 0 };
+	struct rb_dbv one = RB_DB_INT(1);
+	char sql[128];
+	int64_t v;
+	int i;
+
+	(void)state;
+	assert_int_equal(rb_db_sqlite_open(&db, ":memory:"), 0);
+	assert_int_equal(
+		db->ops->exec(db, "CREATE TABLE t (v INTEGER)", NULL, 0), 0);
+	for (i = 1; i <= 3; i++) {
+		struct rb_dbv p = RB_DB_INT(i);
+
+		assert_int_equal(db->ops->exec(db, "INSERT INTO t VALUES (?)",
+					       &p, 1),
+				 0);
+	}
+	n.db = db;
+	assert_int_equal(db->ops->query(db, "SELECT v FROM t WHERE v >= ?",
+					&one, 1, nest_row, &n),
+			 0);
+	/* The outer query went on over all three rows after the inner one. */
+	assert_int_equal(n.depth, 3 + 3);
+	assert_int_equal(n.inner, 4);
+	for (i = 0; i < 200; i++) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) + %d FROM t", i);
+		assert_int_equal(rb_db_query_int(db, &v, sql, NULL, 0), 0);
+		assert_int_equal(v, 3 + i);
+	}
+	/* Again, after eviction: the same text, the same answer. */
+	assert_int_equal(rb_db_query_int(db, &v, "SELECT count(*) + 7 FROM t",
+					 NULL, 0),
+			 0);
+	assert_int_equal(v, 10);
+	db->ops->close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +507,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_rates, setup,
 						teardown),
+		cmocka_unit_test(test_stmt_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
