@@ -365,11 +365,18 @@ int rb_db_sqlite_open(struct rb_db **out, const char *path)
 	 * (sources.c), whose statement journal SQLite otherwise spills to a
 	 * file in /var/tmp once it passes 64 KiB: one file created, written
 	 * and removed per batch of 256, on whatever disk /var/tmp is.
+	 *
+	 * cache_size=-16384 (16 MiB, SQLite's default is 2 MiB, 128 of
+	 * these pages): with the default, the ingest read back through
+	 * pread() the pages it had just written, 9% of the storing
+	 * thread's CPU; the IMAP pass went from 9,000 to 10,000 messages
+	 * a second. 64 MiB did no better.
 	 */
 	ret = sq_exec(&d->base,
 		      "PRAGMA page_size=16384; "
 		      "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; "
-		      "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
+		      "PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;"
+		      "PRAGMA cache_size=-16384;",
 		      NULL, 0);
 	if (ret) {
 		sq_close(&d->base);
