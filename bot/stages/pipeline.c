@@ -76,33 +76,6 @@ static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
 		    const char *origin);
 
 /*
- * The metadata of a message just stored, from the parse that found its
- * Message-ID: the parse stage then has nothing to do for it (a message
- * is parsed once on its way). A message stored under another key (no
- * usable Message-ID) is left to the parse stage. A kill between the two
- * writes leaves the message "new", which the parse stage takes.
- */
-static int store_meta(struct rb_pipeline *p, const struct rb_message *m,
-		      const char *origin)
-{
-	struct rb_buf refs = RB_BUF_INIT(1 << 20);
-	struct rb_msgmeta meta = { 0 };
-	int ret;
-
-	if (!m->message_id)
-		return 0;
-	meta_of(&meta, &refs, p, m, origin);
-	ret = rb_store_mark_parsed(p->st, m->message_id, &meta);
-	rb_buf_release(&refs);
-	if (ret)
-		return ret;
-	p->stats.parsed++;
-	p->assembled = false;
-	rb_fault_point("parse");
-	return 0;
-}
-
-/*
  * The checks and the parse of a raw message (NULL: over the size cap):
  * 0 and *@out, or -1 with why it was refused in @reason.
  */
@@ -156,19 +129,35 @@ void rb_pipeline_prepared_free(void *prepared)
 	rb_message_free(prepared);
 }
 
-/* Stores @m, parsed from @raw; the message is freed. */
+/*
+ * Stores @m, parsed from @raw, with its metadata from that parse: the
+ * parse stage then has nothing to do for it (a message is parsed once on
+ * its way). A message with no usable Message-ID is stored under a key of
+ * its bytes and left to the parse stage. The message is freed.
+ */
 static int ingest_parsed(struct rb_pipeline *p, struct rb_message *m,
 			 const char *raw, size_t len, const char *origin)
 {
-	int ret = rb_store_add_raw(p->st, m->message_id, raw, len, origin);
+	struct rb_buf refs = RB_BUF_INIT(1 << 20);
+	struct rb_msgmeta meta = { 0 };
+	int ret;
 
+	if (m->message_id)
+		meta_of(&meta, &refs, p, m, origin);
+	ret = rb_store_add_parsed(p->st, m->message_id, raw, len, origin,
+				  m->message_id ? &meta : NULL);
+	rb_buf_release(&refs);
 	if (ret == -RB_EEXISTS) {
 		p->stats.duplicates++;
 		ret = 0;
 	} else if (!ret) {
 		p->stats.stored++;
-		ret = store_meta(p, m, origin);
-		if (!ret && p->batching && ++p->batch % RB_BATCH == 0) {
+		if (m->message_id) {
+			p->stats.parsed++;
+			p->assembled = false;
+			rb_fault_point("parse");
+		}
+		if (p->batching && ++p->batch % RB_BATCH == 0) {
 			ret = rb_store_commit(p->st);
 			if (!ret)
 				ret = rb_store_begin(p->st);

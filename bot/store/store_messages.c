@@ -49,6 +49,37 @@ static int msgid_ok(const char *message_id, bool *ok, char *why, size_t n)
 int rb_store_add_raw(struct rb_store *st, const char *message_id,
 		     const char *raw, size_t len, const char *origin)
 {
+	return rb_store_add_parsed(st, message_id, raw, len, origin, NULL);
+}
+
+/* The INSERT of a parsed message: its bytes with what mark_parsed sets. */
+static int insert_parsed(struct rb_store *st, const char *message_id,
+			 const char *raw, size_t len, const char *origin,
+			 const struct rb_msgmeta *m)
+{
+	return EXEC(st,
+		    "INSERT INTO messages (message_id, raw, origin,"
+		    " received_at, state, kind, subject, from_addr, from_name,"
+		    " date, list_id, in_reply_to, refs, version, idx, total,"
+		    " change_id, reason, body_facts) VALUES (?, ?, ?, ?,"
+		    " 'parsed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		    " ON CONFLICT DO NOTHING",
+		    RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
+		    RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
+		    RB_DB_TEXT(m->kind), RB_DB_TEXT(m->msg.subject),
+		    RB_DB_TEXT(m->msg.from_addr), RB_DB_TEXT(m->msg.from_name),
+		    RB_DB_INT(m->msg.date), RB_DB_TEXT(m->list_id),
+		    RB_DB_TEXT(m->msg.in_reply_to), RB_DB_TEXT(m->references),
+		    RB_DB_INT(m->version), RB_DB_INT(m->idx),
+		    RB_DB_INT(m->total), RB_DB_TEXT(m->msg.change_id),
+		    RB_DB_TEXT(m->reason),
+		    m->body_unknown ? RB_DB_NULL : RB_DB_INT(m->msg.body));
+}
+
+int rb_store_add_parsed(struct rb_store *st, const char *message_id,
+			const char *raw, size_t len, const char *origin,
+			const struct rb_msgmeta *meta)
+{
 	char hex[RB_SHA256_HEX], key[96], why[256];
 	bool ok = true;
 	int ret;
@@ -83,11 +114,15 @@ int rb_store_add_raw(struct rb_store *st, const char *message_id,
 			 hex);
 		message_id = key;
 	}
-	ret = EXEC(st,
-		   "INSERT INTO messages (message_id, raw, origin, received_at)"
-		   " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-		   RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
-		   RB_DB_TEXT(origin), RB_DB_INT(rb_now()));
+	if (meta)
+		ret = insert_parsed(st, message_id, raw, len, origin, meta);
+	else
+		ret = EXEC(
+			st,
+			"INSERT INTO messages (message_id, raw, origin, received_at)"
+			" VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+			RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
+			RB_DB_TEXT(origin), RB_DB_INT(rb_now()));
 	if (ret)
 		return ret;
 	return rb_store_changes(st) ? 0 : -RB_EEXISTS;

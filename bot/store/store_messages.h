@@ -31,6 +31,17 @@ struct rb_store;
 int rb_store_add_raw(struct rb_store *st, const char *message_id,
 		     const char *raw, size_t len, const char *origin);
 
+struct rb_msgmeta;
+/*
+ * rb_store_add_raw() and rb_store_mark_parsed() in one write, for a
+ * message parsed on its way in: one INSERT, not an INSERT and then an
+ * UPDATE that copies the raw bytes again. A quarantined Message-ID is
+ * stored as rb_store_add_raw() would, @meta unused.
+ */
+int rb_store_add_parsed(struct rb_store *st, const char *message_id,
+			const char *raw, size_t len, const char *origin,
+			const struct rb_msgmeta *meta);
+
 /* Records a message that cannot be stored as mail (too big, unreadable). */
 int rb_store_add_bad(struct rb_store *st, const char *origin,
 		     const char *reason, const char *raw, size_t len);
