@@ -8,12 +8,12 @@
  * (RFC 3501 6.4.8: "n:*" always names the highest message, even when n is
  * above it), then fetches the messages with BODY.PEEK[] so that nothing is
  * marked \Seen, IMAP_BATCH (or IMAP_BATCH_BYTES announced) to one UID
- * FETCH of a set: one round trip per batch, not per message. The FETCH
- * of the next batch, and the parse of its messages (the source env's
- * prepare()), run on a thread while the batch before it is stored, so
- * the server, the parser and the store work at the same time, as mbsync
- * keeps several FETCHes in flight. Messages are
- * delivered in UID order and stored one transaction per batch (source.h
+ * FETCH of a set: one round trip per batch, not per message. The FETCHes
+ * of the next two batches, and the parse of their messages (the source
+ * env's prepare()), run on threads while the batch before them is stored,
+ * so the server, the parser and the store work at the same time, as
+ * mbsync keeps several FETCHes in flight. Messages are delivered in UID
+ * order and stored one transaction per batch (source.h
  * begin/commit) with the last UID: a store commit costs an fsync (about
  * 10 ms here), and a crash loses the batch and its mark together, fetched
  * again next time. Without begin/commit each deliver is durable and the
@@ -617,16 +617,32 @@ static int overran(struct mbox_pass *p, const struct msg_ref *pick,
 }
 
 /*
- * One batch: where it lies in the listing, the messages fetched, and what
- * the FETCH gave. Its FETCH runs on a thread of its own while the batch
- * before it is stored (the head of this file): libetpan's
- * mailimap_uid_fetch() sends, waits and parses a whole response before
- * it returns. Only that thread touches the session until it is joined;
- * only the caller touches the store.
+ * Batches in flight: the one being stored and IMAP_AHEAD after it. Each
+ * runs on a thread of its own: its FETCH, then the parse of its messages.
+ * libetpan's mailimap_uid_fetch() sends, waits and parses a whole
+ * response before it returns, so the server would sit idle while we
+ * parse; with two batches ahead, the FETCH of one runs while the batch
+ * before it is parsed and the one before that is stored.
+ *
+ * The FETCHes take turns on the session in batch order (struct
+ * imap_turns): only the thread whose turn it is touches the session, and
+ * after a FETCH that failed no later one is sent (the session may be
+ * gone). Only the caller touches the store.
  */
+#define IMAP_AHEAD 2
+
+struct imap_turns {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned next; /* the batch whose FETCH may go now */
+	bool failed; /* a FETCH failed: send no more */
+};
+
 struct imap_batch {
 	struct imap_source *s;
 	const struct rb_source_env *env;
+	struct imap_turns *turns;
+	unsigned seq;
 	size_t k, end; /* v[k..end) */
 	struct msg_ref pick[IMAP_BATCH];
 	size_t fetch_n;
@@ -660,13 +676,38 @@ static void batch_index(struct imap_batch *b)
 	}
 }
 
+/* The FETCH of @b on its turn; then the next batch's turn. */
+static void batch_fetch_turn(struct imap_batch *b)
+{
+	struct imap_turns *t = b->turns;
+	bool failed;
+
+	pthread_mutex_lock(&t->mu);
+	while (t->next != b->seq)
+		pthread_cond_wait(&t->cv, &t->mu);
+	failed = t->failed;
+	pthread_mutex_unlock(&t->mu);
+	if (failed)
+		b->ret = rb_err(RB_EAGAIN,
+				"imap %s: not fetched after a "
+				"FETCH that failed",
+				b->s->net.url.host);
+	else if (b->fetch_n)
+		b->ret =
+			fetch_set(b->s, b->pick, b->fetch_n, &b->res, &b->over);
+	pthread_mutex_lock(&t->mu);
+	if (b->ret)
+		t->failed = true;
+	t->next++;
+	pthread_cond_broadcast(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+}
+
 static void *batch_fetch(void *arg)
 {
 	struct imap_batch *b = arg;
 
-	b->ret = b->fetch_n ? fetch_set(b->s, b->pick, b->fetch_n, &b->res,
-					&b->over) :
-			      0;
+	batch_fetch_turn(b);
 	if (b->ret)
 		snprintf(b->why, sizeof(b->why), "%s", rb_errmsg());
 	else if (b->res)
@@ -732,15 +773,21 @@ static int deliver_batch(struct mbox_pass *p, const struct msg_ref *v,
 	return ret;
 }
 
-/* Starts the FETCH of the batch from v[@k] on a thread (here when no
- * thread can be made). */
+/*
+ * Starts the FETCH of the batch from v[@k], number @seq, on a thread
+ * (here when no thread can be made: the batches before it are then all
+ * fetched, since it waits for its turn).
+ */
 static void batch_start(struct imap_batch *b, struct imap_source *s,
 			const struct rb_source_env *env,
 			const struct imap_mbox *mb, const struct msg_ref *v,
-			size_t n, size_t k)
+			size_t n, size_t k, struct imap_turns *turns,
+			unsigned seq)
 {
 	b->s = s;
 	b->env = env;
+	b->turns = turns;
+	b->seq = seq;
 	b->k = k;
 	b->res = NULL;
 	b->over = false;
@@ -761,15 +808,45 @@ static void batch_wait(struct imap_batch *b)
 	b->started = false;
 }
 
+/* Stores the fetched batch @cur; an error of its FETCH is returned. */
+static int store_batch(struct mbox_pass *p, const struct msg_ref *v,
+		       struct imap_batch *cur)
+{
+	int ret;
+
+	if (cur->over) {
+		/* fetch_set()'s reason, recorded on this thread. */
+		rb_err(-cur->ret, "%s", cur->why);
+		ret = rb_src_batch_begin(&p->b);
+		if (!ret)
+			ret = overran(p, cur->pick, cur->fetch_n,
+				      v[cur->k].uid);
+		return ret ? ret : -RB_EAGAIN;
+	}
+	if (cur->ret)
+		/* Recorded again: it may come from the thread. */
+		return rb_err(-cur->ret, "%s", cur->why);
+	ret = rb_src_batch_begin(&p->b);
+	if (!ret)
+		ret = deliver_batch(p, v, cur);
+	/* One transaction (one fsync) per FETCH. */
+	if (!ret)
+		ret = rb_src_batch_commit(&p->b);
+	return ret;
+}
+
 static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 			size_t i)
 {
 	struct mbox_pass p = { .s = s, .mb = &s->mb[i] };
-	struct imap_batch bt[2], *cur = &bt[0], *nxt = &bt[1], *t;
+	struct imap_turns turns = { .mu = PTHREAD_MUTEX_INITIALIZER,
+				    .cv = PTHREAD_COND_INITIALIZER };
+	struct imap_batch bt[IMAP_AHEAD + 1];
 	struct msg_ref *v = NULL;
+	unsigned started = 0, done = 0;
+	size_t k = 0, n = 0;
 	int64_t last = 0;
 	struct timespec t0;
-	size_t n = 0;
 	int ret;
 
 	ret = open_mailbox(s, env, i, &p.cur, &last);
@@ -785,45 +862,29 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 				     .mark = last,
 				     .saved = last };
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (n) {
-		batch_start(cur, s, env, p.mb, v, n, 0);
+	while (done < started || k < n) {
+		struct imap_batch *cur;
+
+		/* Keep the batch in hand and IMAP_AHEAD after it going. */
+		while (!ret && k < n && started - done <= IMAP_AHEAD) {
+			struct imap_batch *b = &bt[started % (IMAP_AHEAD + 1)];
+
+			batch_start(b, s, env, p.mb, v, n, k, &turns, started);
+			k = b->end;
+			started++;
+		}
+		if (done == started)
+			break;
+		cur = &bt[done++ % (IMAP_AHEAD + 1)];
 		batch_wait(cur);
-	}
-	while (n && !ret) {
-		if (cur->over) {
-			/* fetch_set()'s reason, recorded on this thread. */
-			rb_err(-cur->ret, "%s", cur->why);
-			ret = rb_src_batch_begin(&p.b);
-			if (!ret)
-				ret = overran(&p, cur->pick, cur->fetch_n,
-					      v[cur->k].uid);
-			break;
-		}
-		if (cur->ret) {
-			/* Recorded again: it may come from the thread. */
-			ret = rb_err(-cur->ret, "%s", cur->why);
-			break;
-		}
-		if (cur->end < n)
-			batch_start(nxt, s, env, p.mb, v, n, cur->end);
-		ret = rb_src_batch_begin(&p.b);
 		if (!ret)
-			ret = deliver_batch(&p, v, cur);
+			ret = store_batch(&p, v, cur);
+		/* After an error, the batches in flight are joined and
+		 * dropped. */
 		batch_free(cur);
-		/* One transaction (one fsync) per FETCH. */
-		if (!ret)
-			ret = rb_src_batch_commit(&p.b);
-		if (cur->end >= n)
-			break;
-		batch_wait(nxt);
-		if (ret) {
-			batch_free(nxt);
-			break;
-		}
-		t = cur;
-		cur = nxt;
-		nxt = t;
 	}
+	pthread_cond_destroy(&turns.cv);
+	pthread_mutex_destroy(&turns.mu);
 	ret = rb_src_batch_end(&p.b, ret);
 	free(v);
 	if (p.b.saved > last)
