@@ -257,8 +257,15 @@ static const struct hdr *find_hdr(const struct ctx *c, const char *name)
 	return NULL;
 }
 
-/* The value with line breaks removed (RFC 5322 2.2.3) and edges trimmed. */
-static int unfold(struct rb_buf *b, const char *v, size_t n)
+/*
+ * The value with line breaks removed (RFC 5322 2.2.3) and edges trimmed.
+ * With @tab_fws, a tab that starts a continuation line becomes a space:
+ * in an address list it is folding white space either way (a quoted
+ * string's FWS is one space to mailimf too), and the fast address parser
+ * takes spaces only. A tenth of linux-api's To and Cc fields are folded
+ * with tabs, and went to mailimf for that alone.
+ */
+static int unfold_ws(struct rb_buf *b, const char *v, size_t n, bool tab_fws)
 {
 	size_t i, start;
 	int ret;
@@ -273,12 +280,25 @@ static int unfold(struct rb_buf *b, const char *v, size_t n)
 			if (ret)
 				return ret;
 			start = i + 1;
+			if (tab_fws && v[i] == '\n' && i + 1 < n &&
+			    v[i + 1] == '\t') {
+				ret = rb_buf_add(b, " ", 1);
+				if (ret)
+					return ret;
+				start = i + 2;
+				i++;
+			}
 		}
 	}
 	ret = rb_buf_add(b, v + start, n - start);
 	while (!ret && b->len && isspace((unsigned char)b->ptr[b->len - 1]))
 		rb_buf_truncate(b, b->len - 1);
 	return ret;
+}
+
+static int unfold(struct rb_buf *b, const char *v, size_t n)
+{
+	return unfold_ws(b, v, n, false);
 }
 
 /* Decoded (RFC 2047), trimmed copy of an unstructured field, or NULL. */
@@ -443,21 +463,46 @@ static bool scrub_ctrl(struct rb_buf *b)
 	return any;
 }
 
+/*
+ * Is @name (@n bytes) already what set_addr() would make of it: printable
+ * ASCII, no encoded word, no quote, single spaces and none at the edges?
+ * Most names on the lists are, and need no copy through a buffer.
+ */
+static bool plain_name(const char *name, size_t n)
+{
+	size_t i;
+
+	if (!n || name[0] == ' ' || name[n - 1] == ' ')
+		return false;
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)name[i];
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '"' ||
+		    (ch == ' ' && name[i - 1] == ' ') ||
+		    (ch == '=' && i + 1 < n && name[i + 1] == '?'))
+			return false;
+	}
+	return true;
+}
+
 static int set_addr(struct ctx *c, struct rb_addr *a, const char *name,
-		    const char *addr)
+		    size_t nlen, const char *addr, size_t alen)
 {
 	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	int ret = 0;
 
 	a->name = NULL;
-	a->addr = strdup(addr ? addr : "");
+	a->addr = addr ? strndup(addr, alen) : strdup("");
 	if (!a->addr)
 		return rb_err(RB_ENOMEM, "out of memory");
-	if (name && *name) {
+	if (name && nlen && plain_name(name, nlen)) {
+		a->name = strndup(name, nlen);
+		return a->name ? 0 : rb_err(RB_ENOMEM, "out of memory");
+	}
+	if (name && nlen) {
 		size_t i, w;
 
-		ret = rb_msg_decode_words(&b, name, strlen(name),
-					  &c->charset_bad);
+		ret = rb_msg_decode_words(&b, name, nlen, &c->charset_bad);
 		if (!ret && scrub_ctrl(&b))
 			c->name_ctrl = true;
 		/*
@@ -486,23 +531,37 @@ static int set_addr(struct ctx *c, struct rb_addr *a, const char *name,
 	return ret;
 }
 
-static int push_addr(struct ctx *c, struct rb_addr_list *l, const char *name,
-		     const char *addr)
+/*
+ * Appends (@name, @nlen bytes; @addr, @alen bytes) to @l. The array
+ * doubles from 4 (its size is the power of two at or above l->n: every
+ * list here starts empty): Cc lists of dozens were one realloc() each.
+ */
+static int push_addr_n(struct ctx *c, struct rb_addr_list *l, const char *name,
+		       size_t nlen, const char *addr, size_t alen)
 {
 	struct rb_addr *v;
 
 	if (l->n >= MAX_HEADERS)
 		return 0;
-	v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	if (!v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	l->v = v;
-	if (set_addr(c, &l->v[l->n], name, addr)) {
+	if (!l->n || (l->n >= 4 && !(l->n & (l->n - 1)))) {
+		v = realloc(l->v, (l->n ? l->n * 2 : 4) * sizeof(*v));
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		l->v = v;
+	}
+	if (set_addr(c, &l->v[l->n], name, nlen, addr, alen)) {
 		free(l->v[l->n].addr);
 		return -RB_ENOMEM;
 	}
 	l->n++;
 	return 0;
+}
+
+static int push_addr(struct ctx *c, struct rb_addr_list *l, const char *name,
+		     const char *addr)
+{
+	return push_addr_n(c, l, name, name ? strlen(name) : 0, addr,
+			   addr ? strlen(addr) : 0);
 }
 
 /*
@@ -603,8 +662,6 @@ static bool fast_addr_ok(const char *v, size_t n)
 static int fast_addrs(struct ctx *c, struct rb_addr_list *l, const char *v,
 		      size_t n, bool *done)
 {
-	struct rb_buf name = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	struct rb_buf addr = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	size_t i = 0, s, e, k;
 	int ret = 0;
 
@@ -634,8 +691,6 @@ static int fast_addrs(struct ctx *c, struct rb_addr_list *l, const char *v,
 				k--;
 			if (s == k)
 				continue;
-			rb_buf_reset(&name);
-			rb_buf_reset(&addr);
 			if (lt) {
 				const char *ns = v + s, *ne = lt;
 
@@ -656,32 +711,23 @@ static int fast_addrs(struct ctx *c, struct rb_addr_list *l, const char *v,
 				}
 				if (gt - lt < 2)
 					goto slow;
-				if (pass) {
-					ret = rb_buf_add(&name, ns,
-							 (size_t)(ne - ns));
-					if (!ret)
-						ret = rb_buf_add(
-							&addr, lt + 1,
-							(size_t)(gt - lt - 1));
-				}
+				if (pass)
+					ret = push_addr_n(
+						c, l, ns, (size_t)(ne - ns),
+						lt + 1, (size_t)(gt - lt - 1));
 			} else {
 				if (memchr(v + s, ' ', k - s) ||
 				    memchr(v + s, '"', k - s) ||
 				    !memchr(v + s, '@', k - s))
 					goto slow;
 				if (pass)
-					ret = rb_buf_add(&addr, v + s, k - s);
+					ret = push_addr_n(c, l, NULL, 0, v + s,
+							  k - s);
 			}
-			if (pass && !ret)
-				ret = push_addr(c, l,
-						name.len ? name.ptr : NULL,
-						addr.ptr);
 		}
 	}
 	*done = true;
 slow:
-	rb_buf_release(&name);
-	rb_buf_release(&addr);
 	return ret;
 }
 
@@ -751,7 +797,7 @@ static int parse_addr_fields(struct ctx *c, struct rb_addr_list *l,
 	for (i = 0; i < c->nh && !ret; i++) {
 		if (c->h[i].nlen != k || strncasecmp(c->h[i].name, name, k))
 			continue;
-		ret = unfold(&b, c->h[i].val, c->h[i].vlen);
+		ret = unfold_ws(&b, c->h[i].val, c->h[i].vlen, true);
 		if (!ret && b.len)
 			ret = parse_addrs(c, l, b.ptr, b.len, false);
 	}

@@ -498,6 +498,45 @@ static void test_name_ctrl(void **state)
 	rb_message_free(m);
 }
 
+/*
+ * Address lists folded with tabs, and many of them: the same names and
+ * addresses as with spaces (the fast parser takes those, mailimf took
+ * the tabs), the array grown past its doublings, a name with a tab of
+ * its own left to mailimf.
+ */
+static void test_addr_folds(void **state)
+{
+	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_message *m = NULL;
+	char a[64];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(
+		rb_buf_printf(&b, "From: Ada Lovelace <ada@example.org>\n"
+				  "To: \"Last,\n\tFirst\" <lf@example.org>,\n"
+				  "\tGrace  Hopper <g@example.org>\n"
+				  "Cc: Tab\tName <tn@example.org>"),
+		0);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(
+			rb_buf_printf(&b, ",\n\tP%zu <p%zu@x.org>", i, i), 0);
+	assert_int_equal(rb_buf_printf(&b, "\nSubject: x\n\nbody\n"), 0);
+	assert_int_equal(parse_str(&m, b.ptr), 0);
+	assert_int_equal(m->to.n, 2);
+	assert_string_equal(m->to.v[0].name, "Last, First");
+	assert_string_equal(m->to.v[0].addr, "lf@example.org");
+	assert_string_equal(m->to.v[1].name, "Grace Hopper");
+	assert_int_equal(m->cc.n, 41);
+	assert_string_equal(m->cc.v[0].name, "Tab Name");
+	for (i = 0; i < 40; i++) {
+		snprintf(a, sizeof(a), "p%zu@x.org", i);
+		assert_string_equal(m->cc.v[i + 1].addr, a);
+	}
+	rb_message_free(m);
+	rb_buf_release(&b);
+}
+
 /* Issue 17: a Date: in the future becomes the time received. */
 static void test_future_date(void **state)
 {
@@ -878,6 +917,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_once_fields),
 		cmocka_unit_test(test_name_ctrl),
+		cmocka_unit_test(test_addr_folds),
 		cmocka_unit_test(test_future_date),
 		cmocka_unit_test(test_msgid_forms),
 		cmocka_unit_test(test_corpus),
