@@ -239,66 +239,71 @@ static const char *diff_path(const char *s, const char *end)
 	return s;
 }
 
-/* b4 DIFF_RE: ^(---.*\n\+\+\+|GIT binary patch|diff --git \w/\S+ \w/\S+) */
-static bool has_diff(const char *t)
+/* b4 DIFF_RE: ^(---.*\n\+\+\+|GIT binary patch|diff --git \w/\S+ \w/\S+),
+ * for the line [@l, @end) ended by @e (NULL: the text's last line). */
+static bool line_diff(const char *l, const char *end, const char *e)
 {
-	const char *l = t;
+	if (end - l >= 3 && !memcmp(l, "---", 3) && e &&
+	    !strncmp(e + 1, "+++", 3))
+		return true;
+	if (ci_prefix(l, end, "GIT binary patch"))
+		return true;
+	if (ci_prefix(l, end, "diff --git ")) {
+		const char *p = diff_path(l + 11, end);
 
-	while (l && *l) {
-		const char *e = strchr(l, '\n');
-		const char *end = e ? e : l + strlen(l);
-
-		if (end - l >= 3 && !memcmp(l, "---", 3) && e &&
-		    !strncmp(e + 1, "+++", 3))
+		if (p && p < end && *p == ' ' && diff_path(p + 1, end))
 			return true;
-		if (ci_prefix(l, end, "GIT binary patch"))
-			return true;
-		if (ci_prefix(l, end, "diff --git ")) {
-			const char *p = diff_path(l + 11, end);
-
-			if (p && p < end && *p == ' ' && diff_path(p + 1, end))
-				return true;
-		}
-		l = e ? e + 1 : NULL;
 	}
 	return false;
 }
 
 /* b4 DIFFSTAT_RE: ^\s*\d+ file.*\d+ (insertion|deletion), case-blind. */
-static bool has_diffstat(const char *t)
+static bool line_diffstat(const char *l, const char *end)
+{
+	const char *p = l;
+
+	while (p < end && is_space((unsigned char)*p))
+		p++;
+	if (p >= end || !isdigit((unsigned char)*p))
+		return false;
+	while (p < end && isdigit((unsigned char)*p))
+		p++;
+	if (!ci_prefix(p, end, " file"))
+		return false;
+	for (p += 5; p < end; p++) {
+		const char *q = p;
+
+		if (!isdigit((unsigned char)*q) ||
+		    (p > l && isdigit((unsigned char)p[-1])))
+			continue;
+		while (q < end && isdigit((unsigned char)*q))
+			q++;
+		if (ci_prefix(q, end, " insertion") ||
+		    ci_prefix(q, end, " deletion"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Does @t hold a diff (*@diff) and a diffstat (*@stat)? One walk over
+ * its lines for both, which stops once both are known; a fact already
+ * true is not looked for.
+ */
+static void diff_facts(const char *t, bool *diff, bool *stat)
 {
 	const char *l = t;
 
-	while (l && *l) {
+	while (l && *l && !(*diff && *stat)) {
 		const char *e = strchr(l, '\n');
 		const char *end = e ? e : l + strlen(l);
-		const char *p = l;
 
-		while (p < end && is_space((unsigned char)*p))
-			p++;
-		if (p < end && isdigit((unsigned char)*p)) {
-			while (p < end && isdigit((unsigned char)*p))
-				p++;
-			if (ci_prefix(p, end, " file")) {
-				for (p += 5; p < end; p++) {
-					const char *q = p;
-
-					if (!isdigit((unsigned char)*q) ||
-					    (p > l &&
-					     isdigit((unsigned char)p[-1])))
-						continue;
-					while (q < end &&
-					       isdigit((unsigned char)*q))
-						q++;
-					if (ci_prefix(q, end, " insertion") ||
-					    ci_prefix(q, end, " deletion"))
-						return true;
-				}
-			}
-		}
+		if (!*diff && line_diff(l, end, e))
+			*diff = true;
+		if (!*stat && line_diffstat(l, end))
+			*stat = true;
 		l = e ? e + 1 : NULL;
 	}
-	return false;
 }
 
 /* b4's \S+@\S+\.\S+ inside [s, end). */
@@ -732,6 +737,7 @@ static int ent_strings(struct ent *e, const struct rb_series_msg *m,
 void rb_series_msg_of(struct rb_series_msg *out, const struct rb_message *m)
 {
 	uint32_t t = scan_trailers(m->body);
+	bool diff = false, stat = false, yes = true;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -747,9 +753,14 @@ void rb_series_msg_of(struct rb_series_msg *out, const struct rb_message *m)
 		if (m->trailers[i].key &&
 		    !strcasecmp(m->trailers[i].key, "change-id"))
 			out->change_id = m->trailers[i].value;
-	if (has_diff(m->body) || (m->patch && has_diff(m->patch)))
+	diff_facts(m->body, &diff, &stat);
+	if (!diff && m->patch)
+		diff_facts(m->patch, &diff, &yes);
+	if (!stat && m->diffstat)
+		diff_facts(m->diffstat, &yes, &stat);
+	if (diff)
 		out->body |= RB_SERIES_BODY_DIFF;
-	if (has_diffstat(m->body) || (m->diffstat && has_diffstat(m->diffstat)))
+	if (stat)
 		out->body |= RB_SERIES_BODY_DIFFSTAT;
 	if (t & F_TRAILERS)
 		out->body |= RB_SERIES_BODY_TRAILERS;
