@@ -52,28 +52,47 @@ int rb_store_add_raw(struct rb_store *st, const char *message_id,
 	return rb_store_add_parsed(st, message_id, raw, len, origin, NULL);
 }
 
+/* The columns a parse sets, in this order, as parameters at @v. */
+#define META_COLS                                                          \
+	"kind, subject, from_addr, from_name, date, list_id, in_reply_to," \
+	" refs, version, idx, total, change_id, reason, body_facts"
+#define META_N 14
+
+static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
+{
+	v[0] = RB_DB_TEXT(m->kind);
+	v[1] = RB_DB_TEXT(m->msg.subject);
+	v[2] = RB_DB_TEXT(m->msg.from_addr);
+	v[3] = RB_DB_TEXT(m->msg.from_name);
+	v[4] = RB_DB_INT(m->msg.date);
+	v[5] = RB_DB_TEXT(m->list_id);
+	v[6] = RB_DB_TEXT(m->msg.in_reply_to);
+	v[7] = RB_DB_TEXT(m->references);
+	v[8] = RB_DB_INT(m->version);
+	v[9] = RB_DB_INT(m->idx);
+	v[10] = RB_DB_INT(m->total);
+	v[11] = RB_DB_TEXT(m->msg.change_id);
+	v[12] = RB_DB_TEXT(m->reason);
+	v[13] = m->body_unknown ? RB_DB_NULL : RB_DB_INT(m->msg.body);
+}
+
 /* The INSERT of a parsed message: its bytes with what mark_parsed sets. */
 static int insert_parsed(struct rb_store *st, const char *message_id,
 			 const char *raw, size_t len, const char *origin,
 			 const struct rb_msgmeta *m)
 {
-	return EXEC(st,
-		    "INSERT INTO messages (message_id, raw, origin,"
-		    " received_at, state, kind, subject, from_addr, from_name,"
-		    " date, list_id, in_reply_to, refs, version, idx, total,"
-		    " change_id, reason, body_facts) VALUES (?, ?, ?, ?,"
-		    " 'parsed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		    " ON CONFLICT DO NOTHING",
-		    RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
-		    RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
-		    RB_DB_TEXT(m->kind), RB_DB_TEXT(m->msg.subject),
-		    RB_DB_TEXT(m->msg.from_addr), RB_DB_TEXT(m->msg.from_name),
-		    RB_DB_INT(m->msg.date), RB_DB_TEXT(m->list_id),
-		    RB_DB_TEXT(m->msg.in_reply_to), RB_DB_TEXT(m->references),
-		    RB_DB_INT(m->version), RB_DB_INT(m->idx),
-		    RB_DB_INT(m->total), RB_DB_TEXT(m->msg.change_id),
-		    RB_DB_TEXT(m->reason),
-		    m->body_unknown ? RB_DB_NULL : RB_DB_INT(m->msg.body));
+	struct rb_dbv v[4 + META_N] = { RB_DB_TEXT(message_id),
+					RB_DB_BLOB(raw, len),
+					RB_DB_TEXT(origin),
+					RB_DB_INT(rb_now()) };
+
+	meta_params(v + 4, m);
+	return st->db->ops->exec(
+		st->db,
+		"INSERT INTO messages (message_id, raw, origin, received_at,"
+		" state, " META_COLS ") VALUES (?, ?, ?, ?, 'parsed', ?, ?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+		v, 4 + META_N);
 }
 
 int rb_store_add_parsed(struct rb_store *st, const char *message_id,
@@ -249,21 +268,15 @@ int rb_store_get_raw(struct rb_store *st, const char *message_id,
 int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 			 const struct rb_msgmeta *m)
 {
-	return EXEC(st,
-		    "UPDATE messages SET state = 'parsed', kind = ?,"
-		    " subject = ?, from_addr = ?, from_name = ?, date = ?,"
-		    " list_id = ?, in_reply_to = ?, refs = ?, version = ?,"
-		    " idx = ?, total = ?, change_id = ?, reason = ?,"
-		    " body_facts = ? WHERE message_id = ?",
-		    RB_DB_TEXT(m->kind), RB_DB_TEXT(m->msg.subject),
-		    RB_DB_TEXT(m->msg.from_addr), RB_DB_TEXT(m->msg.from_name),
-		    RB_DB_INT(m->msg.date), RB_DB_TEXT(m->list_id),
-		    RB_DB_TEXT(m->msg.in_reply_to), RB_DB_TEXT(m->references),
-		    RB_DB_INT(m->version), RB_DB_INT(m->idx),
-		    RB_DB_INT(m->total), RB_DB_TEXT(m->msg.change_id),
-		    RB_DB_TEXT(m->reason),
-		    m->body_unknown ? RB_DB_NULL : RB_DB_INT(m->msg.body),
-		    RB_DB_TEXT(message_id));
+	struct rb_dbv v[META_N + 1];
+
+	meta_params(v, m);
+	v[META_N] = RB_DB_TEXT(message_id);
+	return st->db->ops->exec(
+		st->db,
+		"UPDATE messages SET state = 'parsed', (" META_COLS ") = (?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE message_id = ?",
+		v, META_N + 1);
 }
 
 int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
