@@ -53,6 +53,7 @@ struct ctx {
 	bool flowed;
 	bool charset_bad;
 	bool name_ctrl; /* a display name held control characters */
+	bool no_recipients; /* rb_parse_opts */
 };
 
 int rb_msg_problem(struct rb_message *m, unsigned int bit, const char *fmt, ...)
@@ -1473,11 +1474,13 @@ static int parse_headers(struct ctx *c)
 		}
 	}
 	free(from.v);
-	ret = parse_addr_fields(c, &m->to, "To");
-	if (!ret)
-		ret = parse_addr_fields(c, &m->cc, "Cc");
-	if (ret)
-		goto out;
+	if (!c->no_recipients) {
+		ret = parse_addr_fields(c, &m->to, "To");
+		if (!ret)
+			ret = parse_addr_fields(c, &m->cc, "Cc");
+		if (ret)
+			goto out;
+	}
 	h = find_hdr(c, "Date");
 	if (h) {
 		ret = unfold(&b, h->val, h->vlen);
@@ -1590,6 +1593,7 @@ int rb_message_parse(struct rb_message **out, const char *raw, size_t len,
 	c.m = calloc(1, sizeof(*c.m));
 	if (!c.m)
 		return rb_err(RB_ENOMEM, "out of memory");
+	c.no_recipients = opts && opts->no_recipients;
 	rb_buf_init(&c.body, max * 4 + 64);
 	c.buf = raw;
 	c.len = len;

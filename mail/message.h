@@ -95,6 +95,13 @@ struct rb_parse_opts {
 	 * same stored message is parsed, so that its date does not change.
 	 */
 	int64_t received_at;
+	/*
+	 * To and Cc are not read (m->to and m->cc stay empty, and their
+	 * names raise no problem): the ingest keeps only what assembly
+	 * needs, and a review parses the mail again, whole. Long Cc lists
+	 * were a fifth of the ingest's parse.
+	 */
+	bool no_recipients;
 };
 #define RB_PARSE_OPTS_INIT \
 	{                  \

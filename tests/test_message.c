@@ -534,6 +534,18 @@ static void test_addr_folds(void **state)
 		assert_string_equal(m->cc.v[i + 1].addr, a);
 	}
 	rb_message_free(m);
+	/* For the metadata alone: no To or Cc, the rest as before. */
+	{
+		struct rb_parse_opts o = RB_PARSE_OPTS_INIT;
+
+		o.no_recipients = true;
+		assert_int_equal(rb_message_parse(&m, b.ptr, b.len, &o), 0);
+		assert_int_equal(m->to.n, 0);
+		assert_int_equal(m->cc.n, 0);
+		assert_string_equal(m->from.addr, "ada@example.org");
+		assert_string_equal(m->subject_raw, "x");
+		rb_message_free(m);
+	}
 	rb_buf_release(&b);
 }
 

@@ -104,6 +104,7 @@ static int parse_raw(const struct rb_pipeline *p, const char *raw, size_t len,
 	}
 	opts.max_size = rb_pipeline_max_size(p);
 	opts.received_at = rb_now();
+	opts.no_recipients = true; /* the metadata needs none */
 	if (rb_message_parse(out, raw, len, &opts)) {
 		rb_buf_printf(reason, "%s: %s; recorded and skipped", origin,
 			      rb_errmsg());
@@ -293,6 +294,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 
 	opts.max_size = rb_pipeline_max_size(p);
 	opts.received_at = row->received_at;
+	opts.no_recipients = true;
 	if (rb_message_parse(&m, row->raw, row->len, &opts)) {
 		struct rb_buf why = RB_BUF_INIT(4096);
 
