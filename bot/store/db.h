@@ -79,6 +79,12 @@ struct rb_db_ops {
 	 */
 	bool shared;
 	/*
+	 * A value the engine will not take fails its statement with
+	 * -RB_EINVAL and aborts the whole transaction (PostgreSQL: a NUL
+	 * byte, an invalid sequence). SQLite takes every value.
+	 */
+	bool refuses_values;
+	/*
 	 * Takes the session-level lock @key without waiting: *got is true
 	 * when this connection holds it now. It goes with the connection,
 	 * so a process that dies gives it up. SQLite: always held, since one

@@ -267,6 +267,7 @@ static const struct rb_db_ops pg_ops = {
 	.autoid = "BIGSERIAL PRIMARY KEY",
 	.blob = "BYTEA",
 	.shared = true,
+	.refuses_values = true,
 	.try_lock = pg_try_lock,
 	.lock_held = pg_lock_held,
 };

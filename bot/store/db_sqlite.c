@@ -288,6 +288,7 @@ static const struct rb_db_ops sqlite_ops = {
 	.autoid = "INTEGER PRIMARY KEY AUTOINCREMENT",
 	.blob = "BLOB",
 	.shared = false,
+	.refuses_values = false,
 	.try_lock = sq_lock,
 	.lock_held = sq_lock,
 };

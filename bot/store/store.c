@@ -197,20 +197,33 @@ void rb_store_rollback(struct rb_store *st)
  * A savepoint inside a batch: PostgreSQL aborts the whole transaction on
  * a refused value, so a batch of messages puts each one in its own
  * savepoint and can take back just that one (SQLite and PostgreSQL both
- * speak SAVEPOINT, RELEASE and ROLLBACK TO).
+ * speak SAVEPOINT, RELEASE and ROLLBACK TO). An engine that takes every
+ * value (SQLite) never needs to take an item back, and there a savepoint
+ * per message only cost a copy of each page the message touched (6% of
+ * an IMAP pass over the linux-api corpus): none is made, and
+ * rb_store_rollback_to() fails, since nothing can ask for it.
  */
 int rb_store_savepoint(struct rb_store *st)
 {
+	if (!st->db->ops->refuses_values)
+		return 0;
 	return st->db->ops->exec(st->db, "SAVEPOINT rb_item", NULL, 0);
 }
 
 int rb_store_release(struct rb_store *st)
 {
+	if (!st->db->ops->refuses_values)
+		return 0;
 	return st->db->ops->exec(st->db, "RELEASE SAVEPOINT rb_item", NULL, 0);
 }
 
 int rb_store_rollback_to(struct rb_store *st)
 {
+	if (!st->db->ops->refuses_values)
+		return rb_err(RB_ESTORE,
+			      "%s takes every value: no item to take "
+			      "back",
+			      st->db->ops->name);
 	return st->db->ops->exec(st->db,
 				 "ROLLBACK TO SAVEPOINT rb_item;"
 				 " RELEASE SAVEPOINT rb_item",

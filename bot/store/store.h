@@ -65,7 +65,9 @@ int rb_store_begin(struct rb_store *st);
 int rb_store_commit(struct rb_store *st);
 void rb_store_rollback(struct rb_store *st);
 /* One item of an open batch that can be taken back alone: savepoint, then
- * release (kept) or rollback_to (undone, the batch goes on). */
+ * release (kept) or rollback_to (undone, the batch goes on). Only on an
+ * engine that refuses values (db.h); elsewhere the first two do nothing
+ * and rollback_to fails. */
 int rb_store_savepoint(struct rb_store *st);
 int rb_store_release(struct rb_store *st);
 int rb_store_rollback_to(struct rb_store *st);
