@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+# imap_cut.py PORTFILE - a hostile IMAP server on 127.0.0.1 for
+# t_sec_imap_cut_literal.sh: it lists one message, then answers the body
+# FETCH with a literal it announces at 5,000 bytes, sends 100 of them and
+# closes the connection. It serves connections until killed, and writes
+# the port it listens on to PORTFILE.
+import socket, sys
+
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", 0))
+srv.listen(4)
+with open(sys.argv[1], "w") as f:
+    f.write(str(srv.getsockname()[1]))
+MSG = b"From: a@example.org\r\nSubject: x\r\nMessage-ID: <cut@x>\r\n\r\n" + b"y" * 4000
+
+
+def serve(c):
+    f = c.makefile("rb")
+    c.sendall(b"* OK [CAPABILITY IMAP4rev1] hostile\r\n")
+    while True:
+        line = f.readline()
+        if not line:
+            return
+        parts = line.rstrip(b"\r\n").split(b" ")
+        tag, cmd = parts[0], b" ".join(parts[1:3]).upper()
+        if cmd.startswith(b"CAPABILITY"):
+            c.sendall(b"* CAPABILITY IMAP4rev1\r\n" + tag + b" OK done\r\n")
+        elif cmd.startswith(b"LOGIN"):
+            c.sendall(tag + b" OK logged in\r\n")
+        elif cmd.startswith(b"EXAMINE") or cmd.startswith(b"SELECT"):
+            c.sendall(b"* 1 EXISTS\r\n* OK [UIDVALIDITY 7] v\r\n"
+                      b"* OK [UIDNEXT 2] n\r\n" + tag +
+                      b" OK [READ-ONLY] done\r\n")
+        elif cmd.startswith(b"UID FETCH") and b"RFC822.SIZE" in line.upper():
+            c.sendall(b"* 1 FETCH (UID 1 RFC822.SIZE %d)\r\n" % len(MSG) +
+                      tag + b" OK done\r\n")
+        elif cmd.startswith(b"UID FETCH"):
+            c.sendall(b"* 1 FETCH (UID 1 BODY[] {%d}\r\n" % len(MSG) +
+                      MSG[:100])
+            c.shutdown(socket.SHUT_RDWR)
+            return
+        elif cmd.startswith(b"LOGOUT"):
+            c.sendall(b"* BYE\r\n" + tag + b" OK bye\r\n")
+            return
+        else:
+            c.sendall(tag + b" OK\r\n")
+
+
+while True:
+    conn, _ = srv.accept()
+    try:
+        serve(conn)
+    except OSError:
+        pass
+    conn.close()
