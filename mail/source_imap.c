@@ -13,12 +13,14 @@
  * env's prepare()), run on threads while the batch before them is stored,
  * so the server, the parser and the store work at the same time, as
  * mbsync keeps several FETCHes in flight. Messages are delivered in UID
- * order and stored one transaction per batch (source.h
+ * order and stored one transaction per IMAP_COMMIT messages (source.h
  * begin/commit) with the last UID: a store commit costs an fsync (about
- * 10 ms here), and a crash loses the batch and its mark together, fetched
- * again next time. Without begin/commit each deliver is durable and the
- * mark is written every RB_STATE_EVERY messages and at the end of a pass
- * (what a crash makes us fetch again is dropped as a duplicate).
+ * 10 ms here) and rewrites every index page the batch touched (random
+ * Message-IDs touch most of them), and a crash loses the messages since
+ * the last commit and their mark together, fetched again next time.
+ * Without begin/commit each deliver is durable and the mark is written
+ * every RB_STATE_EVERY messages and at the end of a pass (what a crash
+ * makes us fetch again is dropped as a duplicate).
  *
  * A UIDVALIDITY change is handled as mbsync does: UIDs mean nothing any
  * more, so the whole mailbox is fetched again and re-keyed by Message-ID
@@ -424,6 +426,7 @@ out:
  * are held at once, the one stored and the one fetched). */
 #define IMAP_BATCH 256
 #define IMAP_BATCH_BYTES ((size_t)8 << 20)
+#define IMAP_COMMIT 1024
 
 /*
  * The body of @uid in a FETCH response, or NULL. Servers answer a UID set
@@ -870,8 +873,9 @@ static int store_batch(struct mbox_pass *p, const struct msg_ref *v,
 	ret = rb_src_batch_begin(&p->b);
 	if (!ret)
 		ret = deliver_batch(p, v, cur);
-	/* One transaction (one fsync) per FETCH. */
-	if (!ret)
+	/* One transaction (one fsync) per IMAP_COMMIT messages or so; the
+	 * pass's end commits the rest (rb_src_batch_end()). */
+	if (!ret && p->b.unsaved >= IMAP_COMMIT)
 		ret = rb_src_batch_commit(&p->b);
 	return ret;
 }

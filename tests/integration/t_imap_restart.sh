@@ -13,10 +13,11 @@ rb_need sqlite3
 rb_need doveadm
 chmod 0755 "$d"
 
-# Enough batches (256 to a UID FETCH) that some are still to be fetched
-# when the first is stored: the FETCH of the next batch runs while one is
-# stored, so with three batches the last was often in before the kill.
-N=1800
+# Enough messages that many are still to be fetched when the first are
+# stored: batches of 256 to a UID FETCH, two fetched ahead while one is
+# stored, and a commit (what the test sees) every 1,024 messages; with
+# 1,800 the rest was often in before the kill.
+N=3000
 rb_start_dovecot
 /usr/bin/python3 "$here/lmtp_corpus.py" "$RB_LMTP_PORT" 1000 $N >/dev/null ||
 	rb_fail "LMTP delivery"
