@@ -420,10 +420,11 @@ out:
 	return ret;
 }
 
-/* Messages per UID FETCH and per store transaction (source.h
- * begin/commit), and the announced bytes one FETCH may hold in memory
- * (libetpan parses a whole response before returning it; two batches
- * are held at once, the one stored and the one fetched). */
+/* Messages per UID FETCH, and the announced bytes one FETCH may hold in
+ * memory (libetpan parses a whole response before returning it; up to
+ * IMAP_AHEAD + 1 batches are held at once, the one stored and those
+ * fetched ahead). The store commits every IMAP_COMMIT messages or so
+ * (source.h begin/commit). */
 #define IMAP_BATCH 256
 #define IMAP_BATCH_BYTES ((size_t)8 << 20)
 #define IMAP_COMMIT 1024

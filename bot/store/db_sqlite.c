@@ -241,8 +241,8 @@ static int sq_exec(struct rb_db *db, const char *sql,
 	struct sqlite_db *d = S(db);
 	char *msg = NULL;
 
-	/* One statement is cached (SAVEPOINT, a lease's UPDATE); a script
-	 * (the schema, a migration) is run once by sqlite3_exec(). */
+	/* One statement is cached (BEGIN, a lease's UPDATE); a script (the
+	 * schema, a migration) is run once by sqlite3_exec(). */
 	if (n || !strchr(sql, ';'))
 		return sq_query(db, sql, params, n, NULL, NULL);
 	if (sqlite3_exec(d->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -362,10 +362,12 @@ int rb_db_sqlite_open(struct rb_db **out, const char *path)
 	 * by 15% on the linux-api corpus; 64 KiB did no better and makes
 	 * every small update (a job's lease) write a 64 KiB frame.
 	 *
-	 * temp_store=MEMORY: each ingested message sits in a savepoint
-	 * (sources.c), whose statement journal SQLite otherwise spills to a
-	 * file in /var/tmp once it passes 64 KiB: one file created, written
-	 * and removed per batch of 256, on whatever disk /var/tmp is.
+	 * temp_store=MEMORY: the statement journals of a transaction (a
+	 * savepoint's, or a statement's that may have to be undone alone)
+	 * SQLite otherwise spills to a file in /var/tmp once they pass 64
+	 * KiB: when each ingested message sat in a savepoint, one file was
+	 * created, written and removed per batch, on whatever disk /var/tmp
+	 * is.
 	 *
 	 * cache_size=-16384 (16 MiB, SQLite's default is 2 MiB, 128 of
 	 * these pages): with the default, the ingest read back through
