@@ -10,6 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"
 d=$RB_TEST_DIR
 rb_need python3
+rb_need sqlite3
 rb_start imap_cut /usr/bin/python3 "$here/imap_cut.py" "$d/port"
 for i in $(seq 100); do [ -s "$d/port" ] && break; sleep 0.05; done
 port=$(cat "$d/port")
