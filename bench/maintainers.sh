@@ -20,8 +20,10 @@
 #     process each), with one "reviewbot maintainers --each" process, and
 #     with one reviewbot process per patch, reading the parsed index from
 #     its on-disk cache (made by the parity runs before), and again with
-#     --no-cache (MAINTAINERS inflated and parsed by every process). Wall
-#     and CPU (user+sys) time. The parity runs use the cache too, and a
+#     --no-cache (MAINTAINERS inflated and parsed by every process), and
+#     the floor, /bin/true per patch. Each one-process-per-patch loop
+#     forks and execs once a patch, from the tree. Wall and CPU
+#     (user+sys) time. The parity runs use the cache too, and a
 #     --no-cache run of all patches must print the same.
 #
 # usage: bench/maintainers.sh [RESULTS.md]
@@ -161,11 +163,18 @@ clock() { # prints "wall cpu" in seconds for the command
 	echo "$t0 $t1 $c0 $c1 $(getconf CLK_TCK)" |
 		awk '{ printf "%.3f %.3f", $2 - $1, ($4 - $3) / $5 }'
 }
+# Each timed loop runs in one subshell that changes to the tree once;
+# in it, each patch costs one fork and one exec, as git send-email's
+# --cc-cmd costs one "sh -c". A subshell per patch, "(cd TREE && CMD)",
+# forked twice and ran cd: 4 to 6 ms a patch charged to every tool, which
+# is half of what a cached lookup costs. The one-shot runs once more that
+# way (the "subshell per patch" row) so that the runs before compare.
 run_gm() {
 	local p
+	cd "$tree" || return
 	for p in $(cat "$work/apply.list"); do
-		(cd "$tree" && perl "$gm" --nogit --nogit-fallback \
-			--norolestats "$p" > /dev/null 2>&1) || true
+		perl "$gm" --nogit --nogit-fallback --norolestats "$p" \
+			> /dev/null 2>&1 || true
 	done
 }
 run_each() { # extra options
@@ -173,14 +182,23 @@ run_each() { # extra options
 		$(cat "$work/apply.list") > /dev/null)
 }
 # The floor of any one-shot program: a process that does nothing, run
-# the same way (under load, process start alone is a large part of it).
+# the same way, output redirected too (under load, process start alone
+# is a large part of it).
 run_floor() {
 	local p
+	cd "$tree" || return
 	for p in $(cat "$work/apply.list"); do
-		(cd "$tree" && /bin/true "$p")
+		/bin/true "$p" > /dev/null
 	done
 }
 run_oneshot() { # extra options
+	local p
+	cd "$tree" || return
+	for p in $(cat "$work/apply.list"); do
+		"$bin" maintainers --tree . "$@" "$p" > /dev/null
+	done
+}
+run_oneshot_sub() { # the harness before: a subshell per patch
 	local p
 	for p in $(cat "$work/apply.list"); do
 		(cd "$tree" && "$bin" maintainers --tree . "$@" "$p" > /dev/null)
@@ -194,6 +212,7 @@ gm_t=$(clock run_gm)
 each_t=$(clock run_each --cache-dir "$cache")
 each_nc_t=$(clock run_each --no-cache)
 one_t=$(clock run_oneshot --cache-dir "$cache")
+sub_t=$(clock run_oneshot_sub --cache-dir "$cache")
 nocache_t=$(clock run_oneshot --no-cache)
 floor_t=$(clock run_floor)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -228,6 +247,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	for row in "reviewbot, one process (--each)|$each_t" \
 		"reviewbot, one process (--each), --no-cache|$each_nc_t" \
 		"reviewbot, one process per patch|$one_t" \
+		"reviewbot, one process per patch, a subshell per patch (the harness before)|$sub_t" \
 		"reviewbot, one process per patch, --no-cache|$nocache_t" \
 		"floor: /bin/true, one process per patch|$floor_t"; do
 		name=${row%%|*}
