@@ -75,15 +75,8 @@ struct imap_mbox {
 	uint32_t solo_until; /* fetch one at a time up to this UID */
 };
 
-/* The session's stream driver with reads that fail at end of stream. */
-struct eof_driver {
-	mailstream_low_driver drv; /* first: the stream points at it */
-	mailstream_low_driver *orig;
-};
-
 struct imap_source {
 	struct rb_net_source net; /* first: its base is the source's */
-	struct eof_driver eof;
 	struct imap_mbox *mb;
 	size_t n_mb;
 	bool starttls;
@@ -191,38 +184,6 @@ static int refresh_capability(struct imap_source *s)
 	return is_ok(r) ? 0 : net_fail(s, "CAPABILITY", r);
 }
 
-/*
- * libetpan 1.9 reads a literal until it has its length, and takes a read
- * of 0 bytes (end of stream) as "nothing yet": a server that died in the
- * middle of a FETCH response made the fetching thread spin on recv() for
- * ever (t_imap_restart, Dovecot killed). Through this driver the end of
- * the stream is an error, which libetpan passes up as
- * MAILIMAP_ERROR_STREAM; the source then reconnects.
- */
-static ssize_t eof_read(mailstream_low *low, void *buf, size_t n)
-{
-	const struct eof_driver *d = (const struct eof_driver *)low->driver;
-	ssize_t r = d->orig->mailstream_read(low, buf, n);
-
-	return r == 0 && n ? -1 : r;
-}
-
-/* Puts eof_read() under the session's stream (again after STARTTLS, which
- * makes a new one). */
-static void guard_eof(struct imap_source *s)
-{
-	mailstream_low *low = s->imap && s->imap->imap_stream ?
-				      mailstream_get_low(s->imap->imap_stream) :
-				      NULL;
-
-	if (!low || low->driver == &s->eof.drv)
-		return;
-	s->eof.orig = low->driver;
-	s->eof.drv = *low->driver;
-	s->eof.drv.mailstream_read = eof_read;
-	low->driver = &s->eof.drv;
-}
-
 static int connect_server(struct imap_source *s)
 {
 	bool tls = s->net.url.tls;
@@ -245,7 +206,7 @@ static int connect_server(struct imap_source *s)
 					    s->net.url.port);
 	if (!is_ok(r))
 		return net_fail(s, "connect", r);
-	guard_eof(s);
+	rb_net_guard_eof(&s->net.eof, s->imap->imap_stream);
 	if (!tls && s->starttls) {
 		ret = refresh_capability(s);
 		if (ret)
@@ -261,7 +222,7 @@ static int connect_server(struct imap_source *s)
 			s->imap, rb_net_sni_cb, s->net.url.host);
 		if (!is_ok(r))
 			return net_fail(s, "STARTTLS", r);
-		guard_eof(s);
+		rb_net_guard_eof(&s->net.eof, s->imap->imap_stream);
 		tls = true;
 	}
 	if (tls) {

@@ -203,6 +203,27 @@ void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
 	}
 }
 
+static ssize_t eof_read(mailstream_low *low, void *buf, size_t n)
+{
+	const struct rb_eof_driver *d =
+		(const struct rb_eof_driver *)low->driver;
+	ssize_t r = d->orig->mailstream_read(low, buf, n);
+
+	return r == 0 && n ? -1 : r;
+}
+
+void rb_net_guard_eof(struct rb_eof_driver *d, mailstream *stream)
+{
+	mailstream_low *low = stream ? mailstream_get_low(stream) : NULL;
+
+	if (!low || low->driver == &d->drv)
+		return;
+	d->orig = low->driver;
+	d->drv = *low->driver;
+	d->drv.mailstream_read = eof_read;
+	low->driver = &d->drv;
+}
+
 int rb_net_source_init(struct rb_net_source *n, const char *name,
 		       const struct rb_source_opts *o)
 {

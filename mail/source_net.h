@@ -14,7 +14,8 @@
 
 #include "mail/source.h"
 
-struct _mailstream;
+#include <libetpan/mailstream_types.h>
+
 struct mailstream_ssl_context;
 
 /* Seconds a network read or write may stall before the server counts as
@@ -73,6 +74,24 @@ static inline void rb_recv_guard_reset(struct rb_recv_guard *g, size_t cap)
 void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
 			 struct _mailstream *stream);
 
+/*
+ * libetpan 1.9 takes a read of 0 bytes (the end of the stream) as
+ * "nothing yet" where it waits for more: inside an IMAP literal, and in
+ * the lines of a multi-line NNTP response. A server that closed the
+ * connection there made the reading thread spin on recv() for ever,
+ * and an NNTP article grow by an empty line each turn. Under this driver
+ * the end of the stream is an error: libetpan returns its stream error,
+ * and the source reconnects.
+ */
+struct rb_eof_driver {
+	mailstream_low_driver drv; /* first: the stream points at it */
+	mailstream_low_driver *orig;
+};
+
+/* Puts @d under @stream's lowest layer; again on a new stream (STARTTLS
+ * makes one). Does nothing when it is there already. */
+void rb_net_guard_eof(struct rb_eof_driver *d, mailstream *stream);
+
 struct rb_backoff {
 	int delay; /* seconds; 0 after a success */
 	time_t next; /* no attempt before this (monotonic seconds) */
@@ -105,6 +124,7 @@ struct rb_net_source {
 	size_t max_size; /* a message's cap */
 	struct rb_backoff backoff;
 	struct rb_recv_guard guard; /* for the command under way */
+	struct rb_eof_driver eof; /* under the session's stream */
 };
 
 /*

@@ -108,6 +108,7 @@ static int connect_server(struct nntp_source *s)
 					    s->net.url.port);
 	if (r != NEWSNNTP_NO_ERROR)
 		return net_fail(s, "connect", r);
+	rb_net_guard_eof(&s->net.eof, s->nntp->nntp_stream);
 	if (s->net.url.tls) {
 		ret = rb_net_source_verify(&s->net, s->nntp->nntp_stream,
 					   "nntp.tls_refused");

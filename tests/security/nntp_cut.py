@@ -1,0 +1,48 @@
+#!/usr/bin/python3
+# nntp_cut.py PORTFILE - a hostile NNTP server on 127.0.0.1 for
+# t_sec_nntp_cut_article.sh: its group holds one article, and it answers
+# ARTICLE with "220", sends part of the article without the closing "."
+# line and closes the connection. It serves connections until killed,
+# and writes the port it listens on to PORTFILE.
+import socket, sys
+
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", 0))
+srv.listen(4)
+with open(sys.argv[1], "w") as f:
+    f.write(str(srv.getsockname()[1]))
+ART = (b"From: a@example.org\r\nSubject: x\r\nMessage-ID: <cut@x>\r\n\r\n" +
+       b"y" * 70 + b"\r\n") * 20
+
+
+def serve(c):
+    f = c.makefile("rb")
+    c.sendall(b"200 hostile ready\r\n")
+    while True:
+        line = f.readline()
+        if not line:
+            return
+        cmd = line.strip().split(b" ")[0].upper()
+        if cmd == b"MODE":
+            c.sendall(b"200 reader\r\n")
+        elif cmd == b"GROUP":
+            c.sendall(b"211 1 1 1 cut.group\r\n")
+        elif cmd == b"ARTICLE":
+            c.sendall(b"220 1 <cut@x> article\r\n" + ART[:300])
+            c.shutdown(socket.SHUT_RDWR)
+            return
+        elif cmd == b"QUIT":
+            c.sendall(b"205 bye\r\n")
+            return
+        else:
+            c.sendall(b"500 what\r\n")
+
+
+while True:
+    conn, _ = srv.accept()
+    try:
+        serve(conn)
+    except OSError:
+        pass
+    conn.close()
