@@ -196,6 +196,10 @@ static int connect_server(struct imap_source *s)
 	if (!s->imap)
 		return rb_err(RB_ENOMEM, "out of memory");
 	mailimap_set_timeout(s->imap, RB_NET_TIMEOUT);
+	/* The greeting, STARTTLS and the login are capped too: a server
+	 * that sent an endless first line grew the daemon without bound. */
+	mailimap_set_logger(s->imap, stream_logger, s);
+	rb_recv_guard_reset(&s->net.guard, SMALL_CAP);
 	if (tls)
 		r = mailimap_ssl_connect_with_callback(s->imap, s->net.url.host,
 						       s->net.url.port,
@@ -243,7 +247,6 @@ static int connect_server(struct imap_source *s)
 	ret = refresh_capability(s);
 	if (ret)
 		return ret;
-	mailimap_set_logger(s->imap, stream_logger, s);
 	rb_backoff_ok(&s->net.backoff);
 	return 0;
 }

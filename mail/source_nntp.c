@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libetpan/libetpan.h>
 
@@ -45,6 +46,8 @@
 
 /* What a server may send beyond the cap in one ARTICLE response. */
 #define ARTICLE_SLACK (64 * 1024)
+/* What any other response may take: the greeting, AUTHINFO, GROUP. */
+#define REPLY_CAP ((size_t)1 << 20)
 
 struct nntp_source {
 	struct rb_net_source net; /* first; net.user NULL: no AUTHINFO */
@@ -87,6 +90,44 @@ static void stream_logger(newsnntp *nntp, int type, const char *str,
 	rb_recv_guard_count(&s->net.guard, type, size, nntp->nntp_stream);
 }
 
+/* In libetpan's connect.h, which Debian's libetpan-dev does not install;
+ * the function is in the library's ABI (libetpan20.symbols, since 1.4). */
+int mail_tcp_connect_timeout(const char *server, uint16_t port, time_t timeout);
+
+/*
+ * newsnntp_socket_connect() and newsnntp_ssl_connect_with_callback() in
+ * their two steps, so that the stream reads through the end-of-stream
+ * driver before the greeting is read, and so that the stream is closed
+ * when newsnntp_connect() lets go of it without closing it (a greeting
+ * other than 200 or 201: 16 kB lost on each attempt against a server
+ * that closes at once or greets with anything else).
+ */
+static int open_session(struct nntp_source *s)
+{
+	mailstream *st;
+	int fd, r;
+
+	fd = mail_tcp_connect_timeout(s->net.url.host, s->net.url.port,
+				      RB_NET_TIMEOUT);
+	if (fd < 0)
+		return NEWSNNTP_ERROR_CONNECTION_REFUSED;
+	if (s->net.url.tls)
+		st = mailstream_ssl_open_with_callback_timeout(
+			fd, RB_NET_TIMEOUT, rb_net_sni_cb, s->net.url.host);
+	else
+		st = mailstream_socket_open_timeout(fd, RB_NET_TIMEOUT);
+	if (!st) {
+		close(fd);
+		return s->net.url.tls ? NEWSNNTP_ERROR_SSL :
+					NEWSNNTP_ERROR_MEMORY;
+	}
+	rb_net_guard_eof(&s->net.eof, st);
+	r = newsnntp_connect(s->nntp, st);
+	if (r != NEWSNNTP_NO_ERROR && s->nntp->nntp_stream != st)
+		mailstream_close(st);
+	return r;
+}
+
 static int connect_server(struct nntp_source *s)
 {
 	int r, ret;
@@ -97,18 +138,18 @@ static int connect_server(struct nntp_source *s)
 	s->nntp = newsnntp_new(0, NULL);
 	if (!s->nntp)
 		return rb_err(RB_ENOMEM, "out of memory");
+	/* libetpan 1.9's newsnntp_new() leaves it unset until a response is
+	 * parsed, and a connect that fails before the greeting is read
+	 * leaves it so: net_fail() read freshly malloc'ed garbage. */
+	s->nntp->nntp_response = NULL;
 	newsnntp_set_timeout(s->nntp, RB_NET_TIMEOUT);
-	if (s->net.url.tls)
-		r = newsnntp_ssl_connect_with_callback(s->nntp, s->net.url.host,
-						       s->net.url.port,
-						       rb_net_sni_cb,
-						       s->net.url.host);
-	else
-		r = newsnntp_socket_connect(s->nntp, s->net.url.host,
-					    s->net.url.port);
+	/* The greeting and the login are capped too: a server that sent an
+	 * endless first line grew the daemon by 180 MB a second. */
+	newsnntp_set_logger(s->nntp, stream_logger, s);
+	rb_recv_guard_reset(&s->net.guard, REPLY_CAP);
+	r = open_session(s);
 	if (r != NEWSNNTP_NO_ERROR)
 		return net_fail(s, "connect", r);
-	rb_net_guard_eof(&s->net.eof, s->nntp->nntp_stream);
 	if (s->net.url.tls) {
 		ret = rb_net_source_verify(&s->net, s->nntp->nntp_stream,
 					   "nntp.tls_refused");
@@ -139,7 +180,6 @@ static int connect_server(struct nntp_source *s)
 	r = newsnntp_mode_reader(s->nntp);
 	if (r == NEWSNNTP_ERROR_STREAM)
 		return net_fail(s, "MODE READER", r);
-	newsnntp_set_logger(s->nntp, stream_logger, s);
 	rb_backoff_ok(&s->net.backoff);
 	return 0;
 }
@@ -217,7 +257,7 @@ static int open_group(struct nntp_source *s, const struct rb_source_env *env,
 	int64_t validity = 0, first;
 	int r, ret;
 
-	rb_recv_guard_reset(&s->net.guard, (size_t)1 << 20);
+	rb_recv_guard_reset(&s->net.guard, REPLY_CAP);
 	r = newsnntp_group(s->nntp, group, &info);
 	if (r == NEWSNNTP_ERROR_NO_SUCH_NEWS_GROUP)
 		return rb_err(RB_ENOTFOUND, "nntp %s: no group %s",
