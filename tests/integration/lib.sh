@@ -73,6 +73,15 @@ rb_stop()
 rb_fail() { echo "FAIL: $*" >&2; exit 1; }
 rb_need() { command -v "$1" >/dev/null 2>&1 || rb_skip "$1 not installed (scripts/install-deps.sh test)"; }
 
+# rb_cfg_quiet: the config.yaml lines after the sources of a test that
+# only ingests: a Maildir outbox in the test's directory, every policy
+# off. In a here-document: $(rb_cfg_quiet).
+rb_cfg_quiet()
+{
+	printf '%s\n' outbox: "  maildir: $RB_TEST_DIR/outbox" policy: \
+		'  default:' '    mode: "off"'
+}
+
 # rb_start_aiosmtpd DIR: an SMTP sink writing a Maildir; sets RB_SMTP_PORT.
 rb_start_aiosmtpd()
 {

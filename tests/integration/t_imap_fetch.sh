@@ -44,11 +44,7 @@ sources:
     mailboxes: [INBOX, Archive]
     starttls: "off"
     poll_seconds: 10
-outbox:
-  maildir: $d/outbox
-policy:
-  default:
-    mode: "off"
+$(rb_cfg_quiet)
 EOC
 "$RB_BIN" check-config -c "$d/config.yaml" >/dev/null 2>"$d/cc.log" ||
 	rb_fail "config: $(cat "$d/cc.log")"

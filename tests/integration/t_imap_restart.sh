@@ -35,11 +35,7 @@ sources:
     password_file: $d/pass
     starttls: "off"
     poll_seconds: 10
-outbox:
-  maildir: $d/outbox
-policy:
-  default:
-    mode: "off"
+$(rb_cfg_quiet)
 EOC
 q() { sqlite3 "$d/rb.db" "$1" 2>/dev/null; }
 rb_start daemon "$RB_BIN" run -c "$d/config.yaml"

@@ -64,11 +64,7 @@ sources:
     user: bot
     password_file: $d/pass
 ${3:-}
-outbox:
-  maildir: $d/outbox
-policy:
-  default:
-    mode: "off"
+$(rb_cfg_quiet)
 EOC
 	"$RB_BIN" run -c "$d/$1.yaml" --once 2>"$d/$1.log" ||
 		rb_fail "$1: run failed: $(cat "$d/$1.log")"

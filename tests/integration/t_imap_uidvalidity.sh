@@ -27,11 +27,7 @@ sources:
     user: bot
     password_file: $d/pass
     starttls: "off"
-outbox:
-  maildir: $d/outbox
-policy:
-  default:
-    mode: "off"
+$(rb_cfg_quiet)
 EOC
 q() { sqlite3 "$d/rb.db" "$1"; }
 "$RB_BIN" run -c "$d/config.yaml" --once 2>"$d/run1.log" ||

@@ -77,11 +77,7 @@ sources:
     groups: [$G]
     start: all
     poll_seconds: 10
-outbox:
-  maildir: $d/outbox
-policy:
-  default:
-    mode: "off"
+$(rb_cfg_quiet)
 EOC
 q() { sqlite3 "$d/rb.db" "$1" 2>/dev/null; }
 "$RB_BIN" run -c "$d/config.yaml" --once 2>"$d/run1.log" ||
@@ -155,11 +151,7 @@ sources:
     password_file: $d/pass
     starttls: "off"
     mailboxes: [$G.0]
-outbox:
-  maildir: $d/outbox
-policy:
-  default:
-    mode: "off"
+$(rb_cfg_quiet)
 EOC
 	"$RB_BIN" run -c "$d/imap.yaml" --once 2>"$d/imap.log" ||
 		rb_fail "imap run: $(tail -3 "$d/imap.log")"

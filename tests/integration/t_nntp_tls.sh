@@ -59,11 +59,7 @@ sources:
     groups: [test.tls]
     start: all
     ca_file: $2
-outbox:
-  maildir: $d/outbox
-policy:
-  default:
-    mode: "off"
+$(rb_cfg_quiet)
 EOC
 	"$RB_BIN" run -c "$d/$1.yaml" --once >"$d/$1.run" 2>&1 ||
 		rb_fail "$1: exit $?: $(tail -3 "$d/$1.run")"
