@@ -1,17 +1,15 @@
 #!/usr/bin/python3
 # imap_cut.py PORTFILE - a hostile IMAP server on 127.0.0.1 for
-# t_sec_imap_cut_literal.sh: it lists one message, then answers the body
+# t_sec_hostile_server.sh: it lists one message, then answers the body
 # FETCH with a literal it announces at 5,000 bytes, sends 100 of them and
 # closes the connection. It serves connections until killed, and writes
 # the port it listens on to PORTFILE.
-import socket, sys
+import os, socket, sys
 
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", 0))
-srv.listen(4)
-with open(sys.argv[1], "w") as f:
-    f.write(str(srv.getsockname()[1]))
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostile_server import serve_forever
+
 MSG = b"From: a@example.org\r\nSubject: x\r\nMessage-ID: <cut@x>\r\n\r\n" + b"y" * 4000
 
 
@@ -47,10 +45,4 @@ def serve(c):
             c.sendall(tag + b" OK\r\n")
 
 
-while True:
-    conn, _ = srv.accept()
-    try:
-        serve(conn)
-    except OSError:
-        pass
-    conn.close()
+serve_forever(sys.argv[1], serve)

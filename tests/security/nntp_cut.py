@@ -1,17 +1,15 @@
 #!/usr/bin/python3
 # nntp_cut.py PORTFILE - a hostile NNTP server on 127.0.0.1 for
-# t_sec_nntp_cut_article.sh: its group holds one article, and it answers
+# t_sec_hostile_server.sh: its group holds one article, and it answers
 # ARTICLE with "220", sends part of the article without the closing "."
 # line and closes the connection. It serves connections until killed,
 # and writes the port it listens on to PORTFILE.
-import socket, sys
+import os, socket, sys
 
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(("127.0.0.1", 0))
-srv.listen(4)
-with open(sys.argv[1], "w") as f:
-    f.write(str(srv.getsockname()[1]))
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hostile_server import serve_forever
+
 ART = (b"From: a@example.org\r\nSubject: x\r\nMessage-ID: <cut@x>\r\n\r\n" +
        b"y" * 70 + b"\r\n") * 20
 
@@ -39,10 +37,4 @@ def serve(c):
             c.sendall(b"500 what\r\n")
 
 
-while True:
-    conn, _ = srv.accept()
-    try:
-        serve(conn)
-    except OSError:
-        pass
-    conn.close()
+serve_forever(sys.argv[1], serve)

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# t_sec_hostile_server.sh - IMAP and NNTP servers that misbehave (hostile
+# ones, a man in the middle of plain nntp://, or servers that die):
+# - a greeting sent as an endless line (greet_hostile.py flood): the cap
+#   on what a source receives did not cover the greeting and the login,
+#   so the daemon grew by 180 MB a second and never saw SIGTERM;
+# - a connection closed at once (greet_hostile.py close): the NNTP
+#   error message read libetpan's unset nntp_response (ASan: SEGV), and
+#   libetpan dropped the stream without closing it (16 kB a try);
+# - a FETCH literal announced at 5,000 bytes, 100 sent, then closed
+#   (imap_cut.py): libetpan takes the end of the stream inside a literal
+#   as "nothing yet", and the fetching thread spun at 100% CPU for ever;
+# - "220" for ARTICLE, part of the article, no closing "." line, then
+#   closed (nntp_cut.py): libetpan's multi-line reader takes the end of
+#   the stream as an empty line and read on at full CPU, the article
+#   growing without bound, SIGTERM never seen.
+# Each pass must fail, log what failed, end, and store nothing.
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../integration/lib.sh"
+d=$RB_TEST_DIR
+rb_need python3
+rb_need sqlite3
+printf 'pass\n' >"$d/pass"
+
+# pass NAME PROTO WHAT SERVER [ARGS...]: one --once pass against the
+# server SERVER (a script here, given its port file, then ARGS); WHAT is
+# what the logged failure says.
+pass() {
+	local name=$1 proto=$2 what=$3 server=$4 port src rc t0 n
+	shift 4
+	rb_start "$name" /usr/bin/python3 "$here/$server" "$d/$name.port" "$@"
+	for i in $(seq 100); do [ -s "$d/$name.port" ] && break; sleep 0.05; done
+	port=$(cat "$d/$name.port")
+	if [ "$proto" = imap ]; then
+		src="  - type: imap
+    name: hostile
+    url: imap://127.0.0.1:$port
+    user: bot
+    password_file: $d/pass
+    starttls: \"off\""
+	else
+		src="  - type: nntp
+    name: hostile
+    url: nntp://127.0.0.1:$port
+    groups: [cut.group]
+    start: all"
+	fi
+	cat >"$d/$name.yaml" <<EOC
+store:
+  path: $d/$name.db
+sources:
+$src
+$(rb_cfg_quiet)
+EOC
+	t0=$(date +%s)
+	timeout -k 5 60 "$RB_BIN" run -c "$d/$name.yaml" --once \
+		>"$d/$name.run" 2>&1
+	rc=$?
+	[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] ||
+		rb_fail "$name: the pass did not end within 60 s: $(tail -3 "$d/$name.run")"
+	[ "$rc" -eq 0 ] || rb_fail "$name: exit $rc: $(tail -3 "$d/$name.run")"
+	[ $(($(date +%s) - t0)) -lt 30 ] || rb_fail "$name: the pass was slow"
+	grep 'event=source.poll_failed' "$d/$name.run" | grep -qF "$what" ||
+		rb_fail "$name: the failure was not logged: $(tail -5 "$d/$name.run")"
+	n=$(sqlite3 "$d/$name.db" "SELECT count(*) FROM messages")
+	[ "$n" = 0 ] || rb_fail "$name: $n messages stored"
+	rb_stop "$name"
+}
+pass imap-flood imap 'connect failed' greet_hostile.py flood '* OK '
+pass imap-close imap 'connect failed' greet_hostile.py close ''
+pass nntp-flood nntp 'connect failed' greet_hostile.py flood '200 '
+pass nntp-close nntp 'connect failed' greet_hostile.py close ''
+pass imap-cut imap 'UID FETCH BODY.PEEK[] failed' imap_cut.py
+pass nntp-cut nntp 'ARTICLE failed' nntp_cut.py
+echo PASS
