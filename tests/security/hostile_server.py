@@ -19,3 +19,19 @@ def serve_forever(portfile, handle):
         except OSError:
             pass
         conn.close()
+
+
+def serve_commands(portfile, greeting, answer):
+    """serve_forever() for a line protocol: each connection gets GREETING,
+    then each line the client sends goes to answer(conn, line), until the
+    client closes or answer() returns False (the connection is closed)."""
+
+    def handle(c):
+        f = c.makefile("rb")
+        c.sendall(greeting)
+        while True:
+            line = f.readline()
+            if not line or not answer(c, line):
+                return
+
+    serve_forever(portfile, handle)

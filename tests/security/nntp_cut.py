@@ -8,33 +8,28 @@ import os, socket, sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hostile_server import serve_forever
+from hostile_server import serve_commands
 
 ART = (b"From: a@example.org\r\nSubject: x\r\nMessage-ID: <cut@x>\r\n\r\n" +
        b"y" * 70 + b"\r\n") * 20
 
 
-def serve(c):
-    f = c.makefile("rb")
-    c.sendall(b"200 hostile ready\r\n")
-    while True:
-        line = f.readline()
-        if not line:
-            return
-        cmd = line.strip().split(b" ")[0].upper()
-        if cmd == b"MODE":
-            c.sendall(b"200 reader\r\n")
-        elif cmd == b"GROUP":
-            c.sendall(b"211 1 1 1 cut.group\r\n")
-        elif cmd == b"ARTICLE":
-            c.sendall(b"220 1 <cut@x> article\r\n" + ART[:300])
-            c.shutdown(socket.SHUT_RDWR)
-            return
-        elif cmd == b"QUIT":
-            c.sendall(b"205 bye\r\n")
-            return
-        else:
-            c.sendall(b"500 what\r\n")
+def answer(c, line):
+    cmd = line.strip().split(b" ")[0].upper()
+    if cmd == b"MODE":
+        c.sendall(b"200 reader\r\n")
+    elif cmd == b"GROUP":
+        c.sendall(b"211 1 1 1 cut.group\r\n")
+    elif cmd == b"ARTICLE":
+        c.sendall(b"220 1 <cut@x> article\r\n" + ART[:300])
+        c.shutdown(socket.SHUT_RDWR)
+        return False
+    elif cmd == b"QUIT":
+        c.sendall(b"205 bye\r\n")
+        return False
+    else:
+        c.sendall(b"500 what\r\n")
+    return True
 
 
-serve_forever(sys.argv[1], serve)
+serve_commands(sys.argv[1], b"200 hostile ready\r\n", answer)
