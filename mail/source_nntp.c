@@ -142,7 +142,6 @@ static int connect_server(struct nntp_source *s)
 	 * parsed, and a connect that fails before the greeting is read
 	 * leaves it so: net_fail() read freshly malloc'ed garbage. */
 	s->nntp->nntp_response = NULL;
-	newsnntp_set_timeout(s->nntp, RB_NET_TIMEOUT);
 	/* The greeting and the login are capped too: a server that sent an
 	 * endless first line grew the daemon by 180 MB a second. */
 	newsnntp_set_logger(s->nntp, stream_logger, s);
