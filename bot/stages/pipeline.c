@@ -71,9 +71,26 @@ static bool looks_like_mail(const char *raw, size_t len, const char **why)
 	return true;
 }
 
-static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
-		    const struct rb_pipeline *p, const struct rb_message *m,
-		    const char *origin);
+/*
+ * What the store keeps of a parsed message beside its bytes, copied out
+ * of the parse into one block (strings[]), so that no later stage parses
+ * the mail again unless it needs the body. A source makes it on its own
+ * thread (rb_pipeline_prepare()): the parse is then freed on the thread
+ * that allocated it, and the storing thread only writes.
+ */
+struct prepared {
+	const char *message_id;
+	struct rb_msgmeta meta; /* msg.references unset: meta.references */
+	/* what loop_reason() reads beside meta */
+	bool ours;
+	const char *auto_submitted;
+	const char *kind; /* rb_message_kind() of the message */
+	char strings[];
+};
+
+static struct prepared *prepared_of(const struct rb_message *m);
+static void prepared_for(struct prepared *pr, const struct rb_pipeline *p,
+			 const char *origin);
 
 /*
  * The checks and the parse of a raw message (NULL: over the size cap):
@@ -113,51 +130,50 @@ static int parse_raw(const struct rb_pipeline *p, const char *raw, size_t len,
 	return 0;
 }
 
+/* The parse of @raw into a struct prepared; NULL when it is refused
+ * (or memory ran out): the ingest then parses again and records why. */
 void *rb_pipeline_prepare(const struct rb_pipeline *p, const char *raw,
 			  size_t len)
 {
 	struct rb_buf reason = RB_BUF_INIT(4096);
+	struct prepared *pr = NULL;
 	struct rb_message *m;
 
-	/* Refused: the ingest parses again and records why. */
-	parse_raw(p, raw, len, "", &m, &reason);
+	if (!parse_raw(p, raw, len, "", &m, &reason)) {
+		pr = prepared_of(m);
+		rb_message_free(m);
+	}
 	rb_buf_release(&reason);
-	return m;
+	return pr;
 }
 
 void rb_pipeline_prepared_free(void *prepared)
 {
-	rb_message_free(prepared);
+	free(prepared);
 }
 
 /*
- * Stores @m, parsed from @raw, with its metadata from that parse: the
- * parse stage then has nothing to do for it (a message is parsed once on
- * its way). A message with no usable Message-ID is stored under a key of
- * its bytes and left to the parse stage. The message is freed.
+ * Stores @raw with its metadata from its parse (@pr): the parse stage
+ * then has nothing to do for it (a message is parsed once on its way).
+ * A Message-ID the store will not key on is stored under a key of the
+ * bytes and left to the parse stage. @pr is freed.
  */
-static int ingest_parsed(struct rb_pipeline *p, struct rb_message *m,
+static int ingest_parsed(struct rb_pipeline *p, struct prepared *pr,
 			 const char *raw, size_t len, const char *origin)
 {
-	struct rb_buf refs = RB_BUF_INIT(1 << 20);
-	struct rb_msgmeta meta = { 0 };
 	int ret;
 
-	if (m->message_id)
-		meta_of(&meta, &refs, p, m, origin);
-	ret = rb_store_add_parsed(p->st, m->message_id, raw, len, origin,
-				  m->message_id ? &meta : NULL);
-	rb_buf_release(&refs);
+	prepared_for(pr, p, origin);
+	ret = rb_store_add_parsed(p->st, pr->message_id, raw, len, origin,
+				  &pr->meta);
 	if (ret == -RB_EEXISTS) {
 		p->stats.duplicates++;
 		ret = 0;
 	} else if (!ret) {
 		p->stats.stored++;
-		if (m->message_id) {
-			p->stats.parsed++;
-			p->assembled = false;
-			rb_fault_point("parse");
-		}
+		p->stats.parsed++;
+		p->assembled = false;
+		rb_fault_point("parse");
 		if (p->batching && ++p->batch % RB_BATCH == 0) {
 			ret = rb_store_commit(p->st);
 			if (!ret)
@@ -165,19 +181,27 @@ static int ingest_parsed(struct rb_pipeline *p, struct rb_message *m,
 		}
 		rb_fault_point("ingest");
 	}
-	rb_message_free(m);
+	free(pr);
 	return ret;
 }
 
 int rb_pipeline_ingest_prepared(struct rb_pipeline *p, const char *raw,
 				size_t len, const char *origin, void *prepared)
 {
-	struct rb_message *m = prepared;
+	struct prepared *pr = prepared;
 	struct rb_buf reason = RB_BUF_INIT(4096);
+	struct rb_message *m;
 	int ret;
 
-	if (m || !parse_raw(p, raw, len, origin, &m, &reason))
-		return ingest_parsed(p, m, raw, len, origin);
+	if (pr)
+		return ingest_parsed(p, pr, raw, len, origin);
+	if (!parse_raw(p, raw, len, origin, &m, &reason)) {
+		pr = prepared_of(m);
+		rb_message_free(m);
+		if (!pr)
+			return rb_err(RB_ENOMEM, "out of memory");
+		return ingest_parsed(p, pr, raw, len, origin);
+	}
 	p->stats.malformed++;
 	fprintf(stderr, "reviewbot: %s\n", reason.ptr);
 	rb_log(RB_LOG_WARN, "msg.malformed", "reason", reason.ptr, NULL);
@@ -232,25 +256,24 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
  * List-Id of the list it was sent to.
  */
 static const char *loop_reason(const struct rb_pipeline *p,
-			       const struct rb_message *m, const char *origin)
+			       const struct prepared *pr, const char *origin)
 {
 	const struct rb_config *c = p->cfg;
+	const char *from = pr->meta.msg.from_addr, *list = pr->meta.list_id;
 	size_t i;
 
-	if (m->x_reviewbot)
+	if (pr->ours)
 		return "our own mail (X-Reviewbot-Series)";
-	if (m->from.addr && c->smtp_from &&
-	    strcasestr(c->smtp_from, m->from.addr))
+	if (from && c->smtp_from && strcasestr(c->smtp_from, from))
 		return "our own mail (From)";
-	for (i = 0; m->from.addr && i < c->n_known_bots; i++)
-		if (!strcasecmp(m->from.addr, c->known_bots[i]))
+	for (i = 0; from && i < c->n_known_bots; i++)
+		if (!strcasecmp(from, c->known_bots[i]))
 			return "a known bot";
-	if (m->auto_submitted && strcasecmp(m->auto_submitted, "no"))
+	if (pr->auto_submitted && strcasecmp(pr->auto_submitted, "no"))
 		return "Auto-Submitted mail";
 	if (c->n_list_ids && strncmp(origin, "fetch:", 6)) {
 		for (i = 0; i < c->n_list_ids; i++)
-			if (m->list_id &&
-			    !strcasecmp(m->list_id, c->list_ids[i]))
+			if (list && !strcasecmp(list, c->list_ids[i]))
 				break;
 		if (i == c->n_list_ids)
 			return "List-Id not on the allow-list";
@@ -258,29 +281,96 @@ static const char *loop_reason(const struct rb_pipeline *p,
 	return NULL;
 }
 
-/*
- * What the store keeps of @m beside its bytes, so that no later stage
- * parses the mail again unless it needs the body; @refs holds the
- * References that meta points at.
- */
-static void meta_of(struct rb_msgmeta *meta, struct rb_buf *refs,
-		    const struct rb_pipeline *p, const struct rb_message *m,
-		    const char *origin)
-{
-	size_t i;
+/* The stored References: space-separated, at most 1 MB of them. */
+#define REFS_MAX ((size_t)1 << 20)
 
-	for (i = 0; i < m->n_references; i++)
-		rb_buf_printf(refs, "%s%s", i ? " " : "", m->references[i]);
-	rb_series_msg_of(&meta->msg, m);
-	meta->kind = rb_msg_kind_name(rb_message_kind(m));
-	meta->reason = loop_reason(p, m, origin ? origin : "");
-	if (meta->reason)
-		meta->kind = "ignored";
-	meta->list_id = m->list_id;
-	meta->references = refs->ptr;
-	meta->version = m->subject.version;
-	meta->idx = m->subject.index;
-	meta->total = m->subject.total;
+static size_t refs_len(const struct rb_message *m)
+{
+	size_t i, n = 0, l;
+
+	for (i = 0; i < m->n_references; i++) {
+		l = strlen(m->references[i]) + (i ? 1 : 0);
+		if (n + l >= REFS_MAX)
+			break;
+		n += l;
+	}
+	return n;
+}
+
+/* Copies @s to *@w and moves *@w past it; NULL stays NULL. */
+static const char *put_str(char **w, const char *s)
+{
+	size_t n;
+	char *r = *w;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	memcpy(r, s, n);
+	*w += n;
+	return r;
+}
+
+static size_t str_size(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+
+/* What the store keeps of @m (struct prepared); NULL: out of memory. */
+static struct prepared *prepared_of(const struct rb_message *m)
+{
+	struct rb_series_msg sm;
+	struct prepared *pr;
+	size_t size, rn = refs_len(m), i;
+	char *w;
+
+	rb_series_msg_of(&sm, m);
+	size = sizeof(*pr) + str_size(sm.message_id) + str_size(sm.subject) +
+	       str_size(sm.from_addr) + str_size(sm.from_name) +
+	       str_size(sm.in_reply_to) + str_size(sm.change_id) +
+	       str_size(m->list_id) + str_size(m->auto_submitted) + rn + 1;
+	pr = malloc(size);
+	if (!pr)
+		return NULL;
+	memset(pr, 0, sizeof(*pr));
+	w = pr->strings;
+	pr->meta.msg = sm;
+	pr->meta.msg.references = NULL;
+	pr->meta.msg.n_references = 0;
+	pr->message_id = pr->meta.msg.message_id = put_str(&w, sm.message_id);
+	pr->meta.msg.subject = put_str(&w, sm.subject);
+	pr->meta.msg.from_addr = put_str(&w, sm.from_addr);
+	pr->meta.msg.from_name = put_str(&w, sm.from_name);
+	pr->meta.msg.in_reply_to = put_str(&w, sm.in_reply_to);
+	pr->meta.msg.change_id = put_str(&w, sm.change_id);
+	pr->meta.list_id = put_str(&w, m->list_id);
+	pr->auto_submitted = put_str(&w, m->auto_submitted);
+	pr->meta.references = w;
+	for (i = 0; i < m->n_references; i++) {
+		size_t l = strlen(m->references[i]);
+
+		if ((size_t)(w - pr->meta.references) + l + (i ? 1 : 0) > rn)
+			break;
+		if (i)
+			*w++ = ' ';
+		memcpy(w, m->references[i], l);
+		w += l;
+	}
+	*w = '\0';
+	pr->ours = m->x_reviewbot;
+	pr->kind = rb_msg_kind_name(rb_message_kind(m));
+	pr->meta.version = m->subject.version;
+	pr->meta.idx = m->subject.index;
+	pr->meta.total = m->subject.total;
+	return pr;
+}
+
+/* Sets @pr's kind and reason for a message that came from @origin. */
+static void prepared_for(struct prepared *pr, const struct rb_pipeline *p,
+			 const char *origin)
+{
+	pr->meta.reason = loop_reason(p, pr, origin ? origin : "");
+	pr->meta.kind = pr->meta.reason ? "ignored" : pr->kind;
 }
 
 static int parse_one(struct rb_msgrow *row, void *payload)
@@ -288,8 +378,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	struct rb_pipeline *p = payload;
 	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
 	struct rb_message *m = NULL;
-	struct rb_buf refs = RB_BUF_INIT(1 << 20);
-	struct rb_msgmeta meta = { 0 };
+	struct prepared *pr;
 	int ret;
 
 	opts.max_size = rb_pipeline_max_size(p);
@@ -306,12 +395,17 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 		p->stats.malformed++;
 		goto out;
 	}
-	meta_of(&meta, &refs, p, m, row->origin);
-	ret = rb_store_mark_parsed(p->st, row->message_id, &meta);
+	pr = prepared_of(m);
+	if (!pr) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	prepared_for(pr, p, row->origin);
+	ret = rb_store_mark_parsed(p->st, row->message_id, &pr->meta);
+	free(pr);
 	p->stats.parsed++;
 out:
 	rb_message_free(m);
-	rb_buf_release(&refs);
 	if (!ret && ++p->batch % RB_BATCH == 0) {
 		ret = rb_store_commit(p->st);
 		if (!ret)
