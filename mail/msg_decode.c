@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <iconv.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -179,9 +181,74 @@ static int add_iconv(struct rb_buf *out, iconv_t cd, const char *in, size_t len,
 	return ret;
 }
 
+/*
+ * Conversion descriptors to UTF-8, kept once opened. glibc's iconv_open()
+ * looks the charset up and dlopen()s its gconv module, and iconv_close()
+ * of the last descriptor unloads it: once per message in a non-UTF-8
+ * charset, that was 4% of the IMAP source's parse, under the loader's
+ * lock that all parsing threads share. A descriptor is used by one
+ * thread at a time (busy); mail names any charset it likes, so the pool
+ * is bounded, and a charset that finds no room is opened and closed as
+ * before. The descriptors live as long as the process.
+ */
+#define CD_POOL 16
+
+static struct cd_slot {
+	char charset[EW_MAX_CHARSET + 1];
+	iconv_t cd;
+	bool busy;
+} cd_pool[CD_POOL];
+static size_t cd_used;
+static pthread_mutex_t cd_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A descriptor from @charset to UTF-8 and its slot (NULL: not pooled). */
+static iconv_t cd_get(const char *charset, struct cd_slot **slot)
+{
+	iconv_t cd;
+	size_t i, n;
+
+	*slot = NULL;
+	pthread_mutex_lock(&cd_mu);
+	for (i = 0; i < cd_used; i++)
+		if (!cd_pool[i].busy &&
+		    !strcasecmp(cd_pool[i].charset, charset)) {
+			cd_pool[i].busy = true;
+			*slot = &cd_pool[i];
+			pthread_mutex_unlock(&cd_mu);
+			return (*slot)->cd;
+		}
+	pthread_mutex_unlock(&cd_mu);
+	cd = iconv_open("UTF-8", charset);
+	n = strlen(charset);
+	if (cd == (iconv_t)-1 || n > EW_MAX_CHARSET)
+		return cd;
+	pthread_mutex_lock(&cd_mu);
+	if (cd_used < CD_POOL) {
+		*slot = &cd_pool[cd_used++];
+		memcpy((*slot)->charset, charset, n + 1);
+		(*slot)->cd = cd;
+		(*slot)->busy = true;
+	}
+	pthread_mutex_unlock(&cd_mu);
+	return cd;
+}
+
+static void cd_put(iconv_t cd, struct cd_slot *slot)
+{
+	if (!slot) {
+		iconv_close(cd);
+		return;
+	}
+	iconv(cd, NULL, NULL, NULL, NULL); /* the initial shift state */
+	pthread_mutex_lock(&cd_mu);
+	slot->busy = false;
+	pthread_mutex_unlock(&cd_mu);
+}
+
 int rb_msg_to_utf8(struct rb_buf *out, const char *charset, const char *in,
 		   size_t len, bool *bad)
 {
+	struct cd_slot *slot;
 	iconv_t cd;
 	int ret;
 
@@ -202,7 +269,7 @@ int rb_msg_to_utf8(struct rb_buf *out, const char *charset, const char *in,
 	    cs_is(charset, "iso8859-1"))
 		return add_latin1(out, in, len);
 
-	cd = iconv_open("UTF-8", charset);
+	cd = cd_get(charset, &slot);
 	if (cd == (iconv_t)-1) {
 		*bad = true;
 		if (rb_utf8_valid(in, len))
@@ -210,7 +277,7 @@ int rb_msg_to_utf8(struct rb_buf *out, const char *charset, const char *in,
 		return add_latin1(out, in, len);
 	}
 	ret = add_iconv(out, cd, in, len, bad);
-	iconv_close(cd);
+	cd_put(cd, slot);
 	return ret;
 }
 

@@ -6,6 +6,7 @@
  * hostile input, and the first messages of the linux-api corpus.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -920,6 +921,65 @@ static void test_git_parity(void **state)
 	assert_true(same_msg * 100 >= checked * 95);
 }
 
+/* @in in @charset to UTF-8 must be @want (rb_msg_to_utf8()). */
+static bool converts(const char *charset, const char *in, const char *want)
+{
+	struct rb_buf b = RB_BUF_INIT(4096);
+	bool bad = false, ok;
+
+	ok = !rb_msg_to_utf8(&b, charset, in, strlen(in), &bad) && !bad &&
+	     !strcmp(b.ptr, want);
+	rb_buf_release(&b);
+	return ok;
+}
+
+static void *convert_many(void *arg)
+{
+	int i, *fails = arg;
+
+	for (i = 0; i < 300; i++)
+		*fails += !converts("koi8-r", "\xc1\xc2", "\xd0\xb0\xd0\xb1") +
+			  !converts("ISO-8859-2", "\xb1", "\xc4\x85");
+	return NULL;
+}
+
+/*
+ * The conversion descriptors are kept between messages (msg_decode.c):
+ * one left in a shifted state converts the next text from the start, a
+ * full pool still converts, and threads never share one.
+ */
+static void test_charset_pool(void **state)
+{
+	static const char *const more[] = {
+		"iso-8859-3",  "iso-8859-4",   "iso-8859-5", "iso-8859-6",
+		"iso-8859-7",  "iso-8859-8",   "iso-8859-9", "iso-8859-13",
+		"iso-8859-14", "iso-8859-15",  "koi8-u",     "cp1250",
+		"cp1251",      "windows-1252", "cp1253",     "cp1254",
+		"cp1257",      "big5",	       "gb2312",     NULL
+	};
+	pthread_t th[4];
+	int fails[4] = { 0 }, i;
+
+	(void)state;
+	/* 日 with no return to ASCII, then ASCII from the same charset */
+	assert_true(converts("ISO-2022-JP", "\x1b$BF|", "\xe6\x97\xa5"));
+	assert_true(converts("ISO-2022-JP", "abc", "abc"));
+	assert_true(
+		converts("iso-2022-jp", "\x1b$BF|\x1b(Bz", "\xe6\x97\xa5z"));
+	for (i = 0; more[i]; i++)
+		assert_true(converts(more[i], "plain", "plain"));
+	assert_true(converts("ISO-8859-2", "\xb1", "\xc4\x85"));
+	assert_true(converts("UTF-7", "+ZeU-", "\xe6\x97\xa5"));
+	for (i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, convert_many,
+						&fails[i]),
+				 0);
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(fails[i], 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -932,6 +992,7 @@ int main(void)
 		cmocka_unit_test(test_addr_folds),
 		cmocka_unit_test(test_future_date),
 		cmocka_unit_test(test_msgid_forms),
+		cmocka_unit_test(test_charset_pool),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_git_parity),
 	};
