@@ -838,10 +838,6 @@ static int store_batch(struct mbox_pass *p, const struct msg_ref *v,
 	ret = rb_src_batch_begin(&p->b);
 	if (!ret)
 		ret = deliver_batch(p, v, cur);
-	/* One transaction (one fsync) per IMAP_COMMIT messages or so; the
-	 * pass's end commits the rest (rb_src_batch_end()). */
-	if (!ret && p->b.unsaved >= IMAP_COMMIT)
-		ret = rb_src_batch_commit(&p->b);
 	return ret;
 }
 
@@ -883,6 +879,17 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 			k = b->end;
 			started++;
 		}
+		/*
+		 * One transaction (one fsync) per IMAP_COMMIT messages or so;
+		 * the pass's end commits the rest (rb_src_batch_end()). The
+		 * commit comes after the batch stored last is freed and the
+		 * one after the batches ahead is started: a commit (its
+		 * fsync, a WAL checkpoint) can take longer than a FETCH, and
+		 * the FETCHes stalled behind one 19 times a pass, 170 ms in
+		 * a pass of 1.7 s.
+		 */
+		if (!ret && p.b.unsaved >= IMAP_COMMIT)
+			ret = rb_src_batch_commit(&p.b);
 		if (done == started)
 			break;
 		cur = &bt[done++ % (IMAP_AHEAD + 1)];
