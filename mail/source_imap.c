@@ -186,7 +186,8 @@ static int refresh_capability(struct imap_source *s)
 
 static int connect_server(struct imap_source *s)
 {
-	bool tls = s->net.url.tls;
+	bool tls = s->net.url.tls, tls_failed;
+	mailstream *st;
 	int r, ret;
 
 	ret = rb_net_source_ready(&s->net, "imap");
@@ -200,17 +201,17 @@ static int connect_server(struct imap_source *s)
 	 * that sent an endless first line grew the daemon without bound. */
 	mailimap_set_logger(s->imap, stream_logger, s);
 	rb_recv_guard_reset(&s->net.guard, SMALL_CAP);
-	if (tls)
-		r = mailimap_ssl_connect_with_callback(s->imap, s->net.url.host,
-						       s->net.url.port,
-						       rb_net_sni_cb,
-						       s->net.url.host);
+	/* mailimap_connect() keeps the stream, even when it fails: the
+	 * session closes it. */
+	st = rb_net_open_stream(&s->net, &tls_failed);
+	if (!st)
+		r = !tls_failed ? MAILIMAP_ERROR_CONNECTION_REFUSED :
+		    tls		? MAILIMAP_ERROR_SSL :
+				  MAILIMAP_ERROR_MEMORY;
 	else
-		r = mailimap_socket_connect(s->imap, s->net.url.host,
-					    s->net.url.port);
+		r = mailimap_connect(s->imap, st);
 	if (!is_ok(r))
 		return net_fail(s, "connect", r);
-	rb_net_guard_eof(&s->net.eof, s->imap->imap_stream);
 	if (!tls && s->starttls) {
 		ret = refresh_capability(s);
 		if (ret)

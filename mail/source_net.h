@@ -92,6 +92,18 @@ struct rb_eof_driver {
  * makes one). Does nothing when it is there already. */
 void rb_net_guard_eof(struct rb_eof_driver *d, mailstream *stream);
 
+/*
+ * The session's stream to @n's server (its url: host, port, TLS), opened
+ * as libetpan's *_socket_connect() and *_ssl_connect_with_callback() open
+ * theirs but with a read buffer of RB_NET_STREAM_BUFFER bytes, and
+ * reading through @n's end-of-stream driver before the greeting is read.
+ * NULL when the connection is refused or fails (*@tls_failed: its TLS
+ * handshake, or memory).
+ */
+#define RB_NET_STREAM_BUFFER ((size_t)256 << 10)
+struct rb_net_source;
+mailstream *rb_net_open_stream(struct rb_net_source *n, bool *tls_failed);
+
 struct rb_backoff {
 	int delay; /* seconds; 0 after a success */
 	time_t next; /* no attempt before this (monotonic seconds) */

@@ -90,38 +90,26 @@ static void stream_logger(newsnntp *nntp, int type, const char *str,
 	rb_recv_guard_count(&s->net.guard, type, size, nntp->nntp_stream);
 }
 
-/* In libetpan's connect.h, which Debian's libetpan-dev does not install;
- * the function is in the library's ABI (libetpan20.symbols, since 1.4). */
-int mail_tcp_connect_timeout(const char *server, uint16_t port, time_t timeout);
-
 /*
  * newsnntp_socket_connect() and newsnntp_ssl_connect_with_callback() in
- * their two steps, so that the stream reads through the end-of-stream
- * driver before the greeting is read, and so that the stream is closed
- * when newsnntp_connect() lets go of it without closing it (a greeting
- * other than 200 or 201: 16 kB lost on each attempt against a server
- * that closes at once or greets with anything else).
+ * their two steps (rb_net_open_stream()), so that the stream reads
+ * through the end-of-stream driver before the greeting is read, and so
+ * that the stream is closed when newsnntp_connect() lets go of it
+ * without closing it (a greeting other than 200 or 201: 16 kB lost on
+ * each attempt against a server that closes at once or greets with
+ * anything else).
  */
 static int open_session(struct nntp_source *s)
 {
 	mailstream *st;
-	int fd, r;
+	bool tls_failed;
+	int r;
 
-	fd = mail_tcp_connect_timeout(s->net.url.host, s->net.url.port,
-				      RB_NET_TIMEOUT);
-	if (fd < 0)
-		return NEWSNNTP_ERROR_CONNECTION_REFUSED;
-	if (s->net.url.tls)
-		st = mailstream_ssl_open_with_callback_timeout(
-			fd, RB_NET_TIMEOUT, rb_net_sni_cb, s->net.url.host);
-	else
-		st = mailstream_socket_open_timeout(fd, RB_NET_TIMEOUT);
-	if (!st) {
-		close(fd);
-		return s->net.url.tls ? NEWSNNTP_ERROR_SSL :
+	st = rb_net_open_stream(&s->net, &tls_failed);
+	if (!st)
+		return !tls_failed    ? NEWSNNTP_ERROR_CONNECTION_REFUSED :
+		       s->net.url.tls ? NEWSNNTP_ERROR_SSL :
 					NEWSNNTP_ERROR_MEMORY;
-	}
-	rb_net_guard_eof(&s->net.eof, st);
 	r = newsnntp_connect(s->nntp, st);
 	if (r != NEWSNNTP_NO_ERROR && s->nntp->nntp_stream != st)
 		mailstream_close(st);
