@@ -93,6 +93,10 @@ struct msg_ref {
 static void disconnect(struct imap_source *s)
 {
 	if (s->imap) {
+		/* mailimap_free() says LOGOUT first on a live stream: polite,
+		 * but not worth a long wait on a dead or hostile server. */
+		rb_net_stream_timeout(s->imap->imap_stream,
+				      RB_NET_GOODBYE_TIMEOUT);
 		mailimap_free(s->imap);
 		s->imap = NULL;
 	}
@@ -1000,11 +1004,6 @@ static void imap_free(struct rb_source *src)
 
 	if (!s)
 		return;
-	if (s->imap) {
-		/* Polite, but not worth a long wait on a dead server. */
-		mailimap_set_timeout(s->imap, 5);
-		mailimap_logout(s->imap);
-	}
 	disconnect(s);
 	for (i = 0; i < s->n_mb; i++)
 		free(s->mb[i].name);

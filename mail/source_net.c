@@ -193,7 +193,7 @@ void rb_net_nap(int timeout_ms, volatile const int *stop)
 }
 
 void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
-			 struct _mailstream *stream)
+			 mailstream *stream)
 {
 	if (log_type != MAILSTREAM_LOG_TYPE_DATA_RECEIVED)
 		return;
@@ -267,6 +267,14 @@ mailstream *rb_net_open_stream(struct rb_net_source *n, bool *tls_failed)
 	return st;
 }
 
+void rb_net_stream_timeout(mailstream *stream, time_t secs)
+{
+	mailstream_low *low = stream ? mailstream_get_low(stream) : NULL;
+
+	if (low)
+		mailstream_low_set_timeout(low, secs);
+}
+
 int rb_net_source_init(struct rb_net_source *n, const char *name,
 		       const struct rb_source_opts *o)
 {
@@ -316,7 +324,7 @@ int rb_net_source_fail(struct rb_net_source *n, const char *proto,
 	return -RB_EAGAIN;
 }
 
-int rb_net_source_verify(struct rb_net_source *n, struct _mailstream *stream,
+int rb_net_source_verify(struct rb_net_source *n, mailstream *stream,
 			 const char *event)
 {
 	int ret;

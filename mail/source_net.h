@@ -72,7 +72,7 @@ static inline void rb_recv_guard_reset(struct rb_recv_guard *g, size_t cap)
 
 /* Counts a stream-logger event; cancels @stream once past the cap. */
 void rb_recv_guard_count(struct rb_recv_guard *g, int log_type, size_t size,
-			 struct _mailstream *stream);
+			 mailstream *stream);
 
 /*
  * libetpan 1.9 takes a read of 0 bytes (the end of the stream) as
@@ -103,6 +103,15 @@ void rb_net_guard_eof(struct rb_eof_driver *d, mailstream *stream);
 #define RB_NET_STREAM_BUFFER ((size_t)256 << 10)
 struct rb_net_source;
 mailstream *rb_net_open_stream(struct rb_net_source *n, bool *tls_failed);
+
+/*
+ * Bounds each later read on @stream to @secs (a source's goodbye: LOGOUT,
+ * QUIT). libetpan reads a session's own timeout (mailimap_set_timeout(),
+ * newsnntp_set_timeout()) only when it opens a stream, so setting that
+ * on an open session changes nothing.
+ */
+#define RB_NET_GOODBYE_TIMEOUT 5
+void rb_net_stream_timeout(mailstream *stream, time_t secs);
 
 struct rb_backoff {
 	int delay; /* seconds; 0 after a success */
@@ -168,7 +177,7 @@ int rb_net_source_fail(struct rb_net_source *n, const char *proto,
  * refusal logs @event and moves the backoff on (the caller drops its
  * connection) and returns rb_tls_verify_stream()'s code.
  */
-int rb_net_source_verify(struct rb_net_source *n, struct _mailstream *stream,
+int rb_net_source_verify(struct rb_net_source *n, mailstream *stream,
 			 const char *event);
 
 /*

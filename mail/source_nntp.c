@@ -407,7 +407,8 @@ static void nntp_free(struct rb_source *src)
 	if (!s)
 		return;
 	if (s->nntp) {
-		newsnntp_set_timeout(s->nntp, 5);
+		rb_net_stream_timeout(s->nntp->nntp_stream,
+				      RB_NET_GOODBYE_TIMEOUT);
 		newsnntp_quit(s->nntp);
 	}
 	disconnect(s);

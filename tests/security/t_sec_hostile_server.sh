@@ -14,8 +14,12 @@
 # - "220" for ARTICLE, part of the article, no closing "." line, then
 #   closed (nntp_cut.py): libetpan's multi-line reader takes the end of
 #   the stream as an empty line and read on at full CPU, the article
-#   growing without bound, SIGTERM never seen.
-# Each pass must fail, log what failed, end, and store nothing.
+#   growing without bound, SIGTERM never seen;
+# - a server that never answers LOGOUT (QUIT) (silent_goodbye.py): the
+#   source's 5 s wait for the goodbye was never read by libetpan, and
+#   the daemon's exit waited the stream's 60 s.
+# Each pass must fail, log what failed, end, and store nothing; the
+# passes against the silent server must end within 15 s.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../integration/lib.sh"
 d=$RB_TEST_DIR
@@ -23,12 +27,12 @@ rb_need python3
 rb_need sqlite3
 printf 'pass\n' >"$d/pass"
 
-# pass NAME PROTO WHAT SERVER [ARGS...]: one --once pass against the
-# server SERVER (a script here, given its port file, then ARGS); WHAT is
-# what the logged failure says.
-pass() {
-	local name=$1 proto=$2 what=$3 server=$4 port src rc t0 n
-	shift 4
+# run NAME PROTO SERVER [ARGS...]: one --once pass against the server
+# SERVER (a script here, given its port file, then ARGS); sets rc and
+# secs, and fails when the pass did not end within 60 s.
+run() {
+	local name=$1 proto=$2 server=$3 port src t0
+	shift 3
 	rb_start "$name" /usr/bin/python3 "$here/$server" "$d/$name.port" "$@"
 	for i in $(seq 100); do [ -s "$d/$name.port" ] && break; sleep 0.05; done
 	port=$(cat "$d/$name.port")
@@ -57,10 +61,18 @@ EOC
 	timeout -k 5 60 "$RB_BIN" run -c "$d/$name.yaml" --once \
 		>"$d/$name.run" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] ||
 		rb_fail "$name: the pass did not end within 60 s: $(tail -3 "$d/$name.run")"
 	[ "$rc" -eq 0 ] || rb_fail "$name: exit $rc: $(tail -3 "$d/$name.run")"
-	[ $(($(date +%s) - t0)) -lt 30 ] || rb_fail "$name: the pass was slow"
+}
+
+# pass NAME PROTO WHAT SERVER [ARGS...]: run(), and WHAT is what the
+# logged failure says.
+pass() {
+	local name=$1 proto=$2 what=$3 n
+	run "$name" "$proto" "${@:4}"
+	[ "$secs" -lt 30 ] || rb_fail "$name: the pass was slow"
 	grep 'event=source.poll_failed' "$d/$name.run" | grep -qF "$what" ||
 		rb_fail "$name: the failure was not logged: $(tail -5 "$d/$name.run")"
 	n=$(sqlite3 "$d/$name.db" "SELECT count(*) FROM messages")
@@ -73,4 +85,10 @@ pass nntp-flood nntp 'connect failed' greet_hostile.py flood '200 '
 pass nntp-close nntp 'connect failed' greet_hostile.py close ''
 pass imap-cut imap 'UID FETCH BODY.PEEK[] failed' imap_cut.py
 pass nntp-cut nntp 'ARTICLE failed' nntp_cut.py
+for proto in imap nntp; do
+	run "$proto-goodbye" "$proto" silent_goodbye.py "$proto"
+	[ "$secs" -lt 15 ] ||
+		rb_fail "$proto-goodbye: the exit waited $secs s for the goodbye"
+	rb_stop "$proto-goodbye"
+done
 echo PASS
