@@ -155,8 +155,9 @@ void rb_pipeline_prepared_free(void *prepared)
 /*
  * Stores @raw with its metadata from its parse (@pr): the parse stage
  * then has nothing to do for it (a message is parsed once on its way).
- * A Message-ID the store will not key on is stored under a key of the
- * bytes and left to the parse stage. @pr is freed.
+ * The parse gives every message a Message-ID (one made of its From,
+ * Date, Subject and body when it has none); one too long to key on is
+ * quarantined by the store (rb_store_add_parsed()). @pr is freed.
  */
 static int ingest_parsed(struct rb_pipeline *p, struct prepared *pr,
 			 const char *raw, size_t len, const char *origin)
