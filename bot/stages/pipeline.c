@@ -285,17 +285,19 @@ static const char *loop_reason(const struct rb_pipeline *p,
 /* The stored References: space-separated, at most 1 MB of them. */
 #define REFS_MAX ((size_t)1 << 20)
 
-static size_t refs_len(const struct rb_message *m)
+/* How many of @m's References are stored, their bytes in *@len. */
+static size_t refs_fit(const struct rb_message *m, size_t *len)
 {
-	size_t i, n = 0, l;
+	size_t i, l;
 
+	*len = 0;
 	for (i = 0; i < m->n_references; i++) {
 		l = strlen(m->references[i]) + (i ? 1 : 0);
-		if (n + l >= REFS_MAX)
+		if (*len + l >= REFS_MAX)
 			break;
-		n += l;
+		*len += l;
 	}
-	return n;
+	return i;
 }
 
 /* Copies @s to *@w and moves *@w past it; NULL stays NULL. */
@@ -322,7 +324,7 @@ static struct prepared *prepared_of(const struct rb_message *m)
 {
 	struct rb_series_msg sm;
 	struct prepared *pr;
-	size_t size, rn = refs_len(m), i;
+	size_t size, rn, nrefs = refs_fit(m, &rn), i;
 	char *w;
 
 	rb_series_msg_of(&sm, m);
@@ -347,11 +349,9 @@ static struct prepared *prepared_of(const struct rb_message *m)
 	pr->meta.list_id = put_str(&w, m->list_id);
 	pr->auto_submitted = put_str(&w, m->auto_submitted);
 	pr->meta.references = w;
-	for (i = 0; i < m->n_references; i++) {
+	for (i = 0; i < nrefs; i++) {
 		size_t l = strlen(m->references[i]);
 
-		if ((size_t)(w - pr->meta.references) + l + (i ? 1 : 0) > rn)
-			break;
 		if (i)
 			*w++ = ' ';
 		memcpy(w, m->references[i], l);
