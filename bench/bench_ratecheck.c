@@ -111,7 +111,9 @@ static int fill(struct rb_store *st, long n)
 	for (i = 0; i < n && !ret; i++) {
 		char id[64], author[64], cc[64];
 
-		if (i % BATCH == 0 && (ret = rb_store_begin(st)))
+		if (i % BATCH == 0)
+			ret = rb_store_begin(st);
+		if (ret)
 			break;
 		set_now(T_END - (n - i) * STEP);
 		snprintf(id, sizeof(id), "rb-bench-%ld@example.org", i);
