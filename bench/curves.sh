@@ -533,6 +533,7 @@ outbox:
   maildir: $d/outbox
   rate_per_hour: 100000
   rate_per_recipient_hour: 10000
+  rate_per_list_hour: 100000
 model:
   provider: none
 policy:

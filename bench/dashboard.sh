@@ -46,6 +46,7 @@ outbox:
   kill_switch_file: $work/hold
   rate_per_hour: 100000
   rate_per_recipient_hour: 10000
+  rate_per_list_hour: 100000
 policy:
   default:
     mode: advisory

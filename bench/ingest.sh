@@ -131,6 +131,7 @@ outbox:
   maildir: $d/$1-outbox
   rate_per_hour: 10000
   rate_per_recipient_hour: 10000
+  rate_per_list_hour: 10000
 model:
   provider: none
 admins: [admin@example.org]

@@ -49,6 +49,7 @@ outbox:
   maildir: $work/outbox
   rate_per_hour: 100000
   rate_per_recipient_hour: 10000
+  rate_per_list_hour: 100000
 list_ids: [linux-api.vger.kernel.org]
 admins: [admin@example.org]
 policy:

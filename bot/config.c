@@ -1953,6 +1953,8 @@ static const struct key outbox_keys[] = {
 	    .max = 100000),
 	KEY("rate_per_recipient_hour", K_INT, struct rb_config,
 	    rate_per_recipient_hour, .min = 1, .max = 10000),
+	KEY("rate_per_list_hour", K_INT, struct rb_config, rate_per_list_hour,
+	    .min = 1, .max = 100000),
 	KEY("max_recipients", K_INT, struct rb_config, max_recipients, .min = 1,
 	    .max = 1000),
 };
@@ -2313,6 +2315,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->smtp_starttls = true;
 	c->rate_per_hour = 60;
 	c->rate_per_recipient_hour = 10;
+	c->rate_per_list_hour = 60;
 	c->max_recipients = 20;
 	c->model.provider = strdup("none");
 	c->model.max_tokens_field = strdup("max_tokens");

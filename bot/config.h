@@ -166,7 +166,10 @@ struct rb_config {
 	char *outbox_maildir; /* default ./outbox */
 	char *kill_switch_file; /* sending stops while this file exists */
 	int rate_per_hour; /* global send limit, default 60 */
-	int rate_per_recipient_hour; /* default 10 */
+	/* default 10: each person a poster chose (the author, the patch's
+	 * own To/Cc; bot/stages/outbox.c), not maintainers or lists */
+	int rate_per_recipient_hour;
+	int rate_per_list_hour; /* each mailing list, default 60 */
 	int max_recipients; /* default 20 */
 
 	struct rb_model_config model;

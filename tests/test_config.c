@@ -99,6 +99,7 @@ static void test_defaults(void **state)
 	assert_true(cfg->smtp_starttls);
 	assert_int_equal(cfg->rate_per_hour, 60);
 	assert_int_equal(cfg->rate_per_recipient_hour, 10);
+	assert_int_equal(cfg->rate_per_list_hour, 60);
 	assert_int_equal(cfg->max_recipients, 20);
 	assert_string_equal(cfg->model.provider, "none");
 	assert_int_equal(cfg->model.max_findings, 3);
@@ -193,6 +194,7 @@ static void test_full(void **state)
 	assert_true(cfg->smtp_starttls);
 	assert_int_equal(cfg->rate_per_hour, 30);
 	assert_int_equal(cfg->rate_per_recipient_hour, 5);
+	assert_int_equal(cfg->rate_per_list_hour, 25);
 	assert_int_equal(cfg->max_recipients, 12);
 	assert_string_equal(cfg->kill_switch_file, "/tmp/STOP");
 

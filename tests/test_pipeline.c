@@ -4,7 +4,7 @@
  * each role runs its stages and only those, a second pass does nothing
  * new, and a malformed mail is recorded and skipped without stopping the
  * stages after it; a pass that sends sends each job's mail as the job
- * ends.
+ * ends; the sender's rate limits by kind of recipient.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -243,12 +243,89 @@ static void test_send_between_jobs(void **state)
 	rb_test_env_close(&e);
 }
 
+/*
+ * The sender's rate limits by kind (issue 38): with a list limit of 2
+ * and a person limit of 2, three mails to three authors Cc'ing one
+ * maintainer (trusted) and one list: two go, the third waits for the
+ * list; a mail to another list still goes. A maintainer on every mail
+ * limits nothing; the fourth mail to one author waits for her.
+ */
+static void test_rate_kinds(void **state)
+{
+	static const char *const auth[] = {
+		"a1@example.net", "a2@example.net", "a3@example.net",
+		"a1@example.net", "a4@example.net", "a1@example.net"
+	};
+	static const char *const lists[] = {
+		"l1@example.org", "l1@example.org", "l1@example.org",
+		"l2@example.org", "l2@example.org", "l3@example.org"
+	};
+	struct rb_test_env e;
+	char db[512], id[64], rcpts[256];
+	size_t i;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/rates.db", dir);
+	rb_test_env_open(&e, dir, db,
+			 "  rate_per_list_hour: 2\n"
+			 "  rate_per_recipient_hour: 2\n");
+	setenv("RB_NOW", "1800000000", 1);
+	for (i = 0; i < 6; i++) {
+		struct rb_outmail m = {
+			.message_id = id,
+			.series_id = id,
+			.kind = "review",
+			.patch_idx = 1,
+			.env_from = "bot@example.org",
+			.rcpts = rcpts,
+			.lists = lists[i],
+			.trusted = "maint@example.org",
+			.bytes = "X\r\n",
+			.len = 3,
+			.policy = "advisory",
+		};
+
+		snprintf(id, sizeof(id), "rb-kinds-%zu@example.org", i);
+		snprintf(rcpts, sizeof(rcpts), "%s\nmaint@example.org\n%s",
+			 auth[i], lists[i]);
+		assert_int_equal(rb_store_add_outmail(e.st, &m), 0);
+	}
+	assert_int_equal(rb_pipeline_step(&e.p, RB_ROLE_SENDER), 0);
+	/* l1: 2 of 3; l2: both, a1 twice; a1's third waits (l3 is free). */
+	assert_int_equal(
+		rb_test_q_int(&e, "SELECT COUNT(*) FROM outbox WHERE state ="
+				  " 'sent'"),
+		4);
+	assert_int_equal(
+		rb_test_q_int(&e,
+			      "SELECT COUNT(*) FROM outbox WHERE message_id ="
+			      " 'rb-kinds-2@example.org' AND last_error ="
+			      " 'rate limit reached for a mailing list'"),
+		1);
+	assert_int_equal(
+		rb_test_q_int(&e,
+			      "SELECT COUNT(*) FROM outbox WHERE message_id ="
+			      " 'rb-kinds-5@example.org' AND last_error ="
+			      " 'rate limit reached for a recipient'"),
+		1);
+	/* An hour later both go. */
+	setenv("RB_NOW", "1800003601", 1);
+	assert_int_equal(rb_pipeline_step(&e.p, RB_ROLE_SENDER), 0);
+	assert_int_equal(
+		rb_test_q_int(&e, "SELECT COUNT(*) FROM outbox WHERE state ="
+				  " 'sent'"),
+		6);
+	unsetenv("RB_NOW");
+	rb_test_env_close(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_send_between_jobs),
+		cmocka_unit_test(test_rate_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

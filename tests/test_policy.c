@@ -172,12 +172,16 @@ static void test_shadow(void **state)
 	assert_int_equal(r.n_cc, 0);
 	assert_string_equal(r.to[0], "Admin One <admin1@example.org>");
 	assert_string_equal(r.to[1], "admin2@example.org");
+	/* The config chose them: no per-recipient limit (issue 38). */
+	assert_int_equal(r.n_trusted, 2);
+	assert_string_equal(r.trusted[0], "admin1@example.org");
 	rb_recipients_release(&r);
 	assert_int_equal(rb_policy_apply_failure_recipients(&r, &p, &cfg,
 							    people.author),
 			 0);
 	assert_int_equal(r.n_to, 2);
 	assert_int_equal(r.n_cc, 0);
+	assert_int_equal(r.n_trusted, 2);
 	rb_recipients_release(&r);
 	rb_effective_policy_release(&p);
 }
@@ -240,15 +244,27 @@ static void test_blocking(void **state)
 	assert_string_equal(r.cc[5], "Some One <some.one@example.net>");
 	for (i = 0; i < r.n_cc; i++)
 		assert_null(strpbrk(r.cc[i], "\r\n"));
+	/*
+	 * The rate limits (issue 38): the maintainers from the tree are
+	 * trusted (the global limit only), the lists are lists; the author
+	 * and the person from the patch's own Cc are neither, so the
+	 * per-recipient limit counts them.
+	 */
+	assert_int_equal(r.n_trusted, 3);
+	assert_string_equal(r.trusted[0], "akpm@linux-foundation.org");
+	assert_string_equal(r.trusted[1], "david@redhat.com");
+	assert_string_equal(r.trusted[2], "lorenzo.stoakes@oracle.com");
+	assert_int_equal(r.n_lists, 2);
 	rb_recipients_release(&r);
 
-	/* The author only, for an apply failure. */
+	/* The author only, for an apply failure: counted. */
 	assert_int_equal(rb_policy_apply_failure_recipients(&r, &p, &cfg,
 							    people.author),
 			 0);
 	assert_int_equal(r.n_to, 1);
 	assert_int_equal(r.n_cc, 0);
 	assert_string_equal(r.to[0], people.author);
+	assert_int_equal(r.n_trusted, 0);
 	rb_recipients_release(&r);
 
 	/* Case-insensitive entry names. */
@@ -531,6 +547,56 @@ static void test_cap_keeps_lists(void **state)
 	rb_effective_policy_release(&p);
 }
 
+/*
+ * Issue 38: what a patch mail says never makes a person trusted (no
+ * per-recipient limit). A poster who writes a maintainer's address in
+ * From: makes the maintainer the author (counted); a third party in the
+ * patch's To/Cc, however spelt, stays counted; a maintainer the poster
+ * also names stays trusted, as the tree says.
+ */
+static void test_rate_classes_hostile(void **state)
+{
+	static const char *const cc[] = {
+		"Victim <victim@example.com>",
+		"VICTIM+2@example.com",
+		"\"victim\"@example.com",
+		"Andrew <AKPM@linux-foundation.org>",
+	};
+	struct rb_policy_people w = people;
+	struct rb_effective_policy p;
+	struct rb_recipients r;
+	size_t i, k;
+
+	(void)state;
+	w.author = "Andrew Morton <akpm@linux-foundation.org>";
+	w.orig_cc = cc;
+	w.n_orig_cc = 4;
+	resolve(&p, "MEMORY MANAGEMENT", NULL, NULL);
+	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &w), 0);
+	assert_string_equal(r.to[0], w.author);
+	/* the two other maintainers only: not the author, not a victim */
+	assert_int_equal(r.n_trusted, 2);
+	for (i = 0; i < r.n_trusted; i++) {
+		assert_null(strcasestr(r.trusted[i], "victim"));
+		assert_null(strcasestr(r.trusted[i], "akpm"));
+	}
+	/* every victim spelling is on the mail, none of them trusted */
+	for (k = 0, i = 0; i < r.n_cc; i++)
+		k += strcasestr(r.cc[i], "victim") != NULL;
+	assert_int_equal(k, 3);
+	rb_recipients_release(&r);
+
+	/* The same Cc on an ordinary author's patch: akpm is trusted as
+	 * the tree's maintainer, the victims are not. */
+	w.author = people.author;
+	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &w), 0);
+	assert_int_equal(r.n_trusted, 3);
+	for (i = 0; i < r.n_trusted; i++)
+		assert_null(strcasestr(r.trusted[i], "victim"));
+	rb_recipients_release(&r);
+	rb_effective_policy_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_skip_authors),
 		cmocka_unit_test(test_recipient_cap),
+		cmocka_unit_test(test_rate_classes_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -23,6 +23,7 @@
 #include "bot/store/store_verdicts.h"
 #include "review/findings.h"
 #include "mail/series.h"
+#include "util/buf.h"
 #include "util/err.h"
 
 static char dir[256];
@@ -358,7 +359,37 @@ static void test_hostile_message_ids(void **state)
 	rb_store_close(st);
 }
 
-/* Rate limits count one recipient whole; a postponed mail waits alone. */
+/* Marks the next due mail sent at @now; returns it (owned by the caller). */
+static char *send_next(struct rb_store *st, const char *now)
+{
+	struct rb_outrow o = { 0 };
+	char *id;
+
+	setenv("RB_NOW", now, 1);
+	assert_int_equal(rb_store_outbox_next(st, &o), 0);
+	assert_int_equal(rb_store_begin(st), 0);
+	assert_int_equal(rb_store_outbox_sent(st, o.message_id), 0);
+	assert_int_equal(rb_store_commit(st), 0);
+	id = strdup(o.message_id);
+	rb_outrow_release(&o);
+	return id;
+}
+
+static int64_t sent_since(struct rb_store *st, enum rb_rate_kind kind,
+			  const char *addr, int64_t since)
+{
+	int64_t n = -1;
+
+	assert_int_equal(rb_store_outbox_sent_since(st, kind, addr, since, &n),
+			 0);
+	return n;
+}
+
+/*
+ * Rate limits (issue 38): a mail's counted addresses are stored with it,
+ * by kind, each counted whole and by its key; maintainers and admins
+ * (trusted) have no row; a postponed mail waits alone.
+ */
 static void test_outbox_rates(void **state)
 {
 	struct rb_store *st = open_store();
@@ -368,18 +399,35 @@ static void test_outbox_rates(void **state)
 		.kind = "review",
 		.patch_idx = 1,
 		.env_from = "bot@example.org",
-		.rcpts = "a_b@rate.example\nlist@rate.example",
+		.rcpts = "a_b@rate.example\nakpm@rate.example\n"
+			 "list@rate.example\nCc.Me+x@Rate.Example",
 		.lists = "list@rate.example",
+		.trusted = "AKPM@rate.example",
 		.bytes = "X\r\n",
 		.len = 3,
 		.policy = "advisory",
 	};
 	struct rb_outrow o = { 0 };
-	int64_t n = -1;
+	struct rb_outrate *v = NULL;
+	size_t n = 0;
+	char *id;
 
 	(void)state;
 	setenv("RB_NOW", "5000", 1);
+	assert_int_equal(rb_store_begin(st), 0);
 	assert_int_equal(rb_store_add_outmail(st, &m), 0);
+	assert_int_equal(rb_store_commit(st), 0);
+	/* Stored by kind and key, before it is sent; nothing counted yet. */
+	assert_int_equal(rb_store_outbox_rates(st, m.message_id, 0, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].kind, RB_RATE_LIST);
+	assert_string_equal(v[0].addr, "list@rate.example");
+	assert_int_equal(v[1].kind, RB_RATE_PERSON);
+	assert_string_equal(v[1].addr, "a_b@rate.example");
+	assert_int_equal(v[2].kind, RB_RATE_PERSON);
+	assert_string_equal(v[2].addr, "cc.me@rate.example");
+	assert_int_equal(v[0].sent + v[1].sent + v[2].sent, 0);
+	rb_outrates_free(v, n);
 	assert_int_equal(rb_store_outbox_next(st, &o), 0);
 	assert_string_equal(o.lists, "list@rate.example");
 	/* Postponed: back to queued, not an attempt, not due before 5300. */
@@ -388,31 +436,162 @@ static void test_outbox_rates(void **state)
 			 0);
 	rb_outrow_release(&o);
 	assert_int_equal(rb_store_outbox_next(st, &o), -RB_ENOTFOUND);
-	setenv("RB_NOW", "5300", 1);
-	assert_int_equal(rb_store_outbox_next(st, &o), 0);
-	assert_int_equal(o.attempts, 1);
-	assert_int_equal(rb_store_outbox_sent(st, o.message_id), 0);
-	rb_outrow_release(&o);
-	assert_int_equal(rb_store_outbox_sent_since(st, "a_b@rate.example",
-						    5000, &n),
-			 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(rb_store_outbox_sent_since(st, "A_B@Rate.Example",
-						    5000, &n),
-			 0);
-	assert_int_equal(n, 1);
-	/* Not a wildcard, not a substring. */
-	assert_int_equal(rb_store_outbox_sent_since(st, "axb@rate.example",
-						    5000, &n),
-			 0);
-	assert_int_equal(n, 0);
+	id = send_next(st, "5300");
+	assert_string_equal(id, m.message_id);
+	free(id);
 	assert_int_equal(
-		rb_store_outbox_sent_since(st, "b@rate.example", 5000, &n), 0);
-	assert_int_equal(n, 0);
-	assert_int_equal(rb_store_outbox_sent_since(st, "list@rate.example",
-						    5000, &n),
+		sent_since(st, RB_RATE_PERSON, "a_b@rate.example", 5000), 1);
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "A_B@Rate.Example", 5000), 1);
+	/* Not before the time asked. */
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "a_b@rate.example", 5301), 0);
+	/* Not a wildcard, not a substring. */
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "axb@rate.example", 5000), 0);
+	assert_int_equal(sent_since(st, RB_RATE_PERSON, "b@rate.example", 5000),
 			 0);
-	assert_int_equal(n, 1);
+	/* The list as a list, not as a person; the maintainer as neither. */
+	assert_int_equal(
+		sent_since(st, RB_RATE_LIST, "list@rate.example", 5000), 1);
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "list@rate.example", 5000), 0);
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "akpm@rate.example", 5000), 0);
+	/* One mailbox however it is spelt. */
+	assert_int_equal(sent_since(st, RB_RATE_PERSON,
+				    "\"cc.me+other\"@rate.example", 5000),
+			 1);
+	assert_int_equal(rb_store_outbox_rates(st, m.message_id, 5000, &v, &n),
+			 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[0].sent + v[1].sent + v[2].sent, 3);
+	rb_outrates_free(v, n);
+
+	/* Without lists and trusted, every recipient counts as a person. */
+	m.message_id = "rb-rate-2@example.org";
+	m.patch_idx = 2;
+	m.lists = NULL;
+	m.trusted = NULL;
+	assert_int_equal(rb_store_add_outmail(st, &m), 0);
+	id = send_next(st, "5400");
+	free(id);
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "akpm@rate.example", 5000), 1);
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "list@rate.example", 5000), 1);
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "a_b@rate.example", 5000), 2);
+	assert_true(sent_since(st, RB_RATE_ALL, NULL, 5000) >= 2);
+	unsetenv("RB_NOW");
+	rb_store_close(st);
+}
+
+/* The key a rate limit counts an address by. */
+static void test_rate_key(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "Jane@Example.ORG", "jane@example.org" },
+		{ "jane+lkml@example.org", "jane@example.org" },
+		{ "jane+a+b@example.org", "jane@example.org" },
+		{ "+jane@example.org", "+jane@example.org" },
+		{ "\"jane\"@example.org", "jane@example.org" },
+		{ "\"ja\\\"ne\"@example.org", "ja\"ne@example.org" },
+		{ "\"a@b\"@example.org", "a@b@example.org" },
+		{ "a_b%c@example.org", "a_b%c@example.org" },
+	};
+	struct rb_buf b = RB_BUF_INIT(1024);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rb_buf_reset(&b);
+		assert_int_equal(rb_store_rate_key(&b, cases[i].in), 0);
+		assert_string_equal(b.ptr, cases[i].out);
+	}
+	rb_buf_reset(&b);
+	assert_int_equal(rb_store_rate_key(&b, "no-at"), -RB_EINVAL);
+	rb_buf_release(&b);
+}
+
+/*
+ * Migration 9 on a store of migration 8 with mail in the outbox: what is
+ * not sent yet and what was sent in the last hour get their rate rows,
+ * every person counted (who was a maintainer was not kept); older mail
+ * gets none.
+ */
+static void test_migrate_rates(void **state)
+{
+	struct rb_store *st;
+	struct rb_outmail m = {
+		.series_id = "s-mig",
+		.kind = "review",
+		.env_from = "bot@example.org",
+		.rcpts =
+			"mig@example.org\nmaint@example.org\nmlist@example.org",
+		.lists = "mlist@example.org",
+		.trusted = "maint@example.org",
+		.bytes = "X\r\n",
+		.len = 3,
+		.policy = "advisory",
+	};
+	static const char *const ids[] = { "rb-mig-old@example.org",
+					   "rb-mig-new@example.org",
+					   "rb-mig-queued@example.org" };
+	struct rb_outrate *v = NULL;
+	size_t n = 0, i;
+	int from = -1, to = -1;
+	char *id;
+
+	(void)state;
+	if (getenv("RB_TEST_PG_URL"))
+		skip(); /* a shared database: the other tests' mail is there */
+	st = open_store();
+	for (i = 0; i < 3; i++) {
+		m.message_id = ids[i];
+		m.patch_idx = (int)i + 1;
+		setenv("RB_NOW", "1000", 1);
+		assert_int_equal(rb_store_add_outmail(st, &m), 0);
+		if (i < 2) {
+			id = send_next(st, i ? "9000" : "1000");
+			assert_string_equal(id, ids[i]);
+			free(id);
+		}
+	}
+	/* Back to migration 8: no rate rows, no indexes. */
+	assert_int_equal(st->db->ops->exec(st->db,
+					   "DROP TABLE outbox_rcpts;"
+					   "DROP INDEX outbox_sent;"
+					   "DELETE FROM schema_version"
+					   " WHERE version = 9",
+					   NULL, 0),
+			 0);
+	setenv("RB_NOW", "10000", 1);
+	assert_int_equal(rb_store_migrate(st, &from, &to), 0);
+	assert_int_equal(from, 8);
+	assert_int_equal(to, 9);
+	assert_int_equal(rb_store_outbox_rates(st, ids[0], 0, &v, &n), 0);
+	assert_int_equal(n, 0);
+	rb_outrates_free(v, n);
+	for (i = 1; i < 3; i++) {
+		assert_int_equal(rb_store_outbox_rates(st, ids[i], 0, &v, &n),
+				 0);
+		assert_int_equal(n, 3);
+		assert_int_equal(v[0].kind, RB_RATE_LIST);
+		assert_string_equal(v[0].addr, "mlist@example.org");
+		assert_int_equal(v[1].kind, RB_RATE_PERSON);
+		assert_string_equal(v[1].addr, "maint@example.org");
+		assert_string_equal(v[2].addr, "mig@example.org");
+		/* the one sent in the hour, counted at its own time */
+		assert_int_equal(v[2].sent, 1);
+		rb_outrates_free(v, n);
+	}
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "mig@example.org", 8999), 1);
+	assert_int_equal(
+		sent_since(st, RB_RATE_PERSON, "mig@example.org", 9001), 0);
 	unsetenv("RB_NOW");
 	rb_store_close(st);
 }
@@ -504,6 +683,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_clean, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_message_ids, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rate_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_rates, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_rates, setup,
 						teardown),

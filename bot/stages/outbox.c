@@ -12,12 +12,22 @@
  * A 4xx reply is retried with exponential backoff; a 5xx reply ends in
  * 'failed' with the server's words, shown by `reviewbot stats`.
  *
- * Rate limits (DESIGN.md fact 6): rate_per_hour for all mail, and
- * rate_per_recipient_hour for each person. A mail over the global limit
- * stops the pass; a mail over a person's limit waits alone, so that a
- * flood of patches naming one address cannot hold up everyone else's
- * reviews. Mailing lists (struct rb_outmail's lists) have no
- * per-recipient limit.
+ * Rate limits (DESIGN.md fact 6), each over the last hour:
+ *  - rate_per_hour: all mail. A mail over it stops the pass.
+ *  - rate_per_recipient_hour: each person a poster chose, the mail's
+ *    author (its To:) and the people of the patch's own To/Cc. This is
+ *    what keeps a flood of patches under one name, or naming one
+ *    person, from mailing that person more often.
+ *  - rate_per_list_hour: each mailing list.
+ * Maintainers (M:/R: of the touched sections, from the trusted tree)
+ * and the admins count towards rate_per_hour only: every mm review
+ * Cc's the same maintainer, and a limit on her would be a limit on the
+ * whole list (issue 38). Who is which is decided from the trusted tree
+ * and the config (bot/stages/policy.c), never from what a mail says,
+ * and stored with the mail (outbox_rcpts), so that the check is a few
+ * index ranges whatever the size of the outbox. A mail over a person's
+ * or a list's limit waits alone, so that it cannot hold up everyone
+ * else's reviews.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +39,6 @@
 #include "bot/stages/outbox.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
-#include "mail/addr.h"
 #include "mail/sender.h"
 #include "mail/sender_maildir.h"
 #include "mail/sender_smtp.h"
@@ -85,54 +94,47 @@ static size_t split_rcpts(char *s, const char **v, size_t max)
 	return n;
 }
 
-enum limit { LIMIT_NONE, LIMIT_GLOBAL, LIMIT_RECIPIENT };
-
-/* Is @addr one of the mail's mailing lists ("a\nb", or NULL)? */
-static bool is_list(const char *lists, const char *addr)
-{
-	const char *l = lists, *nl;
-	char one[512];
-
-	while (l && *l) {
-		nl = strchr(l, '\n');
-		snprintf(one, sizeof(one), "%.*s",
-			 (int)(nl ? (size_t)(nl - l) : strlen(l)), l);
-		if (rb_addr_same(one, addr))
-			return true;
-		l = nl ? nl + 1 : NULL;
-	}
-	return false;
-}
+enum limit { LIMIT_NONE, LIMIT_GLOBAL, LIMIT_RECIPIENT, LIMIT_LIST };
 
 /*
- * Which rate limit says "not now", if any; *who gets the recipient for
- * LIMIT_RECIPIENT. The per-recipient limit protects a person from being
- * mailed over and over (a flood of patches naming her); a mailing list
- * gets every review by design, so it has none: only the global limit
- * holds for it.
+ * Which rate limit says "not now" to mail @message_id, if any; *@who
+ * gets the counted address (its key, malloc'd) for LIMIT_RECIPIENT and
+ * LIMIT_LIST. A failed count is an error: a limit that cannot be checked
+ * holds.
  */
-static enum limit rate_limited(struct rb_pipeline *p, const char **rcpts,
-			       size_t n, const char *lists, const char **who)
+static int rate_limited(struct rb_pipeline *p, const char *message_id,
+			enum limit *out, char **who)
 {
 	const struct rb_config *c = p->cfg;
 	int64_t since = rb_now() - 3600, count = 0;
-	size_t i;
+	struct rb_outrate *v = NULL;
+	size_t n = 0, i;
+	int ret;
 
-	if (c->rate_per_hour > 0 &&
-	    !rb_store_outbox_sent_since(p->st, NULL, since, &count) &&
-	    count >= c->rate_per_hour)
-		return LIMIT_GLOBAL;
-	for (i = 0; i < n && c->rate_per_recipient_hour > 0; i++) {
-		if (is_list(lists, rcpts[i]))
-			continue;
-		if (!rb_store_outbox_sent_since(p->st, rcpts[i], since,
-						&count) &&
-		    count >= c->rate_per_recipient_hour) {
-			*who = rcpts[i];
-			return LIMIT_RECIPIENT;
-		}
+	*out = LIMIT_NONE;
+	ret = rb_store_outbox_sent_since(p->st, RB_RATE_ALL, NULL, since,
+					 &count);
+	if (ret)
+		return ret;
+	if (c->rate_per_hour > 0 && count >= c->rate_per_hour) {
+		*out = LIMIT_GLOBAL;
+		return 0;
 	}
-	return LIMIT_NONE;
+	ret = rb_store_outbox_rates(p->st, message_id, since, &v, &n);
+	for (i = 0; !ret && i < n; i++) {
+		bool list = v[i].kind == RB_RATE_LIST;
+		int max = list ? c->rate_per_list_hour :
+				 c->rate_per_recipient_hour;
+
+		if (max <= 0 || v[i].sent < max)
+			continue;
+		*out = list ? LIMIT_LIST : LIMIT_RECIPIENT;
+		*who = v[i].addr;
+		v[i].addr = NULL;
+		break;
+	}
+	rb_outrates_free(v, n);
+	return ret;
 }
 
 /*
@@ -157,6 +159,21 @@ static int claim_next(struct rb_pipeline *p, struct rb_outrow *o)
 	return ret;
 }
 
+/* The mail and its rate rows, in one transaction. */
+static int mark_sent(struct rb_pipeline *p, const char *message_id)
+{
+	int ret = rb_store_begin(p->st);
+
+	if (ret)
+		return ret;
+	ret = rb_store_outbox_sent(p->st, message_id);
+	if (!ret)
+		ret = rb_store_commit(p->st);
+	if (ret)
+		rb_store_rollback(p->st);
+	return ret;
+}
+
 /*
  * Sends claimed mail @o, or postpones it under a rate limit, and records
  * the outcome. *@stop is set when the rest of the queue must wait too:
@@ -165,13 +182,21 @@ static int claim_next(struct rb_pipeline *p, struct rb_outrow *o)
 static int send_one(struct rb_pipeline *p, const struct rb_outrow *o,
 		    bool *stop)
 {
-	const char *rcpts[1024], *who = NULL;
+	const char *rcpts[1024];
+	char *who = NULL;
 	enum limit limit;
 	size_t n;
 	int ret;
 
 	n = split_rcpts(o->rcpts, rcpts, 1024);
-	limit = rate_limited(p, rcpts, n, o->lists, &who);
+	ret = rate_limited(p, o->message_id, &limit, &who);
+	if (ret) {
+		/* Given back, as under a limit; the error ends the pass. */
+		*stop = true;
+		rb_store_outbox_postpone(p->st, o->message_id, rb_now() + 300,
+					 "rate limit not checked");
+		return ret;
+	}
 	if (limit == LIMIT_GLOBAL) {
 		/* Nothing may go now: the rest waits too. */
 		*stop = true;
@@ -182,16 +207,19 @@ static int send_one(struct rb_pipeline *p, const struct rb_outrow *o,
 		       NULL);
 		return ret;
 	}
-	if (limit == LIMIT_RECIPIENT) {
+	if (limit == LIMIT_RECIPIENT || limit == LIMIT_LIST) {
 		/*
 		 * Only this mail waits: the next one in the queue may go to
 		 * other people (it is due, this one is not).
 		 */
 		ret = rb_store_outbox_postpone(
 			p->st, o->message_id, rb_now() + 300,
-			"rate limit reached for a recipient");
+			limit == LIMIT_LIST ?
+				"rate limit reached for a mailing list" :
+				"rate limit reached for a recipient");
 		rb_log(RB_LOG_INFO, "send.rate_limited", "msgid", o->message_id,
-		       "rcpt", who, NULL);
+		       limit == LIMIT_LIST ? "list" : "rcpt", who, NULL);
+		free(who);
 		return ret;
 	}
 	ret = rb_sender_send(p->sender, o->env_from, rcpts, n, o->bytes,
@@ -199,7 +227,7 @@ static int send_one(struct rb_pipeline *p, const struct rb_outrow *o,
 	if (!ret) {
 		/* Accepted: a kill here means a byte-identical resend. */
 		rb_fault_point("send");
-		ret = rb_store_outbox_sent(p->st, o->message_id);
+		ret = mark_sent(p, o->message_id);
 		p->stats.sent++;
 		rb_log(RB_LOG_INFO, "send.sent", "msgid", o->message_id,
 		       "sender", p->sender->ops->name, NULL);

@@ -466,6 +466,22 @@ static void rcpt_cap(struct rcpt_builder *b)
 		}
 }
 
+/*
+ * Is a person of class @cls on the mail because the trusted tree
+ * (MAINTAINERS of the base, never of the patch) or the config put them
+ * there? Such a person has no per-recipient rate limit: the poster can
+ * choose which files a patch touches, but not who maintains them, so a
+ * flood of patches reaches them no more often than it reaches the list,
+ * which the global and the per-list limits bound. The author and the
+ * patch's own To/Cc are the poster's choice, and a person the poster
+ * names keeps the class it was first added with (rcpt_add(): the author
+ * first), so that naming somebody in a patch never lifts their limit.
+ */
+static bool rcpt_trusted(enum rcpt_class cls)
+{
+	return cls == RC_HOME || cls == RC_OTHER || cls == RC_ADMIN;
+}
+
 /* The kept entries in the order given; without a To, the first Cc. */
 static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
 {
@@ -480,7 +496,8 @@ static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
 	r.to = calloc(b->n + 1, sizeof(*r.to));
 	r.cc = calloc(b->n + 1, sizeof(*r.cc));
 	r.lists = calloc(b->n + 1, sizeof(*r.lists));
-	if (!r.to || !r.cc || !r.lists)
+	r.trusted = calloc(b->n + 1, sizeof(*r.trusted));
+	if (!r.to || !r.cc || !r.lists || !r.trusted)
 		goto nomem;
 	for (i = 0; i < b->n; i++) {
 		struct rcpt *e = &b->v[i];
@@ -494,11 +511,15 @@ static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
 			r.cc[r.n_cc++] = e->mailbox;
 		}
 		e->mailbox = NULL;
-		if (e->cls == RC_LIST &&
-		    !(r.lists[r.n_lists] = strdup(e->a.addr)))
-			goto nomem;
-		if (e->cls == RC_LIST)
-			r.n_lists++;
+		if (e->cls == RC_LIST) {
+			r.lists[r.n_lists] = strdup(e->a.addr);
+			if (!r.lists[r.n_lists++])
+				goto nomem;
+		} else if (rcpt_trusted(e->cls)) {
+			r.trusted[r.n_trusted] = strdup(e->a.addr);
+			if (!r.trusted[r.n_trusted++])
+				goto nomem;
+		}
 	}
 	r.n_dropped = b->dropped;
 	r.n_capped = b->capped;
@@ -584,8 +605,11 @@ void rb_recipients_release(struct rb_recipients *r)
 		free(r->cc[i]);
 	for (i = 0; i < r->n_lists; i++)
 		free(r->lists[i]);
+	for (i = 0; i < r->n_trusted; i++)
+		free(r->trusted[i]);
 	free(r->to);
 	free(r->cc);
 	free(r->lists);
+	free(r->trusted);
 	memset(r, 0, sizeof(*r));
 }

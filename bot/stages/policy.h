@@ -152,10 +152,17 @@ struct rb_recipients {
 	size_t n_capped; /* people trimmed by max_recipients (in n_dropped) */
 	/* The kept recipients that are mailing lists, bare addresses: the
 	 * L: lists of @who, and addresses whose "local.domain" is on the
-	 * config's List-Id allow-list. They have no per-recipient rate
-	 * limit (bot/stages/outbox.c). */
+	 * config's List-Id allow-list. They have the per-list rate limit,
+	 * not the per-recipient one (bot/stages/outbox.c). */
 	char **lists;
 	size_t n_lists;
+	/* The kept people whom the trusted tree or the config put on the
+	 * mail, bare addresses: the M:/R: people of the touched sections
+	 * and the admins (shadow mode). Bounded by the global rate only.
+	 * Every other person (the author, the patch's own To/Cc) has the
+	 * per-recipient limit: a poster chooses them. */
+	char **trusted;
+	size_t n_trusted;
 };
 
 /*

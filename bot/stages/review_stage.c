@@ -64,6 +64,7 @@ struct outgoing {
 	char *env_from;
 	struct rb_buf rcpts;
 	struct rb_buf lists; /* the recipients that are mailing lists */
+	struct rb_buf trusted; /* M:/R: people and admins (no rcpt limit) */
 	const char *kind;
 	int patch_idx;
 	int words;
@@ -146,6 +147,7 @@ static void release(struct series_ctx *c)
 		rb_buf_release(&c->out[i].bytes);
 		rb_buf_release(&c->out[i].rcpts);
 		rb_buf_release(&c->out[i].lists);
+		rb_buf_release(&c->out[i].trusted);
 		free(c->out[i].message_id);
 		free(c->out[i].env_from);
 		free(c->out[i].finding_idx);
@@ -948,6 +950,7 @@ static int new_out(struct outgoing **out, struct series_ctx *c,
 	rb_buf_init(&v->bytes, 4u << 20);
 	rb_buf_init(&v->rcpts, 1u << 20);
 	rb_buf_init(&v->lists, 1u << 20);
+	rb_buf_init(&v->trusted, 1u << 20);
 	v->kind = kind;
 	v->patch_idx = patch_idx;
 	*out = v;
@@ -1081,6 +1084,9 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	for (i = 0; !ret && i < r.n_lists; i++)
 		ret = rb_buf_printf(&o->lists, "%s%s", i ? "\n" : "",
 				    r.lists[i]);
+	for (i = 0; !ret && i < r.n_trusted; i++)
+		ret = rb_buf_printf(&o->trusted, "%s%s", i ? "\n" : "",
+				    r.trusted[i]);
 	o->words = count_words(body);
 out:
 	if (env)
@@ -1609,6 +1615,7 @@ static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
 		.env_from = o->env_from,
 		.rcpts = o->rcpts.ptr,
 		.lists = o->lists.ptr,
+		.trusted = o->trusted.ptr,
 		.bytes = o->bytes.ptr,
 		.len = o->bytes.len,
 		.words = o->words,

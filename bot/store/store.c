@@ -165,9 +165,29 @@ static const char *const migrations[] = {
 	 * review and model finding, so that stats split by it. */
 	("ALTER TABLE reviews ADD COLUMN prompt TEXT;"
 	 "ALTER TABLE findings ADD COLUMN prompt TEXT;"),
+	/* 9: rate limits that fit a list (issue 38; bot/stages/outbox.c).
+	 * Each address of a mail that a per-recipient ('person': the
+	 * author, the patch's own To/Cc) or per-list ('list') limit counts,
+	 * by its key (store_outbox.h), with the mail's sent_at; maintainers
+	 * and admins have no row. Both counts are index ranges over the
+	 * last hour, however many mails were sent before. */
+	("CREATE TABLE outbox_rcpts ("
+	 " message_id TEXT NOT NULL, kind TEXT NOT NULL," /* person list */
+	 " addr TEXT NOT NULL, sent_at BIGINT,"
+	 " PRIMARY KEY (message_id, kind, addr));"
+	 "CREATE INDEX outbox_rcpts_rate ON outbox_rcpts(kind, addr, sent_at);"
+	 "CREATE INDEX outbox_sent ON outbox(state, sent_at);"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
+
+/*
+ * What a migration does in C after its SQL, in the same transaction:
+ * rows computed by code that SQL shared by both engines cannot say.
+ */
+static int (*const migration_code[N_MIGRATIONS])(struct rb_store *) = {
+	[8] = rb_store_outbox_backfill_rates,
+};
 
 int64_t rb_now(void)
 {
@@ -289,6 +309,8 @@ int rb_store_migrate(struct rb_store *st, int *from, int *to)
 		ret = expand(&sql, db->ops, migrations[i]);
 		if (!ret)
 			ret = db->ops->exec(db, sql.ptr, NULL, 0);
+		if (!ret && migration_code[i])
+			ret = migration_code[i](st);
 		if (!ret)
 			ret = db->ops->exec(
 				db, "INSERT INTO schema_version VALUES (?)", &p,

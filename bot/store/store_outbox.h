@@ -16,8 +16,10 @@ struct rb_store;
 
 /*
  * Stores a review and its outgoing mail in the outbox (state queued, or
- * held until @send_after). Unique by the mail's Message-ID: -RB_EEXISTS
- * when that mail is already there.
+ * held until @send_after), with a row of outbox_rcpts for each address a
+ * rate limit counts (rb_store_outbox_rates()). Unique by the mail's
+ * Message-ID: -RB_EEXISTS when that mail is already there. Call it in a
+ * transaction: it writes three tables.
  */
 struct rb_outmail {
 	const char *message_id;
@@ -39,9 +41,14 @@ struct rb_outmail {
 	int64_t latency; /* seconds from the last patch to this review */
 	int capped; /* people max_recipients trimmed from this mail */
 	const char *prompt; /* the prompt set's version, with model, or NULL */
-	/* newline-separated envelope recipients that are mailing lists (no
-	 * per-recipient rate limit, bot/stages/outbox.c), or NULL */
+	/* newline-separated envelope recipients that are mailing lists
+	 * (the per-list rate limit, bot/stages/outbox.c), or NULL */
 	const char *lists;
+	/* newline-separated envelope recipients that the trusted tree or
+	 * the config chose (M:/R: people, admins: the global limit only),
+	 * or NULL. Every recipient in neither has the per-recipient limit:
+	 * NULL for both counts every one. */
+	const char *trusted;
 };
 int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m);
 
@@ -73,6 +80,8 @@ void rb_outrow_release(struct rb_outrow *o);
 
 /* Moves the next due mail from queued to sending and returns it. */
 int rb_store_outbox_next(struct rb_store *st, struct rb_outrow *out);
+/* Sent now: the mail and its rate rows (two statements: call it in a
+ * transaction, so that a crash cannot leave a sent mail uncounted). */
 int rb_store_outbox_sent(struct rb_store *st, const char *message_id);
 /* A temporary failure: back to queued at @next; permanent: failed. */
 int rb_store_outbox_failed(struct rb_store *st, const char *message_id,
@@ -88,9 +97,42 @@ int rb_store_outbox_recover(struct rb_store *st);
 int rb_store_outbox_postpone(struct rb_store *st, const char *message_id,
 			     int64_t next, const char *why);
 
-/* Mails sent since @since, globally or to @rcpt, one recipient compared
- * whole and without regard to case (rate limits). */
-int rb_store_outbox_sent_since(struct rb_store *st, const char *rcpt,
-			       int64_t since, int64_t *out);
+/*
+ * The rate limits (bot/stages/outbox.c). A mail's recipients are counted
+ * by kind: RB_RATE_PERSON for the people a poster chose (the author, the
+ * patch's own To/Cc), RB_RATE_LIST for mailing lists; maintainers and
+ * admins are counted by RB_RATE_ALL only. Each address is counted by its
+ * key (rb_store_rate_key()), so that a poster cannot give one mailbox
+ * several limits by spelling it several ways.
+ */
+enum rb_rate_kind { RB_RATE_ALL, RB_RATE_PERSON, RB_RATE_LIST };
+
+/*
+ * The key an address is counted by, appended to @out: lower case, the
+ * quotes of a quoted local part and its backslashes gone, and the local
+ * part cut at its first '+' (a+tag@x reaches a@x). -RB_EINVAL without an
+ * '@'.
+ */
+struct rb_buf;
+int rb_store_rate_key(struct rb_buf *out, const char *addr);
+
+/* Mails sent since @since: all of them (RB_RATE_ALL, @addr unused), or
+ * those that counted @addr as @kind. One index range each. */
+int rb_store_outbox_sent_since(struct rb_store *st, enum rb_rate_kind kind,
+			       const char *addr, int64_t since, int64_t *out);
+
+/* One address of a mail that a rate limit counts, and how many mails
+ * counted it as @kind since the time asked. */
+struct rb_outrate {
+	enum rb_rate_kind kind; /* RB_RATE_PERSON or RB_RATE_LIST */
+	char *addr; /* its key */
+	int64_t sent;
+};
+/* The counted addresses of mail @message_id, by kind and key, each with
+ * the mails sent since @since that counted it: *out (rb_outrates_free())
+ * and *n; none for a mail that goes to maintainers and admins alone. */
+int rb_store_outbox_rates(struct rb_store *st, const char *message_id,
+			  int64_t since, struct rb_outrate **out, size_t *n);
+void rb_outrates_free(struct rb_outrate *v, size_t n);
 
 #endif

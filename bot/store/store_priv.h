@@ -35,6 +35,10 @@ int rb_store_claim_query(struct rb_store *st, const char *sql,
 			 const struct rb_dbv *p, size_t n, rb_dbrow_fn fn,
 			 void *payload);
 
+/* Migration 9: the rate rows of the mail that a limit still counts
+ * (bot/store/store_outbox.c). */
+int rb_store_outbox_backfill_rates(struct rb_store *st);
+
 /* *out: whether the COUNT(*) that @sql asks for is above 0. */
 int rb_store_exists(struct rb_store *st, bool *out, const char *sql,
 		    const struct rb_dbv *p, size_t n);

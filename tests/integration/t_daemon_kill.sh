@@ -87,6 +87,7 @@ outbox:
   maildir: $d/$1-outbox
   rate_per_hour: 1000
   rate_per_recipient_hour: 1000
+  rate_per_list_hour: 1000
 admins: [admin@example.org]
 policy:
   default:

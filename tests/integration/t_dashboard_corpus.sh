@@ -54,6 +54,7 @@ outbox:
   kill_switch_file: $d/hold
   rate_per_hour: 100000
   rate_per_recipient_hour: 10000
+  rate_per_list_hour: 100000
 $tree
 policy:
   default:

@@ -116,6 +116,7 @@ outbox:
   maildir: $d/outbox
   rate_per_hour: 10000
   rate_per_recipient_hour: 10000
+  rate_per_list_hour: 10000
 admins: [admin@example.org]
 policy:
   default:
