@@ -98,6 +98,24 @@ static void test_choose(void **state)
 		q.patch_len = strlen(ctx_only);
 		assert_false(rb_guide_applies(find(&g, "mm-gup"), &q, NULL));
 	}
+	{
+		/* Only moved or re-indented: not a trigger either. */
+		static const char moved[] =
+			"--- a/x.c\n+++ b/x.c\n@@ -1,4 +1,4 @@\n"
+			"-\t\tpin_user_pages(a);\n-\tb();\n"
+			"+\tpin_user_pages(a);  \n+\tc();\n";
+		static const char changed[] =
+			"--- a/x.c\n+++ b/x.c\n@@ -1,2 +1,2 @@\n"
+			"-\tpin_user_pages(a);\n+\tpin_user_pages(b);\n";
+
+		q.patch = moved;
+		q.patch_len = strlen(moved);
+		assert_false(rb_guide_applies(find(&g, "mm-gup"), &q, NULL));
+		q.patch = changed;
+		q.patch_len = strlen(changed);
+		assert_true(rb_guide_applies(find(&g, "mm-gup"), &q, &why));
+		assert_string_equal(why, "pin_user_pages");
+	}
 	rb_guides_release(&g);
 }
 
