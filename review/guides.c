@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,8 +203,102 @@ int rb_guides_load(struct rb_guides *out, const char *dir)
 	return ret;
 }
 
-/* Does an added or removed line of @patch contain @sym? */
-static bool in_changed_lines(const char *patch, size_t len, const char *sym)
+/*
+ * The lines a patch only moves: a removed line whose text, without the
+ * white space around it, is also added (or the other way round) is
+ * code motion or re-indentation, not a change of what the code does
+ * with the symbols in it. Hashes of the removed and the added lines,
+ * sorted, so that each line is looked up on the other side.
+ */
+struct moved {
+	uint64_t *minus, *plus;
+	size_t n_minus, n_plus;
+	bool ready; /* filled: only once a symbol is found at all */
+};
+
+static uint64_t line_hash(const char *p, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+	size_t i;
+
+	while (len && (*p == ' ' || *p == '\t')) {
+		p++;
+		len--;
+	}
+	while (len &&
+	       (p[len - 1] == ' ' || p[len - 1] == '\t' || p[len - 1] == '\r'))
+		len--;
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A +/- line of the diff, not a "+++ "/"--- " header? */
+static bool diff_line(const char *p, size_t ll)
+{
+	return ll > 0 && (*p == '+' || *p == '-') &&
+	       !(ll >= 4 && (!strncmp(p, "+++ ", 4) || !strncmp(p, "--- ", 4)));
+}
+
+/* Fills @m from @patch; out of memory, no line counts as moved. */
+static void moved_init(struct moved *m, const char *patch, size_t len)
+{
+	const char *p = patch, *end = patch + len;
+	size_t n = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->ready = true;
+	for (; p < end; p++)
+		n += *p == '\n';
+	m->minus = malloc((n + 1) * sizeof(*m->minus));
+	m->plus = malloc((n + 1) * sizeof(*m->plus));
+	if (!m->minus || !m->plus) {
+		free(m->minus);
+		free(m->plus);
+		m->minus = m->plus = NULL;
+		return;
+	}
+	for (p = patch; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		size_t ll = (size_t)(e - p);
+
+		if (diff_line(p, ll)) {
+			uint64_t h = line_hash(p + 1, ll - 1);
+
+			if (*p == '-')
+				m->minus[m->n_minus++] = h;
+			else
+				m->plus[m->n_plus++] = h;
+		}
+		p = e + 1;
+	}
+	qsort(m->minus, m->n_minus, sizeof(*m->minus), cmp_u64);
+	qsort(m->plus, m->n_plus, sizeof(*m->plus), cmp_u64);
+}
+
+static bool moved_line(const struct moved *m, const char *p, size_t ll)
+{
+	uint64_t h = line_hash(p + 1, ll - 1);
+
+	if (*p == '-')
+		return m->plus &&
+		       bsearch(&h, m->plus, m->n_plus, sizeof(h), cmp_u64);
+	return m->minus &&
+	       bsearch(&h, m->minus, m->n_minus, sizeof(h), cmp_u64);
+}
+
+/* Does a line @patch adds or removes, and does not only move, contain
+ * @sym? */
+static bool in_changed_lines(const char *patch, size_t len, const char *sym,
+			     struct moved *m)
 {
 	const char *p = patch, *end = patch + len;
 	size_t sl = strlen(sym);
@@ -213,11 +308,13 @@ static bool in_changed_lines(const char *patch, size_t len, const char *sym)
 		const char *e = nl ? nl : end;
 		size_t ll = (size_t)(e - p);
 
-		if (ll > sl && (*p == '+' || *p == '-') &&
-		    !(ll >= 4 &&
-		      (!strncmp(p, "+++ ", 4) || !strncmp(p, "--- ", 4))) &&
-		    memmem(p + 1, ll - 1, sym, sl))
-			return true;
+		if (ll > sl && diff_line(p, ll) &&
+		    memmem(p + 1, ll - 1, sym, sl)) {
+			if (!m->ready)
+				moved_init(m, patch, len);
+			if (!moved_line(m, p, ll))
+				return true;
+		}
 		p = e + 1;
 	}
 	return false;
@@ -226,6 +323,8 @@ static bool in_changed_lines(const char *patch, size_t len, const char *sym)
 bool rb_guide_applies(const struct rb_guide *g, const struct rb_guides_query *q,
 		      const char **why)
 {
+	struct moved m = { 0 };
+	bool hit = false;
 	size_t i, k;
 
 	for (i = 0; i < g->n_sections; i++)
@@ -244,13 +343,18 @@ bool rb_guide_applies(const struct rb_guide *g, const struct rb_guides_query *q,
 					*why = g->paths[i];
 				return true;
 			}
-	for (i = 0; q->patch && i < g->n_symbols; i++)
-		if (in_changed_lines(q->patch, q->patch_len, g->symbols[i])) {
+	if (!q->patch || !g->n_symbols)
+		return false;
+	for (i = 0; !hit && i < g->n_symbols; i++)
+		if (in_changed_lines(q->patch, q->patch_len, g->symbols[i],
+				     &m)) {
 			if (why)
 				*why = g->symbols[i];
-			return true;
+			hit = true;
 		}
-	return false;
+	free(m.minus);
+	free(m.plus);
+	return hit;
 }
 
 void rb_guides_hash(const struct rb_guides *g, struct rb_sha256 *h)

@@ -11,8 +11,11 @@
  * A guide is chosen for a patch when a section the series touches starts
  * with one of its sections (case-insensitive), when a file the patch
  * changes starts with one of its paths, or when a line the patch adds or
- * removes contains one of its symbols. At least one of the three lines is
- * required. The rest of the file is the guide; there is no size cap other
+ * removes contains one of its symbols. A line the patch only moves (the
+ * same text, white space around it aside, both removed and added) is not
+ * a change of what the code does with its symbols and does not count, so
+ * that code motion does not pull in every guide it mentions. At least
+ * one of the three lines is required. The rest of the file is the guide; there is no size cap other
  * than the file cap below, since the guides are ours, not the mail's.
  *
  * The prompt set's version is a hash over every guide and the prompt
