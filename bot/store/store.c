@@ -165,6 +165,11 @@ static const char *const migrations[] = {
 	 * review and model finding, so that stats split by it. */
 	("ALTER TABLE reviews ADD COLUMN prompt TEXT;"
 	 "ALTER TABLE findings ADD COLUMN prompt TEXT;"),
+	/* 9: why a model finding was raised (issue 30): the finder's
+	 * reasoning for its severity and the verifier's reason, for the
+	 * dashboard; never mailed. */
+	("ALTER TABLE findings ADD COLUMN severity_reason TEXT;"
+	 "ALTER TABLE findings ADD COLUMN verifier_reason TEXT;"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
