@@ -1719,6 +1719,42 @@ static int cand_message(struct rb_buf *msg, const struct cand *c)
 	return ret;
 }
 
+/*
+ * The model's words keep no link: it reads no web, so a link it writes
+ * is invented or came from the mail, and the review would repeat it
+ * under the bot's name (issue 33). "scheme://..." up to a blank becomes
+ * "(link removed)".
+ */
+static int strip_links(struct rb_buf *msg)
+{
+	struct rb_buf o = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	const char *s = msg->ptr, *p, *a;
+	int ret = 0;
+
+	while (!ret && (p = strstr(s, "://"))) {
+		for (a = p; a > s && (isalnum((unsigned char)a[-1]) ||
+				      strchr("+.-", a[-1]));
+		     a--)
+			;
+		ret = rb_buf_add(&o, s, (size_t)(a - s));
+		if (!ret && a < p && isalpha((unsigned char)*a))
+			ret = rb_buf_puts(&o, "(link removed)");
+		else if (!ret)
+			ret = rb_buf_add(&o, a, (size_t)(p - a) + 3);
+		for (s = p + 3; a < p && isalpha((unsigned char)*a) && *s &&
+				!isspace((unsigned char)*s);
+		     s++)
+			;
+	}
+	if (!ret && s != msg->ptr) {
+		ret = rb_buf_puts(&o, s);
+		rb_buf_reset(msg);
+		ret = ret ?: rb_buf_add(msg, o.ptr, o.len);
+	}
+	rb_buf_release(&o);
+	return ret;
+}
+
 /* The severity floor and the caps, over the verified candidates. */
 static int apply_policy(struct review *r, struct rb_findings *out)
 {
@@ -1754,6 +1790,8 @@ static int apply_policy(struct review *r, struct rb_findings *out)
 		}
 		rb_buf_reset(&msg);
 		ret = cand_message(&msg, c);
+		if (!ret)
+			ret = strip_links(&msg);
 		if (ret == -RB_ETOOBIG)
 			ret = 0;
 		if (ret)

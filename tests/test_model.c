@@ -1730,7 +1730,7 @@ static void test_same_cause(void **state)
 		" 0.7, \"introduced_by_patch\": true, \"trigger_scenario\":"
 		" \"the old copy is freed while a reader holds it\","
 		" \"question\": \"Who frees the old dev->copy, and can a "
-		"reader still hold it?\"},"
+		"reader still hold it (https://evil.example/x?a=1 says so)?\"},"
 		"{\"file\": \"mm/foo.c\", \"side\": \"new\", \"line\": 57,"
 		" \"quoted_code\": \"dev->copy = copy;\", \"category\": "
 		"\"logic\", \"severity\": \"low\", \"confidence\": 0.5,"
@@ -1747,6 +1747,10 @@ static void test_same_cause(void **state)
 	assert_non_null(strstr(r.f.v[0].message, "Who frees the old"));
 	assert_non_null(strstr(r.f.v[0].message,
 			       "Also raised on these lines as: race."));
+	/* The model's words keep no link. */
+	assert_non_null(strstr(r.f.v[0].message, "hold it ((link removed) "
+						 "says so)?"));
+	assert_null(strstr(r.f.v[0].message, "evil"));
 	assert_string_equal(r.f.v[1].category, "logic");
 	reqs = requests_of("verifier", &n);
 	assert_int_equal(n, 1);
