@@ -76,7 +76,7 @@ enum {
 
 static const struct category {
 	const char *name;
-	unsigned fam;
+	unsigned int fam;
 	int rank; /* lower: graver */
 } categories[] = {
 	{ "use-after-free", FAM_LIFE, 0 },
@@ -114,7 +114,7 @@ bool rb_model_category_allowed(const char *c)
 	return category_of(c) != NULL;
 }
 
-static unsigned family(const char *c)
+static unsigned int family(const char *c)
 {
 	const struct category *k = category_of(c);
 
@@ -822,7 +822,7 @@ bool rb_model_same_finding(const struct rb_model_raw_finding *a,
 bool rb_model_same_cause(const struct rb_model_raw_finding *a,
 			 const struct rb_model_raw_finding *b)
 {
-	unsigned fa = family(a->category), fb = family(b->category);
+	unsigned int fa = family(a->category), fb = family(b->category);
 
 	if (a->old_side != b->old_side ||
 	    strcmp(finding_file(a), finding_file(b)) || a->line > span(b) ||
@@ -862,7 +862,7 @@ struct cand {
 	char fp[17];
 	enum rb_model_verdict verdict;
 	int first, last; /* the lines of every member */
-	unsigned passes; /* a bit per finder call that proposed it */
+	unsigned int passes; /* a bit per finder call that proposed it */
 	struct rb_model_raw_finding *mem[MAX_MEMBERS]; /* raw among them */
 	size_t nmem;
 	/* What other focuses said to rule it out, shown to the verifier. */
@@ -1125,7 +1125,7 @@ static bool graver(const struct rb_model_raw_finding *f,
 	return f->confidence > c->confidence;
 }
 
-static unsigned pass_bit(int pass)
+static unsigned int pass_bit(int pass)
 {
 	return 1u << (pass < 0 ? 0 : pass > 31 ? 31 : pass);
 }
@@ -1199,7 +1199,7 @@ static void cand_add(struct review *r, struct rb_model_raw_finding *f,
 	r->c[r->nc++] = n;
 }
 
-static int popcount(unsigned v)
+static int popcount(unsigned int v)
 {
 	int n = 0;
 
@@ -1222,7 +1222,7 @@ static void settle(struct review *r)
 
 	for (i = 0; i < r->nc; i++) {
 		struct cand *c = &r->c[i];
-		unsigned against = 0;
+		unsigned int against = 0;
 
 		for (k = 0; k < r->raw.n_dis; k++) {
 			const struct rb_model_dismissal *d = &r->raw.dis[k];

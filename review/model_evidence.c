@@ -338,7 +338,7 @@ int rb_model_seen_add_result(struct rb_model_seen *s, const char *name,
 	bool callers = name && !strcmp(name, "find_callers");
 	json_t *a = NULL;
 	const char *side_s, *path = NULL, *l, *e, *end = res + len;
-	size_t plen = 0, n, rest;
+	size_t plen = 0, n, rest, from = s->n, to, i;
 	int side = 1, ret = 0;
 	long line;
 	bool first = true;
@@ -390,6 +390,18 @@ int rb_model_seen_add_result(struct rb_model_seen *s, const char *name,
 		}
 		if (e == end)
 			break;
+	}
+	/*
+	 * Without a tip tree the tools read the base for "tip", and so
+	 * does the place check: the rows count for either side.
+	 */
+	for (i = from, to = s->n; !have_tip && !ret && i < to; i++) {
+		struct seen_line x = s->v[i];
+
+		if (x.side)
+			continue;
+		ret = seen_add(s, x.path, strlen(x.path), 1, x.line, x.text,
+			       strlen(x.text), x.src);
 	}
 	json_decref(a);
 	seen_sort(s);
@@ -459,7 +471,7 @@ static bool part_has(const char *p, size_t n, const char *w)
 	return false;
 }
 
-static unsigned part_words(const char *p, size_t n)
+static unsigned int part_words(const char *p, size_t n)
 {
 	static const char *const sync[] = {
 		"mutex",       "spin",	     "rcu",	"sem",	   "rwsem",
@@ -478,7 +490,7 @@ static unsigned part_words(const char *p, size_t n)
 		"map",	   "pin",    "inc",    "charge", "tryget", "register",
 		"acquire", "lookup", "clone",  NULL
 	};
-	unsigned w = 0;
+	unsigned int w = 0;
 
 	if (part_has(p, n, "lock") || part_is(p, n, sync))
 		w |= W_SYNC;
@@ -491,11 +503,11 @@ static unsigned part_words(const char *p, size_t n)
 }
 
 /* The words of @s[0..n): each identifier, in parts split at '_'. */
-static unsigned line_words(const char *s, size_t n)
+static unsigned int line_words(const char *s, size_t n)
 {
 	char part[64];
 	size_t i = 0, k;
-	unsigned w = 0;
+	unsigned int w = 0;
 
 	while (i < n) {
 		if (!isalnum((unsigned char)s[i]) && s[i] != '_') {
@@ -532,7 +544,7 @@ enum {
 
 static const struct rule {
 	const char *category;
-	unsigned need;
+	unsigned int need;
 	const char *what;
 } rules[] = {
 	{ "locking", R_SYNC,
@@ -590,7 +602,7 @@ const char *rb_model_evidence_rule(const char *category)
 struct ev_line {
 	const char *path; /* borrowed from the evidence */
 	int side, line;
-	unsigned words;
+	unsigned int words;
 	bool own, callers, blank;
 };
 
@@ -815,7 +827,7 @@ static int resolve(const struct rb_model_evidence_ctx *c,
 }
 
 /* The lines of @v that are not blank and are at distinct places. */
-static size_t distinct(const struct ev_line *v, size_t n, unsigned words)
+static size_t distinct(const struct ev_line *v, size_t n, unsigned int words)
 {
 	size_t i, k, cnt = 0;
 

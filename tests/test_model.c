@@ -1358,6 +1358,10 @@ static void test_evidence(void **state)
 					 "{\"side\": \"base\"}", 16, def,
 					 strlen(def), true);
 		assert_int_equal(rb_model_seen_count(tools), 8);
+		/* No tip tree: "tip" reads the base, and counts for both. */
+		rb_model_seen_add_result(tools, "grep", "{}", 2, grep,
+					 strlen(grep), false);
+		assert_int_equal(rb_model_seen_count(tools), 10);
 	}
 	rb_model_seen_free(tools);
 	rb_model_seen_free(none);
