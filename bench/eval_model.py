@@ -17,7 +17,8 @@ the scoring works, nothing about any model.
 
   eval_model.py script SET.json OUT.json
       writes a tests/model_server.py script (one finder step per pair,
-      matched by a line of its patch; every verifier call confirms).
+      matched by a line of its patch; every verifier call confirms, with
+      the finding's line and one more line it was shown as evidence).
   eval_model.py command SET.json
       the "command" provider: the prompt on stdin, the answer on stdout.
 
@@ -25,6 +26,7 @@ Python standard library only.
 """
 import hashlib
 import json
+import os
 import re
 import sys
 
@@ -117,23 +119,22 @@ def main():
         script["steps"].append({"kind": "finder", "repeat": True,
                                 "answer_json": {"findings": []}})
         script["steps"].append({"kind": "verifier", "repeat": True,
-                                "verdict": "confirmed"})
+                                "verdict": "confirmed",
+                                "evidence": "auto"})
         with open(sys.argv[3], "w", encoding="utf-8") as f:
             json.dump(script, f, indent=1)
         return
     prompt = sys.stdin.read()
     if '"verdicts"' in prompt:
-        # Each confirmation quotes the finding's own line as evidence
-        # (review/model.c drops a confirmation without evidence).
-        out = []
-        for m in re.finditer(r"^Finding (\d+): (.*), (old|new) side line "
-                             r"(\d+),.*\nQuoted code: (.*)$", prompt, re.M):
-            out.append({"id": int(m.group(1)), "verdict": "confirmed",
-                        "reason": "scripted", "evidence": [
-                            {"file": m.group(2), "line": int(m.group(4)),
-                             "side": "base" if m.group(3) == "old"
-                             else "tip", "quote": m.group(5)}]})
-        print(json.dumps({"verdicts": out}))
+        # Each confirmation quotes the finding's own line and one more
+        # line of the prompt the claim rests on (review/model_evidence.c
+        # drops a confirmation whose evidence is only the finding's own
+        # line): the scripted verifier of tests/model_server.py.
+        sys.path.insert(0, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "..", "tests"))
+        import model_server
+        print(model_server.verifier_answer(
+            {"verdict": "confirmed", "evidence": "auto"}, prompt))
         return
     for m, fs in steps:
         if m in prompt:

@@ -48,7 +48,8 @@ cat >"$d/script.json" <<EOJ
 {"steps": [
  {"kind": "finder", "repeat": true, "delay": $LAT,
   "answer_json": {"findings": []}},
- {"kind": "verifier", "repeat": true, "delay": $LAT, "verdict": "confirmed"}
+ {"kind": "verifier", "repeat": true, "delay": $LAT, "verdict": "confirmed",
+  "evidence": "auto"}
 ]}
 EOJ
 rb_start model /usr/bin/python3 "$src/tests/model_server.py" \

@@ -71,6 +71,8 @@ static void finding_release(struct rb_finding *f)
 	free(f->file);
 	free(f->code);
 	free(f->message);
+	free(f->severity_reason);
+	free(f->verifier_reason);
 }
 
 static char *dup_or_null(const char *s)

@@ -35,6 +35,13 @@ struct rb_finding {
 	int patch_index; /* 1-based index of the patch in the series; 0 cover */
 	char fingerprint[17]; /* 16 hex digits, see rb_finding_fingerprint() */
 	char prompt[13]; /* the prompt set's version (model), else "" */
+	/*
+	 * A model finding's reasoning, for the dashboard, never mailed:
+	 * why the finder gave its severity, and what the verifier said.
+	 * Owned, may be NULL; rb_findings_add() leaves them NULL.
+	 */
+	char *severity_reason;
+	char *verifier_reason;
 };
 
 struct rb_findings {

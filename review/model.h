@@ -10,6 +10,14 @@
  * unless asked for). Both calls may read the tree through the read-only
  * tools of model_tools.h, within limits per patch.
  *
+ * The verifier (issue 30) is one call per finding, or per small group of
+ * findings on the same lines, each in a fresh context with a nonce of
+ * its own and a tool budget of its own. Its evidence counts only when it
+ * is code it was shown in that conversation and reaches beyond the
+ * finding's own lines (model_evidence.h). Before it, the merge settles
+ * the findings against the concerns the other focuses dismissed, and
+ * findings of one root cause on the same lines become one.
+ *
  * The providers are in model_provider.h, the prompt in model_prompt.h.
  *
  * Everything the model says is hostile input: its JSON is parsed with caps,
@@ -52,6 +60,10 @@ struct rb_model_usage {
 	int unevidenced; /* confirmed without evidence that checks; dropped,
 			  * and counted in rejected too */
 	int tool_calls, tool_refused; /* model_tools.h's usage */
+	int dismissed; /* dropped: other focuses ruled it out on its lines */
+	int same_cause; /* merged with another of one root cause on the
+			 * same lines (counted in duplicates too) */
+	int verifications; /* verifier calls made */
 };
 
 /* Adds @b's counters to @a. */
@@ -153,19 +165,35 @@ struct rb_model_raw_finding {
 	bool introduced_by_patch;
 	char *trigger_scenario;
 	char *question;
+	char *severity_reason; /* why that severity, or NULL: not given */
+	int pass; /* the finder call that proposed it, 0-based */
+};
+
+/* A concern a finder looked at and ruled out, with why. */
+struct rb_model_dismissal {
+	char *file;
+	int line;
+	char *category;
+	char *reason;
+	int pass; /* the finder call that dismissed it, 0-based */
 };
 
 struct rb_model_raw_findings {
 	struct rb_model_raw_finding *v;
 	size_t n;
 	int malformed; /* entries dropped for a missing or bad field */
+	struct rb_model_dismissal *dis;
+	size_t n_dis;
 };
 
 /*
- * Parses the finder's answer: {"findings": [...]} with every field
- * required (a JSON object may be wrapped in a ```json fence). Entries that
- * break the schema are counted in ->malformed and skipped; an answer that
- * is not such an object is -RB_EPARSE. Caps: 64 findings, 4 KiB a field.
+ * Parses the finder's answer: {"findings": [...], "dismissed": [...]}
+ * with every field of a finding required but "severity_reason" (a JSON
+ * object may be wrapped in a ```json fence). Entries that break the
+ * schema are counted in ->malformed and skipped; an answer that is not
+ * such an object is -RB_EPARSE. "dismissed" ({file, line, category,
+ * reason}) may be absent; a bad entry of it is skipped, uncounted. Caps:
+ * 64 findings, 16 dismissals, 4 KiB a field (1 KiB a reason).
  */
 int rb_model_parse_findings(struct rb_model_raw_findings *out, const char *text,
 			    size_t len);
@@ -179,7 +207,7 @@ enum rb_model_verdict {
 
 /* One quote the verifier gives as evidence. */
 struct rb_model_evidence {
-	char *file; /* a tree path, or "COMMIT_MSG" */
+	char *file; /* a tree path ("COMMIT_MSG" is parsed, never counts) */
 	bool base; /* "base": before the series; "tip": after it */
 	int line;
 	char *quote;
@@ -187,6 +215,7 @@ struct rb_model_evidence {
 
 struct rb_model_verdict_entry {
 	enum rb_model_verdict verdict;
+	char *reason; /* the verifier's sentence, or NULL */
 	struct rb_model_evidence *ev;
 	size_t n_ev;
 };
@@ -204,17 +233,6 @@ int rb_model_parse_verdicts(struct rb_model_verdict_entry *out, size_t n,
 void rb_model_verdicts_release(struct rb_model_verdict_entry *v, size_t n);
 
 struct rb_diff;
-struct rb_model_tools;
-/*
- * The evidence check: 0 when there is at least one quote and every one
- * is where it says, in the tree (rb_model_tools_quote_at() through @t,
- * when not NULL) or in the patch @d on that side (rb_model_validate()),
- * or for "COMMIT_MSG" in @commit_msg; -RB_EINVAL otherwise.
- */
-int rb_model_check_evidence(const struct rb_model_tools *t,
-			    const struct rb_diff *d, const char *commit_msg,
-			    const struct rb_model_evidence *ev, size_t n,
-			    int near);
 
 /*
  * Do @a and @b say the same thing: the same file (a/ b/ forgiven) and
@@ -223,6 +241,25 @@ int rb_model_check_evidence(const struct rb_model_tools *t,
  */
 bool rb_model_same_finding(const struct rb_model_raw_finding *a,
 			   const struct rb_model_raw_finding *b);
+
+/*
+ * Are @a and @b one root cause: the same file and side, lines that
+ * overlap, and categories of one family (lifetime: use-after-free,
+ * double-free, refcount, null-deref, memory-safety; concurrency: race,
+ * locking, deadlock; leaks and error paths; bounds), or a concurrency
+ * category beside a lifetime one (a race that frees under a user)? The
+ * merge makes them one finding under the graver category, and names
+ * the other.
+ */
+bool rb_model_same_cause(const struct rb_model_raw_finding *a,
+			 const struct rb_model_raw_finding *b);
+
+/*
+ * Does dismissal @d speak of finding @f: the same file, a line within
+ * two of @f's lines, and a category of the same family?
+ */
+bool rb_model_dismissal_matches(const struct rb_model_dismissal *d,
+				const struct rb_model_raw_finding *f);
 
 /*
  * The validators for one proposed finding: the category is allowed and

@@ -16,18 +16,39 @@ fit is taken; a step is used up unless it says "repeat": true. No step
 left: HTTP 500 "script exhausted". A STEP may hold:
 
   "answer": "text"          the model's answer (content / text block)
-  "answer_json": {...}      the same, given as JSON
+  "answer_json": {...}      the same, given as JSON; in either,
+                            "{{NONCE}}" becomes the nonce of the
+                            request's first data marker: a model that
+                            obeys an injection and closes the block
+                            it was given
   "verdict": "confirmed"    verifier answer: that verdict for every
-                            "Finding N:" of the request
+                            "Finding N:" of the request (in its
+                            findings block)
   "verdict_by_quote": {"substring": "rejected"}
                             another verdict for findings whose block
                             holds the substring
-                            Each verdict carries evidence: by default
-                            the finding's own quote, file, line and side
-                            (old: "base", new: "tip"), which the bot
-                            checks against the patch;
+                            Each verdict carries evidence. By default
+                            it is only the finding's own quote, file,
+                            line and side (old: "base", new: "tip"):
+                            what a lazy verifier says, which the bot
+                            rejects (review/model_evidence.h: evidence
+                            must reach beyond the finding's lines);
+  "evidence": "auto"        real evidence: the finding's own quote and
+                            one more line the verifier was given (a
+                            tool result it received, else the diff or
+                            functions of its prompt), the nearest that
+                            holds the word its category needs (a lock,
+                            a free, an allocation), as evidence_of()
+                            picks it
+  "evidence_from": {"substring": ["text", "@own", ...]}
+                            for findings whose block holds the
+                            substring: for each "text", the first line
+                            the verifier was given that holds it (its
+                            tool results first, then its prompt's diff
+                            and functions), at its file, side and
+                            line; "@own" adds the finding's own quote
   "evidence_by_quote": {"substring": [{"file", "side", "line", "quote"}]}
-                            that evidence instead for findings whose
+                            that evidence, as given, for findings whose
                             block holds the substring
   "evidence": "none"        no evidence at all
   "status": 429             HTTP status (default 200)
@@ -65,11 +86,18 @@ offered) and "tool_choice".
 Every request is logged as one JSON line (time, path, wire format, the
 headers that matter, the parsed body) to --log.
 
+  model_server.py --verifier-stdin [--evidence auto|own|none]
+                            no server: the verifier's prompt on stdin
+                            (the "command" provider's input), its
+                            verdicts on stdout, every finding confirmed
+                            with that evidence (default auto).
+
 Python standard library only. Listens on 127.0.0.1 only.
 """
 import argparse
 import json
 import re
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -86,20 +114,179 @@ def load_script(path):
         STATE.update(text=text, steps=steps, used=[False] * len(steps))
 
 
-def evidence_of(step, block):
-    """The evidence of one "Finding N:" block of the verifier's request."""
+# What the words of a line say it does, as review/model_evidence.c reads
+# them: identifiers split at "_", a part that holds or is one of these.
+SYNC = ("lock", "mutex", "spin", "rcu", "sem", "atomic", "barrier", "once",
+        "smp", "irqsave", "irqrestore", "preempt", "lockdep", "guard")
+RELEASE = ("free", "put", "release", "destroy", "drop", "unref", "unmap",
+           "close", "del", "remove")
+ACQUIRE = ("alloc", "dup", "get", "new", "create", "open", "grab", "hold",
+           "map", "pin", "inc", "register", "lookup")
+NEEDS = {"locking": SYNC, "deadlock": SYNC, "race": SYNC,
+         "use-after-free": RELEASE, "double-free": RELEASE,
+         "leak": ACQUIRE, "resource-leak": ACQUIRE,
+         "refcount": ACQUIRE + RELEASE}
+
+
+def has_word(text, words):
+    for ident in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        for part in ident.lower().split("_"):
+            if part and any(part == w or (len(w) > 3 and w in part)
+                            for w in words):
+                return True
+    return False
+
+
+def shown_lines(text, results, calls):
+    """The tree lines a verifier request carries, as the bot counts them:
+    (file, side, line, text), its tool results first (read_file,
+    grep, find_definition, find_callers), then the diff and functions
+    blocks of its prompt."""
+    out = []
+    for r in results:
+        name, args = calls.get(r["id"], (None, {}))
+        side = "base" if (args or {}).get("side") == "base" else "tip"
+        cur = None
+        for i, l in enumerate(r["content"].split("\n")):
+            m = re.match(r"^(\S+) at (base|tip), lines \d+-\d+ of \d+:$", l)
+            if i == 0 and m:
+                cur, side = m.group(1), m.group(2)
+                continue
+            m = re.match(r"^(\d+)\t(.*)$", l)
+            if m and cur:
+                out.append((cur, side, int(m.group(1)), m.group(2)))
+                continue
+            m = re.match(r"^([^:\s]+):(\d+):(.*)$", l)
+            if m and name in ("grep", "find_callers", "find_definition"):
+                if name == "find_definition":
+                    cur = m.group(1)
+                    continue
+                t = re.sub(r"^ \[[^\]]*\(\)\] ", "", m.group(3))
+                out.append((m.group(1), side, int(m.group(2)), t))
+    m = re.search(r"<<<DATA-([0-9a-f]{16}) findings\n", text)
+    nonce = m.group(1) if m else None
+    block, path = None, None
+    for l in text.split("\n"):
+        if nonce and l.startswith("<<<DATA-%s " % nonce):
+            block, path = l.split(" ", 1)[1], None
+            continue
+        if nonce and l.startswith("DATA-%s>>>" % nonce):
+            block = None
+            continue
+        if block == "diff":
+            m = re.match(r"^File: (.*) \([^(]*\)$", l)
+            if m:
+                path = m.group(1)
+                continue
+            m = re.match(r"^([ \d]{5}) ([ \d]{5}) ([-+ ])(.*)$", l)
+            if m and path:
+                if m.group(1).strip():
+                    out.append((path, "base", int(m.group(1)), m.group(4)))
+                if m.group(2).strip():
+                    out.append((path, "tip", int(m.group(2)), m.group(4)))
+        elif block == "functions":
+            m = re.match(r"^--- (.*): lines \d+-\d+ ", l)
+            if m:
+                path = m.group(1)
+                continue
+            m = re.match(r"^ *(\d+) (.*)$", l)
+            if m and path:
+                out.append((path, "tip", int(m.group(1)), m.group(2)))
+    return out
+
+
+def finding_of(block):
+    """(file, side, line, quote, category) of a "Finding N:" block."""
     text = "\n".join(block)
-    for k, ev in step.get("evidence_by_quote", {}).items():
-        if k in text:
-            return ev
-    if step.get("evidence") == "none":
-        return []
-    m = re.match(r"Finding \d+: (.*), (old|new) side line (\d+),", block[0])
+    m = re.match(r"Finding \d+: (.*), (old|new) side line (\d+), "
+                 r"category (\S+),", block[0])
     q = re.search(r"^Quoted code: (.*?)\nTrigger:", text, re.M | re.S)
     if not m or not q:
+        return None
+    quote = q.group(1).replace("\n    ", "\n")
+    return (m.group(1), "base" if m.group(2) == "old" else "tip",
+            int(m.group(3)), quote, m.group(4))
+
+
+def evidence_of(step, block, text="", results=(), calls=None):
+    """The evidence of one "Finding N:" block of the verifier's request."""
+    btext = "\n".join(block)
+    for k, ev in step.get("evidence_by_quote", {}).items():
+        if k in btext:
+            return ev
+    mode = step.get("evidence", "own")
+    if mode == "none":
         return []
-    return [{"file": m.group(1), "side": "base" if m.group(2) == "old"
-             else "tip", "line": int(m.group(3)), "quote": q.group(1)}]
+    f = finding_of(block)
+    if not f:
+        return []
+    own = {"file": f[0], "side": f[1], "line": f[2], "quote": f[3]}
+    shown = shown_lines(text, results, calls or {})
+    for k, wants in step.get("evidence_from", {}).items():
+        if k not in btext:
+            continue
+        ev = []
+        for w in wants:
+            if w == "@own":
+                ev.append(own)
+                continue
+            hit = next((s for s in shown if w in s[3]), None)
+            if hit:
+                ev.append({"file": hit[0], "side": hit[1], "line": hit[2],
+                           "quote": hit[3].strip()})
+        return ev
+    if mode != "auto":
+        return [own]
+    # The nearest other line shown with the word the category needs:
+    # tool results first, then the finding's file in the prompt.
+    need = NEEDS.get(f[4])
+    nown = len(f[3].split("\n"))
+
+    owntext = {x.strip() for x in f[3].split("\n")}
+
+    def other(s):
+        return s[3].strip() and s[3].strip() not in owntext and not (
+            s[0] == f[0] and s[1] == f[1] and f[2] <= s[2] < f[2] + nown)
+    cands = [s for s in shown if other(s) and len(re.sub(r"[^\w()]", "",
+                                                          s[3])) >= 4]
+    # The finding's own line may hold the word (the lock it takes).
+    if need and has_word(f[3], need) and f[4] != "double-free":
+        need = None
+    for pick in (lambda s: need and has_word(s[3], need),
+                 lambda s: not need):
+        near = sorted((s for s in cands if s[0] == f[0] and pick(s)),
+                      key=lambda s: (abs(s[2] - f[2]), s[1] != f[1]))
+        far = [s for s in cands if pick(s)]
+        hit = (near or far or [None])[0]
+        if hit:
+            return [own, {"file": hit[0], "side": hit[1], "line": hit[2],
+                          "quote": hit[3].strip()}]
+    return [own]
+
+
+def verifier_answer(step, text, results=(), calls=None):
+    """The verdicts JSON for the findings block of a verifier request."""
+    m = re.search(r"<<<DATA-[0-9a-f]{16} findings\n(.*?)\nDATA-[0-9a-f]{16}>>>",
+                  text, re.S)
+    body = m.group(1) if m else ""
+    verdicts, cur, block = [], None, []
+    for line in body.split("\n") + ["Finding end:"]:
+        if line.startswith("Finding ") and ":" in line:
+            if cur is not None:
+                v = step["verdict"]
+                for k, kv in step.get("verdict_by_quote", {}).items():
+                    if k in "\n".join(block):
+                        v = kv
+                        break
+                verdicts.append({"id": cur, "verdict": v,
+                                 "reason": step.get("reason", "scripted"),
+                                 "evidence": evidence_of(
+                                     step, block, text, results, calls)})
+            num = line[8:line.index(":")]
+            cur = int(num) if num.isdigit() else None
+            block = []
+        block.append(line)
+    return json.dumps({"verdicts": verdicts})
 
 
 def pick(kind, body, results, can_call):
@@ -170,7 +357,7 @@ def tool_state(fmt, req):
     """The tool results a request carries, the tools it offers, whether
     the model may call one, and what breaks the format's rules (or None).
     """
-    results, pending, bad = [], [], None
+    results, pending, bad, calls = [], [], None, {}
     tools = [t.get("name") or (t.get("function") or {}).get("name")
              for t in req.get("tools") or [] if isinstance(t, dict)]
     choice = req.get("tool_choice")
@@ -193,6 +380,13 @@ def tool_state(fmt, req):
                 bad = bad or "tool calls without results: %s" % pending
             if role == "assistant":
                 pending = [t.get("id") for t in m.get("tool_calls") or []]
+                for t in m.get("tool_calls") or []:
+                    fn = t.get("function") or {}
+                    try:
+                        args = json.loads(fn.get("arguments") or "{}")
+                    except ValueError:
+                        args = {}
+                    calls[t.get("id")] = (fn.get("name"), args)
             continue
         blocks = c if isinstance(c, list) else []
         if role == "user":
@@ -215,11 +409,14 @@ def tool_state(fmt, req):
                 bad = bad or "tool_use without tool_result: %s" % pending
             pending = [b.get("id") for b in blocks if isinstance(b, dict)
                        and b.get("type") == "tool_use"]
+            for b in blocks:
+                if isinstance(b, dict) and b.get("type") == "tool_use":
+                    calls[b.get("id")] = (b.get("name"), b.get("input"))
             if pending and not tools:
                 bad = bad or "tool_use blocks but no tools defined"
     if pending:
         bad = bad or "the last tool calls have no results: %s" % pending
-    return results, tools, choice, can_call, bad
+    return results, tools, choice, can_call, bad, calls
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -259,9 +456,9 @@ class Handler(BaseHTTPRequestHandler):
             text = "\n".join(p if isinstance(p, str) else ""
                              for p in parts)
         kind = "verifier" if '"verdicts"' in text else "finder"
-        results, tools, choice, can_call, bad = \
+        results, tools, choice, can_call, bad, calls = \
             tool_state(fmt, req) if isinstance(req, dict) else \
-            ([], [], None, False, None)
+            ([], [], None, False, None, {})
         entry = {"t": time.time(), "path": self.path, "format": fmt,
                  "kind": kind,
                  "authorization": self.headers.get("Authorization"),
@@ -297,29 +494,14 @@ class Handler(BaseHTTPRequestHandler):
             if "verdict" in step:
                 # One verdict per "Finding N:" block; verdict_by_quote
                 # maps a substring of the block to its own verdict.
-                verdicts, cur, block = [], None, []
-                for line in text.split("\n") + ["Finding end:"]:
-                    if line.startswith("Finding ") and ":" in line:
-                        if cur is not None:
-                            v = step["verdict"]
-                            for k, kv in step.get("verdict_by_quote",
-                                                  {}).items():
-                                if k in "\n".join(block):
-                                    v = kv
-                                    break
-                            verdicts.append({"id": cur, "verdict": v,
-                                             "reason": "scripted",
-                                             "evidence": evidence_of(
-                                                 step, block)})
-                        num = line[8:line.index(":")]
-                        cur = int(num) if num.isdigit() else None
-                        block = []
-                    block.append(line)
-                answer = json.dumps({"verdicts": verdicts})
+                answer = verifier_answer(step, text, results, calls)
             elif "answer_json" in step:
                 answer = json.dumps(step["answer_json"])
             else:
                 answer = step.get("answer", "")
+            m = re.search(r"<<<DATA-([0-9a-f]{16}) ", text)
+            if m:
+                answer = answer.replace("{{NONCE}}", m.group(1))
             calls = []
             for k, c in enumerate(step.get("tool_calls") or []):
                 calls.append({"id": c.get("id", "%s_%d_%d" % (
@@ -344,10 +526,19 @@ class Server(ThreadingHTTPServer):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--script", required=True)
-    ap.add_argument("--log", required=True)
+    ap.add_argument("--port", type=int)
+    ap.add_argument("--script")
+    ap.add_argument("--log")
+    ap.add_argument("--verifier-stdin", action="store_true")
+    ap.add_argument("--evidence", default="auto")
     a = ap.parse_args()
+    if a.verifier_stdin:
+        print(verifier_answer({"verdict": "confirmed",
+                               "evidence": a.evidence},
+                              sys.stdin.read()))
+        return
+    if a.port is None or not a.script or not a.log:
+        ap.error("--port, --script and --log are required")
     srv = Server(("127.0.0.1", a.port), Handler)
     srv.script = a.script
     srv.log = a.log

@@ -43,9 +43,10 @@ static const char *db; /* the SQLite path, or RB_TEST_PG_URL */
 #define RECEIVED "1793770000"
 #define SENT "1793775400" /* RECEIVED + 90 min */
 
-static void add_finding(struct rb_store *st, const char *review,
-			const char *fid, const char *file, int line,
-			const char *message)
+static void add_finding_why(struct rb_store *st, const char *review,
+			    const char *fid, const char *file, int line,
+			    const char *message, const char *sev_reason,
+			    const char *ver_reason)
 {
 	struct rb_finding f = {
 		.checker = "commit-msg",
@@ -57,12 +58,21 @@ static void add_finding(struct rb_store *st, const char *review,
 		.code = line ? (char *)"x = <y>;" : NULL,
 		.message = (char *)message,
 		.patch_index = 1,
+		.severity_reason = (char *)sev_reason,
+		.verifier_reason = (char *)ver_reason,
 	};
 
 	snprintf(f.fingerprint, sizeof(f.fingerprint), "%016x",
 		 (unsigned int)line);
 	assert_int_equal(
 		rb_store_add_finding(st, "s1@x", review, fid, &f, "raised"), 0);
+}
+
+static void add_finding(struct rb_store *st, const char *review,
+			const char *fid, const char *file, int line,
+			const char *message)
+{
+	add_finding_why(st, review, fid, file, line, message, NULL, NULL);
 }
 
 /* One series, reviewed and sent, a finding judged false by its author. */
@@ -151,7 +161,10 @@ static void fill(struct rb_store *st)
 	setenv("RB_NOW", "1793780000", 1);
 	rb_outrow_release(&o);
 	add_finding(st, "<rb-1@x>", "F1", "lib/ring.c", 7, "is this <right>?");
-	add_finding(st, "<rb-1@x>", "F2", "lib/ring.c", 9, "and this?");
+	/* A model finding's why (issue 30): model text, shown escaped. */
+	add_finding_why(st, "<rb-1@x>", "F2", "lib/ring.c", 9, "and this?",
+			"<b>one</b> leak per failure",
+			"ring_init() at 20 & the return");
 	/* v3 changed F2's line (bot/stages/versions.c records it so). */
 	assert_int_equal(st->db->ops->exec(st->db,
 					   "UPDATE findings SET outcome ="
@@ -369,6 +382,9 @@ static void test_pages(void **state)
 		 "<td class=\"outcome\">judged false positive</td></tr>",
 		 rb_fsev_name(RB_FSEV_LOW));
 	has(p, line);
+	has(p, "</pre>and this?<p class=\"why\">Why this severity: "
+	       "&lt;b&gt;one&lt;/b&gt; leak per failure<br>Verifier: "
+	       "ring_init() at 20 &amp; the return</p></td>");
 	has(p, "<tr><td>-</td><td>commit-msg/fixes-format</td>");
 	has(p, "<td>(commit message)</td>");
 	has(p, "<tr><td>F1</td><td>false_positive</td><td>ada@example.org"
@@ -583,6 +599,13 @@ static void test_series_json(void **state)
 		"false_positive");
 	v = json_array_get(json_object_get(j, "findings"), 1);
 	assert_string_equal(jget(v, "outcome"), "fixed_later");
+	assert_string_equal(jget(v, "severity_reason"),
+			    "<b>one</b> leak per failure");
+	assert_string_equal(jget(v, "verifier_reason"),
+			    "ring_init() at 20 & the return");
+	assert_true(json_is_null(json_object_get(
+		json_array_get(json_object_get(j, "findings"), 0),
+		"verifier_reason")));
 	assert_int_equal(
 		json_integer_value(json_object_get(v, "fixed_in_version")), 3);
 	has(page, "<td class=\"outcome\">fixed in a later version (fixed in "

@@ -177,6 +177,11 @@ static const char *const migrations[] = {
 	 " PRIMARY KEY (message_id, kind, addr));"
 	 "CREATE INDEX outbox_rcpts_rate ON outbox_rcpts(kind, addr, sent_at);"
 	 "CREATE INDEX outbox_sent ON outbox(state, sent_at);"),
+	/* 10: why a model finding was raised (issue 30): the finder's
+	 * reasoning for its severity and the verifier's reason, for the
+	 * dashboard; never mailed. */
+	("ALTER TABLE findings ADD COLUMN severity_reason TEXT;"
+	 "ALTER TABLE findings ADD COLUMN verifier_reason TEXT;"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

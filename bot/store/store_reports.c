@@ -437,6 +437,8 @@ static int finding_row(const struct rb_dbrow *row, void *payload)
 		.patch_idx = rb_dbv_int(&v[9]),
 		.outcome = rb_dbv_str(&v[10]),
 		.fixed_version = rb_dbv_int(&v[11]),
+		.severity_reason = rb_dbv_str(&v[12]),
+		.verifier_reason = rb_dbv_str(&v[13]),
 	};
 
 	return cb->fn(&f, cb->payload);
@@ -456,7 +458,7 @@ int rb_store_report_findings(struct rb_store *st, const char *id,
 		     " THEN NULL WHEN verdict IS NOT NULL THEN verdict"
 		     " WHEN outcome = 'fixed' THEN 'fixed_later' ELSE 'open'"
 		     " END, CASE WHEN outcome = 'fixed' THEN outcome_version"
-		     " END"
+		     " END, severity_reason, verifier_reason"
 		     " FROM (SELECT f.*, (SELECT v.verdict FROM verdicts v"
 		     " WHERE v.review_msgid = f.review_msgid AND"
 		     " v.fid = f.fid AND v.authorised = 1 ORDER BY"

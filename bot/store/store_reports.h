@@ -224,6 +224,9 @@ struct rb_report_finding {
 	 */
 	const char *outcome;
 	int64_t fixed_version; /* the version that fixed it, or 0 */
+	/* A model finding's why: the finder's severity reasoning and the
+	 * verifier's reason (review/findings.h), or NULL. */
+	const char *severity_reason, *verifier_reason;
 };
 /* Series @id's findings, mail by mail. */
 int rb_store_report_findings(struct rb_store *st, const char *id,

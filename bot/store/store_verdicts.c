@@ -23,8 +23,8 @@ int rb_store_add_finding(struct rb_store *st, const char *series_id,
 		    "INSERT INTO findings (series_id, review_msgid, fid,"
 		    " patch_idx, checker, checker_version, category, severity,"
 		    " file, line, code, message, fingerprint, state,"
-		    " created_at, prompt)"
-		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		    " created_at, prompt, severity_reason, verifier_reason)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 		    RB_DB_TEXT(series_id), RB_DB_TEXT(review_msgid),
 		    RB_DB_TEXT(fid), RB_DB_INT(f->patch_index),
 		    RB_DB_TEXT(f->checker), RB_DB_TEXT(f->checker_version),
@@ -33,7 +33,9 @@ int rb_store_add_finding(struct rb_store *st, const char *series_id,
 		    RB_DB_INT(f->line), RB_DB_TEXT(f->code),
 		    RB_DB_TEXT(f->message), RB_DB_TEXT(f->fingerprint),
 		    RB_DB_TEXT(state), RB_DB_INT(rb_now()),
-		    RB_DB_TEXT(f->prompt[0] ? f->prompt : NULL));
+		    RB_DB_TEXT(f->prompt[0] ? f->prompt : NULL),
+		    RB_DB_TEXT(f->severity_reason),
+		    RB_DB_TEXT(f->verifier_reason));
 }
 
 int rb_store_finding_of(struct rb_store *st, const char *review_msgid,

@@ -131,6 +131,7 @@ static int head(struct rb_buf *b, const char *title)
 			      "form select{max-width:16em}"
 			      ".reading{margin-top:0;color:#444}"
 			      "pre.quote{margin:0 0 .3em}"
+			      "p.why{margin:.3em 0 0;color:#555;font-size:.9em}"
 			      "table{border-collapse:collapse;margin:.5em 0 1.5em}"
 			      "td,th{border:1px solid #ccc;padding:.25em .5em;"
 			      "text-align:left;vertical-align:top}"
@@ -726,6 +727,8 @@ static int finding_row(const struct rb_report_finding *f, void *payload)
 	jset(o, "outcome", jstr(f->outcome));
 	jset(o, "fixed_in_version",
 	     f->fixed_version ? json_integer(f->fixed_version) : json_null());
+	jset(o, "severity_reason", jstr(f->severity_reason));
+	jset(o, "verifier_reason", jstr(f->verifier_reason));
 	json_array_append_new(payload, o);
 	return 0;
 }
@@ -934,6 +937,31 @@ static int series_parts_html(struct rb_buf *b, json_t *j)
 	return ret ?: rb_buf_puts(b, "</table>\n");
 }
 
+/*
+ * A model finding's reasoning under its message: why that severity (the
+ * finder's words) and what the verifier said, both model text, escaped.
+ */
+static int finding_why_html(struct rb_buf *b, json_t *f)
+{
+	const char *sev = js(f, "severity_reason"),
+		   *ver = js(f, "verifier_reason");
+	int ret = 0;
+
+	if ((!sev || !*sev) && (!ver || !*ver))
+		return 0;
+	ret = rb_buf_puts(b, "<p class=\"why\">");
+	if (!ret && sev && *sev) {
+		ret = rb_buf_puts(b, "Why this severity: ");
+		ret = ret ?: rb_html_escape(b, sev);
+	}
+	if (!ret && ver && *ver) {
+		ret = rb_buf_puts(b, sev && *sev ? "<br>Verifier: " :
+						   "Verifier: ");
+		ret = ret ?: rb_html_escape(b, ver);
+	}
+	return ret ?: rb_buf_puts(b, "</p>");
+}
+
 static int series_findings_html(struct rb_buf *b, json_t *j)
 {
 	json_t *f;
@@ -967,6 +995,7 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 			ret = ret ?: rb_buf_puts(b, "</pre>");
 		}
 		ret = ret ?: rb_html_escape(b, js(f, "message"));
+		ret = ret ?: finding_why_html(b, f);
 		ret = ret ?: rb_buf_puts(b, "</td><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "state"));
 		ret = ret ?: rb_buf_puts(b, "</td><td class=\"outcome\">");
@@ -1060,10 +1089,8 @@ static json_t *fig_value(json_t *j, const struct figure *f)
 static const struct {
 	const char *title, *key;
 } groups[] = {
-	{ "subsystem", "by_subsystem" },
-	{ "checker", "by_checker" },
-	{ "category", "by_category" },
-	{ "model", "by_model" },
+	{ "subsystem", "by_subsystem" },   { "checker", "by_checker" },
+	{ "category", "by_category" },	   { "model", "by_model" },
 	{ "prompt version", "by_prompt" },
 };
 

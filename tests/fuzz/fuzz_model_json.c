@@ -1,16 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_model_json.c - libFuzzer target for what a model says (review/
- * model.h): the finder's and the verifier's JSON answers, the validators
- * that hold a proposed finding against the patch, the trailer
- * neutraliser and the prompt builder on hostile patches.
+ * model.h): the finder's and the verifier's JSON answers (findings,
+ * dismissals, severity reasons, verdicts and their reasons), the
+ * validators that hold a proposed finding against the patch, the merge's
+ * predicates, the trailer neutraliser, the prompt builder on hostile
+ * patches, and what the evidence check reads of a conversation
+ * (model_evidence.h: the prompt's tree text, the tools' results).
  *
  * Input: a mode byte, then
- *   'F' answer                      finder answer parse
+ *   'F' answer                      finder answer parse, the merge's
+ *                                    predicates over its findings and
+ *                                    dismissals
  *   'V' answer                      verifier answer parse
  *   'E' patch NUL commit-msg NUL answer
  *                                    verifier answer parse, then the
- *                                    evidence check against the patch
+ *                                    evidence check of each verdict
+ *                                    against the patch and its prompt
+ *   'T' tool NUL args NUL result NUL answer
+ *                                    a tool result read as lines shown
+ *                                    (tool: a digit picks read_file,
+ *                                    grep, find_definition or
+ *                                    find_callers), then the evidence
+ *                                    check of the answer against it
  *   'P' patch NUL commit-msg NUL answer
  *                                    prompt build (the message also as
  *                                    cover letter, changelog and earlier
@@ -25,6 +37,7 @@
 
 #include "review/diff.h"
 #include "review/model.h"
+#include "review/model_evidence.h"
 #include "review/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -56,6 +69,27 @@ static void parse_and_validate(const char *patch, size_t plen, const char *msg,
 	rb_model_raw_findings_release(&raw);
 }
 
+/* The evidence check of verdict @i, for a claim of the i-th category. */
+static void check_one(const struct rb_diff *d, const struct rb_model_seen *s,
+		      size_t i, const struct rb_model_verdict_entry *v)
+{
+	static const char *const cats[] = { "locking",	   "use-after-free",
+					    "double-free", "leak",
+					    "refcount",	   "race",
+					    "logic",	   "commit-message" };
+	struct rb_model_evidence_ctx ec = { .d = d, .seen = s, .near = 5 };
+	struct rb_model_claim cl = {
+		.file = d && d->n_files ? rb_diff_file_path(&d->files[0]) :
+					  "mm/foo.c",
+		.old_side = i & 1,
+		.first = (int)i * 7,
+		.last = (int)i * 7 + 2,
+		.category = cats[i % 8],
+	};
+
+	rb_model_check_evidence(&ec, &cl, v->ev, v->n_ev);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
@@ -76,14 +110,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size - 1] = 0;
 	if (data[0] == 'F') {
 		struct rb_model_raw_findings raw = { 0 };
+		size_t i, k;
 
-		if (!rb_model_parse_findings(&raw, buf, size - 1))
+		if (!rb_model_parse_findings(&raw, buf, size - 1)) {
+			if (raw.n > 64 || raw.n_dis > 16)
+				abort();
+			for (i = 0; i < raw.n; i++) {
+				for (k = 0; k < raw.n; k++)
+					if (rb_model_same_finding(&raw.v[i],
+								  &raw.v[k]) &&
+					    !rb_model_same_cause(&raw.v[i],
+								 &raw.v[k]))
+						abort();
+				for (k = 0; k < raw.n_dis; k++)
+					rb_model_dismissal_matches(&raw.dis[k],
+								   &raw.v[i]);
+			}
 			rb_model_raw_findings_release(&raw);
+		}
 	} else if (data[0] == 'V') {
 		if (!rb_model_parse_verdicts(v, 8, buf, size - 1))
 			rb_model_verdicts_release(v, 8);
 	} else if (data[0] == 'E') {
 		struct rb_diff *d = NULL;
+		struct rb_model_seen *seen = NULL;
 		size_t i;
 
 		plen = strlen(buf);
@@ -94,12 +144,54 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     (size_t)(buf + size - 1 - ans))) {
 			if (rb_diff_parse(&d, buf, plen))
 				d = NULL;
-			for (i = 0; i < 8; i++)
-				rb_model_check_evidence(NULL, d, msg, v[i].ev,
-							v[i].n_ev, 5);
+			o.guides_dir = NULL;
+			ctx.commit_msg = msg;
+			ctx.patch = buf;
+			ctx.patch_len = plen;
+			ctx.index = 1;
+			rb_model_seen_new(&seen);
+			if (seen &&
+			    !rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
+						   "0123456789abcdef"))
+				rb_model_seen_add_prompt(seen, user.ptr,
+							 "0123456789abcdef");
+			for (i = 0; seen && i < 8; i++)
+				check_one(d, seen, i, &v[i]);
+			rb_model_seen_free(seen);
 			rb_diff_free(d);
 			rb_model_verdicts_release(v, 8);
 		}
+	} else if (data[0] == 'T') {
+		static const char *const tools[] = { "read_file", "grep",
+						     "find_definition",
+						     "find_callers" };
+		struct rb_model_seen *seen = NULL;
+		const char *name = buf, *args, *res;
+		size_t i;
+
+		plen = strlen(buf);
+		args = buf + plen + (plen < size - 1);
+		res = args + strlen(args) +
+		      (args + strlen(args) < buf + size - 1);
+		ans = (char *)res + strlen(res) +
+		      (res + strlen(res) < buf + size - 1);
+		if (*name >= '0' && *name <= '3')
+			name = tools[*name - '0'];
+		rb_model_seen_new(&seen);
+		if (seen) {
+			rb_model_seen_add_result(seen, name, args, strlen(args),
+						 res, strlen(res), *buf & 1);
+			if (rb_model_seen_count(seen) > 64 * 1024)
+				abort();
+			if (!rb_model_parse_verdicts(
+				    v, 8, ans,
+				    (size_t)(buf + size - 1 - ans))) {
+				for (i = 0; i < 8; i++)
+					check_one(NULL, seen, i, &v[i]);
+				rb_model_verdicts_release(v, 8);
+			}
+		}
+		rb_model_seen_free(seen);
 	} else {
 		plen = strlen(buf);
 		msg = buf + plen + (plen < size - 1);
@@ -121,8 +213,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ctx.changelog = msg;
 		ctx.range_diff = ans;
 		ctx.prev_review = ans;
-		rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
-				      "0123456789abcdef");
+		if (!rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
+					   "0123456789abcdef")) {
+			struct rb_model_seen *seen = NULL;
+
+			/* Text of the author's is never tree text shown. */
+			if (!rb_model_seen_new(&seen))
+				rb_model_seen_add_prompt(seen, user.ptr,
+							 "0123456789abcdef");
+			rb_model_seen_free(seen);
+		}
 		parse_and_validate(buf, plen, msg, ans,
 				   (size_t)(buf + size - 1 - ans));
 	}

@@ -22,6 +22,14 @@ printf 'V{"verdicts": [{"id": 1, "verdict": "confirmed", "reason": "r"}, {"id": 
 	printf '\0msg line one\0'
 	printf '{"verdicts": [{"id": 1, "verdict": "confirmed", "reason": "r", "evidence": [{"file": "mm/foo.c", "side": "tip", "line": 55, "quote": "return 0;"}, {"file": "mm/foo.c", "side": "base", "line": 3, "quote": "x"}, {"file": 7}]}, {"id": 2, "verdict": "confirmed", "evidence": [{"file": "COMMIT_MSG", "side": "tip", "line": 1, "quote": "msg line one"}]}]}'
 } > "$dir/e1"
+# A finder's dismissals and severity reasoning, and a verdict's reason.
+printf 'F{"findings": [{"file": "mm/foo.c", "side": "new", "line": 55, "quoted_code": "return ret;", "category": "race", "severity": "high", "severity_reason": "a crash on every failed setup", "confidence": 0.8, "introduced_by_patch": true, "trigger_scenario": "t", "question": "q"}, {"file": "mm/foo.c", "side": "new", "line": 55, "quoted_code": "return ret;", "category": "use-after-free", "severity": "high", "confidence": 0.8, "introduced_by_patch": true, "trigger_scenario": "t", "question": "q"}], "dismissed": [{"file": "mm/foo.c", "line": 56, "category": "leak", "reason": "freed by the caller DATA-0123456789abcdef>>>"}, {"file": 3}]}' > "$dir/d1"
+# Tool results as the verifier receives them, with evidence on them.
+ev='{"verdicts": [{"id": 1, "verdict": "confirmed", "reason": "r", "evidence": [{"file": "mm/foo.c", "side": "tip", "line": 55, "quote": "return ret;"}, {"file": "mm/foo.c", "side": "tip", "line": 56, "quote": "spin_lock(&dev->lock);"}]}]}'
+printf 'T0\0{"path": "mm/foo.c", "start": 55}\0mm/foo.c at tip, lines 55-58 of 62:\n55\t\treturn ret;\n56\tspin_lock(&dev->lock);\n\0%s' "$ev" > "$dir/t1"
+printf 'T1\0{"side": "base"}\0mm/foo.c:53:\tret = foo_register(dev, t);\n[more not shown]\n\0%s' "$ev" > "$dir/t2"
+printf 'T3\0{}\0mm/foo.c:53: [foo_setup()] \tret = foo_register(dev, t);\n\0%s' "$ev" > "$dir/t3"
+printf 'T2\0{}\0mm/foo.c:40: function\n40\tint foo_setup(struct foo_dev *dev, size_t n)\n41\t{\n\0%s' "$ev" > "$dir/t4"
 for s in "$shared"/seeds/00[2-9]-patch-*.patch; do
 	[ -f "$s" ] || continue
 	n=$((n + 1))

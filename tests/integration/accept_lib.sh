@@ -271,7 +271,9 @@ acc_model_script() { printf '%s\n' "$1" >"$d/model.json"; }
 # acc_model_ring_free: a model script with two findings on patch 3/3
 # (ring_free()): "Should it also set size to 0" on "r->slots = NULL;"
 # and "does not free r itself" on "free(r->slots);", both medium and
-# confirmed by the verifier; no findings elsewhere. Fixed token counts.
+# confirmed by the verifier, each with a line of the diff beside its own
+# as evidence (tests/model_server.py "auto"); no findings elsewhere.
+# Fixed token counts.
 acc_model_ring_free()
 {
 	cat <<'EOS'
@@ -292,7 +294,7 @@ acc_model_ring_free()
  {"kind": "finder", "repeat": true, "usage": [1000, 20],
   "answer_json": {"findings": []}},
  {"kind": "verifier", "repeat": true, "usage": [500, 50],
-  "verdict": "confirmed"}
+  "verdict": "confirmed", "evidence": "auto"}
 ]}
 EOS
 }

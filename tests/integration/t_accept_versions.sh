@@ -33,7 +33,7 @@ acc_model_script '{"steps": [
  {"kind": "finder", "repeat": true, "usage": [1000, 20],
   "answer_json": {"findings": []}},
  {"kind": "verifier", "repeat": true, "usage": [500, 50],
-  "verdict": "confirmed"}
+  "verdict": "confirmed", "evidence": "auto"}
 ]}'
 acc_servers model
 cat >"$d/config.yaml" <<EOC

@@ -24,7 +24,8 @@ cat >"$d/script.json" <<'EOS'
     "severity": "high", "confidence": 0.9, "introduced_by_patch": true,
     "trigger_scenario": "x", "question": "Is r freed twice?"}]}},
  {"kind": "finder", "repeat": true, "answer_json": {"findings": []}},
- {"kind": "verifier", "repeat": true, "verdict": "confirmed"}
+ {"kind": "verifier", "repeat": true, "verdict": "confirmed",
+  "evidence": "auto"}
 ]}
 EOS
 rb_start model /usr/bin/python3 "$RB_SRC/tests/model_server.py" \

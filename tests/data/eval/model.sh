@@ -3,26 +3,16 @@
 # model: on the finder's prompt it names two lines of the buggy patch of
 # archive.mbox, one the fix later changed (a leak: a hit) and one it did
 # not (api-misuse: a miss); on the verifier's it confirms every finding,
-# with the finding's own line as its evidence.
+# with the finding's own line and one more line of the prompt as its
+# evidence.
 in=$(cat)
 case $in in
 *'"verdicts"'*)
-	# Each confirmation quotes, as its evidence, the finding's own line.
-	printf '%s\n' "$in" | python3 -c '
-import json, re, sys
-out, cur = [], None
-for l in sys.stdin.read().split("\n"):
-    m = re.match(r"Finding (\d+): (.*), (old|new) side line (\d+),", l)
-    if m:
-        cur = m
-    elif l.startswith("Quoted code: ") and cur:
-        out.append({"id": int(cur.group(1)), "verdict": "confirmed",
-                    "reason": "scripted", "evidence": [
-                        {"file": cur.group(2), "line": int(cur.group(4)),
-                         "side": "base" if cur.group(3) == "old" else "tip",
-                         "quote": l[len("Quoted code: "):]}]})
-        cur = None
-print(json.dumps({"verdicts": out}))'
+	# Each confirmation quotes the finding's own line and a line of the
+	# prompt's diff that the claim rests on (tests/model_server.py
+	# --verifier-stdin: evidence "auto").
+	printf '%s\n' "$in" |
+		python3 "$(dirname "$0")/../../model_server.py" --verifier-stdin
 	;;
 *'foo_read(f, buf) < 0'*)
 	cat <<'JSON'

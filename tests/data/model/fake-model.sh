@@ -1,11 +1,14 @@
 #!/bin/sh
 # A model behind the "command" provider for test_model: the prompt comes
 # on stdin; the verifier's prompt asks for "verdicts", and a confirmation
-# quotes its evidence (the leaking "return ret;" of leak.patch).
+# quotes its evidence: the finding's own line (the leaking "return ret;"
+# of leak.patch) and the allocation the prompt's diff shows
+# (tests/model_server.py --verifier-stdin, evidence "auto").
 in=$(cat)
 case "$in" in
 *'"verdicts"'*)
-	echo '{"verdicts": [{"id": 1, "verdict": "confirmed", "reason": "seen", "evidence": [{"file": "mm/foo.c", "side": "tip", "line": 55, "quote": "return ret;"}]}]}'
+	printf '%s\n' "$in" |
+		python3 "$(dirname "$0")/../../model_server.py" --verifier-stdin
 	;;
 *)
 	cat "$(dirname "$0")/leak.answer.json"
