@@ -5,13 +5,15 @@
 # its verifier must back each confirmation with quotes from the tree.
 # For each wire format (OpenAI, Anthropic), the scripted model server on
 # patch 3/3 (ring_free()):
-#  - the finder, in two focuses (memory, locking), reads lib/ring.c at
-#    the tip through a tool and raises two findings, which both focuses
-#    repeat (merged: each once);
+#  - the finder, in two focuses (memory, claims; locking, the third
+#    configured, is left out by the planner: the ring has no lock), reads
+#    lib/ring.c at the tip through a tool and raises two findings, which
+#    both focuses repeat (merged: each once); the memory pass sees the
+#    diff without the commit message, the claims pass with it;
 #  - the verifier reads ring_push(), the code that stores through
 #    r->slots, at the base (a tool call), and asks for one read more:
-#    with model.tools.max_calls 2 that third call of the patch is refused
-#    and the verifier is told to answer;
+#    with model.tools.verifier_calls 1 that second call of its reserve is
+#    refused and the verifier is told to answer;
 #  - it confirms both findings: the first with a quote of ring_push()
 #    at the base, which is in the tree, so the finding reaches the mail;
 #    the second with a quote that is in no tree ("kfree(r);"), so it is
@@ -86,10 +88,11 @@ ACC_MODEL_YAML="model:
   api_key_env: RB_TEST_KEY
   timeout_seconds: 30
   max_retries: 1
-  focuses: [memory, locking]
+  focuses: [memory, claims, locking]
   tools:
     enabled: true
-    max_calls: 2"
+    max_calls: 2
+    verifier_calls: 1"
 acc_config '  default:
     mode: "off"
   subsystems:
@@ -121,20 +124,35 @@ ver = [e for e in log if e["kind"] == "verifier"]
 res = [r["content"] for e in ver for r in e.get("tool_results") or []]
 acc.check(any("r->slots[r->head % r->size] = v;" in c for c in res),
           "the verifier's tool results lack ring_push(): %s" % res)
-# (c) ... and its second call, the patch's third, was refused.
+# (c) ... and its second call, past its reserve of one, was refused.
 last = ver[-1]["tool_results"]
 acc.check(len(last) == 2 and "r->slots[r->head" in last[0]["content"] and
           "ring_push" not in last[1]["content"] and
-          "limit" in last[1]["content"].lower(),
-          "the third call was not refused: %s" % last)
+          "limit of tool calls" in last[1]["content"],
+          "the verifier's second call was not refused: %s" % last)
 acc.check(ver[-1]["tool_choice"] in ("none", {"type": "none"}),
           "the verifier was not told to answer: %s" % ver[-1]["tool_choice"])
-# Two focuses per patch, each with its own instructions.
+# Two focuses per patch, each with its own instructions; locking is
+# planned out (no lock in the ring), and the mail says so.
 fnd = [e for e in log if e["kind"] == "finder"]
 text = json.dumps([e["body"] for e in fnd])
 acc.check("FOCUS: memory, lifetimes" in text and
-          "FOCUS: locking and concurrency" in text and
+          "FOCUS: does the code do what the commit message claims" in text
+          and "FOCUS: locking" not in text and
           "FOCUS: correctness" not in text, "the finders' focuses")
+acc.check("locking left out: nothing for them to look at" in b,
+          "3/3: the model line does not say locking was left out:\n" +
+          m["body"])
+# The memory pass judges the diff without the author's account of it.
+for e in fnd:
+    t = json.dumps(e["body"])
+    if "ring_free(struct ring" not in t:
+        continue
+    if "FOCUS: memory" in t:
+        acc.check("commit message is not shown" in t and
+                  "commit-message\\n" not in t, "memory saw the message")
+    else:
+        acc.check("commit-message\\n" in t, "claims lacks the message")
 # The context: the cover letter, and the patches after this one.
 acc.check("cover-letter\\nThree small changes to the ring buffer." in text,
           "no cover letter in the finder's prompt")
