@@ -1453,7 +1453,7 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 {
 	struct rb_model_usage u = { 0 };
 	struct rb_model_tools_usage tu = { 0 };
-	char cost[256];
+	char cost[256], idx[16];
 	struct review r = {
 		.m = m,
 		.o = rb_model_get_opts(m),
@@ -1486,7 +1486,8 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 		 "%ld+%ld tokens, %ld cached, %ld cache writes, %.4f",
 		 u.passes, u.calls, u.tool_calls, u.tool_refused, u.tokens_in,
 		 u.tokens_out, u.cache_read, u.cache_written, u.cost);
-	rb_log(RB_LOG_INFO, "model.cost", "usage", cost, NULL);
+	snprintf(idx, sizeof(idx), "%d", ctx->index);
+	rb_log(RB_LOG_INFO, "model.cost", "patch", idx, "usage", cost, NULL);
 	rb_model_usage_add(usage, &u);
 	free(r.c);
 	rb_model_raw_findings_release(&r.raw);

@@ -6,7 +6,7 @@ It speaks two wire formats, chosen by the request path:
   - OpenAI Chat Completions: POST .../chat/completions
   - Anthropic Messages:      POST .../messages
 and answers from a script file (JSON), re-read whenever its content
-changes (the state of used steps resets then):
+changes (the state of used steps and the prompt cache reset then):
 
   {"steps": [STEP, ...]}
 
@@ -205,6 +205,9 @@ def load_script(path):
     if text != STATE["text"]:
         steps = json.loads(text).get("steps", []) if text.strip() else []
         STATE.update(text=text, steps=steps, used=[False] * len(steps))
+        # A new script is a new case: nothing cached from the last one.
+        CACHE["prefixes"].clear()
+        del CACHE["prompts"][:]
 
 
 def evidence_of(step, block):
