@@ -1968,6 +1968,14 @@ static const struct key tools_keys[] = {
 	    .min = 1, .max = 1000),
 	KEY("max_bytes", K_INT, struct rb_model_tools_config, max_bytes,
 	    .min = 1024, .max = 64 << 20),
+	KEY("verifier_calls", K_INT, struct rb_model_tools_config,
+	    verifier_calls, .min = 1, .max = 1000),
+	KEY("verifier_bytes", K_INT, struct rb_model_tools_config,
+	    verifier_bytes, .min = 1024, .max = 64 << 20),
+	KEY("series_calls", K_INT, struct rb_model_tools_config, series_calls,
+	    .min = 1, .max = 100000),
+	KEY("series_bytes", K_INT, struct rb_model_tools_config, series_bytes,
+	    .min = 1024, .max = 1 << 30),
 	KEY("max_result", K_INT, struct rb_model_tools_config, max_result,
 	    .min = 256, .max = 1 << 20),
 	KEY("max_seconds", K_INT, struct rb_model_tools_config, max_seconds,
@@ -2056,6 +2064,11 @@ static const struct key model_keys[] = {
 	KEY("focuses", K_STRLIST, struct rb_model_config, focuses,
 	    .noff = offsetof(struct rb_model_config, n_focuses),
 	    .item = focus_item),
+	KEY("blind_focuses", K_STRLIST, struct rb_model_config, blind_focuses,
+	    .noff = offsetof(struct rb_model_config, n_blind_focuses),
+	    .item = focus_item),
+	KEY("focus_planner", K_BOOL, struct rb_model_config, focus_planner),
+	KEY("prompt_cache", K_BOOL, struct rb_model_config, prompt_cache),
 };
 
 static void model_check(struct ctx *c, yaml_node_t *map, void *obj,
@@ -2305,6 +2318,7 @@ static void policy_defaults(struct rb_policy *p)
 
 int rb_config_defaults(struct rb_config **out)
 {
+	static char *blind[] = { "correctness", "memory" };
 	struct rb_config *c = calloc(1, sizeof(*c));
 
 	if (!c)
@@ -2325,8 +2339,19 @@ int rb_config_defaults(struct rb_config **out)
 	c->model.max_retries = 3;
 	c->model.max_findings = 3;
 	c->model.max_words = 400;
-	c->model.tools.max_calls = 24;
-	c->model.tools.max_bytes = 200 << 10;
+	c->model.tools.max_calls = 12;
+	c->model.tools.max_bytes = 96 << 10;
+	c->model.tools.verifier_calls = 16;
+	c->model.tools.verifier_bytes = 128 << 10;
+	c->model.tools.series_calls = 300;
+	c->model.tools.series_bytes = 6 << 20;
+	c->model.focus_planner = true;
+	c->model.prompt_cache = true;
+	/* The author's framing steers every pass that reads it: two do not. */
+	c->model.n_blind_focuses =
+		strv_dup(&c->model.blind_focuses, blind, ARRAY_SIZE(blind)) ?
+			0 :
+			ARRAY_SIZE(blind);
 	c->model.tools.max_result = 16 << 10;
 	c->model.tools.max_seconds = 300;
 	c->model.tools.max_rounds = 12;
@@ -2344,7 +2369,8 @@ int rb_config_defaults(struct rb_config **out)
 	c->build_mem_mb = 4096;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
 	    !c->model.provider || !c->model.max_tokens_field ||
-	    !c->policy_default.name || !c->http_listen || !c->http_thread_url) {
+	    !c->model.blind_focuses || !c->policy_default.name ||
+	    !c->http_listen || !c->http_thread_url) {
 		rb_config_free(c);
 		return rb_err(RB_ENOMEM, "out of memory");
 	}
@@ -2381,6 +2407,7 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->model.command);
 	free(cfg->model.max_tokens_field);
 	strv_free(cfg->model.focuses, cfg->model.n_focuses);
+	strv_free(cfg->model.blind_focuses, cfg->model.n_blind_focuses);
 	policy_release(&cfg->policy_default);
 	for (i = 0; i < cfg->n_policies; i++)
 		policy_release(&cfg->policies[i]);

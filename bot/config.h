@@ -110,17 +110,22 @@ struct rb_policy {
 
 /*
  * model.tools: the read-only tools the model may call (review/
- * model_tools.h), with their limits per patch (docs/MODEL-TOOLS.md).
+ * model_tools.h), with their limits per pass, the verifier's reserve per
+ * patch and the totals per series (docs/MODEL-TOOLS.md).
  */
 struct rb_model_tools_config {
 	/* default: on for openai and anthropic, off for command, whose
 	 * program must speak the JSON protocol first */
 	bool enabled;
 	bool enabled_set; /* the config said enabled: */
-	int max_calls; /* tool calls per patch, default 24 */
-	int max_bytes; /* bytes returned per patch, default 200 KiB */
+	int max_calls; /* tool calls per finder pass, default 12 */
+	int max_bytes; /* bytes returned per finder pass, default 96 KiB */
+	int verifier_calls; /* the verifier's reserve per patch, default 16 */
+	int verifier_bytes; /* its bytes, default 128 KiB */
+	int series_calls; /* every pass of a series, default 300 */
+	int series_bytes; /* their bytes, default 6 MiB */
 	int max_result; /* bytes of one result, default 16 KiB */
-	int max_seconds; /* wall time per patch, default 300 */
+	int max_seconds; /* wall time per pass, default 300 */
 	int max_rounds; /* tool turns per request, default 12 */
 	int max_tokens; /* tokens of one request's loop; 0: no limit */
 };
@@ -144,6 +149,12 @@ struct rb_model_config {
 	/* The finder's focuses, one call each (review/model.h); none: all */
 	char **focuses;
 	size_t n_focuses;
+	/* Focuses that see the diff without the commit message; default
+	 * correctness and memory, [] for none */
+	char **blind_focuses;
+	size_t n_blind_focuses;
+	bool focus_planner; /* leave out focuses with nothing to look at */
+	bool prompt_cache; /* mark the shared prefix for the provider */
 };
 
 struct rb_config {

@@ -18,6 +18,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "review/diff.h"
 #include "review/model.h"
 #include "review/model_evidence.h"
+#include "review/model_plan.h"
 #include "review/model_prompt.h"
 #include "review/model_tools.h"
 #include "util/buf.h"
@@ -48,6 +50,12 @@
 #define MAX_CATEGORY 64
 #define DISMISS_NEAR 2 /* a dismissal this many lines off still speaks */
 #define KEEP_REASON 1024 /* bytes of a reason stored with a finding */
+
+/* The tool budgets above a pass (model_provider.h); 0 takes these. */
+#define DEF_VERIFIER_CALLS 16
+#define DEF_VERIFIER_BYTES (128u << 10)
+#define DEF_SERIES_CALLS 300
+#define DEF_SERIES_BYTES (6u << 20)
 
 /*
  * The verifier (issue 30): one call per finding, or per group of up to
@@ -300,6 +308,16 @@ const char *const *rb_model_focus_names(size_t *n)
 	return names;
 }
 
+int rb_model_focus_index(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < ARRAY_SIZE(focuses); i++)
+		if (!strcmp(name, focuses[i].name))
+			return (int)i;
+	return -1;
+}
+
 static const struct focus *focus_find(const char *name)
 {
 	size_t i;
@@ -313,6 +331,8 @@ static const struct focus *focus_find(const char *name)
 void rb_model_usage_add(struct rb_model_usage *a,
 			const struct rb_model_usage *b)
 {
+	size_t i;
+
 	a->calls += b->calls;
 	a->retries += b->retries;
 	a->tokens_in += b->tokens_in;
@@ -338,6 +358,11 @@ void rb_model_usage_add(struct rb_model_usage *a,
 	a->dismissed += b->dismissed;
 	a->same_cause += b->same_cause;
 	a->verifications += b->verifications;
+	a->cache_read += b->cache_read;
+	a->cache_written += b->cache_written;
+	for (i = 0; i < RB_MODEL_N_FOCUSES; i++)
+		a->skipped[i] += b->skipped[i];
+	a->unreviewed += b->unreviewed;
 }
 
 /* ---- parsing the model's answers ---- */
@@ -906,18 +931,38 @@ struct review {
 	const struct rb_model_opts *o;
 	const struct rb_model_patch_ctx *ctx;
 	struct rb_model_usage *u;
-	char nonce[17];
+	char nonce[17]; /* one for every pass of the patch: a shared prefix */
 	struct rb_buf sys; /* the rules and guides, before any focus */
 	struct rb_buf user; /* the data, the same for every call */
+	struct rb_buf user_blind; /* the same without the commit message */
+	struct rb_buf fsys; /* the finders' system prompt, shared by all */
 	struct rb_buf cmsg; /* the commit message without identities */
 	struct rb_diff *d;
-	struct rb_model_tools *tools; /* or NULL: no tree to read */
+	struct rb_model_tools *tools; /* the verifier's, or NULL: no tree */
 	struct rb_model_toolset ts;
 	bool offer; /* the calls get the tools (model.tools) */
+	struct rb_model_plan plan;
+	struct rb_model_tools_pool *pool; /* the series' (or own_pool) */
+	struct rb_model_tools_pool *own_pool; /* when ctx brings none */
+	struct rb_model_tools_pool *reserve; /* the verifier's, carved */
+	struct rb_model_tools_usage finder_tools; /* summed over the passes */
 	struct rb_model_raw_findings raw; /* every focus's, in order */
 	int npass; /* finder answers appended to raw */
 	struct cand *c;
 	size_t nc;
+};
+
+/* One finder pass: run on its own thread, merged in the plan's order. */
+struct pass {
+	struct review *r;
+	const struct focus *fo; /* NULL: the pass without a focus */
+	bool blind; /* the diff without the commit message */
+	bool cache_user; /* another pass shares its data: mark it cached */
+	struct rb_model_raw_findings found;
+	struct rb_model_usage u;
+	struct rb_model_tools_usage tu;
+	int ret;
+	char err[512]; /* the reason on the pass's thread, when ret */
 };
 
 static void add_usage(struct rb_model_usage *u, const struct rb_model *m,
@@ -929,6 +974,8 @@ static void add_usage(struct rb_model_usage *u, const struct rb_model *m,
 	u->retries += r->retries;
 	u->tokens_in += r->tokens_in;
 	u->tokens_out += r->tokens_out;
+	u->cache_read += r->cache_read;
+	u->cache_written += r->cache_written;
 	u->cost += (double)r->tokens_in * o->cost_per_mtok_in / 1e6 +
 		   (double)r->tokens_out * o->cost_per_mtok_out / 1e6;
 }
@@ -939,18 +986,168 @@ static int tool_call(void *arg, const char *name, const char *args,
 	return rb_model_tools_call(arg, name, args, args_len, out);
 }
 
-/* The prompt, the diff and the tools: what every call of the patch shares. */
+/* What the tools of a pass see: the tree through @repo (its thread's). */
+static struct rb_model_tools_ctx tools_ctx(const struct rb_model_patch_ctx *ctx,
+					   git_repository *repo)
+{
+	struct rb_model_tools_ctx tc = {
+		.repo = repo,
+		.base_tree = ctx->base_tree,
+		.tip_tree = ctx->tip_tree,
+		.base_commit = ctx->base_commit,
+		.patches = ctx->patches,
+		.n_patches = ctx->patches ? ctx->n_subjects : 0,
+		.index = ctx->index,
+		.cover = ctx->cover_body,
+		.prev_review = ctx->prev_review,
+	};
+
+	return tc;
+}
+
+/* The verifier's reserve per patch, defaults filled in. */
+static struct rb_model_tool_limits
+verifier_limits(const struct rb_model_opts *o)
+{
+	struct rb_model_tool_limits lim = o->verifier_tool_limits;
+
+	if (lim.max_calls <= 0)
+		lim.max_calls = DEF_VERIFIER_CALLS;
+	if (!lim.max_bytes)
+		lim.max_bytes = DEF_VERIFIER_BYTES;
+	if (!lim.max_result)
+		lim.max_result = o->tool_limits.max_result;
+	if (lim.max_seconds <= 0)
+		lim.max_seconds = o->tool_limits.max_seconds;
+	return lim;
+}
+
+int rb_model_series_pool_new(struct rb_model_tools_pool **out,
+			     const struct rb_model *m)
+{
+	const struct rb_model_opts *o = rb_model_get_opts(m);
+
+	return rb_model_tools_pool_new(
+		out,
+		o->series_tool_calls > 0 ? o->series_tool_calls :
+					   DEF_SERIES_CALLS,
+		o->series_tool_bytes ? o->series_tool_bytes : DEF_SERIES_BYTES,
+		"this series");
+}
+
+/*
+ * A tools object for one verification, on the calling thread (the
+ * patch's, with ctx->repo), drawing on the verifier's reserve: the
+ * finders cannot have spent it. Its own limits are the reserve's, so
+ * several verifications of one patch share the reserve; a caller may
+ * narrow them. NULL in *out (and 0) when there is nothing to read.
+ */
+static int verifier_tools(struct rb_model_tools **out, struct review *r)
+{
+	const struct rb_model_patch_ctx *ctx = r->ctx;
+	struct rb_model_tools_ctx tc = tools_ctx(ctx, ctx->repo);
+	struct rb_model_tool_limits lim = verifier_limits(r->o);
+	int ret;
+
+	*out = NULL;
+	if (!ctx->repo && !(r->o->tools && ctx->patches))
+		return 0;
+	ret = rb_model_tools_new(out, &tc, &lim);
+	if (!ret)
+		rb_model_tools_set_pool(*out, r->reserve);
+	return ret;
+}
+
+/*
+ * The finders' system prompt: the rules and guides, the tools, the
+ * schema; no focus, so that every pass of the patch sends the same one.
+ */
+static int finder_system(struct review *r)
+{
+	int ret = rb_buf_add(&r->fsys, r->sys.ptr, r->sys.len);
+
+	if (!ret && r->offer)
+		ret = rb_buf_puts(&r->fsys, tools_rules);
+	if (!ret)
+		ret = rb_buf_printf(&r->fsys,
+				    "\nThe JSON schema of the answer: %s\n",
+				    finder_schema);
+	return ret;
+}
+
+/* Does a pass of focus @fo see the diff without the commit message? */
+static bool is_blind(const struct review *r, const struct focus *fo)
+{
+	int k = fo ? rb_model_focus_index(fo->name) : -1;
+
+	return k >= 0 && (r->o->blind_focuses & (1u << k));
+}
+
+/* Which passes have something to look at; what the others lack, logged. */
+static void plan(struct review *r)
+{
+	const struct rb_model_patch_ctx *ctx = r->ctx;
+	size_t i;
+
+	if (!r->o->focus_planner) {
+		memset(&r->plan, 0, sizeof(r->plan));
+		if (!ctx->focuses)
+			r->plan.run[r->plan.n_run++] = NULL;
+		for (i = 0; ctx->focuses && i < ctx->n_focuses &&
+			    i < RB_MODEL_PLAN_MAX;
+		     i++)
+			r->plan.run[r->plan.n_run++] = ctx->focuses[i];
+		return;
+	}
+	rb_model_plan_focuses(&r->plan, r->d, ctx->commit_msg, ctx->focuses,
+			      ctx->n_focuses);
+	for (i = 0; i < r->plan.n_skipped; i++) {
+		int k = rb_model_focus_index(r->plan.skipped[i]);
+		char idx[16];
+
+		/* A patch with no pass at all is counted once, below. */
+		if (k >= 0 && r->plan.n_run)
+			r->u->skipped[k]++;
+		snprintf(idx, sizeof(idx), "%d", ctx->index);
+		rb_log(RB_LOG_INFO, "model.plan_skip", "patch", idx, "focus",
+		       r->plan.skipped[i], "why", r->plan.why[i], NULL);
+	}
+	if (!r->plan.n_run)
+		r->u->unreviewed++;
+}
+
+/*
+ * The prompt (with and without the commit message), the diff, the plan
+ * and the budgets: what every call of the patch shares. The verifier's
+ * reserve is carved out of the series' pool here, before any finder can
+ * draw on it.
+ */
 static int review_prepare(struct review *r)
 {
 	const struct rb_model_patch_ctx *ctx = r->ctx;
 	struct rb_buf cov = RB_BUF_INIT(64 * 1024);
+	struct rb_buf sys2 = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	size_t i;
+	bool blind = false;
 	int ret;
 
 	rb_model_nonce(r->nonce);
-	ret = rb_model_prompt_build(&r->sys, &r->user, &cov, r->o, ctx,
-				    r->nonce);
+	ret = rb_diff_parse(&r->d, ctx->patch, ctx->patch_len);
 	if (!ret)
-		ret = rb_diff_parse(&r->d, ctx->patch, ctx->patch_len);
+		plan(r);
+	for (i = 0; !ret && i < r->plan.n_run; i++)
+		blind = blind || is_blind(r, focus_find(r->plan.run[i]));
+	if (!ret)
+		ret = rb_model_prompt_build(&r->sys, &r->user, &cov, r->o, ctx,
+					    r->nonce);
+	if (!ret && blind) {
+		/* The same prompt, the commit message left out. */
+		struct rb_model_patch_ctx c2 = *ctx;
+
+		c2.no_commit_msg = true;
+		ret = rb_model_prompt_build(&sys2, &r->user_blind, NULL, r->o,
+					    &c2, r->nonce);
+	}
 	if (!ret)
 		ret = rb_model_strip_trailers(&r->cmsg, ctx->commit_msg);
 	if (!ret && cov.len) {
@@ -959,22 +1156,20 @@ static int review_prepare(struct review *r)
 		       NULL);
 	}
 	rb_buf_release(&cov);
-	/* The tools read the tree; the evidence check needs them as well. */
-	if (!ret && (ctx->repo || (r->o->tools && ctx->patches))) {
-		struct rb_model_tools_ctx tc = {
-			.repo = ctx->repo,
-			.base_tree = ctx->base_tree,
-			.tip_tree = ctx->tip_tree,
-			.base_commit = ctx->base_commit,
-			.patches = ctx->patches,
-			.n_patches = ctx->patches ? ctx->n_subjects : 0,
-			.index = ctx->index,
-			.cover = ctx->cover_body,
-			.prev_review = ctx->prev_review,
-		};
-
-		ret = rb_model_tools_new(&r->tools, &tc, &r->o->tool_limits);
+	rb_buf_release(&sys2);
+	r->pool = ctx->tool_pool;
+	if (!ret && !r->pool) {
+		ret = rb_model_series_pool_new(&r->own_pool, r->m);
+		r->pool = r->own_pool;
 	}
+	if (!ret)
+		ret = rb_model_tools_pool_carve(&r->reserve, r->pool,
+						verifier_limits(r->o).max_calls,
+						verifier_limits(r->o).max_bytes,
+						"the verifier of this patch");
+	/* The tools read the tree; the evidence check needs them as well. */
+	if (!ret)
+		ret = verifier_tools(&r->tools, r);
 	if (!ret && r->tools && r->o->tools) {
 		r->offer = true;
 		r->ts.defs = rb_model_tools_defs();
@@ -982,6 +1177,8 @@ static int review_prepare(struct review *r)
 		r->ts.arg = r->tools;
 		r->ts.max_rounds = r->o->tool_rounds;
 	}
+	if (!ret)
+		ret = finder_system(r);
 	return ret;
 }
 
@@ -1038,80 +1235,188 @@ static struct rb_model_request request_of(struct review *r, bool verifier)
 	return rq;
 }
 
-/* One finder call: the rules, the focus (or none), the shared data. */
-static int find_one(struct review *r, const struct focus *fo)
+/* Does the pass need the tree on its own thread? */
+static bool pass_reads_tree(const struct review *r)
 {
-	struct rb_buf sys = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	struct rb_model_raw_findings f = { 0 };
-	struct rb_model_reply rep = { 0 };
-	struct rb_model_request rq = request_of(r, false);
-	int ret;
-
-	ret = rb_buf_add(&sys, r->sys.ptr, r->sys.len);
-	if (!ret && fo)
-		ret = rb_buf_printf(&sys,
-				    "\nFOCUS: %s\n%s Other reviewers cover "
-				    "the other concerns: report nothing "
-				    "outside this focus.\n",
-				    fo->title, fo->text);
-	if (!ret && r->offer)
-		ret = rb_buf_puts(&sys, tools_rules);
-	if (!ret)
-		ret = rb_buf_printf(&sys,
-				    "\nThe JSON schema of the answer: %s\n",
-				    finder_schema);
-	if (ret)
-		goto out;
-	rq.system = sys.ptr;
-	rq.user = r->user.ptr;
-	ret = rb_model_call(&rep, r->m, &rq);
-	if (ret)
-		goto out;
-	add_usage(r->u, r->m, &rep);
-	r->u->passes++;
-	ret = rb_model_parse_findings(&f, rep.text, strlen(rep.text));
-	if (ret)
-		goto out;
-	r->u->proposed += (int)(f.n + (size_t)f.malformed);
-	r->u->malformed += f.malformed;
-	ret = raw_append(r, &f);
-out:
-	rb_model_raw_findings_release(&f);
-	rb_model_reply_release(&rep);
-	rb_buf_release(&sys);
-	return ret;
+	return r->offer && r->ctx->repo;
 }
 
 /*
- * Every focus in turn. A focus whose answer breaks the schema is counted
- * and the others go on; the review fails only when none answered.
+ * One finder call, on the pass's thread: the shared system prompt, the
+ * shared data (with or without the commit message), then the focus, the
+ * only part that differs, last. Its own tools object, on a repository
+ * of its own when it is not on the patch's thread, draws on the series'
+ * pool.
+ */
+static int find_one(struct pass *p, bool own_thread)
+{
+	struct review *r = p->r;
+	const struct rb_model_patch_ctx *ctx = r->ctx;
+	const struct rb_buf *data = p->blind ? &r->user_blind : &r->user;
+	struct rb_buf user = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_model_reply rep = { 0 };
+	struct rb_model_request rq = request_of(r, false);
+	struct rb_model_toolset ts = { 0 };
+	struct rb_model_tools *tools = NULL;
+	git_repository *repo = NULL;
+	int ret = 0;
+
+	if (r->offer) {
+		struct rb_model_tools_ctx tc;
+
+		if (own_thread && pass_reads_tree(r))
+			ret = ctx->repo_open(&repo, ctx->repo_arg);
+		tc = tools_ctx(ctx, own_thread ? repo : ctx->repo);
+		if (!ret)
+			ret = rb_model_tools_new(&tools, &tc,
+						 &r->o->tool_limits);
+		if (ret)
+			goto out;
+		rb_model_tools_set_pool(tools, r->pool);
+		ts = r->ts;
+		ts.arg = tools;
+		rq.tools = &ts;
+	}
+	ret = rb_buf_add(&user, data->ptr, data->len);
+	if (!ret && p->fo)
+		ret = rb_buf_printf(&user,
+				    "\nFOCUS: %s\n%s Other reviewers cover "
+				    "the other concerns: report nothing "
+				    "outside this focus.\n",
+				    p->fo->title, p->fo->text);
+	if (ret)
+		goto out;
+	rq.system = r->fsys.ptr;
+	rq.user = user.ptr;
+	rq.cache = r->o->prompt_cache && r->plan.n_run > 1;
+	rq.system_shared = r->fsys.len;
+	if (p->cache_user)
+		rq.user_shared[rq.n_user_shared++] = data->len;
+	ret = rb_model_call(&rep, r->m, &rq);
+	if (ret)
+		goto out;
+	add_usage(&p->u, r->m, &rep);
+	p->u.passes++;
+	ret = rb_model_parse_findings(&p->found, rep.text, strlen(rep.text));
+	if (ret)
+		goto out;
+	p->u.proposed += (int)(p->found.n + (size_t)p->found.malformed);
+	p->u.malformed += p->found.malformed;
+out:
+	rb_model_tools_get_usage(tools, &p->tu);
+	rb_model_tools_free(tools);
+	git_repository_free(repo);
+	rb_model_reply_release(&rep);
+	rb_buf_release(&user);
+	if (ret)
+		snprintf(p->err, sizeof(p->err), "%s", rb_errmsg());
+	return p->ret = ret;
+}
+
+static void *pass_thread(void *arg)
+{
+	find_one(arg, true);
+	return NULL;
+}
+
+/*
+ * Runs @v[0..n) at once, a thread each (the provider's limit decides
+ * how many requests are out); one after another on this thread when the
+ * passes read the tree and no other thread can open it, or a thread
+ * cannot be made.
+ */
+static void run_passes(struct review *r, struct pass **v, size_t n)
+{
+	pthread_t th[RB_MODEL_PLAN_MAX];
+	bool started[RB_MODEL_PLAN_MAX] = { false };
+	bool threads = n > 1 && (!pass_reads_tree(r) || r->ctx->repo_open);
+	size_t i;
+
+	for (i = 0; threads && i < n; i++)
+		started[i] = !pthread_create(&th[i], NULL, pass_thread, v[i]);
+	for (i = 0; i < n; i++)
+		if (!started[i])
+			find_one(v[i], false);
+	for (i = 0; i < n; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+}
+
+/*
+ * Every planned focus. With the prompt cache, the first pass of each
+ * prompt (with and without the commit message) goes first and writes
+ * the cache, the others follow and read it: a cache entry exists only
+ * once the first request is answered. What the passes found is merged
+ * in the plan's order, whatever order they finished in. A focus whose
+ * answer breaks the schema is counted and the others stand; the review
+ * fails only when none answered.
  */
 static int find_all(struct review *r)
 {
-	const struct rb_model_patch_ctx *ctx = r->ctx;
-	size_t i, n = ctx->focuses ? ctx->n_focuses : 1, ok = 0;
-	int ret = 0, first = 0;
+	struct pass v[RB_MODEL_PLAN_MAX];
+	struct pass *first[RB_MODEL_PLAN_MAX], *later[RB_MODEL_PLAN_MAX];
+	size_t i, k, n = 0, ok = 0, nf = 0, nl = 0, shared[2] = { 0, 0 };
+	const struct pass *bad = NULL;
+	int ret = 0;
+
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < r->plan.n_run; i++) {
+		const struct focus *fo = focus_find(r->plan.run[i]);
+
+		/* An unknown name (the config checks them): left out. */
+		if (r->plan.run[i] && !fo)
+			continue;
+		v[n].r = r;
+		v[n].fo = fo;
+		v[n].blind = is_blind(r, fo);
+		shared[v[n].blind]++;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		bool seen = false;
+
+		v[i].cache_user = r->o->prompt_cache && shared[v[i].blind] > 1;
+		for (k = 0; k < i; k++)
+			seen = seen || v[k].blind == v[i].blind;
+		if (!seen || !r->o->prompt_cache)
+			first[nf++] = &v[i];
+		else
+			later[nl++] = &v[i];
+	}
+	run_passes(r, first, nf);
+	run_passes(r, later, nl);
 
 	for (i = 0; i < n; i++) {
-		const struct focus *fo =
-			ctx->focuses ? focus_find(ctx->focuses[i]) : NULL;
+		struct pass *p = &v[i];
 
-		if (ctx->focuses && !fo)
+		rb_model_usage_add(r->u, &p->u);
+		r->finder_tools.calls += p->tu.calls;
+		r->finder_tools.refused += p->tu.refused;
+		r->finder_tools.bytes += p->tu.bytes;
+		if (ret)
 			continue;
-		ret = find_one(r, fo);
-		if (ret == -RB_EPARSE && n > 1) {
+		if (p->ret == -RB_EPARSE && n > 1) {
 			rb_log(RB_LOG_WARN, "model.finder_failed", "focus",
-			       fo ? fo->name : "", "reason", rb_errmsg(), NULL);
+			       p->fo ? p->fo->name : "", "reason", p->err,
+			       NULL);
 			r->u->proposed++;
 			r->u->malformed++;
-			first = first ? first : ret;
+			bad = bad ? bad : p;
 			continue;
 		}
-		if (ret)
-			return ret;
+		if (p->ret) {
+			/* The reason, recorded again on this thread. */
+			ret = rb_err(-p->ret, "%s", p->err);
+			continue;
+		}
+		ret = raw_append(r, &p->found);
 		ok++;
 	}
-	return ok || !first ? 0 : first;
+	for (i = 0; i < n; i++)
+		rb_model_raw_findings_release(&v[i].found);
+	if (ret || ok || !bad)
+		return ret;
+	return rb_err(-bad->ret, "%s", bad->err);
 }
 
 /* Is @f graver than @c's words: severity, then category, then confidence? */
@@ -1437,15 +1742,16 @@ static int verifier_prompt(struct review *r, const char *vn, const size_t *g,
 
 /*
  * The tools of one verification: a tools object of its own over the
- * same trees, so the finders cannot spend what the verifier needs
- * (issue 30), with VERIFY_TOOL_* as its limits, or the configured ones
- * per patch when those are lower. The one place a verification's
- * budget is made: per-pass budgets and a verifier reserve join here.
+ * same trees, with VERIFY_TOOL_* as its limits, or the verifier's
+ * reserve (model.tools.verifier_calls, verifier_bytes) when that is
+ * lower, drawing on that reserve: carved out of the series' pool before
+ * any finder ran, so the finders cannot spend what the verifier needs.
  */
 static int verifier_tools_new(struct review *r, struct rb_model_tools **out)
 {
 	const struct rb_model_patch_ctx *ctx = r->ctx;
-	struct rb_model_tool_limits lim = r->o->tool_limits;
+	struct rb_model_tool_limits lim = verifier_limits(r->o);
+	int ret;
 	struct rb_model_tools_ctx tc = {
 		.repo = ctx->repo,
 		.base_tree = ctx->base_tree,
@@ -1464,7 +1770,11 @@ static int verifier_tools_new(struct review *r, struct rb_model_tools **out)
 		lim.max_bytes = VERIFY_TOOL_BYTES;
 	if (lim.max_seconds <= 0 || lim.max_seconds > VERIFY_TOOL_SECONDS)
 		lim.max_seconds = VERIFY_TOOL_SECONDS;
-	return rb_model_tools_new(out, &tc, &lim);
+	ret = rb_model_tools_new(out, &tc, &lim);
+	/* Every verification of the patch draws on the verifier's reserve. */
+	if (!ret)
+		rb_model_tools_set_pool(*out, r->reserve);
+	return ret;
 }
 
 /* One verifier conversation: its tools and what they showed it. */
@@ -1843,7 +2153,7 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 {
 	struct rb_model_usage u = { 0 };
 	struct rb_model_tools_usage tu = { 0 };
-	char cost[160];
+	char cost[256], idx[16];
 	struct review r = {
 		.m = m,
 		.o = rb_model_get_opts(m),
@@ -1851,6 +2161,8 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 		.u = &u,
 		.sys = RB_BUF_INIT(RB_BUF_NOLIMIT),
 		.user = RB_BUF_INIT(RB_BUF_NOLIMIT),
+		.user_blind = RB_BUF_INIT(RB_BUF_NOLIMIT),
+		.fsys = RB_BUF_INIT(RB_BUF_NOLIMIT),
 		.cmsg = RB_BUF_INIT(RB_BUF_NOLIMIT),
 	};
 	int ret;
@@ -1864,27 +2176,60 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 		ret = verify(&r);
 	if (!ret)
 		ret = apply_policy(&r, out);
-	if (r.tools) {
-		rb_model_tools_get_usage(r.tools, &tu);
-		/* The verifications' own tools were counted as they went. */
-		u.tool_calls += tu.calls;
-		u.tool_refused += tu.refused;
-	}
+	/* The tools of every pass: the finders', and r->tools (the
+	 * evidence check's); the verifications' were counted as they went. */
+	rb_model_tools_get_usage(r.tools, &tu);
+	u.tool_calls += r.finder_tools.calls + tu.calls;
+	u.tool_refused += r.finder_tools.refused + tu.refused;
 	/* What the patch cost, for the operator's log. */
 	snprintf(cost, sizeof(cost),
 		 "%d passes, %ld calls, %d tool calls, %d refused, "
-		 "%ld+%ld tokens, %.4f",
+		 "%ld+%ld tokens, %ld cached, %ld cache writes, %.4f",
 		 u.passes, u.calls, u.tool_calls, u.tool_refused, u.tokens_in,
-		 u.tokens_out, u.cost);
-	rb_log(RB_LOG_INFO, "model.cost", "usage", cost, NULL);
+		 u.tokens_out, u.cache_read, u.cache_written, u.cost);
+	snprintf(idx, sizeof(idx), "%d", ctx->index);
+	rb_log(RB_LOG_INFO, "model.cost", "patch", idx, "usage", cost, NULL);
 	rb_model_usage_add(usage, &u);
 	cands_release(&r);
 	rb_model_raw_findings_release(&r.raw);
 	rb_model_tools_free(r.tools);
+	rb_model_tools_pool_free(r.reserve);
+	rb_model_tools_pool_free(r.own_pool);
 	rb_diff_free(r.d);
 	rb_buf_release(&r.sys);
 	rb_buf_release(&r.user);
+	rb_buf_release(&r.user_blind);
+	rb_buf_release(&r.fsys);
 	rb_buf_release(&r.cmsg);
+	return ret;
+}
+
+/* "locking and api", or "locking on 3 patches, api on 9". */
+static int skipped_text(struct rb_buf *out, const struct rb_model_usage *u)
+{
+	size_t n, i, k = 0, total = 0;
+	const char *const *names = rb_model_focus_names(&n);
+	bool counts = false;
+	int ret = 0;
+
+	for (i = 0; i < n && i < RB_MODEL_N_FOCUSES; i++) {
+		total += u->skipped[i] > 0;
+		counts = counts || u->skipped[i] > 1;
+	}
+	for (i = 0; !ret && i < n && i < RB_MODEL_N_FOCUSES; i++) {
+		if (!u->skipped[i])
+			continue;
+		k++;
+		ret = rb_buf_printf(out, "%s%s",
+				    k == 1		  ? "" :
+				    k == total && !counts ? " and " :
+							    ", ",
+				    names[i]);
+		if (!ret && counts)
+			ret = rb_buf_printf(out, " on %d patch%s",
+					    u->skipped[i],
+					    u->skipped[i] == 1 ? "" : "es");
+	}
 	return ret;
 }
 
@@ -1892,6 +2237,7 @@ int rb_model_status_line(struct rb_buf *out, const struct rb_model *m,
 			 const struct rb_model_usage *u, int err)
 {
 	const char *why;
+	size_t i;
 
 	if (err) {
 		switch (-err) {
@@ -1918,6 +2264,13 @@ int rb_model_status_line(struct rb_buf *out, const struct rb_model *m,
 				     "Only the checks above apply.",
 				     rb_model_name(m), why);
 	}
+	/* The planner gave this patch (or every patch) no pass at all. */
+	if (!u->passes && u->unreviewed && !u->calls)
+		return rb_buf_printf(out,
+				     "Model review (%s): not run: "
+				     "documentation only, nothing for the "
+				     "model to look at.",
+				     rb_model_name(m));
 	/* Proposed: distinct ones; two focuses saying one thing is one. */
 	if (rb_buf_printf(out,
 			  "Model review (%s): %d finding%s kept of %d "
@@ -1944,6 +2297,16 @@ int rb_model_status_line(struct rb_buf *out, const struct rb_model *m,
 			  "; %d dropped because another pass had ruled it "
 			  "out",
 			  u->dismissed))
+		return -RB_ETOOBIG;
+	if (u->unreviewed &&
+	    rb_buf_printf(out, "; %d patch%s of documentation only not run",
+			  u->unreviewed, u->unreviewed == 1 ? "" : "es"))
+		return -RB_ETOOBIG;
+	for (i = 0; i < RB_MODEL_N_FOCUSES && !u->skipped[i]; i++)
+		;
+	if (i < RB_MODEL_N_FOCUSES &&
+	    (rb_buf_puts(out, "; ") || skipped_text(out, u) ||
+	     rb_buf_puts(out, " left out: nothing for them to look at")))
 		return -RB_ETOOBIG;
 	return rb_buf_puts(out, ".");
 }

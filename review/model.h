@@ -8,7 +8,17 @@
  * with quotes from the tree, checked in C; and the policy (severity
  * floor, at most N findings and W words per patch, uncertain ones dropped
  * unless asked for). Both calls may read the tree through the read-only
- * tools of model_tools.h, within limits per patch.
+ * tools of model_tools.h, each pass within its own limits, the verifier
+ * within a reserve no finder can spend, and all passes of a series
+ * within its total.
+ *
+ * The passes that have something to look at (model_plan.h) run at once,
+ * each on its own thread (the provider's concurrency limit decides how
+ * many requests are out), and share one prompt: the rules first, then
+ * the patch's data, the focus last, so a provider caches what they share
+ * (Anthropic cache_control; an OpenAI-compatible server's own prefix
+ * cache). What they find is merged in the order of the focuses, never in
+ * the order the answers came, so the same answers give the same review.
  *
  * The verifier (issue 30) is one call per finding, or per small group of
  * findings on the same lines, each in a fresh context with a nonce of
@@ -38,6 +48,9 @@
 
 struct rb_buf;
 struct rb_model;
+struct rb_model_tools_pool;
+
+#define RB_MODEL_N_FOCUSES 5 /* correctness, locking, memory, api, claims */
 
 /* Counters of one review; rb_model_review_patch() adds to them. */
 struct rb_model_usage {
@@ -64,6 +77,10 @@ struct rb_model_usage {
 	int same_cause; /* merged with another of one root cause on the
 			 * same lines (counted in duplicates too) */
 	int verifications; /* verifier calls made */
+	long cache_read, cache_written; /* of tokens_in: the provider's cache */
+	/* Finder passes the planner left out, by focus (model_plan.h). */
+	int skipped[RB_MODEL_N_FOCUSES];
+	int unreviewed; /* patches the planner gave no pass at all */
 };
 
 /* Adds @b's counters to @a. */
@@ -103,21 +120,45 @@ struct rb_model_patch_ctx {
 	const git_oid *base_tree; /* the tree before the series */
 	const git_oid *tip_tree; /* the tree after the series */
 	const git_oid *base_commit;
+
+	/*
+	 * @repo is for the calling thread only (libgit2). A pass on another
+	 * thread that reads the tree opens its own through @repo_open
+	 * (rb_apply_repo_open() over the apply's objects, with @repo_arg);
+	 * NULL: such passes run one after another on this thread.
+	 */
+	int (*repo_open)(git_repository **out, void *arg);
+	void *repo_arg;
+	/*
+	 * The series' tool budget, shared by every pass of every patch
+	 * (model_tools.h), or NULL: one of that size for this patch alone.
+	 */
+	struct rb_model_tools_pool *tool_pool;
+
+	/* The prompt (model_prompt.h) leaves the commit message out. */
+	bool no_commit_msg;
 };
 
 /* Is @name a focus: correctness, locking, memory, api or claims? */
 bool rb_model_focus_known(const char *name);
 /* The five focuses, in their order; *n gets the count. */
 const char *const *rb_model_focus_names(size_t *n);
+/* @name's place in that order, or -1. */
+int rb_model_focus_index(const char *name);
 
 /*
  * Reviews one patch. Appends the surviving findings (checker "model",
  * checker_version the model name, code the quoted line, message the
  * question and its trigger) to @out and adds to @usage. One finder call
- * per focus of @ctx; the tools (when the options offer them and @ctx has
- * a tree) are shared by every call of the patch, and so are their
- * limits. Thread-safe: the concurrency limit is shared by every caller
- * of @m.
+ * per focus of @ctx that the planner keeps (model_plan.h; the others are
+ * counted in usage->skipped and logged), run at once; the focuses of
+ * the options' blind_focuses get the diff without the commit message.
+ * When the options offer the tools and @ctx has a tree, each pass reads
+ * it with its own tools object and limits, drawing on @ctx->tool_pool;
+ * the verifier's reserve is carved out of that pool before any finder
+ * starts. Thread-safe: several patches may be reviewed at once, on
+ * their own threads with their own repositories; the concurrency limit
+ * is shared by every caller of @m.
  *
  * Returns 0; -RB_EQUOTA (quota or spend limit: not retried), -RB_EAGAIN
  * (retries used up), -RB_ETIMEOUT, -RB_ETOOBIG (reply over the cap),
@@ -132,12 +173,24 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 			  const struct rb_model_patch_ctx *ctx);
 
 /*
+ * The tool budget of one series (model.tools.series_calls and
+ * series_bytes), for rb_model_patch_ctx.tool_pool: every pass of every
+ * patch of the series draws on it, from any thread. Free it with
+ * rb_model_tools_pool_free() after the last patch. -RB_ENOMEM.
+ */
+int rb_model_series_pool_new(struct rb_model_tools_pool **out,
+			     const struct rb_model *m);
+
+/*
  * One line for the review mail (render's model_line) saying what the
  * stage did: "Model review (NAME): 1 finding kept of 4 proposed; 2
  * dropped for quoting code not in the patch; 1 rejected on a second
  * look; 1 dropped because the second look's evidence is not in the
  * tree." (proposed less the duplicates: what the focuses found once
- * merged). When @err is not 0 (what rb_model_review_patch() returned), the
+ * merged), then what the planner left out ("; locking and api left out:
+ * nothing for them to look at", or "Model review (NAME): not run: the
+ * patch changes documentation only."). When @err is not 0 (what
+ * rb_model_review_patch() returned), the
  * line says the model stage failed and why, in plain words (quota,
  * timeout, ...), and that the checker findings stand alone.
  */

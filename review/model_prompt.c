@@ -602,6 +602,11 @@ static int add_commit_msg(struct rb_buf *user, struct rb_buf *note,
 	struct rb_buf msg = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	int ret;
 
+	/* A pass that judges the code before the author's account of it. */
+	if (ctx->no_commit_msg)
+		return rb_buf_puts(user, "The commit message is not shown in "
+					 "this review: judge the diff by "
+					 "itself.\n\n");
 	ret = rb_model_strip_trailers(&msg, ctx->commit_msg);
 	if (!ret && msg.len > MAX_COMMIT_MSG) {
 		rb_buf_truncate(&msg, MAX_COMMIT_MSG);

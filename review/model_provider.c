@@ -216,6 +216,13 @@ static json_t *recorded_response(const struct rb_model_reply *rep,
 			      (json_int_t)rep->tokens_out, "retries",
 			      rep->retries);
 
+	if (r && rep->cache_read)
+		json_object_set_new(r, "cache_read",
+				    json_integer(rep->cache_read));
+	if (r && rep->cache_written)
+		json_object_set_new(r, "cache_written",
+				    json_integer(rep->cache_written));
+
 	if (r && t && json_array_size(t->calls))
 		json_object_set(r, "tool_calls", t->calls);
 	if (r && t && t->dropped)
@@ -819,6 +826,67 @@ static const struct conv_fmt anthropic_fmt = {
 	.user = anthropic_user,
 };
 
+/*
+ * @text cut at @cuts[0..n) into text blocks, each block that ends at a
+ * cut marked cache_control ephemeral (Anthropic prompt caching: the
+ * prefix up to and with a marked block is cached). NULL: out of memory.
+ */
+static json_t *cached_blocks(const char *text, const size_t *cuts, size_t n)
+{
+	json_t *blocks = json_array(), *b;
+	size_t len = strlen(text), at = 0, i;
+
+	for (i = 0; blocks && i <= n; i++) {
+		size_t end = i < n ? cuts[i] : len;
+
+		if (end > len)
+			end = len;
+		if (end <= at)
+			continue;
+		b = json_pack("{s:s, s:o}", "type", "text", "text",
+			      json_stringn(text + at, end - at));
+		if (b && i < n)
+			json_object_set_new(b, "cache_control",
+					    json_pack("{s:s}", "type",
+						      "ephemeral"));
+		if (json_push(blocks, b)) {
+			json_decref(blocks);
+			return NULL;
+		}
+		at = end;
+	}
+	return blocks;
+}
+
+/*
+ * The request's shared prefix as cached blocks: the system prompt and
+ * the first user message; in a tool loop also the last block of the
+ * conversation, so that a turn reads what the turn before wrote.
+ */
+static int anthropic_cache(json_t *body, const struct rb_model_request *rq,
+			   const struct conv *cv)
+{
+	json_t *msgs = json_object_get(body, "messages"), *sys, *user, *last;
+	json_t *content;
+	size_t cut = rq->system_shared;
+
+	sys = cached_blocks(rq->system, &cut, rq->system_shared ? 1 : 0);
+	user = cached_blocks(rq->user, rq->user_shared,
+			     rq->n_user_shared > 2 ? 2 : rq->n_user_shared);
+	if (!sys || !user || json_object_set_new(body, "system", sys) ||
+	    json_object_set_new(json_array_get(msgs, 0), "content", user))
+		return rb_err(RB_ENOMEM, "model: cannot build the request");
+	if (!cv || json_array_size(msgs) < 2)
+		return 0;
+	content = json_object_get(
+		json_array_get(msgs, json_array_size(msgs) - 1), "content");
+	last = json_array_get(content, json_array_size(content) - 1);
+	if (json_is_object(last))
+		json_object_set_new(last, "cache_control",
+				    json_pack("{s:s}", "type", "ephemeral"));
+	return 0;
+}
+
 static int anthropic_attempt(struct rb_model *m,
 			     const struct rb_model_request *rq,
 			     const struct conv *cv, struct attempt *a)
@@ -833,12 +901,12 @@ static int anthropic_attempt(struct rb_model *m,
 			 rq->user, "temperature", 0);
 	if (!body)
 		return rb_err(RB_ENOMEM, "model: cannot build the request");
-	if (cv) {
-		ret = add_conv(body, cv, &anthropic_fmt);
-		if (ret) {
-			json_decref(body);
-			return ret;
-		}
+	ret = cv ? add_conv(body, cv, &anthropic_fmt) : 0;
+	if (!ret && rq->cache)
+		ret = anthropic_cache(body, rq, cv);
+	if (ret) {
+		json_decref(body);
+		return ret;
 	}
 	rb_buf_printf(&v, "anthropic-version: %s",
 		      m->o.anthropic_version ? m->o.anthropic_version :
@@ -870,15 +938,37 @@ static int cut_short(json_t *why, const char *cut)
 				  "max_tokens; raise model.max_tokens");
 }
 
-/* The token counts of the reply's "usage" object. */
+/* A count of the reply's "usage" object: 0 when absent or absurd. */
+static long usage_count(json_t *o, const char *k)
+{
+	json_int_t v = json_integer_value(json_object_get(o, k));
+
+	return v > 0 && v < (json_int_t)1 << 40 ? (long)v : 0;
+}
+
+/*
+ * The token counts of the reply's "usage" object. OpenAI's prompt_tokens
+ * hold the cached ones (prompt_tokens_details.cached_tokens); Anthropic's
+ * input_tokens do not: what was read from or written to the cache
+ * (cache_read_input_tokens, cache_creation_input_tokens) is added, so
+ * tokens_in counts every input token either way.
+ */
 static void reply_usage(struct rb_model_reply *out, json_t *j, const char *in,
 			const char *outk)
 {
 	json_t *usage = json_object_get(j, "usage");
 
-	out->tokens_in = (long)json_integer_value(json_object_get(usage, in));
-	out->tokens_out =
-		(long)json_integer_value(json_object_get(usage, outk));
+	out->tokens_in = usage_count(usage, in);
+	out->tokens_out = usage_count(usage, outk);
+	out->cache_read =
+		usage_count(json_object_get(usage, "prompt_tokens_details"),
+			    "cached_tokens");
+	if (!out->cache_read) {
+		out->cache_read = usage_count(usage, "cache_read_input_tokens");
+		out->cache_written =
+			usage_count(usage, "cache_creation_input_tokens");
+		out->tokens_in += out->cache_read + out->cache_written;
+	}
 }
 
 static int openai_parse(struct rb_model_reply *out, struct turn *t,
@@ -1209,6 +1299,10 @@ static int replay_parse(struct rb_model_reply *out, struct turn *t,
 		(long)json_integer_value(json_object_get(j, "tokens_in"));
 	out->tokens_out =
 		(long)json_integer_value(json_object_get(j, "tokens_out"));
+	out->cache_read =
+		(long)json_integer_value(json_object_get(j, "cache_read"));
+	out->cache_written =
+		(long)json_integer_value(json_object_get(j, "cache_written"));
 	if (!out->text)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 	/* The calls as recorded, refusals kept, so the turn runs again. */
@@ -1498,6 +1592,8 @@ static int tool_loop(struct rb_model_reply *out, struct rb_model *m,
 		if (!ret) {
 			out->tokens_in += r.tokens_in;
 			out->tokens_out += r.tokens_out;
+			out->cache_read += r.cache_read;
+			out->cache_written += r.cache_written;
 			out->retries += r.retries;
 			/* Each turn resends the conversation: cost grows. */
 			if (m->o.tool_tokens > 0 && !stop &&

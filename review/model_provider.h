@@ -52,11 +52,28 @@ struct rb_model_opts {
 	 * answer is demanded when the toolset's max_rounds is 0 (default 12).
 	 */
 	bool tools;
-	struct rb_model_tool_limits tool_limits;
+	struct rb_model_tool_limits tool_limits; /* each finder pass */
+	/* The verifier's reserve per patch: calls and bytes no finder can
+	 * spend (max_result and max_seconds as tool_limits'). */
+	struct rb_model_tool_limits verifier_tool_limits;
+	/* Every pass of every patch of a series together; 0: default. */
+	int series_tool_calls;
+	size_t series_tool_bytes;
 	int tool_rounds;
 	/* Tokens (in + out, summed over the turns) of one request's loop;
 	 * once past, the next turn is the last. 0: no such limit. */
 	long tool_tokens;
+	/*
+	 * The finder passes: which focuses see the diff without the commit
+	 * message (bit i: rb_model_focus_names()[i]; model.blind_focuses),
+	 * whether the planner leaves out the focuses with nothing to look
+	 * at (model.focus_planner), and whether requests mark their shared
+	 * prefix for the provider's cache and one pass of each prompt goes
+	 * first to write it (model.prompt_cache).
+	 */
+	unsigned int blind_focuses;
+	bool focus_planner;
+	bool prompt_cache;
 };
 
 #define RB_MODEL_OPTS_INIT                                                    \
@@ -66,7 +83,8 @@ struct rb_model_opts {
 		.max_retries = 3, .retry_base_ms = 1000, .max_findings = 3,   \
 		.max_words = 400, .min_severity = RB_FSEV_LOW,                \
 		.near_lines = 5, .prompt_tokens = 24000,                      \
-		.max_reply = 1u << 20,                                        \
+		.max_reply = 1u << 20, .blind_focuses = 0x5,                  \
+		.focus_planner = true, .prompt_cache = true,                  \
 	}
 
 /*
@@ -110,11 +128,29 @@ struct rb_model_request {
 	const char *schema; /* JSON schema text of the answer */
 	const char *nonce; /* left out of the request hash */
 	const struct rb_model_toolset *tools; /* or NULL: one exchange */
+	/*
+	 * Prompt caching: where the prefix that other requests repeat ends.
+	 * With @cache, the Anthropic provider sends @system and @user as
+	 * text blocks cut at @system_shared (0: no cut) and at each
+	 * user_shared[] offset (ascending, inside @user), and marks each
+	 * block that ends at a cut cache_control ephemeral; in a tool loop
+	 * the last block of the conversation is marked too, so each turn
+	 * reads the one before (at most 4 marks, as the API allows). The
+	 * text sent is the same either way, and so is the request hash. An
+	 * OpenAI-compatible server caches a byte-identical prefix by itself:
+	 * the caller puts what differs last.
+	 */
+	bool cache;
+	size_t system_shared;
+	size_t user_shared[2];
+	size_t n_user_shared;
 };
 
 struct rb_model_reply {
 	char *text; /* the answer, malloc'd */
-	long tokens_in, tokens_out;
+	long tokens_in, tokens_out; /* tokens_in: every input token */
+	long cache_read; /* of tokens_in: read from the provider's cache */
+	long cache_written; /* of tokens_in: written to it (Anthropic) */
 	int retries;
 };
 

@@ -48,6 +48,7 @@
  * and each call stops at a deadline.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,6 +114,7 @@ struct rb_model_tools {
 	struct timespec start;
 	bool started;
 	const char *stop; /* the limit reached, or NULL */
+	struct rb_model_tools_pool *pool; /* borrowed, or NULL */
 	struct side sides[2]; /* 0: base, 1: tip */
 	struct widx *wi; /* the base tree's, shared (widx_get()) */
 	bool wi_failed; /* building it failed: search without it */
@@ -2358,6 +2360,158 @@ out:
 	return ret;
 }
 
+/* ---- the pools: budgets shared between tools objects and threads ---- */
+
+struct rb_model_tools_pool {
+	pthread_mutex_t lock; /* the root's serves the reserves carved out */
+	struct rb_model_tools_pool *root, *parent;
+	int max_calls, calls; /* calls: spent, in flight or carved out */
+	size_t max_bytes, bytes; /* the same for bytes */
+	struct rb_model_tools_usage spent; /* through this pool and below */
+	char calls_msg[96], bytes_msg[96]; /* the refusals the model reads */
+};
+
+static struct rb_model_tools_pool *pool_alloc(const char *what)
+{
+	struct rb_model_tools_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	snprintf(p->calls_msg, sizeof(p->calls_msg),
+		 "the limit of tool calls for %.48s", what ? what : "the pool");
+	snprintf(p->bytes_msg, sizeof(p->bytes_msg),
+		 "the limit of bytes the tools return for %.48s",
+		 what ? what : "the pool");
+	return p;
+}
+
+int rb_model_tools_pool_new(struct rb_model_tools_pool **out, int max_calls,
+			    size_t max_bytes, const char *what)
+{
+	struct rb_model_tools_pool *p = pool_alloc(what);
+
+	if (!p)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	pthread_mutex_init(&p->lock, NULL);
+	p->root = p;
+	p->max_calls = max_calls > 0 ? max_calls : INT_MAX;
+	p->max_bytes = max_bytes ? max_bytes : SIZE_MAX;
+	*out = p;
+	return 0;
+}
+
+int rb_model_tools_pool_carve(struct rb_model_tools_pool **out,
+			      struct rb_model_tools_pool *parent, int calls,
+			      size_t bytes, const char *what)
+{
+	struct rb_model_tools_pool *p = pool_alloc(what);
+	int left;
+	size_t bleft;
+
+	if (!p)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	p->root = parent->root;
+	p->parent = parent;
+	pthread_mutex_lock(&p->root->lock);
+	left = parent->max_calls - parent->calls;
+	bleft = parent->max_bytes - parent->bytes;
+	p->max_calls = calls < left ? calls : left;
+	p->max_bytes = bytes < bleft ? bytes : bleft;
+	if (p->max_calls < 0)
+		p->max_calls = 0;
+	parent->calls += p->max_calls;
+	parent->bytes += p->max_bytes;
+	pthread_mutex_unlock(&p->root->lock);
+	*out = p;
+	return 0;
+}
+
+void rb_model_tools_pool_free(struct rb_model_tools_pool *p)
+{
+	if (!p)
+		return;
+	if (p->parent) {
+		/* What the reserve did not spend goes back. */
+		pthread_mutex_lock(&p->root->lock);
+		p->parent->calls -= p->max_calls - p->calls;
+		p->parent->bytes -= p->max_bytes - p->bytes;
+		pthread_mutex_unlock(&p->root->lock);
+	} else {
+		pthread_mutex_destroy(&p->lock);
+	}
+	free(p);
+}
+
+void rb_model_tools_pool_get_usage(struct rb_model_tools_pool *p,
+				   struct rb_model_tools_usage *u)
+{
+	if (!p) {
+		memset(u, 0, sizeof(*u));
+		return;
+	}
+	pthread_mutex_lock(&p->root->lock);
+	*u = p->spent;
+	pthread_mutex_unlock(&p->root->lock);
+}
+
+void rb_model_tools_set_pool(struct rb_model_tools *t,
+			     struct rb_model_tools_pool *pool)
+{
+	if (t)
+		t->pool = pool;
+}
+
+/*
+ * Takes one call and up to @want bytes of room from @p for a call about
+ * to run: *room gets the room, which pool_settle() gives back in part.
+ * NULL, or the refusal when @p has no call or too little room left.
+ */
+static const char *pool_take(struct rb_model_tools_pool *p, size_t want,
+			     size_t *room)
+{
+	const char *why = NULL;
+	size_t left;
+
+	pthread_mutex_lock(&p->root->lock);
+	left = p->max_bytes - p->bytes;
+	if (p->calls >= p->max_calls) {
+		why = p->calls_msg;
+	} else if (left < MIN_ROOM) {
+		why = p->bytes_msg;
+	} else {
+		*room = want < left ? want : left;
+		p->calls++;
+		p->bytes += *room;
+	}
+	if (why) {
+		struct rb_model_tools_pool *q;
+
+		for (q = p; q; q = q->parent)
+			q->spent.refused++;
+	}
+	pthread_mutex_unlock(&p->root->lock);
+	return why;
+}
+
+/* The call that took @room from @p returned @used bytes (or failed: 0). */
+static void pool_settle(struct rb_model_tools_pool *p, size_t room, size_t used,
+			bool ran)
+{
+	struct rb_model_tools_pool *q;
+
+	if (used > room)
+		used = room;
+	pthread_mutex_lock(&p->root->lock);
+	p->bytes -= room - used;
+	if (!ran)
+		p->calls--;
+	for (q = p; ran && q; q = q->parent) {
+		q->spent.calls++;
+		q->spent.bytes += used;
+	}
+	pthread_mutex_unlock(&p->root->lock);
+}
+
 /* ---- one call ---- */
 
 static const char *limit_reached(struct rb_model_tools *t)
@@ -2365,14 +2519,15 @@ static const char *limit_reached(struct rb_model_tools *t)
 	if (t->stop)
 		return t->stop;
 	if (t->use.calls >= t->lim.max_calls)
-		t->stop = "the limit of tool calls for this patch";
+		t->stop = "the limit of tool calls for this review pass";
 	/* Less room than a useful answer: as good as none. */
 	else if (t->use.bytes + MIN_ROOM > t->lim.max_bytes)
-		t->stop = "the limit of bytes the tools return for this patch";
+		t->stop = "the limit of bytes the tools return for this "
+			  "review pass";
 	else if (t->started && now_s() - ((double)t->start.tv_sec +
 					  (double)t->start.tv_nsec / 1e9) >=
 				       t->lim.max_seconds)
-		t->stop = "the time limit of the tools for this patch";
+		t->stop = "the time limit of the tools for this review pass";
 	return t->stop;
 }
 
@@ -2423,6 +2578,15 @@ int rb_model_tools_call(struct rb_model_tools *t, const char *name,
 		t->started = true;
 	}
 	why = limit_reached(t);
+	/* The pool's room for this result: what the own limits leave. */
+	room = t->lim.max_bytes - t->use.bytes;
+	if (room > t->lim.max_result)
+		room = t->lim.max_result;
+	if (!why && t->pool) {
+		why = pool_take(t->pool, room, &room);
+		if (why)
+			t->stop = why; /* a pool only shrinks: latched */
+	}
 	if (why) {
 		t->use.refused++;
 		ret = rb_buf_printf(out,
@@ -2490,16 +2654,14 @@ done:
 		res.max = RB_BUF_NOLIMIT;
 		ret = rb_buf_add(&res, err.ptr, err.len);
 	}
-	if (!ret) {
-		room = t->lim.max_bytes - t->use.bytes;
-		if (room > t->lim.max_result)
-			room = t->lim.max_result;
+	if (!ret)
 		ret = cap_result(&res, room);
-	}
 	if (!ret)
 		ret = rb_buf_add(out, res.ptr, res.len);
 	if (!ret)
 		t->use.bytes += res.len;
+	if (t->pool)
+		pool_settle(t->pool, room, ret ? 0 : res.len, !ret);
 	rb_buf_release(&res);
 	rb_buf_release(&err);
 	return ret;

@@ -9,8 +9,11 @@
  * Everything here reads; nothing writes. A tool's arguments come from the
  * model, which read hostile mail: paths are tree paths looked up through
  * libgit2 only (never the file system), patterns are fixed strings or
- * bounded, and every result is capped. Limits per patch (calls, bytes
- * returned, wall time) hold over finder and verifier together.
+ * bounded, and every result is capped. Each review pass (a finder's
+ * focus, the verifier) has its own tools object with its own limits
+ * (calls, bytes returned, wall time), and may draw on a pool shared with
+ * other passes and threads: the series' total, or the verifier's reserve
+ * carved out of it, which no finder can spend.
  *
  * The tool definitions are provider-neutral JSON; model_provider.c turns
  * them into OpenAI "tools", Anthropic "tools" or the command protocol.
@@ -38,7 +41,7 @@ struct rb_model_tools_ctx {
 	const char *prev_review; /* what was said on v(n-1), or NULL */
 };
 
-/* Limits per patch; 0 takes the default. */
+/* Limits of one tools object (one review pass); 0 takes the default. */
 struct rb_model_tool_limits {
 	int max_calls; /* tool calls, default 24 */
 	size_t max_bytes; /* bytes returned over all calls, default 200 KiB */
@@ -52,11 +55,53 @@ struct rb_model_tools_usage {
 	size_t bytes; /* bytes returned */
 };
 
+/*
+ * A budget of tool calls and bytes that several tools objects draw on,
+ * from any thread (a mutex inside): a series' total. A call takes one
+ * call and room for its result from the pool before it runs and gives
+ * back the room it did not use, so the pool never goes over, whatever
+ * the threads do. Which of two passes racing for the last calls gets
+ * them depends on timing: a pool is a ceiling, sized so that reviews
+ * rarely reach it.
+ */
+struct rb_model_tools_pool;
+
+/*
+ * A pool of @max_calls calls and @max_bytes bytes (0: no limit of that
+ * kind); @what names it in the refusal the model reads ("this series").
+ * -RB_ENOMEM.
+ */
+int rb_model_tools_pool_new(struct rb_model_tools_pool **out, int max_calls,
+			    size_t max_bytes, const char *what);
+
+/*
+ * Carves a reserve out of @parent: @calls and @bytes, or what @parent
+ * has left when that is less. What is carved is taken from @parent at
+ * once, so no other user of @parent can spend it (the verifier's
+ * reserve, out of the series' pool). Freeing the reserve gives back what
+ * was not spent. The reserve must be freed before @parent. -RB_ENOMEM.
+ */
+int rb_model_tools_pool_carve(struct rb_model_tools_pool **out,
+			      struct rb_model_tools_pool *parent, int calls,
+			      size_t bytes, const char *what);
+void rb_model_tools_pool_free(struct rb_model_tools_pool *p);
+
+/* What was spent through @p (and the reserves carved out of it). */
+void rb_model_tools_pool_get_usage(struct rb_model_tools_pool *p,
+				   struct rb_model_tools_usage *u);
+
 /* -RB_ENOMEM only; a NULL repo leaves just the series tools. */
 int rb_model_tools_new(struct rb_model_tools **out,
 		       const struct rb_model_tools_ctx *ctx,
 		       const struct rb_model_tool_limits *lim);
 void rb_model_tools_free(struct rb_model_tools *t);
+
+/*
+ * Makes every call of @t draw on @pool (borrowed: it outlives @t) as
+ * well as on @t's own limits: a call runs only when both have room.
+ */
+void rb_model_tools_set_pool(struct rb_model_tools *t,
+			     struct rb_model_tools_pool *pool);
 
 /*
  * The tool definitions as a JSON array text:

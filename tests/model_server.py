@@ -6,7 +6,7 @@ It speaks two wire formats, chosen by the request path:
   - OpenAI Chat Completions: POST .../chat/completions
   - Anthropic Messages:      POST .../messages
 and answers from a script file (JSON), re-read whenever its content
-changes (the state of used steps resets then):
+changes (the state of used steps and the prompt cache reset then):
 
   {"steps": [STEP, ...]}
 
@@ -83,6 +83,26 @@ APIs answer it. Each log line also holds "tool_results" (every result the
 conversation carries, in order: {"id", "content"}), "tools" (the names
 offered) and "tool_choice".
 
+Prompt caching, as the providers do it (no step field needed):
+  - Anthropic: "system" and message "content" may be arrays of text
+    blocks; a block with "cache_control" {"type": "ephemeral"} (at most 4
+    in a request, else HTTP 400) ends a prefix the server keeps. The
+    reply's usage says what was read from the cache
+    (cache_read_input_tokens: the longest kept prefix the request starts
+    with), written to it (cache_creation_input_tokens: from there to the
+    last mark) and the rest (input_tokens). Each log line holds
+    "cache_control": one {"at": "system[0]" | "messages[0].content[1]"
+    | ..., "len": characters of the block, "end": its last 60} per mark,
+    in request order.
+  - OpenAI: the server keeps every prompt (system and messages, in
+    order) and reports prompt_tokens_details.cached_tokens: the longest
+    prefix shared with an earlier prompt, in whole 128-token steps from
+    1024 tokens on.
+  A prefix is kept once the request that wrote it is answered (after its
+  "delay"), as the real caches are: requests sent at the same time all
+  miss. Tokens are four characters; "usage": [in, out] still sets the
+  total input.
+
 Every request is logged as one JSON line (time, path, wire format, the
 headers that matter, the parsed body) to --log.
 
@@ -104,6 +124,107 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 STATE = {"text": None, "steps": [], "used": []}
+# Prompt caching: the prefixes kept (Anthropic, by their text) and the
+# prompts seen (OpenAI), filled once a reply is sent.
+CACHE = {"prefixes": set(), "prompts": []}
+
+
+def flat(content):
+    """The text of a "system" or "content" value: a string, or blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(b.get("text", "") if isinstance(b, dict) and
+                       isinstance(b.get("text"), str) else ""
+                       for b in content)
+    return ""
+
+
+def cache_marks(req):
+    """Anthropic: each block with cache_control, with the prefix it ends:
+    [(where, block text, prefix text)], in request order (tools, system,
+    messages)."""
+    marks, prefix = [], ""
+    for i, t in enumerate(req.get("tools") or []):
+        prefix += json.dumps(t, sort_keys=True)
+        if isinstance(t, dict) and t.get("cache_control"):
+            marks.append(("tools[%d]" % i, json.dumps(t), prefix))
+    sysv = req.get("system")
+    blocks = sysv if isinstance(sysv, list) else [{"text": sysv or ""}]
+    for i, b in enumerate(blocks):
+        if not isinstance(b, dict):
+            continue
+        prefix += "\x00system:" + flat([b])
+        if b.get("cache_control"):
+            marks.append(("system[%d]" % i, flat([b]), prefix))
+    for k, m in enumerate(req.get("messages") or []):
+        if not isinstance(m, dict):
+            continue
+        c = m.get("content")
+        blocks = c if isinstance(c, list) else [{"text": flat(c)}]
+        prefix += "\x00" + str(m.get("role")) + ":"
+        for i, b in enumerate(blocks):
+            if not isinstance(b, dict):
+                continue
+            bt = flat([b]) if b.get("type", "text") == "text" and \
+                "text" in b else json.dumps(
+                    {x: y for x, y in b.items() if x != "cache_control"},
+                    sort_keys=True)
+            prefix += bt
+            if b.get("cache_control"):
+                marks.append(("messages[%d].content[%d]" % (k, i), bt,
+                              prefix))
+    return marks, prefix
+
+
+def openai_prompt(req):
+    return "".join("\x00%s:%s" % (m.get("role"), flat(m.get("content")))
+                   for m in req.get("messages") or []
+                   if isinstance(m, dict))
+
+
+def common_prefix(a, b):
+    """The length of the prefix @a and @b share, compared in slices (at C
+    speed: prompts are 20-100 KB)."""
+    n, i, step = min(len(a), len(b)), 0, 4096
+    while i < n and a[i:i + step] == b[i:i + step]:
+        i += step
+    lo, hi = min(i, n), min(i + step, n)
+    start = lo
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[start:mid + 1] == b[start:mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def cache_usage(fmt, req, total_in):
+    """(cache_read, cache_written, keep): the tokens read from and
+    written to the cache, and what to keep once the reply is sent."""
+    if fmt == "anthropic":
+        marks, _ = cache_marks(req)
+        read = written = 0
+        hit = -1
+        for i, (_, _, pre) in enumerate(marks):
+            if pre in CACHE["prefixes"]:
+                hit = i
+        if hit >= 0:
+            read = len(marks[hit][2]) // 4
+        if marks and hit < len(marks) - 1:
+            written = len(marks[-1][2]) // 4 - read
+        read = min(read, total_in)
+        written = max(0, min(written, total_in - read))
+        return read, written, [p for _, _, p in marks]
+    prompt = openai_prompt(req)
+    best = 0
+    for old in CACHE["prompts"]:
+        if old[:64] == prompt[:64]:
+            best = max(best, common_prefix(old, prompt))
+    tokens = best // 4
+    cached = tokens // 128 * 128 if tokens >= 1024 else 0
+    return min(cached, total_in), 0, [prompt]
 
 
 def load_script(path):
@@ -112,6 +233,9 @@ def load_script(path):
     if text != STATE["text"]:
         steps = json.loads(text).get("steps", []) if text.strip() else []
         STATE.update(text=text, steps=steps, used=[False] * len(steps))
+        # A new script is a new case: nothing cached from the last one.
+        CACHE["prefixes"].clear()
+        del CACHE["prompts"][:]
 
 
 # What the words of a line say it does, as review/model_evidence.c reads
@@ -322,7 +446,7 @@ def error_body(fmt, etype, status):
     return {"error": {"message": msg, "type": etype, "code": etype}}
 
 
-def ok_body(fmt, text, usage, cut=False, calls=None):
+def ok_body(fmt, text, usage, cut=False, calls=None, cache=(0, 0)):
     calls = calls or []
     if fmt == "anthropic":
         content = [{"type": "text", "text": text}] if text or not calls \
@@ -333,7 +457,10 @@ def ok_body(fmt, text, usage, cut=False, calls=None):
         stop = "max_tokens" if cut else "tool_use" if calls else "end_turn"
         return {"id": "msg_test", "type": "message", "role": "assistant",
                 "content": content, "stop_reason": stop,
-                "usage": {"input_tokens": usage[0],
+                "usage": {"input_tokens": max(0, usage[0] - cache[0] -
+                                              cache[1]),
+                          "cache_read_input_tokens": cache[0],
+                          "cache_creation_input_tokens": cache[1],
                           "output_tokens": usage[1]}}
     msg = {"role": "assistant", "content": text if text or not calls
            else None}
@@ -350,7 +477,8 @@ def ok_body(fmt, text, usage, cut=False, calls=None):
             "choices": [{"index": 0, "finish_reason": finish,
                          "message": msg}],
             "usage": {"prompt_tokens": usage[0],
-                      "completion_tokens": usage[1]}}
+                      "completion_tokens": usage[1],
+                      "prompt_tokens_details": {"cached_tokens": cache[0]}}}
 
 
 def tool_state(fmt, req):
@@ -448,17 +576,27 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             req = None
         text = raw
+        marks = []
         if isinstance(req, dict):
-            parts = [req.get("system") or ""]
+            # Block arrays (prompt caching) read as their text; only the
+            # first user message and the system prompt, as before.
+            parts = [flat(req.get("system"))]
             for m in req.get("messages") or []:
                 c = m.get("content") if isinstance(m, dict) else None
-                parts.append(c if isinstance(c, str) else "")
+                parts.append(c if isinstance(c, str) else
+                             flat(c) if isinstance(m, dict) and
+                             m.get("role") == "user" and m is
+                             (req.get("messages") or [None])[0] else "")
             text = "\n".join(p if isinstance(p, str) else ""
                              for p in parts)
+            if fmt == "anthropic":
+                marks = cache_marks(req)[0]
         kind = "verifier" if '"verdicts"' in text else "finder"
         results, tools, choice, can_call, bad, calls = \
             tool_state(fmt, req) if isinstance(req, dict) else \
             ([], [], None, False, None, {})
+        if len(marks) > 4:
+            bad = bad or "more than 4 blocks with cache_control"
         entry = {"t": time.time(), "path": self.path, "format": fmt,
                  "kind": kind,
                  "authorization": self.headers.get("Authorization"),
@@ -466,12 +604,19 @@ class Handler(BaseHTTPRequestHandler):
                  "anthropic-version": self.headers.get("anthropic-version"),
                  "tool_results": results, "tools": tools,
                  "tool_choice": choice, "bad": bad,
+                 "cache_control": [{"at": at, "len": len(bt),
+                                    "end": bt[-60:]}
+                                   for at, bt, _ in marks],
                  "body": req}
         with LOCK:
             load_script(self.server.script)
             step = None if bad else pick(kind, text, results, can_call)
             with open(self.server.log, "a", encoding="utf-8") as f:
                 f.write(json.dumps(entry) + "\n")
+            # The cache as the request finds it when it comes in.
+            total_in = (step or {}).get("usage", [len(text) // 4])[0]
+            cached = cache_usage(fmt, req, total_in) \
+                if isinstance(req, dict) else (0, 0, [])
         if req is None or bad:
             self.send(400, error_body(fmt, "invalid_request_error", 400))
             return
@@ -511,9 +656,18 @@ class Handler(BaseHTTPRequestHandler):
                     "arguments": c.get("arguments", {})})
             # Tokens: as given, else about four bytes a token.
             usage = step.get("usage", [len(text) // 4, len(answer) // 4])
+            read, written, keep = cached
             self.send(status, ok_body(fmt, answer, usage,
-                                      step.get("cut", False), calls),
+                                      step.get("cut", False), calls,
+                                      (read, written)),
                       headers)
+            # Kept once answered: a request sent meanwhile missed it.
+            with LOCK:
+                if fmt == "anthropic":
+                    CACHE["prefixes"].update(keep)
+                else:
+                    CACHE["prompts"].extend(keep)
+                    del CACHE["prompts"][:-64]
 
 
 class Server(ThreadingHTTPServer):

@@ -442,8 +442,12 @@ static void test_model_tools(void **state)
 	(void)state;
 	assert_int_equal(rb_config_defaults(&cfg), 0);
 	assert_false(cfg->model.tools.enabled);
-	assert_int_equal(cfg->model.tools.max_calls, 24);
-	assert_int_equal(cfg->model.tools.max_bytes, 200 << 10);
+	assert_int_equal(cfg->model.tools.max_calls, 12);
+	assert_int_equal(cfg->model.tools.max_bytes, 96 << 10);
+	assert_int_equal(cfg->model.tools.verifier_calls, 16);
+	assert_int_equal(cfg->model.tools.verifier_bytes, 128 << 10);
+	assert_int_equal(cfg->model.tools.series_calls, 300);
+	assert_int_equal(cfg->model.tools.series_bytes, 6 << 20);
 	assert_int_equal(cfg->model.tools.max_result, 16 << 10);
 	assert_int_equal(cfg->model.tools.max_seconds, 300);
 	assert_int_equal(cfg->model.tools.max_rounds, 12);
@@ -484,10 +488,18 @@ static void test_model_tools(void **state)
 				  "    max_result: 1000\n"
 				  "    max_seconds: 10\n"
 				  "    max_rounds: 3\n"
-				  "    max_tokens: 50000\n",
+				  "    max_tokens: 50000\n"
+				  "    verifier_calls: 7\n"
+				  "    verifier_bytes: 8192\n"
+				  "    series_calls: 40\n"
+				  "    series_bytes: 65536\n",
 				  &e),
 			 0);
 	assert_true(cfg->model.tools.enabled);
+	assert_int_equal(cfg->model.tools.verifier_calls, 7);
+	assert_int_equal(cfg->model.tools.verifier_bytes, 8192);
+	assert_int_equal(cfg->model.tools.series_calls, 40);
+	assert_int_equal(cfg->model.tools.series_bytes, 65536);
 	assert_int_equal(cfg->model.tools.max_calls, 5);
 	assert_int_equal(cfg->model.tools.max_bytes, 4096);
 	assert_int_equal(cfg->model.tools.max_result, 1000);
@@ -543,7 +555,44 @@ static void test_model_focuses(void **state)
 	assert_int_equal(cfg->model.n_focuses, 2);
 	assert_string_equal(cfg->model.focuses[0], "locking");
 	assert_string_equal(cfg->model.focuses[1], "claims");
+	/* The defaults: two passes without the commit message, the
+	 * planner and the prompt cache on. */
+	assert_int_equal(cfg->model.n_blind_focuses, 2);
+	assert_string_equal(cfg->model.blind_focuses[0], "correctness");
+	assert_string_equal(cfg->model.blind_focuses[1], "memory");
+	assert_true(cfg->model.focus_planner);
+	assert_true(cfg->model.prompt_cache);
 	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n"
+				  "  blind_focuses: []\n"
+				  "  focus_planner: false\n"
+				  "  prompt_cache: false\n",
+				  &e),
+			 0);
+	assert_int_equal(cfg->model.n_blind_focuses, 0);
+	assert_false(cfg->model.focus_planner);
+	assert_false(cfg->model.prompt_cache);
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "model:\n  blind_focuses: [claims, api, "
+				  "memory]\n",
+				  &e),
+			 0);
+	assert_int_equal(cfg->model.n_blind_focuses, 3);
+	assert_string_equal(cfg->model.blind_focuses[0], "claims");
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg, "model:\n  blind_focuses: [tone]\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 2, "'tone' is not a focus"));
+	rb_config_errors_release(&e);
 
 	cfg = NULL;
 	assert_int_equal(load_mem(&cfg, "model:\n  focuses: [style]\n", &e),

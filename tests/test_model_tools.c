@@ -631,7 +631,8 @@ static void test_limit_calls(void **state)
 	assert_int_equal(call(f, "nosuch", "{}"), 0); /* counts as well */
 	assert_int_equal(call(f, "read_file", "{\"path\": \"mm/b.h\"}"), 0);
 	assert_int_equal(call(f, "cover_letter", "{}"), -RB_ETOOBIG);
-	has(f, "error: refused: the limit of tool calls for this patch");
+	has(f, "error: refused: the limit of tool calls for this review "
+	       "pass");
 	assert_int_equal(call(f, "grep", "{\"pattern\": \"a\"}"), -RB_ETOOBIG);
 	rb_model_tools_get_usage(f->t, &u);
 	assert_int_equal(u.calls, 3);

@@ -224,6 +224,11 @@ struct run {
 };
 
 /* What the review stage gives the model beside the patch. */
+static int eval_repo_open(git_repository **out, void *arg)
+{
+	return rb_apply_repo_open(out, arg);
+}
+
 static void pair_ctx(struct rb_model_patch_ctx *ctx, const struct run *r,
 		     const struct rb_eval_pair *p,
 		     const struct rb_apply_result *ar)
@@ -244,6 +249,9 @@ static void pair_ctx(struct rb_model_patch_ctx *ctx, const struct run *r,
 	ctx->n_focuses = r->n_focuses;
 	if (ar) {
 		ctx->repo = ar->repo;
+		/* The passes' threads open their own over the same objects. */
+		ctx->repo_open = eval_repo_open;
+		ctx->repo_arg = (void *)ar;
 		ctx->tree = &ar->patches[0].tree;
 		/* The tools read the tip; base-side reads need base_tree. */
 		ctx->tip_tree = &ar->tree;

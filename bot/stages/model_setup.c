@@ -14,6 +14,8 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 			 const struct rb_model_config *mc,
 			 const char *record_dir, const char *replay_dir)
 {
+	size_t i;
+
 	if (mc->provider)
 		o->provider = mc->provider;
 	o->url = mc->url;
@@ -43,6 +45,20 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 	o->tool_limits.max_bytes = (size_t)mc->tools.max_bytes;
 	o->tool_limits.max_result = (size_t)mc->tools.max_result;
 	o->tool_limits.max_seconds = mc->tools.max_seconds;
+	o->verifier_tool_limits = o->tool_limits;
+	o->verifier_tool_limits.max_calls = mc->tools.verifier_calls;
+	o->verifier_tool_limits.max_bytes = (size_t)mc->tools.verifier_bytes;
+	o->series_tool_calls = mc->tools.series_calls;
+	o->series_tool_bytes = (size_t)mc->tools.series_bytes;
+	o->focus_planner = mc->focus_planner;
+	o->prompt_cache = mc->prompt_cache;
+	o->blind_focuses = 0;
+	for (i = 0; i < mc->n_blind_focuses; i++) {
+		int k = rb_model_focus_index(mc->blind_focuses[i]);
+
+		if (k >= 0)
+			o->blind_focuses |= 1u << k;
+	}
 	o->tool_rounds = mc->tools.max_rounds;
 	o->tool_tokens = mc->tools.max_tokens;
 	o->record_dir = record_dir;

@@ -8,6 +8,7 @@
  * the policy's severity floor and cap; render; compose. Everything it
  * decides is written in one transaction with the job's end.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "review/findings.h"
 #include "review/maintainers.h"
 #include "review/model.h"
+#include "review/model_tools.h"
 #include "review/render.h"
 #include "review/rules.h"
 #include "util/buf.h"
@@ -755,17 +757,128 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 	ctx->n_subsystems = c->scope.n_sections;
 }
 
+/* For rb_model_patch_ctx.repo_open: the apply's objects, this thread. */
+static int model_repo_open(git_repository **out, void *arg)
+{
+	return rb_apply_repo_open(out, arg);
+}
+
 /*
- * The model review, patch by patch, on the tree after each patch. A
- * failure (quota, timeouts) does not fail the review: the checkers'
- * findings stand alone and the mail says why the model did not speak.
+ * The patches of one series under review, taken in turn by the workers
+ * of run_model(); each keeps its findings and error apart, merged in
+ * patch order once all are done.
+ */
+struct model_work {
+	struct series_ctx *c;
+	const struct model_series *s;
+	const struct rb_apply_result *ar;
+	struct rb_model_tools_pool *pool; /* the series' tool budget */
+	struct rb_findings *found; /* [total + 1] */
+	int *err; /* [total + 1] */
+	pthread_mutex_t lock;
+	int next; /* the next patch to take */
+	bool stop; /* a quota error: take no more */
+	bool threads; /* workers are threads: each opens its repository */
+};
+
+/* Patch @i's model review, on the calling thread. */
+static void model_one(struct model_work *w, int i)
+{
+	struct series_ctx *c = w->c;
+	const struct rb_message *m = c->msgs[i];
+	struct rb_model_patch_ctx ctx = { 0 };
+	git_repository *repo = NULL;
+	int err = 0;
+
+	/* Unchanged since v(n): its review is v(n)'s. */
+	if (!m || !m->patch || rb_versions_unchanged(&c->versions, i))
+		return;
+	model_patch_ctx(&ctx, c, w->s, w->ar, i);
+	/* The applied trees live in the apply's store: a repository for
+	 * this thread over it, and the passes' threads open theirs. */
+	if (ctx.repo && w->threads) {
+		err = rb_apply_repo_open(&repo, w->ar);
+		ctx.repo = repo;
+	}
+	if (ctx.repo) {
+		ctx.repo_open = model_repo_open;
+		ctx.repo_arg = (void *)w->ar;
+	}
+	ctx.tool_pool = w->pool;
+	if (!err)
+		err = rb_model_review_patch(&w->found[i], &c->usage[i],
+					    c->p->model, &ctx);
+	git_repository_free(repo);
+	if (!err)
+		return;
+	rb_log(err == -RB_EQUOTA ? RB_LOG_ERROR : RB_LOG_WARN, "model.failed",
+	       "series", c->row.id, "reason", rb_errmsg(), NULL);
+	w->err[i] = err;
+	if (err == -RB_EQUOTA) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
+static void *model_worker(void *arg)
+{
+	struct model_work *w = arg;
+	int i;
+
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		i = w->stop ? w->c->row.total + 1 : w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (i > w->c->row.total)
+			break;
+		model_one(w, i);
+	}
+	return NULL;
+}
+
+/* Appends @from's findings to @to, emptying @from; strings move. */
+static int findings_move(struct rb_findings *to, struct rb_findings *from,
+			 const char *prompt)
+{
+	struct rb_finding *v;
+	size_t k;
+
+	if (!from->n)
+		return 0;
+	v = realloc(to->v, (to->n + from->n) * sizeof(*v));
+	if (!v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	to->v = v;
+	for (k = 0; k < from->n; k++) {
+		memcpy(from->v[k].prompt, prompt, sizeof(from->v[k].prompt));
+		to->v[to->n++] = from->v[k];
+	}
+	free(from->v);
+	from->v = NULL;
+	from->n = 0;
+	return 0;
+}
+
+/*
+ * The model review of every patch, each on the tree after it. The
+ * patches run at once, up to model.concurrency of them (each runs its
+ * passes at once too; the provider holds the requests to the limit), on
+ * worker threads with repositories of their own; their findings are
+ * merged in patch order, so the mails do not depend on which answer
+ * came first. A failure (quota, timeouts) does not fail the review: the
+ * checkers' findings stand alone and the mail says why the model did
+ * not speak.
  */
 static int run_model(struct series_ctx *c)
 {
-	const struct rb_apply_result *ar = NULL;
+	struct model_work w = { 0 };
 	struct rb_model_usage total = { 0 };
+	struct rb_model_tools_usage tu;
 	struct model_series s = { 0 };
-	int i, ret;
+	pthread_t th[64];
+	const int max_threads = (int)(sizeof(th) / sizeof(th[0]));
+	int i, n = 0, want, ret;
 
 	ret = ensure_model(c->p);
 	if (ret)
@@ -776,38 +889,63 @@ static int run_model(struct series_ctx *c)
 	if (ret)
 		return ret;
 	if (c->applied && c->base && c->base->ok)
-		ar = c->base->attempts[c->base->chosen].result;
+		w.ar = c->base->attempts[c->base->chosen].result;
 	c->usage = calloc((size_t)c->row.total + 1, sizeof(*c->usage));
-	if (!c->usage)
-		return rb_err(RB_ENOMEM, "out of memory");
-	ret = model_series_init(&s, c, ar);
-	for (i = 1; !ret && i <= c->row.total; i++) {
-		const struct rb_message *m = c->msgs[i];
-		struct rb_model_patch_ctx ctx = { 0 };
-		size_t first, k;
-		int err;
+	w.found = calloc((size_t)c->row.total + 1, sizeof(*w.found));
+	w.err = calloc((size_t)c->row.total + 1, sizeof(*w.err));
+	if (!c->usage || !w.found || !w.err) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = model_series_init(&s, c, w.ar);
+	if (!ret)
+		ret = rb_model_series_pool_new(&w.pool, c->p->model);
+	if (ret)
+		goto out;
+	w.c = c;
+	w.s = &s;
+	w.next = 1;
+	pthread_mutex_init(&w.lock, NULL);
+	want = rb_model_get_opts(c->p->model)->concurrency;
+	if (want > c->row.total)
+		want = c->row.total;
+	if (want > max_threads)
+		want = max_threads;
+	w.threads = want > 1;
+	for (n = 0; w.threads && n < want; n++)
+		if (pthread_create(&th[n], NULL, model_worker, &w))
+			break;
+	/* One at a time on this thread (and its repository) otherwise. */
+	if (!n) {
+		w.threads = false;
+		model_worker(&w);
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&w.lock);
+	rb_model_tools_pool_get_usage(w.pool, &tu);
+	if (tu.calls || tu.refused) {
+		char calls[16], bytes[24], refused[16];
 
-		/* Unchanged since v(n): its review is v(n)'s. */
-		if (!m || !m->patch || rb_versions_unchanged(&c->versions, i))
-			continue;
-		model_patch_ctx(&ctx, c, &s, ar, i);
-		first = c->findings.n;
-		err = rb_model_review_patch(&c->findings, &c->usage[i],
-					    c->p->model, &ctx);
-		for (k = first; k < c->findings.n; k++)
-			memcpy(c->findings.v[k].prompt, c->prompt,
-			       sizeof(c->prompt));
-		if (err) {
-			rb_log(err == -RB_EQUOTA ? RB_LOG_ERROR : RB_LOG_WARN,
-			       "model.failed", "series", c->row.id, "reason",
-			       rb_errmsg(), NULL);
-			if (!c->model_err)
-				c->model_err = err;
-			if (err == -RB_EQUOTA)
-				break;
-		}
+		snprintf(calls, sizeof(calls), "%d", tu.calls);
+		snprintf(bytes, sizeof(bytes), "%zu", tu.bytes);
+		snprintf(refused, sizeof(refused), "%d", tu.refused);
+		rb_log(RB_LOG_INFO, "model.series_tools", "series", c->row.id,
+		       "calls", calls, "bytes", bytes, "refused", refused,
+		       NULL);
+	}
+	for (i = 1; !ret && i <= c->row.total; i++) {
+		ret = findings_move(&c->findings, &w.found[i], c->prompt);
+		if (w.err[i] && !c->model_err)
+			c->model_err = w.err[i];
 		rb_model_usage_add(&total, &c->usage[i]);
 	}
+out:
+	for (i = 0; w.found && i <= c->row.total; i++)
+		rb_findings_release(&w.found[i]);
+	free(w.found);
+	free(w.err);
+	rb_model_tools_pool_free(w.pool);
 	model_series_release(&s, c->row.total);
 	if (ret)
 		return ret;

@@ -26,7 +26,9 @@
  *   'P' patch NUL commit-msg NUL answer
  *                                    prompt build (the message also as
  *                                    cover letter, changelog and earlier
- *                                    review), parse, validate all
+ *                                    review; again without the message),
+ *                                    the focus planner, parse, validate
+ *                                    all
  * Anything else is treated as 'P'.
  */
 #include <stddef.h>
@@ -38,10 +40,31 @@
 #include "review/diff.h"
 #include "review/model.h"
 #include "review/model_evidence.h"
+#include "review/model_plan.h"
 #include "review/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
+
+/* The planner on a hostile patch: every focus run or left out, once. */
+static void plan(const char *patch, size_t plen, const char *msg)
+{
+	struct rb_model_plan p;
+	struct rb_diff *d = NULL;
+	const char *const *names;
+	size_t n;
+
+	if (rb_diff_parse(&d, patch, plen))
+		return;
+	names = rb_model_focus_names(&n);
+	rb_model_plan_focuses(&p, d, msg, names, n);
+	if (p.n_run + p.n_skipped != n || !p.kind)
+		abort();
+	rb_model_plan_focuses(&p, d, msg, NULL, 0);
+	if (p.n_run + p.n_skipped != 1)
+		abort();
+	rb_diff_free(d);
+}
 
 static void parse_and_validate(const char *patch, size_t plen, const char *msg,
 			       const char *ans, size_t alen)
@@ -223,6 +246,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							 "0123456789abcdef");
 			rb_model_seen_free(seen);
 		}
+		rb_buf_reset(&sys);
+		rb_buf_reset(&user);
+		ctx.no_commit_msg = true;
+		rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
+				      "0123456789abcdef");
+		plan(buf, plen, msg);
 		parse_and_validate(buf, plen, msg, ans,
 				   (size_t)(buf + size - 1 - ans));
 	}

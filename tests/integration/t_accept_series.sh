@@ -65,7 +65,8 @@ reviewbot reports.
 """
 want2 = """Advisory review of 2/3, applied on demo at 9740d103e69b.
 The base is the series' base-commit. Checks: commit message.
-Model review (scripted): 0 findings kept of 0 proposed.
+Model review (scripted): 0 findings kept of 0 proposed; locking and api
+left out: nothing for them to look at.
 1 finding.
 
 [F1] (high) There is no Signed-off-by: line. Could you add one (see
@@ -76,7 +77,8 @@ acc.check(ms[0]["body"] == want2, "the review of 2/3 says:\n%s\nnot:\n%s"
           % (ms[0]["body"], want2))
 want3 = """Advisory review of 3/3, applied on demo at 9740d103e69b.
 The base is the series' base-commit. Checks: commit message.
-Model review (scripted): 2 findings kept of 2 proposed.
+Model review (scripted): 2 findings kept of 2 proposed; locking and api
+left out: nothing for them to look at.
 2 findings.
 
 > diff --git a/lib/ring.c b/lib/ring.c
@@ -140,7 +142,8 @@ for m in ms:
               (m["subject"], m["rcpt"], m["to"], m["cc"]))
 want1 = """Advisory review of 1/3, applied on demo at 9740d103e69b.
 The base is the series' base-commit. Checks: commit message.
-Model review (scripted): 0 findings kept of 0 proposed.
+Model review (scripted): 0 findings kept of 0 proposed; locking and api
+left out: nothing for them to look at.
 No findings.
 
 -- 
