@@ -731,7 +731,8 @@ static void test_verifier_reserve(void **state)
 		      "{\"kind\": \"verifier\", \"tool_calls\": "
 		      "[{\"name\": \"cover_letter\"}]},"
 		      "{\"kind\": \"verifier\", \"repeat\": true, "
-		      "\"verdict\": \"confirmed\"}]}",
+		      "\"verdict\": \"confirmed\", \"evidence\": "
+		      "\"auto\"}]}",
 		      ans);
 	rb_test_server_script(&srv, script.ptr);
 	run_review(&r);
@@ -797,7 +798,8 @@ static void order_run(struct run *r, const char *da, const char *db)
 	rb_buf_puts(&s, ", ");
 	rb_buf_printf(&s, step_b, db);
 	rb_buf_puts(&s, ", {\"kind\": \"verifier\", \"repeat\": true, "
-			"\"verdict\": \"confirmed\"}]}");
+			"\"verdict\": \"confirmed\", \"evidence\": "
+			"\"auto\"}]}");
 	rb_test_server_script(&srv, s.ptr);
 	rb_buf_release(&s);
 	memset(r, 0, sizeof(*r));

@@ -129,7 +129,7 @@ acc_model_script '{"steps": [
  {"kind": "verifier", "repeat": true, "usage": [1500, 30],
   "tool_calls": [{"name": "cover_letter"}]},
  {"kind": "verifier", "repeat": true, "no_tools": true, "usage": [1500, 50],
-  "verdict": "confirmed"}
+  "verdict": "confirmed", "evidence": "auto"}
 ]}'
 acc_servers model
 if [ "$fmt" = anthropic ]; then
