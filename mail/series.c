@@ -847,6 +847,13 @@ struct asm_ctx {
 	uint32_t *out_first; /* first arrival of each output series */
 	uint32_t *out_prev_local; /* same-thread previous (out index) */
 	bool thread_unthreaded;
+	/* Per thread: the sender of each revision's first part (owner()). */
+	struct rev_owner {
+		int rev;
+		const char *from; /* borrowed from the set */
+	} * owners;
+	size_t n_owners, cap_owners;
+	size_t n_strangers; /* parts dropped: not sent by the owner */
 };
 
 static bool seen(const struct asm_ctx *c, uint32_t node, uint32_t *msg)
@@ -980,20 +987,73 @@ static int cover_add(struct asm_ctx *c, int rev, uint32_t m)
 	return 0;
 }
 
+/*
+ * Who owns revision @rev of the thread: the sender of its first part to
+ * arrive (a patch or a 0/N), or NULL before any. A list poster can reply
+ * into any thread, but not before the thread's first mail exists, so
+ * the first part of a revision comes from whoever started it.
+ */
+static const char *owner(const struct asm_ctx *c, int rev)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_owners; i++)
+		if (c->owners[i].rev == rev)
+			return c->owners[i].from;
+	return NULL;
+}
+
+/*
+ * May message @m be a part of revision @rev? Only when its sender owns
+ * the revision (the first part makes it the owner). Unlike b4, which
+ * takes a [PATCH 3/3] from anyone into a missing slot, a stranger's part
+ * is left out of assembly: it would make its sender an author of the
+ * victim's series, who may judge its findings (issue 33). A B4 Relay
+ * series has one From: per author (devnull+<author>@kernel.org), so the
+ * From: is the check there too.
+ */
+static int part_ok(bool *ok, struct asm_ctx *c, int rev, uint32_t m)
+{
+	const char *from = c->set->ents[m].from, *o = owner(c, rev);
+
+	if (o) {
+		*ok = from && *from && !strcasecmp(from, o);
+		if (!*ok)
+			c->n_strangers++;
+		return 0;
+	}
+	if (c->n_owners == c->cap_owners) {
+		size_t cap = c->cap_owners ? c->cap_owners * 2 : 8;
+		struct rev_owner *v = realloc(c->owners, cap * sizeof(*v));
+
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		c->owners = v;
+		c->cap_owners = cap;
+	}
+	c->owners[c->n_owners].rev = rev;
+	c->owners[c->n_owners++].from = from ? from : "";
+	*ok = true;
+	return 0;
+}
+
 /* b4 LoreMailbox.add_message, for a message of the current thread. */
 static int add_one(struct asm_ctx *c, uint32_t m)
 {
 	struct ent *e = &c->set->ents[m];
 	struct tser *s;
 	uint32_t p;
+	bool ok;
 	int rev, ret;
 
 	e->erev = e->rev;
 	e->flags |= F_DONE;
 	if (e->flags & (F_REPLY | F_PULL))
 		return 0;
-	if (e->counter == 0)
-		return cover_add(c, e->rev, m);
+	if (e->counter == 0) {
+		ret = part_ok(&ok, c, e->rev, m);
+		return ret || !ok ? ret : cover_add(c, e->rev, m);
+	}
 	if (!(e->flags & F_DIFF))
 		return 0;
 	rev = e->rev;
@@ -1006,6 +1066,9 @@ static int add_one(struct asm_ctx *c, uint32_t m)
 			 pe->counter == 1)
 			rev = pe->erev;
 	}
+	ret = part_ok(&ok, c, rev, m);
+	if (ret || !ok)
+		return ret;
 	s = ts_find(c, rev);
 	if (!s) {
 		ret = ts_new(&s, c, rev, e->expected);
@@ -1023,6 +1086,8 @@ static int add_one(struct asm_ctx *c, uint32_t m)
 		    o->date < e->date) {
 			rev = (int)c->n_ts + 1;
 			ret = ts_new(&s, c, rev, e->expected);
+			if (!ret)
+				ret = part_ok(&ok, c, rev, m);
 			if (ret)
 				return ret;
 		}
@@ -1042,7 +1107,10 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
 	if (s->rev <= 1)
 		return 0;
 	ps = ts_find(c, s->rev - 1);
-	if (!ps)
+	/* Only the owner's own earlier revision fills the gaps: anyone may
+	 * post a "v2 2/3" in reply to another's v1 2/3. */
+	if (!ps || !owner(c, s->rev) || !owner(c, ps->rev) ||
+	    strcasecmp(owner(c, s->rev), owner(c, ps->rev)))
 		return 0;
 	for (at = 0; at < s->len; at++) {
 		const struct ent *e, *pe;
@@ -1091,36 +1159,18 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
 }
 
 /*
- * The sender of the series: the one of its first patch of this revision
- * (a part taken over from the previous version does not count), or "".
- */
-static const char *series_from(const struct asm_ctx *c, const struct tser *s)
-{
-	const struct ent *e;
-	size_t j;
-
-	for (j = 1; j < s->len; j++) {
-		if (s->slot[j] == NONE)
-			continue;
-		e = &c->set->ents[s->slot[j]];
-		if (e->erev == s->rev)
-			return e->from ? e->from : "";
-	}
-	return "";
-}
-
-/*
- * May message @m be the cover of @s? Only when the series' sender sent
+ * May message @m be the cover of @s? Only when the series' owner sent
  * it: anyone can post a [PATCH 0/N] into someone else's thread, and b4
  * would take it (the last one wins), giving the series a new id, a new
  * author and a new review. Unlike b4, the cover of another sender is
- * left out of assembly.
+ * left out of assembly. (An explicit 0/N was checked as it came,
+ * add_one(); a diffstat-only parent of a patch is checked here.)
  */
 static bool cover_ok(const struct asm_ctx *c, const struct tser *s, uint32_t m)
 {
-	const char *from = c->set->ents[m].from;
+	const char *from = c->set->ents[m].from, *o = owner(c, s->rev);
 
-	return from && *from && !strcasecmp(from, series_from(c, s));
+	return from && *from && o && !strcasecmp(from, o);
 }
 
 /* b4 LoreMailbox.get_series, for each revision of the thread. */
@@ -1636,6 +1686,7 @@ static int assemble_threads(struct asm_ctx *c, const struct threads *t)
 			continue;
 		c->n_ts = 0;
 		c->n_covers = 0;
+		c->n_owners = 0;
 		c->thread_unthreaded = false;
 		for (k = t->start[r]; k < t->start[r + 1]; k++) {
 			c->thread_unthreaded |= t->joined[t->order[k]];
@@ -1752,6 +1803,7 @@ out:
 	free(c.ts);
 	free(c.covers);
 	free(c.cover_rev);
+	free(c.owners);
 	free(c.out);
 	free(c.out_first);
 	free(c.out_prev_local);
