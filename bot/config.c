@@ -1807,6 +1807,8 @@ static const struct key tree_keys[] = {
 	KEY("branch", K_STR, struct rb_tree_config, branch),
 	KEY("fetch_minutes", K_INT, struct rb_tree_config, fetch_minutes,
 	    .min = 0, .max = 7 * 24 * 60),
+	KEY("fetch_timeout_seconds", K_INT, struct rb_tree_config,
+	    fetch_timeout_seconds, .min = 1, .max = 3600),
 };
 
 static void tree_check(struct ctx *c, yaml_node_t *map, void *obj,
@@ -1855,7 +1857,8 @@ static const char *tree_item(struct ctx *c, yaml_node_t *n, size_t i,
 	struct rb_tree_config *t = elem;
 
 	(void)i;
-	*t = (struct rb_tree_config){ .fetch_minutes = 60 };
+	*t = (struct rb_tree_config){ .fetch_minutes = 60,
+				      .fetch_timeout_seconds = 300 };
 	walk_map(c, n, tree_keys, ARRAY_SIZE(tree_keys), t, tree_check);
 	if (!t->branch)
 		t->branch = xstrdup(c, "HEAD");
@@ -2300,7 +2303,7 @@ static void policy_defaults(struct rb_policy *p)
 	p->report_apply_failures = true;
 	p->incomplete = RB_INC_REVIEW_PREFIX;
 	p->suppress_similar = 0;
-	p->require_dkim = false;
+	p->require_dkim = true; /* a From: alone is anyone's (issue 33) */
 }
 
 int rb_config_defaults(struct rb_config **out)

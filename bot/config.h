@@ -59,6 +59,7 @@ struct rb_tree_config {
 	char *url; /* where to fetch it from, or NULL */
 	char *branch; /* the ref to review on; default HEAD */
 	int fetch_minutes; /* default 60; 0: never fetch */
+	int fetch_timeout_seconds; /* one fetch at most; default 300 */
 	struct rb_config_pos pos, path_pos, branch_pos;
 };
 
