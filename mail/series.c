@@ -60,6 +60,7 @@ struct ent {
 	uint32_t *refs; /* nodes of References, oldest first */
 	uint32_t n_refs;
 	char *from;
+	char *name; /* the From: display name, or NULL */
 	char *title;
 	char *change_id;
 	int64_t date;
@@ -611,6 +612,7 @@ void rb_series_set_free(struct rb_series_set *set)
 	for (i = 0; i < set->n_ents; i++) {
 		free(set->ents[i].refs);
 		free(set->ents[i].from);
+		free(set->ents[i].name);
 		free(set->ents[i].title);
 		free(set->ents[i].change_id);
 	}
@@ -726,9 +728,11 @@ static int ent_strings(struct ent *e, const struct rb_series_msg *m,
 {
 	e->date = m->date;
 	e->from = dup_or_null(m->from_addr ? m->from_addr : "");
+	e->name = dup_or_null(m->from_name);
 	e->title = dup_or_null(sj->title ? sj->title : m->subject);
 	e->change_id = dup_or_null(m->change_id);
-	if (!e->from || (!e->title && (sj->title || m->subject)) ||
+	if (!e->from || (m->from_name && !e->name) ||
+	    (!e->title && (sj->title || m->subject)) ||
 	    (m->change_id && !e->change_id))
 		return rb_err(RB_ENOMEM, "out of memory for a message");
 	return 0;
@@ -828,12 +832,19 @@ fail:
 	rb_subject_release(&sj);
 	free(e.refs);
 	free(e.from);
+	free(e.name);
 	free(e.title);
 	free(e.change_id);
 	return ret;
 }
 
 /* ----------------------------------------------------- the assembly */
+
+/* The first part of a revision of the thread, whose sender owns it. */
+struct rev_owner {
+	int rev;
+	uint32_t msg;
+};
 
 struct asm_ctx {
 	struct rb_series_set *set;
@@ -847,13 +858,8 @@ struct asm_ctx {
 	uint32_t *out_first; /* first arrival of each output series */
 	uint32_t *out_prev_local; /* same-thread previous (out index) */
 	bool thread_unthreaded;
-	/* Per thread: the sender of each revision's first part (owner()). */
-	struct rev_owner {
-		int rev;
-		const char *from; /* borrowed from the set */
-	} * owners;
+	struct rev_owner *owners; /* per thread: owner() */
 	size_t n_owners, cap_owners;
-	size_t n_strangers; /* parts dropped: not sent by the owner */
 };
 
 static bool seen(const struct asm_ctx *c, uint32_t node, uint32_t *msg)
@@ -993,33 +999,58 @@ static int cover_add(struct asm_ctx *c, int rev, uint32_t m)
  * into any thread, but not before the thread's first mail exists, so
  * the first part of a revision comes from whoever started it.
  */
-static const char *owner(const struct asm_ctx *c, int rev)
+static const struct ent *owner(const struct asm_ctx *c, int rev)
 {
 	size_t i;
 
 	for (i = 0; i < c->n_owners; i++)
 		if (c->owners[i].rev == rev)
-			return c->owners[i].from;
+			return &c->set->ents[c->owners[i].msg];
 	return NULL;
 }
 
+/* A display name worth comparing: two words at least ("Ada Lovelace"),
+ * not an address. */
+static bool full_name(const char *n)
+{
+	return n && strchr(n, ' ') && !strchr(n, '@');
+}
+
 /*
- * May message @m be a part of revision @rev? Only when its sender owns
- * the revision (the first part makes it the owner). Unlike b4, which
- * takes a [PATCH 3/3] from anyone into a missing slot, a stranger's part
- * is left out of assembly: it would make its sender an author of the
- * victim's series, who may judge its findings (issue 33). A B4 Relay
- * series has one From: per author (devnull+<author>@kernel.org), so the
- * From: is the check there too.
+ * Did the sender of @o send @e too? The same address, or the same full
+ * name: one person posting from two addresses (on linux-api, v17 13/13
+ * of openat2 came from the author's other address; b4 takes it). A
+ * stranger posting as himself has neither; one who writes the author's
+ * name or address could as well forge her From:, which only DKIM
+ * tells, and he is still not an author who may judge (only the
+ * series' address is, bot/stages/feedback.c).
+ */
+static bool same_sender(const struct ent *e, const struct ent *o)
+{
+	if (!e->from || !*e->from || !o->from)
+		return false;
+	if (!strcasecmp(e->from, o->from))
+		return true;
+	return full_name(e->name) && full_name(o->name) &&
+	       !strcasecmp(e->name, o->name);
+}
+
+/*
+ * May message @m be a part of revision @rev? Only when its sender is the
+ * revision's owner (same_sender(); the first part makes its sender the
+ * owner). Unlike b4, which takes a [PATCH 3/3] from anyone into a
+ * missing slot, a stranger's part is left out of assembly: it would mix
+ * his patch into the victim's review, and it made him an author who
+ * may judge the victim's findings (issue 33). A B4 Relay series has one
+ * From: per author (devnull+<author>@kernel.org), so the From: is the
+ * check there too.
  */
 static int part_ok(bool *ok, struct asm_ctx *c, int rev, uint32_t m)
 {
-	const char *from = c->set->ents[m].from, *o = owner(c, rev);
+	const struct ent *o = owner(c, rev);
 
 	if (o) {
-		*ok = from && *from && !strcasecmp(from, o);
-		if (!*ok)
-			c->n_strangers++;
+		*ok = same_sender(&c->set->ents[m], o);
 		return 0;
 	}
 	if (c->n_owners == c->cap_owners) {
@@ -1032,7 +1063,7 @@ static int part_ok(bool *ok, struct asm_ctx *c, int rev, uint32_t m)
 		c->cap_owners = cap;
 	}
 	c->owners[c->n_owners].rev = rev;
-	c->owners[c->n_owners++].from = from ? from : "";
+	c->owners[c->n_owners++].msg = m;
 	*ok = true;
 	return 0;
 }
@@ -1110,7 +1141,7 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
 	/* Only the owner's own earlier revision fills the gaps: anyone may
 	 * post a "v2 2/3" in reply to another's v1 2/3. */
 	if (!ps || !owner(c, s->rev) || !owner(c, ps->rev) ||
-	    strcasecmp(owner(c, s->rev), owner(c, ps->rev)))
+	    !same_sender(owner(c, s->rev), owner(c, ps->rev)))
 		return 0;
 	for (at = 0; at < s->len; at++) {
 		const struct ent *e, *pe;
@@ -1168,9 +1199,9 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
  */
 static bool cover_ok(const struct asm_ctx *c, const struct tser *s, uint32_t m)
 {
-	const char *from = c->set->ents[m].from, *o = owner(c, s->rev);
+	const struct ent *o = owner(c, s->rev);
 
-	return from && *from && o && !strcasecmp(from, o);
+	return o && same_sender(&c->set->ents[m], o);
 }
 
 /* b4 LoreMailbox.get_series, for each revision of the thread. */

@@ -14,7 +14,8 @@
  * same numbers of v(n-1) is filled from v(n-1) (a partial reroll). Unlike
  * b4, each revision of a thread has one owner, the sender of its first
  * part to arrive (a patch or a 0/N), and a part or cover joins it only
- * when its From: is the owner's: a [PATCH 3/3] or 0/N that someone else
+ * when its From: is the owner's (the address, or the same full display
+ * name: one person's two addresses): a [PATCH 3/3] or 0/N that someone else
  * posts into the thread is ignored for assembly, so it can neither fill
  * a missing slot, rename the series nor make its sender an author. A
  * partial reroll is filled only from the same owner's revision.
