@@ -25,6 +25,7 @@
 #include "mail/series.h"
 #include "review/maintainers.h"
 #include "review/model.h"
+#include "review/patchid.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -85,6 +86,7 @@ struct prepared {
 	bool ours;
 	const char *auto_submitted;
 	const char *kind; /* rb_message_kind() of the message */
+	char patch_id[RB_PATCH_ID_HEX]; /* meta.patch_id points here */
 	char strings[];
 };
 
@@ -363,6 +365,14 @@ static struct prepared *prepared_of(const struct rb_message *m)
 	pr->meta.version = m->subject.version;
 	pr->meta.idx = m->subject.index;
 	pr->meta.total = m->subject.total;
+	/* Its patch-id now, while the parse is at hand (bot/stages/prereq.c
+	 * looks a prerequisite-patch-id: up by it). */
+	if (m->patch && m->patch_len) {
+		if (!rb_patch_id(pr->patch_id, m->patch, m->patch_len))
+			pr->meta.patch_id = pr->patch_id;
+		else
+			rb_err_clear();
+	}
 	return pr;
 }
 
