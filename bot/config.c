@@ -2193,6 +2193,7 @@ static const struct key http_keys[] = {
 	{ .name = "listen", .type = K_FN, .fn = http_listen },
 	KEY("thread_url", K_URL, struct rb_config, http_thread_url,
 	    .aux = http_schemes),
+	KEY("public", K_BOOL, struct rb_config, http_public),
 };
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },

@@ -189,6 +189,7 @@ struct rb_config {
 	/* http.thread_url: where the dashboard links a thread, the
 	 * Message-ID appended URL-escaped; a link only, never fetched. */
 	char *http_thread_url; /* default https://lore.kernel.org/r/ */
+	bool http_public; /* hide shadow reviews and held mail (http.h) */
 	/* policy.resolve: whose policy a series gets (bot/stages/scope.h). */
 	bool policy_strictest; /* "strictest": every touched section's */
 	/* policy.catch_all: sections that never decide; NULL: the built-in
