@@ -2195,6 +2195,13 @@ static const struct key http_keys[] = {
 	    .aux = http_schemes),
 	KEY("public", K_BOOL, struct rb_config, http_public),
 };
+/* retention: how long raw mail and model exchanges are kept (0: ever). */
+static const struct key retention_keys[] = {
+	KEY("raw_days", K_INT, struct rb_config, retention_raw_days, .min = 0,
+	    .max = 36500),
+	KEY("exchanges_days", K_INT, struct rb_config, retention_exchanges_days,
+	    .min = 0, .max = 36500),
+};
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },
 };
@@ -2267,6 +2274,7 @@ static const struct key top_keys[] = {
 	SECTION("store", store_keys),
 	SECTION("limits", limits_keys),
 	SECTION("http", http_keys),
+	SECTION("retention", retention_keys),
 	KEY("admins", K_ADDRLIST, struct rb_config, admins,
 	    .noff = offsetof(struct rb_config, n_admins)),
 	KEY("list_ids", K_STRLIST, struct rb_config, list_ids,

@@ -190,6 +190,8 @@ struct rb_config {
 	 * Message-ID appended URL-escaped; a link only, never fetched. */
 	char *http_thread_url; /* default https://lore.kernel.org/r/ */
 	bool http_public; /* hide shadow reviews and held mail (http.h) */
+	/* bot/stages/retention.h; 0: kept for ever (the default) */
+	int retention_raw_days, retention_exchanges_days;
 	/* policy.resolve: whose policy a series gets (bot/stages/scope.h). */
 	bool policy_strictest; /* "strictest": every touched section's */
 	/* policy.catch_all: sections that never decide; NULL: the built-in

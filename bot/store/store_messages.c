@@ -673,3 +673,20 @@ int rb_store_patch_by_id(struct rb_store *st, const char *pid,
 	*message_id = id;
 	return 0;
 }
+
+int rb_store_prune_raw(struct rb_store *st, int64_t before, int64_t *n)
+{
+	int ret;
+
+	ret = EXEC(st,
+		   "UPDATE messages SET raw = ? WHERE received_at < ? AND"
+		   " state <> 'new' AND LENGTH(raw) > 0 AND message_id NOT IN"
+		   " (SELECT p.message_id FROM patches p JOIN jobs j ON"
+		   " j.key = p.series_id WHERE j.state IN ('ready',"
+		   " 'running')) AND message_id NOT IN (SELECT j.key FROM"
+		   " jobs j WHERE j.state IN ('ready', 'running'))",
+		   RB_DB_BLOB("", 0), RB_DB_INT(before));
+	if (!ret && n)
+		*n = (int64_t)rb_store_changes(st);
+	return ret;
+}

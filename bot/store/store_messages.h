@@ -84,6 +84,15 @@ int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
 			    const char *reason);
 
+/*
+ * Retention (bot/stages/retention.h): empties the raw bytes of messages
+ * received before @before, parsed or refused, whose series has no job
+ * still to run; the row, its state and what assembly reads stay, so the
+ * mail is neither taken in nor assembled differently again. *n (or NULL)
+ * gets how many were emptied.
+ */
+int rb_store_prune_raw(struct rb_store *st, int64_t before, int64_t *n);
+
 /* Reads a stored message's raw bytes (caller frees m). */
 int rb_store_get_raw(struct rb_store *st, const char *message_id,
 		     struct rb_msgrow *m);
