@@ -17,6 +17,9 @@
 #     went out. A part whose Message-ID cannot be answered is recorded
 #     as malformed alone; Ada's parts are reviewed, and Bob's patch in
 #     the same pass too.
+#  C. A B4 Relay series: the author who may judge is the in-body From:
+#     of its patches (the relay's devnull address cannot reply); Eve, who
+#     is no part of it, is refused.
 # Driven through "reviewbot run --once" with a file source.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/mail_lib.sh"
@@ -110,4 +113,39 @@ sec_run b1.log
 [ "$(q "SELECT COUNT(*) FROM reviews WHERE series_id = 'bob-1@example.org'")" -ge 1 ] ||
 	rb_fail "B: Bob's patch, in the same pass, got no review: $(q "SELECT id || ' ' || state FROM series")"
 echo "B: a part with a bad Message-ID is dropped alone"
+
+# C. A B4 Relay series (tests/t_b4_relay.sh): its author who may judge is
+# the in-body From: of its patches; another in-body From: is not.
+rm -rf "$d/rb.db"* "$d/outbox"
+python3 - "$series" "$d/in.mbox" <<'PY'
+import re, sys
+src, dst = sys.argv[1:3]
+parts = [p for p in re.split(r"(?m)^(?=From [0-9a-f]{40} )", open(src).read()) if p]
+out = []
+for p in parts:
+    head, _, body = p.partition("\n\n")
+    author = re.search(r"(?m)^From: (.*)$", head).group(1)
+    head = head.replace("From: " + author, "From: Ada Lovelace via B4 Relay"
+                        " <devnull+ada.example.org@kernel.org>")
+    if "Subject: [PATCH 0/" not in head:
+        body = "From: %s\n\n%s" % (author, body)
+    out.append(head + "\n\n" + body)
+open(dst, "w").write("".join(out))
+PY
+sec_run c1.log
+review=$(q "SELECT message_id FROM reviews WHERE kind = 'review' ORDER BY patch_idx LIMIT 1")
+[ -n "$review" ] || rb_fail "C: the relayed series got no review: $(q "SELECT state || ': ' || coalesce(detail, '') FROM series")"
+sec_reply ada-fp 'Ada Lovelace <ada@example.org>' 'F1: false positive\n'
+sec_reply eve-fp 'Eve <eve@example.org>' 'F1: false positive\n'
+sec_append "$d/ada-fp.raw" "$d/eve-fp.raw"
+sec_run c2.log
+st=$(q "SELECT state FROM feedback WHERE message_id = 'ada-fp@example.org'")
+[ "$st" = judged ] ||
+	rb_fail "C: the relayed series' author was not taken as its author: $(q "SELECT state || ': ' || coalesce(reason, '') FROM feedback WHERE message_id = 'ada-fp@example.org'")"
+st=$(q "SELECT state || ': ' || coalesce(reason, '') FROM feedback WHERE message_id = 'eve-fp@example.org'")
+case $st in
+refused:*"neither an author"*) ;;
+*) rb_fail "C: Eve's verdict on the relayed series: '$st'" ;;
+esac
+echo "C: a B4 Relay series' author is its in-body From:"
 echo "1 passed, 0 failed"
