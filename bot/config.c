@@ -1807,6 +1807,8 @@ static const struct key tree_keys[] = {
 	KEY("branch", K_STR, struct rb_tree_config, branch),
 	KEY("fetch_minutes", K_INT, struct rb_tree_config, fetch_minutes,
 	    .min = 0, .max = 7 * 24 * 60),
+	KEY("fetch_timeout_seconds", K_INT, struct rb_tree_config,
+	    fetch_timeout_seconds, .min = 1, .max = 3600),
 };
 
 static void tree_check(struct ctx *c, yaml_node_t *map, void *obj,
@@ -1855,7 +1857,8 @@ static const char *tree_item(struct ctx *c, yaml_node_t *n, size_t i,
 	struct rb_tree_config *t = elem;
 
 	(void)i;
-	*t = (struct rb_tree_config){ .fetch_minutes = 60 };
+	*t = (struct rb_tree_config){ .fetch_minutes = 60,
+				      .fetch_timeout_seconds = 300 };
 	walk_map(c, n, tree_keys, ARRAY_SIZE(tree_keys), t, tree_check);
 	if (!t->branch)
 		t->branch = xstrdup(c, "HEAD");
@@ -2203,6 +2206,14 @@ static const struct key http_keys[] = {
 	{ .name = "listen", .type = K_FN, .fn = http_listen },
 	KEY("thread_url", K_URL, struct rb_config, http_thread_url,
 	    .aux = http_schemes),
+	KEY("public", K_BOOL, struct rb_config, http_public),
+};
+/* retention: how long raw mail and model exchanges are kept (0: ever). */
+static const struct key retention_keys[] = {
+	KEY("raw_days", K_INT, struct rb_config, retention_raw_days, .min = 0,
+	    .max = 36500),
+	KEY("exchanges_days", K_INT, struct rb_config, retention_exchanges_days,
+	    .min = 0, .max = 36500),
 };
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },
@@ -2276,6 +2287,7 @@ static const struct key top_keys[] = {
 	SECTION("store", store_keys),
 	SECTION("limits", limits_keys),
 	SECTION("http", http_keys),
+	SECTION("retention", retention_keys),
 	KEY("admins", K_ADDRLIST, struct rb_config, admins,
 	    .noff = offsetof(struct rb_config, n_admins)),
 	KEY("list_ids", K_STRLIST, struct rb_config, list_ids,
@@ -2313,7 +2325,7 @@ static void policy_defaults(struct rb_policy *p)
 	p->report_apply_failures = true;
 	p->incomplete = RB_INC_REVIEW_PREFIX;
 	p->suppress_similar = 0;
-	p->require_dkim = false;
+	p->require_dkim = true; /* a From: alone is anyone's (issue 33) */
 }
 
 int rb_config_defaults(struct rb_config **out)

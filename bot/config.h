@@ -59,6 +59,7 @@ struct rb_tree_config {
 	char *url; /* where to fetch it from, or NULL */
 	char *branch; /* the ref to review on; default HEAD */
 	int fetch_minutes; /* default 60; 0: never fetch */
+	int fetch_timeout_seconds; /* one fetch at most; default 300 */
 	struct rb_config_pos pos, path_pos, branch_pos;
 };
 
@@ -199,6 +200,9 @@ struct rb_config {
 	/* http.thread_url: where the dashboard links a thread, the
 	 * Message-ID appended URL-escaped; a link only, never fetched. */
 	char *http_thread_url; /* default https://lore.kernel.org/r/ */
+	bool http_public; /* hide shadow reviews and held mail (http.h) */
+	/* bot/stages/retention.h; 0: kept for ever (the default) */
+	int retention_raw_days, retention_exchanges_days;
 	/* policy.resolve: whose policy a series gets (bot/stages/scope.h). */
 	bool policy_strictest; /* "strictest": every touched section's */
 	/* policy.catch_all: sections that never decide; NULL: the built-in

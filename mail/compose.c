@@ -317,9 +317,10 @@ static int put_threading(struct rb_buf *out, const struct rb_reply *r)
 		if (n > REFS_MAX && i > 0 && i < n - (REFS_MAX - 1))
 			continue;
 		rb_buf_reset(&one);
-		ret = msgid_norm(&one, r->references[i]);
-		if (ret)
-			break;
+		/* Another poster's id in the chain is dropped, not fatal:
+		 * it must not stop the reply to the part itself. */
+		if (msgid_norm(&one, r->references[i]))
+			continue;
 		if (irt.len && !strcmp(one.ptr, irt.ptr))
 			have_irt = true;
 		ret = hdr_word(&h, one.ptr, one.len, h.col > h.name_col);

@@ -28,10 +28,18 @@ char *rb_inbox_thread_url(const char *base, const char *msgid)
 	static const char keep[] = "-._~!$&'()*+,;=:@";
 	struct rb_buf b = RB_BUF_INIT(64 * 1024);
 	const unsigned char *s;
+	bool dots;
 	size_t len;
 
 	if (!base || !msgid || !*msgid)
 		return NULL;
+	/*
+	 * "<..>" would be the path segment "..", which libcurl and every
+	 * server resolve: the thread of "<..>" would be BASE/../t.mbox.gz,
+	 * outside the inbox (issue 33). An id of dots only has them all
+	 * escaped; '/' is escaped always (it is not in @keep).
+	 */
+	dots = strspn(msgid, ".") == strlen(msgid);
 	len = strlen(base);
 	if (rb_buf_puts(&b, base) ||
 	    (len && base[len - 1] != '/' && rb_buf_putc(&b, '/')))
@@ -41,7 +49,7 @@ char *rb_inbox_thread_url(const char *base, const char *msgid)
 			goto bad;
 		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 		    (*s >= '0' && *s <= '9') ||
-		    (*s < 0x80 && strchr(keep, *s))) {
+		    (*s < 0x80 && strchr(keep, *s) && !(dots && *s == '.'))) {
 			if (rb_buf_putc(&b, (char)*s))
 				goto bad;
 		} else if (rb_buf_printf(&b, "%%%02X", *s)) {

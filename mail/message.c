@@ -1440,6 +1440,41 @@ static int synth_msgid(struct rb_message *m)
 			      "no Message-ID; using the synthetic <%s>", id);
 }
 
+/*
+ * A Message-ID the bot can answer: what mail/compose.c writes into
+ * In-Reply-To and References (RFC 5322 3.6.4 msg-id: printable ASCII, no
+ * space, no '<' or '>' inside, at most 250 characters). A part whose id
+ * compose would refuse could not be replied to, and the whole series of
+ * a victim would fail with it (issue 33: a [PATCH 3/3] with a 0x01 byte
+ * in its Message-ID, posted into another's series): such a mail is
+ * malformed, recorded and skipped alone.
+ */
+#define MSGID_REPLY_MAX 250
+
+static int check_msgid(const char *id)
+{
+	size_t i, n;
+
+	if (!id)
+		return 0;
+	n = strlen(id);
+	if (n > MSGID_REPLY_MAX)
+		return rb_err(RB_EPARSE,
+			      "a Message-ID of %zu characters (at most %d "
+			      "can be answered)",
+			      n, MSGID_REPLY_MAX);
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)id[i];
+
+		if (ch <= 32 || ch >= 127 || ch == '<' || ch == '>')
+			return rb_err(RB_EPARSE,
+				      "byte 0x%02x in the Message-ID (RFC "
+				      "5322 3.6.4 allows printable ASCII)",
+				      ch);
+	}
+	return 0;
+}
+
 static int parse_headers(struct ctx *c)
 {
 	struct rb_message *m = c->m;
@@ -1451,6 +1486,8 @@ static int parse_headers(struct ctx *c)
 	int ret;
 
 	ret = first_msgid(&m->message_id, find_hdr(c, "Message-ID"));
+	if (!ret)
+		ret = check_msgid(m->message_id);
 	if (!ret)
 		ret = first_msgid(&m->in_reply_to, find_hdr(c, "In-Reply-To"));
 	if (ret)

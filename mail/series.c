@@ -60,6 +60,7 @@ struct ent {
 	uint32_t *refs; /* nodes of References, oldest first */
 	uint32_t n_refs;
 	char *from;
+	char *name; /* the From: display name, or NULL */
 	char *title;
 	char *change_id;
 	int64_t date;
@@ -611,6 +612,7 @@ void rb_series_set_free(struct rb_series_set *set)
 	for (i = 0; i < set->n_ents; i++) {
 		free(set->ents[i].refs);
 		free(set->ents[i].from);
+		free(set->ents[i].name);
 		free(set->ents[i].title);
 		free(set->ents[i].change_id);
 	}
@@ -726,9 +728,11 @@ static int ent_strings(struct ent *e, const struct rb_series_msg *m,
 {
 	e->date = m->date;
 	e->from = dup_or_null(m->from_addr ? m->from_addr : "");
+	e->name = dup_or_null(m->from_name);
 	e->title = dup_or_null(sj->title ? sj->title : m->subject);
 	e->change_id = dup_or_null(m->change_id);
-	if (!e->from || (!e->title && (sj->title || m->subject)) ||
+	if (!e->from || (m->from_name && !e->name) ||
+	    (!e->title && (sj->title || m->subject)) ||
 	    (m->change_id && !e->change_id))
 		return rb_err(RB_ENOMEM, "out of memory for a message");
 	return 0;
@@ -828,12 +832,19 @@ fail:
 	rb_subject_release(&sj);
 	free(e.refs);
 	free(e.from);
+	free(e.name);
 	free(e.title);
 	free(e.change_id);
 	return ret;
 }
 
 /* ----------------------------------------------------- the assembly */
+
+/* The first part of a revision of the thread, whose sender owns it. */
+struct rev_owner {
+	int rev;
+	uint32_t msg;
+};
 
 struct asm_ctx {
 	struct rb_series_set *set;
@@ -847,6 +858,8 @@ struct asm_ctx {
 	uint32_t *out_first; /* first arrival of each output series */
 	uint32_t *out_prev_local; /* same-thread previous (out index) */
 	bool thread_unthreaded;
+	struct rev_owner *owners; /* per thread: owner() */
+	size_t n_owners, cap_owners;
 };
 
 static bool seen(const struct asm_ctx *c, uint32_t node, uint32_t *msg)
@@ -980,20 +993,98 @@ static int cover_add(struct asm_ctx *c, int rev, uint32_t m)
 	return 0;
 }
 
+/*
+ * Who owns revision @rev of the thread: the sender of its first part to
+ * arrive (a patch or a 0/N), or NULL before any. A list poster can reply
+ * into any thread, but not before the thread's first mail exists, so
+ * the first part of a revision comes from whoever started it.
+ */
+static const struct ent *owner(const struct asm_ctx *c, int rev)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_owners; i++)
+		if (c->owners[i].rev == rev)
+			return &c->set->ents[c->owners[i].msg];
+	return NULL;
+}
+
+/* A display name worth comparing: two words at least ("Ada Lovelace"),
+ * not an address. */
+static bool full_name(const char *n)
+{
+	return n && strchr(n, ' ') && !strchr(n, '@');
+}
+
+/*
+ * Did the sender of @o send @e too? The same address, or the same full
+ * name: one person posting from two addresses (on linux-api, v17 13/13
+ * of openat2 came from the author's other address; b4 takes it). A
+ * stranger posting as himself has neither; one who writes the author's
+ * name or address could as well forge her From:, which only DKIM
+ * tells, and he is still not an author who may judge (only the
+ * series' address is, bot/stages/feedback.c).
+ */
+static bool same_sender(const struct ent *e, const struct ent *o)
+{
+	if (!e->from || !*e->from || !o->from)
+		return false;
+	if (!strcasecmp(e->from, o->from))
+		return true;
+	return full_name(e->name) && full_name(o->name) &&
+	       !strcasecmp(e->name, o->name);
+}
+
+/*
+ * May message @m be a part of revision @rev? Only when its sender is the
+ * revision's owner (same_sender(); the first part makes its sender the
+ * owner). Unlike b4, which takes a [PATCH 3/3] from anyone into a
+ * missing slot, a stranger's part is left out of assembly: it would mix
+ * his patch into the victim's review, and it made him an author who
+ * may judge the victim's findings (issue 33). A B4 Relay series has one
+ * From: per author (devnull+<author>@kernel.org), so the From: is the
+ * check there too.
+ */
+static int part_ok(bool *ok, struct asm_ctx *c, int rev, uint32_t m)
+{
+	const struct ent *o = owner(c, rev);
+
+	if (o) {
+		*ok = same_sender(&c->set->ents[m], o);
+		return 0;
+	}
+	if (c->n_owners == c->cap_owners) {
+		size_t cap = c->cap_owners ? c->cap_owners * 2 : 8;
+		struct rev_owner *v = realloc(c->owners, cap * sizeof(*v));
+
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		c->owners = v;
+		c->cap_owners = cap;
+	}
+	c->owners[c->n_owners].rev = rev;
+	c->owners[c->n_owners++].msg = m;
+	*ok = true;
+	return 0;
+}
+
 /* b4 LoreMailbox.add_message, for a message of the current thread. */
 static int add_one(struct asm_ctx *c, uint32_t m)
 {
 	struct ent *e = &c->set->ents[m];
 	struct tser *s;
 	uint32_t p;
+	bool ok;
 	int rev, ret;
 
 	e->erev = e->rev;
 	e->flags |= F_DONE;
 	if (e->flags & (F_REPLY | F_PULL))
 		return 0;
-	if (e->counter == 0)
-		return cover_add(c, e->rev, m);
+	if (e->counter == 0) {
+		ret = part_ok(&ok, c, e->rev, m);
+		return ret || !ok ? ret : cover_add(c, e->rev, m);
+	}
 	if (!(e->flags & F_DIFF))
 		return 0;
 	rev = e->rev;
@@ -1006,6 +1097,9 @@ static int add_one(struct asm_ctx *c, uint32_t m)
 			 pe->counter == 1)
 			rev = pe->erev;
 	}
+	ret = part_ok(&ok, c, rev, m);
+	if (ret || !ok)
+		return ret;
 	s = ts_find(c, rev);
 	if (!s) {
 		ret = ts_new(&s, c, rev, e->expected);
@@ -1023,6 +1117,8 @@ static int add_one(struct asm_ctx *c, uint32_t m)
 		    o->date < e->date) {
 			rev = (int)c->n_ts + 1;
 			ret = ts_new(&s, c, rev, e->expected);
+			if (!ret)
+				ret = part_ok(&ok, c, rev, m);
 			if (ret)
 				return ret;
 		}
@@ -1042,7 +1138,10 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
 	if (s->rev <= 1)
 		return 0;
 	ps = ts_find(c, s->rev - 1);
-	if (!ps)
+	/* Only the owner's own earlier revision fills the gaps: anyone may
+	 * post a "v2 2/3" in reply to another's v1 2/3. */
+	if (!ps || !owner(c, s->rev) || !owner(c, ps->rev) ||
+	    !same_sender(owner(c, s->rev), owner(c, ps->rev)))
 		return 0;
 	for (at = 0; at < s->len; at++) {
 		const struct ent *e, *pe;
@@ -1091,36 +1190,18 @@ static int partial_reroll(struct asm_ctx *c, struct tser *s)
 }
 
 /*
- * The sender of the series: the one of its first patch of this revision
- * (a part taken over from the previous version does not count), or "".
- */
-static const char *series_from(const struct asm_ctx *c, const struct tser *s)
-{
-	const struct ent *e;
-	size_t j;
-
-	for (j = 1; j < s->len; j++) {
-		if (s->slot[j] == NONE)
-			continue;
-		e = &c->set->ents[s->slot[j]];
-		if (e->erev == s->rev)
-			return e->from ? e->from : "";
-	}
-	return "";
-}
-
-/*
- * May message @m be the cover of @s? Only when the series' sender sent
+ * May message @m be the cover of @s? Only when the series' owner sent
  * it: anyone can post a [PATCH 0/N] into someone else's thread, and b4
  * would take it (the last one wins), giving the series a new id, a new
  * author and a new review. Unlike b4, the cover of another sender is
- * left out of assembly.
+ * left out of assembly. (An explicit 0/N was checked as it came,
+ * add_one(); a diffstat-only parent of a patch is checked here.)
  */
 static bool cover_ok(const struct asm_ctx *c, const struct tser *s, uint32_t m)
 {
-	const char *from = c->set->ents[m].from;
+	const struct ent *o = owner(c, s->rev);
 
-	return from && *from && !strcasecmp(from, series_from(c, s));
+	return o && same_sender(&c->set->ents[m], o);
 }
 
 /* b4 LoreMailbox.get_series, for each revision of the thread. */
@@ -1636,6 +1717,7 @@ static int assemble_threads(struct asm_ctx *c, const struct threads *t)
 			continue;
 		c->n_ts = 0;
 		c->n_covers = 0;
+		c->n_owners = 0;
 		c->thread_unthreaded = false;
 		for (k = t->start[r]; k < t->start[r + 1]; k++) {
 			c->thread_unthreaded |= t->joined[t->order[k]];
@@ -1752,6 +1834,7 @@ out:
 	free(c.ts);
 	free(c.covers);
 	free(c.cover_rev);
+	free(c.owners);
 	free(c.out);
 	free(c.out_first);
 	free(c.out_prev_local);

@@ -12,10 +12,13 @@
  * seen for a number wins, a cover is an explicit 0/N (or the diffstat-only
  * parent of a patch), and an incomplete v(n) whose patches reply to the
  * same numbers of v(n-1) is filled from v(n-1) (a partial reroll). Unlike
- * b4, a cover joins a series only when the series' sender (the From: of
- * its first patch) sent it: a 0/N that someone else posts into the thread
- * is ignored for assembly, so it can neither rename the series nor make
- * its sender the author.
+ * b4, each revision of a thread has one owner, the sender of its first
+ * part to arrive (a patch or a 0/N), and a part or cover joins it only
+ * when its From: is the owner's (the address, or the same full display
+ * name: one person's two addresses): a [PATCH 3/3] or 0/N that someone else
+ * posts into the thread is ignored for assembly, so it can neither fill
+ * a missing slot, rename the series nor make its sender an author. A
+ * partial reroll is filled only from the same owner's revision.
  */
 #ifndef RB_MAIL_SERIES_H
 #define RB_MAIL_SERIES_H

@@ -676,6 +676,27 @@ out:
 	return ret;
 }
 
+/* Is @want the blob of @f's file as it is (@cur) or as its new path is
+ * in the tree the patch applies to? */
+static bool own_blob(struct work *w, const struct rb_diff_file *f,
+		     const git_oid *cur, const git_oid *want)
+{
+	git_tree_entry *e = NULL;
+	bool same;
+
+	if (f->old_path && git_oid_equal(cur, want))
+		return true;
+	if (!w->tree || !f->new_path ||
+	    git_tree_entry_bypath(&e, w->tree, f->new_path) < 0) {
+		git_error_clear();
+		return false;
+	}
+	same = git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+	       git_oid_equal(git_tree_entry_id(e), want);
+	git_tree_entry_free(e);
+	return same;
+}
+
 /*
  * A binary section, as git apply_binary(): the index line must carry
  * full ids, the file must be the preimage it names, and the result must
@@ -709,16 +730,25 @@ static int apply_binary(struct work *w, const struct rb_diff_file *f,
 	if (git_oid_fromstr(&want, f->new_id) < 0)
 		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
 			    "bad index line for %s", path);
+	/*
+	 * Without data ("Binary files differ") the result can only be an
+	 * object the repository has, and any object would do: a mail could
+	 * make a file of the review tree any blob it names, another
+	 * branch's or an unreleased one (issue 33). Only the file's own
+	 * blob in the tree it applies to is taken: the patch is already
+	 * applied there, or changes nothing.
+	 */
+	if (f->bin_forward.type == RB_DIFF_BIN_NONE &&
+	    !own_blob(w, f, cur, &want))
+		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
+			    "binary patch to %s without data (\"Binary files "
+			    "differ\"): its result %.12s is not that file in "
+			    "the tree",
+			    path, f->new_id);
 	if (blob_exists(w->repo, &want)) {
 		git_oid_cpy(out, &want);
 		return 0;
 	}
-	if (f->bin_forward.type == RB_DIFF_BIN_NONE)
-		return fail(w, RB_APPLY_FAIL_BINARY, path, 0,
-			    "binary patch to %s without data (\"Binary files "
-			    "differ\"), and its result %.12s is not in the "
-			    "repository",
-			    path, f->new_id);
 	ret = binary_decode(w, f, path, cur, &got);
 	if (ret)
 		return ret;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "review/base.h"
+#include "review/netstream.h"
 #include "review/diff.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -625,6 +626,12 @@ void rb_base_report_free(struct rb_base_report *r)
 int rb_base_fetch(git_oid *out, git_repository *repo, const char *url,
 		  const char *branch)
 {
+	return rb_base_fetch_within(out, repo, url, branch, 0);
+}
+
+int rb_base_fetch_within(git_oid *out, git_repository *repo, const char *url,
+			 const char *branch, int timeout_seconds)
+{
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
 	git_remote_create_options co = GIT_REMOTE_CREATE_OPTIONS_INIT;
 	git_remote *remote = NULL;
@@ -657,12 +664,21 @@ int rb_base_fetch(git_oid *out, git_repository *repo, const char *url,
 		goto out;
 	}
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	if (timeout_seconds > 0) {
+		ret = rb_netstream_register();
+		if (ret)
+			goto out;
+		rb_netstream_set_deadline(rb_netstream_now_ms() +
+					  (int64_t)timeout_seconds * 1000);
+	}
 	if (git_remote_fetch(remote, &arr, &fo, "reviewbot: fetch") < 0) {
+		rb_netstream_set_deadline(0);
 		ret = rb_err(RB_EAGAIN, "fetch of %s from %s failed: %s",
 			     branch, url,
 			     git_error_last() ? git_error_last()->message : "");
 		goto out;
 	}
+	rb_netstream_set_deadline(0);
 	if (git_reference_name_to_id(out, repo, ref.ptr) < 0)
 		ret = rb_err(RB_ENOTFOUND, "%s has no branch %s", url, branch);
 out:

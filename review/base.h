@@ -114,6 +114,13 @@ int rb_base_guess(git_oid *out, size_t *tree_index,
  */
 int rb_base_fetch(git_oid *out, git_repository *repo, const char *url,
 		  const char *branch);
+/*
+ * rb_base_fetch() within @timeout_seconds (0: no limit): every connect,
+ * read and write of the fetch waits at most until then
+ * (review/netstream.h); past it, -RB_EAGAIN "timed out".
+ */
+int rb_base_fetch_within(git_oid *out, git_repository *repo, const char *url,
+			 const char *branch, int timeout_seconds);
 
 /*
  * Sets *out to true when the commit at @ref is older than @max_age_days

@@ -476,9 +476,14 @@ static void test_threading(void **state)
 	r.in_reply_to = "<evil@x>\r\nBcc: y@z.org";
 	rb_buf_reset(&b);
 	assert_int_equal(rb_compose(&b, NULL, &r), -RB_EINVAL);
+	/* A bad id in References is dropped, the reply still made. */
 	base_reply(&r);
 	r.references = bad_refs;
-	assert_int_equal(rb_compose(&b, NULL, &r), -RB_EINVAL);
+	r.n_references = 1;
+	rb_buf_reset(&b);
+	assert_int_equal(rb_compose(&b, NULL, &r), 0);
+	assert_null(strstr(b.ptr, "a b@c"));
+	assert_non_null(strstr(b.ptr, "References: <patch-4.ljs@kernel.org>"));
 
 	/* A long chain is folded, every line <= 78. */
 	long_refs = calloc(64, sizeof(*long_refs));

@@ -449,9 +449,10 @@ static void add_verdict_row(struct rb_test_env *e, const char *fp,
 }
 
 /*
- * What each verdict may suppress (feedback.h, issue 17): the author's in
- * her own series only; an M:/R: person's of the finding's section and an
- * admin's in everyone's; suppress_similar counts only the latter.
+ * What each verdict may suppress (feedback.h, issues 17 and 33): the
+ * author's in her own series only; an M:/R: person's in the series she
+ * judged (its author's) only; an admin's in everyone's; suppress_similar
+ * counts an admin's and an M:/R: person's of the finding's section.
  */
 static void test_similar(void **state)
 {
@@ -491,7 +492,8 @@ static void test_similar(void **state)
 	bob.suppress_similar = 1;
 	assert_false(suppressed(&e, &bob, &f));
 
-	/* RING BUFFER's maintainer, on a finding like it: everyone's. */
+	/* RING BUFFER's maintainer judged Carol's finding like it: Carol's
+	 * series only, never section-wide (issue 33). */
 	add_verdict_row(&e, "feedfacefeedface", "grace@example.org",
 			"maintainer", "carol@example.org");
 	assert_int_equal(
@@ -507,9 +509,11 @@ static void test_similar(void **state)
 	g = f;
 	snprintf(g.fingerprint, sizeof(g.fingerprint), "feedfacefeedface");
 	bob.suppress_similar = 0;
-	assert_true(suppressed(&e, &bob, &g));
-	/* ... but not where she is no maintainer. */
+	assert_false(suppressed(&e, &bob, &g));
 	assert_false(suppressed(&e, &none, &g));
+	none.series_author = "carol@example.org";
+	assert_true(suppressed(&e, &none, &g));
+	none.series_author = bob.series_author;
 	/* suppress_similar counts her verdict, not Ada's. */
 	bob.suppress_similar = 1;
 	assert_true(suppressed(&e, &bob, &f));

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "mail/inbox.h"
 #include "mail/message.h"
 #include "mail/msg_internal.h"
 #include "util/buf.h"
@@ -948,6 +949,50 @@ static void *convert_many(void *arg)
  * one left in a shifted state converts the next text from the start, a
  * full pool still converts, and threads never share one.
  */
+/*
+ * Issue 33: a Message-ID the bot cannot answer makes the mail malformed
+ * (it would fail its whole series); the inbox URL of "<..>" stays under
+ * the inbox.
+ */
+static void test_bad_msgid(void **state)
+{
+	static const char *const bad[] = {
+		"Message-ID: <a\001b@x>\n",
+		"Message-ID: <a\177b@x>\n",
+		"Message-ID: <a\303\251b@x>\n",
+	};
+	struct rb_message *m = NULL;
+	char raw[1024], *u;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(raw, sizeof(raw),
+			 "From: a@example.org\n%sSubject: [PATCH] x\n\nbody\n",
+			 bad[i]);
+		assert_int_equal(rb_message_parse(&m, raw, strlen(raw), NULL),
+				 -RB_EPARSE);
+		assert_null(m);
+	}
+	snprintf(raw, sizeof(raw),
+		 "From: a@example.org\nMessage-ID: <%0260d@x>\n"
+		 "Subject: x\n\nbody\n",
+		 0);
+	assert_int_equal(rb_message_parse(&m, raw, strlen(raw), NULL),
+			 -RB_EPARSE);
+	snprintf(raw, sizeof(raw),
+		 "From: a@example.org\nMessage-ID: <..>\nSubject: x\n\nb\n");
+	assert_int_equal(rb_message_parse(&m, raw, strlen(raw), NULL), 0);
+	u = rb_inbox_thread_url("https://lore.example/all/", m->message_id);
+	assert_string_equal(u, "https://lore.example/all/%2E%2E/t.mbox.gz");
+	free(u);
+	u = rb_inbox_thread_url("https://lore.example/all", "a/../b.c@x");
+	assert_string_equal(
+		u, "https://lore.example/all/a%2F..%2Fb.c@x/t.mbox.gz");
+	free(u);
+	rb_message_free(m);
+}
+
 static void test_charset_pool(void **state)
 {
 	static const char *const more[] = {
@@ -992,6 +1037,7 @@ int main(void)
 		cmocka_unit_test(test_addr_folds),
 		cmocka_unit_test(test_future_date),
 		cmocka_unit_test(test_msgid_forms),
+		cmocka_unit_test(test_bad_msgid),
 		cmocka_unit_test(test_charset_pool),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_git_parity),

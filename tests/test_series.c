@@ -315,6 +315,118 @@ static void test_cover_hijack(void **state)
 #undef P
 }
 
+/*
+ * Issue 33: a stranger's [PATCH 2/2] posted into the missing slot of a
+ * series does not join it (it would make its sender an author who may
+ * judge), nor does a stranger's "v2 2/2" in reply to the victim's v1 2/2
+ * take the victim's parts over by a partial reroll.
+ */
+static void test_stranger_part(void **state)
+{
+#define P(id, n, from, v)                                                      \
+	{                                                                      \
+		id, "c0@x", { "c0@x" }, from, n + 1,                           \
+			"[PATCH v" #v " " #n "/2] mm: part", "mm: part", v, n, \
+			2, 0, 0, DIFF                                          \
+	}
+	static const struct spec fill[] = {
+		{ "c0@x",
+		  NULL,
+		  { NULL },
+		  "victim@example.org",
+		  1,
+		  "[PATCH 0/2] mm: parts",
+		  "mm: parts",
+		  1,
+		  0,
+		  2,
+		  0,
+		  0,
+		  COVER },
+		P("c1@x", 1, "victim@example.org", 1),
+		P("cevil@x", 2, "mallory@evil.example", 1),
+	};
+	static const struct spec reroll[] = {
+		{ "r1@x",
+		  NULL,
+		  { NULL },
+		  "victim@example.org",
+		  1,
+		  "[PATCH 1/2] mm: part",
+		  "mm: part",
+		  1,
+		  1,
+		  2,
+		  0,
+		  0,
+		  DIFF },
+		{ "r2@x",
+		  "r1@x",
+		  { "r1@x" },
+		  "victim@example.org",
+		  2,
+		  "[PATCH 2/2] mm: part",
+		  "mm: part",
+		  1,
+		  2,
+		  2,
+		  0,
+		  0,
+		  DIFF },
+		{ "rev2@x",
+		  "r2@x",
+		  { "r1@x", "r2@x" },
+		  "mallory@evil.example",
+		  9,
+		  "[PATCH v2 2/2] mm: part",
+		  "mm: part",
+		  2,
+		  2,
+		  2,
+		  0,
+		  0,
+		  DIFF },
+	};
+	/* The victim's own late 2/2 still fills the slot. */
+	static const struct spec own = P("c2@x", 2, "Victim@example.org", 1);
+	struct rb_series_set *set;
+	const struct rb_series *s;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(rb_series_set_new(&set), 0);
+	add_all(set, fill, 3);
+	assert_int_equal(rb_series_set_count(set), 1);
+	s = rb_series_set_get(set, 0);
+	assert_string_equal(s->author, "victim@example.org");
+	assert_false(s->complete);
+	assert_null(s->patches[1]);
+	assert_null(rb_series_set_find(set, "cevil@x"));
+	assert_int_equal(add(set, &own), 0);
+	assert_int_equal(rb_series_set_assemble(set), 0);
+	s = rb_series_set_get(set, 0);
+	assert_true(s->complete);
+	assert_string_equal(s->patches[1], "c2@x");
+	rb_series_set_free(set);
+
+	assert_int_equal(rb_series_set_new(&set), 0);
+	add_all(set, reroll, 3);
+	for (i = 0; i < rb_series_set_count(set); i++) {
+		s = rb_series_set_get(set, i);
+		if (s->version != 2)
+			continue;
+		/* Mallory's v2 holds no part of the victim's. */
+		assert_string_equal(s->author, "mallory@evil.example");
+		assert_false(s->complete);
+		assert_null(s->patches[0]);
+	}
+	s = by_id(set, "r1@x");
+	assert_string_equal(s->author, "victim@example.org");
+	assert_true(s->complete);
+	rb_series_set_free(set);
+#undef P
+}
+
 static void test_deep_no_cover_incomplete(void **state)
 {
 	/* Deep threading, no cover: each patch replies to the one before;
@@ -941,6 +1053,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cover_shallow_out_of_order),
 		cmocka_unit_test(test_cover_hijack),
+		cmocka_unit_test(test_stranger_part),
 		cmocka_unit_test(test_deep_no_cover_incomplete),
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_partial_reroll),

@@ -561,7 +561,7 @@ static void test_migrate_rates(void **state)
 		}
 	}
 	/* Back to migration 8: no rate rows, no indexes (and none of the
-	 * later migrations' columns). */
+	 * later migrations' columns and indexes). */
 	assert_int_equal(st->db->ops->exec(st->db,
 					   "DROP TABLE outbox_rcpts;"
 					   "DROP INDEX outbox_sent;"
@@ -569,6 +569,11 @@ static void test_migrate_rates(void **state)
 					   " DROP COLUMN severity_reason;"
 					   "ALTER TABLE findings"
 					   " DROP COLUMN verifier_reason;"
+					   "DROP INDEX messages_patch_id;"
+					   "DROP INDEX outbox_series;"
+					   "DROP INDEX patches_message;"
+					   "ALTER TABLE messages DROP COLUMN"
+					   " patch_id;"
 					   "DELETE FROM schema_version"
 					   " WHERE version >= 9",
 					   NULL, 0),

@@ -26,6 +26,7 @@ int cmd_apply(int argc, char **argv);
 int cmd_maintainers(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
+int cmd_prune(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 

@@ -34,6 +34,7 @@
 #include "bot/config.h"
 #include "bot/web/metrics.h"
 #include "bot/stages/pipeline.h"
+#include "bot/stages/retention.h"
 #include "bot/stages/sources.h"
 #include "bot/store/store.h"
 #include "bot/stages/trees.h"
@@ -93,6 +94,7 @@ struct runner {
 	bool busy; /* the last pass did some work */
 	int64_t *fetched; /* owned: when each configured tree was fetched */
 	size_t n_fetched;
+	int64_t pruned_at; /* the last retention pass (prune_step()) */
 
 	/* The heartbeat thread (PostgreSQL workers), on its own connection:
 	 * renews the lease of the job in hand, marks the worker seen. */
@@ -378,6 +380,27 @@ static void fetch_trees(struct runner *r)
 	}
 }
 
+/*
+ * The retention policy (bot/stages/retention.h), at most once an hour, by
+ * the workers; a failure is logged and tried again in an hour.
+ */
+static void prune_step(struct runner *r)
+{
+	const struct rb_config *cfg = r->p->cfg;
+	int64_t now = rb_now();
+
+	if ((cfg->retention_raw_days <= 0 &&
+	     cfg->retention_exchanges_days <= 0) ||
+	    (r->pruned_at && now - r->pruned_at < 3600))
+		return;
+	r->pruned_at = now;
+	if (rb_retention_run(cfg, r->st, r->p->record_dir, NULL)) {
+		rb_log(RB_LOG_WARN, "retention.failed", "reason", rb_errmsg(),
+		       NULL);
+		rb_err_clear();
+	}
+}
+
 /* What a pass did, to tell a busy pass from an idle one. */
 static size_t work_done(const struct rb_pipeline_stats *s)
 {
@@ -404,6 +427,7 @@ static int run_step(struct runner *r)
 	}
 	if (r->what & DO_WORK) {
 		fetch_trees(r);
+		prune_step(r);
 		roles |= RB_ROLE_WORKER;
 	}
 	if (r->what & DO_SEND)

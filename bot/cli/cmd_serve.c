@@ -37,6 +37,7 @@ int cmd_serve(int argc, char **argv)
 	const struct rb_cli_args args = { usage, opts };
 	struct rb_config *cfg = NULL;
 	struct rb_http *h = NULL;
+	struct rb_http_opts o = { 0 };
 	sigset_t set;
 	int sig, ret;
 
@@ -55,7 +56,11 @@ int cmd_serve(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	if (rb_http_start(&h, listen, store, cfg->http_thread_url)) {
+	o.listen = listen;
+	o.store_where = store;
+	o.thread_url = cfg->http_thread_url;
+	o.public_mode = cfg->http_public;
+	if (rb_http_start_opts(&h, &o)) {
 		fprintf(stderr, "reviewbot: serve: %s\n", rb_errmsg());
 		ret = rb_errmsg()[0] && strstr(rb_errmsg(), "http.listen") ?
 			      RB_EXIT_USAGE :

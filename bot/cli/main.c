@@ -24,9 +24,10 @@ static const struct rb_cmd commands[] = {
 	  cmd_maintainers },
 	{ "check", "apply patches and run the checkers", cmd_check },
 	{ "migrate", "create or upgrade the store schema", cmd_migrate },
+	{ "prune", "drop raw mail and model exchanges past retention",
+	  cmd_prune },
 	{ "serve", "the read-only dashboard and /metrics", cmd_serve },
-	{ "eval", "measure the model on known bugs from list mail",
-	  cmd_eval },
+	{ "eval", "measure the model on known bugs from list mail", cmd_eval },
 };
 
 static void usage(FILE *f)

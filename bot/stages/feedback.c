@@ -137,24 +137,45 @@ static bool in_list(const char *const *v, size_t n, const char *addr)
 	return false;
 }
 
-/* An author of the series: its author, or a part's From: or in-body From:. */
+/*
+ * B4 Relay sends an author's patches from devnull+<author>@kernel.org,
+ * her own From: as the first line of the body (tests/t_b4_relay.sh).
+ */
+static bool b4_relay(const char *addr)
+{
+	const char *at = addr ? strrchr(addr, '@') : NULL;
+
+	return at && !strncasecmp(addr, "devnull+", 8) &&
+	       !strcasecmp(at + 1, "kernel.org");
+}
+
+/*
+ * The one author of the series (issue 33): its sender (the From: of its
+ * first part, which every part shares: mail/series.h), or for a B4 Relay
+ * series the in-body From: of its first patch. Another part's From: or
+ * in-body From: is not an author: a poster who slips a part into the
+ * thread, or names someone in an in-body From:, must not judge.
+ */
 static bool is_author(const char *series_author,
 		      const struct rb_message *const *parts, size_t n,
 		      const char *addr)
 {
 	size_t k;
 
-	if (!addr)
+	if (!addr || !series_author)
 		return false;
-	if (series_author && rb_addr_same(series_author, addr))
+	if (rb_addr_same(series_author, addr))
 		return true;
-	for (k = 0; parts && k < n; k++) {
+	if (!b4_relay(series_author))
+		return false;
+	for (k = 1; parts && k < n; k++) {
 		const struct rb_message *m = parts[k];
 
-		if (m &&
-		    ((m->from.addr && rb_addr_same(m->from.addr, addr)) ||
-		     (m->author.addr && rb_addr_same(m->author.addr, addr))))
-			return true;
+		if (!m || !m->from.addr ||
+		    !rb_addr_same(m->from.addr, series_author))
+			continue;
+		return m->author.addr && !b4_relay(m->author.addr) &&
+		       rb_addr_same(m->author.addr, addr);
 	}
 	return false;
 }
@@ -740,9 +761,13 @@ struct lazy_sections {
 	bool done;
 };
 
-/* Does @v reach across series: an admin's, or an M:/R: of the finding's? */
-static int across(struct lazy_sections *ls, const struct rb_fp_verdict *v,
-		  bool *out)
+/*
+ * Does @v count for the policy's suppress_similar: an admin's, or an
+ * M:/R: person's of the finding's sections here? (An operator's opt-in;
+ * such verdicts passed DKIM unless the policy says require_dkim: false.)
+ */
+static int counts_similar(struct lazy_sections *ls,
+			  const struct rb_fp_verdict *v, bool *out)
 {
 	int ret;
 
@@ -787,7 +812,7 @@ static int similar(struct rb_store *st, struct lazy_sections *ls, bool *out)
 			;
 		if (k < n_seen)
 			continue;
-		ret = across(ls, &l.v[i], &ok);
+		ret = counts_similar(ls, &l.v[i], &ok);
 		if (!ret && ok)
 			seen[n_seen++] = l.v[i].fp;
 	}
@@ -814,8 +839,15 @@ int rb_feedback_suppressed(struct rb_store *st,
 		/* Later versions and resends of the owner's own series. */
 		hit = is_author(s->series_author, s->parts, s->n_parts,
 				l.v[i].owner);
+		/*
+		 * Section-wide, in everyone's series: an admin's only
+		 * (issue 33). A maintainer's "false positive" speaks for
+		 * the series she judged (its owner's, above): one forged
+		 * or hasty reply must not switch a check off for a whole
+		 * section.
+		 */
 		if (!hit)
-			ret = across(&ls, &l.v[i], &hit);
+			hit = role_is(l.v[i].role, "admin");
 	}
 	rb_fp_verdicts_release(&l);
 	if (!ret && !hit && s->suppress_similar > 0)

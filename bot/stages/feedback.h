@@ -6,18 +6,20 @@
  * For each parsed reply not looked at before whose In-Reply-To or
  * References names one of our review mails (table reviews):
  *  - the verdicts are read from its body;
- *  - the sender must be allowed to judge: the author of a patch of the
- *    series (From: or in-body From:), an M: or R: person of a touched
- *    MAINTAINERS section (from the first configured tree, the trusted
- *    base, with THE REST only when nothing else is touched), or an admin
- *    (cfg->admins) whose reply carries a passing DKIM signature aligned
- *    with its From:, whatever require_dkim says (an admin's verdict
- *    reaches every series, so a From: alone must not claim it; an admin
- *    whose signature fails is judged as whoever else she is);
- *  - when the series' policy says require_dkim, the reply must carry a
- *    passing DKIM signature aligned with its From: (mail/dkim.h). Keys
- *    come from DNS, or from the key file named by RB_DKIM_KEYS (tests,
- *    offline replay);
+ *  - the sender must be allowed to judge: the series' author (its
+ *    sender, the one From: all its parts share, mail/series.h; for a B4
+ *    Relay series, devnull+...@kernel.org, the in-body From: of its first
+ *    patch), an M: or R: person of a touched MAINTAINERS section (from
+ *    the first configured tree, the trusted base, with THE REST only when
+ *    nothing else is touched), or an admin (cfg->admins) whose reply
+ *    carries a passing DKIM signature aligned with its From:, whatever
+ *    require_dkim says (an admin's verdict reaches every series, so a
+ *    From: alone must not claim it; an admin whose signature fails is
+ *    judged as whoever else she is);
+ *  - when the series' policy says require_dkim (the default), the reply
+ *    must carry a passing DKIM signature aligned with its From:
+ *    (mail/dkim.h). Keys come from DNS, or from the key file named by
+ *    RB_DKIM_KEYS (tests, offline replay);
  *  - each verdict is stored (table verdicts) with its judge, time, the
  *    finding's fingerprint, the judge's role for that finding and the
  *    owner (below), and authorised = 1; a refused reply's verdicts are
@@ -36,19 +38,20 @@
  *   admin          in cfg->admins, DKIM passing;
  *   maintainer     an M: person of the finding's sections;
  *   reviewer       an R: person of the finding's sections;
- *   author         an author of the series (From: or in-body From:);
+ *   author         the series' author (above);
  *   other-section  an M: or R: person of another touched section.
  * Its owner is the author address whose series it speaks for: the judge
  * herself for an author's verdict, else the judged series' author.
  * A "false positive" suppresses its fingerprint (rb_feedback_suppressed()):
  *   - in the owner's series: later versions and resends of the series,
- *     recognised by the same author address (the series' author or the
- *     From: or in-body From: of one of its parts) - a Message-ID, title
- *     or change-id can be copied by anyone, an address only with DKIM;
- *   - in anyone's series when the judge is an admin, or an M:/R: person
- *     of the finding's sections in the series being reviewed;
- *   - and it counts for the policy's suppress_similar only from an admin
- *     or an M:/R: person of the finding's sections there.
+ *     recognised by the same author address - a Message-ID, title or
+ *     change-id can be copied by anyone, an address only with DKIM;
+ *   - in anyone's series only when the judge is an admin (issue 33: a
+ *     maintainer's verdict, forged or not, never switches a check off
+ *     for a whole section);
+ *   - and it counts for the policy's suppress_similar (an operator's
+ *     opt-in) only from an admin or an M:/R: person of the finding's
+ *     sections there.
  * So an author's verdict never silences a check in someone else's series.
  */
 #ifndef RB_BOT_FEEDBACK_H

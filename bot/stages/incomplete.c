@@ -2,9 +2,11 @@
 /*
  * incomplete.c - the "incomplete" job. See incomplete.h.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bot/config.h"
 #include "bot/stages/incomplete.h"
@@ -102,6 +104,24 @@ static int end_quietly(struct inc_ctx *c, const char *state, const char *detail)
 	return rb_store_commit(st);
 }
 
+/*
+ * Is @list_id on the config's allow-list (any, when there is none)? A
+ * fetched part must have been sent to a list the bot reads: an archive
+ * such as lore holds every list, and a poster can send a part "of" any
+ * series to any list it archives (issue 33).
+ */
+static bool list_allowed(const struct rb_config *cfg, const char *list_id)
+{
+	size_t i;
+
+	if (!cfg->n_list_ids)
+		return true;
+	for (i = 0; list_id && i < cfg->n_list_ids; i++)
+		if (!strcasecmp(list_id, cfg->list_ids[i]))
+			return true;
+	return false;
+}
+
 /* One message of the fetched thread: a missing part of ours is stored. */
 static int fetched_one(const char *raw, size_t len, const char *origin,
 		       void *payload)
@@ -120,7 +140,8 @@ static int fetched_one(const char *raw, size_t len, const char *origin,
 	s = &m->subject;
 	/*
 	 * A part of this series: the same author, version and count, an
-	 * index we miss, and a patch. The thread may hold other people's
+	 * index we miss, a patch, sent to a list on the allow-list (the
+	 * same rule as mail from the list). The thread may hold other people's
 	 * series (a v2 in reply to v1, a fix posted as a reply): those are
 	 * not stored, so nothing that never reached our list is reviewed.
 	 */
@@ -129,7 +150,7 @@ static int fetched_one(const char *raw, size_t len, const char *origin,
 	    s->index > 0 && s->index <= c->row.total &&
 	    !c->row.msgids[s->index] && !c->msgs[s->index] && m->from.addr &&
 	    c->author && rb_addr_same(m->from.addr, c->author) &&
-	    m->message_id) {
+	    list_allowed(c->p->cfg, m->list_id) && m->message_id) {
 		ret = rb_store_add_raw(c->p->st, m->message_id, raw, len,
 				       origin);
 		if (!ret) {

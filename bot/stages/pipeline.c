@@ -25,6 +25,7 @@
 #include "mail/series.h"
 #include "review/maintainers.h"
 #include "review/model.h"
+#include "review/patchid.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -85,12 +86,12 @@ struct prepared {
 	bool ours;
 	const char *auto_submitted;
 	const char *kind; /* rb_message_kind() of the message */
+	char patch_id[RB_PATCH_ID_HEX]; /* meta.patch_id points here */
 	char strings[];
 };
 
 static struct prepared *prepared_of(const struct rb_message *m);
-static void prepared_for(struct prepared *pr, const struct rb_pipeline *p,
-			 const char *origin);
+static void prepared_for(struct prepared *pr, const struct rb_pipeline *p);
 
 /*
  * The checks and the parse of a raw message (NULL: over the size cap):
@@ -164,7 +165,7 @@ static int ingest_parsed(struct rb_pipeline *p, struct prepared *pr,
 {
 	int ret;
 
-	prepared_for(pr, p, origin);
+	prepared_for(pr, p);
 	ret = rb_store_add_parsed(p->st, pr->message_id, raw, len, origin,
 				  &pr->meta);
 	if (ret == -RB_EEXISTS) {
@@ -253,11 +254,12 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
 /*
  * DESIGN.md fact 6: only listed lists, never our own mail or a bot's. A
  * part fetched from a public-inbox to complete a series of our list
- * (origin "fetch:", set by bot/stages/incomplete.c, never by mail) keeps the
- * List-Id of the list it was sent to.
+ * (origin "fetch:", bot/stages/incomplete.c) keeps the List-Id of the
+ * list it was sent to, and that list must be on the allow-list too: an
+ * archive holds every list, and anyone can post to one (issue 33).
  */
 static const char *loop_reason(const struct rb_pipeline *p,
-			       const struct prepared *pr, const char *origin)
+			       const struct prepared *pr)
 {
 	const struct rb_config *c = p->cfg;
 	const char *from = pr->meta.msg.from_addr, *list = pr->meta.list_id;
@@ -272,7 +274,7 @@ static const char *loop_reason(const struct rb_pipeline *p,
 			return "a known bot";
 	if (pr->auto_submitted && strcasecmp(pr->auto_submitted, "no"))
 		return "Auto-Submitted mail";
-	if (c->n_list_ids && strncmp(origin, "fetch:", 6)) {
+	if (c->n_list_ids) {
 		for (i = 0; i < c->n_list_ids; i++)
 			if (list && !strcasecmp(list, c->list_ids[i]))
 				break;
@@ -363,14 +365,21 @@ static struct prepared *prepared_of(const struct rb_message *m)
 	pr->meta.version = m->subject.version;
 	pr->meta.idx = m->subject.index;
 	pr->meta.total = m->subject.total;
+	/* Its patch-id now, while the parse is at hand (bot/stages/prereq.c
+	 * looks a prerequisite-patch-id: up by it). */
+	if (m->patch && m->patch_len) {
+		if (!rb_patch_id(pr->patch_id, m->patch, m->patch_len))
+			pr->meta.patch_id = pr->patch_id;
+		else
+			rb_err_clear();
+	}
 	return pr;
 }
 
-/* Sets @pr's kind and reason for a message that came from @origin. */
-static void prepared_for(struct prepared *pr, const struct rb_pipeline *p,
-			 const char *origin)
+/* Sets @pr's kind and reason; where it came from does not matter. */
+static void prepared_for(struct prepared *pr, const struct rb_pipeline *p)
 {
-	pr->meta.reason = loop_reason(p, pr, origin ? origin : "");
+	pr->meta.reason = loop_reason(p, pr);
 	pr->meta.kind = pr->meta.reason ? "ignored" : pr->kind;
 }
 
@@ -401,7 +410,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	prepared_for(pr, p, row->origin);
+	prepared_for(pr, p);
 	ret = rb_store_mark_parsed(p->st, row->message_id, &pr->meta);
 	free(pr);
 	p->stats.parsed++;

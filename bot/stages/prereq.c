@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -41,7 +42,21 @@ struct walk {
 	bool scanned;
 	struct rb_buf single; /* titles of the patches found by patch-id */
 	size_t n_single;
+	/* The author of the series under review (its first part's From:):
+	 * another author's titles are not shown (shown()). */
+	const char *author;
 };
+
+/*
+ * May the review show what @from's stored mail says (its title)? Only
+ * when it is the poster's own: a prerequisite can name any stored
+ * series, private or another author's, and the review is public (issue
+ * 33). Otherwise it names what the poster wrote, the id.
+ */
+static bool shown(const struct walk *w, const char *from)
+{
+	return w->author && from && !strcasecmp(w->author, from);
+}
 
 void rb_prereq_init(struct rb_prereq *pr)
 {
@@ -282,9 +297,16 @@ static int series_taken(struct walk *w, char *sid,
 	w->pr->n_series++;
 	if (w->pr->applied.len)
 		rb_buf_puts(&w->pr->applied, "; ");
-	rb_buf_printf(&w->pr->applied, "prerequisite series \"%.200s\" (%d %s)",
-		      row->title ? row->title : id, row->total,
-		      row->total == 1 ? "patch" : "patches");
+	if (row->title && shown(w, row->author))
+		rb_buf_printf(&w->pr->applied,
+			      "prerequisite series \"%.200s\" (%d %s)",
+			      row->title, row->total,
+			      row->total == 1 ? "patch" : "patches");
+	else
+		rb_buf_printf(&w->pr->applied,
+			      "prerequisite series <%.250s> (%d %s)", id,
+			      row->total,
+			      row->total == 1 ? "patch" : "patches");
 	rb_log(RB_LOG_INFO, "prereq.series", "series", row->id, NULL);
 	return 0;
 }
@@ -365,55 +387,96 @@ out:
 	return ret;
 }
 
-/* One patch named by its patch-id: already taken, or a recent one. */
+/*
+ * The stored part whose patch-id is @pid: *msgid (borrowed from the walk
+ * or owned by *@own), or NULL. By the index of patch-ids made as each
+ * mail was parsed (migration 10); only patches stored before it are
+ * parsed again, among the RB_PREREQ_SCAN newest, once per walk.
+ */
+static int find_patch(struct walk *w, const char *pid, const char **msgid,
+		      char **own)
+{
+	size_t i;
+	int ret;
+
+	*msgid = NULL;
+	ret = rb_store_patch_by_id(w->p->st, pid, own);
+	if (!ret) {
+		*msgid = *own;
+		return 0;
+	}
+	if (ret != -RB_ENOTFOUND)
+		return ret;
+	rb_err_clear();
+	if (!w->scanned) {
+		char n[32];
+
+		w->scanned = true;
+		ret = rb_store_each_recent_patch(w->p->st, RB_PREREQ_SCAN,
+						 scan_one, w);
+		if (ret)
+			return ret;
+		snprintf(n, sizeof(n), "%zu", w->n_recent);
+		rb_log(RB_LOG_INFO, "prereq.scan", "parsed", n, NULL);
+	}
+	for (i = 0; i < w->n_recent; i++)
+		if (!strcmp(w->recent[i].pid, pid)) {
+			*msgid = w->recent[i].message_id;
+			break;
+		}
+	return 0;
+}
+
+/* One patch named by its patch-id: already taken, or a stored one. */
 static int take_patch(struct walk *w, const char *pid)
 {
 	struct rb_message *m = NULL;
-	char *sid = NULL;
+	const char *msgid = NULL;
+	char *sid = NULL, *own = NULL;
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < w->pr->n_patches; i++)
 		if (!strcmp(w->pids[i], pid))
 			return 0;
-	if (!w->scanned) {
-		w->scanned = true;
-		ret = rb_store_each_recent_patch(w->p->st, RB_PREREQ_SCAN,
-						 scan_one, w);
-		if (ret)
-			return ret;
-	}
-	for (i = 0; i < w->n_recent; i++)
-		if (!strcmp(w->recent[i].pid, pid))
-			break;
-	if (i == w->n_recent) {
+	ret = find_patch(w, pid, &msgid, &own);
+	if (ret)
+		return ret;
+	if (!msgid) {
 		note(&w->pr->missing, "prerequisite-patch-id %s is not stored",
 		     pid);
 		return 0;
 	}
-	ret = rb_store_series_of(w->p->st, w->recent[i].message_id, &sid);
+	ret = rb_store_series_of(w->p->st, msgid, &sid);
 	if (!ret && on_list(w->stack, w->depth, sid)) {
 		/* A patch of a series on the walk: the series itself. */
-		free(sid);
-		return 0;
+		ret = 0;
+		goto out;
 	}
-	free(sid);
 	if (ret && ret != -RB_ENOTFOUND)
-		return ret;
+		goto out;
+	ret = 0;
 	if (w->pr->n_patches >= RB_PREREQ_PATCHES) {
 		note(&w->pr->missing,
 		     "prerequisite-patch-id %s: too many patches (not "
 		     "applied)",
 		     pid);
-		return 0;
+		goto out;
 	}
-	ret = load_msg(w, w->recent[i].message_id, &m);
+	ret = load_msg(w, msgid, &m);
 	if (!ret && m) {
-		rb_buf_printf(&w->single, "%s\"%.200s\"",
-			      w->n_single++ ? ", " : "",
-			      m->subject.title ? m->subject.title : pid);
+		if (m->subject.title && shown(w, m->from.addr))
+			rb_buf_printf(&w->single, "%s\"%.200s\"",
+				      w->n_single++ ? ", " : "",
+				      m->subject.title);
+		else
+			rb_buf_printf(&w->single, "%s%s",
+				      w->n_single++ ? ", " : "", pid);
 		ret = take(w, m);
 	}
+out:
+	free(sid);
+	free(own);
 	return ret;
 }
 
@@ -476,6 +539,9 @@ int rb_prereq_resolve(struct rb_prereq *pr, struct rb_pipeline *p,
 	int ret;
 
 	rb_buf_init(&w.single, 4096);
+	for (i = 0; i < n && !w.author; i++)
+		if (msgs[i])
+			w.author = msgs[i]->from.addr;
 	w.stack[w.depth++] = (char *)series_id;
 	ret = resolve_msgs(&w, msgs, n);
 	if (!ret && w.n_single)

@@ -13,9 +13,14 @@
  * followed by the patch-ids of that series as well). A message-id names a
  * series: the stored series that holds that message as a part, applied
  * whole. A patch-id names one patch: satisfied by a patch of a series
- * already resolved, else looked up among the RB_PREREQ_SCAN most recent
- * stored patches. Whatever is not found is named in the review or the
- * failure mail.
+ * already resolved, else looked up by the patch-ids computed as each
+ * mail was parsed (messages.patch_id, an index; only patches stored
+ * before migration 10 are parsed again, among the RB_PREREQ_SCAN most
+ * recent). Whatever is not found is named in the review or the failure
+ * mail. The review shows a prerequisite's title only when its author is
+ * the series' own; another's series or patch is named by the id the
+ * poster wrote (issue 33: the store's titles are not the poster's to
+ * read).
  *
  * The trailers come from mail, so they can only point at stored messages
  * (never a URL, a file or a tree), and the walk is bounded: a prerequisite

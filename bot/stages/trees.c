@@ -21,9 +21,9 @@ bool rb_tree_fetchable(const struct rb_tree_config *t)
 	       t->fetch_minutes > 0;
 }
 
-/* "<gitdir>/reviewbot-fetched-<branch, %-encoded>" into @path. */
+/* "<gitdir>/reviewbot-<what>-<branch, %-encoded>" into @path. */
 static int stamp_path(struct rb_buf *path, git_repository *repo,
-		      const char *branch)
+		      const char *what, const char *branch)
 {
 	const char *gitdir = git_repository_path(repo);
 	const char *c;
@@ -31,8 +31,8 @@ static int stamp_path(struct rb_buf *path, git_repository *repo,
 
 	if (!gitdir || !*gitdir)
 		return -RB_ENOTFOUND;
-	ret = rb_buf_printf(path, "%s%sreviewbot-fetched-", gitdir,
-			    gitdir[strlen(gitdir) - 1] == '/' ? "" : "/");
+	ret = rb_buf_printf(path, "%s%sreviewbot-%s-", gitdir,
+			    gitdir[strlen(gitdir) - 1] == '/' ? "" : "/", what);
 	for (c = branch; !ret && *c; c++)
 		ret = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			     "0123456789.-_",
@@ -42,13 +42,14 @@ static int stamp_path(struct rb_buf *path, git_repository *repo,
 	return ret ? -RB_ENOMEM : 0;
 }
 
-int rb_tree_fetched_at(int64_t *out, git_repository *repo, const char *branch)
+static int stamp_at(int64_t *out, git_repository *repo, const char *what,
+		    const char *branch)
 {
 	struct rb_buf path = RB_BUF_INIT(8192);
 	struct stat sb;
 	int ret;
 
-	ret = stamp_path(&path, repo, branch);
+	ret = stamp_path(&path, repo, what, branch);
 	if (!ret && stat(path.ptr, &sb))
 		ret = -RB_ENOTFOUND;
 	if (!ret)
@@ -57,13 +58,18 @@ int rb_tree_fetched_at(int64_t *out, git_repository *repo, const char *branch)
 	return ret;
 }
 
-/* Touches the branch's stamp: it was fetched now. */
-static void stamp(git_repository *repo, const char *branch)
+int rb_tree_fetched_at(int64_t *out, git_repository *repo, const char *branch)
+{
+	return stamp_at(out, repo, "fetched", branch);
+}
+
+/* Touches the branch's stamp @what ("fetched", "tried"): now. */
+static void stamp(git_repository *repo, const char *what, const char *branch)
 {
 	struct rb_buf path = RB_BUF_INIT(8192);
 	int fd;
 
-	if (!stamp_path(&path, repo, branch)) {
+	if (!stamp_path(&path, repo, what, branch)) {
 		fd = open(path.ptr, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			futimens(fd, NULL);
@@ -80,6 +86,12 @@ bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
 
 	if (!rb_tree_fetchable(t))
 		return false;
+	/* A failed fetch counts too: a remote that is down or stalls is
+	 * tried once per interval, not by every series that fails to
+	 * apply (issue 33). */
+	if (!stamp_at(&at, repo, "tried", t->branch) &&
+	    now - at < (int64_t)t->fetch_minutes * 60)
+		return false;
 	if (rb_tree_fetched_at(&at, repo, t->branch))
 		return true;
 	return now - at >= (int64_t)t->fetch_minutes * 60;
@@ -94,7 +106,10 @@ int rb_tree_fetch(git_oid *out, git_repository *repo,
 	git_oid oid;
 	int ret;
 
-	ret = rb_base_fetch(&oid, repo, t->url, t->branch);
+	/* Stamped before it starts: a fetch that dies or hangs counts. */
+	stamp(repo, "tried", t->branch);
+	ret = rb_base_fetch_within(&oid, repo, t->url, t->branch,
+				   t->fetch_timeout_seconds);
 	if (!ret && rb_buf_printf(&ref, "refs/heads/%s", t->branch))
 		ret = rb_err(RB_ENOMEM, "out of memory");
 	if (!ret && git_reference_create(&head, repo, ref.ptr, &oid, 1,
@@ -110,7 +125,7 @@ int rb_tree_fetch(git_oid *out, git_repository *repo,
 		rb_log(RB_LOG_INFO, "tree.fetched", "tree", t->name, "branch",
 		       t->branch, "head", hex, "name", who ? who : "-", NULL);
 		git_oid_cpy(out, &oid);
-		stamp(repo, t->branch);
+		stamp(repo, "fetched", t->branch);
 	}
 	git_reference_free(head);
 	rb_buf_release(&ref);

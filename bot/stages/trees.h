@@ -10,7 +10,12 @@
  * before an apply-failure notice read the same clock, and so do several
  * workers sharing one clone, across restarts. Not FETCH_HEAD: one clone
  * of mm.git serves three trees (mm-new, mm-unstable, mm-stable), and a
- * fetch of one branch says nothing about the others.
+ * fetch of one branch says nothing about the others. Every attempt,
+ * failed or not, touches "reviewbot-tried-<branch>" first, and a branch
+ * is due only when both stamps are older than fetch_minutes; a fetch
+ * lasts at most the tree's fetch_timeout_seconds (issue 33: a remote
+ * that is down was fetched again by every series that did not apply,
+ * and one that stalled held the worker for minutes).
  */
 #ifndef RB_BOT_TREES_H
 #define RB_BOT_TREES_H
@@ -29,8 +34,8 @@ bool rb_tree_fetchable(const struct rb_tree_config *t);
  * -RB_ENOTFOUND when it never was. */
 int rb_tree_fetched_at(int64_t *out, git_repository *repo, const char *branch);
 
-/* @t is fetchable and its branch's last fetch (in @repo) is at least
- * fetch_minutes before @now, or it never was fetched. */
+/* @t is fetchable, its last attempt (in @repo) is at least fetch_minutes
+ * before @now, and so is its last fetch, or it never was fetched. */
 bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
 		 int64_t now);
 

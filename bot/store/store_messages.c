@@ -55,8 +55,8 @@ int rb_store_add_raw(struct rb_store *st, const char *message_id,
 /* The columns a parse sets, in this order, as parameters at @v. */
 #define META_COLS                                                          \
 	"kind, subject, from_addr, from_name, date, list_id, in_reply_to," \
-	" refs, version, idx, total, change_id, reason, body_facts"
-#define META_N 14
+	" refs, version, idx, total, change_id, reason, body_facts, patch_id"
+#define META_N 15
 
 static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
 {
@@ -74,6 +74,7 @@ static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
 	v[11] = RB_DB_TEXT(m->msg.change_id);
 	v[12] = RB_DB_TEXT(m->reason);
 	v[13] = m->body_unknown ? RB_DB_NULL : RB_DB_INT(m->msg.body);
+	v[14] = RB_DB_TEXT(m->patch_id);
 }
 
 /* The INSERT of a parsed message: its bytes with what mark_parsed sets. */
@@ -91,7 +92,7 @@ static int insert_parsed(struct rb_store *st, const char *message_id,
 		st->db,
 		"INSERT INTO messages (message_id, raw, origin, received_at,"
 		" state, " META_COLS ") VALUES (?, ?, ?, ?, 'parsed', ?, ?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
 		v, 4 + META_N);
 }
 
@@ -275,7 +276,7 @@ int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 	return st->db->ops->exec(
 		st->db,
 		"UPDATE messages SET state = 'parsed', (" META_COLS ") = (?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE message_id = ?",
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE message_id = ?",
 		v, META_N + 1);
 }
 
@@ -632,7 +633,60 @@ int rb_store_each_recent_patch(struct rb_store *st, int64_t max,
 	return st->db->ops->query(st->db,
 				  "SELECT p.message_id FROM patches p"
 				  " JOIN series s ON s.id = p.series_id"
-				  " WHERE p.idx > 0"
+				  " JOIN messages m ON m.message_id ="
+				  " p.message_id WHERE p.idx > 0 AND"
+				  " m.patch_id IS NULL"
 				  " ORDER BY s.first_seen DESC, p.idx LIMIT ?",
 				  &p, 1, each_str_row, &e);
+}
+
+static int first_str_row(const struct rb_dbrow *row, void *payload)
+{
+	char **out = payload;
+	const char *v = rb_dbv_str(&row->v[0]);
+
+	if (v && !*out)
+		*out = strdup(v);
+	return 1;
+}
+
+int rb_store_patch_by_id(struct rb_store *st, const char *pid,
+			 char **message_id)
+{
+	struct rb_dbv p = RB_DB_TEXT(pid);
+	char *id = NULL;
+	int ret;
+
+	ret = st->db->ops->query(st->db,
+				 "SELECT m.message_id FROM messages m"
+				 " JOIN patches p ON p.message_id ="
+				 " m.message_id WHERE m.patch_id = ? AND"
+				 " p.idx > 0 ORDER BY m.received_at DESC"
+				 " LIMIT 1",
+				 &p, 1, first_str_row, &id);
+	if (ret) {
+		free(id);
+		return ret;
+	}
+	if (!id)
+		return -RB_ENOTFOUND;
+	*message_id = id;
+	return 0;
+}
+
+int rb_store_prune_raw(struct rb_store *st, int64_t before, int64_t *n)
+{
+	int ret;
+
+	ret = EXEC(st,
+		   "UPDATE messages SET raw = ? WHERE received_at < ? AND"
+		   " state <> 'new' AND LENGTH(raw) > 0 AND message_id NOT IN"
+		   " (SELECT p.message_id FROM patches p JOIN jobs j ON"
+		   " j.key = p.series_id WHERE j.state IN ('ready',"
+		   " 'running')) AND message_id NOT IN (SELECT j.key FROM"
+		   " jobs j WHERE j.state IN ('ready', 'running'))",
+		   RB_DB_BLOB("", 0), RB_DB_INT(before));
+	if (!ret && n)
+		*n = (int64_t)rb_store_changes(st);
+	return ret;
 }

@@ -75,11 +75,23 @@ struct rb_msgmeta {
 	const char *references; /* space-separated */
 	int version, idx, total;
 	const char *reason; /* why ignored/malformed, or NULL */
+	/* git patch-id --stable of its diff (review/patchid.h), or NULL:
+	 * prerequisite-patch-id: is an index lookup (migration 10) */
+	const char *patch_id;
 };
 int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 			 const struct rb_msgmeta *meta);
 int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
 			    const char *reason);
+
+/*
+ * Retention (bot/stages/retention.h): empties the raw bytes of messages
+ * received before @before, parsed or refused, whose series has no job
+ * still to run; the row, its state and what assembly reads stay, so the
+ * mail is neither taken in nor assembled differently again. *n (or NULL)
+ * gets how many were emptied.
+ */
+int rb_store_prune_raw(struct rb_store *st, int64_t before, int64_t *n);
 
 /* Reads a stored message's raw bytes (caller frees m). */
 int rb_store_get_raw(struct rb_store *st, const char *message_id,
@@ -135,8 +147,14 @@ int rb_store_add_attempt(struct rb_store *st, const char *series_id,
  * several do): *series_id, owned by the caller; -RB_ENOTFOUND. */
 int rb_store_series_of(struct rb_store *st, const char *message_id,
 		       char **series_id);
+/* The newest stored part of a series whose diff has the patch-id @pid
+ * (messages.patch_id, computed as it was parsed): *message_id, owned by
+ * the caller; -RB_ENOTFOUND. */
+int rb_store_patch_by_id(struct rb_store *st, const char *pid,
+			 char **message_id);
 /* Calls @fn with the Message-ID of each patch of the @max most recent
- * stored patches, newest series first. */
+ * stored patches, newest series first, that were stored before their
+ * patch-id was (migration 10: messages.patch_id NULL). */
 int rb_store_each_recent_patch(struct rb_store *st, int64_t max,
 			       int (*fn)(const char *message_id, void *payload),
 			       void *payload);

@@ -8,6 +8,8 @@
 #ifndef RB_BOT_STORE_PRIV_H
 #define RB_BOT_STORE_PRIV_H
 
+#include <stdbool.h>
+
 #include "bot/store/db.h"
 #include "bot/store/store.h"
 
@@ -16,6 +18,7 @@ struct rb_store {
 	char *url; /* the path or URL as opened, for rb_store_open_again() */
 	char *where; /* path or URL with any password removed, for messages */
 	int lock_fd; /* the single-owner lock of a SQLite store, or -1 */
+	bool public_view; /* reports as the public sees them (store_reports.h) */
 };
 
 /* The first two columns of the first row, as malloc'd strings (NULL for

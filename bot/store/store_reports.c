@@ -361,6 +361,19 @@ static int series_one_row(const struct rb_dbrow *row, void *payload)
 	return cb->fn(&s, cb->payload);
 }
 
+void rb_store_report_public(struct rb_store *st, bool on)
+{
+	st->public_view = on;
+}
+
+/* What public_view hides of a series (rb_store_report_public()). */
+#define PUBLIC_SERIES                                                  \
+	" AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.series_id =" \
+	" s.id AND r.policy = 'shadow')"
+/* ... of its mails (r: reviews, o: outbox). */
+#define PUBLIC_MAIL \
+	" AND o.state = 'sent' AND COALESCE(r.policy, '') <> 'shadow'"
+
 int rb_store_report_series(struct rb_store *st, const char *id,
 			   int (*fn)(const struct rb_report_series *s,
 				     void *payload),
@@ -368,15 +381,18 @@ int rb_store_report_series(struct rb_store *st, const char *id,
 {
 	struct series_cb cb = { fn, payload };
 
-	return QUERY(st,
-		     "SELECT s.id, s.title, s.version, s.author,"
-		     " s.state, s.detail, s.base_name, s.base_commit,"
-		     " s.subsystem, (SELECT COUNT(*) FROM outbox o"
-		     " WHERE o.series_id = s.id AND o.state = 'sent'),"
-		     " " SERIES_DATE ", " SERIES_MODE ", s.previous,"
-		     " s.applied_commit, s.updated_at"
-		     " FROM series s WHERE s.id = ?",
-		     series_one_row, &cb, RB_DB_TEXT(id));
+	return QUERY(
+		st,
+		"SELECT s.id, s.title, s.version, s.author,"
+		" s.state, s.detail, s.base_name, s.base_commit,"
+		" s.subsystem, (SELECT COUNT(*) FROM outbox o"
+		" WHERE o.series_id = s.id AND o.state = 'sent'),"
+		" " SERIES_DATE ", " SERIES_MODE ", s.previous,"
+		" s.applied_commit, s.updated_at"
+		" FROM series s WHERE s.id = ? AND (? = 0 OR (1 = 1" PUBLIC_SERIES
+		"))",
+		series_one_row, &cb, RB_DB_TEXT(id),
+		RB_DB_INT(st->public_view));
 }
 
 struct attempt_cb {
@@ -463,9 +479,13 @@ int rb_store_report_findings(struct rb_store *st, const char *id,
 		     " WHERE v.review_msgid = f.review_msgid AND"
 		     " v.fid = f.fid AND v.authorised = 1 ORDER BY"
 		     " v.created_at DESC, v.id DESC LIMIT 1) AS verdict"
-		     " FROM findings f WHERE f.series_id = ?) j ORDER BY"
+		     " FROM findings f WHERE f.series_id = ? AND (? = 0 OR"
+		     " EXISTS (SELECT 1 FROM reviews r JOIN outbox o ON"
+		     " o.message_id = r.message_id WHERE r.message_id ="
+		     " f.review_msgid" PUBLIC_MAIL "))) j ORDER BY"
 		     " review_msgid IS NULL, review_msgid, id",
-		     finding_row, &cb, RB_DB_TEXT(id));
+		     finding_row, &cb, RB_DB_TEXT(id),
+		     RB_DB_INT(st->public_view));
 }
 
 struct verdict_cb {
@@ -541,9 +561,9 @@ int rb_store_report_mails_of(struct rb_store *st, const char *id,
 		     " r.words, r.findings, r.created_at, o.state,"
 		     " o.bytes FROM reviews r LEFT JOIN outbox o ON"
 		     " o.message_id = r.message_id WHERE"
-		     " r.series_id = ? ORDER BY r.created_at,"
-		     " r.patch_idx",
-		     mail_row, &cb, RB_DB_TEXT(id));
+		     " r.series_id = ? AND (? = 0 OR (1 = 1" PUBLIC_MAIL "))"
+		     " ORDER BY r.created_at, r.patch_idx",
+		     mail_row, &cb, RB_DB_TEXT(id), RB_DB_INT(st->public_view));
 }
 
 /* The verdict that counts per finding is any authorised one, by day. */
@@ -690,6 +710,8 @@ static int filter_where(struct rb_buf *sql, struct rb_dbv *p, size_t *n,
 				       " WHERE f.series_id = s.id AND"
 				       " f.state = 'raised' AND f.fid IS NOT"
 				       " NULL)");
+	if (!ret && f->public_only)
+		ret = rb_buf_puts(sql, PUBLIC_SERIES);
 	return ret;
 }
 
@@ -732,11 +754,13 @@ int rb_store_report_series_page(
 	struct rb_buf angled = RB_BUF_INIT(1 << 16);
 	struct rb_dbv p[FILTER_MAX_PARAMS];
 	struct series_cb cb = { fn, payload };
+	struct rb_report_filter g = *f;
 	size_t n = 0;
 	int ret;
 
 	*total = 0;
-	ret = filter_where(&where, p, &n, f, &pat, &bare, &angled);
+	g.public_only = g.public_only || st->public_view;
+	ret = filter_where(&where, p, &n, &g, &pat, &bare, &angled);
 	ret = ret ?: rb_buf_printf(&sql, "SELECT COUNT(*)%s", where.ptr);
 	ret = ret   ?:
 		      st->db->ops->query(st->db, sql.ptr, p, n, total_row,
@@ -756,7 +780,10 @@ int rb_store_report_series_page(
 			      " DESC, s.id LIMIT ? OFFSET ?",
 			      where.ptr);
 	if (!ret) {
-		p[n++] = RB_DB_INT(f->limit > 0 ? f->limit : 50);
+		/* A page is 1..200 series, whatever asked (bounded work). */
+		p[n++] = RB_DB_INT(f->limit > 0 && f->limit <= 200 ? f->limit :
+				   f->limit > 200		   ? 200 :
+								     50);
 		p[n++] = RB_DB_INT(f->offset > 0 ? f->offset : 0);
 		ret = st->db->ops->query(st->db, sql.ptr, p, n, page_row, &cb);
 	}

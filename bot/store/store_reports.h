@@ -137,9 +137,18 @@ struct rb_report_series {
  * section, else the list or "default"); @state a series state; @mode a
  * policy mode of its mails.
  */
+/*
+ * Reports as the public may see them (the dashboard's http.public): no
+ * series that had a shadow review; of a series, only the mails sent and
+ * not shadow, and only the findings of those mails. Held mail (an
+ * embargo, a rate limit) and shadow reviews stay private.
+ */
+void rb_store_report_public(struct rb_store *st, bool on);
+
 struct rb_report_filter {
 	const char *q, *section, *state, *mode;
 	bool has_findings; /* only series with a raised finding in a mail */
+	bool public_only; /* set from the store's public view */
 	int64_t offset, limit;
 };
 #define RB_REPORT_FILTER_INIT \

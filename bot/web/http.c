@@ -10,7 +10,9 @@
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +36,19 @@
 #define PAGE_MAX (16u << 20)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * libmicrohttpd's thread pool, each thread with a store of its own
+ * (SQLite: one thread a connection): a slow page no longer holds
+ * /metrics or another page (issue 33: one thread, 17 s a page of 6,000
+ * series).
+ */
+#define POOL 4
+
 struct rb_http {
 	struct MHD_Daemon *d;
-	struct rb_store *st;
+	struct rb_store *st[POOL];
+	pthread_mutex_t lock[POOL];
+	size_t n_locks; /* initialised */
 	int port;
 	char host[64]; /* http.listen's host, as written */
 	char *thread_url; /* http.thread_url, or NULL: no thread links */
@@ -2083,6 +2095,26 @@ static const char *arg(struct MHD_Connection *conn, const char *name)
 	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Renders @q with a store of the pool no other thread is using. */
+static int render_pooled(struct rb_http *h, struct rb_buf *b,
+			 const struct rb_http_query *q, int *status,
+			 const char **ctype)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < POOL; i++)
+		if (!pthread_mutex_trylock(&h->lock[i]))
+			break;
+	if (i == POOL) {
+		i = (size_t)(uintptr_t)pthread_self() % POOL;
+		pthread_mutex_lock(&h->lock[i]);
+	}
+	ret = rb_http_render_query(b, h->st[i], q, status, ctype);
+	pthread_mutex_unlock(&h->lock[i]);
+	return ret;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 			      const char *url, const char *method,
 			      const char *version, const char *upload,
@@ -2128,7 +2160,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 	q.page = arg(conn, "page");
 	q.format = arg(conn, "format");
 	q.thread_url = h->thread_url;
-	ret = rb_http_render_query(&b, h->st, &q, &status, &ctype);
+	ret = render_pooled(h, &b, &q, &status, &ctype);
 	if (ret) {
 		rb_log(RB_LOG_ERROR, "http.error", "url", url, "reason",
 		       rb_errmsg(), NULL);
@@ -2173,9 +2205,20 @@ static int parse_listen(struct sockaddr_in *sa, char *host_out, size_t n,
 int rb_http_start(struct rb_http **out, const char *listen,
 		  const char *store_where, const char *thread_url)
 {
+	const struct rb_http_opts o = { .listen = listen,
+					.store_where = store_where,
+					.thread_url = thread_url };
+
+	return rb_http_start_opts(out, &o);
+}
+
+int rb_http_start_opts(struct rb_http **out, const struct rb_http_opts *o)
+{
 	struct rb_http *h = calloc(1, sizeof(*h));
+	const char *listen = o->listen, *thread_url = o->thread_url;
 	struct sockaddr_in sa;
 	const union MHD_DaemonInfo *info;
+	size_t i;
 	int ret;
 
 	if (!h)
@@ -2184,9 +2227,17 @@ int rb_http_start(struct rb_http **out, const char *listen,
 			   listen ? listen : "127.0.0.1:8080");
 	if (ret)
 		goto fail;
-	ret = rb_store_open(&h->st, store_where, true);
-	if (ret)
-		goto fail;
+	for (i = 0; i < POOL; i++) {
+		ret = rb_store_open(&h->st[i], o->store_where, true);
+		if (ret)
+			goto fail;
+		rb_store_report_public(h->st[i], o->public_mode);
+		if (pthread_mutex_init(&h->lock[i], NULL)) {
+			ret = rb_err(RB_ENOMEM, "cannot make a lock");
+			goto fail;
+		}
+		h->n_locks++;
+	}
 	if (thread_url) {
 		h->thread_url = strdup(thread_url);
 		if (!h->thread_url) {
@@ -2197,6 +2248,7 @@ int rb_http_start(struct rb_http **out, const char *listen,
 	h->d = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL,
 		NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)POOL,
 		MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_CONNECTION_TIMEOUT,
 		30u, MHD_OPTION_END);
 	if (!h->d) {
@@ -2222,11 +2274,16 @@ int rb_http_port(const struct rb_http *h)
 
 void rb_http_stop(struct rb_http *h)
 {
+	size_t i;
+
 	if (!h)
 		return;
 	if (h->d)
 		MHD_stop_daemon(h->d);
-	rb_store_close(h->st);
+	for (i = 0; i < POOL; i++)
+		rb_store_close(h->st[i]);
+	for (i = 0; i < h->n_locks; i++)
+		pthread_mutex_destroy(&h->lock[i]);
 	free(h->thread_url);
 	free(h);
 }

@@ -25,11 +25,17 @@
  * rebinding). Every string that comes
  * from mail or from the store is HTML-escaped; pages carry a
  * Content-Security-Policy that allows no script at all. The dashboard
- * opens its own connection to the store (shared: no lock, SQLite WAL
- * readers do not block the pipeline) and answers from one thread.
+ * opens its own connections to the store (shared: no lock, SQLite WAL
+ * readers do not block the pipeline) and answers from a pool of threads,
+ * one connection each; a page is at most 200 series. With http.public
+ * it shows what the lists saw: no series that had a shadow review, and
+ * of a series only the mails sent (not held: an embargo, a rate limit)
+ * and their findings.
  */
 #ifndef RB_BOT_HTTP_H
 #define RB_BOT_HTTP_H
+
+#include <stdbool.h>
 
 struct rb_http;
 struct rb_buf;
@@ -47,6 +53,16 @@ struct rb_store;
  */
 int rb_http_start(struct rb_http **out, const char *listen,
 		  const char *store_where, const char *thread_url);
+
+struct rb_http_opts {
+	const char *listen, *store_where, *thread_url; /* as above */
+	/* http.public: the store's public view (store_reports.h
+	 * rb_store_report_public()): no shadow review, no held mail. */
+	bool public_mode;
+};
+/* rb_http_start() with @o; the server answers on a pool of threads,
+ * each with its own store connection. */
+int rb_http_start_opts(struct rb_http **out, const struct rb_http_opts *o);
 /* The TCP port it listens on. */
 int rb_http_port(const struct rb_http *h);
 /* Stops serving and frees @h; NULL does nothing. */

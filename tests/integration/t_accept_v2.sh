@@ -7,6 +7,7 @@
 # which nobody judged (now numbered F1), and v2 2/3 still gets its
 # missing Signed-off-by; the store keeps the judged one as suppressed.
 . "$(dirname "$0")/accept_lib.sh"
+acc_dkim example.org
 acc_ring "" model
 mbox=$d/demo/series.mbox
 
@@ -17,9 +18,11 @@ m = acc.review_to(acc.msgid(sys.argv[1], 3))
 acc.check("[F1] (medium) Would a comment say that ring_free() does not free"
           in m["body"], "F1 of the review of 3/3 is not the one this test"
           " judges:\n" + m["body"])
-acc.write_reply(acc.D + "/author.eml", m, "Ada Lovelace <ada@example.org>",
+acc.write_reply(acc.D + "/author.raw", m, "Ada Lovelace <ada@example.org>",
                 {"F1": "F1: false positive"}, "<author-reply-1@example.org>")
 PY
+# Verdicts need DKIM by default (issue 33): Ada's provider signs.
+acc_sign "$d/author.raw" "$d/author.eml" example.org
 acc_feed "$d/author.eml" ""
 acc_settle
 acc_check <<'PY' || exit 1

@@ -8,6 +8,7 @@
 # stats --json" counts it (precision 0 of 1, by checker and subsystem);
 # the dashboard ("reviewbot serve") shows it on the series' page.
 . "$(dirname "$0")/accept_lib.sh"
+acc_dkim example.org
 acc_ring "" model
 mbox=$d/demo/series.mbox
 
@@ -19,10 +20,12 @@ acc.check("[F1] (medium) Would a comment say that ring_free() does not free"
           in m["body"] and "[F2] (medium) ring_free() leaves size"
           in m["body"], "the review of 3/3 lacks its two findings:\n" +
           m["body"])
-acc.write_reply(acc.D + "/author.eml", m, "Ada Lovelace <ada@example.org>",
+acc.write_reply(acc.D + "/author.raw", m, "Ada Lovelace <ada@example.org>",
                 {"F1": "F1: false positive, ring.h says the caller owns r."},
                 "<author-reply-1@example.org>")
 PY
+# Verdicts need DKIM by default (issue 33): Ada's provider signs.
+acc_sign "$d/author.raw" "$d/author.eml" example.org
 acc_feed "$d/author.eml" ""
 acc_settle
 

@@ -86,6 +86,7 @@ policy:
   subsystems:
     RING BUFFER:
       mode: advisory
+      require_dkim: false         # the reply below is not signed
 EOC
 "$RB_BIN" review -c "$d/config.yaml" "$d/demo/series.mbox" "$d/xss.eml" \
 	"$d/more.mbox" \

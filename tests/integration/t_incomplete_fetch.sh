@@ -4,8 +4,9 @@
 # run", as b4 would handle it:
 #  1. with series.fetch_url, the missing part is fetched from a real
 #     public-inbox-httpd (the software behind lore.kernel.org) serving the
-#     whole thread: the part was sent to another list (another List-Id),
-#     the series is reviewed, the fetched patch gets its review, and no
+#     whole thread: the part was sent to another list (another List-Id,
+#     on the allow-list too: a fetched part must have been sent to a
+#     list the bot reads, issue 33), the series is reviewed, the fetched patch gets its review, and no
 #     "incomplete" notice goes out; the same thread's other messages (a
 #     stranger's patch in reply) are not stored;
 #  2. without a fetch source, under "incomplete: notify", parts sent to
@@ -95,7 +96,7 @@ trees:
     path: $d/demo/tree
 outbox:
   maildir: $d/$1-out
-list_ids: [demo-list.example.org]
+list_ids: [demo-list.example.org, other.example.org]
 admins: [admin@example.org]
 series:
   incomplete_wait_minutes: 0

@@ -6,10 +6,12 @@
 # "F1: false positive". Her verdict judges her own series: the finding is
 # suppressed in her v2 (the positive control: the product's promise),
 # but Bob's patch, later, without a Signed-off-by either, must still get
-# it. Suppression across series needs an M:/R: person of the finding's
-# section: when RING BUFFER's maintainer Grace marks it false on Bob's
-# review, Carol's ring patch no longer gets it (a second positive
-# control), and Dave's Makefile patch (THE REST, not Grace's) still does.
+# it. Suppression across series needs an admin (issue 33): when RING
+# BUFFER's maintainer Grace marks it false on Bob's review, her verdict
+# is taken, but Carol's ring patch and Dave's Makefile patch (THE REST,
+# not Grace's) still get the finding (t_sec_forged_verdict.sh has the
+# admin's verdict reaching every series). The replies are unsigned and
+# the policy says require_dkim: false: this test is about scope.
 # Driven through "reviewbot run --once" with a file source.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/verdict_lib.sh"
@@ -36,8 +38,10 @@ policy:
   subsystems:
     RING BUFFER:
       mode: advisory
+      require_dkim: false
     THE REST:
       mode: advisory
+      require_dkim: false
 EOC
 one_patch Bob bob@example.com 2026-11-04T08:00:00Z lib/ring.c \
 	"ring: a note from Bob" 0 "$d/bob.eml"
@@ -73,8 +77,8 @@ feed "$d/grace-fp"
 [ "$(q "SELECT authorised FROM verdicts WHERE judge = 'grace@example.org'")" = 1 ] ||
 	rb_fail "positive control: Grace's verdict was refused: $(q "SELECT judge, authorised, reason FROM verdicts")"
 feed "$d/carol.eml" "$d/dave.eml"
-[ "$(sob_state carol@example.com)" = suppressed ] ||
-	rb_fail "positive control: RING BUFFER's maintainer's verdict does not reach Carol's ring patch: $(sob_state carol@example.com)"
+[ "$(sob_state carol@example.com)" = raised ] ||
+	rb_fail "RING BUFFER's maintainer's verdict on Bob's series silenced the check in Carol's: $(sob_state carol@example.com)"
 [ "$(sob_state dave@example.com)" = raised ] ||
 	rb_fail "RING BUFFER's maintainer silenced the check in THE REST: $(sob_state dave@example.com)"
 # Each verdict keeps its judge's role (migration 4), for stats.
