@@ -38,9 +38,10 @@
  * a word search well under a second (docs/ARCHITECTURE.md).
  *
  * The recogniser of definitions (macros, functions, struct/union/enum,
- * typedefs, globals) and call sites works on lines in kernel style (a
- * definition starts in column 0, a call is in an indented line); it is a
- * heuristic: a miss is "no definition found", never an error.
+ * typedefs, globals) is review/code_c.h, which the prompt shares; call
+ * sites are lines in kernel style (a definition starts in column 0, a
+ * call is in an indented line). It is a heuristic: a miss is "no
+ * definition found", never an error.
  *
  * Tree text is hostile: every line returned is valid UTF-8 (other bytes
  * become '?'), control characters are '?', hidden Unicode is escaped
@@ -58,6 +59,7 @@
 
 #include <jansson.h>
 
+#include "review/code_c.h"
 #include "review/hidden.h"
 #include "review/model_tools.h"
 #include "util/buf.h"
@@ -554,53 +556,22 @@ const char *rb_model_tools_defs(void)
 	return defs_json;
 }
 
-/* ---- lines of a blob ---- */
+/* ---- lines of a blob (review/code_c.h) ---- */
 
-struct lines {
-	const char *p;
-	size_t len;
-	size_t *off; /* start of each line */
-	size_t n;
-};
-
-static void lines_release(struct lines *l)
+static void lines_release(struct rb_c_lines *l)
 {
-	free(l->off);
-	memset(l, 0, sizeof(*l));
+	rb_c_lines_release(l);
 }
 
-static int lines_split(struct lines *l, const char *p, size_t len)
+static int lines_split(struct rb_c_lines *l, const char *p, size_t len)
 {
-	size_t i, cap = 0;
-
-	memset(l, 0, sizeof(*l));
-	l->p = p;
-	l->len = len;
-	for (i = 0; i < len;) {
-		const char *nl = memchr(p + i, '\n', len - i);
-		size_t *v = rb_grow(l->off, &cap, l->n, sizeof(*l->off));
-
-		if (!v) {
-			lines_release(l);
-			return rb_err(RB_ENOMEM, "model tools: out of memory");
-		}
-		l->off = v;
-		l->off[l->n++] = i;
-		i = nl ? (size_t)(nl - p) + 1 : len;
-	}
-	return 0;
+	return rb_c_lines_split(l, p, len);
 }
 
 /* Line @i (0-based) without its newline. */
-static const char *line_at(const struct lines *l, size_t i, size_t *len)
+static const char *line_at(const struct rb_c_lines *l, size_t i, size_t *len)
 {
-	size_t b = l->off[i];
-	size_t e = i + 1 < l->n ? l->off[i + 1] : l->len;
-
-	if (e > b && l->p[e - 1] == '\n')
-		e--;
-	*len = e - b;
-	return l->p + b;
+	return rb_c_line(l, i, len);
 }
 
 /* ---- read_file ---- */
@@ -612,7 +583,7 @@ static int tool_read_file(struct rb_model_tools *t, struct args *a,
 	size_t plen, i, n;
 	long long start, end;
 	git_blob *blob = NULL;
-	struct lines l = { 0 };
+	struct rb_c_lines l = { 0 };
 	int side, ret;
 
 	ret = arg_str(a, "path", true, &path, &plen, MAX_PATH);
@@ -776,229 +747,7 @@ static bool c_file(const char *path)
 /* Does @s[0..@n) hold @w as a whole word? Its offset, or -1. */
 static long find_word(const char *s, size_t n, const char *w, size_t wl)
 {
-	const char *p = s, *e = s + n;
-
-	while (p < e) {
-		const char *m = memmem(p, (size_t)(e - p), w, wl);
-
-		if (!m)
-			return -1;
-		if ((m == s || !is_word((unsigned char)m[-1])) &&
-		    (m + wl == e || !is_word((unsigned char)m[wl])))
-			return m - s;
-		p = m + 1;
-	}
-	return -1;
-}
-
-static const char *skip_ws(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
-static bool starts_word(const char *s, size_t n, const char *w)
-{
-	size_t wl = strlen(w);
-
-	return n >= wl && !memcmp(s, w, wl) &&
-	       (n == wl || !is_word((unsigned char)s[wl]));
-}
-
-/*
- * After the parameter list of a function-like line at @l line @i, offset
- * @o (just past the symbol): a body ('{') or a declaration? Skips
- * annotations such as __acquires(x) and attributes; bounded.
- */
-static bool has_body(const struct lines *l, size_t i, size_t o)
-{
-	int depth = 0, nlines = 0;
-	bool seen = false;
-
-	for (; i < l->n && nlines < 30; i++, nlines++, o = 0) {
-		size_t n, k;
-		const char *s = line_at(l, i, &n);
-
-		for (k = o; k < n; k++) {
-			char c = s[k];
-
-			if (c == '(') {
-				depth++;
-				seen = true;
-			} else if (c == ')') {
-				if (--depth < 0)
-					return false;
-			} else if (depth == 0 && seen) {
-				if (c == '{')
-					return true;
-				if (c == ';' || c == ',' || c == '=' ||
-				    c == '}')
-					return false;
-			} else if (depth == 0 && !seen && c != ' ' &&
-				   c != '\t') {
-				return false;
-			}
-		}
-		/* A comment or a preprocessor line ends the search. */
-		if (depth == 0 && seen && i + 1 < l->n) {
-			const char *nx = line_at(l, i + 1, &n);
-
-			if (n && nx[0] == '#')
-				return false;
-		}
-	}
-	return false;
-}
-
-/* Are the parentheses in @s[0..@n) all closed (annotations, not a call)? */
-static bool closed_parens(const char *s, size_t n)
-{
-	int depth = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '(')
-			depth++;
-		else if (s[i] == ')' && --depth < 0)
-			return false;
-	}
-	return depth == 0;
-}
-
-/*
- * Is line @i of @l a definition of @sym? Its kind ("function", "macro",
- * ...) or NULL. Kernel style: definitions start in column 0.
- */
-static const char *def_kind(const struct lines *l, size_t i, const char *sym,
-			    size_t sl)
-{
-	size_t n;
-	const char *s = line_at(l, i, &n), *e = s + n, *p;
-	long at;
-
-	if (!n)
-		return NULL;
-	if (s[0] == '#') {
-		p = skip_ws(s + 1, e);
-		if (!starts_word(p, (size_t)(e - p), "define"))
-			return NULL;
-		p = skip_ws(p + 6, e);
-		if ((size_t)(e - p) >= sl && !memcmp(p, sym, sl) &&
-		    (p + sl == e || !is_word((unsigned char)p[sl])))
-			return "macro";
-		return NULL;
-	}
-	if (!is_word((unsigned char)s[0]) && s[0] != '}')
-		return NULL;
-	at = find_word(s, n, sym, sl);
-	if (at < 0)
-		return NULL;
-	p = skip_ws(s + at + sl, e);
-	if (s[0] == '}') {
-		/* } name; closing a typedef or a variable of a struct */
-		return p < e && *p == ';' && !memchr(s, '(', (size_t)at) ?
-			       "typedef or variable" :
-			       NULL;
-	}
-	if (starts_word(s, n, "extern") || starts_word(s, n, "return") ||
-	    starts_word(s, n, "EXPORT_SYMBOL") ||
-	    starts_word(s, n, "EXPORT_SYMBOL_GPL"))
-		return NULL;
-	if (starts_word(s, n, "typedef")) {
-		if (p < e && (*p == ';' || *p == ')' || *p == '['))
-			return "typedef";
-		return NULL;
-	}
-	/* struct/union/enum NAME { */
-	if (at > 0) {
-		const char *q = s + at - 1;
-		const char *kw;
-		size_t kl;
-
-		while (q > s && (*q == ' ' || *q == '\t'))
-			q--;
-		kl = 0;
-		while (q - (long)kl >= s &&
-		       is_word((unsigned char)q[-(long)kl]))
-			kl++;
-		kw = q - kl + 1;
-		if ((kl == 6 && !memcmp(kw, "struct", 6)) ||
-		    (kl == 5 && !memcmp(kw, "union", 5)) ||
-		    (kl == 4 && !memcmp(kw, "enum", 4))) {
-			size_t nn;
-			const char *nx;
-
-			if (p < e && *p == '{')
-				return kl == 4 ? "enum" :
-				       kl == 5 ? "union" :
-						 "struct";
-			if (p == e && i + 1 < l->n) {
-				nx = line_at(l, i + 1, &nn);
-				if (nn && nx[0] == '{')
-					return kl == 4 ? "enum" :
-					       kl == 5 ? "union" :
-							 "struct";
-			}
-			return NULL;
-		}
-	}
-	if (p < e && *p == '(') {
-		/*
-		 * The first call-like word on the line outside annotations
-		 * such as __alloc_size(1) before it: a function.
-		 */
-		if (!closed_parens(s, (size_t)at) || memchr(s, '=', (size_t)at))
-			return NULL;
-		return has_body(l, i, (size_t)(p - s)) ? "function" : NULL;
-	}
-	if (p < e && (*p == '=' || *p == ';' || *p == '[' || *p == ',')) {
-		if (memchr(s, '(', (size_t)at) || memchr(s, '=', (size_t)at))
-			return NULL;
-		return "variable";
-	}
-	/* DEFINE_MUTEX(name); DEFINE_SPINLOCK(name); ... */
-	if (p < e && *p == ')' && at > 0 && s[at - 1] == '(') {
-		const char *d = strstr(s, "DEFINE_");
-
-		if (d && d < s + at && !memchr(s, '=', (size_t)at))
-			return "variable";
-	}
-	return NULL;
-}
-
-/* How many lines after @i a definition of @kind runs (bounded). */
-static size_t def_span(const struct lines *l, size_t i, const char *kind)
-{
-	size_t k, n;
-
-	for (k = i; k < l->n && k - i < DEF_LINES; k++) {
-		const char *s = line_at(l, k, &n);
-
-		if (kind[0] == 'm') { /* macro: while lines end in '\' */
-			if (!n || s[n - 1] != '\\')
-				return k - i + 1;
-		} else if (kind[0] == 'v' || kind[0] == 't') {
-			if (k > i && n && s[0] == '}' && memchr(s, ';', n))
-				return k - i + 1;
-			if (memchr(s, ';', n) && (k == i || s[0] != '\t') &&
-			    !memchr(s, '{', n))
-				return k - i + 1;
-		} else if (k > i && n && s[0] == '}') {
-			return k - i + 1;
-		}
-	}
-	return k - i;
-}
-
-/* Lines that are only a comment. */
-static bool comment_line(const char *s, size_t n)
-{
-	const char *p = skip_ws(s, s + n);
-	size_t r = (size_t)(s + n - p);
-
-	return r && (*p == '*' ||
-		     (r > 1 && p[0] == '/' && (p[1] == '*' || p[1] == '/')));
+	return rb_c_find_word(s, n, w, wl);
 }
 
 static int emit_row(struct search *sr, const char *path, size_t line,
@@ -1028,7 +777,7 @@ static int emit_row(struct search *sr, const char *path, size_t line,
 }
 
 static int search_grep(struct search *sr, const char *path,
-		       const struct lines *l)
+		       const struct rb_c_lines *l)
 {
 	size_t i, n;
 	int ret = 0;
@@ -1138,13 +887,13 @@ static int def_output(struct search *sr, struct rb_buf *tmp, struct rb_buf *out)
 }
 
 static int search_def(struct search *sr, const char *path,
-		      const struct lines *l)
+		      const struct rb_c_lines *l)
 {
 	size_t i, k, n, span;
 	int ret = 0;
 
 	for (i = 0; i < l->n && !ret; i++) {
-		const char *kind = def_kind(l, i, sr->pat, sr->plen);
+		const char *kind = rb_c_def_kind(l, i, sr->pat, sr->plen);
 
 		if (!kind)
 			continue;
@@ -1155,7 +904,7 @@ static int search_def(struct search *sr, const char *path,
 		ret = def_row(sr, path);
 		if (ret)
 			break;
-		span = def_span(l, i, kind);
+		span = rb_c_def_span(l, i, kind, DEF_LINES);
 		ret = put_line(sr->out, path, strlen(path));
 		if (!ret)
 			ret = rb_buf_printf(sr->out, ":%zu: %s\n", i + 1, kind);
@@ -1175,33 +924,8 @@ static int search_def(struct search *sr, const char *path,
 	return ret;
 }
 
-/* The function a column-0 line opens, as its name: "foo" of "int foo(". */
-static bool fn_header(const char *s, size_t n, const char **name, size_t *nlen)
-{
-	const char *par, *q;
-
-	if (!n || !is_word((unsigned char)s[0]) ||
-	    starts_word(s, n, "extern") || starts_word(s, n, "typedef") ||
-	    starts_word(s, n, "struct") || memchr(s, '=', n) ||
-	    (n && s[n - 1] == ';'))
-		return false;
-	par = memchr(s, '(', n);
-	if (!par)
-		return false;
-	q = par;
-	while (q > s && (q[-1] == ' ' || q[-1] == '\t'))
-		q--;
-	*nlen = 0;
-	while (q > s && is_word((unsigned char)q[-1])) {
-		q--;
-		(*nlen)++;
-	}
-	*name = q;
-	return *nlen > 0;
-}
-
 static int search_callers(struct search *sr, const char *path,
-			  const struct lines *l)
+			  const struct rb_c_lines *l)
 {
 	const char *fn = NULL;
 	size_t i, n, fnlen = 0;
@@ -1216,17 +940,17 @@ static int search_callers(struct search *sr, const char *path,
 			fn = NULL;
 			continue;
 		}
-		if (n && fn_header(s, n, &nm, &nml)) {
+		if (n && rb_c_fn_header(s, n, &nm, &nml)) {
 			fn = nm;
 			fnlen = nml;
 		}
 		at = find_word(s, n, sr->pat, sr->plen);
-		if (at < 0 || comment_line(s, n))
+		if (at < 0 || rb_c_comment_line(s, n))
 			continue;
 		/* Definitions and prototypes start in column 0. */
 		if (s[0] != ' ' && s[0] != '\t' && s[0] != '#')
 			continue;
-		if (s[0] == '#' && def_kind(l, i, sr->pat, sr->plen))
+		if (s[0] == '#' && rb_c_def_kind(l, i, sr->pat, sr->plen))
 			continue;
 		ret = emit_row(sr, path, i + 1, s, n, s[0] == '#' ? NULL : fn,
 			       fnlen);
@@ -1271,7 +995,7 @@ static int search_run(struct search *sr)
 	for (i = 0; i < s->n && !ret; i++) {
 		const struct tfile *f = &s->f[i];
 		git_blob *blob = NULL;
-		struct lines l;
+		struct rb_c_lines l;
 
 		if (sr->prefix_len &&
 		    strncmp(f->path, sr->prefix, sr->prefix_len))
@@ -2521,7 +2245,7 @@ int rb_model_tools_quote_at(const struct rb_model_tools *t, const char *path,
 			    bool base_side, int line, const char *quote,
 			    int near)
 {
-	struct lines l = { 0 }, q = { 0 };
+	struct rb_c_lines l = { 0 }, q = { 0 };
 	git_blob *blob = NULL;
 	int side = base_side ? 0 : 1, ret;
 	long s, from, to;
