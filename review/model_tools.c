@@ -61,6 +61,7 @@
 
 #include "review/code_c.h"
 #include "review/hidden.h"
+#include "review/model_prompt.h"
 #include "review/model_tools.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -89,6 +90,19 @@
 #define HIST_DEFAULT 20
 #define HIST_MAX 100
 #define HIST_WALK 20000 /* commits walked by path_history */
+#define BLAME_DEFAULT 40 /* lines blame gives without an end */
+#define BLAME_MAX 100
+#define BLAME_DEPTH 5000 /* first parents blame walks at most */
+#define BLAME_COMMITS 40 /* commits listed under a blame */
+#define SHOW_WALK 1000000 /* commits walked to find one in the history */
+#define SHOW_SKEW (7 * 24 * 3600) /* committer clocks run this far off */
+#define SHOW_FILES 100 /* paths a show_commit lists */
+#define SHOW_STAT_FILES 200 /* more files: no diffstat, no diff */
+#define SHOW_DIFF (12 * 1024) /* bytes of a show_commit's diff */
+#define LOG_DEFAULT 10
+#define LOG_MAX 50
+#define LOG_WALK 20000 /* commits walked by log */
+#define LOG_BLOBS 4000 /* changed files looked into by log */
 #define CALL_SECONDS 60 /* one search, whatever is left of the budget */
 #define BLOB_MAX (4u << 20) /* bigger blobs are not searched */
 #define WORK_MAX (1u << 20) /* a tool's text before the result cap */
@@ -548,6 +562,34 @@ static const char defs_json[] =
 	"\"path\": {\"type\": \"string\"}, "
 	"\"max\": {\"type\": \"integer\", \"description\": \"commits to "
 	"list, default 20, at most 100\"}}, "
+	"\"required\": [\"path\"]}}, "
+	"{\"name\": \"blame\", \"description\": \"git blame of lines of a "
+	"file at the base: the commit and date of each line. At most 100 "
+	"lines a call.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"path\": {\"type\": \"string\"}, "
+	"\"start\": {\"type\": \"integer\"}, "
+	"\"end\": {\"type\": \"integer\"}}, "
+	"\"required\": [\"path\"]}}, "
+	"{\"name\": \"show_commit\", \"description\": \"A commit of the "
+	"base's history (e.g. a Fixes: target): message, files changed and "
+	"the diff, cut at 12 KiB.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"commit\": {\"type\": \"string\", \"description\": \"7 to 40 "
+	"hex digits\"}, "
+	"\"path\": {\"type\": \"string\", \"description\": \"only the "
+	"diff of this path\"}}, "
+	"\"required\": [\"commit\"]}}, "
+	"{\"name\": \"log\", \"description\": \"git log -S / -G of a path "
+	"from the base commit: the commits whose diff adds or removes a "
+	"string (S) or a line matching a POSIX extended regex (G).\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"path\": {\"type\": \"string\", \"description\": \"a file or "
+	"a directory\"}, "
+	"\"S\": {\"type\": \"string\"}, "
+	"\"G\": {\"type\": \"string\"}, "
+	"\"max\": {\"type\": \"integer\", \"description\": \"commits to "
+	"list, default 10, at most 50\"}}, "
 	"\"required\": [\"path\"]}}"
 	"]";
 
@@ -729,6 +771,9 @@ struct search {
 	size_t ndcap;
 	struct widx *wi; /* borrowed from t */
 	uint8_t *cand; /* blobs of wi that can match, or NULL: any */
+	bool collect; /* rb_model_tools_find_defs(): rows into coll */
+	struct rb_model_tools_def *coll;
+	size_t ccoll;
 };
 
 static struct widx *widx_get(struct rb_model_tools *t);
@@ -886,6 +931,28 @@ static int def_output(struct search *sr, struct rb_buf *tmp, struct rb_buf *out)
 	return ret;
 }
 
+/* A definition found for rb_model_tools_find_defs(): kept, not written. */
+static int def_collect(struct search *sr, const char *path, size_t i,
+		       const char *kind)
+{
+	struct rb_model_tools_def *v =
+		rb_grow(sr->coll, &sr->ccoll, sr->rows, sizeof(*sr->coll));
+
+	if (!v)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	sr->coll = v;
+	v += sr->rows;
+	memset(v, 0, sizeof(*v));
+	v->path = strdup(path);
+	if (!v->path)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	v->line = i + 1;
+	v->kind = kind;
+	v->rank = def_rank(path);
+	sr->rows++;
+	return 0;
+}
+
 static int search_def(struct search *sr, const char *path,
 		      const struct rb_c_lines *l)
 {
@@ -899,6 +966,10 @@ static int search_def(struct search *sr, const char *path,
 			continue;
 		if (sr->rows >= sr->max_rows) {
 			sr->more++;
+			continue;
+		}
+		if (sr->collect) {
+			ret = def_collect(sr, path, i, kind);
 			continue;
 		}
 		ret = def_row(sr, path);
@@ -1932,6 +2003,73 @@ static int tool_find_callers(struct rb_model_tools *t, struct args *a,
 	return ret;
 }
 
+static int def_cmp(const void *a, const void *b)
+{
+	const struct rb_model_tools_def *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void rb_model_tools_defs_free(struct rb_model_tools_def *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+int rb_model_tools_find_defs(struct rb_model_tools_def **out, size_t *n,
+			     struct rb_model_tools *t, const char *sym,
+			     bool base)
+{
+	struct search sr = {
+		.t = t, .mode = S_DEF, .max_rows = DEFS_KEEP, .collect = true
+	};
+	size_t i, sl = sym ? strlen(sym) : 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!t || !t->ctx.repo || !sl || sl > MAX_SYMBOL ||
+	    isdigit((unsigned char)sym[0]))
+		return 0;
+	for (i = 0; i < sl; i++)
+		if (!is_word((unsigned char)sym[i]))
+			return 0;
+	sr.side = base ? 0 : 1;
+	if (sr.side == 1 && !t->ctx.tip_tree)
+		sr.side = 0;
+	if (sr.side == 0 && !t->ctx.base_tree)
+		return 0;
+	sr.pat = sym;
+	sr.plen = sl;
+	if (!t->started) {
+		clock_gettime(CLOCK_MONOTONIC, &t->start);
+		t->started = true;
+	}
+	sr.deadline = call_deadline(t);
+	ret = search_run(&sr);
+	if (ret) {
+		rb_model_tools_defs_free(sr.coll, sr.rows);
+		return ret;
+	}
+	for (i = 0; i < sr.rows; i++)
+		sr.coll[i].order = i;
+	if (sr.rows)
+		qsort(sr.coll, sr.rows, sizeof(*sr.coll), def_cmp);
+	*out = sr.coll;
+	*n = sr.rows;
+	return 0;
+}
+
+int rb_model_tools_put_text(struct rb_buf *b, const char *s, size_t len)
+{
+	return put_text_nl(b, s, len, false);
+}
+
 /* ---- the series ---- */
 
 static int tool_show_patch(struct rb_model_tools *t, struct args *a,
@@ -2082,6 +2220,696 @@ out:
 	return ret;
 }
 
+/* ---- history: blame, show_commit, log ---- */
+
+/* "2024-05-01" of a commit's time, into @b (11 bytes). */
+static void commit_date(const git_commit *c, char b[11])
+{
+	time_t tt = (time_t)git_commit_time(c);
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(b, 11, "%Y-%m-%d", &tm))
+		snprintf(b, 11, "%s", "unknown");
+}
+
+/* "0123456789ab 2024-05-01 subject\n" */
+static int commit_row(struct rb_buf *out, const git_commit *c)
+{
+	const char *sum = git_commit_summary((git_commit *)c);
+	char hex[13], date[11];
+	int ret;
+
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	commit_date(c, date);
+	ret = rb_buf_printf(out, "%s %s ", hex, date);
+	if (!ret && sum)
+		ret = put_line(out, sum, strlen(sum));
+	return ret ? ret : rb_buf_putc(out, '\n');
+}
+
+/* The relative path argument "path" of a history tool, checked. */
+static int arg_path(struct args *a, bool dir, const char **path, size_t *plen)
+{
+	int ret = arg_str(a, "path", true, path, plen, MAX_PATH);
+
+	if (ret)
+		return ret;
+	if (!path_ok(*path, *plen, dir))
+		return rb_buf_puts(a->err, "error: path must be a relative "
+					   "path in the tree, without \".\" "
+					   "or \"..\"\n") ?:
+		       -RB_EINVAL;
+	return 0;
+}
+
+/*
+ * The commit BLAME_DEPTH first parents below the base, where blame
+ * stops (libgit2's blame cannot be interrupted; this bounds its walk
+ * along the first parents). false when the history is shorter.
+ */
+static bool blame_bound(git_repository *repo, const git_oid *base, git_oid *out)
+{
+	git_commit *c = NULL, *p = NULL;
+	int k;
+
+	if (git_commit_lookup(&c, repo, base) < 0)
+		return false;
+	for (k = 0; k < BLAME_DEPTH; k++) {
+		if (git_commit_parentcount(c) == 0 ||
+		    git_commit_parent(&p, c, 0) < 0) {
+			git_commit_free(c);
+			return false;
+		}
+		git_commit_free(c);
+		c = p;
+		p = NULL;
+	}
+	git_oid_cpy(out, git_commit_id(c));
+	git_commit_free(c);
+	return true;
+}
+
+static int tool_blame(struct rb_model_tools *t, struct args *a,
+		      struct rb_buf *out)
+{
+	git_blame_options bo = GIT_BLAME_OPTIONS_INIT;
+	git_blame *bl = NULL;
+	git_blob *blob = NULL;
+	struct rb_c_lines l = { 0 };
+	git_oid seen[BLAME_COMMITS];
+	size_t nseen = 0, i, n, plen;
+	const char *path;
+	long long start, end;
+	char *p = NULL;
+	int ret;
+
+	ret = arg_path(a, false, &path, &plen);
+	if (!ret)
+		ret = arg_int(a, "start", 1, 1, 100000000, &start);
+	if (!ret)
+		ret = arg_int(a, "end", start + BLAME_DEFAULT - 1, 1, 100000000,
+			      &end);
+	if (ret)
+		return ret;
+	if (end < start)
+		return rb_buf_puts(a->err, "error: end is before start\n") ?:
+			       -RB_EINVAL;
+	if (!t->ctx.base_commit || !t->ctx.base_tree)
+		return rb_buf_puts(out, "no history: the base is not a commit "
+					"of a tree with history\n");
+	ret = blob_at(&blob, t, 0, path, a->err);
+	if (ret)
+		return ret;
+	if (git_blob_is_binary(blob)) {
+		ret = rb_buf_puts(a->err, "error: a binary file\n") ?:
+								      -RB_EINVAL;
+		goto out;
+	}
+	ret = lines_split(&l, git_blob_rawcontent(blob),
+			  (size_t)git_blob_rawsize(blob));
+	if (ret)
+		goto out;
+	if ((size_t)start > l.n) {
+		ret = rb_buf_printf(out, "%s at base has %zu lines\n", path,
+				    l.n);
+		goto out;
+	}
+	if (end - start + 1 > BLAME_MAX)
+		end = start + BLAME_MAX - 1;
+	if ((size_t)end > l.n)
+		end = (long long)l.n;
+	p = strndup(path, plen);
+	if (!p) {
+		ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+		goto out;
+	}
+	git_oid_cpy(&bo.newest_commit, &t->base_commit);
+	blame_bound(t->ctx.repo, &t->base_commit, &bo.oldest_commit);
+	bo.min_line = (size_t)start;
+	bo.max_line = (size_t)end;
+	if (git_blame_file(&bl, t->ctx.repo, p, &bo) < 0) {
+		const git_error *e = git_error_last();
+
+		ret = rb_buf_printf(a->err, "error: blame failed: %s\n", e && e->message ? e->message : "libgit2") ?:
+			      -RB_EINVAL;
+		goto out;
+	}
+	ret = rb_buf_printf(out,
+			    "%s at base, lines %lld-%lld of %zu: commit "
+			    "(\"^\": the oldest looked at, the line may be "
+			    "older), date, text\n",
+			    path, start, end, l.n);
+	for (i = (size_t)start; !ret && i <= (size_t)end; i++) {
+		const git_blame_hunk *h = git_blame_get_hunk_byline(bl, i);
+		git_commit *c = NULL;
+		char hex[13] = "?", date[11] = "?";
+		const char *s = line_at(&l, i - 1, &n);
+		size_t k;
+
+		if (h &&
+		    !git_commit_lookup(&c, t->ctx.repo, &h->final_commit_id)) {
+			git_oid_tostr(hex, sizeof(hex), &h->final_commit_id);
+			commit_date(c, date);
+			for (k = 0; k < nseen; k++)
+				if (git_oid_equal(&seen[k],
+						  &h->final_commit_id))
+					break;
+			if (k == nseen && nseen < BLAME_COMMITS)
+				git_oid_cpy(&seen[nseen++],
+					    &h->final_commit_id);
+		}
+		git_commit_free(c);
+		ret = rb_buf_printf(out, "%zu\t%s%s %s\t", i,
+				    h && h->boundary ? "^" : "", hex, date);
+		if (!ret)
+			ret = put_line(out, s, n);
+		if (!ret)
+			ret = rb_buf_putc(out, '\n');
+	}
+	if (!ret && nseen)
+		ret = rb_buf_puts(out, "commits:\n");
+	for (i = 0; !ret && i < nseen; i++) {
+		git_commit *c = NULL;
+
+		if (git_commit_lookup(&c, t->ctx.repo, &seen[i]) < 0)
+			continue;
+		ret = commit_row(out, c);
+		git_commit_free(c);
+	}
+out:
+	free(p);
+	git_blame_free(bl);
+	lines_release(&l);
+	git_blob_free(blob);
+	return ret;
+}
+
+/*
+ * Is @id the base commit or one of its ancestors? A walk from the base,
+ * newest first, that stops at commits older than @id by more than the
+ * clock skew git tolerates, at SHOW_WALK commits and at the deadline.
+ * 1 yes, 0 no, -1 the walk stopped before it could tell.
+ */
+static int in_history(struct rb_model_tools *t, const git_commit *c)
+{
+	git_revwalk *w = NULL;
+	const git_oid *id = git_commit_id(c);
+	git_time_t when = git_commit_time(c);
+	double deadline = call_deadline(t);
+	size_t walked = 0;
+	git_oid x;
+	int ret = -1;
+
+	if (git_oid_equal(id, &t->base_commit))
+		return 1;
+	if (git_revwalk_new(&w, t->ctx.repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TIME) < 0 ||
+	    git_revwalk_push(w, &t->base_commit) < 0)
+		goto out;
+	while (git_revwalk_next(&x, w) == 0) {
+		git_commit *o = NULL;
+		bool old;
+
+		if (git_oid_equal(&x, id)) {
+			ret = 1;
+			goto out;
+		}
+		if (++walked > SHOW_WALK ||
+		    (walked % 256 == 0 && now_s() > deadline))
+			goto out;
+		if (git_commit_lookup(&o, t->ctx.repo, &x) < 0)
+			continue;
+		old = git_commit_time(o) < when - SHOW_SKEW;
+		git_commit_free(o);
+		if (old)
+			break;
+	}
+	ret = 0;
+out:
+	git_revwalk_free(w);
+	return ret;
+}
+
+/* A commit id (hex, at least 7 digits) into *out, looked up. */
+static int arg_commit(struct rb_model_tools *t, struct args *a,
+		      git_commit **out)
+{
+	const char *s;
+	size_t n, i;
+	git_oid id;
+	int ret = arg_str(a, "commit", true, &s, &n, GIT_OID_HEXSZ), r;
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			break;
+	if (n < 7 || i < n)
+		return rb_buf_puts(a->err, "error: commit must be 7 to 40 hex "
+					   "digits\n") ?:
+		       -RB_EINVAL;
+	r = git_oid_fromstrn(&id, s, n);
+	if (!r)
+		r = git_commit_lookup_prefix(out, t->ctx.repo, &id, n);
+	if (r < 0) {
+		*out = NULL;
+		ret = rb_buf_printf(a->err, "error: %s %.40s in the tree\n",
+				    r == GIT_EAMBIGUOUS ?
+					    "more than one commit starts with" :
+					    "no commit",
+				    s);
+		return ret ? ret : -RB_EINVAL;
+	}
+	r = in_history(t, *out);
+	if (r != 1) {
+		git_commit_free(*out);
+		*out = NULL;
+		ret = rb_buf_printf(a->err,
+				    r ? "error: could not tell within the "
+					"limits whether %.40s is in the "
+					"history of the base commit\n" :
+					"error: %.40s is not in the history of "
+					"the base commit\n",
+				    s);
+		return ret ? ret : -RB_EINVAL;
+	}
+	return 0;
+}
+
+/* Stops git_patch_print() once @out holds @max bytes. */
+struct print_cap {
+	struct rb_buf *out;
+	size_t max;
+	bool cut;
+	int ret;
+};
+
+static int print_line(const git_diff_delta *d, const git_diff_hunk *h,
+		      const git_diff_line *l, void *arg)
+{
+	struct print_cap *pc = arg;
+	int ret = 0;
+
+	(void)d;
+	(void)h;
+	if (pc->out->len > pc->max) {
+		pc->cut = true;
+		return 1;
+	}
+	if (l->origin == '+' || l->origin == '-' || l->origin == ' ')
+		ret = rb_buf_putc(pc->out, l->origin);
+	if (!ret)
+		ret = put_text(pc->out, l->content, l->content_len);
+	pc->ret = ret;
+	return ret ? 1 : 0;
+}
+
+static int tool_show_commit(struct rb_model_tools *t, struct args *a,
+			    struct rb_buf *out)
+{
+	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	struct rb_buf msg = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct print_cap pc = { .out = out };
+	git_commit *c = NULL, *par = NULL;
+	git_tree *ct = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	const char *path = NULL, *m, *e;
+	size_t plen = 0, nd, i, adds = 0, dels = 0;
+	char hex[GIT_OID_HEXSZ + 1], date[11], *ps = NULL;
+	unsigned int k;
+	int ret;
+
+	if (!t->ctx.base_commit)
+		return rb_buf_puts(out, "no history: the base is not a commit "
+					"of a tree with history\n");
+	ret = arg_str(a, "path", false, &path, &plen, MAX_PATH);
+	if (!ret && path && !path_ok(path, plen, true))
+		ret = rb_buf_puts(a->err, "error: path must be a relative "
+					  "path in the tree\n") ?:
+			      -RB_EINVAL;
+	if (!ret)
+		ret = arg_commit(t, a, &c);
+	if (ret)
+		return ret;
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	commit_date(c, date);
+	ret = rb_buf_printf(out, "commit %s\nDate: %s\n", hex, date);
+	for (k = 0; !ret && k < git_commit_parentcount(c); k++) {
+		git_oid_tostr(hex, 13, git_commit_parent_id(c, k));
+		ret = rb_buf_printf(out, "%s%s", k ? " " : "Parents: ", hex);
+	}
+	if (!ret && k)
+		ret = rb_buf_putc(out, '\n');
+	/* The message, without who signed what (model_prompt.h). */
+	if (!ret)
+		ret = rb_model_strip_trailers(&msg, git_commit_message(c));
+	while (!ret && msg.len && isspace((unsigned char)msg.ptr[msg.len - 1]))
+		rb_buf_truncate(&msg, msg.len - 1);
+	if (!ret)
+		ret = rb_buf_putc(out, '\n');
+	for (m = msg.ptr; !ret && *m; m = e + 1) {
+		e = strchr(m, '\n');
+		ret = rb_buf_puts(out, "    ");
+		if (!ret)
+			ret = put_line(out, m, e ? (size_t)(e - m) : strlen(m));
+		if (!ret)
+			ret = rb_buf_putc(out, '\n');
+		if (!e)
+			break;
+	}
+	if (ret)
+		goto out;
+	/* The diff against the first parent (a root commit: everything). */
+	if (git_commit_tree(&ct, c) < 0 ||
+	    (git_commit_parentcount(c) && (git_commit_parent(&par, c, 0) < 0 ||
+					   git_commit_tree(&pt, par) < 0))) {
+		ret = rb_buf_puts(out, "\n(the trees of the commit cannot be "
+				       "read)\n");
+		goto out;
+	}
+	if (path) {
+		if (plen > 1 && path[plen - 1] == '/')
+			plen--;
+		ps = strndup(path, plen);
+		if (!ps) {
+			ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+			goto out;
+		}
+		dopt.pathspec.strings = &ps;
+		dopt.pathspec.count = 1;
+		dopt.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	}
+	if (git_diff_tree_to_tree(&diff, t->ctx.repo, pt, ct, &dopt) < 0) {
+		ret = rb_buf_puts(out, "\n(the diff cannot be made)\n");
+		goto out;
+	}
+	nd = git_diff_num_deltas(diff);
+	ret = rb_buf_printf(out, "\n%zu file%s changed%s\n", nd,
+			    nd == 1 ? "" : "s",
+			    nd > SHOW_FILES ? ": the first paths (too many "
+					      "for a diff; ask with path)" :
+					      "");
+	for (i = 0; !ret && i < nd && i < SHOW_FILES; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_patch *p = NULL;
+		size_t pa = 0, pd = 0;
+		const char *fp = d->new_file.path ? d->new_file.path :
+						    d->old_file.path;
+
+		ret = rb_buf_printf(out, " %c ",
+				    git_diff_status_char(d->status));
+		if (!ret)
+			ret = put_line(out, fp, strlen(fp));
+		if (!ret && nd <= SHOW_STAT_FILES &&
+		    !git_patch_from_diff(&p, diff, i) && p &&
+		    !git_patch_line_stats(NULL, &pa, &pd, p)) {
+			ret = rb_buf_printf(out, " | +%zu -%zu", pa, pd);
+			adds += pa;
+			dels += pd;
+		}
+		git_patch_free(p);
+		if (!ret)
+			ret = rb_buf_putc(out, '\n');
+	}
+	if (!ret && nd > SHOW_FILES)
+		ret = rb_buf_printf(out, " [%zu more]\n", nd - SHOW_FILES);
+	if (!ret && nd <= SHOW_STAT_FILES)
+		ret = rb_buf_printf(out, " +%zu -%zu\n\n", adds, dels);
+	pc.max = out->len + SHOW_DIFF;
+	for (i = 0; !ret && nd <= SHOW_STAT_FILES && i < nd && !pc.cut; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_patch *p = NULL;
+
+		if (d->flags & GIT_DIFF_FLAG_BINARY ||
+		    git_patch_from_diff(&p, diff, i) < 0 || !p)
+			continue;
+		git_patch_print(p, print_line, &pc);
+		ret = pc.ret;
+		git_patch_free(p);
+	}
+	if (!ret && pc.cut)
+		ret = rb_buf_puts(out, "[diff cut: ask for one path with "
+				       "\"path\"]\n");
+out:
+	free(ps);
+	git_diff_free(diff);
+	git_tree_free(ct);
+	git_tree_free(pt);
+	git_commit_free(par);
+	git_commit_free(c);
+	rb_buf_release(&msg);
+	return ret;
+}
+
+/* Occurrences of @s (@n bytes) in @p (@len bytes), not overlapping. */
+static size_t count_in(const char *p, size_t len, const char *s, size_t n)
+{
+	const char *e = p + len, *m;
+	size_t k = 0;
+
+	while (p < e && (m = memmem(p, (size_t)(e - p), s, n))) {
+		k++;
+		p = m + n;
+	}
+	return k;
+}
+
+/* The text of blob @id, or NULL (a zero id, binary or too big). */
+static git_blob *text_blob(git_repository *repo, const git_diff_file *f)
+{
+	git_blob *b = NULL;
+
+	if (git_oid_is_zero(&f->id) || git_blob_lookup(&b, repo, &f->id) < 0)
+		return NULL;
+	if (git_blob_rawsize(b) > BLOB_MAX || git_blob_is_binary(b)) {
+		git_blob_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+struct pickaxe {
+	const char *s; /* -S: a fixed string */
+	size_t n;
+	regex_t *re; /* -G: a regex over added and removed lines */
+	char *tmp;
+	size_t tcap;
+	size_t blobs; /* blob pairs looked at, against LOG_BLOBS */
+};
+
+/* Does one changed file of a commit match -S or -G? */
+static int pickaxe_file(struct pickaxe *pk, git_repository *repo,
+			git_diff *diff, size_t i, bool *hit)
+{
+	const git_diff_delta *d = git_diff_get_delta(diff, i);
+	git_patch *p = NULL;
+	size_t h, nh, j, nl;
+	int ret = 0;
+
+	*hit = false;
+	pk->blobs++;
+	if (!pk->re) {
+		git_blob *a = text_blob(repo, &d->old_file);
+		git_blob *b = text_blob(repo, &d->new_file);
+
+		*hit = (a || b) &&
+		       count_in(a ? git_blob_rawcontent(a) : "",
+				a ? (size_t)git_blob_rawsize(a) : 0, pk->s,
+				pk->n) !=
+			       count_in(b ? git_blob_rawcontent(b) : "",
+					b ? (size_t)git_blob_rawsize(b) : 0,
+					pk->s, pk->n);
+		git_blob_free(a);
+		git_blob_free(b);
+		return 0;
+	}
+	if (d->flags & GIT_DIFF_FLAG_BINARY || d->old_file.size > BLOB_MAX ||
+	    d->new_file.size > BLOB_MAX ||
+	    git_patch_from_diff(&p, diff, i) < 0 || !p)
+		return 0;
+	nh = git_patch_num_hunks(p);
+	for (h = 0; h < nh && !*hit; h++) {
+		nl = (size_t)git_patch_num_lines_in_hunk(p, h);
+		for (j = 0; j < nl && !*hit; j++) {
+			const git_diff_line *l = NULL;
+			size_t n;
+
+			if (git_patch_get_line_in_hunk(&l, p, h, j) < 0 ||
+			    (l->origin != '+' && l->origin != '-'))
+				continue;
+			/* A regex sees the first REGEX_LINE bytes of a line. */
+			n = l->content_len > REGEX_LINE ? REGEX_LINE :
+							  l->content_len;
+			if (n + 1 > pk->tcap) {
+				char *v = realloc(pk->tmp, n + 1);
+
+				if (!v) {
+					ret = rb_err(RB_ENOMEM, "model tools: "
+								"out of "
+								"memory");
+					goto out;
+				}
+				pk->tmp = v;
+				pk->tcap = n + 1;
+			}
+			memcpy(pk->tmp, l->content, n);
+			pk->tmp[n] = 0;
+			if (n && pk->tmp[n - 1] == '\n')
+				pk->tmp[n - 1] = 0;
+			*hit = regexec(pk->re, pk->tmp, 0, NULL, 0) == 0;
+		}
+	}
+out:
+	git_patch_free(p);
+	return ret;
+}
+
+static int tool_log(struct rb_model_tools *t, struct args *a,
+		    struct rb_buf *out)
+{
+	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	struct pickaxe pk = { 0 };
+	git_revwalk *w = NULL;
+	const char *path, *s, *g;
+	size_t plen, sn, gn, walked = 0, listed = 0, i;
+	long long max;
+	double deadline = call_deadline(t);
+	const char *why = NULL;
+	char *p = NULL;
+	regex_t re;
+	bool have_re = false;
+	git_oid id;
+	int ret;
+
+	ret = arg_path(a, true, &path, &plen);
+	if (!ret)
+		ret = arg_str(a, "S", false, &s, &sn, MAX_PATTERN);
+	if (!ret)
+		ret = arg_str(a, "G", false, &g, &gn, MAX_PATTERN);
+	if (!ret)
+		ret = arg_int(a, "max", LOG_DEFAULT, 1, LOG_MAX, &max);
+	if (ret)
+		return ret;
+	if (!s == !g || (s && !sn) || (g && !gn) ||
+	    (s && memchr(s, '\n', sn)) || (g && memchr(g, '\n', gn)))
+		return rb_buf_puts(a->err, "error: give one of S (a string) or "
+					   "G (a regex), one line, not "
+					   "empty\n") ?:
+		       -RB_EINVAL;
+	if (g) {
+		/* The grep tool's regular expressions, bounded the same way. */
+		const char *bad = regex_untamed(g, gn);
+
+		if (bad)
+			return rb_buf_printf(a->err, "error: %s in a regex\n", bad) ?:
+				       -RB_EINVAL;
+		if (regcomp(&re, g, REG_EXTENDED | REG_NOSUB))
+			return rb_buf_puts(a->err, "error: not a POSIX "
+						   "extended regex\n") ?:
+				       -RB_EINVAL;
+		have_re = true;
+		pk.re = &re;
+	} else {
+		pk.s = s;
+		pk.n = sn;
+	}
+	if (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	if (!t->ctx.base_commit) {
+		ret = rb_buf_puts(out, "no history: the base is not a commit "
+				       "of a tree with history\n");
+		goto out;
+	}
+	p = strndup(path, plen);
+	if (!p) {
+		ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+		goto out;
+	}
+	dopt.pathspec.strings = &p;
+	dopt.pathspec.count = 1;
+	dopt.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	if (git_revwalk_new(&w, t->ctx.repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TIME) < 0 ||
+	    git_revwalk_push(w, &t->base_commit) < 0) {
+		ret = rb_buf_puts(out, "no history: the base commit cannot be "
+				       "read\n");
+		goto out;
+	}
+	while (!ret && listed < (size_t)max && git_revwalk_next(&id, w) == 0) {
+		git_commit *c = NULL, *par = NULL;
+		git_tree *ct = NULL, *pt = NULL;
+		git_diff *diff = NULL;
+		git_oid mine, theirs;
+		bool have, hit = false;
+
+		if (++walked > LOG_WALK) {
+			why = "commits";
+			break;
+		}
+		if (walked % 64 == 0 && now_s() > deadline) {
+			why = "time";
+			break;
+		}
+		if (pk.blobs >= LOG_BLOBS) {
+			why = "files";
+			break;
+		}
+		/* Like git log -S: merges are not looked into. */
+		if (git_commit_lookup(&c, t->ctx.repo, &id) < 0 ||
+		    git_commit_parentcount(c) > 1)
+			goto next;
+		have = path_id(c, p, &mine);
+		if (git_commit_parentcount(c) == 1) {
+			if (git_commit_parent(&par, c, 0) < 0)
+				goto next;
+			if (path_id(par, p, &theirs) ?
+				    have && git_oid_equal(&mine, &theirs) :
+				    !have)
+				goto next;
+			if (git_commit_tree(&pt, par) < 0)
+				goto next;
+		} else if (!have) {
+			goto next;
+		}
+		if (git_commit_tree(&ct, c) < 0 ||
+		    git_diff_tree_to_tree(&diff, t->ctx.repo, pt, ct, &dopt) <
+			    0)
+			goto next;
+		for (i = 0; !ret && !hit && i < git_diff_num_deltas(diff) &&
+			    pk.blobs < LOG_BLOBS;
+		     i++)
+			ret = pickaxe_file(&pk, t->ctx.repo, diff, i, &hit);
+		if (!ret && hit) {
+			ret = commit_row(out, c);
+			listed++;
+		}
+next:
+		git_diff_free(diff);
+		git_tree_free(ct);
+		git_tree_free(pt);
+		git_commit_free(par);
+		git_commit_free(c);
+	}
+	if (!ret && !listed)
+		ret = rb_buf_printf(out,
+				    "no commit in the %zu walked adds or "
+				    "removes it there\n",
+				    walked > LOG_WALK ? LOG_WALK : walked);
+	if (!ret && why)
+		ret = rb_buf_printf(out,
+				    "[stopped at the limit of %s after %zu "
+				    "commits: results are partial]\n",
+				    why, walked > LOG_WALK ? LOG_WALK : walked);
+out:
+	if (have_re)
+		regfree(&re);
+	free(pk.tmp);
+	free(p);
+	git_revwalk_free(w);
+	return ret;
+}
+
 /* ---- one call ---- */
 
 static const char *limit_reached(struct rb_model_tools *t)
@@ -2191,6 +3019,15 @@ int rb_model_tools_call(struct rb_model_tools *t, const char *name,
 	else if (!strcmp(name, "path_history") && t->ctx.repo)
 		ret = tool_path_history(t, &a, &res);
 	else if (!strcmp(name, "path_history"))
+		ret = rb_buf_puts(&res, "no history: no tree\n");
+	else if (!strcmp(name, "blame") && t->ctx.repo)
+		ret = tool_blame(t, &a, &res);
+	else if (!strcmp(name, "show_commit") && t->ctx.repo)
+		ret = tool_show_commit(t, &a, &res);
+	else if (!strcmp(name, "log") && t->ctx.repo)
+		ret = tool_log(t, &a, &res);
+	else if (!strcmp(name, "blame") || !strcmp(name, "show_commit") ||
+		 !strcmp(name, "log"))
 		ret = rb_buf_puts(&res, "no history: no tree\n");
 	else
 		ret = rb_buf_puts(&err, "error: no tool has that name\n");
