@@ -26,6 +26,7 @@
 
 #include "review/diff.h"
 #include "review/model.h"
+#include "review/model_diff.h"
 #include "review/model_prompt.h"
 #include "review/model_tools.h"
 #include "util/buf.h"
@@ -748,7 +749,8 @@ struct review {
 	struct rb_buf sys; /* the rules and guides, before any focus */
 	struct rb_buf user; /* the data, the same for every call */
 	struct rb_buf cmsg; /* the commit message without identities */
-	struct rb_diff *d;
+	struct rb_model_diff md; /* the patch numbered as the tree */
+	struct rb_diff *d; /* md.d */
 	struct rb_model_tools *tools; /* or NULL: no tree to read */
 	struct rb_model_toolset ts;
 	bool offer; /* the calls get the tools (model.tools) */
@@ -786,8 +788,10 @@ static int review_prepare(struct review *r)
 	rb_model_nonce(r->nonce);
 	ret = rb_model_prompt_build(&r->sys, &r->user, &cov, r->o, ctx,
 				    r->nonce);
+	/* The numbers the model cites are the tree's, as its prompt's. */
 	if (!ret)
-		ret = rb_diff_parse(&r->d, ctx->patch, ctx->patch_len);
+		ret = rb_model_diff_parse(&r->md, ctx);
+	r->d = r->md.d;
 	if (!ret)
 		ret = rb_model_strip_trailers(&r->cmsg, ctx->commit_msg);
 	if (!ret && cov.len) {
@@ -1127,10 +1131,15 @@ static int apply_policy(struct review *r, struct rb_findings *out)
 		}
 		rb_model_neutralise(msg.ptr);
 		rb_model_neutralise(f->quoted_code);
-		ret = rb_findings_add(out, "model", rb_model_name(r->m),
-				      f->category, f->severity, c->file,
-				      c->file && !f->old_side ? f->line : 0,
-				      f->quoted_code, msg.ptr, r->ctx->index);
+		/* The review quotes the mail's diff: the mail's numbers. */
+		ret = rb_findings_add(
+			out, "model", rb_model_name(r->m), f->category,
+			f->severity, c->file,
+			c->file && !f->old_side ?
+				rb_model_diff_mail_line(&r->md, c->file, false,
+							f->line) :
+				0,
+			f->quoted_code, msg.ptr, r->ctx->index);
 		if (ret)
 			break;
 		kept++;
@@ -1185,7 +1194,7 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 	free(r.c);
 	rb_model_raw_findings_release(&r.raw);
 	rb_model_tools_free(r.tools);
-	rb_diff_free(r.d);
+	rb_model_diff_release(&r.md);
 	rb_buf_release(&r.sys);
 	rb_buf_release(&r.user);
 	rb_buf_release(&r.cmsg);

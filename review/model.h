@@ -28,6 +28,7 @@
 #include "review/findings.h"
 #include "review/model_provider.h"
 
+struct rb_apply_patch_result;
 struct rb_buf;
 struct rb_model;
 
@@ -91,6 +92,14 @@ struct rb_model_patch_ctx {
 	const git_oid *base_tree; /* the tree before the series */
 	const git_oid *tip_tree; /* the tree after the series */
 	const git_oid *base_commit;
+
+	/*
+	 * Where each hunk of this patch went in (review/apply.h), or NULL:
+	 * the same text as @patch, applied to the tree before it, giving
+	 * @tree. The model sees the diff numbered as the tree
+	 * (model_diff.h); NULL leaves the mail's numbers.
+	 */
+	const struct rb_apply_patch_result *applied;
 };
 
 /* Is @name a focus: correctness, locking, memory, api or claims? */

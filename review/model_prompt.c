@@ -34,6 +34,7 @@
 #include "review/guides.h"
 #include "review/hidden.h"
 #include "review/model.h"
+#include "review/model_diff.h"
 #include "review/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -620,23 +621,38 @@ static int add_commit_msg(struct rb_buf *user, struct rb_buf *note,
 	return ret;
 }
 
-/* The numbered diff, file by file and hunk by hunk, up to @end bytes. */
+/*
+ * The numbered diff, file by file and hunk by hunk, up to @end bytes:
+ * numbered as the tree it applied to (model_diff.h), which is what the
+ * tools and the functions shown beside it number.
+ */
 static int add_diff(struct rb_buf *user, struct rb_buf *note,
-		    const struct rb_diff *d, const char *nonce, size_t end)
+		    const struct rb_model_diff *md, const char *nonce,
+		    size_t end)
 {
+	const struct rb_diff *d = md->d;
 	struct rb_buf part = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	size_t i, h;
 	int ret;
 
-	ret = rb_buf_printf(user, "The diff.\n<<<DATA-%s diff\n", nonce);
+	ret = rb_buf_printf(user,
+			    "The diff, numbered as the tree it applied to "
+			    "(old: the tree before this patch, new: after "
+			    "it).\n<<<DATA-%s diff\n",
+			    nonce);
 	for (i = 0; !ret && i < d->n_files; i++) {
 		const struct rb_diff_file *f = &d->files[i];
 		const char *path = rb_diff_file_path(f);
 
 		rb_buf_reset(&part);
-		ret = rb_buf_printf(&part, "File: %s (%s%s)\n", path,
+		ret = rb_buf_printf(&part, "File: %s (%s%s%s)\n", path,
 				    status_name(f->status),
-				    f->is_binary ? ", binary" : "");
+				    f->is_binary ? ", binary" : "",
+				    md->approx[i] ?
+					    ", merged: its line numbers are "
+					    "approximate, read_file for the "
+					    "exact ones" :
+					    "");
 		if (ret)
 			break;
 		if (user->len + part.len > end) {
@@ -710,7 +726,7 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 			  const char *nonce)
 {
 	struct rb_buf note = RB_BUF_INIT(64 * 1024);
-	struct rb_diff *d = NULL;
+	struct rb_model_diff md = { 0 };
 	size_t budget = (size_t)opts->prompt_tokens * BYTES_PER_TOKEN, end;
 	int ret;
 
@@ -722,14 +738,15 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 	if (!ret)
 		ret = add_commit_msg(user, &note, ctx, nonce);
 	if (!ret)
-		ret = rb_diff_parse(&d, ctx->patch, ctx->patch_len);
+		ret = rb_model_diff_parse(&md, ctx);
 	if (ret)
 		goto out;
 	/* What the user prompt may fill: the budget less the rules. */
 	end = budget > system->len + 2048 ? budget - system->len - 2048 : 0;
-	ret = add_diff(user, &note, d, nonce, end);
+	ret = add_diff(user, &note, &md, nonce, end);
+	/* The functions at the tree's numbers, where the hunks went in. */
 	if (!ret)
-		ret = add_enclosing(user, &note, ctx, d, nonce, end);
+		ret = add_enclosing(user, &note, ctx, md.d, nonce, end);
 	if (!ret)
 		ret = add_context(user, &note, ctx, nonce, end);
 	if (!ret && note.len) {
@@ -744,7 +761,7 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 	if (!ret)
 		ret = escape_hidden(user);
 out:
-	rb_diff_free(d);
+	rb_model_diff_release(&md);
 	rb_buf_release(&note);
 	return ret;
 }

@@ -226,7 +226,7 @@ struct run {
 /* What the review stage gives the model beside the patch. */
 static void pair_ctx(struct rb_model_patch_ctx *ctx, const struct run *r,
 		     const struct rb_eval_pair *p,
-		     const struct rb_apply_result *ar)
+		     const struct rb_apply_result *ar, const git_oid *base_tree)
 {
 	ctx->cover_body = p->cover_body;
 	ctx->changelog = p->changelog;
@@ -245,9 +245,13 @@ static void pair_ctx(struct rb_model_patch_ctx *ctx, const struct run *r,
 	if (ar) {
 		ctx->repo = ar->repo;
 		ctx->tree = &ar->patches[0].tree;
-		/* The tools read the tip; base-side reads need base_tree. */
 		ctx->tip_tree = &ar->tree;
 		ctx->base_commit = &ar->base;
+		/* Where its hunks went in: the diff is numbered as the tree. */
+		ctx->applied = &ar->patches[0];
+		/* The definitions the prompt fetches come from the base. */
+		if (base_tree)
+			ctx->base_tree = base_tree;
 	}
 }
 
@@ -332,6 +336,8 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	struct rb_model_usage u = { 0 };
 	struct rb_findings f = { 0 };
 	struct rb_apply_result *ar = NULL;
+	git_commit *base = NULL;
+	git_oid base_tree;
 	struct pair_score ps = { .jf = json_array() };
 	const char *tree_name = NULL;
 	char ctxline[256];
@@ -345,7 +351,10 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 		snprintf(ctxline, sizeof(ctxline), "applied on %.200s",
 			 tree_name);
 	r->t.applied += ar != NULL;
-	pair_ctx(&ctx, r, p, ar);
+	if (ar && !git_commit_lookup(&base, ar->repo, &ar->base))
+		git_oid_cpy(&base_tree, git_commit_tree_id(base));
+	git_commit_free(base);
+	pair_ctx(&ctx, r, p, ar, base ? &base_tree : NULL);
 	err = rb_model_review_patch(&f, &u, r->m, &ctx);
 	if (err) {
 		fprintf(stderr, "reviewbot: eval: pair %d: %s\n", p->id,

@@ -725,7 +725,12 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 			    const struct rb_apply_result *ar, int i)
 {
 	const struct rb_message *m = c->msgs[i];
+	size_t k = 0;
+	int j;
 
+	/* The apply had one entry per part with a patch (apply_series()). */
+	for (j = 1; j < i; j++)
+		k += c->msgs[j] && c->msgs[j]->patch;
 	ctx->cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
 	ctx->cover_body = c->msgs[0] ? c->msgs[0]->body : NULL;
 	ctx->subjects = s->subjects;
@@ -741,10 +746,11 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 	ctx->focuses = s->focuses;
 	ctx->n_focuses = s->n_focuses;
 	/* The applied trees live in ar's own store (this thread). */
-	if (ar && c->base_tree && (size_t)i <= ar->n_patches &&
-	    ar->patches[i - 1].applied) {
+	if (ar && c->base_tree && k < ar->n_patches && ar->patches[k].applied) {
 		ctx->repo = ar->repo;
-		ctx->tree = &ar->patches[i - 1].tree;
+		ctx->tree = &ar->patches[k].tree;
+		/* Where its hunks went in: the diff is numbered as the tree. */
+		ctx->applied = &ar->patches[k];
 		ctx->tip_tree = &ar->tree;
 		ctx->base_commit = &ar->base;
 		ctx->base_tree = s->have_base ? &s->base_tree : NULL;
