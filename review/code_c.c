@@ -488,9 +488,10 @@ const char *rb_c_def_kind(const struct rb_c_lines *l, size_t i, const char *sym,
 	}
 	/* DEFINE_MUTEX(name); DEFINE_SPINLOCK(name); ... */
 	if (p < e && *p == ')' && at > 0 && s[at - 1] == '(') {
-		const char *d = strstr(s, "DEFINE_");
+		/* Within the line: it is not NUL-terminated (fuzz_code_c). */
+		const char *d = memmem(s, (size_t)at, "DEFINE_", 7);
 
-		if (d && d < s + at && !memchr(s, '=', (size_t)at))
+		if (d && !memchr(s, '=', (size_t)at))
 			return "variable";
 	}
 	return NULL;
