@@ -35,6 +35,7 @@
 #define MAX_CHANGED 64 /* changed functions and blocks */
 #define MAX_CALLERS 8 /* caller searches */
 #define MAX_LOOKUPS 48 /* definitions looked up */
+#define COMMON_BLOBS 1500 /* a word in more files is not looked up */
 #define MAX_SYMS 256 /* symbols collected */
 #define MAX_SYMBOL 128
 #define FUNC_WHOLE 400 /* a longer function is shown around its changes */
@@ -1088,7 +1089,8 @@ int rb_model_prefetch(struct rb_buf *out, struct rb_buf *note,
 		"the functions it changes, whole and numbered as the tree "
 		"after this patch; the callers of those whose contract it "
 		"changes; the definitions of what the changed code uses, "
-		"numbered as the base tree (before the series). Read more "
+		"numbered as the base tree (before the series), but for the "
+		"most common ones (struct page, kfree(), ...). Read more "
 		"with the tools when they are offered.\n<<<DATA-%s "
 		"tree-context\n";
 	struct pf p = { .ctx = ctx, .d = md->d, .note = note };
@@ -1140,9 +1142,23 @@ int rb_model_prefetch(struct rb_buf *out, struct rb_buf *note,
 	if (p.nsy)
 		qsort(p.sy, p.nsy, sizeof(*p.sy), sym_cmp);
 	for (i = 0; ctx->base_tree && i < p.nsy && !ret; i++) {
+		size_t nb;
+
 		if (p.st.lookups >= MAX_LOOKUPS || full(&p)) {
 			ret = note_rest(&p, i);
 			break;
+		}
+		/*
+		 * A word in thousands of files ("page", "task_struct") costs
+		 * seconds to search and names what the model knows best: left
+		 * to find_definition. One no file holds has no definition.
+		 */
+		nb = tools_of(&p) ?
+			     rb_model_tools_word_blobs(p.tools, p.sy[i].name) :
+			     0;
+		if (!nb || nb > COMMON_BLOBS) {
+			p.st.common += nb > COMMON_BLOBS;
+			continue;
 		}
 		ret = show_def(&p, &p.sy[i]);
 	}

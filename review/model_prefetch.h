@@ -14,7 +14,11 @@
  *  3. the definitions, from the base tree (before the series), of the
  *     functions and macros the changed lines call and the structs and
  *     constants they use, then of what the rest of the changed functions
- *     call and use (find_definition through the word index).
+ *     call and use (find_definition through the word index); not of
+ *     words in more than 1,500 files of the tree ("page", "task_struct":
+ *     a search for one costs seconds on linux, and the model knows them
+ *     best), nor of the kernel's most common helpers (kfree(),
+ *     spin_lock(), ...).
  *
  * What does not fit is named in the prompt's coverage note. The same
  * patch and trees give the same bytes: every search is in tree order and
@@ -40,6 +44,7 @@ struct rb_model_prefetch_stats {
 	size_t defs; /* definitions shown */
 	size_t left_out; /* items the budget left out */
 	size_t lookups; /* definitions looked up */
+	size_t common; /* symbols in too many files to look up */
 };
 
 /*

@@ -2065,6 +2065,32 @@ int rb_model_tools_find_defs(struct rb_model_tools_def **out, size_t *n,
 	return 0;
 }
 
+size_t rb_model_tools_word_blobs(struct rb_model_tools *t, const char *word)
+{
+	struct widx *w;
+	const struct went *e;
+	const uint8_t *p;
+	size_t n, i, k = 0;
+	uint32_t x;
+
+	if (!t || !t->ctx.repo || !t->ctx.base_tree || !word)
+		return SIZE_MAX;
+	w = widx_get(t);
+	n = strlen(word);
+	if (!w)
+		return SIZE_MAX;
+	x = widx_word(w, word, n, hash_bytes(word, n));
+	if (x == UINT32_MAX)
+		return 0;
+	e = &w->w[x];
+	p = went_post(e);
+	n = e->plen & ~HEAP;
+	/* One blob a varint: the bytes without the continuation bit. */
+	for (i = 0; i < n; i++)
+		k += !(p[i] & 0x80);
+	return k;
+}
+
 int rb_model_tools_put_text(struct rb_buf *b, const char *s, size_t len)
 {
 	return put_text_nl(b, s, len, false);

@@ -112,6 +112,14 @@ int rb_model_tools_find_defs(struct rb_model_tools_def **out, size_t *n,
 void rb_model_tools_defs_free(struct rb_model_tools_def *v, size_t n);
 
 /*
+ * How many blobs of the base tree hold the word @word, through the word
+ * index (built on first use): what a search for it would read. 0 for a
+ * word no blob holds or one the index leaves out (under 3 bytes, a
+ * number); SIZE_MAX without an index (no base tree, or it failed).
+ */
+size_t rb_model_tools_word_blobs(struct rb_model_tools *t, const char *word);
+
+/*
  * Appends tree text (@len bytes, one line) as the tools return it: valid
  * UTF-8 (other bytes '?'), control characters but tab as '?', hidden
  * Unicode escaped. 0 or -RB_ENOMEM.

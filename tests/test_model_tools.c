@@ -774,6 +774,9 @@ static void test_find_defs(void **state)
 	assert_int_equal(rb_model_tools_find_defs(&v, &n, f->t, "a->b", true),
 			 0);
 	assert_int_equal(n, 0);
+	/* How many files a search for a word would read. */
+	assert_int_equal(rb_model_tools_word_blobs(f->t, "a_helper"), 2);
+	assert_int_equal(rb_model_tools_word_blobs(f->t, "no_such_word"), 0);
 	/* Not counted as the model's calls. */
 	{
 		struct rb_model_tools_usage u;
