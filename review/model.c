@@ -812,6 +812,7 @@ static int review_prepare(struct review *r)
 			.index = ctx->index,
 			.cover = ctx->cover_body,
 			.prev_review = ctx->prev_review,
+			.applied = ctx->patches ? ctx->applied_all : NULL,
 		};
 
 		ret = rb_model_tools_new(&r->tools, &tc, &r->o->tool_limits);

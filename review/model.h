@@ -100,6 +100,9 @@ struct rb_model_patch_ctx {
 	 * (model_diff.h); NULL leaves the mail's numbers.
 	 */
 	const struct rb_apply_patch_result *applied;
+	/* Every part's apply ([n_subjects], NULL gaps), or NULL: for the
+	 * show_patch tool, which numbers the parts as the tree too. */
+	const struct rb_apply_patch_result *const *applied_all;
 };
 
 /* Is @name a focus: correctness, locking, memory, api or claims? */

@@ -19,6 +19,7 @@
 #include "review/diff.h"
 #include "review/model.h"
 #include "review/model_diff.h"
+#include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -224,6 +225,66 @@ int rb_model_diff_parse(struct rb_model_diff *out,
 			shift_hunk(&f->hunks[h], by);
 		}
 	}
+	return ret;
+}
+
+/* The hunk whose header is line @no of the text, or NULL. */
+static const struct rb_diff_hunk *hunk_at(const struct rb_diff *d, uint32_t no)
+{
+	size_t i, h;
+
+	for (i = 0; i < d->n_files; i++)
+		for (h = 0; h < d->files[i].n_hunks; h++)
+			if (d->files[i].hunks[h].patch_lineno == no)
+				return &d->files[i].hunks[h];
+	return NULL;
+}
+
+int rb_model_diff_text(struct rb_buf *out, const char *text, size_t len,
+		       const struct rb_apply_patch_result *pr,
+		       git_repository *repo)
+{
+	struct rb_model_patch_ctx ctx = {
+		.patch = text,
+		.patch_len = len,
+		.repo = repo,
+		.tree = pr ? &pr->tree : NULL,
+		.applied = pr,
+	};
+	struct rb_model_diff md = { 0 };
+	const char *s = text, *e = text + len;
+	uint32_t no = 1;
+	int ret;
+
+	ret = rb_model_diff_parse(&md, &ctx);
+	if (ret == -RB_ENOMEM)
+		goto out;
+	if (ret || !md.moved) {
+		rb_err_clear();
+		ret = rb_buf_add(out, text, len);
+		goto out;
+	}
+	while (!ret && s < e) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		const char *le = nl ? nl + 1 : e;
+		const struct rb_diff_hunk *h = hunk_at(md.d, no++);
+		const char *rest =
+			h && le - s > 2 ?
+				memmem(s + 2, (size_t)(le - s - 2), "@@", 2) :
+				NULL;
+
+		if (h && rest)
+			ret = rb_buf_printf(out, "@@ -%u,%u +%u,%u ",
+					    h->old_start, h->old_count,
+					    h->new_start, h->new_count);
+		else
+			rest = s;
+		if (!ret)
+			ret = rb_buf_add(out, rest, (size_t)(le - rest));
+		s = le;
+	}
+out:
+	rb_model_diff_release(&md);
 	return ret;
 }
 

@@ -20,6 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <git2.h>
+
+struct rb_buf;
 struct rb_diff;
 struct rb_model_patch_ctx;
 
@@ -44,6 +47,18 @@ struct rb_model_diff {
 int rb_model_diff_parse(struct rb_model_diff *out,
 			const struct rb_model_patch_ctx *ctx);
 void rb_model_diff_release(struct rb_model_diff *md);
+
+/*
+ * @text (@len bytes: a commit message and a diff, as show_patch gives a
+ * part of the series) into @out with every hunk header numbered as the
+ * tree: @pr is that part's apply (its tree, in @repo, holds the files
+ * after it, for a merged file's hunks). The text is otherwise unchanged.
+ * A text that does not parse is copied as it is. 0 or -RB_ENOMEM.
+ */
+struct rb_apply_patch_result;
+int rb_model_diff_text(struct rb_buf *out, const char *text, size_t len,
+		       const struct rb_apply_patch_result *pr,
+		       git_repository *repo);
 
 /*
  * The mail's number of line @line (the tree's) of @path on its side: the

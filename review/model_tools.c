@@ -61,6 +61,7 @@
 
 #include "review/code_c.h"
 #include "review/hidden.h"
+#include "review/model_diff.h"
 #include "review/model_prompt.h"
 #include "review/model_tools.h"
 #include "util/buf.h"
@@ -2122,6 +2123,17 @@ static int tool_show_patch(struct rb_model_tools *t, struct args *a,
 				     i, t->ctx.n_patches);
 	ret = rb_buf_printf(out, "patch %lld/%zu%s:\n", i, t->ctx.n_patches,
 			    i == t->ctx.index ? " (the one under review)" : "");
+	/* Its hunks numbered as the tree, as the prompt's diff is. */
+	if (!ret && t->ctx.applied && t->ctx.applied[i - 1] && t->ctx.repo) {
+		struct rb_buf tmp = RB_BUF_INIT(RB_BUF_NOLIMIT);
+
+		ret = rb_model_diff_text(&tmp, p, strlen(p),
+					 t->ctx.applied[i - 1], t->ctx.repo);
+		if (!ret)
+			ret = put_text(out, tmp.ptr, tmp.len);
+		rb_buf_release(&tmp);
+		return ret;
+	}
 	return ret ? ret : put_text(out, p, strlen(p));
 }
 

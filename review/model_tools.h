@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <git2.h>
 
+struct rb_apply_patch_result;
 struct rb_buf;
 struct rb_model_tools;
 
@@ -38,6 +39,11 @@ struct rb_model_tools_ctx {
 	int index; /* 1-based: the patch under review */
 	const char *cover; /* the cover letter body, or NULL */
 	const char *prev_review; /* what was said on v(n-1), or NULL */
+	/*
+	 * Each part's apply ([n_patches], NULL gaps), or NULL: show_patch
+	 * numbers a part's hunks as the tree (model_diff.h).
+	 */
+	const struct rb_apply_patch_result *const *applied;
 };
 
 /* Limits per patch; 0 takes the default. */

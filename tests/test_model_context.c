@@ -496,6 +496,58 @@ static void test_renumber(void **state)
 	rb_buf_release(&user);
 }
 
+/* show_patch numbers a part as the tree too. */
+static void test_show_patch_numbers(void **state)
+{
+	struct fx *f = *state;
+	struct rb_model_patch_ctx pc;
+	struct rb_buf text = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf out = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	const struct rb_apply_patch_result *applied[1];
+	const char *parts[1];
+	struct rb_model_tools *t = NULL;
+	struct rb_model_tools_ctx tc = { 0 };
+	size_t at = f->get_line + 1;
+	char want[64];
+
+	make_patch(f, 37);
+	apply(f, &pc);
+	rb_buf_printf(&text, "mm: pf_get fails\n\n---\n%s", f->patch.ptr);
+	parts[0] = text.ptr;
+	applied[0] = &f->ar->patches[0];
+	tc.repo = f->ar->repo;
+	tc.base_tree = &f->base_tree;
+	tc.tip_tree = &f->ar->tree;
+	tc.patches = parts;
+	tc.n_patches = 1;
+	tc.index = 1;
+	tc.applied = applied;
+	assert_int_equal(rb_model_tools_new(&t, &tc, NULL), 0);
+	assert_int_equal(rb_model_tools_call(t, "show_patch", "{\"index\": 1}",
+					     12, &out),
+			 0);
+	if (getenv("RB_SHOW_PROMPT"))
+		fprintf(stderr, "%s\n", out.ptr);
+	snprintf(want, sizeof(want), "@@ -%zu,7 +%zu,9 @@ int pf_get(", at, at);
+	has(out.ptr, want);
+	has(out.ptr, "mm: pf_get fails\n");
+	has(out.ptr, "+\t\treturn -EINVAL;\n");
+	snprintf(want, sizeof(want), "@@ -%zu,", at - 37);
+	hasnt(out.ptr, want);
+	rb_model_tools_free(t);
+	/* Without the apply: the text as the mail has it. */
+	tc.applied = NULL;
+	assert_int_equal(rb_model_tools_new(&t, &tc, NULL), 0);
+	rb_buf_reset(&out);
+	assert_int_equal(rb_model_tools_call(t, "show_patch", "{\"index\": 1}",
+					     12, &out),
+			 0);
+	has(out.ptr, want);
+	rb_model_tools_free(t);
+	rb_buf_release(&out);
+	rb_buf_release(&text);
+}
+
 /* A file the 3-way merge placed: numbers found, or said to be rough. */
 static void test_renumber_merged(void **state)
 {
@@ -874,6 +926,8 @@ int main(void)
 		cmocka_unit_test(test_recogniser_odd),
 		cmocka_unit_test_setup_teardown(test_renumber, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_renumber_merged, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_show_patch_numbers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch_hostile, setup,
