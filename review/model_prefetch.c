@@ -65,7 +65,7 @@ struct changed {
 	char name[MAX_SYMBOL + 1];
 	bool macro, is_static;
 	size_t plus; /* its lines the patch adds */
-	unsigned contract;
+	unsigned int contract;
 	size_t *pos; /* changed lines (0-based), for a long function */
 	size_t npos, cpos;
 };
@@ -209,13 +209,13 @@ static bool full(const struct pf *p)
 /* ---- what the patch changes ---- */
 
 /* Does the name look like taking or dropping a lock, or a reference? */
-static unsigned contract_name(const char *s, size_t n)
+static unsigned int contract_name(const char *s, size_t n)
 {
 	static const char *const refs[] = { "mmget", "mmput", "mmgrab",
 					    "mmdrop" };
 	const char *c = s, *e = s + n;
 	bool first = true;
-	unsigned r = 0;
+	unsigned int r = 0;
 	size_t i;
 
 	if ((n >= 5 && !memcmp(s, "down_", 5)) ||
@@ -237,9 +237,9 @@ static unsigned contract_name(const char *s, size_t n)
 		    (last && IS("zero") && n > 13) /* inc_not_zero */)
 			r |= C_REF;
 		if (first && IS("get") && u && !strncmp(u + 1, "user", 4))
-			r &= ~(unsigned)C_REF;
+			r &= ~(unsigned int)C_REF;
 		if (first && IS("put") && u && !strncmp(u + 1, "user", 4))
-			r &= ~(unsigned)C_REF;
+			r &= ~(unsigned int)C_REF;
 #undef IS
 		first = false;
 		c = u ? u + 1 : e;
@@ -248,9 +248,9 @@ static unsigned contract_name(const char *s, size_t n)
 }
 
 /* What a changed line says about the contract of its function. */
-static unsigned contract_line(const char *s, size_t n)
+static unsigned int contract_line(const char *s, size_t n)
 {
-	unsigned r = 0;
+	unsigned int r = 0;
 	size_t i = 0;
 
 	while (i < n) {
@@ -354,7 +354,7 @@ static int mark(struct pf *p, const char *path, const struct rb_c_lines *l,
 		size_t line, const struct rb_diff_line *dl)
 {
 	struct changed *c = changed_at(p, path, line);
-	unsigned con;
+	unsigned int con;
 	int ret = 0;
 
 	if (!c)
@@ -538,7 +538,7 @@ static struct rb_model_tools *tools_of(struct pf *p)
 	return p->tools;
 }
 
-static const char *contract_words(unsigned c, char *b, size_t n)
+static const char *contract_words(unsigned int c, char *b, size_t n)
 {
 	snprintf(b, n, "%s%s%s%s", c & C_HEAD ? ", its head" : "",
 		 c & C_RETURN ? ", a return value" : "",
