@@ -1062,6 +1062,21 @@ static int note_rest(struct pf *p, size_t i)
 
 /* ---- all of it ---- */
 
+static const char intro[] =
+	"Code from the tree, read for this patch before the review: "
+	"the functions it changes, whole and numbered as the tree "
+	"after this patch; the callers of those whose contract it "
+	"changes; the definitions of what the changed code uses, "
+	"numbered as the base tree (before the series), but for the "
+	"most common ones (struct page, kfree(), ...). Read more "
+	"with the tools when they are offered.\n<<<DATA-%s "
+	"tree-context\n";
+
+const char *rb_model_prefetch_intro(void)
+{
+	return intro;
+}
+
 static void pf_release(struct pf *p)
 {
 	size_t i;
@@ -1084,15 +1099,6 @@ int rb_model_prefetch(struct rb_buf *out, struct rb_buf *note,
 		      const struct rb_model_diff *md, const char *nonce,
 		      size_t budget, struct rb_model_prefetch_stats *stats)
 {
-	static const char intro[] =
-		"Code from the tree, read for this patch before the review: "
-		"the functions it changes, whole and numbered as the tree "
-		"after this patch; the callers of those whose contract it "
-		"changes; the definitions of what the changed code uses, "
-		"numbered as the base tree (before the series), but for the "
-		"most common ones (struct page, kfree(), ...). Read more "
-		"with the tools when they are offered.\n<<<DATA-%s "
-		"tree-context\n";
 	struct pf p = { .ctx = ctx, .d = md->d, .note = note };
 	size_t i, ncallers = 0, fence = sizeof(intro) + 64;
 	int ret = 0;

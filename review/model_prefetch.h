@@ -60,4 +60,7 @@ int rb_model_prefetch(struct rb_buf *out, struct rb_buf *note,
 		      const struct rb_model_diff *md, const char *nonce,
 		      size_t budget, struct rb_model_prefetch_stats *stats);
 
+/* The text that introduces the part: part of the prompt set's version. */
+const char *rb_model_prefetch_intro(void);
+
 #endif

@@ -503,6 +503,10 @@ static int add_commit_msg(struct rb_buf *user, struct rb_buf *note,
 	return ret;
 }
 
+static const char diff_intro[] =
+	"The diff, numbered as the tree it applied to (old: the tree before "
+	"this patch, new: after it).\n<<<DATA-%s diff\n";
+
 /*
  * The numbered diff, file by file and hunk by hunk, up to @end bytes:
  * numbered as the tree it applied to (model_diff.h), which is what the
@@ -517,11 +521,7 @@ static int add_diff(struct rb_buf *user, struct rb_buf *note,
 	size_t i, h;
 	int ret;
 
-	ret = rb_buf_printf(user,
-			    "The diff, numbered as the tree it applied to "
-			    "(old: the tree before this patch, new: after "
-			    "it).\n<<<DATA-%s diff\n",
-			    nonce);
+	ret = rb_buf_printf(user, diff_intro, nonce);
 	for (i = 0; !ret && i < d->n_files; i++) {
 		const struct rb_diff_file *f = &d->files[i];
 		const char *path = rb_diff_file_path(f);
@@ -644,6 +644,10 @@ int rb_model_prompt_version(char out[13], const char *guides_dir,
 		return ret;
 	}
 	rb_sha256_update(h, system_rules, sizeof(system_rules));
+	/* The texts that frame the diff and the tree context, too. */
+	rb_sha256_update(h, diff_intro, sizeof(diff_intro));
+	rb_sha256_update(h, rb_model_prefetch_intro(),
+			 strlen(rb_model_prefetch_intro()) + 1);
 	for (i = 0; i < n_texts; i++)
 		rb_sha256_update(h, texts[i], strlen(texts[i]) + 1);
 	rb_guides_hash(&g, h);
