@@ -100,6 +100,7 @@ struct pf {
 	bool tools_failed;
 	struct changed *ch;
 	size_t nch, cch;
+	bool too_many; /* more changed functions than MAX_CHANGED */
 	struct sym *sy;
 	size_t nsy, csy;
 	int tier; /* of the symbols being collected */
@@ -310,8 +311,16 @@ static int changed_add(struct pf *p, struct changed **out, const char *path,
 	} else if (!rb_c_block_at(l, line, &start, &end, &kind, &name, &nl)) {
 		return 0;
 	}
-	if (p->nch >= MAX_CHANGED)
-		return 0;
+	if (p->nch >= MAX_CHANGED) {
+		if (p->too_many)
+			return 0;
+		p->too_many = true;
+		p->st.left_out++;
+		return rb_buf_printf(p->note,
+				     "the changed functions after the first "
+				     "%d; ",
+				     MAX_CHANGED);
+	}
 	c = rb_grow(p->ch, &p->cch, p->nch, sizeof(*p->ch));
 	if (!c)
 		return rb_err(RB_ENOMEM, "out of memory");
