@@ -38,7 +38,7 @@ if [ -n "${BEFORE:-}" ]; then
 	{ cmake -S "$w/before" -B "$w/before/build" -DCMAKE_C_COMPILER=clang \
 		-DCMAKE_BUILD_TYPE=Release -DRB_BENCH=ON -DRB_SANITIZE=OFF \
 		-DRB_FUZZ=OFF && cmake --build "$w/before/build" -j2 \
-		--target bench_prompt; } >/dev/null ||
+		--target bench_prompt; } >/dev/null 2>&1 ||
 		bench_die "cannot build bench_prompt at $BEFORE"
 	run "$w/before/build/bench/bench_prompt" before
 fi
