@@ -97,6 +97,7 @@
 #define BLAME_COMMITS 40 /* commits listed under a blame */
 #define SHOW_WALK 1000000 /* commits walked to find one in the history */
 #define SHOW_SKEW (7 * 24 * 3600) /* committer clocks run this far off */
+#define SHOW_CHAIN 1024 /* first parents looked at for the base above */
 #define SHOW_FILES 100 /* paths a show_commit lists */
 #define SHOW_STAT_FILES 200 /* more files: no diffstat, no diff */
 #define SHOW_DIFF (12 * 1024) /* bytes of a show_commit's diff */
@@ -2442,6 +2443,28 @@ out:
 	return ret;
 }
 
+/* Does the base come within SHOW_CHAIN first parents below @c? */
+static bool on_base(const struct rb_model_tools *t, const git_commit *c)
+{
+	git_commit *cur = NULL, *p = NULL;
+	bool hit = false;
+	int k;
+
+	if (git_commit_dup(&cur, (git_commit *)c) < 0)
+		return false;
+	for (k = 0; k < SHOW_CHAIN && !hit; k++) {
+		if (!git_commit_parentcount(cur) ||
+		    git_commit_parent(&p, cur, 0) < 0)
+			break;
+		hit = git_oid_equal(git_commit_id(p), &t->base_commit);
+		git_commit_free(cur);
+		cur = p;
+		p = NULL;
+	}
+	git_commit_free(cur);
+	return hit;
+}
+
 /*
  * Is @id the base commit or one of its ancestors? A walk from the base,
  * newest first, that stops at commits older than @id by more than the
@@ -2460,6 +2483,12 @@ static int in_history(struct rb_model_tools *t, const git_commit *c)
 
 	if (git_oid_equal(id, &t->base_commit))
 		return 1;
+	/*
+	 * The apply's commits (whose dates come from the mail) sit on the
+	 * base: said at once, not after a walk down to their date.
+	 */
+	if (on_base(t, c))
+		return 0;
 	if (git_revwalk_new(&w, t->ctx.repo) < 0 ||
 	    git_revwalk_sorting(w, GIT_SORT_TIME) < 0 ||
 	    git_revwalk_push(w, &t->base_commit) < 0)
