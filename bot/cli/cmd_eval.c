@@ -337,6 +337,7 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	struct rb_findings f = { 0 };
 	struct rb_apply_result *ar = NULL;
 	git_commit *base = NULL;
+	const struct rb_apply_patch_result **all = NULL;
 	git_oid base_tree;
 	struct pair_score ps = { .jf = json_array() };
 	const char *tree_name = NULL;
@@ -355,6 +356,17 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 		git_oid_cpy(&base_tree, git_commit_tree_id(base));
 	git_commit_free(base);
 	pair_ctx(&ctx, r, p, ar, base ? &base_tree : NULL);
+	/* show_patch numbers the pair's own part as the tree too. */
+	if (ar && p->series_patches && p->index >= 1 &&
+	    (size_t)p->index <= p->n_subjects) {
+		all = calloc(p->n_subjects, sizeof(*all));
+		if (!all) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+		all[p->index - 1] = &ar->patches[0];
+		ctx.applied_all = all;
+	}
 	err = rb_model_review_patch(&f, &u, r->m, &ctx);
 	if (err) {
 		fprintf(stderr, "reviewbot: eval: pair %d: %s\n", p->id,
@@ -367,6 +379,7 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 out:
 	json_decref(ps.jf);
 	rb_findings_release(&f);
+	free(all);
 	rb_apply_result_free(ar);
 	return ret;
 }
