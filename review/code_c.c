@@ -3,13 +3,14 @@
  * code_c.c - the C recogniser of the model's prompt and tools. See
  * code_c.h.
  *
- * Measured on linux 6.1: about a third of the function heads in mm/ C files
- * are wrapped (the first line ends in ','), every SYSCALL_DEFINEn with
- * more than two arguments is, and so is zap_huge_pmd(); a recogniser that
- * looks for the head on one line misses them all. Here a function is
- * found from its body instead: the '{' in column 0 that opens it, then
- * the head is the run of lines above it back to a blank line, a comment,
- * a preprocessor line or the end of what came before.
+ * Measured on linux 6.1: 1,913 of the 5,175 function heads ctags finds
+ * in the .c files of mm/ are wrapped (the first line ends in ','), and so
+ * are 195 of the 251 SYSCALL_DEFINE3..6 of mm/, kernel/ and fs/, and
+ * zap_huge_pmd(); a recogniser that looks for the head on one line
+ * misses them all. Here a function is found from its body instead: the
+ * '{' in column 0 that opens it, then the head is the run of lines above
+ * it back to a blank line, a comment, a preprocessor line or the end of
+ * what came before.
  */
 #include <stdint.h>
 #include <stdlib.h>
