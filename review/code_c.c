@@ -559,7 +559,7 @@ static bool closes_on_line(const char *s, size_t n, size_t from)
  * on this line; *col: where the '{' is.
  */
 static bool body_open(const struct rb_c_lines *l, size_t i, bool *on_line,
-		      size_t *col)
+		      size_t *col, bool *cont)
 {
 	size_t n, k;
 	const char *s = rb_c_line(l, i, &n);
@@ -567,11 +567,50 @@ static bool body_open(const struct rb_c_lines *l, size_t i, bool *on_line,
 	bool closed = false;
 
 	*on_line = false;
+	*cont = false;
 	*col = 0;
 	if (!n)
 		return false;
 	if (s[0] == '{')
 		return true;
+	/*
+	 * The last line of a wrapped head that opens its body:
+	 * "\t\tint n) { return 0; }" (stubs in #else branches).
+	 */
+	if (s[0] == ' ' || s[0] == '\t') {
+		const char *p = skip_ws(s, s + n);
+
+		/* "\t\t\t{ return 0; }" under a head's ")" (slub's stubs). */
+		if (*p == '{' && i > 0) {
+			const char *pv = rb_c_line(l, i - 1, &k);
+
+			if (last_char(pv, k) == ')') {
+				*cont = true;
+				return true;
+			}
+			return false;
+		}
+		for (k = 0; k < n; k++) {
+			char c = s[k];
+
+			if (c == '(') {
+				depth++;
+			} else if (c == ')') {
+				if (--depth < -1)
+					return false;
+				closed |= depth == -1;
+			} else if (depth == -1 && (c == ';' || c == '=' ||
+						   c == ',' || c == '}')) {
+				return false;
+			} else if (c == '{' && depth == -1 && closed) {
+				*on_line = true;
+				*cont = true;
+				*col = k;
+				return true;
+			}
+		}
+		return false;
+	}
 	if (!rb_c_is_word((unsigned char)s[0]))
 		return false;
 	for (k = 0; k < n; k++) {
@@ -599,13 +638,27 @@ static bool body_open(const struct rb_c_lines *l, size_t i, bool *on_line,
 	return false;
 }
 
+/* if (, while (, ...: a statement, never a function's name. */
+static bool keyword(const char *s, size_t n)
+{
+	static const char *const names[] = { "if",     "for",	 "while",
+					     "switch", "return", "sizeof",
+					     "do",     "else",	 "case" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strlen(names[i]) == n && !memcmp(s, names[i], n))
+			return true;
+	return false;
+}
+
 /*
  * The first line of the head above the body that opens at line @b (the
  * line itself when @on_line), with what the head says in *h. false when
  * the lines above are not a function head.
  */
 static bool head_of(const struct rb_c_lines *l, size_t b, bool on_line,
-		    size_t *start, struct head_scan *h)
+		    bool cont, size_t *start, struct head_scan *h)
 {
 	size_t top = b, k = 0, knr = 0, i, n, stop;
 	const char *s, *word = NULL;
@@ -613,9 +666,20 @@ static bool head_of(const struct rb_c_lines *l, size_t b, bool on_line,
 	int depth = 0;
 
 	memset(h, 0, sizeof(*h));
-	if (!on_line) {
+	/* One blank line between a head and its '{' (mm/slub.c has it). */
+	if (!on_line && top >= 2) {
+		s = rb_c_line(l, top - 1, &n);
+		if (blank_line(s, n)) {
+			size_t pn;
+			const char *pv = rb_c_line(l, top - 2, &pn);
+
+			if (last_char(pv, pn) == ')')
+				top--;
+		}
+	}
+	if (!on_line || cont) {
 		/* K&R: "\tint a;" lines between the ")" and the "{". */
-		while (top > 0 && knr < KNR_LINES) {
+		while (!on_line && top > 0 && knr < KNR_LINES) {
 			s = rb_c_line(l, top - 1, &n);
 			if (!n || (s[0] != ' ' && s[0] != '\t') ||
 			    last_char(s, n) != ';' || rb_c_comment_line(s, n))
@@ -636,7 +700,9 @@ static bool head_of(const struct rb_c_lines *l, size_t b, bool on_line,
 			    rb_c_comment_line(s, n) || ends_comment(s, n))
 				break;
 			lc = last_char(s, n);
-			if (lc == '{' || lc == '}' || lc == '\\' || lc == ';')
+			/* "out:" is a label of the body above, not a head. */
+			if (lc == '{' || lc == '}' || lc == '\\' || lc == ';' ||
+			    lc == ':')
 				break;
 			top--;
 		}
@@ -653,18 +719,18 @@ static bool head_of(const struct rb_c_lines *l, size_t b, bool on_line,
 	stop = on_line ? b + 1 : b;
 	for (i = top; i < stop; i++) {
 		s = rb_c_line(l, i, &n);
-		if (on_line) {
+		if (on_line && i == b) {
 			size_t c = 0;
-			bool ol;
+			bool ol, ct;
 
-			body_open(l, i, &ol, &c);
+			body_open(l, i, &ol, &c, &ct);
 			n = c;
 		}
 		scan_head_text(h, s, n, &depth, &word, &wl);
 		if (h->assign)
 			return false;
 	}
-	if (!h->params)
+	if (!h->params || keyword(h->name, h->name_len))
 		return false;
 	s = rb_c_line(l, top, &n);
 	if (starts_word(s, n, "typedef") || starts_word(s, n, "extern"))
@@ -696,12 +762,12 @@ static bool body_end(const struct rb_c_lines *l, size_t b, bool on_line,
 
 /* The function whose body opens at @b, whole, into *out. */
 static bool func_from_body(struct rb_c_func *out, const struct rb_c_lines *l,
-			   size_t b, bool on_line, size_t col)
+			   size_t b, bool on_line, bool cont, size_t col)
 {
 	struct head_scan h;
 	size_t start, end;
 
-	if (!head_of(l, b, on_line, &start, &h) ||
+	if (!head_of(l, b, on_line, cont, &start, &h) ||
 	    !body_end(l, b, on_line, col, &end))
 		return false;
 	out->start = start;
@@ -719,7 +785,7 @@ bool rb_c_func_at(struct rb_c_func *out, const struct rb_c_lines *l,
 {
 	struct rb_c_func f;
 	size_t i, n, col;
-	bool on_line;
+	bool on_line, cont;
 
 	if (line >= l->n)
 		return false;
@@ -729,13 +795,15 @@ bool rb_c_func_at(struct rb_c_func *out, const struct rb_c_lines *l,
 
 		if (i < line && n && s[0] == '}')
 			break;
-		if (body_open(l, i, &on_line, &col)) {
-			if (func_from_body(&f, l, i, on_line, col) &&
+		if (body_open(l, i, &on_line, &col, &cont)) {
+			if (func_from_body(&f, l, i, on_line, cont, col) &&
 			    f.start <= line && f.end >= line) {
 				*out = f;
 				return true;
 			}
-			break;
+			/* "\tif (a &&\n\t    b) {" in a body: go on up. */
+			if (!cont)
+				break;
 		}
 		if (!i || line - i >= FUNC_LINES)
 			break;
@@ -744,13 +812,22 @@ bool rb_c_func_at(struct rb_c_func *out, const struct rb_c_lines *l,
 	for (i = line; i < l->n && i - line <= HEAD_LINES + KNR_LINES; i++) {
 		const char *s = rb_c_line(l, i, &n);
 
-		if (body_open(l, i, &on_line, &col)) {
-			if (func_from_body(&f, l, i, on_line, col) &&
+		if (body_open(l, i, &on_line, &col, &cont)) {
+			if (func_from_body(&f, l, i, on_line, cont, col) &&
 			    f.start <= line) {
 				*out = f;
 				return true;
 			}
 			return false;
+		}
+		/* One blank line may part a head from its '{'. */
+		if (blank_line(s, n) && i > line && i + 1 < l->n) {
+			size_t pn, nn;
+			const char *pv = rb_c_line(l, i - 1, &pn);
+			const char *nx = rb_c_line(l, i + 1, &nn);
+
+			if (last_char(pv, pn) == ')' && nn && nx[0] == '{')
+				continue;
 		}
 		if (blank_line(s, n) || (n && (s[0] == '}' || s[0] == '#')) ||
 		    (n && s[0] != ' ' && s[0] != '\t' &&

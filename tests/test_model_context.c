@@ -135,7 +135,24 @@ static const char heads[] =
 	"size_t, count)\n"
 	"{\n"
 	"\treturn ksys_readahead(fd, compat_arg_u64_glue(offset), count);\n"
-	"}\n";
+	"}\n"
+	"\n" /* 75: mm/slub.c's stubs and its __slab_free() */
+	"static inline bool alloc_debug_processing(struct kmem_cache *s,\n"
+	"\tstruct slab *slab, void *object, int orig_size) { return true; }\n"
+	"static inline unsigned long slabs_node(struct kmem_cache *s, int "
+	"node)\n"
+	"\t\t\t\t\t\t\t{ return 0; }\n"
+	"static void __slab_free(struct kmem_cache *s, struct slab *slab,\n"
+	"\t\t\tunsigned long addr)\n"
+	"\n"
+	"{\n"
+	"\tint was_frozen;\n"
+	"out:\n" /* 85 */
+	"\tif (was_frozen &&\n"
+	"\t    addr) {\n"
+	"\t\taddr++;\n"
+	"\t}\n"
+	"}\n"; /* 90 */
 
 /* The function at line @line (1-based): its name, start and end. */
 static void func_is(const struct rb_c_lines *l, size_t line, const char *name,
@@ -194,6 +211,16 @@ static void test_recogniser(void **state)
 	func_is(&l, 58, "old_style", 53, 59, false);
 	func_is(&l, 55, "old_style", 53, 59, false);
 	func_is(&l, 73, "readahead", 71, 74, true);
+	/* A wrapped head whose last line opens and closes the body; a body
+	 * on an indented line of its own; a blank line before the '{'; a
+	 * label and a wrapped if in the body. */
+	func_is(&l, 77, "alloc_debug_processing", 76, 77, false);
+	func_is(&l, 76, "alloc_debug_processing", 76, 77, false);
+	func_is(&l, 79, "slabs_node", 78, 79, false);
+	func_is(&l, 88, "__slab_free", 80, 90, false);
+	func_is(&l, 87, "__slab_free", 80, 90, false);
+	func_is(&l, 85, "__slab_free", 80, 90, false);
+	func_is(&l, 81, "__slab_free", 80, 90, false);
 	/* Not in a function: DEFINE_ macros, blank lines, the comment
 	 * above a head, a struct, a macro, an initialiser. */
 	no_func(&l, 1);
