@@ -2064,6 +2064,10 @@ static const struct key model_keys[] = {
 	    .min = 0, .max = 50),
 	KEY("max_words", K_INT, struct rb_model_config, max_words, .min = 10,
 	    .max = 10000),
+	KEY("prompt_tokens", K_INT, struct rb_model_config, prompt_tokens,
+	    .min = 1000, .max = 1000000),
+	KEY("prefetch_bytes", K_INT, struct rb_model_config, prefetch_bytes,
+	    .min = 0, .max = 4 << 20),
 	KEY("focuses", K_STRLIST, struct rb_model_config, focuses,
 	    .noff = offsetof(struct rb_model_config, n_focuses),
 	    .item = focus_item),
@@ -2351,6 +2355,8 @@ int rb_config_defaults(struct rb_config **out)
 	c->model.max_retries = 3;
 	c->model.max_findings = 3;
 	c->model.max_words = 400;
+	c->model.prompt_tokens = RB_MODEL_PROMPT_TOKENS;
+	c->model.prefetch_bytes = RB_MODEL_PREFETCH_BYTES;
 	c->model.tools.max_calls = 12;
 	c->model.tools.max_bytes = 96 << 10;
 	c->model.tools.verifier_calls = 16;

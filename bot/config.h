@@ -147,6 +147,8 @@ struct rb_model_config {
 	bool keep_uncertain;
 	int max_findings; /* per patch, default 3 */
 	int max_words; /* per patch, default 400 */
+	int prompt_tokens; /* one prompt's budget, default 48000 */
+	int prefetch_bytes; /* the tree context in it, default 100 KiB */
 	/* The finder's focuses, one call each (review/model.h); none: all */
 	char **focuses;
 	size_t n_focuses;

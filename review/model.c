@@ -27,6 +27,7 @@
 
 #include "review/diff.h"
 #include "review/model.h"
+#include "review/model_diff.h"
 #include "review/model_evidence.h"
 #include "review/model_plan.h"
 #include "review/model_prompt.h"
@@ -937,7 +938,8 @@ struct review {
 	struct rb_buf user_blind; /* the same without the commit message */
 	struct rb_buf fsys; /* the finders' system prompt, shared by all */
 	struct rb_buf cmsg; /* the commit message without identities */
-	struct rb_diff *d;
+	struct rb_model_diff md; /* the patch numbered as the tree */
+	struct rb_diff *d; /* md.d */
 	struct rb_model_tools *tools; /* the verifier's, or NULL: no tree */
 	struct rb_model_toolset ts;
 	bool offer; /* the calls get the tools (model.tools) */
@@ -1000,6 +1002,7 @@ static struct rb_model_tools_ctx tools_ctx(const struct rb_model_patch_ctx *ctx,
 		.index = ctx->index,
 		.cover = ctx->cover_body,
 		.prev_review = ctx->prev_review,
+		.applied = ctx->patches ? ctx->applied_all : NULL,
 	};
 
 	return tc;
@@ -1132,7 +1135,9 @@ static int review_prepare(struct review *r)
 	int ret;
 
 	rb_model_nonce(r->nonce);
-	ret = rb_diff_parse(&r->d, ctx->patch, ctx->patch_len);
+	/* The numbers the model cites are the tree's, as its prompt's. */
+	ret = rb_model_diff_parse(&r->md, ctx);
+	r->d = r->md.d;
 	if (!ret)
 		plan(r);
 	for (i = 0; !ret && i < r->plan.n_run; i++)
@@ -1762,6 +1767,7 @@ static int verifier_tools_new(struct review *r, struct rb_model_tools **out)
 		.index = ctx->index,
 		.cover = ctx->cover_body,
 		.prev_review = ctx->prev_review,
+		.applied = ctx->patches ? ctx->applied_all : NULL,
 	};
 
 	if (lim.max_calls <= 0 || lim.max_calls > VERIFY_TOOL_CALLS)
@@ -2113,10 +2119,15 @@ static int apply_policy(struct review *r, struct rb_findings *out)
 		}
 		rb_model_neutralise(msg.ptr);
 		rb_model_neutralise(f->quoted_code);
-		ret = rb_findings_add(out, "model", rb_model_name(r->m),
-				      f->category, f->severity, c->file,
-				      c->file && !f->old_side ? f->line : 0,
-				      f->quoted_code, msg.ptr, r->ctx->index);
+		/* The review quotes the mail's diff: the mail's numbers. */
+		ret = rb_findings_add(
+			out, "model", rb_model_name(r->m), f->category,
+			f->severity, c->file,
+			c->file && !f->old_side ?
+				rb_model_diff_mail_line(&r->md, c->file, false,
+							f->line) :
+				0,
+			f->quoted_code, msg.ptr, r->ctx->index);
 		if (ret)
 			break;
 		/* Why: kept with the finding for the dashboard, never mailed. */
@@ -2195,7 +2206,7 @@ int rb_model_review_patch(struct rb_findings *out, struct rb_model_usage *usage,
 	rb_model_tools_free(r.tools);
 	rb_model_tools_pool_free(r.reserve);
 	rb_model_tools_pool_free(r.own_pool);
-	rb_diff_free(r.d);
+	rb_model_diff_release(&r.md);
 	rb_buf_release(&r.sys);
 	rb_buf_release(&r.user);
 	rb_buf_release(&r.user_blind);

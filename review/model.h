@@ -46,6 +46,7 @@
 #include "review/findings.h"
 #include "review/model_provider.h"
 
+struct rb_apply_patch_result;
 struct rb_buf;
 struct rb_model;
 struct rb_model_tools_pool;
@@ -137,6 +138,16 @@ struct rb_model_patch_ctx {
 
 	/* The prompt (model_prompt.h) leaves the commit message out. */
 	bool no_commit_msg;
+	/*
+	 * Where each hunk of this patch went in (review/apply.h), or NULL:
+	 * the same text as @patch, applied to the tree before it, giving
+	 * @tree. The model sees the diff numbered as the tree
+	 * (model_diff.h); NULL leaves the mail's numbers.
+	 */
+	const struct rb_apply_patch_result *applied;
+	/* Every part's apply ([n_subjects], NULL gaps), or NULL: for the
+	 * show_patch tool, which numbers the parts as the tree too. */
+	const struct rb_apply_patch_result *const *applied_all;
 };
 
 /* Is @name a focus: correctness, locking, memory, api or claims? */

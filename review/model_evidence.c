@@ -248,14 +248,71 @@ static const char *last_of(const char *l, size_t n, const char *pat)
 	return NULL;
 }
 
+static bool search_row(const char *l, size_t n, size_t *plen, long *line,
+		       size_t *rest);
+
+/*
+ * "PATH:LINE: [function()] text", a row of find_callers (a tool result,
+ * or the callers shown in the prompt's tree context), at @side.
+ */
+static int callers_row(struct rb_model_seen *s, const char *l, size_t n,
+		       int side, int src)
+{
+	size_t plen, rest;
+	long line;
+
+	if (!search_row(l, n, &plen, &line, &rest))
+		return 0;
+	if (rest + 2 < n && l[rest] == ' ' && l[rest + 1] == '[') {
+		const char *q = memchr(l + rest, ']', n - rest);
+
+		if (q && q > l + rest + 3 && q[-1] == ')' && q[-2] == '(')
+			rest = (size_t)(q - l) + 1;
+	}
+	return seen_add(s, l, plen, side, line, l + rest, n - rest, src);
+}
+
+/*
+ * A heading of the prompt's tree context (model_prefetch.c): "=== WHAT
+ * in PATH, lines A-B of the tree after this patch" (tip) or "... of the
+ * base tree" (base), whose numbered lines follow; or "=== callers of
+ * NAME() ...", whose find_callers rows (at the series tip) follow.
+ * *callers says which; *path, *plen and *side the place of the lines.
+ */
+static void tree_heading(const char *l, size_t n, bool *callers,
+			 const char **path, size_t *plen, int *side)
+{
+	const char *lines = last_of(l, n, ", lines "), *in = NULL, *x;
+
+	*path = NULL;
+	*plen = 0;
+	*callers = starts(l, n, "=== callers of ");
+	if (*callers || !lines)
+		return;
+	for (x = l + 4; x + 4 <= lines; x++)
+		if (!memcmp(x, " in ", 4))
+			in = x;
+	if (!in || in + 4 >= lines)
+		return;
+	if (last_of(l, n, " of the tree after this patch"))
+		*side = 1;
+	else if (last_of(l, n, " of the base tree"))
+		*side = 0;
+	else
+		return;
+	*path = in + 4;
+	*plen = (size_t)(lines - *path);
+}
+
 int rb_model_seen_add_prompt(struct rb_model_seen *s, const char *text,
 			     const char *nonce)
 {
 	char open[40], close[40];
 	const char *l = text, *e, *path = NULL, *at;
 	size_t plen = 0, n;
-	enum { OUT, DIFF, FUNCS, OTHER } st = OUT;
-	int ret = 0;
+	enum { OUT, DIFF, FUNCS, TREE, OTHER } st = OUT;
+	bool callers = false;
+	int ret = 0, side = 1;
 
 	if (!text || !nonce || strlen(nonce) > 20)
 		return 0;
@@ -271,8 +328,10 @@ int rb_model_seen_add_prompt(struct rb_model_seen *s, const char *text,
 			n -= strlen(open);
 			st = n == 4 && !memcmp(at, "diff", 4)	   ? DIFF :
 			     n == 9 && !memcmp(at, "functions", 9) ? FUNCS :
-								     OTHER;
+			     n == 12 && !memcmp(at, "tree-context", 12) ? TREE :
+									  OTHER;
 			path = NULL;
+			callers = false;
 			continue;
 		}
 		if (starts(l, n, close)) {
@@ -292,6 +351,13 @@ int rb_model_seen_add_prompt(struct rb_model_seen *s, const char *text,
 		} else if (st == FUNCS && path) {
 			ret = numbered_row(s, path, plen, 1, SRC_PROMPT, l, n,
 					   ' ');
+		} else if (st == TREE && starts(l, n, "=== ")) {
+			tree_heading(l, n, &callers, &path, &plen, &side);
+		} else if (st == TREE && callers) {
+			ret = callers_row(s, l, n, 1, SRC_CALLERS);
+		} else if (st == TREE && path) {
+			ret = numbered_row(s, path, plen, side, SRC_PROMPT, l,
+					   n, ' ');
 		}
 	}
 	seen_sort(s);
@@ -371,22 +437,15 @@ int rb_model_seen_add_result(struct rb_model_seen *s, const char *name,
 		} else if (def && path && numbered(l, n)) {
 			ret = numbered_row(s, path, plen, side, SRC_TOOL, l, n,
 					   '\t');
+		} else if (callers) {
+			/* find_callers: "PATH:LINE: [function()] text". */
+			ret = callers_row(s, l, n, side, SRC_CALLERS);
 		} else if (search_row(l, n, &plen, &line, &rest)) {
 			path = l;
 			if (def)
 				continue; /* the head: its lines follow */
-			/* find_callers: " [function()] text". */
-			if (callers && rest + 2 < n && l[rest] == ' ' &&
-			    l[rest + 1] == '[') {
-				const char *q = memchr(l + rest, ']', n - rest);
-
-				if (q && q > l + rest + 3 && q[-1] == ')' &&
-				    q[-2] == '(')
-					rest = (size_t)(q - l) + 1;
-			}
 			ret = seen_add(s, path, plen, side, line, l + rest,
-				       n - rest,
-				       callers ? SRC_CALLERS : SRC_TOOL);
+				       n - rest, SRC_TOOL);
 		}
 		if (e == end)
 			break;

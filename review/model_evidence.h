@@ -39,8 +39,11 @@ void rb_model_seen_free(struct rb_model_seen *s);
 /*
  * The tree text of a prompt whose data is fenced by @nonce: the lines of
  * its "diff" block (model_prompt.c's numbered diff: an old-side number
- * makes a "base" line, a new-side number a "tip" line) and of its
- * "functions" block (tip). No other block is tree text (the commit
+ * makes a "base" line, a new-side number a "tip" line), of its
+ * "functions" block (tip) and of its "tree-context" block
+ * (model_prefetch.c: functions at the tip, definitions at the base,
+ * callers at the tip, each as its heading says). No other block is tree
+ * text (the commit
  * message, the cover letter, the findings, ...): they add nothing, and
  * neither does text outside a block. 0 or -RB_ENOMEM.
  */

@@ -12,9 +12,10 @@
  * The user prompt carries the data, every piece inside the markers: the
  * series context (cover subject, every patch subject), the commit message
  * as claims with identity trailers left out, the diff with old- and
- * new-side line numbers, the functions around each hunk read from the
- * tree after the patch (libgit2), and then what reviewers read beside
- * the patch: the cover letter, the changelog and range-diff since the
+ * new-side line numbers as the tree has them (model_diff.h), the code a
+ * reviewer opens first read from the trees (model_prefetch.h: the
+ * changed functions, callers, definitions), and then what reviewers
+ * read beside the patch: the cover letter, the changelog and range-diff since the
  * previous version, the outcomes of the findings raised on it (never
  * who said or judged what), and the subjects and diffstats of the later
  * patches. Sizes are counted at four bytes a token; what the budget
@@ -34,6 +35,8 @@
 #include "review/guides.h"
 #include "review/hidden.h"
 #include "review/model.h"
+#include "review/model_diff.h"
+#include "review/model_prefetch.h"
 #include "review/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -47,8 +50,6 @@
 #define BYTES_PER_TOKEN 4
 #define MAX_COMMIT_MSG 8192
 #define MAX_SUBJECTS 40 /* series subjects shown around this patch */
-#define MAX_FUNC_LINES 200
-#define MAX_BLOB (4u << 20)
 #define MAX_CONTEXT_TEXT 16384 /* bytes of one context text */
 #define MIN_CONTEXT_ROOM 256 /* less room than this: leave the part out */
 
@@ -328,124 +329,6 @@ static const char *status_name(enum rb_diff_status s)
 	}
 }
 
-static bool is_c_file(const char *p)
-{
-	size_t l = p ? strlen(p) : 0;
-
-	return l > 2 && p[l - 2] == '.' && (p[l - 1] == 'c' || p[l - 1] == 'h');
-}
-
-/* Line starts of @text: [n + 1] offsets. */
-static size_t *line_index(const char *text, size_t len, size_t *n)
-{
-	size_t cnt = 1, i, k = 0, *v;
-
-	for (i = 0; i < len; i++)
-		cnt += text[i] == '\n';
-	v = malloc((cnt + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	v[k++] = 0;
-	for (i = 0; i < len; i++)
-		if (text[i] == '\n')
-			v[k++] = i + 1;
-	if (v[k - 1] != len)
-		v[k++] = len;
-	else
-		cnt--;
-	*n = k - 1;
-	return v;
-}
-
-/* A line that opens a function definition (kernel style: at column 0). */
-static bool func_head(const char *s, size_t n)
-{
-	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	if (memchr(s, '(', n) == NULL)
-		return false;
-	if (s[n - 1] == ';' || s[n - 1] == ',' || s[n - 1] == '\\')
-		return false;
-	return !(n > 7 && !strncmp(s, "typedef", 7));
-}
-
-/* The functions around the hunks of one file, from the applied tree. */
-static int add_functions(struct rb_buf *b, const struct rb_model_patch_ctx *ctx,
-			 const struct rb_diff_file *f)
-{
-	git_tree *tree = NULL;
-	git_tree_entry *te = NULL;
-	git_blob *blob = NULL;
-	const char *text, *path = rb_diff_file_path(f);
-	size_t len, nl = 0, *li = NULL, h, last_end = 0;
-	int ret = 0;
-
-	if (!ctx->repo || !ctx->tree || f->status == RB_DIFF_DELETED ||
-	    !is_c_file(path) || f->is_binary)
-		return 0;
-	if (git_tree_lookup(&tree, ctx->repo, ctx->tree) ||
-	    git_tree_entry_bypath(&te, tree, path) ||
-	    git_blob_lookup(&blob, ctx->repo, git_tree_entry_id(te)))
-		goto out;
-	text = git_blob_rawcontent(blob);
-	len = (size_t)git_blob_rawsize(blob);
-	if (len > MAX_BLOB || git_blob_is_binary(blob))
-		goto out;
-	li = line_index(text, len, &nl);
-	if (!li)
-		goto out;
-	for (h = 0; h < f->n_hunks && !ret; h++) {
-		const struct rb_diff_hunk *hk = &f->hunks[h];
-		size_t at = hk->new_start + hk->leading, i, start = 0, end = 0;
-
-		if (!at || at > nl)
-			continue;
-		/* Up from the first changed line to the head, not past a '}'. */
-		for (i = at; i >= 1; i--) {
-			const char *s = text + li[i - 1];
-			size_t n = li[i] - li[i - 1];
-
-			if (n && s[n - 1] == '\n')
-				n--;
-			if (i < at && n && s[0] == '}')
-				break;
-			if (func_head(s, n)) {
-				start = i;
-				break;
-			}
-		}
-		if (!start || start <= last_end)
-			continue;
-		for (i = start + 1; i <= nl; i++)
-			if (text[li[i - 1]] == '}') {
-				end = i;
-				break;
-			}
-		if (!end || end < at)
-			continue;
-		last_end = end;
-		if (end - start + 1 > MAX_FUNC_LINES)
-			end = start + MAX_FUNC_LINES - 1;
-		ret = rb_buf_printf(b,
-				    "--- %s: lines %zu-%zu after the patch\n",
-				    path, start, end);
-		for (i = start; !ret && i <= end; i++) {
-			size_t n = li[i] - li[i - 1];
-
-			if (n && text[li[i - 1] + n - 1] == '\n')
-				n--;
-			ret = rb_buf_printf(b, "%5zu %.*s\n", i, (int)n,
-					    text + li[i - 1]);
-		}
-	}
-out:
-	free(li);
-	git_blob_free(blob);
-	git_tree_entry_free(te);
-	git_tree_free(tree);
-	return ret == -RB_ENOMEM ? ret : 0;
-}
-
 /*
  * One text of the context, fenced, clipped to @room bytes (and to
  * MAX_CONTEXT_TEXT); what is clipped or left out is named in @note.
@@ -625,23 +508,38 @@ static int add_commit_msg(struct rb_buf *user, struct rb_buf *note,
 	return ret;
 }
 
-/* The numbered diff, file by file and hunk by hunk, up to @end bytes. */
+static const char diff_intro[] =
+	"The diff, numbered as the tree it applied to (old: the tree before "
+	"this patch, new: after it).\n<<<DATA-%s diff\n";
+
+/*
+ * The numbered diff, file by file and hunk by hunk, up to @end bytes:
+ * numbered as the tree it applied to (model_diff.h), which is what the
+ * tools and the functions shown beside it number.
+ */
 static int add_diff(struct rb_buf *user, struct rb_buf *note,
-		    const struct rb_diff *d, const char *nonce, size_t end)
+		    const struct rb_model_diff *md, const char *nonce,
+		    size_t end)
 {
+	const struct rb_diff *d = md->d;
 	struct rb_buf part = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	size_t i, h;
 	int ret;
 
-	ret = rb_buf_printf(user, "The diff.\n<<<DATA-%s diff\n", nonce);
+	ret = rb_buf_printf(user, diff_intro, nonce);
 	for (i = 0; !ret && i < d->n_files; i++) {
 		const struct rb_diff_file *f = &d->files[i];
 		const char *path = rb_diff_file_path(f);
 
 		rb_buf_reset(&part);
-		ret = rb_buf_printf(&part, "File: %s (%s%s)\n", path,
+		ret = rb_buf_printf(&part, "File: %s (%s%s%s)\n", path,
 				    status_name(f->status),
-				    f->is_binary ? ", binary" : "");
+				    f->is_binary ? ", binary" : "",
+				    md->approx[i] ?
+					    ", merged: its line numbers are "
+					    "approximate, read_file for the "
+					    "exact ones" :
+					    "");
 		if (ret)
 			break;
 		if (user->len + part.len > end) {
@@ -673,41 +571,6 @@ static int add_diff(struct rb_buf *user, struct rb_buf *note,
 	return ret;
 }
 
-/* The enclosing functions, as much as the budget leaves room for. */
-static int add_enclosing(struct rb_buf *user, struct rb_buf *note,
-			 const struct rb_model_patch_ctx *ctx,
-			 const struct rb_diff *d, const char *nonce, size_t end)
-{
-	struct rb_buf part = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	struct rb_buf funcs = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; !ret && i < d->n_files; i++) {
-		rb_buf_reset(&part);
-		ret = add_functions(&part, ctx, &d->files[i]);
-		if (ret || !part.len)
-			continue;
-		if (user->len + funcs.len + part.len > end) {
-			ret = rb_buf_printf(note,
-					    "the enclosing functions in %s; ",
-					    rb_diff_file_path(&d->files[i]));
-			continue;
-		}
-		ret = rb_buf_add(&funcs, part.ptr, part.len);
-	}
-	if (!ret && funcs.len)
-		ret = rb_buf_printf(user,
-				    "The functions around the hunks, from the "
-				    "tree after this patch (new-side line "
-				    "numbers).\n<<<DATA-%s functions\n%s"
-				    "DATA-%s>>>\n\n",
-				    nonce, funcs.ptr, nonce);
-	rb_buf_release(&part);
-	rb_buf_release(&funcs);
-	return ret;
-}
-
 int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 			  struct rb_buf *coverage,
 			  const struct rb_model_opts *opts,
@@ -715,8 +578,10 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 			  const char *nonce)
 {
 	struct rb_buf note = RB_BUF_INIT(64 * 1024);
-	struct rb_diff *d = NULL;
+	struct rb_buf rest = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_model_diff md = { 0 };
 	size_t budget = (size_t)opts->prompt_tokens * BYTES_PER_TOKEN, end;
+	size_t room;
 	int ret;
 
 	ret = rb_buf_printf(system, system_rules, nonce, nonce);
@@ -727,16 +592,28 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 	if (!ret)
 		ret = add_commit_msg(user, &note, ctx, nonce);
 	if (!ret)
-		ret = rb_diff_parse(&d, ctx->patch, ctx->patch_len);
+		ret = rb_model_diff_parse(&md, ctx);
 	if (ret)
 		goto out;
 	/* What the user prompt may fill: the budget less the rules. */
 	end = budget > system->len + 2048 ? budget - system->len - 2048 : 0;
-	ret = add_diff(user, &note, d, nonce, end);
+	ret = add_diff(user, &note, &md, nonce, end);
+	/*
+	 * The series context first (each part capped), then the code from
+	 * the tree in what is left, up to its own budget; the code goes
+	 * before the context in the prompt.
+	 */
+	room = end > user->len ? end - user->len : 0;
 	if (!ret)
-		ret = add_enclosing(user, &note, ctx, d, nonce, end);
+		ret = add_context(&rest, &note, ctx, nonce, room);
+	room = room > rest.len ? room - rest.len : 0;
+	if (room > opts->prefetch_bytes)
+		room = opts->prefetch_bytes;
 	if (!ret)
-		ret = add_context(user, &note, ctx, nonce, end);
+		ret = rb_model_prefetch(user, &note, ctx, &md, nonce, room,
+					NULL);
+	if (!ret)
+		ret = rb_buf_add(user, rest.ptr, rest.len);
 	if (!ret && note.len) {
 		rb_buf_truncate(&note, note.len - 2);
 		ret = rb_buf_printf(user,
@@ -749,7 +626,8 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 	if (!ret)
 		ret = escape_hidden(user);
 out:
-	rb_diff_free(d);
+	rb_model_diff_release(&md);
+	rb_buf_release(&rest);
 	rb_buf_release(&note);
 	return ret;
 }
@@ -771,6 +649,10 @@ int rb_model_prompt_version(char out[13], const char *guides_dir,
 		return ret;
 	}
 	rb_sha256_update(h, system_rules, sizeof(system_rules));
+	/* The texts that frame the diff and the tree context, too. */
+	rb_sha256_update(h, diff_intro, sizeof(diff_intro));
+	rb_sha256_update(h, rb_model_prefetch_intro(),
+			 strlen(rb_model_prefetch_intro()) + 1);
 	for (i = 0; i < n_texts; i++)
 		rb_sha256_update(h, texts[i], strlen(texts[i]) + 1);
 	rb_guides_hash(&g, h);

@@ -42,6 +42,9 @@ struct rb_model_opts {
 	enum rb_fsev min_severity; /* findings below are dropped */
 	int near_lines; /* a quote may sit this far from its line (5) */
 	int prompt_tokens; /* the budget of one prompt (~4 bytes a token) */
+	/* Bytes of tree context the prompt carries (model_prefetch.h),
+	 * within prompt_tokens; 0: none. */
+	size_t prefetch_bytes;
 	size_t max_reply; /* bytes of one reply, default 1 MiB */
 	const char *guides_dir; /* default: RB_GUIDES_DIR */
 	const char *record_dir; /* record every exchange here, or NULL */
@@ -76,13 +79,21 @@ struct rb_model_opts {
 	bool prompt_cache;
 };
 
+/*
+ * The prompt's budget holds the prefetch (100 KiB of the code around the
+ * patch, model_prefetch.h), the diff, the rules and the series context.
+ */
+#define RB_MODEL_PROMPT_TOKENS 48000
+#define RB_MODEL_PREFETCH_BYTES (100 * 1024)
+
 #define RB_MODEL_OPTS_INIT                                                    \
 	{                                                                     \
 		.provider = "none", .max_tokens_field = "max_tokens",         \
 		.max_tokens = 4096, .timeout_seconds = 120, .concurrency = 2, \
 		.max_retries = 3, .retry_base_ms = 1000, .max_findings = 3,   \
 		.max_words = 400, .min_severity = RB_FSEV_LOW,                \
-		.near_lines = 5, .prompt_tokens = 24000,                      \
+		.near_lines = 5, .prompt_tokens = RB_MODEL_PROMPT_TOKENS,     \
+		.prefetch_bytes = RB_MODEL_PREFETCH_BYTES,                    \
 		.max_reply = 1u << 20, .blind_focuses = 0x5,                  \
 		.focus_planner = true, .prompt_cache = true,                  \
 	}

@@ -38,9 +38,10 @@
  * a word search well under a second (docs/ARCHITECTURE.md).
  *
  * The recogniser of definitions (macros, functions, struct/union/enum,
- * typedefs, globals) and call sites works on lines in kernel style (a
- * definition starts in column 0, a call is in an indented line); it is a
- * heuristic: a miss is "no definition found", never an error.
+ * typedefs, globals) is review/code_c.h, which the prompt shares; call
+ * sites are lines in kernel style (a definition starts in column 0, a
+ * call is in an indented line). It is a heuristic: a miss is "no
+ * definition found", never an error.
  *
  * Tree text is hostile: every line returned is valid UTF-8 (other bytes
  * become '?'), control characters are '?', hidden Unicode is escaped
@@ -59,7 +60,10 @@
 
 #include <jansson.h>
 
+#include "review/code_c.h"
 #include "review/hidden.h"
+#include "review/model_diff.h"
+#include "review/model_prompt.h"
 #include "review/model_tools.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -88,6 +92,20 @@
 #define HIST_DEFAULT 20
 #define HIST_MAX 100
 #define HIST_WALK 20000 /* commits walked by path_history */
+#define BLAME_DEFAULT 40 /* lines blame gives without an end */
+#define BLAME_MAX 100
+#define BLAME_DEPTH 5000 /* first parents blame walks at most */
+#define BLAME_COMMITS 40 /* commits listed under a blame */
+#define SHOW_WALK 1000000 /* commits walked to find one in the history */
+#define SHOW_SKEW (7 * 24 * 3600) /* committer clocks run this far off */
+#define SHOW_CHAIN 1024 /* first parents looked at for the base above */
+#define SHOW_FILES 100 /* paths a show_commit lists */
+#define SHOW_STAT_FILES 200 /* more files: no diffstat, no diff */
+#define SHOW_DIFF (12 * 1024) /* bytes of a show_commit's diff */
+#define LOG_DEFAULT 10
+#define LOG_MAX 50
+#define LOG_WALK 20000 /* commits walked by log */
+#define LOG_BLOBS 4000 /* changed files looked into by log */
 #define CALL_SECONDS 60 /* one search, whatever is left of the budget */
 #define BLOB_MAX (4u << 20) /* bigger blobs are not searched */
 #define WORK_MAX (1u << 20) /* a tool's text before the result cap */
@@ -548,6 +566,34 @@ static const char defs_json[] =
 	"\"path\": {\"type\": \"string\"}, "
 	"\"max\": {\"type\": \"integer\", \"description\": \"commits to "
 	"list, default 20, at most 100\"}}, "
+	"\"required\": [\"path\"]}}, "
+	"{\"name\": \"blame\", \"description\": \"git blame of lines of a "
+	"file at the base: the commit and date of each line. At most 100 "
+	"lines a call.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"path\": {\"type\": \"string\"}, "
+	"\"start\": {\"type\": \"integer\"}, "
+	"\"end\": {\"type\": \"integer\"}}, "
+	"\"required\": [\"path\"]}}, "
+	"{\"name\": \"show_commit\", \"description\": \"A commit of the "
+	"base's history (e.g. a Fixes: target): message, files changed and "
+	"the diff, cut at 12 KiB.\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"commit\": {\"type\": \"string\", \"description\": \"7 to 40 "
+	"hex digits\"}, "
+	"\"path\": {\"type\": \"string\", \"description\": \"only the "
+	"diff of this path\"}}, "
+	"\"required\": [\"commit\"]}}, "
+	"{\"name\": \"log\", \"description\": \"git log -S / -G of a path "
+	"from the base commit: the commits whose diff adds or removes a "
+	"string (S) or a line matching a POSIX extended regex (G).\", "
+	"\"parameters\": {\"type\": \"object\", \"properties\": {"
+	"\"path\": {\"type\": \"string\", \"description\": \"a file or "
+	"a directory\"}, "
+	"\"S\": {\"type\": \"string\"}, "
+	"\"G\": {\"type\": \"string\"}, "
+	"\"max\": {\"type\": \"integer\", \"description\": \"commits to "
+	"list, default 10, at most 50\"}}, "
 	"\"required\": [\"path\"]}}"
 	"]";
 
@@ -556,53 +602,22 @@ const char *rb_model_tools_defs(void)
 	return defs_json;
 }
 
-/* ---- lines of a blob ---- */
+/* ---- lines of a blob (review/code_c.h) ---- */
 
-struct lines {
-	const char *p;
-	size_t len;
-	size_t *off; /* start of each line */
-	size_t n;
-};
-
-static void lines_release(struct lines *l)
+static void lines_release(struct rb_c_lines *l)
 {
-	free(l->off);
-	memset(l, 0, sizeof(*l));
+	rb_c_lines_release(l);
 }
 
-static int lines_split(struct lines *l, const char *p, size_t len)
+static int lines_split(struct rb_c_lines *l, const char *p, size_t len)
 {
-	size_t i, cap = 0;
-
-	memset(l, 0, sizeof(*l));
-	l->p = p;
-	l->len = len;
-	for (i = 0; i < len;) {
-		const char *nl = memchr(p + i, '\n', len - i);
-		size_t *v = rb_grow(l->off, &cap, l->n, sizeof(*l->off));
-
-		if (!v) {
-			lines_release(l);
-			return rb_err(RB_ENOMEM, "model tools: out of memory");
-		}
-		l->off = v;
-		l->off[l->n++] = i;
-		i = nl ? (size_t)(nl - p) + 1 : len;
-	}
-	return 0;
+	return rb_c_lines_split(l, p, len);
 }
 
 /* Line @i (0-based) without its newline. */
-static const char *line_at(const struct lines *l, size_t i, size_t *len)
+static const char *line_at(const struct rb_c_lines *l, size_t i, size_t *len)
 {
-	size_t b = l->off[i];
-	size_t e = i + 1 < l->n ? l->off[i + 1] : l->len;
-
-	if (e > b && l->p[e - 1] == '\n')
-		e--;
-	*len = e - b;
-	return l->p + b;
+	return rb_c_line(l, i, len);
 }
 
 /* ---- read_file ---- */
@@ -614,7 +629,7 @@ static int tool_read_file(struct rb_model_tools *t, struct args *a,
 	size_t plen, i, n;
 	long long start, end;
 	git_blob *blob = NULL;
-	struct lines l = { 0 };
+	struct rb_c_lines l = { 0 };
 	int side, ret;
 
 	ret = arg_str(a, "path", true, &path, &plen, MAX_PATH);
@@ -760,6 +775,9 @@ struct search {
 	size_t ndcap;
 	struct widx *wi; /* borrowed from t */
 	uint8_t *cand; /* blobs of wi that can match, or NULL: any */
+	bool collect; /* rb_model_tools_find_defs(): rows into coll */
+	struct rb_model_tools_def *coll;
+	size_t ccoll;
 };
 
 static struct widx *widx_get(struct rb_model_tools *t);
@@ -778,229 +796,7 @@ static bool c_file(const char *path)
 /* Does @s[0..@n) hold @w as a whole word? Its offset, or -1. */
 static long find_word(const char *s, size_t n, const char *w, size_t wl)
 {
-	const char *p = s, *e = s + n;
-
-	while (p < e) {
-		const char *m = memmem(p, (size_t)(e - p), w, wl);
-
-		if (!m)
-			return -1;
-		if ((m == s || !is_word((unsigned char)m[-1])) &&
-		    (m + wl == e || !is_word((unsigned char)m[wl])))
-			return m - s;
-		p = m + 1;
-	}
-	return -1;
-}
-
-static const char *skip_ws(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
-static bool starts_word(const char *s, size_t n, const char *w)
-{
-	size_t wl = strlen(w);
-
-	return n >= wl && !memcmp(s, w, wl) &&
-	       (n == wl || !is_word((unsigned char)s[wl]));
-}
-
-/*
- * After the parameter list of a function-like line at @l line @i, offset
- * @o (just past the symbol): a body ('{') or a declaration? Skips
- * annotations such as __acquires(x) and attributes; bounded.
- */
-static bool has_body(const struct lines *l, size_t i, size_t o)
-{
-	int depth = 0, nlines = 0;
-	bool seen = false;
-
-	for (; i < l->n && nlines < 30; i++, nlines++, o = 0) {
-		size_t n, k;
-		const char *s = line_at(l, i, &n);
-
-		for (k = o; k < n; k++) {
-			char c = s[k];
-
-			if (c == '(') {
-				depth++;
-				seen = true;
-			} else if (c == ')') {
-				if (--depth < 0)
-					return false;
-			} else if (depth == 0 && seen) {
-				if (c == '{')
-					return true;
-				if (c == ';' || c == ',' || c == '=' ||
-				    c == '}')
-					return false;
-			} else if (depth == 0 && !seen && c != ' ' &&
-				   c != '\t') {
-				return false;
-			}
-		}
-		/* A comment or a preprocessor line ends the search. */
-		if (depth == 0 && seen && i + 1 < l->n) {
-			const char *nx = line_at(l, i + 1, &n);
-
-			if (n && nx[0] == '#')
-				return false;
-		}
-	}
-	return false;
-}
-
-/* Are the parentheses in @s[0..@n) all closed (annotations, not a call)? */
-static bool closed_parens(const char *s, size_t n)
-{
-	int depth = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '(')
-			depth++;
-		else if (s[i] == ')' && --depth < 0)
-			return false;
-	}
-	return depth == 0;
-}
-
-/*
- * Is line @i of @l a definition of @sym? Its kind ("function", "macro",
- * ...) or NULL. Kernel style: definitions start in column 0.
- */
-static const char *def_kind(const struct lines *l, size_t i, const char *sym,
-			    size_t sl)
-{
-	size_t n;
-	const char *s = line_at(l, i, &n), *e = s + n, *p;
-	long at;
-
-	if (!n)
-		return NULL;
-	if (s[0] == '#') {
-		p = skip_ws(s + 1, e);
-		if (!starts_word(p, (size_t)(e - p), "define"))
-			return NULL;
-		p = skip_ws(p + 6, e);
-		if ((size_t)(e - p) >= sl && !memcmp(p, sym, sl) &&
-		    (p + sl == e || !is_word((unsigned char)p[sl])))
-			return "macro";
-		return NULL;
-	}
-	if (!is_word((unsigned char)s[0]) && s[0] != '}')
-		return NULL;
-	at = find_word(s, n, sym, sl);
-	if (at < 0)
-		return NULL;
-	p = skip_ws(s + at + sl, e);
-	if (s[0] == '}') {
-		/* } name; closing a typedef or a variable of a struct */
-		return p < e && *p == ';' && !memchr(s, '(', (size_t)at) ?
-			       "typedef or variable" :
-			       NULL;
-	}
-	if (starts_word(s, n, "extern") || starts_word(s, n, "return") ||
-	    starts_word(s, n, "EXPORT_SYMBOL") ||
-	    starts_word(s, n, "EXPORT_SYMBOL_GPL"))
-		return NULL;
-	if (starts_word(s, n, "typedef")) {
-		if (p < e && (*p == ';' || *p == ')' || *p == '['))
-			return "typedef";
-		return NULL;
-	}
-	/* struct/union/enum NAME { */
-	if (at > 0) {
-		const char *q = s + at - 1;
-		const char *kw;
-		size_t kl;
-
-		while (q > s && (*q == ' ' || *q == '\t'))
-			q--;
-		kl = 0;
-		while (q - (long)kl >= s &&
-		       is_word((unsigned char)q[-(long)kl]))
-			kl++;
-		kw = q - kl + 1;
-		if ((kl == 6 && !memcmp(kw, "struct", 6)) ||
-		    (kl == 5 && !memcmp(kw, "union", 5)) ||
-		    (kl == 4 && !memcmp(kw, "enum", 4))) {
-			size_t nn;
-			const char *nx;
-
-			if (p < e && *p == '{')
-				return kl == 4 ? "enum" :
-				       kl == 5 ? "union" :
-						 "struct";
-			if (p == e && i + 1 < l->n) {
-				nx = line_at(l, i + 1, &nn);
-				if (nn && nx[0] == '{')
-					return kl == 4 ? "enum" :
-					       kl == 5 ? "union" :
-							 "struct";
-			}
-			return NULL;
-		}
-	}
-	if (p < e && *p == '(') {
-		/*
-		 * The first call-like word on the line outside annotations
-		 * such as __alloc_size(1) before it: a function.
-		 */
-		if (!closed_parens(s, (size_t)at) || memchr(s, '=', (size_t)at))
-			return NULL;
-		return has_body(l, i, (size_t)(p - s)) ? "function" : NULL;
-	}
-	if (p < e && (*p == '=' || *p == ';' || *p == '[' || *p == ',')) {
-		if (memchr(s, '(', (size_t)at) || memchr(s, '=', (size_t)at))
-			return NULL;
-		return "variable";
-	}
-	/* DEFINE_MUTEX(name); DEFINE_SPINLOCK(name); ... */
-	if (p < e && *p == ')' && at > 0 && s[at - 1] == '(') {
-		const char *d = strstr(s, "DEFINE_");
-
-		if (d && d < s + at && !memchr(s, '=', (size_t)at))
-			return "variable";
-	}
-	return NULL;
-}
-
-/* How many lines after @i a definition of @kind runs (bounded). */
-static size_t def_span(const struct lines *l, size_t i, const char *kind)
-{
-	size_t k, n;
-
-	for (k = i; k < l->n && k - i < DEF_LINES; k++) {
-		const char *s = line_at(l, k, &n);
-
-		if (kind[0] == 'm') { /* macro: while lines end in '\' */
-			if (!n || s[n - 1] != '\\')
-				return k - i + 1;
-		} else if (kind[0] == 'v' || kind[0] == 't') {
-			if (k > i && n && s[0] == '}' && memchr(s, ';', n))
-				return k - i + 1;
-			if (memchr(s, ';', n) && (k == i || s[0] != '\t') &&
-			    !memchr(s, '{', n))
-				return k - i + 1;
-		} else if (k > i && n && s[0] == '}') {
-			return k - i + 1;
-		}
-	}
-	return k - i;
-}
-
-/* Lines that are only a comment. */
-static bool comment_line(const char *s, size_t n)
-{
-	const char *p = skip_ws(s, s + n);
-	size_t r = (size_t)(s + n - p);
-
-	return r && (*p == '*' ||
-		     (r > 1 && p[0] == '/' && (p[1] == '*' || p[1] == '/')));
+	return rb_c_find_word(s, n, w, wl);
 }
 
 static int emit_row(struct search *sr, const char *path, size_t line,
@@ -1030,7 +826,7 @@ static int emit_row(struct search *sr, const char *path, size_t line,
 }
 
 static int search_grep(struct search *sr, const char *path,
-		       const struct lines *l)
+		       const struct rb_c_lines *l)
 {
 	size_t i, n;
 	int ret = 0;
@@ -1139,14 +935,36 @@ static int def_output(struct search *sr, struct rb_buf *tmp, struct rb_buf *out)
 	return ret;
 }
 
+/* A definition found for rb_model_tools_find_defs(): kept, not written. */
+static int def_collect(struct search *sr, const char *path, size_t i,
+		       const char *kind)
+{
+	struct rb_model_tools_def *v =
+		rb_grow(sr->coll, &sr->ccoll, sr->rows, sizeof(*sr->coll));
+
+	if (!v)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	sr->coll = v;
+	v += sr->rows;
+	memset(v, 0, sizeof(*v));
+	v->path = strdup(path);
+	if (!v->path)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	v->line = i + 1;
+	v->kind = kind;
+	v->rank = def_rank(path);
+	sr->rows++;
+	return 0;
+}
+
 static int search_def(struct search *sr, const char *path,
-		      const struct lines *l)
+		      const struct rb_c_lines *l)
 {
 	size_t i, k, n, span;
 	int ret = 0;
 
 	for (i = 0; i < l->n && !ret; i++) {
-		const char *kind = def_kind(l, i, sr->pat, sr->plen);
+		const char *kind = rb_c_def_kind(l, i, sr->pat, sr->plen);
 
 		if (!kind)
 			continue;
@@ -1154,10 +972,14 @@ static int search_def(struct search *sr, const char *path,
 			sr->more++;
 			continue;
 		}
+		if (sr->collect) {
+			ret = def_collect(sr, path, i, kind);
+			continue;
+		}
 		ret = def_row(sr, path);
 		if (ret)
 			break;
-		span = def_span(l, i, kind);
+		span = rb_c_def_span(l, i, kind, DEF_LINES);
 		ret = put_line(sr->out, path, strlen(path));
 		if (!ret)
 			ret = rb_buf_printf(sr->out, ":%zu: %s\n", i + 1, kind);
@@ -1177,33 +999,8 @@ static int search_def(struct search *sr, const char *path,
 	return ret;
 }
 
-/* The function a column-0 line opens, as its name: "foo" of "int foo(". */
-static bool fn_header(const char *s, size_t n, const char **name, size_t *nlen)
-{
-	const char *par, *q;
-
-	if (!n || !is_word((unsigned char)s[0]) ||
-	    starts_word(s, n, "extern") || starts_word(s, n, "typedef") ||
-	    starts_word(s, n, "struct") || memchr(s, '=', n) ||
-	    (n && s[n - 1] == ';'))
-		return false;
-	par = memchr(s, '(', n);
-	if (!par)
-		return false;
-	q = par;
-	while (q > s && (q[-1] == ' ' || q[-1] == '\t'))
-		q--;
-	*nlen = 0;
-	while (q > s && is_word((unsigned char)q[-1])) {
-		q--;
-		(*nlen)++;
-	}
-	*name = q;
-	return *nlen > 0;
-}
-
 static int search_callers(struct search *sr, const char *path,
-			  const struct lines *l)
+			  const struct rb_c_lines *l)
 {
 	const char *fn = NULL;
 	size_t i, n, fnlen = 0;
@@ -1218,17 +1015,17 @@ static int search_callers(struct search *sr, const char *path,
 			fn = NULL;
 			continue;
 		}
-		if (n && fn_header(s, n, &nm, &nml)) {
+		if (n && rb_c_fn_header(s, n, &nm, &nml)) {
 			fn = nm;
 			fnlen = nml;
 		}
 		at = find_word(s, n, sr->pat, sr->plen);
-		if (at < 0 || comment_line(s, n))
+		if (at < 0 || rb_c_comment_line(s, n))
 			continue;
 		/* Definitions and prototypes start in column 0. */
 		if (s[0] != ' ' && s[0] != '\t' && s[0] != '#')
 			continue;
-		if (s[0] == '#' && def_kind(l, i, sr->pat, sr->plen))
+		if (s[0] == '#' && rb_c_def_kind(l, i, sr->pat, sr->plen))
 			continue;
 		ret = emit_row(sr, path, i + 1, s, n, s[0] == '#' ? NULL : fn,
 			       fnlen);
@@ -1273,7 +1070,7 @@ static int search_run(struct search *sr)
 	for (i = 0; i < s->n && !ret; i++) {
 		const struct tfile *f = &s->f[i];
 		git_blob *blob = NULL;
-		struct lines l;
+		struct rb_c_lines l;
 
 		if (sr->prefix_len &&
 		    strncmp(f->path, sr->prefix, sr->prefix_len))
@@ -2210,6 +2007,99 @@ static int tool_find_callers(struct rb_model_tools *t, struct args *a,
 	return ret;
 }
 
+static int def_cmp(const void *a, const void *b)
+{
+	const struct rb_model_tools_def *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void rb_model_tools_defs_free(struct rb_model_tools_def *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+int rb_model_tools_find_defs(struct rb_model_tools_def **out, size_t *n,
+			     struct rb_model_tools *t, const char *sym,
+			     bool base)
+{
+	struct search sr = {
+		.t = t, .mode = S_DEF, .max_rows = DEFS_KEEP, .collect = true
+	};
+	size_t i, sl = sym ? strlen(sym) : 0;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	if (!t || !t->ctx.repo || !sl || sl > MAX_SYMBOL ||
+	    isdigit((unsigned char)sym[0]))
+		return 0;
+	for (i = 0; i < sl; i++)
+		if (!is_word((unsigned char)sym[i]))
+			return 0;
+	sr.side = base ? 0 : 1;
+	if (sr.side == 1 && !t->ctx.tip_tree)
+		sr.side = 0;
+	if (sr.side == 0 && !t->ctx.base_tree)
+		return 0;
+	sr.pat = sym;
+	sr.plen = sl;
+	if (!t->started) {
+		clock_gettime(CLOCK_MONOTONIC, &t->start);
+		t->started = true;
+	}
+	sr.deadline = call_deadline(t);
+	ret = search_run(&sr);
+	if (ret) {
+		rb_model_tools_defs_free(sr.coll, sr.rows);
+		return ret;
+	}
+	for (i = 0; i < sr.rows; i++)
+		sr.coll[i].order = i;
+	if (sr.rows)
+		qsort(sr.coll, sr.rows, sizeof(*sr.coll), def_cmp);
+	*out = sr.coll;
+	*n = sr.rows;
+	return 0;
+}
+
+size_t rb_model_tools_word_blobs(struct rb_model_tools *t, const char *word)
+{
+	struct widx *w;
+	const struct went *e;
+	const uint8_t *p;
+	size_t n, i, k = 0;
+	uint32_t x;
+
+	if (!t || !t->ctx.repo || !t->ctx.base_tree || !word)
+		return SIZE_MAX;
+	w = widx_get(t);
+	n = strlen(word);
+	if (!w)
+		return SIZE_MAX;
+	x = widx_word(w, word, n, hash_bytes(word, n));
+	if (x == UINT32_MAX)
+		return 0;
+	e = &w->w[x];
+	p = went_post(e);
+	n = e->plen & ~HEAP;
+	/* One blob a varint: the bytes without the continuation bit. */
+	for (i = 0; i < n; i++)
+		k += !(p[i] & 0x80);
+	return k;
+}
+
+int rb_model_tools_put_text(struct rb_buf *b, const char *s, size_t len)
+{
+	return put_text_nl(b, s, len, false);
+}
+
 /* ---- the series ---- */
 
 static int tool_show_patch(struct rb_model_tools *t, struct args *a,
@@ -2236,6 +2126,17 @@ static int tool_show_patch(struct rb_model_tools *t, struct args *a,
 				     i, t->ctx.n_patches);
 	ret = rb_buf_printf(out, "patch %lld/%zu%s:\n", i, t->ctx.n_patches,
 			    i == t->ctx.index ? " (the one under review)" : "");
+	/* Its hunks numbered as the tree, as the prompt's diff is. */
+	if (!ret && t->ctx.applied && t->ctx.applied[i - 1] && t->ctx.repo) {
+		struct rb_buf tmp = RB_BUF_INIT(RB_BUF_NOLIMIT);
+
+		ret = rb_model_diff_text(&tmp, p, strlen(p),
+					 t->ctx.applied[i - 1], t->ctx.repo);
+		if (!ret)
+			ret = put_text(out, tmp.ptr, tmp.len);
+		rb_buf_release(&tmp);
+		return ret;
+	}
 	return ret ? ret : put_text(out, p, strlen(p));
 }
 
@@ -2512,6 +2413,724 @@ static void pool_settle(struct rb_model_tools_pool *p, size_t room, size_t used,
 	pthread_mutex_unlock(&p->root->lock);
 }
 
+/* ---- history: blame, show_commit, log ---- */
+
+/* "2024-05-01" of a commit's time, into @b (11 bytes). */
+static void commit_date(const git_commit *c, char b[11])
+{
+	time_t tt = (time_t)git_commit_time(c);
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(b, 11, "%Y-%m-%d", &tm))
+		snprintf(b, 11, "%s", "unknown");
+}
+
+/* "0123456789ab 2024-05-01 subject\n" */
+static int commit_row(struct rb_buf *out, const git_commit *c)
+{
+	const char *sum = git_commit_summary((git_commit *)c);
+	char hex[13], date[11];
+	int ret;
+
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	commit_date(c, date);
+	ret = rb_buf_printf(out, "%s %s ", hex, date);
+	if (!ret && sum)
+		ret = put_line(out, sum, strlen(sum));
+	return ret ? ret : rb_buf_putc(out, '\n');
+}
+
+/* The relative path argument "path" of a history tool, checked. */
+static int arg_path(struct args *a, bool dir, const char **path, size_t *plen)
+{
+	int ret = arg_str(a, "path", true, path, plen, MAX_PATH);
+
+	if (ret)
+		return ret;
+	if (!path_ok(*path, *plen, dir))
+		return rb_buf_puts(a->err, "error: path must be a relative "
+					   "path in the tree, without \".\" "
+					   "or \"..\"\n") ?:
+		       -RB_EINVAL;
+	return 0;
+}
+
+/*
+ * The commit BLAME_DEPTH first parents below the base, where blame
+ * stops (libgit2's blame cannot be interrupted; this bounds its walk
+ * along the first parents). false when the history is shorter.
+ */
+static bool blame_bound(git_repository *repo, const git_oid *base, git_oid *out)
+{
+	git_commit *c = NULL, *p = NULL;
+	int k;
+
+	if (git_commit_lookup(&c, repo, base) < 0)
+		return false;
+	for (k = 0; k < BLAME_DEPTH; k++) {
+		if (git_commit_parentcount(c) == 0 ||
+		    git_commit_parent(&p, c, 0) < 0) {
+			git_commit_free(c);
+			return false;
+		}
+		git_commit_free(c);
+		c = p;
+		p = NULL;
+	}
+	git_oid_cpy(out, git_commit_id(c));
+	git_commit_free(c);
+	return true;
+}
+
+static int tool_blame(struct rb_model_tools *t, struct args *a,
+		      struct rb_buf *out)
+{
+	git_blame_options bo = GIT_BLAME_OPTIONS_INIT;
+	git_blame *bl = NULL;
+	git_blob *blob = NULL;
+	struct rb_c_lines l = { 0 };
+	git_oid seen[BLAME_COMMITS];
+	size_t nseen = 0, i, n, plen;
+	const char *path;
+	long long start, end;
+	char *p = NULL;
+	int ret;
+
+	ret = arg_path(a, false, &path, &plen);
+	if (!ret)
+		ret = arg_int(a, "start", 1, 1, 100000000, &start);
+	if (!ret)
+		ret = arg_int(a, "end", start + BLAME_DEFAULT - 1, 1, 100000000,
+			      &end);
+	if (ret)
+		return ret;
+	if (end < start)
+		return rb_buf_puts(a->err, "error: end is before start\n") ?:
+			       -RB_EINVAL;
+	if (!t->ctx.base_commit || !t->ctx.base_tree)
+		return rb_buf_puts(out, "no history: the base is not a commit "
+					"of a tree with history\n");
+	ret = blob_at(&blob, t, 0, path, a->err);
+	if (ret)
+		return ret;
+	if (git_blob_is_binary(blob)) {
+		ret = rb_buf_puts(a->err, "error: a binary file\n") ?:
+								      -RB_EINVAL;
+		goto out;
+	}
+	ret = lines_split(&l, git_blob_rawcontent(blob),
+			  (size_t)git_blob_rawsize(blob));
+	if (ret)
+		goto out;
+	if ((size_t)start > l.n) {
+		ret = rb_buf_printf(out, "%s at base has %zu lines\n", path,
+				    l.n);
+		goto out;
+	}
+	if (end - start + 1 > BLAME_MAX)
+		end = start + BLAME_MAX - 1;
+	if ((size_t)end > l.n)
+		end = (long long)l.n;
+	p = strndup(path, plen);
+	if (!p) {
+		ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+		goto out;
+	}
+	git_oid_cpy(&bo.newest_commit, &t->base_commit);
+	blame_bound(t->ctx.repo, &t->base_commit, &bo.oldest_commit);
+	bo.min_line = (size_t)start;
+	bo.max_line = (size_t)end;
+	if (git_blame_file(&bl, t->ctx.repo, p, &bo) < 0) {
+		const git_error *e = git_error_last();
+
+		ret = rb_buf_printf(a->err, "error: blame failed: %s\n", e && e->message ? e->message : "libgit2") ?:
+			      -RB_EINVAL;
+		goto out;
+	}
+	ret = rb_buf_printf(out,
+			    "%s at base, lines %lld-%lld of %zu: commit "
+			    "(\"^\": the oldest looked at, the line may be "
+			    "older), date, text\n",
+			    path, start, end, l.n);
+	for (i = (size_t)start; !ret && i <= (size_t)end; i++) {
+		const git_blame_hunk *h = git_blame_get_hunk_byline(bl, i);
+		git_commit *c = NULL;
+		char hex[13] = "?", date[11] = "?";
+		const char *s = line_at(&l, i - 1, &n);
+		size_t k;
+
+		if (h &&
+		    !git_commit_lookup(&c, t->ctx.repo, &h->final_commit_id)) {
+			git_oid_tostr(hex, sizeof(hex), &h->final_commit_id);
+			commit_date(c, date);
+			for (k = 0; k < nseen; k++)
+				if (git_oid_equal(&seen[k],
+						  &h->final_commit_id))
+					break;
+			if (k == nseen && nseen < BLAME_COMMITS)
+				git_oid_cpy(&seen[nseen++],
+					    &h->final_commit_id);
+		}
+		git_commit_free(c);
+		ret = rb_buf_printf(out, "%zu\t%s%s %s\t", i,
+				    h && h->boundary ? "^" : "", hex, date);
+		if (!ret)
+			ret = put_line(out, s, n);
+		if (!ret)
+			ret = rb_buf_putc(out, '\n');
+	}
+	if (!ret && nseen)
+		ret = rb_buf_puts(out, "commits:\n");
+	for (i = 0; !ret && i < nseen; i++) {
+		git_commit *c = NULL;
+
+		if (git_commit_lookup(&c, t->ctx.repo, &seen[i]) < 0)
+			continue;
+		ret = commit_row(out, c);
+		git_commit_free(c);
+	}
+out:
+	free(p);
+	git_blame_free(bl);
+	lines_release(&l);
+	git_blob_free(blob);
+	return ret;
+}
+
+/* Does the base come within SHOW_CHAIN first parents below @c? */
+static bool on_base(const struct rb_model_tools *t, const git_commit *c)
+{
+	git_commit *cur = NULL, *p = NULL;
+	bool hit = false;
+	int k;
+
+	if (git_commit_dup(&cur, (git_commit *)c) < 0)
+		return false;
+	for (k = 0; k < SHOW_CHAIN && !hit; k++) {
+		if (!git_commit_parentcount(cur) ||
+		    git_commit_parent(&p, cur, 0) < 0)
+			break;
+		hit = git_oid_equal(git_commit_id(p), &t->base_commit);
+		git_commit_free(cur);
+		cur = p;
+		p = NULL;
+	}
+	git_commit_free(cur);
+	return hit;
+}
+
+/*
+ * Is @id the base commit or one of its ancestors? A walk from the base,
+ * newest first, that stops at commits older than @id by more than the
+ * clock skew git tolerates, at SHOW_WALK commits and at the deadline.
+ * 1 yes, 0 no, -1 the walk stopped before it could tell.
+ */
+static int in_history(struct rb_model_tools *t, const git_commit *c)
+{
+	git_revwalk *w = NULL;
+	const git_oid *id = git_commit_id(c);
+	git_time_t when = git_commit_time(c);
+	double deadline = call_deadline(t);
+	size_t walked = 0;
+	git_oid x;
+	int ret = -1;
+
+	if (git_oid_equal(id, &t->base_commit))
+		return 1;
+	/*
+	 * The apply's commits (whose dates come from the mail) sit on the
+	 * base: said at once, not after a walk down to their date.
+	 */
+	if (on_base(t, c))
+		return 0;
+	if (git_revwalk_new(&w, t->ctx.repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TIME) < 0 ||
+	    git_revwalk_push(w, &t->base_commit) < 0)
+		goto out;
+	while (git_revwalk_next(&x, w) == 0) {
+		git_commit *o = NULL;
+		bool old;
+
+		if (git_oid_equal(&x, id)) {
+			ret = 1;
+			goto out;
+		}
+		if (++walked > SHOW_WALK ||
+		    (walked % 256 == 0 && now_s() > deadline))
+			goto out;
+		if (git_commit_lookup(&o, t->ctx.repo, &x) < 0)
+			continue;
+		old = git_commit_time(o) < when - SHOW_SKEW;
+		git_commit_free(o);
+		if (old)
+			break;
+	}
+	ret = 0;
+out:
+	git_revwalk_free(w);
+	return ret;
+}
+
+/* A commit id (hex, at least 7 digits) into *out, looked up. */
+static int arg_commit(struct rb_model_tools *t, struct args *a,
+		      git_commit **out)
+{
+	const char *s;
+	size_t n, i;
+	git_oid id;
+	int ret = arg_str(a, "commit", true, &s, &n, GIT_OID_HEXSZ), r;
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			break;
+	if (n < 7 || i < n)
+		return rb_buf_puts(a->err, "error: commit must be 7 to 40 hex "
+					   "digits\n") ?:
+		       -RB_EINVAL;
+	r = git_oid_fromstrn(&id, s, n);
+	if (!r)
+		r = git_commit_lookup_prefix(out, t->ctx.repo, &id, n);
+	if (r < 0) {
+		*out = NULL;
+		ret = rb_buf_printf(a->err, "error: %s %.40s in the tree\n",
+				    r == GIT_EAMBIGUOUS ?
+					    "more than one commit starts with" :
+					    "no commit",
+				    s);
+		return ret ? ret : -RB_EINVAL;
+	}
+	r = in_history(t, *out);
+	if (r != 1) {
+		git_commit_free(*out);
+		*out = NULL;
+		ret = rb_buf_printf(a->err,
+				    r ? "error: could not tell within the "
+					"limits whether %.40s is in the "
+					"history of the base commit\n" :
+					"error: %.40s is not in the history of "
+					"the base commit\n",
+				    s);
+		return ret ? ret : -RB_EINVAL;
+	}
+	return 0;
+}
+
+/* Stops git_patch_print() once @out holds @max bytes. */
+struct print_cap {
+	struct rb_buf *out;
+	size_t max;
+	bool cut;
+	int ret;
+};
+
+static int print_line(const git_diff_delta *d, const git_diff_hunk *h,
+		      const git_diff_line *l, void *arg)
+{
+	struct print_cap *pc = arg;
+	int ret = 0;
+
+	(void)d;
+	(void)h;
+	if (pc->out->len > pc->max) {
+		pc->cut = true;
+		return 1;
+	}
+	if (l->origin == '+' || l->origin == '-' || l->origin == ' ')
+		ret = rb_buf_putc(pc->out, l->origin);
+	if (!ret)
+		ret = put_text(pc->out, l->content, l->content_len);
+	pc->ret = ret;
+	return ret ? 1 : 0;
+}
+
+static int tool_show_commit(struct rb_model_tools *t, struct args *a,
+			    struct rb_buf *out)
+{
+	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	struct rb_buf msg = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct print_cap pc = { .out = out };
+	git_commit *c = NULL, *par = NULL;
+	git_tree *ct = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	const char *path = NULL, *m, *e;
+	size_t plen = 0, nd, i, adds = 0, dels = 0;
+	char hex[GIT_OID_HEXSZ + 1], date[11], *ps = NULL;
+	unsigned int k;
+	int ret;
+
+	if (!t->ctx.base_commit)
+		return rb_buf_puts(out, "no history: the base is not a commit "
+					"of a tree with history\n");
+	ret = arg_str(a, "path", false, &path, &plen, MAX_PATH);
+	if (!ret && path && !path_ok(path, plen, true))
+		ret = rb_buf_puts(a->err, "error: path must be a relative "
+					  "path in the tree\n") ?:
+			      -RB_EINVAL;
+	if (!ret)
+		ret = arg_commit(t, a, &c);
+	if (ret)
+		return ret;
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	commit_date(c, date);
+	ret = rb_buf_printf(out, "commit %s\nDate: %s\n", hex, date);
+	for (k = 0; !ret && k < git_commit_parentcount(c); k++) {
+		git_oid_tostr(hex, 13, git_commit_parent_id(c, k));
+		ret = rb_buf_printf(out, "%s%s", k ? " " : "Parents: ", hex);
+	}
+	if (!ret && k)
+		ret = rb_buf_putc(out, '\n');
+	/* The message, without who signed what (model_prompt.h). */
+	if (!ret)
+		ret = rb_model_strip_trailers(&msg, git_commit_message(c));
+	while (!ret && msg.len && isspace((unsigned char)msg.ptr[msg.len - 1]))
+		rb_buf_truncate(&msg, msg.len - 1);
+	if (!ret)
+		ret = rb_buf_putc(out, '\n');
+	for (m = msg.ptr; !ret && *m; m = e + 1) {
+		e = strchr(m, '\n');
+		ret = rb_buf_puts(out, "    ");
+		if (!ret)
+			ret = put_line(out, m, e ? (size_t)(e - m) : strlen(m));
+		if (!ret)
+			ret = rb_buf_putc(out, '\n');
+		if (!e)
+			break;
+	}
+	if (ret)
+		goto out;
+	/* The diff against the first parent (a root commit: everything). */
+	if (git_commit_tree(&ct, c) < 0 ||
+	    (git_commit_parentcount(c) && (git_commit_parent(&par, c, 0) < 0 ||
+					   git_commit_tree(&pt, par) < 0))) {
+		ret = rb_buf_puts(out, "\n(the trees of the commit cannot be "
+				       "read)\n");
+		goto out;
+	}
+	if (path) {
+		if (plen > 1 && path[plen - 1] == '/')
+			plen--;
+		ps = strndup(path, plen);
+		if (!ps) {
+			ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+			goto out;
+		}
+		dopt.pathspec.strings = &ps;
+		dopt.pathspec.count = 1;
+		dopt.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	}
+	if (git_diff_tree_to_tree(&diff, t->ctx.repo, pt, ct, &dopt) < 0) {
+		ret = rb_buf_puts(out, "\n(the diff cannot be made)\n");
+		goto out;
+	}
+	nd = git_diff_num_deltas(diff);
+	ret = rb_buf_printf(out, "\n%zu file%s changed%s\n", nd,
+			    nd == 1 ? "" : "s",
+			    nd > SHOW_FILES ? ": the first paths (too many "
+					      "for a diff; ask with path)" :
+					      "");
+	for (i = 0; !ret && i < nd && i < SHOW_FILES; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_patch *p = NULL;
+		size_t pa = 0, pd = 0;
+		const char *fp = d->new_file.path ? d->new_file.path :
+						    d->old_file.path;
+
+		ret = rb_buf_printf(out, " %c ",
+				    git_diff_status_char(d->status));
+		if (!ret)
+			ret = put_line(out, fp, strlen(fp));
+		if (!ret && nd <= SHOW_STAT_FILES &&
+		    !git_patch_from_diff(&p, diff, i) && p &&
+		    !git_patch_line_stats(NULL, &pa, &pd, p)) {
+			ret = rb_buf_printf(out, " | +%zu -%zu", pa, pd);
+			adds += pa;
+			dels += pd;
+		}
+		git_patch_free(p);
+		if (!ret)
+			ret = rb_buf_putc(out, '\n');
+	}
+	if (!ret && nd > SHOW_FILES)
+		ret = rb_buf_printf(out, " [%zu more]\n", nd - SHOW_FILES);
+	if (!ret && nd <= SHOW_STAT_FILES)
+		ret = rb_buf_printf(out, " +%zu -%zu\n\n", adds, dels);
+	pc.max = out->len + SHOW_DIFF;
+	for (i = 0; !ret && nd <= SHOW_STAT_FILES && i < nd && !pc.cut; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		git_patch *p = NULL;
+
+		if (d->flags & GIT_DIFF_FLAG_BINARY ||
+		    git_patch_from_diff(&p, diff, i) < 0 || !p)
+			continue;
+		git_patch_print(p, print_line, &pc);
+		ret = pc.ret;
+		git_patch_free(p);
+	}
+	if (!ret && pc.cut)
+		ret = rb_buf_puts(out, "[diff cut: ask for one path with "
+				       "\"path\"]\n");
+out:
+	free(ps);
+	git_diff_free(diff);
+	git_tree_free(ct);
+	git_tree_free(pt);
+	git_commit_free(par);
+	git_commit_free(c);
+	rb_buf_release(&msg);
+	return ret;
+}
+
+/* Occurrences of @s (@n bytes) in @p (@len bytes), not overlapping. */
+static size_t count_in(const char *p, size_t len, const char *s, size_t n)
+{
+	const char *e = p + len, *m;
+	size_t k = 0;
+
+	while (p < e && (m = memmem(p, (size_t)(e - p), s, n))) {
+		k++;
+		p = m + n;
+	}
+	return k;
+}
+
+/* The text of blob @id, or NULL (a zero id, binary or too big). */
+static git_blob *text_blob(git_repository *repo, const git_diff_file *f)
+{
+	git_blob *b = NULL;
+
+	if (git_oid_is_zero(&f->id) || git_blob_lookup(&b, repo, &f->id) < 0)
+		return NULL;
+	if (git_blob_rawsize(b) > BLOB_MAX || git_blob_is_binary(b)) {
+		git_blob_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+struct pickaxe {
+	const char *s; /* -S: a fixed string */
+	size_t n;
+	regex_t *re; /* -G: a regex over added and removed lines */
+	char *tmp;
+	size_t tcap;
+	size_t blobs; /* blob pairs looked at, against LOG_BLOBS */
+};
+
+/* Does one changed file of a commit match -S or -G? */
+static int pickaxe_file(struct pickaxe *pk, git_repository *repo,
+			git_diff *diff, size_t i, bool *hit)
+{
+	const git_diff_delta *d = git_diff_get_delta(diff, i);
+	git_patch *p = NULL;
+	size_t h, nh, j, nl;
+	int ret = 0;
+
+	*hit = false;
+	pk->blobs++;
+	if (!pk->re) {
+		git_blob *a = text_blob(repo, &d->old_file);
+		git_blob *b = text_blob(repo, &d->new_file);
+
+		*hit = (a || b) &&
+		       count_in(a ? git_blob_rawcontent(a) : "",
+				a ? (size_t)git_blob_rawsize(a) : 0, pk->s,
+				pk->n) !=
+			       count_in(b ? git_blob_rawcontent(b) : "",
+					b ? (size_t)git_blob_rawsize(b) : 0,
+					pk->s, pk->n);
+		git_blob_free(a);
+		git_blob_free(b);
+		return 0;
+	}
+	if (d->flags & GIT_DIFF_FLAG_BINARY || d->old_file.size > BLOB_MAX ||
+	    d->new_file.size > BLOB_MAX ||
+	    git_patch_from_diff(&p, diff, i) < 0 || !p)
+		return 0;
+	nh = git_patch_num_hunks(p);
+	for (h = 0; h < nh && !*hit; h++) {
+		nl = (size_t)git_patch_num_lines_in_hunk(p, h);
+		for (j = 0; j < nl && !*hit; j++) {
+			const git_diff_line *l = NULL;
+			size_t n;
+
+			if (git_patch_get_line_in_hunk(&l, p, h, j) < 0 ||
+			    (l->origin != '+' && l->origin != '-'))
+				continue;
+			/* A regex sees the first REGEX_LINE bytes of a line. */
+			n = l->content_len > REGEX_LINE ? REGEX_LINE :
+							  l->content_len;
+			if (n + 1 > pk->tcap) {
+				char *v = realloc(pk->tmp, n + 1);
+
+				if (!v) {
+					ret = rb_err(RB_ENOMEM, "model tools: "
+								"out of "
+								"memory");
+					goto out;
+				}
+				pk->tmp = v;
+				pk->tcap = n + 1;
+			}
+			memcpy(pk->tmp, l->content, n);
+			pk->tmp[n] = 0;
+			if (n && pk->tmp[n - 1] == '\n')
+				pk->tmp[n - 1] = 0;
+			*hit = regexec(pk->re, pk->tmp, 0, NULL, 0) == 0;
+		}
+	}
+out:
+	git_patch_free(p);
+	return ret;
+}
+
+static int tool_log(struct rb_model_tools *t, struct args *a,
+		    struct rb_buf *out)
+{
+	git_diff_options dopt = GIT_DIFF_OPTIONS_INIT;
+	struct pickaxe pk = { 0 };
+	git_revwalk *w = NULL;
+	const char *path, *s, *g;
+	size_t plen, sn, gn, walked = 0, listed = 0, i;
+	long long max;
+	double deadline = call_deadline(t);
+	const char *why = NULL;
+	char *p = NULL;
+	regex_t re;
+	bool have_re = false;
+	git_oid id;
+	int ret;
+
+	ret = arg_path(a, true, &path, &plen);
+	if (!ret)
+		ret = arg_str(a, "S", false, &s, &sn, MAX_PATTERN);
+	if (!ret)
+		ret = arg_str(a, "G", false, &g, &gn, MAX_PATTERN);
+	if (!ret)
+		ret = arg_int(a, "max", LOG_DEFAULT, 1, LOG_MAX, &max);
+	if (ret)
+		return ret;
+	if (!s == !g || (s && !sn) || (g && !gn) ||
+	    (s && memchr(s, '\n', sn)) || (g && memchr(g, '\n', gn)))
+		return rb_buf_puts(a->err, "error: give one of S (a string) or "
+					   "G (a regex), one line, not "
+					   "empty\n") ?:
+		       -RB_EINVAL;
+	if (g) {
+		/* The grep tool's regular expressions, bounded the same way. */
+		const char *bad = regex_untamed(g, gn);
+
+		if (bad)
+			return rb_buf_printf(a->err, "error: %s in a regex\n", bad) ?:
+				       -RB_EINVAL;
+		if (regcomp(&re, g, REG_EXTENDED | REG_NOSUB))
+			return rb_buf_puts(a->err, "error: not a POSIX "
+						   "extended regex\n") ?:
+				       -RB_EINVAL;
+		have_re = true;
+		pk.re = &re;
+	} else {
+		pk.s = s;
+		pk.n = sn;
+	}
+	if (plen > 1 && path[plen - 1] == '/')
+		plen--;
+	if (!t->ctx.base_commit) {
+		ret = rb_buf_puts(out, "no history: the base is not a commit "
+				       "of a tree with history\n");
+		goto out;
+	}
+	p = strndup(path, plen);
+	if (!p) {
+		ret = rb_err(RB_ENOMEM, "model tools: out of memory");
+		goto out;
+	}
+	dopt.pathspec.strings = &p;
+	dopt.pathspec.count = 1;
+	dopt.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	if (git_revwalk_new(&w, t->ctx.repo) < 0 ||
+	    git_revwalk_sorting(w, GIT_SORT_TIME) < 0 ||
+	    git_revwalk_push(w, &t->base_commit) < 0) {
+		ret = rb_buf_puts(out, "no history: the base commit cannot be "
+				       "read\n");
+		goto out;
+	}
+	while (!ret && listed < (size_t)max && git_revwalk_next(&id, w) == 0) {
+		git_commit *c = NULL, *par = NULL;
+		git_tree *ct = NULL, *pt = NULL;
+		git_diff *diff = NULL;
+		git_oid mine, theirs;
+		bool have, hit = false;
+
+		if (++walked > LOG_WALK) {
+			why = "commits";
+			break;
+		}
+		if (walked % 64 == 0 && now_s() > deadline) {
+			why = "time";
+			break;
+		}
+		if (pk.blobs >= LOG_BLOBS) {
+			why = "files";
+			break;
+		}
+		/* Like git log -S: merges are not looked into. */
+		if (git_commit_lookup(&c, t->ctx.repo, &id) < 0 ||
+		    git_commit_parentcount(c) > 1)
+			goto next;
+		have = path_id(c, p, &mine);
+		if (git_commit_parentcount(c) == 1) {
+			if (git_commit_parent(&par, c, 0) < 0)
+				goto next;
+			if (path_id(par, p, &theirs) ?
+				    have && git_oid_equal(&mine, &theirs) :
+				    !have)
+				goto next;
+			if (git_commit_tree(&pt, par) < 0)
+				goto next;
+		} else if (!have) {
+			goto next;
+		}
+		if (git_commit_tree(&ct, c) < 0 ||
+		    git_diff_tree_to_tree(&diff, t->ctx.repo, pt, ct, &dopt) <
+			    0)
+			goto next;
+		for (i = 0; !ret && !hit && i < git_diff_num_deltas(diff) &&
+			    pk.blobs < LOG_BLOBS;
+		     i++)
+			ret = pickaxe_file(&pk, t->ctx.repo, diff, i, &hit);
+		if (!ret && hit) {
+			ret = commit_row(out, c);
+			listed++;
+		}
+next:
+		git_diff_free(diff);
+		git_tree_free(ct);
+		git_tree_free(pt);
+		git_commit_free(par);
+		git_commit_free(c);
+	}
+	if (!ret && !listed)
+		ret = rb_buf_printf(out,
+				    "no commit in the %zu walked adds or "
+				    "removes it there\n",
+				    walked > LOG_WALK ? LOG_WALK : walked);
+	if (!ret && why)
+		ret = rb_buf_printf(out,
+				    "[stopped at the limit of %s after %zu "
+				    "commits: results are partial]\n",
+				    why, walked > LOG_WALK ? LOG_WALK : walked);
+out:
+	if (have_re)
+		regfree(&re);
+	free(pk.tmp);
+	free(p);
+	git_revwalk_free(w);
+	return ret;
+}
+
 /* ---- one call ---- */
 
 static const char *limit_reached(struct rb_model_tools *t)
@@ -2632,6 +3251,15 @@ int rb_model_tools_call(struct rb_model_tools *t, const char *name,
 		ret = tool_path_history(t, &a, &res);
 	else if (!strcmp(name, "path_history"))
 		ret = rb_buf_puts(&res, "no history: no tree\n");
+	else if (!strcmp(name, "blame") && t->ctx.repo)
+		ret = tool_blame(t, &a, &res);
+	else if (!strcmp(name, "show_commit") && t->ctx.repo)
+		ret = tool_show_commit(t, &a, &res);
+	else if (!strcmp(name, "log") && t->ctx.repo)
+		ret = tool_log(t, &a, &res);
+	else if (!strcmp(name, "blame") || !strcmp(name, "show_commit") ||
+		 !strcmp(name, "log"))
+		ret = rb_buf_puts(&res, "no history: no tree\n");
 	else
 		ret = rb_buf_puts(&err, "error: no tool has that name\n");
 	/* A tool's own cap (WORK_MAX) only cuts its text. */
@@ -2683,7 +3311,7 @@ int rb_model_tools_quote_at(const struct rb_model_tools *t, const char *path,
 			    bool base_side, int line, const char *quote,
 			    int near)
 {
-	struct lines l = { 0 }, q = { 0 };
+	struct rb_c_lines l = { 0 }, q = { 0 };
 	git_blob *blob = NULL;
 	int side = base_side ? 0 : 1, ret;
 	long s, from, to;

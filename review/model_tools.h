@@ -4,7 +4,9 @@
  * one patch: a file range at the base or at the series tip, a search of
  * the tree (git grep semantics), a symbol's definition and its callers,
  * another patch of the series, the cover letter, the review of the
- * previous version, and the history of a path.
+ * previous version, and the history of the base: a path's log, the blame
+ * of lines, a commit (a Fixes: target) and a pickaxe search (-S/-G).
+ * History tools read only the base commit and its ancestors.
  *
  * Everything here reads; nothing writes. A tool's arguments come from the
  * model, which read hostile mail: paths are tree paths looked up through
@@ -25,6 +27,7 @@
 #include <stddef.h>
 #include <git2.h>
 
+struct rb_apply_patch_result;
 struct rb_buf;
 struct rb_model_tools;
 
@@ -39,6 +42,11 @@ struct rb_model_tools_ctx {
 	int index; /* 1-based: the patch under review */
 	const char *cover; /* the cover letter body, or NULL */
 	const char *prev_review; /* what was said on v(n-1), or NULL */
+	/*
+	 * Each part's apply ([n_patches], NULL gaps), or NULL: show_patch
+	 * numbers a part's hunks as the tree (model_diff.h).
+	 */
+	const struct rb_apply_patch_result *const *applied;
 };
 
 /* Limits of one tools object (one review pass); 0 takes the default. */
@@ -130,6 +138,44 @@ void rb_model_tools_get_usage(const struct rb_model_tools *t,
  * rb_model_tools_free().
  */
 void rb_model_tools_drop_index(void);
+
+/* A definition rb_model_tools_find_defs() found. */
+struct rb_model_tools_def {
+	char *path; /* owned */
+	size_t line; /* 1-based: the line find_definition names */
+	const char *kind; /* "function", "macro", "struct", ... (static) */
+	int rank; /* 0 the kernel's own, 1 arch/, 2 tools/ and the like */
+	size_t order; /* found in tree order */
+};
+
+/*
+ * The definitions of the C identifier @sym that find_definition would
+ * show, in the base tree (@base) or at the tip, best ranked first, at
+ * most 64: for the prompt, which fetches code before the review
+ * (model_prefetch.h). Uses and shares the word index; not counted in
+ * the tools' usage, but it starts their clock like a call. *out is owned
+ * by the caller (rb_model_tools_defs_free()); none found is 0 with *n 0.
+ * 0, -RB_ENOMEM, -RB_EIO (a tree that cannot be read).
+ */
+int rb_model_tools_find_defs(struct rb_model_tools_def **out, size_t *n,
+			     struct rb_model_tools *t, const char *sym,
+			     bool base);
+void rb_model_tools_defs_free(struct rb_model_tools_def *v, size_t n);
+
+/*
+ * How many blobs of the base tree hold the word @word, through the word
+ * index (built on first use): what a search for it would read. 0 for a
+ * word no blob holds or one the index leaves out (under 3 bytes, a
+ * number); SIZE_MAX without an index (no base tree, or it failed).
+ */
+size_t rb_model_tools_word_blobs(struct rb_model_tools *t, const char *word);
+
+/*
+ * Appends tree text (@len bytes, one line) as the tools return it: valid
+ * UTF-8 (other bytes '?'), control characters but tab as '?', hidden
+ * Unicode escaped. 0 or -RB_ENOMEM.
+ */
+int rb_model_tools_put_text(struct rb_buf *b, const char *s, size_t len);
 
 /*
  * The evidence check: is every line of @quote (one or more lines,

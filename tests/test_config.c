@@ -104,6 +104,8 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg->model.provider, "none");
 	assert_int_equal(cfg->model.max_findings, 3);
 	assert_int_equal(cfg->model.max_words, 400);
+	assert_int_equal(cfg->model.prompt_tokens, 48000);
+	assert_int_equal(cfg->model.prefetch_bytes, 100 * 1024);
 	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
 	assert_int_equal(cfg->max_message_size, 4u << 20);
 	assert_int_equal(cfg->incomplete_wait_minutes, 60);
@@ -207,6 +209,8 @@ static void test_full(void **state)
 	assert_true(cfg->model.cost_per_mtok_in == 3.5);
 	assert_true(cfg->model.keep_uncertain);
 	assert_int_equal(cfg->model.max_words, 250);
+	assert_int_equal(cfg->model.prompt_tokens, 64000);
+	assert_int_equal(cfg->model.prefetch_bytes, 50000);
 
 	d = &cfg->policy_default;
 	assert_int_equal(d->min_severity, RB_FSEV_MEDIUM);

@@ -861,7 +861,12 @@ static void test_prompt_functions(void **state)
 	assert_int_equal(rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
 					       "0123456789abcdef"),
 			 0);
-	assert_non_null(strstr(user.ptr, "mm/foo.c: lines 40-60 after"));
+	if (getenv("RB_SHOW_PROMPT"))
+		fprintf(stderr, "%s\n", user.ptr);
+	assert_non_null(strstr(user.ptr,
+			       "=== function foo_setup() in mm/foo.c, "
+			       "lines 40-60 of the tree after this "
+			       "patch\n"));
 	assert_non_null(strstr(user.ptr, "   60 }\n"));
 	assert_null(strstr(user.ptr, "foo_unregister"));
 	rb_buf_release(&sys);

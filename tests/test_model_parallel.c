@@ -514,7 +514,7 @@ static void test_cache_anthropic(void **state)
 		/* The data is cached, the focus after it is not. */
 		assert_non_null(json_object_get(c0, "cache_control"));
 		assert_null(strstr(jstr(c0, "text"), "FOCUS:"));
-		assert_non_null(strstr(jstr(c0, "text"), "The diff."));
+		assert_non_null(strstr(jstr(c0, "text"), "The diff"));
 		assert_null(json_object_get(c1, "cache_control"));
 		assert_true(!strncmp(jstr(c1, "text"), "\nFOCUS: ", 8));
 	}

@@ -161,7 +161,9 @@ static int setup(void **state)
 			 "/tmp/rb-test-tools.XXXXXX");
 	rb_log_set_quiet(1);
 	rb_test_commit(&f->c1, f->repo, NULL, v1, 2, 1000, "mm: first\n");
-	rb_test_commit(&f->c2, f->repo, &f->c1, v2, 2, 2000, "docs: notes\n");
+	rb_test_commit(&f->c2, f->repo, &f->c1, v2, 2, 2000,
+		       "docs: notes\n\nSay it twice.\n\n"
+		       "Signed-off-by: Some One <some@example.org>\n");
 	rb_test_commit(&f->c3, f->repo, &f->c2, v3, 8, 3000,
 		       "mm: a_main and friends\n");
 	assert_int_equal(git_commit_lookup(&c, f->repo, &f->c3), 0);
@@ -191,9 +193,16 @@ static int teardown(void **state)
 /* Calls @name with @args; the result text in f->out (reset first). */
 static int call(struct fx *f, const char *name, const char *args)
 {
+	int ret;
+
 	rb_buf_reset(&f->out);
-	return rb_model_tools_call(f->t, name, args, args ? strlen(args) : 0,
-				   &f->out);
+	ret = rb_model_tools_call(f->t, name, args, args ? strlen(args) : 0,
+				  &f->out);
+	/* RB_SHOW_TOOLS=1: every call and its answer, to read them. */
+	if (getenv("RB_SHOW_TOOLS"))
+		fprintf(stderr, "== %s %s\n%s\n", name, args ? args : "",
+			f->out.ptr);
+	return ret;
 }
 
 #define has(f, s)                                                          \
@@ -209,18 +218,20 @@ static int call(struct fx *f, const char *name, const char *args)
 
 static void test_defs(void **state)
 {
-	static const char *names[] = { "read_file",	  "grep",
-				       "find_definition", "find_callers",
-				       "show_patch",	  "cover_letter",
-				       "previous_review", "path_history" };
+	static const char *names[] = {
+		"read_file",	   "grep",	   "find_definition",
+		"find_callers",	   "show_patch",   "cover_letter",
+		"previous_review", "path_history", "blame",
+		"show_commit",	   "log",
+	};
 	json_t *j = json_loads(rb_model_tools_defs(), 0, NULL);
 	size_t i;
 
 	(void)state;
 	assert_non_null(j);
 	assert_true(json_is_array(j));
-	assert_int_equal(json_array_size(j), 8);
-	for (i = 0; i < 8; i++) {
+	assert_int_equal(json_array_size(j), 11);
+	for (i = 0; i < 11; i++) {
 		json_t *d = json_array_get(j, i);
 
 		assert_string_equal(
@@ -556,6 +567,225 @@ static void test_path_history(void **state)
 	has(f, "docs: notes\n");
 }
 
+static const char *hex12(const git_oid *id, char b[13])
+{
+	return git_oid_tostr(b, 13, id);
+}
+
+/* blame at the base: each line's commit; the root is a boundary. */
+static void test_blame(void **state)
+{
+	struct fx *f = *state;
+	char c1[13], c3[13], want[128];
+
+	hex12(&f->c1, c1);
+	hex12(&f->c3, c3);
+	assert_int_equal(call(f, "blame",
+			      "{\"path\": \"mm/a.c\", \"start\": 1, "
+			      "\"end\": 3}"),
+			 0);
+	has(f, "mm/a.c at base, lines 1-3 of 24:");
+	/* Line 1 is as old as c1, the root: "^", the history's end. */
+	snprintf(want, sizeof(want),
+		 "1\t^%s 1970-01-01\t// SPDX-License-Identifier: GPL-2.0\n",
+		 c1);
+	has(f, want);
+	snprintf(want, sizeof(want), "2\t%s 1970-01-01\t#include \"b.h\"\n",
+		 c3);
+	has(f, want);
+	hasnt(f, "4\t");
+	has(f, "commits:\n");
+	snprintf(want, sizeof(want), "%s 1970-01-01 mm: a_main and friends\n",
+		 c3);
+	has(f, want);
+	/* At most 100 lines; past the end; no such file; outside. */
+	assert_int_equal(call(f, "blame",
+			      "{\"path\": \"mm/a.c\", \"end\": "
+			      "1000}"),
+			 0);
+	has(f, "lines 1-24 of 24");
+	assert_int_equal(
+		call(f, "blame", "{\"path\": \"mm/a.c\", \"start\": 500}"), 0);
+	has(f, "mm/a.c at base has 24 lines");
+	assert_int_equal(call(f, "blame", "{\"path\": \"mm/new.c\"}"), 0);
+	has(f, "error: no such file at base: mm/new.c");
+	assert_int_equal(call(f, "blame", "{\"path\": \"../mm/a.c\"}"), 0);
+	has(f, "error: path must be a relative path");
+	assert_int_equal(call(f, "blame", "{\"path\": \"bin.dat\"}"), 0);
+	has(f, "error: a binary file");
+	assert_int_equal(call(f, "blame", "{\"path\": \"link\"}"), 0);
+	has(f, "symbolic link");
+}
+
+/* show_commit: a commit of the base's history, never one of the apply. */
+static void test_show_commit(void **state)
+{
+	struct fx *f = *state;
+	char c1[13], c2[GIT_OID_HEXSZ + 1], tip[GIT_OID_HEXSZ + 1];
+	char args[128], want[128];
+
+	hex12(&f->c1, c1);
+	git_oid_tostr(c2, sizeof(c2), &f->c2);
+	git_oid_tostr(tip, sizeof(tip), &f->ar->commit);
+	snprintf(args, sizeof(args), "{\"commit\": \"%.12s\"}", c2);
+	assert_int_equal(call(f, "show_commit", args), 0);
+	snprintf(want, sizeof(want), "commit %s\nDate: 1970-01-01\n", c2);
+	has(f, want);
+	snprintf(want, sizeof(want), "Parents: %s\n", c1);
+	has(f, want);
+	has(f, "    docs: notes\n");
+	has(f, "    Say it twice.\n");
+	/* Who signed it is not the model's business. */
+	hasnt(f, "Signed-off-by");
+	hasnt(f, "some@example.org");
+	has(f, "1 file changed\n M Documentation/notes.txt | +1 -1\n");
+	has(f, "-a_helper is documented here\n+a_helper, second take\n");
+	/* The root: everything added. */
+	snprintf(args, sizeof(args), "{\"commit\": \"%s\"}", c1);
+	assert_int_equal(call(f, "show_commit", args), 0);
+	has(f, "2 files changed\n");
+	has(f, " A mm/a.c | +2 -0\n");
+	/* One path of it. */
+	snprintf(args, sizeof(args),
+		 "{\"commit\": \"%s\", \"path\": \"Documentation\"}", c1);
+	assert_int_equal(call(f, "show_commit", args), 0);
+	has(f, "1 file changed\n A Documentation/notes.txt");
+	hasnt(f, "mm/a.c");
+	/* The commit the apply made is no commit of the tree's history. */
+	snprintf(args, sizeof(args), "{\"commit\": \"%s\"}", tip);
+	assert_int_equal(call(f, "show_commit", args), 0);
+	has(f, "is not in the history of the base commit");
+	hasnt(f, "a_extra");
+	/* Nor is the tree of the base, nor a made-up id. */
+	git_oid_tostr(tip, sizeof(tip), &f->base_tree);
+	snprintf(args, sizeof(args), "{\"commit\": \"%s\"}", tip);
+	assert_int_equal(call(f, "show_commit", args), 0);
+	has(f, "error: no commit");
+	assert_int_equal(call(f, "show_commit",
+			      "{\"commit\": \"0000000000000000\"}"),
+			 0);
+	has(f, "error: no commit 0000000000000000 in the tree");
+	assert_int_equal(call(f, "show_commit", "{\"commit\": \"abc\"}"), 0);
+	has(f, "error: commit must be 7 to 40 hex digits");
+	assert_int_equal(call(f, "show_commit", "{\"commit\": \"HEAD~1\"}"), 0);
+	has(f, "error: commit must be 7 to 40 hex digits");
+	assert_int_equal(call(f, "show_commit", "{}"), 0);
+	has(f, "error: argument \"commit\" is missing");
+}
+
+/* log -S / -G over a path's history. */
+static void test_log(void **state)
+{
+	struct fx *f = *state;
+	char c1[13], c2[13], c3[13], want[128];
+
+	hex12(&f->c1, c1);
+	hex12(&f->c2, c2);
+	hex12(&f->c3, c3);
+	/* -S: commits that change how many times the string is there. */
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"mm/a.c\", \"S\": \"a_count\"}"),
+			 0);
+	snprintf(want, sizeof(want), "%s 1970-01-01 mm: first\n", c1);
+	has(f, want);
+	hasnt(f, c3); /* "a_count = 1" to "a_count = 0": not -S */
+	assert_int_equal(
+		call(f, "log", "{\"path\": \"mm/\", \"S\": \"a_helper\"}"), 0);
+	snprintf(want, sizeof(want), "%s 1970-01-01 mm: a_main and friends\n",
+		 c3);
+	has(f, want);
+	hasnt(f, c1);
+	/* -G: a regex over the lines added and removed. */
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"mm/a.c\", \"G\": "
+			      "\"a_count = [01]\"}"),
+			 0);
+	has(f, c1);
+	has(f, c3);
+	assert_true(strstr(f->out.ptr, c3) < strstr(f->out.ptr, c1));
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"Documentation/notes.txt\", "
+			      "\"G\": \"second\"}"),
+			 0);
+	has(f, c2);
+	hasnt(f, c1);
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"mm/a.c\", \"S\": \"a_count\", "
+			      "\"max\": 1}"),
+			 0);
+	has(f, c1);
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"mm/a.c\", \"S\": \"nowhere\"}"),
+			 0);
+	has(f, "no commit in the 3 walked adds or removes it there");
+	/* One of S and G; the grep tool's bounds on a regex. */
+	assert_int_equal(call(f, "log", "{\"path\": \"mm/a.c\"}"), 0);
+	has(f, "error: give one of S (a string) or G (a regex)");
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"mm/a.c\", \"S\": \"a\", "
+			      "\"G\": \"b\"}"),
+			 0);
+	has(f, "error: give one of S");
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"mm/a.c\", \"G\": \"(a)\\\\1\"}"),
+			 0);
+	has(f, "error: no back-references in a regex");
+	assert_int_equal(call(f, "log",
+			      "{\"path\": \"mm/a.c\", \"G\": \"a{1,100}\"}"),
+			 0);
+	has(f, "error: no {m,n} intervals in a regex");
+	assert_int_equal(
+		call(f, "log", "{\"path\": \"../x\", \"S\": \"a_count\"}"), 0);
+	has(f, "error: path must be a relative path");
+}
+
+/* What the prompt's prefetch asks: definitions, ranked, structured. */
+static void test_find_defs(void **state)
+{
+	struct fx *f = *state;
+	struct rb_model_tools_def *v = NULL;
+	size_t n = 0;
+
+	assert_int_equal(
+		rb_model_tools_find_defs(&v, &n, f->t, "a_helper", true), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].path, "mm/a.c");
+	assert_int_equal(v[0].line, 13);
+	assert_string_equal(v[0].kind, "function");
+	rb_model_tools_defs_free(v, n);
+	/* The kernel's own first, the copy under Documentation/ after. */
+	assert_int_equal(rb_model_tools_find_defs(&v, &n, f->t, "A_MAX", true),
+			 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].path, "mm/a.c");
+	assert_string_equal(v[0].kind, "macro");
+	assert_string_equal(v[1].path, "Documentation/fake.h");
+	rb_model_tools_defs_free(v, n);
+	/* Only at the tip. */
+	assert_int_equal(
+		rb_model_tools_find_defs(&v, &n, f->t, "a_extra", true), 0);
+	assert_int_equal(n, 0);
+	rb_model_tools_defs_free(v, n);
+	assert_int_equal(
+		rb_model_tools_find_defs(&v, &n, f->t, "a_extra", false), 0);
+	assert_int_equal(n, 1);
+	rb_model_tools_defs_free(v, n);
+	/* Not an identifier: nothing, and no error. */
+	assert_int_equal(rb_model_tools_find_defs(&v, &n, f->t, "a->b", true),
+			 0);
+	assert_int_equal(n, 0);
+	/* How many files a search for a word would read. */
+	assert_int_equal(rb_model_tools_word_blobs(f->t, "a_helper"), 2);
+	assert_int_equal(rb_model_tools_word_blobs(f->t, "no_such_word"), 0);
+	/* Not counted as the model's calls. */
+	{
+		struct rb_model_tools_usage u;
+
+		rb_model_tools_get_usage(f->t, &u);
+		assert_int_equal(u.calls, 0);
+	}
+}
+
 static void test_bad_calls(void **state)
 {
 	struct fx *f = *state;
@@ -743,6 +973,12 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path_history, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_blame, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_show_commit, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_log, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find_defs, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_calls, setup,
 						teardown),

@@ -231,7 +231,7 @@ static int eval_repo_open(git_repository **out, void *arg)
 
 static void pair_ctx(struct rb_model_patch_ctx *ctx, const struct run *r,
 		     const struct rb_eval_pair *p,
-		     const struct rb_apply_result *ar)
+		     const struct rb_apply_result *ar, const git_oid *base_tree)
 {
 	ctx->cover_body = p->cover_body;
 	ctx->changelog = p->changelog;
@@ -253,9 +253,13 @@ static void pair_ctx(struct rb_model_patch_ctx *ctx, const struct run *r,
 		ctx->repo_open = eval_repo_open;
 		ctx->repo_arg = (void *)ar;
 		ctx->tree = &ar->patches[0].tree;
-		/* The tools read the tip; base-side reads need base_tree. */
 		ctx->tip_tree = &ar->tree;
 		ctx->base_commit = &ar->base;
+		/* Where its hunks went in: the diff is numbered as the tree. */
+		ctx->applied = &ar->patches[0];
+		/* The definitions the prompt fetches come from the base. */
+		if (base_tree)
+			ctx->base_tree = base_tree;
 	}
 }
 
@@ -340,6 +344,9 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 	struct rb_model_usage u = { 0 };
 	struct rb_findings f = { 0 };
 	struct rb_apply_result *ar = NULL;
+	git_commit *base = NULL;
+	const struct rb_apply_patch_result **all = NULL;
+	git_oid base_tree;
 	struct pair_score ps = { .jf = json_array() };
 	const char *tree_name = NULL;
 	char ctxline[256];
@@ -353,7 +360,21 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 		snprintf(ctxline, sizeof(ctxline), "applied on %.200s",
 			 tree_name);
 	r->t.applied += ar != NULL;
-	pair_ctx(&ctx, r, p, ar);
+	if (ar && !git_commit_lookup(&base, ar->repo, &ar->base))
+		git_oid_cpy(&base_tree, git_commit_tree_id(base));
+	git_commit_free(base);
+	pair_ctx(&ctx, r, p, ar, base ? &base_tree : NULL);
+	/* show_patch numbers the pair's own part as the tree too. */
+	if (ar && p->series_patches && p->index >= 1 &&
+	    (size_t)p->index <= p->n_subjects) {
+		all = calloc(p->n_subjects, sizeof(*all));
+		if (!all) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+		all[p->index - 1] = &ar->patches[0];
+		ctx.applied_all = all;
+	}
 	err = rb_model_review_patch(&f, &u, r->m, &ctx);
 	if (err) {
 		fprintf(stderr, "reviewbot: eval: pair %d: %s\n", p->id,
@@ -366,6 +387,7 @@ static int eval_pair(struct run *r, const struct rb_eval_pair *p)
 out:
 	json_decref(ps.jf);
 	rb_findings_release(&f);
+	free(all);
 	rb_apply_result_free(ar);
 	return ret;
 }

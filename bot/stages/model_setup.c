@@ -39,6 +39,11 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 		o->max_findings = mc->max_findings;
 	if (mc->max_words > 0)
 		o->max_words = mc->max_words;
+	if (mc->prompt_tokens > 0)
+		o->prompt_tokens = mc->prompt_tokens;
+	/* 0 is a value here: no tree context in the prompt. */
+	if (mc->prefetch_bytes >= 0)
+		o->prefetch_bytes = (size_t)mc->prefetch_bytes;
 	/* model.tools: the review offers the tools when this is on. */
 	o->tools = mc->tools.enabled;
 	o->tool_limits.max_calls = mc->tools.max_calls;

@@ -627,6 +627,8 @@ struct model_series {
 	struct rb_buf prev_review; /* v(n-1)'s findings, outcomes only */
 	git_oid base_tree;
 	bool have_base;
+	/* [total]: each part's apply, NULL gaps (show_patch numbers them) */
+	const struct rb_apply_patch_result **applied;
 };
 
 static void model_series_release(struct model_series *s, int total)
@@ -635,6 +637,7 @@ static void model_series_release(struct model_series *s, int total)
 
 	for (i = 0; s->patches && i < total; i++)
 		free(s->patches[i]);
+	free(s->applied);
 	free(s->patches);
 	free(s->subjects);
 	rb_buf_release(&s->range_diff);
@@ -685,13 +688,15 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 	const struct rb_model_config *mc = &c->p->cfg->model;
 	size_t n = (size_t)c->row.total;
 	git_commit *base = NULL;
+	size_t k = 0;
 	int i, ret = 0;
 
 	rb_buf_init(&s->range_diff, 64 * 1024);
 	rb_buf_init(&s->prev_review, 256 * 1024);
 	s->subjects = calloc(n + 1, sizeof(*s->subjects));
 	s->patches = calloc(n + 1, sizeof(*s->patches));
-	if (!s->subjects || !s->patches)
+	s->applied = calloc(n + 1, sizeof(*s->applied));
+	if (!s->subjects || !s->patches || !s->applied)
 		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 1; i <= c->row.total && !ret; i++) {
 		const struct rb_message *m = c->msgs[i];
@@ -705,6 +710,11 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 		s->patches[i - 1] = rb_buf_detach(&b, NULL);
 		if (!ret && !s->patches[i - 1])
 			ret = rb_err(RB_ENOMEM, "out of memory");
+		/* The apply had an entry per part with a patch. */
+		if (m && m->patch && ar && c->base_tree && k < ar->n_patches &&
+		    ar->patches[k].applied)
+			s->applied[i - 1] = &ar->patches[k];
+		k += m && m->patch;
 	}
 	s->focuses = rb_model_setup_focuses(mc, &s->n_focuses);
 	/* Too long to say is not worth failing the review for. */
@@ -729,7 +739,12 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 			    const struct rb_apply_result *ar, int i)
 {
 	const struct rb_message *m = c->msgs[i];
+	size_t k = 0;
+	int j;
 
+	/* The apply had one entry per part with a patch (apply_series()). */
+	for (j = 1; j < i; j++)
+		k += c->msgs[j] && c->msgs[j]->patch;
 	ctx->cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
 	ctx->cover_body = c->msgs[0] ? c->msgs[0]->body : NULL;
 	ctx->subjects = s->subjects;
@@ -745,10 +760,12 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 	ctx->focuses = s->focuses;
 	ctx->n_focuses = s->n_focuses;
 	/* The applied trees live in ar's own store (this thread). */
-	if (ar && c->base_tree && (size_t)i <= ar->n_patches &&
-	    ar->patches[i - 1].applied) {
+	if (ar && c->base_tree && k < ar->n_patches && ar->patches[k].applied) {
 		ctx->repo = ar->repo;
-		ctx->tree = &ar->patches[i - 1].tree;
+		ctx->tree = &ar->patches[k].tree;
+		/* Where its hunks went in: the diff is numbered as the tree. */
+		ctx->applied = &ar->patches[k];
+		ctx->applied_all = s->applied;
 		ctx->tip_tree = &ar->tree;
 		ctx->base_commit = &ar->base;
 		ctx->base_tree = s->have_base ? &s->base_tree : NULL;

@@ -4,16 +4,19 @@
  * tools answer them (review/model_tools.h rb_model_tools_call()): a tool
  * name and JSON arguments as a hostile model sends them, on a small tree
  * held in memory (libgit2 mempack: a base tree, a tip tree that differs,
- * a commit) or with no tree at all. (fuzz_model_tools.c fuzzes the
+ * two commits, the base and its parent, for blame, show_commit and log)
+ * or with no tree at all. (fuzz_model_tools.c fuzzes the
  * providers' parsers of the replies that carry these calls.)
  *
  * Input: one byte, then the arguments.
- *   bits 0-3: the tool (0-7 the known ones; 8-15: the name is the
+ *   bits 0-3: the tool (0-10 the known ones; 11-15: the name is the
  *             arguments' text up to the first NUL, the rest the arguments)
  *   bit 4:    no tree (a NULL repository)
  *   bit 5:    also check the arguments as a quote with quote_at()
- * Every result must be valid UTF-8 (jansson refuses anything else), and
- * the limits must hold.
+ * In the arguments, "COMMIT1" and "COMMIT0" become the first 7 hex
+ * digits of the base commit and of its parent, so that seeds can name
+ * commits the tree has. Every result must be valid UTF-8 (jansson refuses
+ * anything else), and the limits must hold.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,14 +36,18 @@
 #include "util/banned.h"
 
 static git_repository *repo;
-static git_oid base_tree, tip_tree, base_commit;
+static git_oid base_tree, tip_tree, base_commit, first_commit;
+static git_oid first_tree;
 static const char *const patches[] = { "mm: one\n\ndiff --git a/a.c b/a.c\n",
 				       NULL, "mm: three \xe2\x80\xae\n" };
 
-static const char *const names[] = { "read_file",	"grep",
-				     "find_definition", "find_callers",
-				     "show_patch",	"cover_letter",
-				     "previous_review", "path_history" };
+static const char *const names[] = {
+	"read_file",	   "grep",	   "find_definition",
+	"find_callers",	   "show_patch",   "cover_letter",
+	"previous_review", "path_history", "blame",
+	"show_commit",	   "log",
+};
+#define N_NAMES (sizeof(names) / sizeof(*names))
 
 static void blob(git_treebuilder *tb, const char *name, const char *text,
 		 git_filemode_t mode)
@@ -52,8 +59,11 @@ static void blob(git_treebuilder *tb, const char *name, const char *text,
 		abort();
 }
 
-/* A tree of a few C files (@tip: one changed, one added), in memory. */
-static void make_tree(git_oid *out, bool tip)
+/*
+ * A tree of a few C files (@tip: one changed, one added; @first: the
+ * base's parent, one line less), in memory.
+ */
+static void make_tree(git_oid *out, bool tip, bool first)
 {
 	git_treebuilder *mm = NULL, *root = NULL;
 	git_oid sub;
@@ -62,10 +72,12 @@ static void make_tree(git_oid *out, bool tip)
 	    git_treebuilder_new(&root, repo, NULL))
 		abort();
 	blob(mm, "a.c",
-	     tip ? "#define A_MAX 2\nstruct s {\n\tint n;\n};\n"
-		   "int a(int x)\n{\n\treturn b(x) + 1;\n}\n" :
-		   "#define A_MAX 1\nstruct s {\n\tint n;\n};\n"
-		   "int a(int x)\n{\n\treturn b(x);\n}\n",
+	     tip   ? "#define A_MAX 2\nstruct s {\n\tint n;\n};\n"
+		     "int a(int x)\n{\n\treturn b(x) + 1;\n}\n" :
+	     first ? "#define A_MAX 1\nstruct s {\n};\n"
+		     "int a(int x)\n{\n\treturn b(x);\n}\n" :
+		     "#define A_MAX 1\nstruct s {\n\tint n;\n};\n"
+		     "int a(int x)\n{\n\treturn b(x);\n}\n",
 	     GIT_FILEMODE_BLOB);
 	blob(mm, "b.h", "typedef int t_t;\nint b(int);\nextern int g;\n",
 	     GIT_FILEMODE_BLOB);
@@ -93,6 +105,7 @@ static void setup(void)
 	git_odb *odb = NULL;
 	git_signature *sig = NULL;
 	git_tree *tree = NULL;
+	git_commit *parent = NULL;
 
 	git_libgit2_init();
 	rb_log_set_quiet(1);
@@ -100,13 +113,24 @@ static void setup(void)
 	    git_mempack_new(&mp) || git_odb_add_backend(odb, mp, 1))
 		abort();
 	git_repository_set_odb(repo, odb);
-	make_tree(&base_tree, false);
-	make_tree(&tip_tree, true);
+	make_tree(&first_tree, false, true);
+	make_tree(&base_tree, false, false);
+	make_tree(&tip_tree, true, false);
 	if (git_signature_new(&sig, "T", "t@example.org", 1000, 0) ||
-	    git_tree_lookup(&tree, repo, &base_tree) ||
-	    git_commit_create(&base_commit, repo, NULL, sig, sig, NULL,
-			      "mm: the base\n", tree, 0, NULL))
+	    git_tree_lookup(&tree, repo, &first_tree) ||
+	    git_commit_create(&first_commit, repo, NULL, sig, sig, NULL,
+			      "mm: first\n\nSigned-off-by: T <t@example.org>\n",
+			      tree, 0, NULL))
 		abort();
+	git_tree_free(tree);
+	tree = NULL;
+	if (git_tree_lookup(&tree, repo, &base_tree) ||
+	    git_commit_lookup(&parent, repo, &first_commit) ||
+	    git_commit_create(&base_commit, repo, NULL, sig, sig, NULL,
+			      "mm: the base\n", tree, 1,
+			      (const git_commit **)&parent))
+		abort();
+	git_commit_free(parent);
 	git_tree_free(tree);
 	git_signature_free(sig);
 	git_odb_free(odb);
@@ -119,6 +143,20 @@ static void check_text(const struct rb_buf *b)
 	if (!s)
 		abort();
 	json_decref(s);
+}
+
+/* "COMMIT1", "COMMIT0" in @s (@n bytes) become real commits' ids. */
+static void name_commits(char *s, size_t n)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	char *p;
+
+	while ((p = memmem(s, n, "COMMIT", 6)) && p + 7 <= s + n &&
+	       (p[6] == '0' || p[6] == '1')) {
+		git_oid_tostr(hex, sizeof(hex),
+			      p[6] == '1' ? &base_commit : &first_commit);
+		memcpy(p, hex, 7);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -150,9 +188,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data + 1, size - 1);
 	copy[size - 1] = 0;
+	name_commits(copy, size - 1);
 	args = copy;
 	alen = size - 1;
-	if ((data[0] & 15) < 8) {
+	if ((data[0] & 15) < N_NAMES) {
 		name = names[data[0] & 15];
 	} else {
 		name = copy;

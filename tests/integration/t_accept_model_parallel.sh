@@ -250,7 +250,7 @@ if fmt == "anthropic":
             for k in cc[1:]:
                 acc.check(k["at"] == "messages[0].content[0]" and
                           "FOCUS:" not in blocks[0]["text"] and
-                          "The diff." in blocks[0]["text"],
+                          "The diff" in blocks[0]["text"],
                           "patch %d: a mark off the data: %s" % (p, k))
         acc.check(len(sysv) == 1, "patch %d: %d system prompts" %
                   (p, len(sysv)))

@@ -27,7 +27,9 @@
 #  - the kept finding's reasoning (the finder's severity reason, the
 #    verifier's reason) is stored, and not mailed;
 #  - every finder prompt carries the context: the cover letter, and the
-#    later patches' subjects and diffstats.
+#    later patches' subjects and diffstats; and the code read from the
+#    tree before the review: ring_free() whole, numbered as the tree,
+#    and the definition of struct ring from the base (issue 30).
 # Then the daemon runs again on a fresh store with --replay of what the
 # first run recorded, the model server gone: the same mails. Last, v2 of
 # the series: the review of its changed patch 3/3 is told what v1's
@@ -219,6 +221,13 @@ acc.check("cover-letter\\nThree small changes to the ring buffer." in text,
           "no cover letter in the finder's prompt")
 acc.check("later-patches\\n[3/3] ring: add ring_free()\\n  include/ring.h"
           in text, "no later patches in the finder's prompt")
+# (issue 30) The code read before the review: the changed function
+# whole, numbered as the tree, and the struct it uses, from the base.
+acc.check("=== function ring_free() in lib/ring.c, lines 41-45 of the tree "
+          "after this patch\\n   41 void ring_free(struct ring *r)\\n" in text,
+          "no ring_free() in the finder's prompt")
+acc.check("=== struct ring in include/ring.h, lines" in text,
+          "no struct ring in the finder's prompt")
 PY
 grep -q 'event=model.cost.*4 tool calls, 1 refused' "$d/daemon.log" ||
 	rb_fail "the cost line: $(grep model.cost "$d/daemon.log")"
