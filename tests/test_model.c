@@ -1172,6 +1172,43 @@ static struct rb_model_seen *leak_seen(const char *patch, const char *nonce)
 	return s;
 }
 
+/*
+ * The prompt's tree context (model_prefetch.c) counts as shown: the
+ * changed function at the tip, a definition at the base, the callers;
+ * the same lines outside the block do not.
+ */
+static void test_seen_tree_context(void **state)
+{
+	static const char text[] =
+		"<<<DATA-00ff series\n"
+		"   12 int not_tree_text;\n"
+		"DATA-00ff>>>\n"
+		"<<<DATA-00ff tree-context\n"
+		"=== function foo() in mm/foo.c, lines 10-12 of the tree "
+		"after this patch\n"
+		"   10 int foo(void)\n"
+		"   11 {\n"
+		"   12 \treturn bar();\n"
+		"=== callers of foo() at the series tip: this patch changes "
+		"its return values\n"
+		"mm/baz.c:40: [baz()] \tret = foo();\n"
+		"=== function bar in include/linux/bar.h, lines 3-4 of the "
+		"base tree\n"
+		"    3 static inline int bar(void)\n"
+		"    4 { return 1; }\n"
+		"=== a heading of no place\n"
+		"    5 not counted\n"
+		"DATA-00ff>>>\n";
+	struct rb_model_seen *s = NULL;
+
+	(void)state;
+	assert_int_equal(rb_model_seen_new(&s), 0);
+	assert_int_equal(rb_model_seen_add_prompt(s, text, "00ff"), 0);
+	/* 3 function lines, 1 caller, 2 definition lines. */
+	assert_int_equal(rb_model_seen_count(s), 6);
+	rb_model_seen_free(s);
+}
+
 /* The check of one verdict of @ans (1-based @id) for @cl. */
 static int check(const struct rb_diff *d, const struct rb_model_seen *s,
 		 const struct rb_model_claim *cl, const char *ans, size_t id)
@@ -1994,6 +2031,7 @@ int main(void)
 		cmocka_unit_test(test_parsers),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_evidence),
+		cmocka_unit_test(test_seen_tree_context),
 		cmocka_unit_test(test_verifier_own_line),
 		cmocka_unit_test(test_verifier_tools),
 		cmocka_unit_test(test_dismissals),
