@@ -33,23 +33,64 @@ const char *rb_eval_case_kind_name(enum rb_eval_case_kind k)
 
 static int reverse_hunk(struct rb_buf *out, const struct rb_diff_hunk *h)
 {
-	size_t i;
+	size_t i, sl;
 	int ret;
 
+	/* The section is a label: up to a control byte mail put there. */
+	for (sl = 0; sl < h->section_len; sl++)
+		if ((unsigned char)h->section[sl] < 0x20 &&
+		    h->section[sl] != '\t')
+			break;
+
+	for (i = 0; i < h->n_lines; i++)
+		if (memchr(h->lines[i].text, '\0', h->lines[i].len))
+			return rb_err(RB_EINVAL, "a NUL byte in line %u",
+				      h->lines[i].patch_lineno);
 	ret = rb_buf_printf(out, "@@ -%u,%u +%u,%u @@%s%.*s\n", h->new_start,
 			    h->new_count, h->old_start, h->old_count,
-			    h->section_len ? " " : "", (int)h->section_len,
-			    h->section);
-	for (i = 0; !ret && i < h->n_lines; i++) {
-		const struct rb_diff_line *l = &h->lines[i];
-		char o = l->origin == '+' ? '-' : l->origin == '-' ? '+' : ' ';
+			    sl ? " " : "", (int)sl, h->section);
+	/* Each run of changes as git writes it: removals, then additions. */
+	for (i = 0; !ret && i < h->n_lines;) {
+		size_t k, e = i + 1;
+		int pass;
 
-		ret = rb_buf_printf(out, "%c%.*s\n", o, (int)l->len, l->text);
-		if (!ret && l->no_newline)
-			ret = rb_buf_puts(out,
-					  "\\ No newline at end of file\n");
+		if (h->lines[i].origin != ' ') {
+			while (e < h->n_lines && h->lines[e].origin != ' ')
+				e++;
+		}
+		for (pass = 0; !ret && pass < 2; pass++) {
+			for (k = i; !ret && k < e; k++) {
+				const struct rb_diff_line *l = &h->lines[k];
+				char o = l->origin == '+' ? '-' :
+					 l->origin == '-' ? '+' :
+							    ' ';
+
+				/* Pass 0: context and the new removals. */
+				if ((o == '+') != (pass == 1))
+					continue;
+				ret = rb_buf_printf(out, "%c%.*s\n", o,
+						    (int)l->len, l->text);
+				if (!ret && l->no_newline)
+					ret = rb_buf_puts(
+						out,
+						"\\ No newline at end of file\n");
+			}
+		}
+		i = e;
 	}
 	return ret;
+}
+
+/* A path written as it is, unquoted, that reads back the same. */
+static bool plain_path(const char *p)
+{
+	if (!p || !*p)
+		return false;
+	for (; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f ||
+		    *p == '"' || *p == '\\')
+			return false;
+	return true;
 }
 
 int rb_eval_diff_reverse(struct rb_buf *out, const struct rb_diff *d)
@@ -63,6 +104,8 @@ int rb_eval_diff_reverse(struct rb_buf *out, const struct rb_diff *d)
 		const char *from = f->new_path ? f->new_path : f->old_path;
 		const char *to = f->old_path ? f->old_path : f->new_path;
 
+		if (!plain_path(from) || !plain_path(to))
+			return rb_err(RB_EINVAL, "a path that needs quoting");
 		if (f->is_binary)
 			return rb_err(RB_EINVAL, "%s: a binary patch", from);
 		if (f->status == RB_DIFF_RENAMED || f->status == RB_DIFF_COPIED)
@@ -93,10 +136,12 @@ int rb_eval_diff_reverse(struct rb_buf *out, const struct rb_diff *d)
 							       from,
 				f->status == RB_DIFF_ADDED ? "" : "b/",
 				f->status == RB_DIFF_ADDED ? "/dev/null" : to);
+		if (ret)
+			return -RB_ENOMEM;
 		for (h = 0; !ret && h < f->n_hunks; h++)
 			ret = reverse_hunk(out, &f->hunks[h]);
 	}
-	return ret ? -RB_ENOMEM : 0;
+	return ret;
 }
 
 /* ---- reading the tree ---- */

@@ -70,7 +70,8 @@ struct rb_eval_tree {
  * hunk ranges swapped, an added file deleted and a deleted one added, the
  * index line's ids swapped. -RB_EINVAL (reason in rb_errmsg()) for what
  * has no text reverse here: a binary file, a rename or copy, a mode
- * change alone; -RB_ENOMEM.
+ * change alone, a path that would need quoting, a NUL byte in a line;
+ * -RB_ENOMEM.
  */
 int rb_eval_diff_reverse(struct rb_buf *out, const struct rb_diff *d);
 

@@ -468,7 +468,9 @@ static int match_anchor(struct linevec *lv, const struct rb_diff_file *bf,
 		for (i = 0; i < bf->hunks[h].n_lines; i++) {
 			const struct rb_diff_line *b = &bf->hunks[h].lines[i];
 
-			if (b->origin == '-')
+			/* A hunk that claims to start at line 0 (mail can
+			 * say anything) has lines no finding can name. */
+			if (b->origin == '-' || !b->new_lineno)
 				continue;
 			t = b->text;
 			tn = b->len;

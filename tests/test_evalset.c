@@ -287,6 +287,45 @@ static void test_twice(void **state)
 	rb_diff_free(bd);
 }
 
+/*
+ * A buggy patch whose hunk claims to start at line 0 (found by
+ * fuzz_evalset): its lines have no number a finding could name, so none
+ * of them is a line the fix changed.
+ */
+static void test_line_zero(void **state)
+{
+	static const char fix[] = "diff --git a/m.c b/m.c\n"
+				  "--- a/m.c\n"
+				  "+++ b/m.c\n"
+				  "@@ -20,3 +20,3 @@\n"
+				  " {\n"
+				  "-\tif (len > sizeof(buf))\n"
+				  "+\tlen = min(len, b->size);\n"
+				  " }\n";
+	static const char bug[] = "diff --git a/m.c b/m.c\n"
+				  "--- a/m.c\n"
+				  "+++ b/m.c\n"
+				  "@@ -1,2 +0,2 @@\n"
+				  " \tif (len > sizeof(buf))\n"
+				  "-\tx();\n"
+				  "+\ty();\n";
+	struct rb_diff *fd, *bd;
+	struct rb_eval_pair p = { 0 };
+	bool touched;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(rb_diff_parse(&fd, fix, strlen(fix)), 0);
+	assert_int_equal(rb_diff_parse(&bd, bug, strlen(bug)), 0);
+	assert_int_equal(rb_eval_locate(&p, fd, bd, &touched), 0);
+	for (i = 0; i < p.n_changed; i++)
+		for (k = 0; k < p.changed[i].n_lines; k++)
+			assert_true(p.changed[i].lines[k] > 0);
+	rb_eval_pair_release(&p);
+	rb_diff_free(fd);
+	rb_diff_free(bd);
+}
+
 /* ---- hand labels and the strict scorer ---- */
 
 static bool strict(const struct rb_eval_pair *p, const struct rb_eval_label *l,
@@ -507,6 +546,18 @@ static void test_reverse(void **state)
 				"+++ /dev/null\n"
 				"@@ -1 +0,0 @@\n"
 				"-y\n";
+	static const char quoted[] = "diff --git \"a/x y.c\" \"b/x y.c\"\n"
+				     "--- \"a/x y.c\"\n"
+				     "+++ \"b/x y.c\"\n"
+				     "@@ -1 +1 @@\n"
+				     "-a\n"
+				     "+b\n";
+	static const char ctl[] = "diff --git a/c.c b/c.c\n"
+				  "--- a/c.c\n"
+				  "+++ b/c.c\n"
+				  "@@ -1 +1 @@ int g(\r\0\0x\n"
+				  "-a\n"
+				  "+b\n";
 	static const char bin[] = "diff --git a/b.bin b/b.bin\n"
 				  "index 1111111..2222222 100644\n"
 				  "Binary files a/b.bin and b/b.bin differ\n";
@@ -543,6 +594,16 @@ static void test_reverse(void **state)
 	/* What has no text reverse is refused. */
 	assert_int_equal(rb_diff_parse(&p, bin, strlen(bin)), 0);
 	assert_int_equal(rb_eval_diff_reverse(&out, p), -RB_EINVAL);
+	rb_diff_free(p);
+	/* A path that would need quoting (found by fuzz_evalset). */
+	assert_int_equal(rb_diff_parse(&p, quoted, strlen(quoted)), 0);
+	assert_int_equal(rb_eval_diff_reverse(&out, p), -RB_EINVAL);
+	rb_diff_free(p);
+	/* A section is a label: cut at a control byte, so it reads back. */
+	rb_buf_reset(&out);
+	assert_int_equal(rb_diff_parse(&p, ctl, sizeof(ctl) - 1), 0);
+	assert_int_equal(rb_eval_diff_reverse(&out, p), 0);
+	assert_non_null(strstr(out.ptr, "@@ -1,1 +1,1 @@ int g(\n-b\n+a\n"));
 	rb_diff_free(p);
 	rb_buf_release(&out);
 	rb_buf_release(&back);
@@ -727,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_forward),
 		cmocka_unit_test(test_func_span),
 		cmocka_unit_test(test_recall),
+		cmocka_unit_test(test_line_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
