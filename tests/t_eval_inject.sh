@@ -160,7 +160,7 @@ cmp -s "$tmp/model.md" "$tmp/replay.md" && cmp -s "$tmp/model.json" "$tmp/replay
 "$RB_BIN" eval --inject --checkers --set "$tmp/set.json" --tree "$tmp/fixed" \
 	--tree "$tmp/base" --labels "$data/labelled.json" \
 	>"$tmp/check.md" 2>"$tmp/err" || die "--checkers: $(cat "$tmp/err")"
-grep -q '^| commit-msg, checkpatch | [0-9a-f]* | all | 2 | 0 | 0.00 | ' \
+grep -q '^| commit-msg | [0-9a-f]* | all | 2 | 0 | 0.00 | ' \
 	"$tmp/check.md" || die "checkers: $(sed -n '/The checkers/,$p' "$tmp/check.md")"
 
 # Usage: --recall without --inject, --build without --checkers.

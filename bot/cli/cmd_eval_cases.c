@@ -90,6 +90,7 @@ struct ctx {
 	struct pstat *ps;
 	size_t n_pairs;
 	struct rb_check_opts copts;
+	bool checkpatch; /* some tree shipped checkpatch.pl: it ran */
 };
 
 /* ---- making the cases ---- */
@@ -456,6 +457,8 @@ static int check_side(struct ctx *x, struct crow *r, int side)
 	cc.has_tools = true;
 	cc.opts = &x->copts;
 	/* checkpatch where the tree ships it, as the review stage does. */
+	if (has_checkpatch(r->t))
+		x->checkpatch = true;
 	snprintf(names, sizeof(names), "commit-msg%s%s",
 		 has_checkpatch(r->t) ? ",checkpatch" : "",
 		 x->e->build ? ",build" : "");
@@ -552,9 +555,13 @@ static json_t *sums_json(const struct sums *t)
 static void print_sums(const struct ctx *x, bool checkers, json_t *out)
 {
 	const struct eval_env *e = x->e;
+	char names[64];
 	struct sums t;
 	int w;
 
+	snprintf(names, sizeof(names), "commit-msg%s%s",
+		 x->checkpatch ? ", checkpatch" : "",
+		 e->build ? ", build" : "");
 	printf("\n| %s | prompt set | subset | cases | cases with a hit | "
 	       "recall | findings | hits | precision | controls | controls "
 	       "with a finding | findings on controls (false positives) | "
@@ -568,10 +575,8 @@ static void print_sums(const struct ctx *x, bool checkers, json_t *out)
 		sums_of(&t, x, checkers, w);
 		printf("| %s | %s | %s | %d | %d | %.2f | %d | %d | %.2f | %d "
 		       "| %d | %d | %.2f | %d | %ld | %ld | %.4f | %d |\n",
-		       checkers ? (e->build ? "commit-msg, checkpatch, build" :
-					      "commit-msg, checkpatch") :
-				  e->model_name,
-		       e->prompt, subset_names[w], t.cases, t.hit_cases,
+		       checkers ? names : e->model_name, e->prompt,
+		       subset_names[w], t.cases, t.hit_cases,
 		       eval_ratio(t.hit_cases, t.cases), t.findings, t.hits,
 		       eval_ratio(t.hits, t.findings), t.controls,
 		       t.fp_controls, t.fp, eval_ratio(t.fp, t.controls),
