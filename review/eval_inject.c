@@ -9,7 +9,6 @@
  * never writes the tree. Only what libgit2 diffs between the resulting
  * trees is kept.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -176,7 +176,8 @@ struct rb_eval_labels {
  * Reads the "labels" array of a JSON file (tests/data/eval/labelled.json:
  * [{"fix_message_id", "categories", "mm", "accept": [{"file",
  * "function", "code", "categories"}]}]). A file without one gives no
- * labels. -RB_EPARSE naming the field, -RB_ENOTFOUND, -RB_ENOMEM.
+ * labels. -RB_EPARSE naming the field (or the file, when it cannot be
+ * read or is not JSON), -RB_ENOMEM.
  */
 int rb_eval_labels_load(struct rb_eval_labels *out, const char *path);
 void rb_eval_labels_release(struct rb_eval_labels *l);

@@ -35,7 +35,6 @@
 #include "review/diff.h"
 #include "review/evalset.h"
 #include "review/model.h"
-#include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"
