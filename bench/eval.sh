@@ -82,6 +82,7 @@ run() {
 	  cost_per_mtok_out: 15
 	YAML
 	"$bin" eval --set "$w/set.json" -c "$w/$name.yaml" \
+		--labels "$top/tests/data/eval/labelled.json" \
 		--json "$w/$name.json" \
 		--label "scripted model ($name), not a real model" \
 		>"$w/$name.md" 2>"$w/$name.err" ||
