@@ -1323,15 +1323,21 @@ struct memout {
 	git_object_t *type;
 };
 
-/* Fills @w from @o (the caller holds the lock); 0, or -1 out of memory. */
+/*
+ * Fills @w from @o (the caller holds the lock); 0, or -1 out of memory.
+ * The bytes end with a NUL past the object's size, as libgit2's own
+ * backends give them: readers of a blob's text (the model's tools) may
+ * rely on it.
+ */
 static int mem_out(const struct memout *w, git_odb_backend *b,
 		   const struct memobj *o)
 {
 	if (w->buf) {
-		*w->buf = git_odb_backend_data_alloc(b, o->len ? o->len : 1);
+		*w->buf = git_odb_backend_data_alloc(b, o->len + 1);
 		if (!*w->buf)
 			return -1;
 		memcpy(*w->buf, o->data, o->len);
+		((char *)*w->buf)[o->len] = '\0';
 	}
 	*w->len = o->len;
 	*w->type = o->type;
