@@ -8,11 +8,19 @@
 # a change of the prompt set, whose requests the recording cannot answer
 # (record again: docs/EVAL.md). Needs the linux 6.1 tree the recording was
 # made on.
+#
+# It runs the release build, RB_BIN_RELEASE (.ci/run exports its gcc
+# build): the prompt's prefetch reads the definitions through the word
+# index of the whole kernel tree, which takes seconds in a release build
+# and many minutes under the sanitizers.
 set -u
 : "${RB_BIN:?}" "${RB_SRC:?}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/need.sh"
 rb_need_linux_tree
+[ -n "${RB_BIN_RELEASE:-}" ] && [ -x "$RB_BIN_RELEASE" ] ||
+	rb_skip "needs RB_BIN_RELEASE=path/to/a release reviewbot (.ci/run sets it): under the sanitizers indexing the kernel tree takes many minutes"
+RB_BIN=$RB_BIN_RELEASE
 rec=$RB_SRC/bench/eval-replay
 meta() {
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' \
