@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,36 @@
 #include "banned.h"
 
 static enum rb_log_level min_level = RB_LOG_INFO;
+
+/* The status line (rb_log_status()): on, and what it shows now. */
+static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
+static int status_on;
+static char status[256];
+
+void rb_log_status_enable(int on)
+{
+	status_on = on;
+}
+
+/* Under status_lock: wipes the status line off the terminal. */
+static void status_clear(void)
+{
+	if (status[0])
+		fputs("\r\033[K", stderr);
+}
+
+void rb_log_status(const char *text)
+{
+	if (!status_on)
+		return;
+	pthread_mutex_lock(&status_lock);
+	status_clear();
+	snprintf(status, sizeof(status), "%s", text ? text : "");
+	if (status[0])
+		fputs(status, stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&status_lock);
+}
 
 void rb_log_set_level(enum rb_log_level lvl)
 {
@@ -71,6 +102,11 @@ void rb_log(enum rb_log_level lvl, const char *event, ...)
 	}
 	va_end(ap);
 	rb_buf_putc(&b, '\n');
+	pthread_mutex_lock(&status_lock);
+	status_clear();
 	fwrite(b.ptr, 1, b.len, stderr);
+	if (status[0])
+		fputs(status, stderr);
+	pthread_mutex_unlock(&status_lock);
 	rb_buf_release(&b);
 }
