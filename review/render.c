@@ -71,7 +71,10 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Drops the colon of a trailer name anywhere in @b, from @from on. */
+/*
+ * Drops the colon of a trailer name anywhere in @b, from @from on: the
+ * bot's own words (a finding, a title it repeats) never carry one.
+ */
 static void neutralise(struct rb_buf *b, size_t from)
 {
 	size_t r = from, w = from, tl;
@@ -94,7 +97,10 @@ static void neutralise(struct rb_buf *b, size_t from)
 
 /*
  * Appends @s cleaned: invalid UTF-8 becomes U+FFFD, control characters
- * become spaces (CR goes), and trailer names lose their colon.
+ * become spaces (CR goes), and trailer names lose their colon, except in
+ * quoted code (CL_TABS): a "> " line is no trailer (b4 and patchwork
+ * skip quoted lines, and the composer refuses only a line that starts
+ * with one), and what the patch says is quoted as it says it.
  */
 static int clean_para(struct rb_buf *out, const char *s, size_t n);
 
@@ -141,7 +147,7 @@ static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 			i += l;
 		}
 	}
-	if (!ret)
+	if (!ret && !(how & CL_TABS))
 		neutralise(out, start);
 	return ret;
 }
@@ -1281,6 +1287,8 @@ static int apply_attempt(json_t *o, const void *arg, size_t i)
 	char pl[64];
 	int ret;
 
+	if (a->note)
+		return set_str(o, "note", a->note);
 	ret = set_base(o, a->base_name ? a->base_name : "?", a->base_commit);
 	ret = ret ?: set_str(o, "age", a->age);
 	if (!ret && a->patch_index > 0) {
@@ -1314,6 +1322,9 @@ int rb_render_apply_failure(struct rb_buf *out,
 	ret = ret ?: set_str(d, "prereq_applied", ctx->prereq_applied);
 	ret = ret ?: set_str(d, "prereq_missing", ctx->prereq_missing);
 	ret = ret ?: set_bool(d, "too_big", ctx->too_big);
+	ret = ret ?: set_bool(d, "admins", ctx->to_admins);
+	ret = ret ?: set_str(d, "author", ctx->author);
+	ret = ret ?: set_str(d, "rebase_on", ctx->rebase_on);
 	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
 	ret = ret   ?:
 		      set_items(d, "attempts", ctx->n_attempts, apply_attempt,
