@@ -27,7 +27,8 @@ acc_config '  default:
   subsystems:
     RING BUFFER:
       mode: advisory
-      incomplete: notify' 'series:
+      incomplete: notify
+      report_apply_failures: author' 'series:
   incomplete_wait_minutes: 1'
 
 # A series on a tree reviewbot does not have: ring_pop() is ring_take()

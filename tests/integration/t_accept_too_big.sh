@@ -13,6 +13,8 @@
 set -e
 sec_setup
 sed -i 's/^    mode: off$/    mode: advisory/' "$d/config.yaml"
+# The authors are told (issue 34: by default only the admins are).
+sed -i 's/^      max_findings: 10$/&\n      report_apply_failures: author/' "$d/config.yaml"
 
 # series NAME [break]: 30 patches of 400 added lines each, as mails
 # appended to the source; with "break", patch 20 appends to lib/ring.c
