@@ -100,8 +100,8 @@ acc.check(re.search(r'^demo at [0-9a-f]{12} \(committed \d+ [a-z]+ ago\):'
                     r' from a ring of size zero"\), lib/ring\.c, hunk 1: ',
                     f, re.M),
           "the apply failure does not say where it stopped:\n" + b)
-acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER: this note goes"
-                     " to the author only.\n"), "footer:\n" + b)
+acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER: this note is"
+                     " not sent to the list.\n"), "footer:\n" + b)
 r = acc.q("SELECT state FROM series WHERE id = ?", cover.strip("<>"))
 acc.check(r == [("apply_failed",)], "the series' state: %s" % r)
 # The partial series: waiting, and no note before its minute is over.
