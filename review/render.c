@@ -1334,12 +1334,47 @@ int rb_render_apply_failure(struct rb_buf *out,
 	return ret;
 }
 
+/*
+ * "3/9 and 8/9", "3/9, 5/9 and 8/9", or with runs of three or more
+ * "14/28 to 28/28": a list a person reads at a glance.
+ */
+static int missing_text(struct rb_buf *m, const int *v, size_t n, int total)
+{
+	size_t i = 0, runs = 0, k;
+	int ret = 0;
+
+	/* How many items the list has, to put "and" before the last. */
+	for (k = 0; k < n; runs++) {
+		size_t e = k;
+
+		while (e + 1 < n && v[e + 1] == v[e] + 1)
+			e++;
+		k = e - k >= 2 ? e + 1 : k + 1;
+	}
+	for (k = 0; i < n && !ret; k++) {
+		size_t e = i;
+
+		while (e + 1 < n && v[e + 1] == v[e] + 1)
+			e++;
+		if (k)
+			ret = rb_buf_puts(m, k + 1 == runs ? " and " : ", ");
+		if (!ret && e - i >= 2) {
+			ret = rb_buf_printf(m, "%d/%d to %d/%d", v[i], total,
+					    v[e], total);
+			i = e + 1;
+		} else if (!ret) {
+			ret = rb_buf_printf(m, "%d/%d", v[i], total);
+			i++;
+		}
+	}
+	return ret;
+}
+
 int rb_render_incomplete(struct rb_buf *out,
 			 const struct rb_render_incomplete_ctx *ctx)
 {
 	json_t *d = NULL;
 	struct rb_buf m = RB_BUF_INIT(1 << 16);
-	size_t i;
 	int ret;
 
 	ret = series_doc_new(&d, &ctx->head);
@@ -1350,14 +1385,9 @@ int rb_render_incomplete(struct rb_buf *out,
 	ret = ret ?: set_bool(d, "one_minute", ctx->wait_minutes == 1);
 	ret = ret ?: set_int(d, "reviewed", ctx->reviewed);
 	ret = ret ?: set_bool(d, "one_reviewed", ctx->reviewed == 1);
-	for (i = 0; i < ctx->n_missing && !ret; i++) {
-		if (i)
-			ret = rb_buf_puts(
-				&m, i + 1 == ctx->n_missing ? " and " : ", ");
-		ret = ret   ?:
-			      rb_buf_printf(&m, "%d/%d", ctx->missing[i],
-					    ctx->head.total);
-	}
+	ret = ret   ?:
+		      missing_text(&m, ctx->missing, ctx->n_missing,
+				   ctx->head.total);
 	ret = ret ?: set_str(d, "missing", m.ptr);
 	ret = ret ?: set_bool(d, "one_missing", ctx->n_missing == 1);
 	ret = ret ?: render(out, &ctx->dirs, "incomplete.txt", d);

@@ -158,6 +158,18 @@ static void golden(const char *got, const char *file)
 	free(want);
 }
 
+/* @s with its line breaks as spaces, in a static buffer (tests only). */
+static const char *acc_flat(const char *s)
+{
+	static char b[1 << 16];
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < sizeof(b); i++)
+		b[i] = s[i] == '\n' ? ' ' : s[i];
+	b[i] = '\0';
+	return b;
+}
+
 /* Plain text, <= 72 columns except quoted code, no trailer lines. */
 static void check_layout(const char *text)
 {
@@ -532,6 +544,21 @@ static void test_other_mails(void **state)
 	assert_int_equal(rb_render_incomplete(&out, &inc), 0);
 	assert_non_null(strstr(out.ptr, "patch 3/9 did not"));
 	rb_buf_reset(&out);
+	/* Runs of three or more read as a range (issue 34). */
+	{
+		static const int many[] = { 2, 4, 5, 6, 7, 9, 10 };
+
+		inc.missing = many;
+		inc.n_missing = 7;
+		assert_int_equal(rb_render_incomplete(&out, &inc), 0);
+		assert_non_null(
+			strstr(acc_flat(out.ptr),
+			       "patches 2/9, 4/9 to 7/9, 9/9 and 10/9 did "
+			       "not reach"));
+		rb_buf_reset(&out);
+		inc.missing = missing;
+		inc.n_missing = 2;
+	}
 
 	ack.items = items;
 	ack.n_items = 3;

@@ -1472,6 +1472,9 @@ static const char *attempt_name(const struct rb_base_attempt *a)
 	return a->kind == RB_BASE_GUESSED ? "guessed base" : "base-commit";
 }
 
+/* A tree whose tip is older than this is not one to rebase on. */
+#define REBASE_MAX_AGE ((int64_t)30 * 86400)
+
 /* "3 hours": whole units, as a person writes them in a mail. */
 static const struct rb_dur_unit mail_units[] = {
 	{ 120, 1, -1, "seconds" },
@@ -1544,9 +1547,12 @@ static void attempt_note(char *out, size_t size,
 static const char *plain_reason(const struct rb_base_attempt *a)
 {
 	const char *r = a->reason;
+	size_t n, fl = a->failed_file ? strlen(a->failed_file) : 0;
 	char head[64];
-	size_t n;
 
+	/* "FILE does not exist in the tree" after "FILE: " */
+	if (r && fl && !strncmp(r, a->failed_file, fl) && r[fl] == ' ')
+		return r + fl + 1;
 	if (!r || !a->failed_file || a->failed_hunk <= 0)
 		return r;
 	snprintf(head, sizeof(head), "hunk #%d of ", (int)a->failed_hunk);
@@ -1565,6 +1571,27 @@ static const char *plain_reason(const struct rb_base_attempt *a)
  * opted in (report_apply_failures: author) tells the poster: which patch
  * and file failed on which tree at which commit, and what to do.
  */
+/* How old the commit an attempt was made on is, in seconds (INT64_MAX
+ * when it cannot be told). */
+static int64_t commit_age(const struct series_ctx *c,
+			  const struct rb_base_attempt *a)
+{
+	git_commit *commit = NULL;
+	int64_t age = INT64_MAX;
+	size_t i;
+
+	for (i = 0; a->name && i < c->n_trees; i++) {
+		if (strcmp(a->name, c->trees[i].name))
+			continue;
+		if (!git_commit_lookup(&commit, c->trees[i].repo, &a->commit))
+			age = rb_now() - (int64_t)git_commit_time(commit);
+		git_commit_free(commit);
+		git_error_clear();
+		break;
+	}
+	return age;
+}
+
 static int render_apply_failure(struct series_ctx *c)
 {
 	enum rb_apply_notice who =
@@ -1594,6 +1621,10 @@ static int render_apply_failure(struct series_ctx *c)
 		int pi = (int)a->failed_patch;
 
 		if (!a->tried) {
+			/* A guess that found nothing is the bot's business:
+			 * the author is told only of the base they named. */
+			if (who == RB_AF_AUTHOR && a->kind == RB_BASE_GUESSED)
+				continue;
 			attempt_note(note[i], sizeof(note[i]), a);
 			at[i].note = note[i];
 			continue;
@@ -1615,7 +1646,10 @@ static int render_apply_failure(struct series_ctx *c)
 		if (a->reason && !strncmp(a->reason, RB_APPLY_TOO_BIG,
 					  strlen(RB_APPLY_TOO_BIG)))
 			r.too_big = true;
-		if (!r.rebase_on && a->kind == RB_BASE_TREE)
+		/* A rebase on a tree is advice only while the tree is
+		 * current: never "rebase on" a tree months old. */
+		if (!r.rebase_on && a->kind == RB_BASE_TREE &&
+		    commit_age(c, a) < REBASE_MAX_AGE)
 			r.rebase_on = at[i].base_name;
 	}
 	r.head = render_head(c);

@@ -146,7 +146,8 @@ acc.check(re.match(r"Hello,\n\n2 of the 3 patches of this series arrived,"
                    r" but patch 2/3 did not reach the list within 1 minutes?\."
                    r" reviewbot reviews a series only once it is complete",
                    acc.flat(b)), "the incomplete note says:\n" + b)
-acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER.\n"),
+acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER: this note is"
+                     " not sent to the list.\n"),
           "footer:\n" + b)
 seen = acc.q1("SELECT first_seen FROM series WHERE id = ?", pc.strip("<>"))
 due = acc.q1("SELECT not_before FROM jobs WHERE kind = 'incomplete'")
