@@ -56,6 +56,22 @@ tr -d '\r' <"$d/outbox/new"/* | grep -q '^X-Reviewbot-Policy: advisory' ||
 "$RB_BIN" run -c "$d/config.yaml" --once 2>"$d/run2.log"
 n=$(ls "$d/outbox/new" | wc -l)
 [ "$n" -eq 1 ] || rb_fail "the second pass sent again ($n mails)"
+# On a terminal (script(1) gives it one), the ingest and the jobs say
+# how far they are, on a status line; in a file they say nothing.
+if command -v script >/dev/null; then
+	sed "s|^  path: $d/rb.db$|  path: $d/tty.db|" "$d/config.yaml" >"$d/tty.yaml"
+	script -qec "'$RB_BIN' run --once -c '$d/tty.yaml'" /dev/null >"$d/tty.out" 2>&1 ||
+		rb_fail "run on a terminal: $(tail -c 500 "$d/tty.out")"
+	grep -aq 'reviewbot: ingest: 4 messages stored in [0-9]* s' "$d/tty.out" ||
+		rb_fail "no ingest progress on a terminal: $(tail -c 500 "$d/tty.out")"
+	grep -aq 'reviewbot: jobs: 1 run: 1 reviewed' "$d/tty.out" ||
+		rb_fail "no job progress on a terminal: $(tail -c 500 "$d/tty.out")"
+	grep -q 'reviewbot: ingest:' "$d/run1.log" "$d/run1.out" &&
+		rb_fail "progress where stderr is not a terminal"
+else
+	echo "SKIP: the status line on a terminal: no script(1)"
+fi
+
 # The same store is owned by one process at a time.
 sed -i 's/mode: advisory/mdoe: advisory/' "$d/config.yaml"
 set +e

@@ -51,6 +51,20 @@ void rb_log_set_quiet(int quiet)
 	min_level = quiet ? RB_LOG_ERROR : RB_LOG_INFO;
 }
 
+void rb_log_plain(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&status_lock);
+	status_clear();
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (status[0])
+		fputs(status, stderr);
+	pthread_mutex_unlock(&status_lock);
+}
+
 static void put_value(struct rb_buf *b, const char *v)
 {
 	const unsigned char *p;

@@ -32,4 +32,8 @@ void rb_log(enum rb_log_level lvl, const char *event, ...)
 void rb_log_status_enable(int on);
 void rb_log_status(const char *text);
 
+/* A plain line on stderr ("reviewbot: ..."), printf-style, that keeps
+ * to the status line as a log line does. */
+void rb_log_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -205,7 +205,7 @@ int rb_pipeline_ingest_prepared(struct rb_pipeline *p, const char *raw,
 		return ingest_parsed(p, pr, raw, len, origin);
 	}
 	p->stats.malformed++;
-	fprintf(stderr, "reviewbot: %s\n", reason.ptr);
+	rb_log_plain("reviewbot: %s\n", reason.ptr);
 	rb_log(RB_LOG_WARN, "msg.malformed", "reason", reason.ptr, NULL);
 	ret = rb_store_add_bad(p->st, origin, reason.ptr, raw, raw ? len : 0);
 	rb_buf_release(&reason);
@@ -510,8 +510,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 		struct rb_buf why = RB_BUF_INIT(4096);
 
 		rb_buf_printf(&why, "%s: %s", row->origin, rb_errmsg());
-		fprintf(stderr, "reviewbot: %s; recorded and skipped\n",
-			why.ptr);
+		rb_log_plain("reviewbot: %s; recorded and skipped\n", why.ptr);
 		ret = rb_store_mark_malformed(p->st, row->message_id, why.ptr);
 		rb_buf_release(&why);
 		p->stats.malformed++;

@@ -2457,7 +2457,7 @@ out:
 		snprintf(why, sizeof(why), "%s", rb_errmsg());
 		rb_log(RB_LOG_ERROR, "review.failed", "series", job->key,
 		       "reason", why, NULL);
-		fprintf(stderr, "reviewbot: series <%s>: %s\n", job->key, why);
+		rb_log_plain("reviewbot: series <%s>: %s\n", job->key, why);
 		ret = fail_job(p, job, why);
 	}
 	release(&c);
