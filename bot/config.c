@@ -1103,6 +1103,34 @@ static const char *const mode_names[] = { "off", "shadow", "advisory",
 					  "blocking", NULL };
 static const char *const incomplete_names[] = { "ignore", "notify",
 						"review-prefix", NULL };
+/* enum rb_apply_notice; "false" is off, "true" the default (admins). */
+static const char *const apply_notice_names[] = { "off", "admins", "author",
+						  NULL };
+
+static void policy_apply_notice(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	struct rb_policy *p = obj;
+	const char *t;
+	int i;
+
+	if (is_null(v))
+		return;
+	t = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value :
+					  NULL;
+	if (t && !strcmp(t, "false")) {
+		p->report_apply_failures = RB_AF_OFF;
+		return;
+	}
+	/* "true" was the default, when the notice went to the author: the
+	 * default now tells the admins, and a section opts into "author". */
+	if (t && !strcmp(t, "true")) {
+		p->report_apply_failures = RB_AF_ADMINS;
+		return;
+	}
+	i = pick(c, v, apply_notice_names);
+	if (i >= 0)
+		p->report_apply_failures = (enum rb_apply_notice)i;
+}
 
 static void policy_bases(struct ctx *c, yaml_node_t *v, void *obj)
 {
@@ -1310,8 +1338,8 @@ static const struct key policy_keys[] = {
 	KEY("max_findings", K_INT, struct rb_policy, max_findings, .min = 0,
 	    .max = 50),
 	KEY("send_when_empty", K_BOOL, struct rb_policy, send_when_empty),
-	KEY("report_apply_failures", K_BOOL, struct rb_policy,
-	    report_apply_failures),
+	KEY("report_apply_failures", K_FN, struct rb_policy,
+	    report_apply_failures, .fn = policy_apply_notice),
 	KEY("skip_authors", K_ADDRLIST, struct rb_policy, skip_authors,
 	    .noff = offsetof(struct rb_policy, n_skip_authors)),
 	KEY("checkpatch_ignore", K_STRLIST, struct rb_policy, checkpatch_ignore,
@@ -1443,6 +1471,9 @@ static const char *strip_list_id(const char *name, char *tmp, size_t size)
 	return name;
 }
 
+static bool posting_address(struct ctx *c, yaml_node_t *n, const char *t,
+			    size_t len, const char *where);
+
 static void policy_subsystems(struct ctx *c, yaml_node_t *v, void *obj)
 {
 	struct rb_config *cfg = c->cfg;
@@ -1477,6 +1508,13 @@ static void policy_subsystems(struct ctx *c, yaml_node_t *v, void *obj)
 		if (!name || !*name) {
 			if (name)
 				cerr(c, kn, "a subsystem name is empty");
+			path_pop(c, old);
+			continue;
+		}
+		/* A MAINTAINERS section name holds no '@'; a List-Id neither. */
+		if (!strpbrk(name, " \t") &&
+		    posting_address(c, kn, name, strlen(name),
+				    "policies for a list")) {
 			path_pop(c, old);
 			continue;
 		}
@@ -1960,6 +1998,8 @@ static const struct key outbox_keys[] = {
 	    .min = 1, .max = 100000),
 	KEY("max_recipients", K_INT, struct rb_config, max_recipients, .min = 1,
 	    .max = 1000),
+	KEY("max_lists", K_INT, struct rb_config, max_lists, .min = 1,
+	    .max = 100),
 };
 
 enum { TK_ENABLED };
@@ -2181,6 +2221,40 @@ bad:
 	     shown(tmp, sizeof(tmp), t));
 }
 
+/*
+ * A list's posting address ("linux-mm@kvack.org") where its List-Id
+ * belongs ("linux-mm.kvack.org"): a List-Id never holds '@', so such an
+ * entry matches no mail, and every message would be dropped. Reports it
+ * with the List-Id it probably means (the '@' made a '.', as vger and
+ * kvack.org write their List-Id) and returns true.
+ */
+static bool posting_address(struct ctx *c, yaml_node_t *n, const char *t,
+			    size_t len, const char *where)
+{
+	const char *at = memchr(t, '@', len);
+	char tmp[80], id[256];
+
+	if (!at)
+		return false;
+	if (len < sizeof(id) && at > t && at + 1 < t + len &&
+	    !memchr(at + 1, '@', (size_t)(t + len - at - 1))) {
+		memcpy(id, t, len);
+		id[len] = '\0';
+		id[at - t] = '.';
+		cerr(c, n,
+		     "'%s' is a posting address, not a List-Id: %s are matched "
+		     "against the List-Id header, which never holds '@' (did "
+		     "you mean '%s'?)",
+		     shown(tmp, sizeof(tmp), t), where, id);
+	} else {
+		cerr(c, n,
+		     "'%s' is not a List-Id: %s are matched against the "
+		     "List-Id header (like linux-mm.kvack.org)",
+		     shown(tmp, sizeof(tmp), t), where);
+	}
+	return true;
+}
+
 static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
 {
 	size_t len = strlen(t);
@@ -2195,6 +2269,8 @@ static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
 	for (s = t; s < t + len; s++)
 		if ((unsigned char)*s <= 0x20 || strchr("<>\"", *s))
 			break;
+	if (s == t + len && posting_address(c, n, t, len, "list_ids"))
+		return NULL;
 	if (s < t + len || !memchr(t, '.', len)) {
 		cerr(c, n, "'%s' is not a list id (like linux-mm.kvack.org)",
 		     shown(tmp, sizeof(tmp), t));
@@ -2326,7 +2402,7 @@ static void policy_defaults(struct rb_policy *p)
 	p->min_severity = RB_FSEV_LOW;
 	p->max_findings = 3;
 	p->send_when_empty = false;
-	p->report_apply_failures = true;
+	p->report_apply_failures = RB_AF_ADMINS;
 	p->incomplete = RB_INC_REVIEW_PREFIX;
 	p->suppress_similar = 0;
 	p->require_dkim = true; /* a From: alone is anyone's (issue 33) */
@@ -2347,6 +2423,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->rate_per_recipient_hour = 10;
 	c->rate_per_list_hour = 60;
 	c->max_recipients = 20;
+	c->max_lists = 10;
 	c->model.provider = strdup("none");
 	c->model.max_tokens_field = strdup("max_tokens");
 	c->model.max_tokens = 4096;
@@ -2592,6 +2669,75 @@ static char *dir_of(const char *name)
 	return strndup(name, (size_t)(slash - name));
 }
 
+/* The entry of policy.subsystems named @name (no case), or NULL. */
+static const struct rb_policy *entry_named(const struct rb_config *cfg,
+					   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_policies; i++)
+		if (!strcasecmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	return NULL;
+}
+
+bool rb_config_is_list_policy(const struct rb_config *cfg, const char *name)
+{
+	size_t i;
+
+	if (!cfg->n_list_ids)
+		return strchr(name, '.') && !strpbrk(name, " \t");
+	for (i = 0; i < cfg->n_list_ids; i++)
+		if (!strcasecmp(cfg->list_ids[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * How a list's entry and a section's combine (bot/stages/scope.h): the
+ * section's own entry decides, but the mode of the list's entry is the
+ * most a series from that list gets. When mail is read from listed
+ * lists only, and each has an entry, a section whose mode is above all
+ * of theirs can never have it: refused, since nothing else would say so.
+ */
+static void policy_combinations(struct ctx *c)
+{
+	const struct rb_config *cfg = c->cfg;
+	const struct rb_policy *cap = NULL;
+	char tmp[80];
+	size_t i;
+
+	if (!cfg->n_list_ids)
+		return;
+	for (i = 0; i < cfg->n_list_ids; i++) {
+		const struct rb_policy *e = entry_named(cfg, cfg->list_ids[i]);
+
+		if (!e)
+			return; /* a list without an entry caps nothing */
+		if (!cap || e->mode > cap->mode)
+			cap = e;
+	}
+	for (i = 0; i < cfg->n_policies; i++) {
+		const struct rb_policy *p = &cfg->policies[i];
+
+		if (rb_config_is_list_policy(cfg, p->name) ||
+		    p->mode <= cap->mode)
+			continue;
+		cerr_at(c, p->pos.line, p->pos.col,
+			"policy.subsystems.%s: mode %s never takes effect: a "
+			"series gets at most the mode of the list it came from, "
+			"and %s %s (%s: %s); give the list mode %s, or the "
+			"section mode %s",
+			shown(tmp, sizeof(tmp), p->name), rb_mode_name(p->mode),
+			cfg->n_list_ids > 1 ? "the most any list in list_ids "
+					      "has is" :
+					      "list_ids' only list has",
+			rb_mode_name(cap->mode), cap->name,
+			rb_mode_name(cap->mode), rb_mode_name(p->mode),
+			rb_mode_name(cap->mode));
+	}
+}
+
 int rb_config_load_mem(struct rb_config **out, const char *name,
 		       const char *yaml, size_t len,
 		       struct rb_config_errors *errs)
@@ -2654,6 +2800,8 @@ int rb_config_load_mem(struct rb_config **out, const char *name,
 			yaml_document_delete(&doc2);
 		}
 	}
+	if (e->n == n0)
+		policy_combinations(&c);
 check:
 	if (c.oom) {
 		ret = rb_err(RB_ENOMEM, "out of memory");

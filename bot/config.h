@@ -71,6 +71,14 @@ enum rb_incomplete {
 	RB_INC_REVIEW_PREFIX, /* a review of the parts before the first gap */
 };
 
+/* Who is told that a series applies nowhere (policy
+ * "report_apply_failures"), from the one that sends the least. */
+enum rb_apply_notice {
+	RB_AF_OFF, /* nobody: the dashboard shows it */
+	RB_AF_ADMINS, /* the admins (the default): the trees are theirs */
+	RB_AF_AUTHOR, /* the poster too: a section that opted in */
+};
+
 enum rb_recipient {
 	RB_RCPT_AUTHOR = 1 << 0,
 	RB_RCPT_MAINTAINERS = 1 << 1,
@@ -87,7 +95,8 @@ struct rb_policy {
 	enum rb_fsev min_severity; /* review/findings.h */
 	int max_findings; /* per patch */
 	bool send_when_empty;
-	bool report_apply_failures; /* to the author only; default true */
+	/* who gets the apply-failure notice; default RB_AF_ADMINS */
+	enum rb_apply_notice report_apply_failures;
 	char **skip_authors;
 	size_t n_skip_authors;
 	char **checkpatch_ignore; /* checkpatch types to drop */
@@ -184,7 +193,8 @@ struct rb_config {
 	 * own To/Cc; bot/stages/outbox.c), not maintainers or lists */
 	int rate_per_recipient_hour;
 	int rate_per_list_hour; /* each mailing list, default 60 */
-	int max_recipients; /* default 20 */
+	int max_recipients; /* people; default 20 */
+	int max_lists; /* mailing lists on one mail; default 10 */
 
 	struct rb_model_config model;
 
@@ -295,6 +305,13 @@ void rb_config_errors_release(struct rb_config_errors *errs);
  */
 int rb_config_check_system(const struct rb_config *cfg,
 			   struct rb_config_errors *errs);
+
+/*
+ * Whether the policy.subsystems entry @name is a list's (a List-Id of
+ * list_ids; with none, any name shaped like one: a dot and no blank)
+ * rather than a MAINTAINERS section's.
+ */
+bool rb_config_is_list_policy(const struct rb_config *cfg, const char *name);
 
 /* The policy for a subsystem or list name, else the default. Borrowed. */
 const struct rb_policy *rb_config_policy(const struct rb_config *cfg,

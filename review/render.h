@@ -17,7 +17,9 @@
  *  - no line ever starts with Reviewed-by:, Acked-by: or Tested-by:
  *    (DESIGN.md fact 7): such text in findings or other untrusted input
  *    is neutralised (the colon is dropped), and a template that would
- *    still produce one is refused with -RB_EINVAL.
+ *    still produce one is refused with -RB_EINVAL; quoted lines ("> "),
+ *    which are not the bot's words and which no tool reads as a
+ *    trailer, show the patch as it is, colon and all.
  *
  * Untrusted text (titles, findings, patch lines) is cleaned: control
  * characters go, invalid UTF-8 becomes U+FFFD.
@@ -140,6 +142,10 @@ struct rb_render_apply_attempt {
 	/* How old base_commit was, and its tree's last fetch: "committed
 	 * 3 hours ago, fetched 5 minutes ago"; or NULL. */
 	const char *age;
+	/* A base that was never tried, said as a sentence ("No base could be
+	 * guessed from the index lines: ..."); the fields above are then
+	 * unused. NULL for a tried base. */
+	const char *note;
 };
 
 struct rb_render_apply_ctx {
@@ -152,6 +158,13 @@ struct rb_render_apply_ctx {
 	/* Over the review's size limit (RB_APPLY_TOO_BIG) on a tree: the
 	 * mail says why it was not reviewed, not that it does not apply. */
 	bool too_big;
+	/* To the admins (the default: the trees are theirs), naming the
+	 * series' @author; else to the author, with what they can do:
+	 * base-commit:, or a rebase on @rebase_on (the first tree tried,
+	 * or NULL). */
+	bool to_admins;
+	const char *author;
+	const char *rebase_on;
 	/* Lines said before the attempts ("Patch 8/9 did not reach the
 	 * list; ..."), as in struct rb_render_ctx. */
 	const char *const *summary;

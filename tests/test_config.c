@@ -122,7 +122,9 @@ static void test_defaults(void **state)
 	assert_int_equal(p->min_severity, RB_FSEV_LOW);
 	assert_int_equal(p->max_findings, 3);
 	assert_false(p->send_when_empty);
-	assert_true(p->report_apply_failures);
+	/* Apply failures are the admins' first (issue 34). */
+	assert_int_equal(p->report_apply_failures, RB_AF_ADMINS);
+	assert_int_equal(cfg->max_lists, 10);
 	assert_int_equal(p->embargo_minutes, 0);
 	rb_config_free(cfg);
 
@@ -223,7 +225,7 @@ static void test_full(void **state)
 	assert_int_equal(p->recipients, RB_RCPT_AUTHOR | RB_RCPT_LIST);
 	assert_int_equal(p->min_severity, RB_FSEV_HIGH);
 	assert_true(p->send_when_empty);
-	assert_false(p->report_apply_failures);
+	assert_int_equal(p->report_apply_failures, RB_AF_OFF);
 	assert_int_equal(p->n_checkpatch_ignore, 2);
 	assert_string_equal(p->blocking_text,
 			    "Please answer each finding\nbefore this is "
@@ -653,6 +655,95 @@ static void test_wrong_types(void **state)
 }
 
 /* All errors are reported, in file order, not only the first. */
+/*
+ * Issue 34: configuration that cannot fail silently. A posting address
+ * where a List-Id belongs is refused, with the List-Id it probably
+ * means; so is a section whose mode no list lets it have.
+ */
+static void test_list_ids_and_policies(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(load_mem(&cfg,
+				  "list_ids: [linux-mm@kvack.org]\n"
+				  "policy:\n"
+				  "  subsystems:\n"
+				  "    linux-api@vger.kernel.org:\n"
+				  "      mode: advisory\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 1,
+			      "'linux-mm@kvack.org' is a posting address, "
+			      "not a List-Id"));
+	assert_true(has_error(&e, 1, "did you mean 'linux-mm.kvack.org'?"));
+	assert_true(has_error(&e, 4,
+			      "did you mean "
+			      "'linux-api.vger.kernel.org'?"));
+	rb_config_errors_release(&e);
+
+	/* The list in shadow, its only section advisory: never advisory. */
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(load_mem(&cfg,
+				  "admins: [a@example.org]\n"
+				  "list_ids: [linux-mm.kvack.org]\n"
+				  "policy:\n"
+				  "  subsystems:\n"
+				  "    linux-mm.kvack.org:\n"
+				  "      mode: shadow\n"
+				  "    MEMORY MANAGEMENT:\n"
+				  "      mode: advisory\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 7,
+			      "policy.subsystems.MEMORY MANAGEMENT: mode "
+			      "advisory never takes effect"));
+	assert_true(has_error(&e, 7, "(linux-mm.kvack.org: shadow)"));
+	rb_config_errors_release(&e);
+
+	/* Both shadow, or a list without an entry: fine. */
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(load_mem(&cfg,
+				  "admins: [a@example.org]\n"
+				  "list_ids: [linux-mm.kvack.org, "
+				  "linux-api.vger.kernel.org]\n"
+				  "policy:\n"
+				  "  subsystems:\n"
+				  "    linux-mm.kvack.org:\n"
+				  "      mode: shadow\n"
+				  "    MEMORY MANAGEMENT:\n"
+				  "      mode: advisory\n"
+				  "      report_apply_failures: author\n",
+				  &e),
+			 0);
+	assert_int_equal(cfg->policies[1].report_apply_failures, RB_AF_AUTHOR);
+	assert_true(rb_config_is_list_policy(cfg, "linux-mm.kvack.org"));
+	assert_false(rb_config_is_list_policy(cfg, "MEMORY MANAGEMENT"));
+	rb_config_free(cfg);
+	cfg = NULL;
+	rb_config_errors_release(&e);
+
+	/* report_apply_failures: off, admins, author; the old booleans. */
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(load_mem(&cfg,
+				  "policy:\n"
+				  "  default:\n"
+				  "    report_apply_failures: true\n"
+				  "  subsystems:\n"
+				  "    A:\n"
+				  "      report_apply_failures: false\n"
+				  "    B:\n"
+				  "      report_apply_failures: everyone\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 8,
+			      "'everyone' is not one of: off, admins, "
+			      "author"));
+	assert_int_equal(e.n, 1);
+	rb_config_errors_release(&e);
+}
+
 static void test_multiple_errors(void **state)
 {
 	struct rb_config_errors e = { 0 };
@@ -1070,6 +1161,7 @@ int main(void)
 		cmocka_unit_test(test_load_or_defaults),
 		cmocka_unit_test(test_url_parse),
 		cmocka_unit_test(test_check_system),
+		cmocka_unit_test(test_list_ids_and_policies),
 	};
 	const char *src = getenv("RB_SRC");
 	int ret;

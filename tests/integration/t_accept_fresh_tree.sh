@@ -28,7 +28,8 @@ acc_config '  default:
   subsystems:
     RING BUFFER:
       mode: advisory
-      send_when_empty: true'
+      send_when_empty: true
+      report_apply_failures: author'
 $PY - "$d/config.yaml" "$d" <<'PY'
 import sys
 p, d = sys.argv[1:3]

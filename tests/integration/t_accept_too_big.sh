@@ -12,7 +12,10 @@
 . "$(dirname "$0")/../security/mail_lib.sh"
 set -e
 sec_setup
-sed -i 's/^    mode: off$/    mode: advisory/' "$d/config.yaml"
+# Every section advisory, and the authors are told (issue 34: by
+# default only the admins are).
+sed -i 's/^    mode: off$/    mode: advisory\n    report_apply_failures: author/' "$d/config.yaml"
+sed -i 's/^      max_findings: 10$/&\n      report_apply_failures: author/' "$d/config.yaml"
 
 # series NAME [break]: 30 patches of 400 added lines each, as mails
 # appended to the source; with "break", patch 20 appends to lib/ring.c
