@@ -163,6 +163,8 @@ const char *rb_message_trailer(const struct rb_message *m, const char *key);
  * believes this (bot/stages/review_stage.c).
  */
 bool rb_message_b4_relay(const struct rb_message *m);
+/* Is @addr the relay's sending address (devnull[+TAG]@kernel.org)? */
+bool rb_message_relay_addr(const char *addr);
 
 /*
  * Who posted @m: the in-body author of a B4 Relay mail
