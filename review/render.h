@@ -149,7 +149,7 @@ struct rb_render_apply_ctx {
 	/* Prerequisites applied first on each base, and those named but
 	 * not found ("; "-separated); NULL when none. */
 	const char *prereq_applied, *prereq_missing;
-	/* Over the review's size limit (RB_APPLY_TOO_BIG) on a tree: the
+	/* Over a size limit or budget of the apply (RB_APPLY_FAIL_LIMIT): the
 	 * mail says why it was not reviewed, not that it does not apply. */
 	bool too_big;
 	/* Lines said before the attempts ("Patch 8/9 did not reach the

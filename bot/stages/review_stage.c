@@ -99,6 +99,9 @@ struct series_ctx {
 	const struct tree *base_tree;
 	git_oid base_oid, applied_oid;
 	bool applied;
+	/* The apply's work for this series, over every base and retry
+	 * (review/apply.h max_work): one budget per job. */
+	uint64_t apply_work;
 
 	struct rb_findings findings;
 	char **states; /* per finding: raised, suppressed, dropped */
@@ -316,6 +319,23 @@ static int add_labelled(struct series_ctx *c, const char *label,
 	return ret;
 }
 
+/* The apply's limits and budgets, from limits.* of the config. */
+static void apply_opts(struct rb_apply_opts *o, struct series_ctx *c)
+{
+	const struct rb_config *cfg = c->p->cfg;
+
+	if (cfg->max_apply_bytes)
+		o->max_bytes = cfg->max_apply_bytes;
+	if (cfg->max_file_lines > 0)
+		o->max_file_lines = (size_t)cfg->max_file_lines;
+	/* Never 0 (no limit) by rounding: at least one unit. */
+	if (cfg->apply_seconds > 0)
+		o->max_work = (uint64_t)(cfg->apply_seconds *
+					 (double)RB_APPLY_WORK_PER_SECOND) +
+			      1;
+	o->work = &c->apply_work;
+}
+
 static int apply_series(struct series_ctx *c)
 {
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
@@ -356,6 +376,7 @@ static int apply_series(struct series_ctx *c)
 		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
 	req.patches = ap;
 	req.n_patches = n;
+	apply_opts(&opts, c);
 	/* b4's prerequisites, from the store, go first on every base. */
 	if (!c->prereq_done) {
 		c->prereq_done = true;
@@ -1479,10 +1500,9 @@ static int render_apply_failure(struct series_ctx *c)
 		at[i].file = a->failed_file;
 		at[i].hunk = (int)a->failed_hunk;
 		at[i].reason = a->reason;
-		/* Over the size limit on a tree: not reviewed for that. */
-		if (a->tried && a->reason &&
-		    !strncmp(a->reason, RB_APPLY_TOO_BIG,
-			     strlen(RB_APPLY_TOO_BIG)))
+		/* Over a size limit or budget: not reviewed for that. */
+		if (a->tried && a->result &&
+		    a->result->fail == RB_APPLY_FAIL_LIMIT)
 			r.too_big = true;
 	}
 	r.head = render_head(c);
@@ -1891,6 +1911,21 @@ static int review_series(struct series_ctx *c)
 	int ret, wait;
 
 	ret = apply_series(c);
+	/*
+	 * Over a limit of the series itself (its size, the apply's memory
+	 * or time budget): no fetch or wait makes it fit; the notice says
+	 * which limit it hit, now.
+	 */
+	if (!ret && c->base && c->base->limit) {
+		c->series_state = "apply_failed";
+		p->stats.apply_failed++;
+		snprintf(c->detail, sizeof(c->detail), "over a limit: %.400s",
+			 c->base->attempts[c->base->n_attempts - 1].reason ?
+				 c->base->attempts[c->base->n_attempts - 1]
+					 .reason :
+				 "?");
+		return render_apply_failure(c);
+	}
 	if (!ret && c->n_trees && !c->applied && refresh_trees(c)) {
 		/* A tree moved: the series is tried again on its new head. */
 		rb_base_report_free(c->base);
