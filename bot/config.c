@@ -2221,6 +2221,8 @@ static const struct key limits_keys[] = {
 	KEY("max_file_lines", K_INT, struct rb_config, max_file_lines,
 	    .min = 1000, .max = 1000000000),
 	{ .name = "apply_seconds", .type = K_FN, .fn = apply_seconds },
+	KEY("max_job_attempts", K_INT, struct rb_config, max_job_attempts,
+	    .min = 1, .max = 1000),
 };
 /* series.fetch_url: a public-inbox inbox over HTTP(S), such as lore's
  * https://lore.kernel.org/all/ (mail/inbox.h). */
@@ -2365,6 +2367,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->max_apply_bytes = (size_t)128 << 20; /* RB_APPLY_MAX_BYTES */
 	c->max_file_lines = 2000000; /* RB_APPLY_MAX_FILE_LINES */
 	c->apply_seconds = 4; /* RB_APPLY_MAX_WORK */
+	c->max_job_attempts = 3;
 	c->incomplete_wait_minutes = 60;
 	c->apply_retry_minutes = -1;
 	c->checkers_parallel = 2;

@@ -178,6 +178,17 @@ struct rb_render_incomplete_ctx {
 int rb_render_incomplete(struct rb_buf *out,
 			 const struct rb_render_incomplete_ctx *ctx);
 
+/* A series set aside: its review stopped the reviewer every time. */
+struct rb_render_not_reviewed_ctx {
+	struct rb_render_head head;
+	int tries; /* how many times the review was tried */
+	struct rb_render_dirs dirs;
+};
+
+/* templates/not-reviewed.txt */
+int rb_render_not_reviewed(struct rb_buf *out,
+			   const struct rb_render_not_reviewed_ctx *ctx);
+
 enum rb_verdict {
 	RB_VERDICT_FALSE_POSITIVE,
 	RB_VERDICT_VALID,

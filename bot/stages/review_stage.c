@@ -119,6 +119,7 @@ struct series_ctx {
 	size_t n_out;
 	const char *series_state;
 	char detail[512];
+	const char *job_error; /* the job ends as failed with it, or NULL */
 };
 
 static void release(struct series_ctx *c)
@@ -1566,6 +1567,29 @@ static int render_incomplete(struct series_ctx *c)
 	return ret;
 }
 
+/* The one "could not be reviewed" note of a quarantined series. */
+static int render_not_reviewed(struct series_ctx *c, int tries)
+{
+	struct rb_render_not_reviewed_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct outgoing *o = NULL;
+	int ret;
+
+	if (!c->scope.pol.report_apply_failures)
+		return 0;
+	r.head = render_head(c);
+	r.tries = tries;
+	r.dirs = dirs_of(c);
+	ret = rb_render_not_reviewed(&body, &r);
+	if (!ret)
+		ret = new_out(&o, c, "not-reviewed", 0);
+	/* To the author only, in reply to the cover (or patch 1). */
+	if (!ret)
+		ret = queue_reply(c, o, c->first_idx, body.ptr, true);
+	rb_buf_release(&body);
+	return ret;
+}
+
 /*
  * When the series' last part came: its Date, or when we received it if
  * that is later. The embargo runs from there, so that a Date: set in the
@@ -1701,7 +1725,7 @@ static int write_results(struct series_ctx *c)
 	else if (!ret)
 		ret = rb_store_job_done_by(st, c->job->id,
 					   c->p->owner ? c->p->owner : "local",
-					   NULL);
+					   c->job_error);
 	if (ret) {
 		rb_store_rollback(st);
 		if (ret == -RB_ELOCKED) {
@@ -1715,14 +1739,14 @@ static int write_results(struct series_ctx *c)
 	return rb_store_commit(st);
 }
 
-static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
-		    const char *why)
+static int end_job(struct rb_pipeline *p, const struct rb_job *job,
+		   const char *state, const char *why)
 {
 	int ret = rb_store_begin(p->st);
 
 	if (ret)
 		return ret;
-	ret = rb_store_set_series_state(p->st, job->key, "error", why);
+	ret = rb_store_set_series_state(p->st, job->key, state, why);
 	if (!ret)
 		ret = rb_store_job_done(p->st, job->id, why);
 	if (ret) {
@@ -1730,6 +1754,12 @@ static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
 		return ret;
 	}
 	return rb_store_commit(p->st);
+}
+
+static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
+		    const char *why)
+{
+	return end_job(p, job, "error", why);
 }
 
 /*
@@ -2182,6 +2212,50 @@ out:
 		       "reason", why, NULL);
 		fprintf(stderr, "reviewbot: series <%s>: %s\n", job->key, why);
 		ret = fail_job(p, job, why);
+	}
+	release(&c);
+	return ret;
+}
+
+int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
+			 bool notice)
+{
+	struct series_ctx c = { .p = p, .job = job };
+	char why[512];
+	int ret;
+
+	snprintf(why, sizeof(why),
+		 "quarantined: the worker died %d times while it had this "
+		 "job (limits.max_job_attempts); not tried again",
+		 job->lost);
+	rb_log(RB_LOG_ERROR, "job.quarantined", "kind", job->kind, "key",
+	       job->key, "notice", notice ? "yes" : "no", NULL);
+	fprintf(stderr, "reviewbot: %s <%s>: %s\n", job->kind, job->key, why);
+	if (!notice)
+		return end_job(p, job, "quarantined", why);
+	rb_buf_init(&c.summary, 64 * 1024);
+	rb_buf_init(&c.model_line, 4096);
+	rb_prereq_init(&c.prereq);
+	c.series_state = "quarantined";
+	c.job_error = why;
+	snprintf(c.detail, sizeof(c.detail), "%s", why);
+	/* Only what the notice needs: the parts, the trees, the policy. */
+	ret = load_messages(&c);
+	if (!ret)
+		ret = open_trees(&c);
+	if (!ret)
+		ret = resolve_scope(&c);
+	if (!ret && c.scope.pol.mode != RB_MODE_OFF)
+		ret = render_not_reviewed(&c, job->lost);
+	if (!ret)
+		ret = write_results(&c);
+	if (ret && ret != -RB_EAGAIN && ret != -RB_ESTORE) {
+		/* No notice then: the quarantine itself still holds. */
+		char full[1024];
+
+		snprintf(full, sizeof(full), "%s; no notice: %s", why,
+			 rb_errmsg());
+		ret = end_job(p, job, "quarantined", full);
 	}
 	release(&c);
 	return ret;
