@@ -673,6 +673,24 @@ static int blob_room(struct work *w, const char *path, size_t size)
 	return take_bytes(w, path, size);
 }
 
+/*
+ * Writes a blob into the result's store. Not git_blob_create_from_buffer():
+ * with a backend that has no write stream, libgit2 copies the whole
+ * buffer into a stream first (64 MiB more for a 64 MiB blob); the
+ * odb's write hands it to the store as it is. 0 or a libgit2 error.
+ */
+static int write_blob(git_oid *out, git_repository *repo, const void *data,
+		      size_t len)
+{
+	git_odb *odb = NULL;
+	int ret = git_repository_odb(&odb, repo);
+
+	if (!ret)
+		ret = git_odb_write(out, odb, data, len, GIT_OBJECT_BLOB);
+	git_odb_free(odb);
+	return ret;
+}
+
 /* Looks up a blob by the hex prefix of an index line. */
 static int find_blob(git_blob **out, git_repository *repo, const char *hex)
 {
@@ -832,6 +850,9 @@ static int binary_decode(struct work *w, const struct rb_diff_file *f,
 					      (size_t)git_blob_rawsize(blob),
 					      (const unsigned char *)data.ptr,
 					      data.len);
+		/* The source (up to 64 MiB) goes before the result is stored. */
+		git_blob_free(blob);
+		blob = NULL;
 	}
 	if (ret == -RB_EINVAL || ret == -RB_ETOOBIG) {
 		ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
@@ -842,15 +863,13 @@ static int binary_decode(struct work *w, const struct rb_diff_file *f,
 	if (ret)
 		goto out;
 	if (bin->type == RB_DIFF_BIN_DELTA) {
-		ret = git_blob_create_from_buffer(out, w->repo, res.ptr,
-						  res.len);
+		ret = write_blob(out, w->repo, res.ptr, res.len);
 	} else {
 		if (take_bytes(w, path, data.len)) {
 			ret = 1;
 			goto out;
 		}
-		ret = git_blob_create_from_buffer(out, w->repo, data.ptr,
-						  data.len);
+		ret = write_blob(out, w->repo, data.ptr, data.len);
 	}
 	if (ret < 0)
 		ret = git_fail("blob write");
@@ -1084,8 +1103,8 @@ static int apply_text(struct work *w, const struct rb_diff_file *f,
 			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
 				   "removal patch leaves %s with content",
 				   opath);
-	} else if (git_blob_create_from_buffer(&fa->new_oid, w->repo,
-					       content.ptr, content.len) < 0) {
+	} else if (write_blob(&fa->new_oid, w->repo, content.ptr, content.len) <
+		   0) {
 		ret = git_fail("blob write");
 	}
 out:
