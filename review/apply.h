@@ -88,8 +88,8 @@ struct rb_apply_opts {
 	 * file's lines. RB_APPLY_WORK_PER_SECOND units take about a second
 	 * of one core (650 million were measured on the project's machine:
 	 * docs/SECURITY.md). 0: no limit. @work, when not NULL, is
-	 * the work of earlier calls for the same series (every base and
-	 * retry), updated as this one works: the budget is then the
+	 * the work of earlier calls for the same series (every base it is
+	 * tried on), updated as this one works: the budget is then the
 	 * series', not the call's.
 	 */
 	size_t max_bytes;

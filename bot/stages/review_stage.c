@@ -99,8 +99,8 @@ struct series_ctx {
 	const struct tree *base_tree;
 	git_oid base_oid, applied_oid;
 	bool applied;
-	/* The apply's work for this series, over every base and retry
-	 * (review/apply.h max_work): one budget per job. */
+	/* The apply's work for this series, over every base and the try
+	 * after a fetch (review/apply.h max_work): one budget a run. */
 	uint64_t apply_work;
 
 	struct rb_findings findings;
@@ -1934,6 +1934,12 @@ static int versions_fixed(struct series_ctx *c)
 	return ret;
 }
 
+/* The last base tried hit a limit of the apply options (base.h). */
+static bool over_limit(const struct series_ctx *c)
+{
+	return c->base && c->base->limit && c->base->n_attempts;
+}
+
 /* Apply, then the checkers, the model, the filters and the mails. */
 static int review_series(struct series_ctx *c)
 {
@@ -1941,12 +1947,19 @@ static int review_series(struct series_ctx *c)
 	int ret, wait;
 
 	ret = apply_series(c);
+	if (!ret && !over_limit(c) && c->n_trees && !c->applied &&
+	    refresh_trees(c)) {
+		/* A tree moved: the series is tried again on its new head. */
+		rb_base_report_free(c->base);
+		c->base = NULL;
+		ret = apply_series(c);
+	}
 	/*
 	 * Over a limit of the series itself (its size, the apply's memory
 	 * or time budget): no fetch or wait makes it fit; the notice says
 	 * which limit it hit, now.
 	 */
-	if (!ret && c->base && c->base->limit) {
+	if (!ret && over_limit(c)) {
 		c->series_state = "apply_failed";
 		p->stats.apply_failed++;
 		snprintf(c->detail, sizeof(c->detail), "over a limit: %.400s",
@@ -1955,12 +1968,6 @@ static int review_series(struct series_ctx *c)
 					 .reason :
 				 "?");
 		return render_apply_failure(c);
-	}
-	if (!ret && c->n_trees && !c->applied && refresh_trees(c)) {
-		/* A tree moved: the series is tried again on its new head. */
-		rb_base_report_free(c->base);
-		c->base = NULL;
-		ret = apply_series(c);
 	}
 	wait = ret || c->applied ? 0 : retry_minutes(c);
 	if (!ret && c->n_trees && !c->applied && wait > 0 &&
