@@ -2184,7 +2184,10 @@ static void http_listen(struct ctx *c, yaml_node_t *v, void *obj)
 	replace(&c->cfg->http_listen, xstrdup(c, t));
 }
 
-static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
+/* A size in bytes, or with K, M, G, into *@out when in @lo..@hi. */
+static void set_size(struct ctx *c, yaml_node_t *v, size_t *out,
+		     unsigned long long lo, unsigned long long hi,
+		     const char *range)
 {
 	const char *t;
 	char tmp[40], *end;
@@ -2207,12 +2210,12 @@ static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
 		mul = 1ull << 30;
 	else if (*end)
 		goto bad;
-	if (n > (1ull << 30) / mul || n * mul < 1024) {
-		cerr(c, v, "'%s' is out of range (1K to 1G)",
-		     shown(tmp, sizeof(tmp), t));
+	if (n > hi / mul || n * mul < lo) {
+		cerr(c, v, "'%s' is out of range (%s)",
+		     shown(tmp, sizeof(tmp), t), range);
 		return;
 	}
-	c->cfg->max_message_size = (size_t)(n * mul);
+	*out = (size_t)(n * mul);
 	return;
 bad:
 	cerr(c, v,
@@ -2253,6 +2256,29 @@ static bool posting_address(struct ctx *c, yaml_node_t *n, const char *t,
 		     shown(tmp, sizeof(tmp), t), where);
 	}
 	return true;
+}
+
+static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	set_size(c, v, &c->cfg->max_message_size, 1024, 1ull << 30, "1K to 1G");
+}
+
+/* limits.apply_seconds: above 0, at most an hour (tests use 0.1). */
+static void apply_seconds(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	double d = -1;
+
+	set_double(c, v, &d, 0, 3600);
+	if (d == 0)
+		cerr(c, v, "0 is out of range (above 0, to 3600)");
+	else if (d > 0)
+		c->cfg->apply_seconds = d;
+}
+
+static void max_apply_bytes(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	set_size(c, v, &c->cfg->max_apply_bytes, 1ull << 20, 64ull << 30,
+		 "1M to 64G");
 }
 
 static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
@@ -2297,6 +2323,12 @@ static const struct key retention_keys[] = {
 };
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },
+	{ .name = "max_apply_bytes", .type = K_FN, .fn = max_apply_bytes },
+	KEY("max_file_lines", K_INT, struct rb_config, max_file_lines,
+	    .min = 1000, .max = 1000000000),
+	{ .name = "apply_seconds", .type = K_FN, .fn = apply_seconds },
+	KEY("max_job_attempts", K_INT, struct rb_config, max_job_attempts,
+	    .min = 1, .max = 1000),
 };
 /* series.fetch_url: a public-inbox inbox over HTTP(S), such as lore's
  * https://lore.kernel.org/all/ (mail/inbox.h). */
@@ -2455,6 +2487,10 @@ int rb_config_defaults(struct rb_config **out)
 	c->http_listen = strdup("127.0.0.1:8080");
 	c->http_thread_url = strdup("https://lore.kernel.org/r/");
 	c->max_message_size = 4u << 20; /* RB_MSG_DEFAULT_MAX */
+	c->max_apply_bytes = (size_t)128 << 20; /* RB_APPLY_MAX_BYTES */
+	c->max_file_lines = 2000000; /* RB_APPLY_MAX_FILE_LINES */
+	c->apply_seconds = 4; /* RB_APPLY_MAX_WORK */
+	c->max_job_attempts = 3;
 	c->incomplete_wait_minutes = 60;
 	c->apply_retry_minutes = -1;
 	c->checkers_parallel = 2;

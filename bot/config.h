@@ -223,6 +223,17 @@ struct rb_config {
 	size_t n_catch_all;
 
 	size_t max_message_size; /* default 4 MiB (RB_MSG_DEFAULT_MAX) */
+	/* The apply's budgets for one series (review/apply.h): bytes of
+	 * the blobs it makes (default 128 MiB), lines of a file it reads
+	 * (default 2,000,000) and its time, in seconds of one core counted
+	 * as work units (default 4). */
+	size_t max_apply_bytes;
+	int max_file_lines;
+	double apply_seconds;
+	/* A job whose worker died this many times while it ran (a crash,
+	 * an OOM kill, a lease run out) is quarantined: its series gets one
+	 * "could not be reviewed" notice and the queue moves on (default 3). */
+	int max_job_attempts;
 	int incomplete_wait_minutes; /* default 60 */
 	/* A public-inbox inbox to fetch a series' missing parts from before
 	 * any "incomplete" notice (https://lore.kernel.org/all/), or NULL. */

@@ -13,7 +13,7 @@ set -eu
 build_pkgs="build-essential cmake pkg-config git clang python3
 libetpan-dev libcurl4-gnutls-dev libdpkg-perl libgit2-dev libssl-dev
 libyaml-dev libsqlite3-dev libjansson-dev libopendkim-dev libcmocka-dev
-libmicrohttpd-dev libpq-dev zlib1g-dev bubblewrap"
+libmicrohttpd-dev libpq-dev zlib1g-dev libpcre2-dev bubblewrap"
 
 # "test" adds the real peers the tests and bench/ talk to on loopback
 # (DESIGN.md, "Real peers"; isync's mbsync for bench/ingest.sh), which

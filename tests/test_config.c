@@ -108,6 +108,10 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->model.prefetch_bytes, 100 * 1024);
 	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
 	assert_int_equal(cfg->max_message_size, 4u << 20);
+	assert_int_equal(cfg->max_apply_bytes, 128u << 20);
+	assert_int_equal(cfg->max_file_lines, 2000000);
+	assert_true(cfg->apply_seconds == 4);
+	assert_int_equal(cfg->max_job_attempts, 3);
 	assert_int_equal(cfg->incomplete_wait_minutes, 60);
 	assert_int_equal(cfg->apply_retry_minutes, -1); /* a fetch cycle */
 	assert_int_equal(cfg->n_sources, 0);
@@ -606,6 +610,43 @@ static void test_model_focuses(void **state)
 	assert_true(has_error(&e, 2,
 			      "'style' is not a focus (correctness, "
 			      "locking, memory, api, claims)"));
+	rb_config_errors_release(&e);
+}
+
+/* Issue 33: the apply's budgets and the quarantine. */
+static void test_limits(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(load_mem(&cfg,
+				  "limits:\n"
+				  "  max_apply_bytes: 64M\n"
+				  "  max_file_lines: 500000\n"
+				  "  apply_seconds: 0.5\n"
+				  "  max_job_attempts: 5\n",
+				  &e),
+			 0);
+	assert_int_equal(cfg->max_apply_bytes, 64u << 20);
+	assert_int_equal(cfg->max_file_lines, 500000);
+	assert_true(cfg->apply_seconds == 0.5);
+	assert_int_equal(cfg->max_job_attempts, 5);
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "limits:\n"
+				  "  max_apply_bytes: 100K\n"
+				  "  max_file_lines: 10\n"
+				  "  apply_seconds: 0\n"
+				  "  max_job_attempts: 0\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 2, "'100K' is out of range (1M to 64G)"));
+	assert_true(has_error(&e, 3, "10 is out of range (1000 to"));
+	assert_true(has_error(&e, 4, "0 is out of range (above 0, to 3600)"));
+	assert_true(has_error(&e, 5, "0 is out of range (1 to 1000)"));
 	rb_config_errors_release(&e);
 }
 
@@ -1153,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_secret_never_printed),
 		cmocka_unit_test(test_model_tools),
 		cmocka_unit_test(test_model_focuses),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_multiple_errors),
 		cmocka_unit_test(test_sources_and_trees),

@@ -107,6 +107,9 @@ struct series_ctx {
 	const struct tree *base_tree;
 	git_oid base_oid, applied_oid;
 	bool applied;
+	/* The apply's work for this series, over every base and the try
+	 * after a fetch (review/apply.h max_work): one budget a run. */
+	uint64_t apply_work;
 
 	struct rb_findings findings;
 	char **states; /* per finding: raised, suppressed, dropped */
@@ -124,6 +127,7 @@ struct series_ctx {
 	size_t n_out;
 	const char *series_state;
 	char detail[512];
+	const char *job_error; /* the job ends as failed with it, or NULL */
 };
 
 static void release(struct series_ctx *c)
@@ -327,6 +331,23 @@ static int add_labelled(struct series_ctx *c, const char *label,
 	return ret;
 }
 
+/* The apply's limits and budgets, from limits.* of the config. */
+static void apply_opts(struct rb_apply_opts *o, struct series_ctx *c)
+{
+	const struct rb_config *cfg = c->p->cfg;
+
+	if (cfg->max_apply_bytes)
+		o->max_bytes = cfg->max_apply_bytes;
+	if (cfg->max_file_lines > 0)
+		o->max_file_lines = (size_t)cfg->max_file_lines;
+	/* Never 0 (no limit) by rounding: at least one unit. */
+	if (cfg->apply_seconds > 0)
+		o->max_work = (uint64_t)(cfg->apply_seconds *
+					 (double)RB_APPLY_WORK_PER_SECOND) +
+			      1;
+	o->work = &c->apply_work;
+}
+
 static int apply_series(struct series_ctx *c)
 {
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
@@ -367,6 +388,7 @@ static int apply_series(struct series_ctx *c)
 		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
 	req.patches = ap;
 	req.n_patches = n;
+	apply_opts(&opts, c);
 	/* b4's prerequisites, from the store, go first on every base. */
 	if (!c->prereq_done) {
 		c->prereq_done = true;
@@ -1797,9 +1819,11 @@ static int render_apply_failure(struct series_ctx *c)
 		at[i].file = a->failed_file;
 		at[i].hunk = (int)a->failed_hunk;
 		at[i].reason = plain_reason(a);
-		/* Over the size limit on a tree: not reviewed for that. */
-		if (a->reason && !strncmp(a->reason, RB_APPLY_TOO_BIG,
-					  strlen(RB_APPLY_TOO_BIG)))
+		/* Over a size limit or budget: not reviewed for that. */
+		if ((a->tried && a->result &&
+		     a->result->fail == RB_APPLY_FAIL_LIMIT) ||
+		    (a->reason && !strncmp(a->reason, RB_APPLY_TOO_BIG,
+					   strlen(RB_APPLY_TOO_BIG))))
 			r.too_big = true;
 		/* A rebase on a tree is advice only while the tree is
 		 * current: never "rebase on" a tree months old. */
@@ -1870,6 +1894,29 @@ static int render_incomplete(struct series_ctx *c)
 					  REPLY_AUTHOR);
 	}
 	free(missing);
+	rb_buf_release(&body);
+	return ret;
+}
+
+/* The one "could not be reviewed" note of a quarantined series. */
+static int render_not_reviewed(struct series_ctx *c, int tries)
+{
+	struct rb_render_not_reviewed_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct outgoing *o = NULL;
+	int ret;
+
+	if (!c->scope.pol.report_apply_failures)
+		return 0;
+	r.head = render_head(c);
+	r.tries = tries;
+	r.dirs = dirs_of(c);
+	ret = rb_render_not_reviewed(&body, &r);
+	if (!ret)
+		ret = new_out(&o, c, "not-reviewed", 0);
+	/* To the author only, in reply to the cover (or patch 1). */
+	if (!ret)
+		ret = queue_reply(c, o, c->first_idx, body.ptr, true);
 	rb_buf_release(&body);
 	return ret;
 }
@@ -2026,7 +2073,7 @@ static int write_results(struct series_ctx *c)
 	else if (!ret)
 		ret = rb_store_job_done_by(st, c->job->id,
 					   c->p->owner ? c->p->owner : "local",
-					   NULL);
+					   c->job_error);
 	if (ret) {
 		rb_store_rollback(st);
 		if (ret == -RB_ELOCKED) {
@@ -2040,14 +2087,14 @@ static int write_results(struct series_ctx *c)
 	return rb_store_commit(st);
 }
 
-static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
-		    const char *why)
+static int end_job(struct rb_pipeline *p, const struct rb_job *job,
+		   const char *state, const char *why)
 {
 	int ret = rb_store_begin(p->st);
 
 	if (ret)
 		return ret;
-	ret = rb_store_set_series_state(p->st, job->key, "error", why);
+	ret = rb_store_set_series_state(p->st, job->key, state, why);
 	if (!ret)
 		ret = rb_store_job_done(p->st, job->id, why);
 	if (ret) {
@@ -2055,6 +2102,12 @@ static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
 		return ret;
 	}
 	return rb_store_commit(p->st);
+}
+
+static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
+		    const char *why)
+{
+	return end_job(p, job, "error", why);
 }
 
 /* The top-level tree of @t's branch tip, or NULL. */
@@ -2347,6 +2400,12 @@ static int versions_fixed(struct series_ctx *c)
 	return ret;
 }
 
+/* The last base tried hit a limit of the apply options (base.h). */
+static bool over_limit(const struct series_ctx *c)
+{
+	return c->base && c->base->limit && c->base->n_attempts;
+}
+
 /* Apply, then the checkers, the model, the filters and the mails. */
 static int review_series(struct series_ctx *c)
 {
@@ -2354,11 +2413,27 @@ static int review_series(struct series_ctx *c)
 	int ret, wait;
 
 	ret = apply_series(c);
-	if (!ret && c->n_trees && !c->applied && refresh_trees(c)) {
+	if (!ret && !over_limit(c) && c->n_trees && !c->applied &&
+	    refresh_trees(c)) {
 		/* A tree moved: the series is tried again on its new head. */
 		rb_base_report_free(c->base);
 		c->base = NULL;
 		ret = apply_series(c);
+	}
+	/*
+	 * Over a limit of the series itself (its size, the apply's memory
+	 * or time budget): no fetch or wait makes it fit; the notice says
+	 * which limit it hit, now.
+	 */
+	if (!ret && over_limit(c)) {
+		c->series_state = "apply_failed";
+		p->stats.apply_failed++;
+		snprintf(c->detail, sizeof(c->detail), "over a limit: %.400s",
+			 c->base->attempts[c->base->n_attempts - 1].reason ?
+				 c->base->attempts[c->base->n_attempts - 1]
+					 .reason :
+				 "?");
+		return render_apply_failure(c);
 	}
 	wait = ret || c->applied ? 0 : retry_minutes(c);
 	if (!ret && c->n_trees && !c->applied && wait > 0 &&
@@ -2614,6 +2689,50 @@ out:
 		       "reason", why, NULL);
 		rb_log_plain("reviewbot: series <%s>: %s\n", job->key, why);
 		ret = fail_job(p, job, why);
+	}
+	release(&c);
+	return ret;
+}
+
+int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
+			 bool notice)
+{
+	struct series_ctx c = { .p = p, .job = job };
+	char why[512];
+	int ret;
+
+	snprintf(why, sizeof(why),
+		 "quarantined: the worker died %d times while it had this "
+		 "job (limits.max_job_attempts); not tried again",
+		 job->lost);
+	rb_log(RB_LOG_ERROR, "job.quarantined", "kind", job->kind, "key",
+	       job->key, "notice", notice ? "yes" : "no", NULL);
+	fprintf(stderr, "reviewbot: %s <%s>: %s\n", job->kind, job->key, why);
+	if (!notice)
+		return end_job(p, job, "quarantined", why);
+	rb_buf_init(&c.summary, 64 * 1024);
+	rb_buf_init(&c.model_line, 4096);
+	rb_prereq_init(&c.prereq);
+	c.series_state = "quarantined";
+	c.job_error = why;
+	snprintf(c.detail, sizeof(c.detail), "%s", why);
+	/* Only what the notice needs: the parts, the trees, the policy. */
+	ret = load_messages(&c);
+	if (!ret)
+		ret = open_trees(&c);
+	if (!ret)
+		ret = resolve_scope(&c);
+	if (!ret && c.scope.pol.mode != RB_MODE_OFF)
+		ret = render_not_reviewed(&c, job->lost);
+	if (!ret)
+		ret = write_results(&c);
+	if (ret && ret != -RB_EAGAIN && ret != -RB_ESTORE) {
+		/* No notice then: the quarantine itself still holds. */
+		char full[1024];
+
+		snprintf(full, sizeof(full), "%s; no notice: %s", why,
+			 rb_errmsg());
+		ret = end_job(p, job, "quarantined", full);
 	}
 	release(&c);
 	return ret;
