@@ -9,20 +9,34 @@
  *    "code":"+...","message":"...","patch":1}
  *
  * Only "message" is required; "category" defaults to "external" and
- * "severity" to "low". A timeout, a failure without output, or a line
- * that is not such an object is reported as a problem (a
- * "checker-problem" finding naming the line), never as a fatal error.
+ * "severity" to "low". A line that does not start with "{" may instead
+ * be a compiler-style diagnostic, "FILE:LINE[:COL]: [warning: |error: ]
+ * MESSAGE" (what most checkers print): a finding at that file and line
+ * (severity medium for "error:", else low), attributed to the last patch
+ * that changed the file. A timeout, a failure without output, or a line
+ * that is neither is reported as a problem (a "checker-problem" finding
+ * naming the line), never as a fatal error.
+ *
+ * The command runs in the bubblewrap sandbox (review/sandbox.h: no
+ * network, cleared environment, uid nobody as root, rlimits), with the
+ * mbox and the tree bound read-only at /in (so MBOX is /in/series.mbox
+ * and TREE /in/tree). Its program must be visible there: under /usr or
+ * /bin, or an absolute path elsewhere, which is copied (one file, as the
+ * bot reads it) to /in/bin/NAME, the command's first word rewritten to
+ * that. A program that needs files beside it belongs under /usr/local.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
 #include <jansson.h>
 
 #include "review/check_external.h"
+#include "review/check_util.h"
 #include "review/checks.h"
 #include "review/sandbox.h"
 #include "util/buf.h"
@@ -78,7 +92,8 @@ static const char *jstr(json_t *o, const char *key)
 
 /* Parses the JSON lines; problems are added as findings. */
 static int parse_lines(struct rb_findings *out, const char *name,
-		       const char *text, size_t n_patches)
+		       const char *text, size_t n_patches,
+		       const struct rb_check_ctx *ctx)
 {
 	const char *cur = text;
 	int lineno = 0, taken = 0, ret = 0;
@@ -94,6 +109,37 @@ static int parse_lines(struct rb_findings *out, const char *name,
 		lineno++;
 		if (strspn(cur, " \t\r") >= n)
 			goto next;
+		if (*cur != '{') {
+			char *t = strndup(cur, n);
+			const char *file, *msg;
+			int ln;
+
+			if (!t)
+				return rb_err(RB_ENOMEM, "out of memory");
+			if (rb_check_parse_loc(t, "/in/tree/", &file, &ln,
+					       &msg)) {
+				bool err = !strncmp(msg, "error: ", 7);
+
+				if (!strncmp(msg, "warning: ", 9))
+					msg += 9;
+				else if (err)
+					msg += 7;
+				if (*msg && ++taken <= MAX_LINES)
+					ret = rb_findings_add(
+						out, name, NULL, "external",
+						err ? RB_FSEV_MEDIUM :
+						      RB_FSEV_LOW,
+						file, ln, NULL, msg,
+						ctx ? rb_check_patch_of(ctx,
+									file) :
+						      0);
+				free(t);
+				goto next;
+			}
+			free(t);
+			problem = "not a JSON object nor FILE:LINE: MESSAGE";
+			goto problem;
+		}
 		o = json_loadb(cur, n, JSON_REJECT_DUPLICATES, &jerr);
 		if (!json_is_object(o)) {
 			problem = o ? "not a JSON object" : jerr.text;
@@ -125,6 +171,7 @@ static int parse_lines(struct rb_findings *out, const char *name,
 					(enum rb_fsev)s, jstr(o, "file"),
 					(int)ln, jstr(o, "code"), msg, (int)pi);
 		}
+problem:
 		if (problem && !reported) {
 			char m[512];
 
@@ -147,7 +194,51 @@ next:
 int rb_external_parse(struct rb_findings *out, const char *name,
 		      const char *text, size_t n_patches)
 {
-	return parse_lines(out, name, text, n_patches);
+	return parse_lines(out, name, text, n_patches, NULL);
+}
+
+/*
+ * The script run in the sandbox: "CMD "$@"", with CMD's first word
+ * replaced by /in/bin/NAME when it is a program outside /usr and /bin,
+ * copied there from the host into @dir/bin.
+ */
+static int external_script(char *script, size_t size, const char *cmd,
+			   const char *dir)
+{
+	size_t w = strcspn(cmd, " \t");
+	struct rb_buf prog = RB_BUF_INIT(64u << 20);
+	char path[4200], dst[4400];
+	const char *name;
+	int ret;
+
+	if (cmd[0] != '/' || !strncmp(cmd, "/usr/", 5) ||
+	    !strncmp(cmd, "/bin/", 5)) {
+		if (snprintf(script, size, "%s \"$@\"", cmd) >= (int)size)
+			return rb_err(RB_ECONFIG, "external command too long");
+		return 0;
+	}
+	if (w >= sizeof(path))
+		return rb_err(RB_ECONFIG, "external command path too long");
+	snprintf(path, sizeof(path), "%.*s", (int)w, cmd);
+	name = strrchr(path, '/') + 1;
+	if (!*name || !rb_check_plain_path(name))
+		return rb_err(RB_ECONFIG, "bad external command '%s'", path);
+	ret = rb_read_file(&prog, path);
+	if (ret)
+		return ret;
+	snprintf(dst, sizeof(dst), "%s/bin", dir);
+	if (mkdir(dst, 0755) && errno != EEXIST)
+		ret = rb_err(RB_EIO, "mkdir %s: %s", dst, strerror(errno));
+	snprintf(dst, sizeof(dst), "%s/bin/%s", dir, name);
+	if (!ret)
+		ret = rb_write_file_atomic(dst, prog.ptr, prog.len, 0755);
+	rb_buf_release(&prog);
+	if (ret)
+		return ret;
+	if (snprintf(script, size, "/in/bin/%s%s \"$@\"", name, cmd + w) >=
+	    (int)size)
+		return rb_err(RB_ECONFIG, "external command too long");
+	return 0;
 }
 
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
@@ -158,50 +249,61 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	char *dir = NULL, mbox[4096], tree[4096], script[8192];
 	const char *argv[7];
 	git_repository *repo = NULL;
-	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
+	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
+	struct rb_sandbox_bind bind;
 	struct rb_proc_result res;
 	bool have_res = false;
 	int ret = 0;
 
 	if (!o->external_cmd)
 		return rb_err(RB_ECONFIG, "no external command is configured");
+	if (!rb_sandbox_available())
+		return rb_err(RB_EFAIL,
+			      "bwrap cannot create a sandbox on this machine, "
+			      "and the %s checker never runs outside one",
+			      name);
 	git_libgit2_init();
 	dir = mkdtemp(tmpl);
 	if (!dir) {
 		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
 		goto out;
 	}
-	if (ctx->mbox_path) {
-		snprintf(mbox, sizeof(mbox), "%s", ctx->mbox_path);
-	} else {
-		snprintf(mbox, sizeof(mbox), "%s/series.mbox", dir);
-		ret = write_mbox(mbox, ctx);
-		if (ret)
-			goto out;
-	}
-	tree[0] = '\0';
+	/* Read by uid 65534 in the sandbox when we are root. */
+	chmod(dir, 0755);
+	ret = external_script(script, sizeof(script), o->external_cmd, dir);
+	if (ret)
+		goto out;
+	snprintf(mbox, sizeof(mbox), "%s/series.mbox", dir);
+	ret = write_mbox(mbox, ctx);
+	if (!ret)
+		chmod(mbox, 0644);
+	if (ret)
+		goto out;
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
 	if (ctx->repo_path && ctx->has_applied) {
 		ret = rb_check_repo_open(&repo, ctx);
-		if (ret)
-			goto out;
-		snprintf(tree, sizeof(tree), "%s/tree", dir);
-		ret = rb_tree_checkout(repo, &ctx->applied, tree);
-		if (ret)
-			goto out;
+		if (!ret)
+			ret = rb_tree_checkout(repo, &ctx->applied, tree);
+	} else if (mkdir(tree, 0755)) {
+		ret = rb_err(RB_EIO, "mkdir %s: %s", tree, strerror(errno));
 	}
-	snprintf(script, sizeof(script), "%s \"$@\"", o->external_cmd);
+	if (ret)
+		goto out;
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = script;
 	argv[3] = "sh";
-	argv[4] = mbox;
-	argv[5] = tree;
+	argv[4] = "/in/series.mbox";
+	argv[5] = ctx->has_applied ? "/in/tree" : "";
 	argv[6] = NULL;
-	po.argv = argv;
-	po.cwd = dir;
-	po.timeout_ms = rb_check_time_left_ms(ctx, 600000);
-	po.max_output = 8u << 20;
-	ret = rb_proc_run(&res, &po);
+	bind = (struct rb_sandbox_bind){ dir, "/in", false };
+	so.binds = &bind;
+	so.n_binds = 1;
+	so.chdir = "/in";
+	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
+	so.max_output = 8u << 20;
+	so.split_stderr = true;
+	ret = rb_sandbox_exec(&res, &so, argv);
 	if (ret)
 		goto out;
 	have_res = true;
@@ -215,7 +317,7 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			     res.exit_code, res.err.ptr);
 		goto out;
 	}
-	ret = parse_lines(out, name, res.out.ptr, ctx->n_patches);
+	ret = parse_lines(out, name, res.out.ptr, ctx->n_patches, ctx);
 out:
 	if (have_res)
 		rb_proc_result_release(&res);
