@@ -709,6 +709,7 @@ struct build_run {
 	/* Each patch in turn: the first that breaks a building tree, the
 	 * first after it that builds again, its errors; steps not built. */
 	int broken_at, repaired_at;
+	bool base_reused; /* the base's output was kept from a series before */
 	struct rb_findings broken_diags;
 	char broken_tail[600];
 	int steps_skipped;
@@ -886,25 +887,58 @@ static int run_make(struct rb_proc_result *res, struct build_run *b,
 	return ret;
 }
 
+static int parse_base(struct build_run *b);
+
 /* The build of the base in its cache entry. A base that does not
  * configure, or does not build without a diagnostic to blame, fails the
  * check: it says nothing about the series. */
 static int build_base(struct build_run *b)
 {
 	struct rb_buf script = RB_BUF_INIT(1 << 20);
-	char src[4200], out[4200], tail[600];
+	char src[4200], out[4200], saved[4300], hash[RB_SHA256_HEX];
 	int ret;
 
 	snprintf(src, sizeof(src), "%s/src", b->key);
 	snprintf(out, sizeof(out), "%s/out", b->key);
 	ret = make_cmd(&script, b->ctx->opts, &b->t, b->base_have,
 		       b->ccache[0] != '\0', b->mode.sparse, true);
+	/*
+	 * The base's output for these objects (and sparse or not) is the
+	 * same for every series on this base: kept beside its out/, read
+	 * instead of building them again.
+	 */
+	rb_sha256_hex(hash, script.ptr ? script.ptr : "", script.len);
+	snprintf(saved, sizeof(saved), "%s/diag-%.16s.out", b->key, hash);
+	rb_buf_init(&b->rb.out, 16u << 20);
+	rb_buf_init(&b->rb.err, 1);
+	if (!ret && !rb_read_file(&b->rb.out, saved) && b->rb.out.ptr &&
+	    strstr(b->rb.out.ptr, "rb-make-exit=")) {
+		rb_buf_release(&script);
+		b->have_rb = true;
+		b->base_reused = true;
+		return parse_base(b);
+	}
+	rb_err_clear();
+	rb_buf_release(&b->rb.out);
 	if (!ret)
 		ret = run_make(&b->rb, b, src, out, true, script.ptr);
 	rb_buf_release(&script);
 	if (ret)
 		return ret;
 	b->have_rb = true;
+	ret = parse_base(b);
+	if (!ret && !b->rb.timed_out && !b->rb.truncated)
+		rb_write_file_atomic(saved, b->rb.out.ptr, b->rb.out.len, 0600);
+	rb_err_clear();
+	return ret;
+}
+
+/* The base's diagnostics from its build's output. */
+static int parse_base(struct build_run *b)
+{
+	char tail[600];
+	int ret;
+
 	if (b->rb.timed_out)
 		return rb_err(RB_ETIMEOUT,
 			      "the base build did not finish in time");
@@ -1244,7 +1278,8 @@ static int run_mode(const struct rb_check_ctx *ctx, struct rb_findings *out,
 	snprintf(nn, sizeof(nn), "%zu", b.new_diags.n);
 	snprintf(ns, sizeof(ns), "%d", b.steps_skipped);
 	rb_log(RB_LOG_INFO, "check.build", "targets", b.t.v[0], "base", nb,
-	       "patched", nn, "steps_skipped", ns, NULL);
+	       "patched", nn, "steps_skipped", ns, "base_reused",
+	       b.base_reused ? "yes" : "no", NULL);
 out:
 	build_run_release(&b);
 	git_libgit2_shutdown();
