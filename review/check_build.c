@@ -451,8 +451,9 @@ static int make_cmd(struct rb_buf *b, const struct rb_check_opts *o,
 				rb_buf_printf(b, " %s", t->v[i]);
 		rb_buf_puts(b, "\n");
 	}
-	rb_buf_printf(b, "cd /src && make -s -k -j%d O=/out W=1%s%s", jobs,
-		      sparse ? " C=1 CHECK=/tools/rb-sparse" : "", cc);
+	rb_buf_printf(b, "cd /src && make -s -k -j%d O=/out W=1%s%s%s", jobs,
+		      sparse ? " C=1 CHECK=/tools/rb-sparse" : "",
+		      o->build_no_kdoc ? " cmd_checkdoc=true" : "", cc);
 	for (i = 0; i < t->n; i++)
 		if (have[i])
 			rb_buf_printf(b, " %s", t->v[i]);
@@ -1197,15 +1198,22 @@ static int report_bisect(struct build_run *b, struct rb_findings *out)
 
 	if (!b->broken_at)
 		return 0;
+	/* An error, else a warning that CONFIG_WERROR made fatal. */
 	for (i = 0; i < b->broken_diags.n && !e; i++)
 		if (!strcmp(b->broken_diags.v[i].category, "build-error") &&
 		    !in_base(&b->base_diags, &b->broken_diags.v[i]))
+			e = &b->broken_diags.v[i];
+	for (i = 0; i < b->broken_diags.n && !e; i++)
+		if (!in_base(&b->base_diags, &b->broken_diags.v[i]))
 			e = &b->broken_diags.v[i];
 	if (e)
 		snprintf(what, sizeof(what), ": \"%s\" at %s:%d", e->message,
 			 e->file, e->line);
 	else
 		snprintf(what, sizeof(what), " (make exits non-zero)");
+	/* The last patch is the whole series, built last. */
+	if (!b->repaired_at && b->patched_exit == 0)
+		b->repaired_at = (int)n;
 	if (b->repaired_at)
 		snprintf(msg, sizeof(msg),
 			 "The build breaks at patch %d/%zu of this series%s; "
@@ -1213,13 +1221,6 @@ static int report_bisect(struct build_run *b, struct rb_findings *out)
 			 "should build on its own, so that the series stays "
 			 "bisectable.",
 			 b->broken_at, n, what, b->repaired_at, n);
-	else if (b->patched_exit == 0)
-		snprintf(msg, sizeof(msg),
-			 "The build breaks at patch %d/%zu of this series%s, "
-			 "and builds again with the whole series. Each patch "
-			 "should build on its own, so that the series stays "
-			 "bisectable.",
-			 b->broken_at, n, what);
 	else
 		snprintf(msg, sizeof(msg),
 			 "The build first breaks at patch %d/%zu of this "

@@ -6,8 +6,11 @@
  * configured branch tip, read through libgit2, never the patched tree's)
  * against the patch's own To:, Cc: and From:. Left out of the check:
  * THE REST's list (linux-kernel@, which get_maintainer names for every
- * file), addresses found in a touched .yaml file ("in file"), and the
- * people of a Fixes: target unless opts->maint_fixes. A tree without
+ * file), addresses found in a touched .yaml file ("in file"), the people
+ * of a Fixes: target unless opts->maint_fixes, and sections that only a
+ * K: keyword of the patch's text matched (get_maintainer names CLANG/LLVM
+ * BUILD SUPPORT for a patch that mentions clang): the lookup reads the
+ * patch's file names and its Fixes: lines, not its text. A tree without
  * history has no Fixes: target to look up: nothing is said of it.
  *
  * One finding per patch names everyone missing, with get_maintainer's
@@ -74,6 +77,51 @@ static bool wanted(const char *role, bool fixes, enum rb_maint_kind kind)
 	return fixes && strstr(role, "blamed_fixes:");
 }
 
+/*
+ * The lookup again on the file names of *@r (not /dev/null) and the
+ * mail's Fixes: lines alone, so that no K: keyword of the text matches;
+ * *@r is replaced.
+ */
+static int paths_only(struct rb_maint_result **r, const struct rb_maint *mt,
+		      const char *raw, size_t raw_len)
+{
+	struct rb_buf b = RB_BUF_INIT(1u << 22);
+	struct rb_maint_result *p = NULL;
+	const char *cur = raw, *end = raw + raw_len;
+	size_t i;
+	int ret = 0;
+
+	while (cur < end && !ret) {
+		const char *nl = memchr(cur, '\n', (size_t)(end - cur));
+		size_t n = nl ? (size_t)(nl - cur) : (size_t)(end - cur);
+
+		if (n > 6 && !strncasecmp(cur, "Fixes:", 6)) {
+			ret = rb_buf_add(&b, cur, n);
+			if (!ret)
+				ret = rb_buf_putc(&b, '\n');
+		}
+		/* The commit message ends at the diff. */
+		if (n >= 4 && !strncmp(cur, "--- ", 4))
+			break;
+		cur += n + 1;
+	}
+	for (i = 0; i < (*r)->nfiles && !ret; i++)
+		if (strcmp((*r)->files[i], "dev/null"))
+			ret = rb_buf_printf(&b,
+					    "\ndiff --git a/%s b/%s\n"
+					    "--- a/%s\n+++ b/%s\n",
+					    (*r)->files[i], (*r)->files[i],
+					    (*r)->files[i], (*r)->files[i]);
+	if (!ret)
+		ret = rb_maint_lookup_patch(&p, mt, b.ptr ? b.ptr : "", b.len);
+	rb_buf_release(&b);
+	if (ret)
+		return ret;
+	rb_maint_result_free(*r);
+	*r = p;
+	return 0;
+}
+
 int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 			 const struct rb_message *m, const char *raw,
 			 size_t raw_len, int patch_index, bool fixes)
@@ -87,6 +135,8 @@ int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 	if (!m || !m->patch)
 		return 0;
 	ret = rb_maint_lookup_patch(&r, mt, raw, raw_len);
+	if (!ret)
+		ret = paths_only(&r, mt, raw, raw_len);
 	if (ret)
 		return ret;
 	for (i = 0; i < r->nto && !ret; i++) {
@@ -105,8 +155,9 @@ int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 				    p->addr, p->role);
 	}
 	if (!ret && missing) {
-		if (r->nfiles)
-			first_file = r->files[0];
+		for (i = 0; i < r->nfiles && !first_file; i++)
+			if (strcmp(r->files[i], "dev/null"))
+				first_file = r->files[i];
 		ret = rb_buf_printf(
 			&msg,
 			"%s. scripts/get_maintainer.pl names %s for this patch, "

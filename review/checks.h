@@ -64,6 +64,9 @@ struct rb_check_opts {
 	bool build_sparse; /* C=1 (needs sparse): the build also says what
 			    * sparse says, as the "sparse" checker */
 	bool build_each; /* build every patch in turn; default true */
+	/* W=1 runs kernel-doc too: off (cmd_checkdoc=true) when the
+	 * kernel-doc checker runs, so that it is said once */
+	bool build_no_kdoc;
 	long build_mem_mb; /* sandbox address-space limit; default 4096 */
 	long build_tmpfs_mb; /* the sandbox's /tmp; default 512 */
 	int build_nproc; /* processes of the sandbox's uid; default 1024 */

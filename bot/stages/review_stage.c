@@ -666,6 +666,8 @@ static int run_checkers(struct series_ctx *c)
 	}
 	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
 		      have_checkpatch, cfg->external_command != NULL, &opts);
+	/* kernel-doc said once: by its checker, not by W=1 in the build. */
+	opts.build_no_kdoc = strstr(names, "kernel-doc") != NULL;
 	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
 	free(cp);
 	free(commits);
