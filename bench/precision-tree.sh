@@ -12,6 +12,8 @@
 # usage: bench/precision-tree.sh [REVIEWBOT]
 #   TREE_CHECKERS   the checkers (default kernel-doc,cc-maintainers,coccinelle)
 #   TREE_PATCHES=N  only the first N patches in name order (default all)
+#   TREE_LIST=FILE  only the patches named in FILE (one .eml name a line;
+#                   bench/labels/tree-build.txt: those built for sparse)
 #   PRECISION_WORK=DIR keeps the run there; PRECISION_REUSE=1 reuses it
 #   RB_BUILD_CACHE  the build cache for sparse (a private directory)
 # kernel-doc and cc-maintainers take seconds a patch; coccinelle runs 72
@@ -45,8 +47,14 @@ if [ "${PRECISION_REUSE:-0}" != 1 ] || [ ! -s "$run" ]; then
 	for f in "$shared"/corpus/apply-6.1/*.eml; do
 		n=$((n + 1))
 		[ -n "${TREE_PATCHES:-}" ] && [ "$n" -gt "$TREE_PATCHES" ] && break
+		if [ -n "${TREE_LIST:-}" ] &&
+			! grep -qx "$(basename "$f")" "$TREE_LIST"; then
+			n=$((n - 1))
+			continue
+		fi
 		id=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import precision; print(precision.msgid_of(sys.argv[2]))' "$here/bench" "$f")
 		"$bin" check --tree "$tree" --checkers "$checkers" --timeout 1800 \
+			${RB_BUILD_CACHE:+--build-cache "$RB_BUILD_CACHE"} \
 			--json "$f" 2>>"$work/tree.err" |
 			sed "s|^|$id\t$f\t|" >>"$work/tree.tagged" || true
 	done
