@@ -87,8 +87,9 @@ static void test_kdoc_parse(void **state)
 	assert_int_equal(fs.n, 2);
 	assert_string_equal(fs.v[0].category, "kernel-doc");
 	assert_int_equal(fs.v[0].line, 162);
-	assert_string_equal(fs.v[1].message, "Excess function parameter 'x' "
-					     "description in 'ksysfs_probe_sum'");
+	assert_string_equal(fs.v[1].message,
+			    "Excess function parameter 'x' "
+			    "description in 'ksysfs_probe_sum'");
 	rb_findings_release(&fs);
 }
 
