@@ -11,7 +11,9 @@
  * K: keyword of the patch's text matched (get_maintainer names CLANG/LLVM
  * BUILD SUPPORT for a patch that mentions clang): the lookup reads the
  * patch's file names and its Fixes: lines, not its text. A tree without
- * history has no Fixes: target to look up: nothing is said of it.
+ * history has no Fixes: target to look up: nothing is said of it. With
+ * one, the target's author is asked for too (get_maintainer names its
+ * signers, and an author who did not sign off would be left out).
  *
  * One finding per patch names everyone missing, with get_maintainer's
  * role. Addresses are compared case-insensitively, as addr-spec; the
@@ -122,9 +124,62 @@ static int paths_only(struct rb_maint_result **r, const struct rb_maint *mt,
 	return 0;
 }
 
+/* Whether @addr is in the patch's To:, Cc: or From:. */
+static bool addressed(const struct rb_message *m, const char *addr)
+{
+	return !*addr || in_list(&m->to, addr) || in_list(&m->cc, addr) ||
+	       (m->from.addr && !strcasecmp(m->from.addr, addr));
+}
+
+/*
+ * The author of each commit the patch's Fixes: tags name, when @repo has
+ * it and the patch does not address them: appended to @msg. At most 8
+ * tags; an id is 12 to 40 hex digits, looked up as a prefix.
+ */
+static int fixes_authors(struct rb_buf *msg, size_t *missing,
+			 const struct rb_message *m, git_repository *repo)
+{
+	size_t i, tags = 0;
+	int ret = 0;
+
+	for (i = 0; i < m->n_trailers && tags < 8 && !ret; i++) {
+		const char *v = m->trailers[i].value;
+		git_object *obj = NULL;
+		const git_signature *a;
+		char hex[41];
+		size_t n;
+
+		if (strcasecmp(m->trailers[i].key, "Fixes") || !v)
+			continue;
+		tags++;
+		n = strspn(v, "0123456789abcdefABCDEF");
+		if (n < 12 || n > 40)
+			continue;
+		snprintf(hex, sizeof(hex), "%.*s", (int)n, v);
+		if (git_revparse_single(&obj, repo, hex) ||
+		    git_object_type(obj) != GIT_OBJECT_COMMIT) {
+			git_object_free(obj);
+			git_error_clear();
+			continue;
+		}
+		a = git_commit_author((git_commit *)obj);
+		if (a && a->email && !addressed(m, a->email) &&
+		    ++*missing <= MAX_NAMED)
+			ret = rb_buf_printf(msg,
+					    "%s%s <%s> (author of the "
+					    "Fixes: target %.12s)",
+					    *missing > 1 ? ", " : "",
+					    a->name ? a->name : "", a->email,
+					    hex);
+		git_object_free(obj);
+	}
+	return ret;
+}
+
 int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 			 const struct rb_message *m, const char *raw,
-			 size_t raw_len, int patch_index, bool fixes)
+			 size_t raw_len, int patch_index, bool fixes,
+			 git_repository *repo)
 {
 	struct rb_maint_result *r = NULL;
 	struct rb_buf msg = RB_BUF_INIT(1 << 16);
@@ -146,14 +201,15 @@ int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 		if (!wanted(p->role, fixes, p->kind))
 			continue;
 		addr_spec(addr, sizeof(addr), p->addr);
-		if (!*addr || in_list(&m->to, addr) || in_list(&m->cc, addr) ||
-		    (m->from.addr && !strcasecmp(m->from.addr, addr)))
+		if (addressed(m, addr) || strstr(msg.ptr ? msg.ptr : "", addr))
 			continue;
 		if (++missing > MAX_NAMED)
 			continue;
 		ret = rb_buf_printf(&msg, "%s%s (%s)", missing > 1 ? ", " : "",
 				    p->addr, p->role);
 	}
+	if (!ret && fixes && repo)
+		ret = fixes_authors(&msg, &missing, m, repo);
 	if (!ret && missing) {
 		for (i = 0; i < r->nfiles && !first_file; i++)
 			if (strcmp(r->files[i], "dev/null"))
@@ -188,6 +244,7 @@ int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	struct rb_maint *mt = NULL;
+	git_repository *repo = NULL;
 	size_t i;
 	int ret;
 
@@ -199,11 +256,20 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 				git_oid_tostr_s(&ctx->tools));
 	if (ret)
 		return ret;
+	/* The configured tree, where a Fixes: target is looked up. */
+	git_libgit2_init();
+	if (ctx->opts->maint_fixes &&
+	    git_repository_open_bare(&repo, ctx->repo_path) &&
+	    git_repository_open(&repo, ctx->repo_path))
+		repo = NULL;
+	git_error_clear();
 	for (i = 0; i < ctx->n_patches && !ret; i++)
 		ret = rb_maint_check_patch(out, mt, ctx->patches[i].msg,
 					   ctx->patches[i].raw,
 					   ctx->patches[i].raw_len, (int)i + 1,
-					   ctx->opts->maint_fixes);
+					   ctx->opts->maint_fixes, repo);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
 	rb_maint_free(mt);
 	return ret;
 }

@@ -20,10 +20,13 @@ struct rb_message;
  * @out when @m, a patch mail whose raw text is @raw, leaves out of its
  * To/Cc (and From) an M:/R: person or an L: list of a section it touches
  * (not THE REST's list, not "in file" addresses), or, when @fixes, a
- * signer of a commit its Fixes: tag names. Exported for the tests.
+ * signer of a commit its Fixes: tag names, or (with @repo, where the
+ * commit is looked up) that commit's author. Exported for the tests.
  */
+struct git_repository;
 int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 			 const struct rb_message *m, const char *raw,
-			 size_t raw_len, int patch_index, bool fixes);
+			 size_t raw_len, int patch_index, bool fixes,
+			 struct git_repository *repo);
 
 #endif

@@ -205,7 +205,8 @@ static void test_cc_maintainers(void **state)
 					  sizeof(patch_mail) - 1, NULL),
 			 0);
 	assert_int_equal(rb_maint_check_patch(&fs, mt, m, patch_mail,
-					      sizeof(patch_mail) - 1, 1, true),
+					      sizeof(patch_mail) - 1, 1, true,
+					      NULL),
 			 0);
 	/* akpm only: the list is there, the reviewer (in another case)
 	 * too, and THE REST's list is never asked for. */
