@@ -6,8 +6,8 @@
  * of the configured branch tip (never the base's nor the patched tree's:
  * the sender controls those) reads them with "-none", as a W=1 build
  * runs it, in the sandbox (review/sandbox.h). A warning is new when the
- * base's run of that file did not have it (compared without digits, each
- * base warning used once). The warnings of one line of the patched file
+ * base's run of that file did not have it (compared without digits). The
+ * warnings of one line of the patched file
  * (a comment's wrong parameter gives "not described" and "Excess") are
  * one finding.
  *
@@ -115,8 +115,16 @@ static int report(struct rb_findings *out, const struct rb_check_ctx *ctx,
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < now->n; i++)
+	/*
+	 * A warning the base's file already has (digits aside) is the
+	 * file's own: kernel-doc's messages name the function and the
+	 * parameter, so the same message twice is a house style that
+	 * kernel-doc misreads the same way each time, not a new problem.
+	 */
+	for (i = 0; i < now->n; i++) {
+		memset(used, 0, (base->n ? base->n : 1) * sizeof(*used));
 		done[i] = rb_check_in_base(base, used, &now->v[i]);
+	}
 	for (i = 0; i < now->n && !ret; i++) {
 		const struct rb_finding *f = &now->v[i];
 		struct rb_buf msg = RB_BUF_INIT(1 << 16);

@@ -63,4 +63,17 @@ echo "$out"
 echo "$out" | grep -q '"category":"checker-problem".*did not finish' ||
 	fail "a timeout is not reported"
 [ $((e - s)) -lt 20 ] || fail "the timeout took $((e - s)) s"
+
+# The series' budget: two slow checkers one after the other (parallel 1);
+# the first stops at the budget, the second does not start.
+s=$(date +%s)
+out=$("$RB_BIN" check --tree "$T/repo" --base "$BASE" --checkers \
+	external,commit-msg --parallel 1 --timeout 60 --budget 2 \
+	--external "sleep 60; :" --json "$T/p.eml") || fail "exit $? on budget"
+e=$(date +%s)
+echo "$out" | grep -q '"category":"checker-problem".*did not finish' ||
+	fail "the budget does not stop the running checker: $out"
+echo "$out" | grep -q '"checker":"commit-msg".*"category":"checker-problem".*budget' ||
+	fail "a checker after the budget ran: $out"
+[ $((e - s)) -lt 20 ] || fail "the budget took $((e - s)) s"
 echo "ok"

@@ -74,6 +74,8 @@ static void usage(FILE *f)
 		"                    JSON-lines findings\n"
 		"  --timeout S       per-checker timeout in seconds (default "
 		"600)\n"
+		"  --budget S        seconds for all checkers of the series "
+		"(default none)\n"
 		"  --parallel N      checkers run at once (default 2)\n"
 		"  --tools REV       the revision whose scripts/ are run "
 		"(default HEAD)\n"
@@ -216,6 +218,7 @@ static int parse_args(struct check_run *r, int argc, char **argv)
 		{ "ignore", required_argument, NULL, 'i' },
 		{ "external", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "budget", required_argument, NULL, 'B' },
 		{ "parallel", required_argument, NULL, 'p' },
 		{ "build-cache", required_argument, NULL, 'C' },
 		{ "build-config", required_argument, NULL, 'K' },
@@ -262,6 +265,9 @@ static int parse_args(struct check_run *r, int argc, char **argv)
 			break;
 		case 'T':
 			o->timeout_seconds = atoi(optarg);
+			break;
+		case 'B':
+			o->series_budget_seconds = atoi(optarg);
 			break;
 		case 'p':
 			o->parallel = atoi(optarg);
