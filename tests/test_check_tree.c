@@ -230,6 +230,11 @@ static void test_rules(void **state)
 	assert_true(rb_rule_applies("sparse", "sparse-warning"));
 	assert_true(rb_rule_applies("cc-maintainers", "cc-maintainers"));
 	assert_false(rb_rule_applies("build", "build-bisect"));
+	/* The shipped defaults (bench/RESULTS-precision-tree.md). */
+	assert_true(rb_rule_default_on("kernel-doc", "kernel-doc"));
+	assert_false(rb_rule_default_on("cc-maintainers", "cc-maintainers"));
+	assert_false(rb_rule_default_on("sparse", "sparse-warning"));
+	assert_true(rb_rule_default_on("build", "build-bisect"));
 	assert_true(rb_rule_name_valid("kernel-doc"));
 	assert_true(rb_rule_name_valid("coccinelle:*"));
 	assert_true(rb_rule_name_valid("sparse:sparse-warning"));
