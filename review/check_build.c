@@ -361,6 +361,12 @@ static int config_switch(struct rb_buf *b, const char *opt)
 		opt += 7;
 		n -= 7;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (!((opt[i] >= 'A' && opt[i] <= 'Z') ||
+		      (opt[i] >= '0' && opt[i] <= '9') || opt[i] == '_'))
+			return rb_err(RB_ECONFIG, "bad build option '%s'", opt);
+	if (!n)
+		return rb_err(RB_ECONFIG, "bad build option '%s'", opt);
 	if (eq && !strcmp(eq, "=n"))
 		what = 'd';
 	else if (eq && !strcmp(eq, "=m"))
