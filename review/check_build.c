@@ -11,10 +11,12 @@
  * a private directory (rb_private_dir(): 0700, ours, not a symlink), so
  * nobody else can plant a symlink in it; what the sandbox writes (out/,
  * ccache/) is opened without following symlinks:
- *   KEY/src       checkout of the base commit (read-only in the sandbox)
+ *   BASE.src/tree checkout of the base commit (read-only in the sandbox),
+ *                 once per base for every config (BASE.src.lock)
  *   KEY/out       the base build output, kept between series
+ *   KEY/diag-*.out the base's make output for one set of objects
  *   KEY.lock      flock: one build per base and config at a time
- *   run-XXXXXX/   per series: src (hard links of KEY/src plus the applied
+ *   run-XXXXXX/   per series: src (hard links of BASE.src/tree plus the applied
  *                 blobs), out (a copy of KEY/out) and tools (scripts/config
  *                 from the configured branch tip, at /tools); removed
  *                 afterwards
@@ -702,6 +704,7 @@ struct build_run {
 	bool tip_have[MAX_TARGETS]; /* ...with the series applied */
 	char cache[2048];
 	char key[2200]; /* CACHE/<base>-<config hash>: the base's entry */
+	char src[2400]; /* CACHE/<base>.src/tree: the base's sources */
 	char run_dir[2200]; /* the series' directory, "" before mkdtemp */
 	char patched_src[4200];
 	char patched_out[4200];
@@ -784,8 +787,44 @@ static bool targets_at(git_repository *repo, const struct targets *t,
 }
 
 /*
- * The base's cache entry, locked for this run: its sources checked out
- * once per base, its out/, the shared ccache, and the config script.
+ * The base's sources, checked out once per base and shared by every
+ * config built on it (CACHE/<base>.src/tree; 1.5 GB for linux): made
+ * under their own lock, never changed once "done" is there.
+ */
+static int base_sources(struct build_run *b)
+{
+	char dir[2300], path[2400];
+	int fd, ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s.src", b->cache,
+		 git_oid_tostr_s(&b->ctx->base));
+	ret = mkdir_private(dir);
+	if (ret)
+		return ret;
+	snprintf(b->src, sizeof(b->src), "%s/tree", dir);
+	snprintf(path, sizeof(path), "%s.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		ret = rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/done", dir);
+	if (access(path, F_OK)) {
+		ret = rb_remove_tree(b->src);
+		if (!ret)
+			ret = rb_tree_checkout(b->repo, &b->ctx->base, b->src);
+		if (!ret)
+			ret = rb_write_file_atomic(path, "", 0, 0644);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * The base's cache entry for this config, locked for this run: its
+ * out/, the shared sources and ccache, and the config script.
  */
 static int prepare_base(struct build_run *b)
 {
@@ -814,20 +853,9 @@ static int prepare_base(struct build_run *b)
 	if (b->lock < 0 || flock(b->lock, LOCK_EX))
 		return rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
 
-	/* The base sources, once per base. */
-	snprintf(path, sizeof(path), "%s/src.done", b->key);
-	if (access(path, F_OK)) {
-		char src[4200];
-
-		snprintf(src, sizeof(src), "%s/src", b->key);
-		ret = rb_remove_tree(src);
-		if (!ret)
-			ret = rb_tree_checkout(b->repo, &b->ctx->base, src);
-		if (!ret)
-			ret = rb_write_file_atomic(path, "", 0, 0644);
-		if (ret)
-			return ret;
-	}
+	ret = base_sources(b);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s/out", b->key);
 	ret = rb_sandbox_prepare_dir(path);
 	if (ret)
@@ -902,10 +930,9 @@ static int parse_base(struct build_run *b);
 static int build_base(struct build_run *b)
 {
 	struct rb_buf script = RB_BUF_INIT(1 << 20);
-	char src[4200], out[4200], saved[4300], hash[RB_SHA256_HEX];
+	char out[4200], saved[4300], hash[RB_SHA256_HEX];
 	int ret;
 
-	snprintf(src, sizeof(src), "%s/src", b->key);
 	snprintf(out, sizeof(out), "%s/out", b->key);
 	ret = make_cmd(&script, b->ctx->opts, &b->t, b->base_have,
 		       b->ccache[0] != '\0', b->mode.sparse, true);
@@ -928,7 +955,7 @@ static int build_base(struct build_run *b)
 	rb_err_clear();
 	rb_buf_release(&b->rb.out);
 	if (!ret)
-		ret = run_make(&b->rb, b, src, out, true, script.ptr);
+		ret = run_make(&b->rb, b, b->src, out, true, script.ptr);
 	rb_buf_release(&script);
 	if (ret)
 		return ret;
@@ -995,12 +1022,11 @@ static int copy_tree(const char *from, const char *to)
  * copy of the base's output. */
 static int prepare_patched(struct build_run *b, const git_oid *first)
 {
-	char src[4200], out[4200];
+	char out[4200];
 	int ret;
 
-	snprintf(src, sizeof(src), "%s/src", b->key);
 	snprintf(b->patched_src, sizeof(b->patched_src), "%s/src", b->run_dir);
-	ret = rb_tree_overlay(b->repo, &b->ctx->base, first, src,
+	ret = rb_tree_overlay(b->repo, &b->ctx->base, first, b->src,
 			      b->patched_src);
 	if (ret)
 		return ret;
