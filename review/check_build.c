@@ -135,7 +135,8 @@ static bool parse_diag(char *s, const char **file, int *line,
 #define SPARSE_MARK "rb-sparse: "
 
 /* One diagnostic, unless the same one is there already (make -k and -j
- * print some twice). The dedup is bounded: the output is capped. */
+ * print some twice). At most 5000 a build: the dedup is quadratic, and
+ * the output of a hostile tree is capped anyway. */
 static int add_diag(struct rb_findings *out, const char *file, int line,
 		    const char *level, const char *msg, bool sparse)
 {
@@ -147,7 +148,7 @@ static int add_diag(struct rb_findings *out, const char *file, int line,
 		if (out->v[i].line == line && !strcmp(out->v[i].file, file) &&
 		    !strcmp(out->v[i].code, code))
 			return 0;
-	if (out->n >= 20000)
+	if (out->n >= 5000)
 		return 0;
 	if (sparse)
 		return rb_findings_add(
