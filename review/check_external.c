@@ -17,6 +17,12 @@
  * that is neither is reported as a problem (a "checker-problem" finding
  * naming the line), never as a fatal error.
  *
+ * With the base known, the command runs twice, on the applied tree and
+ * on the base (TREE /in/base), and a finding of a file that the base's
+ * run had too (same file, category and message, digits aside) is not
+ * reported: only what the series adds. Findings of no file (about the
+ * mails) are always reported.
+ *
  * The command runs in the bubblewrap sandbox (review/sandbox.h: no
  * network, cleared environment, uid nobody as root, rlimits), with the
  * mbox and the tree bound read-only at /in (so MBOX is /in/series.mbox
@@ -241,18 +247,97 @@ static int external_script(char *script, size_t size, const char *cmd,
 	return 0;
 }
 
+/* @a and @b equal once digits are dropped from both. */
+static bool same_but_digits(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a >= '0' && *a <= '9')
+			a++;
+		while (*b >= '0' && *b <= '9')
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
+/*
+ * The findings of @now that the base's run did not have: a finding of a
+ * file is the base's when the base run had one of that file and category
+ * with the same message (digits aside), each base finding taken once.
+ * Findings of no file (about the mail) and problems always pass.
+ */
+static int delta(struct rb_findings *out, const struct rb_findings *now,
+		 const struct rb_findings *before)
+{
+	bool *used = calloc(before->n ? before->n : 1, sizeof(*used));
+	size_t i, k;
+	int ret = 0;
+
+	if (!used)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < now->n && !ret; i++) {
+		const struct rb_finding *f = &now->v[i];
+		bool old = false;
+
+		for (k = 0; f->file && !old && k < before->n; k++) {
+			const struct rb_finding *g = &before->v[k];
+
+			old = !used[k] && g->file &&
+			      !strcmp(g->file, f->file) &&
+			      !strcmp(g->category, f->category) &&
+			      same_but_digits(g->message, f->message);
+			if (old)
+				used[k] = true;
+		}
+		if (!old)
+			ret = rb_findings_add(out, f->checker,
+					      f->checker_version, f->category,
+					      f->severity, f->file, f->line,
+					      f->code, f->message,
+					      f->patch_index);
+	}
+	free(used);
+	return ret;
+}
+
+/* One run of the command in the sandbox on /in/@tree (or no tree). */
+static int run_once(struct rb_proc_result *res, const struct rb_check_ctx *ctx,
+		    const char *dir, const char *script, const char *tree)
+{
+	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
+	struct rb_sandbox_bind bind = { dir, "/in", false };
+	const char *argv[7];
+
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = script;
+	argv[3] = "sh";
+	argv[4] = "/in/series.mbox";
+	argv[5] = tree;
+	argv[6] = NULL;
+	so.binds = &bind;
+	so.n_binds = 1;
+	so.chdir = "/in";
+	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
+	so.max_output = 8u << 20;
+	so.split_stderr = true;
+	return rb_sandbox_exec(res, &so, argv);
+}
+
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	const struct rb_check_opts *o = ctx->opts;
 	const char *name = o->external_name ? o->external_name : "external";
 	char tmpl[] = "/tmp/rb-external-XXXXXX";
-	char *dir = NULL, mbox[4096], tree[4096], script[8192];
-	const char *argv[7];
+	char *dir = NULL, mbox[4096], tree[4096], base[4096], script[8192];
+	struct rb_findings now = { 0 }, before = { 0 };
 	git_repository *repo = NULL;
-	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
-	struct rb_sandbox_bind bind;
-	struct rb_proc_result res;
-	bool have_res = false;
+	struct rb_proc_result res, rb;
+	bool have_res = false, have_rb = false, with_base = false;
 	int ret = 0;
 
 	if (!o->external_cmd)
@@ -280,30 +365,29 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	if (ret)
 		goto out;
 	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	snprintf(base, sizeof(base), "%s/base", dir);
 	if (ctx->repo_path && ctx->has_applied) {
 		ret = rb_check_repo_open(&repo, ctx);
-		if (!ret)
+		/*
+		 * With the base, the command runs on both trees and only what
+		 * the series adds is reported; the applied tree is the base's
+		 * checkout with hard links, the changed files written anew.
+		 */
+		with_base = ctx->has_base;
+		if (!ret && with_base)
+			ret = rb_tree_checkout(repo, &ctx->base, base);
+		if (!ret && with_base)
+			ret = rb_tree_overlay(repo, &ctx->base, &ctx->applied,
+					      base, tree);
+		else if (!ret)
 			ret = rb_tree_checkout(repo, &ctx->applied, tree);
 	} else if (mkdir(tree, 0755)) {
 		ret = rb_err(RB_EIO, "mkdir %s: %s", tree, strerror(errno));
 	}
 	if (ret)
 		goto out;
-	argv[0] = "/bin/sh";
-	argv[1] = "-c";
-	argv[2] = script;
-	argv[3] = "sh";
-	argv[4] = "/in/series.mbox";
-	argv[5] = ctx->has_applied ? "/in/tree" : "";
-	argv[6] = NULL;
-	bind = (struct rb_sandbox_bind){ dir, "/in", false };
-	so.binds = &bind;
-	so.n_binds = 1;
-	so.chdir = "/in";
-	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
-	so.max_output = 8u << 20;
-	so.split_stderr = true;
-	ret = rb_sandbox_exec(&res, &so, argv);
+	ret = run_once(&res, ctx, dir, script,
+		       ctx->has_applied ? "/in/tree" : "");
 	if (ret)
 		goto out;
 	have_res = true;
@@ -317,10 +401,24 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			     res.exit_code, res.err.ptr);
 		goto out;
 	}
-	ret = parse_lines(out, name, res.out.ptr, ctx->n_patches, ctx);
+	ret = parse_lines(&now, name, res.out.ptr, ctx->n_patches, ctx);
+	/* The base's run: what it says of a file is not the series'. */
+	if (!ret && with_base) {
+		ret = run_once(&rb, ctx, dir, script, "/in/base");
+		have_rb = !ret;
+		if (!ret && !rb.timed_out)
+			ret = parse_lines(&before, name, rb.out.ptr,
+					  ctx->n_patches, ctx);
+	}
+	if (!ret)
+		ret = delta(out, &now, &before);
 out:
 	if (have_res)
 		rb_proc_result_release(&res);
+	if (have_rb)
+		rb_proc_result_release(&rb);
+	rb_findings_release(&now);
+	rb_findings_release(&before);
 	if (dir)
 		rb_remove_tree(dir);
 	git_repository_free(repo);
