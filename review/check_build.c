@@ -3,8 +3,10 @@
  * check_build.c - the "build" checker: an incremental, sandboxed build of
  * the objects that the series touches (make O=/out W=1 path/file.o), first
  * on the base and then with the series applied. A diagnostic is new when
- * its normalised form (file, level, message; no line or column) was not
- * in the base build: line shifts do not make old warnings new.
+ * its normalised form (file, level, message; no line or column) comes
+ * more often with the series than in the base build: line shifts do not
+ * make old warnings new, and of the surplus those on lines the series
+ * adds are reported.
  *
  * Layout of the cache (opts->build_cache_dir, else $RB_BUILD_CACHE, else
  * $XDG_CACHE_HOME/reviewbot/build, else ~/.cache/reviewbot/build). It is
@@ -1152,20 +1154,153 @@ static int patch_of_diag(const struct build_run *b, const char *file)
 	return patch ? patch : patch_of(b->ctx, file);
 }
 
+/* The lines the series adds, "+" lines of the diff base..applied. */
+struct added {
+	char **file; /* borrowed from @files */
+	int *line;
+	size_t n, cap;
+	char **files; /* owned, one per file */
+	size_t n_files;
+	bool full;
+};
+
+static int added_line_cb(const git_diff_delta *d, const git_diff_hunk *h,
+			 const git_diff_line *l, void *payload)
+{
+	struct added *a = payload;
+
+	(void)h;
+	if (l->origin != GIT_DIFF_LINE_ADDITION || l->new_lineno < 1)
+		return 0;
+	if (!a->n_files || strcmp(a->files[a->n_files - 1], d->new_file.path)) {
+		char **v = realloc(a->files, (a->n_files + 1) * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->files = v;
+		v[a->n_files] = strdup(d->new_file.path);
+		if (!v[a->n_files])
+			return -1;
+		a->n_files++;
+	}
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 256;
+		char **f;
+		int *ln;
+
+		if (cap > 200000) {
+			a->full = true;
+			return 0;
+		}
+		f = realloc(a->file, cap * sizeof(*f));
+		if (f)
+			a->file = f;
+		ln = f ? realloc(a->line, cap * sizeof(*ln)) : NULL;
+		if (!f || !ln)
+			return -1;
+		a->line = ln;
+		a->cap = cap;
+	}
+	a->file[a->n] = a->files[a->n_files - 1];
+	a->line[a->n++] = l->new_lineno;
+	return 0;
+}
+
+static void added_release(struct added *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_files; i++)
+		free(a->files[i]);
+	free(a->files);
+	free(a->file);
+	free(a->line);
+	memset(a, 0, sizeof(*a));
+}
+
+static int added_lines(struct added *a, struct build_run *b)
+{
+	git_diff *diff = NULL;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	if (rb_tree_diff(&diff, b->repo, &b->ctx->base, &b->ctx->applied))
+		return rb_err(RB_EIO, "diff base..applied: %s", rb_git_msg());
+	if (git_diff_foreach(diff, NULL, NULL, NULL, added_line_cb, a))
+		ret = rb_err(RB_ENOMEM, "the series' added lines");
+	git_diff_free(diff);
+	return ret;
+}
+
+static bool is_added(const struct added *a, const char *file, int line)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->line[i] == line && !strcmp(a->file[i], file))
+			return true;
+	return false;
+}
+
+/*
+ * Whether now->v[i] is new: its (file, diagnostic) comes more often
+ * with the series than without, and it is one of the surplus, those on
+ * lines the series adds (@on_added, per finding of @now) first, then the
+ * last ones. A warning the base has once somewhere does not hide a
+ * second one the series adds.
+ */
+static bool is_new(const bool *on_added, const struct rb_findings *before,
+		   const struct rb_findings *now, size_t i)
+{
+	const struct rb_finding *f = &now->v[i];
+	size_t k, in_before = 0, same = 0, surplus;
+	size_t n_added = 0, rank_added = 0, after = 0;
+
+	for (k = 0; k < before->n; k++)
+		in_before += !strcmp(before->v[k].file, f->file) &&
+			     !strcmp(before->v[k].code, f->code);
+	if (!in_before)
+		return true;
+	for (k = 0; k < now->n; k++) {
+		const struct rb_finding *g = &now->v[k];
+
+		if (strcmp(g->file, f->file) || strcmp(g->code, f->code))
+			continue;
+		same++;
+		n_added += on_added[k];
+		rank_added += on_added[k] && k < i;
+		after += !on_added[k] && k > i;
+	}
+	if (same <= in_before)
+		return false;
+	surplus = same - in_before;
+	if (on_added[i])
+		return rank_added < surplus;
+	/* The added ones first; then the others from the last. */
+	return n_added < surplus && after < surplus - n_added;
+}
+
 /* A finding for each diagnostic of @now that @before did not have. */
 static int report_new(struct build_run *b, struct rb_findings *out,
 		      const struct rb_findings *before,
 		      const struct rb_findings *now, bool sparse)
 {
+	bool *on_added = calloc(now->n ? now->n : 1, sizeof(*on_added));
+	struct added a;
 	size_t i;
-	int ret = 0;
+	int ret;
 
+	if (!on_added)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = added_lines(&a, b);
+	for (i = 0; i < now->n && !ret; i++)
+		on_added[i] = is_added(&a, now->v[i].file, now->v[i].line);
 	for (i = 0; i < now->n && !ret; i++) {
 		struct rb_finding *f = &now->v[i];
 		const char *level = strchr(f->category, '-') + 1;
 		char *code, msg[1200];
 
-		if (in_base(before, f))
+		if (!is_new(on_added, before, now, i))
 			continue;
 		code = source_line(b->patched_src, f->file, f->line);
 		if (sparse)
@@ -1184,6 +1319,8 @@ static int report_new(struct build_run *b, struct rb_findings *out,
 				      patch_of_diag(b, f->file));
 		free(code);
 	}
+	added_release(&a);
+	free(on_added);
 	return ret;
 }
 
