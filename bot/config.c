@@ -1272,8 +1272,10 @@ static char *checkpatch_item(struct ctx *c, yaml_node_t *n, const char *t)
 }
 
 /* The checkers a policy may name (review/checks.h has them all). */
-static const char *const policy_checker_names[] = { "commit-msg", "checkpatch",
-						    "build", NULL };
+static const char *const policy_checker_names[] = {
+	"commit-msg", "checkpatch",	"build",    "sparse", "kernel-doc",
+	"coccinelle", "cc-maintainers", "external", NULL
+};
 
 static char *checker_item(struct ctx *c, yaml_node_t *n, const char *t)
 {
@@ -1284,7 +1286,8 @@ static char *checker_item(struct ctx *c, yaml_node_t *n, const char *t)
 		if (!strcmp(t, policy_checker_names[i]))
 			return xstrdup(c, t);
 	cerr(c, n,
-	     "'%s' is not a checker; one of commit-msg, checkpatch, build",
+	     "'%s' is not a checker; one of commit-msg, checkpatch, build, "
+	     "sparse, kernel-doc, coccinelle, cc-maintainers, external",
 	     shown(tmp, sizeof(tmp), t));
 	return NULL;
 }
@@ -1348,6 +1351,10 @@ static const struct key policy_keys[] = {
 	KEY("checkers", K_STRLIST, struct rb_policy, checkers,
 	    .noff = offsetof(struct rb_policy, n_checkers),
 	    .item = checker_item),
+	KEY("build_config", K_STR, struct rb_policy, build_config),
+	KEY("build_options", K_STRLIST, struct rb_policy, build_options,
+	    .noff = offsetof(struct rb_policy, n_build_options),
+	    .item = kconfig_item),
 	KEY("incomplete", K_ENUM, struct rb_policy, incomplete,
 	    .aux = incomplete_names),
 	KEY("rules", K_FN, struct rb_policy, rule_names, .fn = policy_rules),
@@ -1365,6 +1372,8 @@ static void policy_release(struct rb_policy *p)
 	strv_free(p->skip_authors, p->n_skip_authors);
 	strv_free(p->checkpatch_ignore, p->n_checkpatch_ignore);
 	strv_free(p->checkers, p->n_checkers);
+	free(p->build_config);
+	strv_free(p->build_options, p->n_build_options);
 	strv_free(p->rule_names, p->n_rules);
 	free(p->rule_on);
 	free(p->blocking_text);
@@ -1413,7 +1422,17 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	dst->rule_on = NULL;
 	dst->n_bases = dst->n_skip_authors = dst->n_checkpatch_ignore = 0;
 	dst->n_checkers = dst->n_rules = 0;
+	dst->build_config = NULL;
+	dst->build_options = NULL;
+	dst->n_build_options = 0;
 	ret = str_dup(&dst->name, name);
+	if (!ret)
+		ret = str_dup(&dst->build_config, src->build_config);
+	if (!ret) {
+		ret = strv_dup(&dst->build_options, src->build_options,
+			       src->n_build_options);
+		dst->n_build_options = ret ? 0 : src->n_build_options;
+	}
 	if (!ret)
 		ret = str_dup(&dst->blocking_text, src->blocking_text);
 	if (!ret)
@@ -2386,6 +2405,13 @@ static const struct key checkers_keys[] = {
 	KEY("build_mem_mb", K_INT, struct rb_config, build_mem_mb, .min = 256,
 	    .max = 1024 * 1024),
 	KEY("build_cache_dir", K_PATH, struct rb_config, build_cache_dir),
+	KEY("build_each", K_BOOL, struct rb_config, build_each),
+	KEY("build_sparse", K_BOOL, struct rb_config, build_sparse),
+	KEY("series_budget_seconds", K_INT, struct rb_config, series_budget,
+	    .min = 0, .max = 24 * 3600),
+	KEY("maintainers_fixes", K_BOOL, struct rb_config, maint_fixes),
+	KEY("external_command", K_STR, struct rb_config, external_command),
+	KEY("external_name", K_STR, struct rb_config, external_name),
 };
 
 #define SECTION(n, keys, ...)                              \
@@ -2498,6 +2524,8 @@ int rb_config_defaults(struct rb_config **out)
 	c->fetch_timeout_seconds = 30;
 	c->build_jobs = 2;
 	c->build_mem_mb = 4096;
+	c->build_each = true;
+	c->maint_fixes = true;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
 	    !c->model.provider || !c->model.max_tokens_field ||
 	    !c->model.blind_focuses || !c->policy_default.name ||
@@ -2553,6 +2581,8 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->build_config);
 	strv_free(cfg->build_options, cfg->n_build_options);
 	free(cfg->build_cache_dir);
+	free(cfg->external_command);
+	free(cfg->external_name);
 	free(cfg);
 }
 

@@ -20,7 +20,7 @@ libmicrohttpd-dev libpq-dev zlib1g-dev libpcre2-dev bubblewrap"
 # "make test" installs and "make demo" does not.
 test_pkgs="dovecot-imapd dovecot-lmtpd python3-aiosmtpd public-inbox b4
 postgresql opendkim-tools xz-utils procps iproute2 chromium chromium-driver
-postfix sqlite3 flex bison bc libelf-dev ccache isync"
+postfix sqlite3 flex bison bc libelf-dev ccache isync sparse coccinelle"
 
 case "${1:-all}" in
 build) want="$build_pkgs" ;;

@@ -261,6 +261,68 @@ static void test_full(void **state)
 	rb_config_free(cfg);
 }
 
+/* Issue 32: the tree checkers a policy names, a section's build, and
+ * the checkers.* keys. */
+static void test_tree_checkers(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	const struct rb_policy *p;
+
+	(void)state;
+	assert_int_equal(
+		load_mem(&cfg,
+			 "checkers:\n"
+			 "  build_each: false\n"
+			 "  build_sparse: true\n"
+			 "  series_budget_seconds: 900\n"
+			 "  maintainers_fixes: false\n"
+			 "  external_command: /usr/bin/true\n"
+			 "  external_name: mine\n"
+			 "policy:\n"
+			 "  default:\n"
+			 "    checkers: [build, sparse, kernel-doc, coccinelle,"
+			 " cc-maintainers, external]\n"
+			 "    build_options: [DEBUG_VM]\n"
+			 "  subsystems:\n"
+			 "    MEMORY MANAGEMENT:\n"
+			 "      build_config: i386_defconfig\n"
+			 "      build_options: [TRANSPARENT_HUGEPAGE=n]\n",
+			 &e),
+		0);
+	assert_false(cfg->build_each);
+	assert_true(cfg->build_sparse);
+	assert_int_equal(cfg->series_budget, 900);
+	assert_false(cfg->maint_fixes);
+	assert_string_equal(cfg->external_command, "/usr/bin/true");
+	assert_string_equal(cfg->external_name, "mine");
+	p = rb_config_policy(cfg, "MEMORY MANAGEMENT");
+	assert_int_equal(p->n_checkers, 6);
+	assert_string_equal(p->build_config, "i386_defconfig");
+	assert_int_equal(p->n_build_options, 1);
+	assert_string_equal(p->build_options[0], "TRANSPARENT_HUGEPAGE=n");
+	p = rb_config_policy(cfg, "unknown");
+	assert_null(p->build_config);
+	assert_string_equal(p->build_options[0], "DEBUG_VM");
+	rb_config_free(cfg);
+
+	/* A checker that does not exist, an option that is not one. */
+	assert_int_not_equal(load_mem(&cfg,
+				      "policy:\n"
+				      "  default:\n"
+				      "    checkers: [smatch]\n",
+				      &e),
+			     0);
+	rb_config_errors_release(&e);
+	assert_int_not_equal(load_mem(&cfg,
+				      "policy:\n"
+				      "  default:\n"
+				      "    build_options: [\"X; rm -rf /\"]\n",
+				      &e),
+			     0);
+	rb_config_errors_release(&e);
+}
+
 /* Keys a subsystem leaves out come from policy.default. */
 static void test_inheritance(void **state)
 {
@@ -1199,6 +1261,7 @@ int main(void)
 		cmocka_unit_test(test_multiple_errors),
 		cmocka_unit_test(test_sources_and_trees),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_tree_checkers),
 		cmocka_unit_test(test_shipped_config),
 		cmocka_unit_test(test_load_or_defaults),
 		cmocka_unit_test(test_url_parse),

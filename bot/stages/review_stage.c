@@ -440,20 +440,45 @@ out:
 /*
  * The checkers to run: those the policy names (commit-msg and checkpatch
  * unless it says otherwise), checkpatch only where the trusted tree
- * ships it, the build only on an applied series.
+ * ships it, the tree checkers only on an applied series, external only
+ * with a command in the config. sparse runs inside the build when both
+ * are asked for (one build, opts->build_sparse).
  */
 static void checker_names(char *out, size_t size, unsigned want, bool applied,
-			  bool have_checkpatch)
+			  bool have_checkpatch, bool have_external,
+			  struct rb_check_opts *opts)
 {
+	static const struct {
+		unsigned bit;
+		const char *name;
+		bool tree; /* needs the applied series */
+	} order[] = {
+		{ RB_PCHECK_COMMIT, "commit-msg", false },
+		{ RB_PCHECK_CHECKPATCH, "checkpatch", false },
+		{ RB_PCHECK_BUILD, "build", true },
+		{ RB_PCHECK_SPARSE, "sparse", true },
+		{ RB_PCHECK_KDOC, "kernel-doc", true },
+		{ RB_PCHECK_COCCI, "coccinelle", true },
+		{ RB_PCHECK_MAINT, "cc-maintainers", true },
+		{ RB_PCHECK_EXTERNAL, "external", false },
+	};
+	size_t i;
+
 	out[0] = '\0';
-	if (want & RB_PCHECK_COMMIT)
-		snprintf(out, size, "commit-msg");
-	if ((want & RB_PCHECK_CHECKPATCH) && have_checkpatch)
-		snprintf(out + strlen(out), size - strlen(out), "%scheckpatch",
-			 out[0] ? "," : "");
-	if ((want & RB_PCHECK_BUILD) && applied)
-		snprintf(out + strlen(out), size - strlen(out), "%sbuild",
-			 out[0] ? "," : "");
+	if ((want & RB_PCHECK_BUILD) && (want & RB_PCHECK_SPARSE) && applied) {
+		opts->build_sparse = true;
+		want &= ~(unsigned)RB_PCHECK_SPARSE;
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(want & order[i].bit) || (order[i].tree && !applied))
+			continue;
+		if (order[i].bit == RB_PCHECK_CHECKPATCH && !have_checkpatch)
+			continue;
+		if (order[i].bit == RB_PCHECK_EXTERNAL && !have_external)
+			continue;
+		snprintf(out + strlen(out), size - strlen(out), "%s%s",
+			 out[0] ? "," : "", order[i].name);
+	}
 }
 
 /*
@@ -462,48 +487,72 @@ static void checker_names(char *out, size_t size, unsigned want, bool applied,
  * is named apart with its reason, so that a review never claims a check
  * that did not happen.
  */
-static int add_checks_summary(struct series_ctx *c, const char *names)
+static int add_checks_summary(struct series_ctx *c, const char *names,
+			      const struct rb_check_opts *opts)
 {
 	static const struct {
 		const char *checker, *what;
 	} known[] = { { "commit-msg", "commit message" },
 		      { "checkpatch", "checkpatch" },
-		      { "build", "build" } };
-	const char *ran[3], *why[3];
+		      { "build", "build" },
+		      { "sparse", "sparse" },
+		      { "kernel-doc", "kernel-doc" },
+		      { "coccinelle", "coccinelle" },
+		      { "cc-maintainers", "Cc of the maintainers" },
+		      { "external", "external" } };
+	const size_t n_known = sizeof(known) / sizeof(known[0]);
+	const char *ran[8], *why[8];
 	struct rb_buf line = RB_BUF_INIT(4096);
 	size_t n = 0, n_why = 0, i, k;
 	int ret = 0;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < n_known; i++) {
 		const char *problem = NULL;
+		const char *name = known[i].checker;
+		bool asked = false;
+		char *p;
 
-		if (!strstr(names, known[i].checker))
+		/* A whole name of the list, not a part of one. */
+		for (p = strstr(names, name); p && !asked;
+		     p = strstr(p + 1, name))
+			asked = (p == names || p[-1] == ',') &&
+				(p[strlen(name)] == ',' || !p[strlen(name)]);
+		/* sparse inside the build. */
+		if (!strcmp(name, "sparse") && opts->build_sparse)
+			asked = strstr(names, "build") != NULL;
+		if (!asked)
 			continue;
 		for (k = 0; k < c->findings.n && !problem; k++)
 			if (!strcmp(c->findings.v[k].checker,
-				    known[i].checker) &&
+				    !strcmp(name, "sparse") &&
+						    opts->build_sparse ?
+					    "build" :
+					    name) &&
 			    !strcmp(c->findings.v[k].category,
 				    "checker-problem"))
 				problem = c->findings.v[k].message;
-		if (problem)
+		if (problem && strcmp(name, "sparse"))
 			why[n_why++] = problem;
-		else
+		else if (!problem)
 			ran[n++] = known[i].what;
 	}
 	ret = rb_buf_puts(&line, "Checks: ");
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = rb_buf_printf(&line, "%s%s",
 				    i == 0     ? "" :
 				    i == n - 1 ? " and " :
 						 ", ",
 				    ran[i]);
+		if (!ret && !strcmp(ran[i], "build"))
+			ret = rb_buf_printf(&line, " (%s)",
+					    opts->section_build_config ?
+						    opts->section_build_config :
+					    c->p->cfg->build_config ?
+						    c->p->cfg->build_config :
+						    "defconfig");
+	}
 	if (!ret && !n)
 		ret = rb_buf_puts(&line, "none");
-	if (!ret && n && !strcmp(ran[n - 1], "build"))
-		ret = rb_buf_printf(&line, " (%s)",
-				    c->p->cfg->build_config ?
-					    c->p->cfg->build_config :
-					    "defconfig");
 	if (!ret)
 		ret = rb_buf_putc(&line, '.');
 	/* "The build checker did not run: ..." from the runner. */
@@ -537,12 +586,22 @@ static void checker_opts(struct rb_check_opts *opts,
 	if (pol) {
 		opts->checkpatch_ignore = pol->checkpatch_ignore;
 		opts->n_checkpatch_ignore = pol->n_checkpatch_ignore;
+		/* The section's build: its config, its extra options. */
+		opts->section_build_config = pol->build_config;
+		opts->section_build_options = pol->build_options;
+		opts->n_section_build_options = pol->n_build_options;
 	}
 	set_positive(&opts->parallel, cfg->checkers_parallel);
 	set_positive(&opts->timeout_seconds, cfg->checkers_timeout);
+	set_positive(&opts->series_budget_seconds, cfg->series_budget);
 	opts->build_config = cfg->build_config;
 	opts->build_options = cfg->build_options;
 	opts->n_build_options = cfg->n_build_options;
+	opts->build_each = cfg->build_each;
+	opts->build_sparse = cfg->build_sparse;
+	opts->maint_fixes = cfg->maint_fixes;
+	opts->external_cmd = cfg->external_command;
+	opts->external_name = cfg->external_name;
 	set_positive(&opts->build_jobs, cfg->build_jobs);
 	if (cfg->build_mem_mb > 0)
 		opts->build_mem_mb = cfg->build_mem_mb;
@@ -569,7 +628,8 @@ static int run_checkers(struct series_ctx *c)
 	const struct rb_policy *pol = c->scope.pol.governing;
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
-	char names[128], cache[4096];
+	git_oid *commits = NULL;
+	char names[256], cache[4096];
 	int i, ret;
 
 	cp = calloc((size_t)c->row.total, sizeof(*cp));
@@ -590,15 +650,29 @@ static int run_checkers(struct series_ctx *c)
 	checker_opts(&opts, cfg, pol, cache, sizeof(cache));
 	ctx.opts = &opts;
 	if (c->applied && c->base_tree) {
+		const struct rb_apply_result *ar =
+			c->base->attempts[c->base->chosen].result;
 		git_object *tip = NULL, *obj = NULL;
+		size_t k;
 
 		ctx.repo_path = c->base_tree->path;
 		/* The applied commits exist only in the apply's store. */
-		ctx.apply = c->base->attempts[c->base->chosen].result;
+		ctx.apply = ar;
 		git_oid_cpy(&ctx.base, &c->base_oid);
 		ctx.has_base = true;
 		git_oid_cpy(&ctx.applied, &c->applied_oid);
 		ctx.has_applied = true;
+		/* Each patch's commit, for the build of each in turn. */
+		commits = calloc(ar->n_patches ? ar->n_patches : 1,
+				 sizeof(*commits));
+		for (k = 0;
+		     commits && k < ar->n_patches && ar->patches[k].applied;
+		     k++)
+			git_oid_cpy(&commits[k], &ar->patches[k].commit);
+		if (commits && k == ar->n_patches && k == ctx.n_patches) {
+			ctx.patch_commits = commits;
+			ctx.n_patch_commits = k;
+		}
 		/*
 		 * The tools (checkpatch.pl and its files, scripts/config) come
 		 * from the tree's configured branch tip, never from the base,
@@ -625,12 +699,15 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(obj);
 	}
 	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
-		      have_checkpatch);
+		      have_checkpatch, cfg->external_command != NULL, &opts);
+	/* kernel-doc said once: by its checker, not by W=1 in the build. */
+	opts.build_no_kdoc = strstr(names, "kernel-doc") != NULL;
 	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
 	free(cp);
+	free(commits);
 	if (ret)
 		return ret;
-	return add_checks_summary(c, names);
+	return add_checks_summary(c, names, &opts);
 }
 
 /* The model stage is made once per process, from model.* in the config. */
