@@ -201,10 +201,10 @@ static int parse_text(struct rb_findings *out, const char *text, bool sparse)
 		const char *nl = strchr(cur, '\n');
 		size_t n = nl ? (size_t)(nl - cur) : strlen(cur);
 		bool marked = !strncmp(cur, SPARSE_MARK, strlen(SPARSE_MARK));
-		const char *file, *level, *msg;
+		const char *file = NULL, *level = NULL, *msg = NULL;
 		char *s = NULL;
 		bool diag = false;
-		int line;
+		int line = 0;
 
 		if (*cur && marked == sparse) {
 			s = strndup(cur + (marked ? strlen(SPARSE_MARK) : 0),
