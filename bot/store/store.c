@@ -197,6 +197,33 @@ static const char *const migrations[] = {
 	 * kill, a lease run out) and counts it in lost. */
 	("ALTER TABLE jobs ADD COLUMN in_hand INTEGER NOT NULL DEFAULT 0;"
 	 "ALTER TABLE jobs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"),
+	/* 13, 14: taken by other branches; these placeholders do nothing
+	 * and are replaced by them at the merge. */
+	"UPDATE schema_version SET version = version WHERE 0 = 1;",
+	"UPDATE schema_version SET version = version WHERE 0 = 1;",
+	/* 15: incremental assembly (issue 38; bot/stages/assemble.c). Each
+	 * message's place in assembly order (arrival; NULL while no
+	 * assembly has seen it: index messages_pending), the key by which
+	 * patchwork's fallback joins it to other unthreaded parts
+	 * (join_key), and the ids it answers or references (msg_links), so
+	 * that a pass reads only the threads its new mail touches; each
+	 * series' keys of version links (change_key, title_key; NULL once
+	 * no assembly makes the series any more). Existing messages are
+	 * pending: the first pass assembles the whole store once and fills
+	 * all of it. Self-contained: renumber freely at a merge. */
+	("ALTER TABLE messages ADD COLUMN arrival BIGINT;"
+	 "ALTER TABLE messages ADD COLUMN join_key TEXT;"
+	 "CREATE INDEX messages_arrival ON messages(arrival);"
+	 "CREATE INDEX messages_join ON messages(join_key);"
+	 "CREATE INDEX messages_pending ON messages(received_at, message_id)"
+	 " WHERE arrival IS NULL;"
+	 "CREATE TABLE msg_links ("
+	 " ref TEXT NOT NULL, message_id TEXT NOT NULL,"
+	 " PRIMARY KEY (ref, message_id));"
+	 "ALTER TABLE series ADD COLUMN change_key TEXT;"
+	 "ALTER TABLE series ADD COLUMN title_key TEXT;"
+	 "CREATE INDEX series_change_key ON series(change_key);"
+	 "CREATE INDEX series_title_key ON series(title_key);"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
