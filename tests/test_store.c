@@ -633,6 +633,7 @@ static void test_migrate_rates(void **state)
 					   " join_key;"
 					   "DROP INDEX series_change_key;"
 					   "DROP INDEX series_title_key;"
+					   "DROP INDEX series_date;"
 					   "ALTER TABLE series DROP COLUMN"
 					   " change_key;"
 					   "ALTER TABLE series DROP COLUMN"
