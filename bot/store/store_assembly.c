@@ -260,12 +260,17 @@ int rb_store_asm_linking(struct rb_store *st, const char *id, int64_t max,
 	struct asm_cb cb = { fn, payload };
 	char buf[RB_SHA256_HEX + 16];
 
-	return QUERY(
-		st,
-		"SELECT " ASM_COLS " FROM msg_links l JOIN messages m"
-		" ON m.message_id = l.message_id WHERE l.ref = ? AND" ASM_READS
-		" LIMIT ?",
-		asm_row, &cb, RB_DB_TEXT(link_key(buf, id)), RB_DB_INT(max));
+	/* Links and join keys are kept for what assembly reads alone
+	 * (rb_store_asm_index()), so these two need no ASM_READS, which
+	 * SQLite would answer from the index on state (every parsed
+	 * message) rather than from theirs; CROSS JOIN keeps SQLite's
+	 * order (msg_links first), and PostgreSQL reads it as a join. */
+	return QUERY(st,
+		     "SELECT " ASM_COLS " FROM msg_links l CROSS JOIN"
+		     " messages m WHERE l.ref = ? AND m.message_id ="
+		     " l.message_id LIMIT ?",
+		     asm_row, &cb, RB_DB_TEXT(link_key(buf, id)),
+		     RB_DB_INT(max));
 }
 
 int rb_store_asm_by_join(struct rb_store *st, const char *key, int64_t max,
@@ -275,7 +280,7 @@ int rb_store_asm_by_join(struct rb_store *st, const char *key, int64_t max,
 
 	return QUERY(st,
 		     "SELECT " ASM_COLS " FROM messages m WHERE"
-		     " m.join_key = ? AND" ASM_READS " LIMIT ?",
+		     " m.join_key = ? LIMIT ?",
 		     asm_row, &cb, RB_DB_TEXT(key), RB_DB_INT(max));
 }
 
@@ -304,8 +309,8 @@ int rb_store_asm_series_of(struct rb_store *st, const char *message_id,
 
 	return QUERY(st,
 		     "SELECT s.id, s.change_key, s.title_key FROM patches p"
-		     " JOIN series s ON s.id = p.series_id"
-		     " WHERE p.message_id = ? AND s.title_key IS NOT NULL",
+		     " CROSS JOIN series s WHERE p.message_id = ? AND"
+		     " s.id = p.series_id AND s.title_key IS NOT NULL",
 		     series_keys_row, &cb, RB_DB_TEXT(message_id));
 }
 
@@ -331,13 +336,13 @@ int rb_store_asm_parts_by_key(struct rb_store *st, bool change, const char *key,
 
 	if (change)
 		return QUERY(st,
-			     "SELECT p.message_id FROM series s JOIN patches p"
-			     " ON p.series_id = s.id WHERE s.change_key = ?"
-			     " LIMIT ?",
+			     "SELECT p.message_id FROM series s CROSS JOIN"
+			     " patches p WHERE s.change_key = ? AND"
+			     " p.series_id = s.id LIMIT ?",
 			     str_row, &cb, RB_DB_TEXT(key), RB_DB_INT(max));
 	return QUERY(st,
-		     "SELECT p.message_id FROM series s JOIN patches p"
-		     " ON p.series_id = s.id WHERE s.title_key = ? LIMIT ?",
+		     "SELECT p.message_id FROM series s CROSS JOIN patches p"
+		     " WHERE s.title_key = ? AND p.series_id = s.id LIMIT ?",
 		     str_row, &cb, RB_DB_TEXT(key), RB_DB_INT(max));
 }
 
