@@ -574,6 +574,15 @@ static void test_migrate_rates(void **state)
 					   "DROP INDEX patches_message;"
 					   "ALTER TABLE messages DROP COLUMN"
 					   " patch_id;"
+					   /* migration 12 (issue 36) */
+					   "ALTER TABLE reviews DROP COLUMN"
+					   " copy_of;"
+					   "DROP TABLE forwards;"
+					   "DROP TABLE answers;"
+					   "DROP TABLE requests;"
+					   "DROP TABLE series_pause;"
+					   "DROP TABLE tree_heads;"
+					   "DROP TABLE sightings;"
 					   "DELETE FROM schema_version"
 					   " WHERE version >= 9",
 					   NULL, 0),

@@ -191,6 +191,48 @@ static const char *const migrations[] = {
 	 "CREATE INDEX messages_patch_id ON messages(patch_id);"
 	 "CREATE INDEX outbox_series ON outbox(series_id, state);"
 	 "CREATE INDEX patches_message ON patches(message_id);"),
+	/* 12: sub-maintainers decide (issue 36; bot/stages/curate.c,
+	 * ledger.c). A mail that carries another review's findings (a
+	 * forward, a private copy) names it (copy_of), so that a reply to it
+	 * judges those findings; each finding forwarded at most once; the
+	 * findings a reply of the author answers; what each reply asked
+	 * (send, retry, pause, resume) and whether it was allowed; the
+	 * paused series; each tree's last scanned head, and each series
+	 * seen in a tree (once per series and tree) with what was decided.
+	 * Self-contained: renumber freely at a merge. */
+	("ALTER TABLE reviews ADD COLUMN copy_of TEXT;"
+	 "CREATE TABLE forwards ("
+	 " finding_id BIGINT PRIMARY KEY, series_id TEXT NOT NULL,"
+	 " review_msgid TEXT NOT NULL, fid TEXT NOT NULL,"
+	 " message_id TEXT NOT NULL," /* the forward mail */
+	 " by_addr TEXT NOT NULL, reply_msgid TEXT NOT NULL,"
+	 " created_at BIGINT NOT NULL);"
+	 "CREATE TABLE answers ("
+	 " review_msgid TEXT NOT NULL, fid TEXT NOT NULL,"
+	 " reply_msgid TEXT NOT NULL, by_addr TEXT,"
+	 " created_at BIGINT NOT NULL,"
+	 " PRIMARY KEY (review_msgid, fid, reply_msgid));"
+	 "CREATE TABLE requests ("
+	 " reply_msgid TEXT NOT NULL,"
+	 " verb TEXT NOT NULL," /* send retry pause resume */
+	 " series_id TEXT, actor TEXT, role TEXT,"
+	 " authorised INTEGER NOT NULL, detail TEXT,"
+	 " created_at BIGINT NOT NULL, PRIMARY KEY (reply_msgid, verb));"
+	 "CREATE INDEX requests_series ON requests(series_id);"
+	 "CREATE TABLE series_pause ("
+	 " series_id TEXT PRIMARY KEY, by_addr TEXT,"
+	 " created_at BIGINT NOT NULL);"
+	 "CREATE TABLE tree_heads ("
+	 " tree TEXT PRIMARY KEY, head TEXT NOT NULL,"
+	 " scanned_at BIGINT NOT NULL);"
+	 "CREATE TABLE sightings ("
+	 " series_id TEXT NOT NULL, tree TEXT NOT NULL,"
+	 " commit_id TEXT NOT NULL, parts INTEGER NOT NULL,"
+	 " state TEXT NOT NULL DEFAULT 'pending'," /* pending mailed clear */
+	 " message_id TEXT, open_findings INTEGER,"
+	 " created_at BIGINT NOT NULL, decided_at BIGINT,"
+	 " PRIMARY KEY (series_id, tree));"
+	 "CREATE INDEX sightings_state ON sightings(state);"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
