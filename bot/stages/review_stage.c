@@ -1122,106 +1122,17 @@ static int new_out(struct outgoing **out, struct series_ctx *c,
 	return 0;
 }
 
-/* "Name <addr>" for an address of a parsed mail. */
-static char *mailbox_of(const struct rb_addr *a)
-{
-	struct rb_buf b = RB_BUF_INIT(4096);
-
-	if (!a->addr)
-		return NULL;
-	if (rb_addr_format(&b, a)) {
-		rb_buf_release(&b);
-		return NULL;
-	}
-	return rb_buf_detach(&b, NULL);
-}
-
-/* The arrays behind a struct rb_policy_people. */
-struct people_buf {
-	char **orig;
-	size_t n_orig;
-	char *author;
-	char *inbody;
-};
-
-/*
- * Whether part @idx came through B4 Relay (mail/message.h), so that its
- * in-body author is the poster. Where the policy checks DKIM, the relay's
- * own signature (d=kernel.org, From: aligned) must pass: anybody can
- * write "devnull@kernel.org" in a From: header.
- */
-static bool relayed(const struct series_ctx *c, int idx)
-{
-	const struct rb_message *m = c->msgs[idx];
-	struct rb_dkim_result d = { .pass = false };
-
-	if (!m || !rb_message_b4_relay(m))
-		return false;
-	if (!c->scope.pol.require_dkim)
-		return true;
-	if (!c->raws || !c->raws[idx].raw ||
-	    rb_dkim_verify(&d, c->raws[idx].raw, c->raws[idx].len, m->from.addr,
-			   rb_test_dkim_key_file()))
-		return false;
-	return d.pass && d.from_ok;
-}
-
-/* The people a reply to part @idx may go to: its poster, the scope's (the
- * home section's first), and the patch's own To/Cc for reply-all. */
+/* The people a reply to part @idx may go to (bot/stages/scope.h). */
 static int people_of(struct series_ctx *c, int idx,
-		     struct rb_policy_people *who, struct people_buf *b)
+		     struct rb_policy_people *who,
+		     struct rb_scope_people_buf *b)
 {
 	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
-	const struct rb_scope *s = &c->scope;
-	bool relay = c->msgs[idx] && relayed(c, idx);
-	size_t i;
+	bool relay = c->msgs[idx] && c->raws &&
+		     rb_scope_relayed(&c->scope, c->msgs[idx], c->raws[idx].raw,
+				      c->raws[idx].len);
 
-	b->orig = calloc(m->to.n + m->cc.n + 1, sizeof(*b->orig));
-	if (!b->orig)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0; i < m->to.n; i++)
-		if ((b->orig[b->n_orig] = mailbox_of(&m->to.v[i])))
-			b->n_orig++;
-	for (i = 0; i < m->cc.n; i++)
-		if ((b->orig[b->n_orig] = mailbox_of(&m->cc.v[i])))
-			b->n_orig++;
-	/*
-	 * The poster: the sender (From:), or for B4 Relay (which sends as
-	 * devnull+...@kernel.org) the in-body author. Another in-body
-	 * author is Cc'd where the poster addressed them.
-	 */
-	b->author = mailbox_of(relay ? &m->author : &m->from);
-	if (!relay && m->author.addr && m->from.addr &&
-	    !rb_addr_same(m->author.addr, m->from.addr))
-		b->inbody = mailbox_of(&m->author);
-	who->author = b->author;
-	who->inbody = b->inbody;
-	who->maintainers = s->people;
-	who->n_maintainers = s->n_people;
-	who->n_home_maintainers = s->n_home_people;
-	who->lists = s->lists;
-	who->n_lists = s->n_lists;
-	who->n_home_lists = s->n_home_lists;
-	who->orig_cc = (const char *const *)b->orig;
-	who->n_orig_cc = b->n_orig;
-	who->touched_people = s->touched_people;
-	who->n_touched_people = s->n_touched_people;
-	who->touched_lists = s->touched_lists;
-	who->n_touched_lists = s->n_touched_lists;
-	who->known_lists = s->known_lists;
-	who->n_known_lists = s->n_known_lists;
-	return 0;
-}
-
-static void people_release(struct people_buf *b)
-{
-	size_t i;
-
-	for (i = 0; b->orig && i < b->n_orig; i++)
-		free(b->orig[i]);
-	free(b->orig);
-	free(b->author);
-	free(b->inbody);
+	return rb_scope_people(who, b, &c->scope, m, relay);
 }
 
 /* Whom a reply goes to (queue_reply()). */
@@ -1244,7 +1155,7 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	struct rb_policy_people who = { 0 };
 	struct rb_recipients r = { 0 };
 	struct rb_reply reply = { 0 };
-	struct people_buf pb = { 0 };
+	struct rb_scope_people_buf pb = { 0 };
 	const char **refs = NULL;
 	char **env = NULL;
 	size_t i, n_env = 0;
@@ -1314,7 +1225,7 @@ out:
 	if (env)
 		rb_addr_list_free(env, n_env);
 	free(refs);
-	people_release(&pb);
+	rb_scope_people_release(&pb);
 	rb_recipients_release(&r);
 	return ret;
 }
