@@ -348,6 +348,7 @@ static int notice(struct rb_pipeline *p, struct series *s,
 	struct rb_buf bytes = RB_BUF_INIT(4u << 20);
 	struct rb_buf rc = RB_BUF_INIT(1u << 20);
 	struct rb_buf trusted = RB_BUF_INIT(1u << 20);
+	struct rb_buf author = RB_BUF_INIT(4096);
 	const char **refs = NULL;
 	char *env_from = NULL, **env = NULL;
 	size_t i, k = 0, n_env = 0;
@@ -389,7 +390,10 @@ static int notice(struct rb_pipeline *p, struct series *s,
 	lc.head.version = s->row.version;
 	lc.head.total = s->row.total;
 	lc.head.title = s->row.title;
-	lc.author = s->row.author;
+	/* The author as the series names her: "Name <addr>". */
+	if (rb_addr_format(&author, m->author.addr ? &m->author : &m->from))
+		rb_err_clear();
+	lc.author = author.len ? author.ptr : s->row.author;
 	lc.tree = g->tree;
 	lc.commit = g->commit;
 	lc.parts = g->parts;
@@ -473,6 +477,7 @@ out:
 	rb_buf_release(&bytes);
 	rb_buf_release(&rc);
 	rb_buf_release(&trusted);
+	rb_buf_release(&author);
 	return ret;
 }
 

@@ -491,6 +491,8 @@ int rb_store_ledger(struct rb_store *st, const char *series_id,
 				       "SELECT previous_id FROM series_versions"
 				       " WHERE series_id = ?",
 				       &p, 1);
+		if (ret == -RB_ENOTFOUND)
+			ret = 0;
 		if (ret || !prev)
 			break;
 		for (k = 0; k < depth && strcmp(chain[k], prev); k++)
@@ -582,11 +584,14 @@ int rb_store_requests_of(struct rb_store *st, const char *series_id,
 	struct request_list l = { 0 };
 	int ret;
 
+	/* Who asked what is the maintainers' business: not in the public
+	 * view (store_reports.h). */
 	ret = QUERY(st,
 		    "SELECT reply_msgid, verb, actor, role, authorised, detail,"
-		    " created_at FROM requests WHERE series_id = ?"
+		    " created_at FROM requests WHERE series_id = ? AND ? = 0"
 		    " ORDER BY created_at, reply_msgid, verb",
-		    request_row, &l, RB_DB_TEXT(series_id));
+		    request_row, &l, RB_DB_TEXT(series_id),
+		    RB_DB_INT(st->public_view));
 	if (ret) {
 		rb_request_rows_free(l.v, l.n);
 		return ret;

@@ -164,7 +164,8 @@ int rb_store_ledger(struct rb_store *st, const char *series_id,
 		    struct rb_ledger_item **out, size_t *n);
 void rb_ledger_free(struct rb_ledger_item *v, size_t n);
 
-/* What replies asked of @series_id (the dashboard), oldest first. */
+/* What replies asked of @series_id (the dashboard), oldest first; none
+ * in the public view (rb_store_report_public()). */
 struct rb_request_row {
 	char *reply_msgid, *verb, *actor, *role, *detail;
 	bool authorised;
