@@ -704,8 +704,6 @@ static void test_ledger(void **state)
 	char got[256] = "";
 
 	(void)state;
-	if (getenv("RB_TEST_PG_URL"))
-		skip(); /* a shared database: ids and series of other tests */
 	st = open_store();
 	assert_int_equal(
 		st->db->ops->exec(
@@ -778,7 +776,8 @@ static void test_ledger(void **state)
 	assert_true(changed);
 	assert_int_equal(rb_store_series_paused(st, "l1", &paused), 0);
 	assert_false(paused);
-	for (i = 0; !rb_store_outbox_next(st, &o); i++) {
+	for (i = 0; !rb_store_outbox_next(st, &o);) {
+		i += !strncmp(o.message_id, "<rb-l1", 6);
 		assert_int_equal(rb_store_outbox_sent(st, o.message_id), 0);
 		rb_outrow_release(&o);
 	}
