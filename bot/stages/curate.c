@@ -73,6 +73,28 @@ static const char *home_role(const struct rb_scope *s, const char *addr)
 }
 
 /*
+ * Whether the reply carries a passing DKIM signature aligned with its
+ * From: that covers its In-Reply-To (feedback.h: a signed verdict is
+ * public, and one that does not sign its thread could be sent again
+ * under another mail); *d says why not.
+ */
+static int signed_reply(struct curate *c, struct rb_dkim_result *d)
+{
+	const struct rb_curate_reply *in = c->in;
+	int ret;
+
+	ret = rb_dkim_verify(d, in->raw, in->raw_len, c->actor,
+			     rb_test_dkim_key_file());
+	if (!ret && d->pass && !d->thread_signed) {
+		d->pass = false;
+		snprintf(d->reason, sizeof(d->reason),
+			 "the DKIM signature does not cover In-Reply-To, so it "
+			 "does not say which mail the request answers");
+	}
+	return ret;
+}
+
+/*
  * Who asks, and may they (curate.h): the judge rules of the feedback
  * stage, narrowed to the home section. Sets c->role, or c->why.
  */
@@ -108,17 +130,9 @@ static int authorise(struct curate *c)
 	 * where the policy says require_dkim. A request publishes or stops
 	 * mail: a From: alone is anyone's. */
 	if (admin || in->scope->pol.require_dkim) {
-		ret = rb_dkim_verify(&d, in->raw, in->raw_len, c->actor,
-				     rb_test_dkim_key_file());
+		ret = signed_reply(c, &d);
 		if (ret)
 			return ret;
-		if (d.pass && !d.thread_signed) {
-			d.pass = false;
-			snprintf(d.reason, sizeof(d.reason),
-				 "the DKIM signature does not cover "
-				 "In-Reply-To, so it does not say which "
-				 "mail the request answers");
-		}
 		if (admin && d.pass)
 			role = "admin";
 	}
@@ -169,14 +183,30 @@ static int record(struct curate *c, const char *verb, bool done,
 
 /* --- answers --- */
 
+/*
+ * The findings an author's reply answers. An answer keeps the ledger's
+ * notice from the maintainers, so a From: alone does not make one where
+ * the policy requires DKIM, as for the author's verdicts.
+ */
 static int answers(struct curate *c)
 {
 	const struct rb_curate_reply *in = c->in;
+	struct rb_dkim_result d = { .pass = false };
 	size_t i;
 	int ret = 0;
 
-	if (!in->author)
+	if (!in->author || !in->v->n_answered || !c->actor)
 		return 0;
+	if (in->scope->pol.require_dkim) {
+		ret = signed_reply(c, &d);
+		if (ret)
+			return ret;
+		if (!d.pass) {
+			rb_log(RB_LOG_WARN, "curate.answer_refused", "reply",
+			       in->reply_msgid, "reason", d.reason, NULL);
+			return 0;
+		}
+	}
 	for (i = 0; i < in->v->n_answered && !ret; i++) {
 		struct rb_stored_finding f = { 0 };
 		char fid[16];

@@ -35,7 +35,9 @@
  *
  * Answers: a reply of the series' author (as feedback.h defines the
  * author) that says something under a quoted "[Fn]" of our mail answers
- * that finding (table answers).
+ * that finding (table answers), with the DKIM signature the policy
+ * asks of the author's verdicts: an answer keeps the blocking ledger's
+ * notice from the maintainers.
  *
  * Everything is written in the caller's transaction; nothing is sent
  * here.

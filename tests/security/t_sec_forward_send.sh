@@ -15,7 +15,10 @@
 #  3. an admin's unsigned "F1: send": refused;
 #  4. the positive control: Grace, signed, with a Cc: and Reply-To: of
 #     her own choosing: the forward goes to Bob, the list and Grace,
-#     never to the addresses her mail named.
+#     never to the addresses her mail named;
+#  5. an answer keeps the blocking ledger's notice from the maintainers:
+#     Mallory's unsigned reply From: Bob, under the quoted [F1], answers
+#     nothing; Bob's own, signed, does.
 # Driven through "reviewbot run --once" with a file source.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/mail_lib.sh"
@@ -44,7 +47,7 @@ policy:
     RING HEADER:
       mode: advisory
 EOC
-sec_keys example.org example.net
+sec_keys example.org example.net example.com
 (
 	cd "$d/demo/tree"
 	export GIT_AUTHOR_NAME=Bob GIT_AUTHOR_EMAIL=bob@example.com
@@ -118,4 +121,18 @@ sec_run run5.log
 rcpts=$(q "SELECT o.rcpts FROM outbox o JOIN reviews r ON r.message_id = o.message_id WHERE r.kind = 'forward'")
 [ "$(printf '%s\n' "$rcpts" | sort | tr '\n' ' ')" = "bob@example.com demo-list@example.org grace@example.org " ] ||
 	rb_fail "4: the forward goes to: $(printf '%s' "$rcpts" | tr '\n' ' ')"
+# 5. Answers: From: Bob, unsigned, then signed by example.com.
+answer="> [$fid] (high) There is no Signed-off-by: line.\n\nI will add it in v2.\n"
+sec_reply bob-forged 'Bob <bob@example.com>' "$answer"
+cp "$d/bob-forged.raw" "$d/bob-forged.eml"
+sec_reply bob-answer 'Bob <bob@example.com>' "$answer"
+sec_sign "$d/bob-answer.raw" "$d/bob-answer.eml" example.com
+sec_append "$d/bob-forged.eml"
+sec_run run6.log
+[ "$(q "SELECT COUNT(*) FROM answers")" = 0 ] ||
+	rb_fail "5: a forged author's reply answered a finding"
+sec_append "$d/bob-answer.eml"
+sec_run run7.log
+[ "$(q "SELECT fid || ' ' || by_addr FROM answers")" = "$fid bob@example.com" ] ||
+	rb_fail "5: positive control: Bob's signed answer: $(q "SELECT state || ' ' || COALESCE(reason, '') FROM feedback WHERE message_id = 'bob-answer@example.org'")"
 echo "1 passed, 0 failed"
