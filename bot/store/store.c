@@ -191,7 +191,17 @@ static const char *const migrations[] = {
 	 "CREATE INDEX messages_patch_id ON messages(patch_id);"
 	 "CREATE INDEX outbox_series ON outbox(series_id, state);"
 	 "CREATE INDEX patches_message ON patches(message_id);"),
-	/* 12: sub-maintainers decide (issue 36; bot/stages/curate.c,
+	/* 12: the job quarantine (issue 33; store_jobs.h). in_hand is 1 from
+	 * a claim until the job ends or is put back, so a claim that finds
+	 * it still 1 knows the last one died with the job (a crash, an OOM
+	 * kill, a lease run out) and counts it in lost. */
+	("ALTER TABLE jobs ADD COLUMN in_hand INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE jobs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"),
+	/* 13: held for another branch (threads); NULL until it is merged. A
+	 * store this reviewbot made to 14 gets 13 when a later one has it:
+	 * rb_store_migrate() runs each number that schema_version lacks. */
+	NULL,
+	/* 14: sub-maintainers decide (issue 36; bot/stages/curate.c,
 	 * ledger.c). A mail that carries another review's findings (a
 	 * forward, a private copy) names it (copy_of), so that a reply to it
 	 * judges those findings; each finding forwarded at most once; the
@@ -199,7 +209,7 @@ static const char *const migrations[] = {
 	 * (send, retry, pause, resume) and whether it was allowed; the
 	 * paused series; each tree's last scanned head, and each series
 	 * seen in a tree (once per series and tree) with what was decided.
-	 * Self-contained: renumber freely at a merge. */
+	 * Self-contained: it needs nothing of 13 and 13 nothing of it. */
 	("ALTER TABLE reviews ADD COLUMN copy_of TEXT;"
 	 "CREATE TABLE forwards ("
 	 " finding_id BIGINT PRIMARY KEY, series_id TEXT NOT NULL,"
@@ -236,6 +246,9 @@ static const char *const migrations[] = {
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
+
+_Static_assert(N_MIGRATIONS == RB_SCHEMA_VERSION,
+	       "RB_SCHEMA_VERSION is the number of the last migration");
 
 /*
  * What a migration does in C after its SQL, in the same transaction:
@@ -358,9 +371,30 @@ int rb_store_migrate(struct rb_store *st, int *from, int *to)
 			      "reviewbot (%zu); upgrade reviewbot",
 			      st->where, (long long)v, N_MIGRATIONS);
 	}
-	for (i = (size_t)v; i < N_MIGRATIONS; i++) {
+	for (i = 0; i < N_MIGRATIONS; i++) {
 		struct rb_dbv p = RB_DB_INT((int64_t)i + 1);
+		int64_t have = 0;
 
+		if (!migrations[i])
+			continue; /* a number another branch holds */
+		/* Below the newest one applied, a number is run only when
+		 * schema_version lacks it: a migration merged in between
+		 * after the store was made (each one is self-contained). */
+		if ((int64_t)i < v) {
+			ret = rb_db_query_int(
+				db, &have,
+				"SELECT COUNT(*) FROM"
+				" schema_version WHERE version = ?",
+				&p, 1);
+			if (ret < 0) {
+				rb_store_rollback(st);
+				rb_buf_release(&sql);
+				return ret;
+			}
+			ret = 0;
+			if (have)
+				continue;
+		}
 		rb_buf_reset(&sql);
 		ret = expand(&sql, db->ops, migrations[i]);
 		if (!ret)

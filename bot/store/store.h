@@ -32,7 +32,7 @@
 
 struct rb_store;
 
-#define RB_SCHEMA_VERSION 12
+#define RB_SCHEMA_VERSION 14
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an

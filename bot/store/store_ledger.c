@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * store_ledger.c - forwards, answers, requests, pauses and the blocking
- * ledger (migration 12). See store_ledger.h.
+ * ledger (migration 14). See store_ledger.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

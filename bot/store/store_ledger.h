@@ -6,7 +6,7 @@
  * each reply asked and whether it was allowed (requests), the paused
  * series (series_pause), and the blocking ledger: each tree's last
  * scanned head (tree_heads) and each series seen in a tree, once per
- * series and tree, with what was decided (sightings). Migration 12.
+ * series and tree, with what was decided (sightings). Migration 14.
  */
 #ifndef RB_BOT_STORE_LEDGER_H
 #define RB_BOT_STORE_LEDGER_H
