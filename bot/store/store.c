@@ -209,7 +209,7 @@ static const char *const migrations[] = {
 	 * (send, retry, pause, resume) and whether it was allowed; the
 	 * paused series; each tree's last scanned head, and each series
 	 * seen in a tree (once per series and tree) with what was decided.
-	 * Self-contained: it needs nothing of 13 and 13 nothing of it. */
+	 * Self-contained: it needs nothing of 13, which may come after it. */
 	("ALTER TABLE reviews ADD COLUMN copy_of TEXT;"
 	 "CREATE TABLE forwards ("
 	 " finding_id BIGINT PRIMARY KEY, series_id TEXT NOT NULL,"
