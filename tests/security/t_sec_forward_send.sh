@@ -18,7 +18,10 @@
 #     never to the addresses her mail named;
 #  5. an answer keeps the blocking ledger's notice from the maintainers:
 #     Mallory's unsigned reply From: Bob, under the quoted [F1], answers
-#     nothing; Bob's own, signed, does.
+#     nothing; Bob's own, signed, does;
+#  6. a reply to the forward (public mail) speaks to its review: Mallory,
+#     signed as herself, judges F1 and asks send, pause and retry on it:
+#     nothing counts, nothing is queued or paused.
 # Driven through "reviewbot run --once" with a file source.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/mail_lib.sh"
@@ -135,4 +138,31 @@ sec_append "$d/bob-answer.eml"
 sec_run run7.log
 [ "$(q "SELECT fid || ' ' || by_addr FROM answers")" = "$fid bob@example.com" ] ||
 	rb_fail "5: positive control: Bob's signed answer: $(q "SELECT state || ' ' || COALESCE(reason, '') FROM feedback WHERE message_id = 'bob-answer@example.org'")"
+
+# 6. The forward is public mail on the list, and a reply to it speaks to
+# the review it came from: Mallory, under her own name and signed, asks
+# on it what only the home section's people may, and judges F1. None of
+# it counts: no verdict authorised, every request refused, no mail, no
+# pause.
+review=$(q "SELECT message_id FROM reviews WHERE kind = 'forward'")
+[ -n "$review" ] || rb_fail "6: no forward in the store"
+n_out=$(q "SELECT COUNT(*) FROM outbox")
+sec_reply mallory-fwd 'Mallory <mallory@example.net>' \
+	"$fid: false positive\n$fid: send\npause\nretry\n"
+sec_sign "$d/mallory-fwd.raw" "$d/mallory-fwd.eml" example.net
+sec_append "$d/mallory-fwd.eml"
+sec_run run8.log
+orig=$(q "SELECT copy_of FROM reviews WHERE kind = 'forward'")
+[ -n "$orig" ] || rb_fail "6: the forward names no review it came from"
+[ "$(q "SELECT review_msgid FROM feedback WHERE message_id = 'mallory-fwd@example.org'")" = "$orig" ] ||
+	rb_fail "6: the reply to the forward is not taken as one to its review: $(q "SELECT review_msgid || ' ' || state FROM feedback WHERE message_id = 'mallory-fwd@example.org'")"
+[ "$(q "SELECT COUNT(*) FROM verdicts WHERE reply_msgid = 'mallory-fwd@example.org' AND authorised = 1")" = 0 ] ||
+	rb_fail "6: a stranger's verdict on a forward counts"
+[ "$(q "SELECT COUNT(*) FROM verdicts WHERE reply_msgid = 'mallory-fwd@example.org' AND authorised = 0")" = 1 ] ||
+	rb_fail "6: Mallory's verdict is not recorded as refused: $(q "SELECT state || ' ' || COALESCE(reason, '') FROM feedback WHERE message_id = 'mallory-fwd@example.org'")"
+[ "$(q "SELECT COUNT(*) FROM requests WHERE reply_msgid = 'mallory-fwd@example.org' AND authorised = 0")" = 3 ] ||
+	rb_fail "6: Mallory's requests: $(q "SELECT group_concat(verb || ' ' || authorised || ' ' || COALESCE(detail, ''), '; ') FROM requests WHERE reply_msgid = 'mallory-fwd@example.org'")"
+[ "$(q "SELECT COUNT(*) FROM outbox")" = "$n_out" ] ||
+	rb_fail "6: a stranger's reply to a forward queued mail"
+[ "$(q "SELECT COUNT(*) FROM series_pause")" = 0 ] || rb_fail "6: Mallory paused the series"
 echo "1 passed, 0 failed"
