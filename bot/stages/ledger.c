@@ -14,6 +14,7 @@
 #include "bot/stages/scope.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
+#include "bot/store/store_versions.h"
 #include "mail/addr.h"
 #include "mail/compose.h"
 #include "mail/message.h"
@@ -132,6 +133,66 @@ out:
 	return ok;
 }
 
+/* Is @a an earlier version of @b (@b's links back, at most
+ * RB_LEDGER_MAX_MATCHES of them)? */
+static int earlier_version(struct rb_pipeline *p, const char *a, const char *b,
+			   bool *out)
+{
+	char *cur = strdup(b), *prev = NULL;
+	int k, v, ret = 0;
+
+	*out = false;
+	if (!cur)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (k = 0; k < RB_LEDGER_MAX_MATCHES && !*out; k++) {
+		ret = rb_store_linked_version(p->st, cur, &prev, &v);
+		free(cur);
+		cur = prev;
+		prev = NULL;
+		if (ret == -RB_ENOTFOUND || (!ret && !cur)) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			break;
+		*out = !strcmp(cur, a);
+	}
+	free(cur);
+	return ret;
+}
+
+/*
+ * The series a new commit of patch-id @pid is a sighting of: each
+ * series that holds a patch of that patch-id (the first seen first, at
+ * most RB_LEDGER_MAX_MATCHES), less those that are an earlier version
+ * of another of them (v2 stands for v1, as its ledger holds v1's
+ * findings). A patch-id is anyone's to post: a copy of a patch under
+ * another name is a series of its own, never one that hides the
+ * original's.
+ */
+static int sighted(struct rb_pipeline *p, const char *pid, struct seen *s)
+{
+	bool drop[RB_LEDGER_MAX_MATCHES] = { false };
+	char **v = NULL;
+	size_t n = 0, i, j;
+	int ret;
+
+	ret = rb_store_series_by_patch_id(p->st, pid, RB_LEDGER_MAX_MATCHES, &v,
+					  &n);
+	for (i = 0; !ret && n > 1 && i < n; i++)
+		for (j = 0; !ret && j < n && !drop[i]; j++)
+			if (j != i)
+				ret = earlier_version(p, v[i], v[j], &drop[i]);
+	for (i = 0; !ret && i < n; i++) {
+		if (drop[i])
+			continue;
+		ret = seen_add(s, v[i]); /* takes it, even on failure */
+		v[i] = NULL;
+	}
+	rb_store_series_ids_free(v, n);
+	return ret;
+}
+
 /* The commits of @repo from @head back, not reachable from @old (may
  * be NULL), at most RB_LEDGER_MAX_COMMITS: the series they belong to. */
 static int walk_new(struct rb_pipeline *p, git_repository *repo,
@@ -155,21 +216,11 @@ static int walk_new(struct rb_pipeline *p, git_repository *repo,
 		git_error_clear();
 	while (!ret && *n_commits < RB_LEDGER_MAX_COMMITS &&
 	       !git_revwalk_next(&id, w)) {
-		char pid[RB_PATCH_ID_HEX], *msgid = NULL, *series = NULL;
+		char pid[RB_PATCH_ID_HEX];
 
 		(*n_commits)++;
-		if (!commit_patch_id(repo, &id, pid))
-			continue;
-		ret = rb_store_patch_by_id(p->st, pid, &msgid);
-		if (!ret)
-			ret = rb_store_series_of(p->st, msgid, &series);
-		free(msgid);
-		if (ret == -RB_ENOTFOUND) {
-			ret = 0;
-			continue;
-		}
-		if (!ret)
-			ret = seen_add(s, series);
+		if (commit_patch_id(repo, &id, pid))
+			ret = sighted(p, pid, s);
 	}
 	git_error_clear();
 	git_revwalk_free(w);

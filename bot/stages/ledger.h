@@ -16,6 +16,10 @@
  * patch-id --stable, review/patchid.h), and each is looked up among the
  * stored patches (messages.patch_id): a match is a sighting of its
  * series in that tree (table sightings, once per series and tree).
+ * Every series that holds the patch-id is seen (the first
+ * RB_LEDGER_MAX_MATCHES seen, less those a later one of them is a new
+ * version of): a copy posted under another name is seen as itself and
+ * never hides the series it copied.
  * After a fetch moves mm-unstable, the series Andrew took that day are
  * found this way.
  *
@@ -36,6 +40,9 @@ struct rb_pipeline;
 
 /* New commits of a tree looked at per scan, at most. */
 #define RB_LEDGER_MAX_COMMITS 2000
+/* Series one commit's patch-id is looked up in, at most (the first seen
+ * first), and links back followed to tell a version from a copy. */
+#define RB_LEDGER_MAX_MATCHES 16
 
 /*
  * The ledger's step of the one pipeline (workers): scans the trees that

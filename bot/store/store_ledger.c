@@ -289,6 +289,62 @@ int rb_store_series_has_review(struct rb_store *st, const char *series_id,
 
 /* --- the blocking ledger --- */
 
+struct ids {
+	char **v;
+	size_t n, max;
+};
+
+static int id_row(const struct rb_dbrow *row, void *payload)
+{
+	struct ids *l = payload;
+	char **v;
+
+	if (l->n >= l->max)
+		return 0;
+	v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return rb_err(RB_ENOMEM, "out of memory");
+	l->v = v;
+	l->v[l->n] = rb_dbv_strdup(&row->v[0]);
+	if (!l->v[l->n])
+		return rb_err(RB_ENOMEM, "out of memory");
+	l->n++;
+	return 0;
+}
+
+void rb_store_series_ids_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+int rb_store_series_by_patch_id(struct rb_store *st, const char *pid,
+				size_t max, char ***out, size_t *n)
+{
+	struct ids l = { .max = max };
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = QUERY(st,
+		    "SELECT DISTINCT p.series_id, s.first_seen FROM messages m"
+		    " JOIN patches p ON p.message_id = m.message_id"
+		    " JOIN series s ON s.id = p.series_id"
+		    " WHERE m.patch_id = ? AND p.idx > 0"
+		    " ORDER BY s.first_seen, p.series_id LIMIT ?",
+		    id_row, &l, RB_DB_TEXT(pid), RB_DB_INT((int64_t)max));
+	if (ret) {
+		rb_store_series_ids_free(l.v, l.n);
+		return ret;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
 int rb_store_tree_head(struct rb_store *st, const char *tree, char **head)
 {
 	struct rb_dbv p = RB_DB_TEXT(tree);

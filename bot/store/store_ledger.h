@@ -120,6 +120,17 @@ int rb_store_tree_head(struct rb_store *st, const char *tree, char **head);
 int rb_store_tree_head_set(struct rb_store *st, const char *tree,
 			   const char *head);
 
+/*
+ * The series that hold a stored patch (not a cover) whose patch-id is
+ * @pid, the first seen first, at most @max; *out (owned, *n of them)
+ * empty when none does. A patch-id is anyone's to post: the oldest
+ * series is the one whose diff it was before any copy, so a cap never
+ * drops it for the copies.
+ */
+int rb_store_series_by_patch_id(struct rb_store *st, const char *pid,
+				size_t max, char ***out, size_t *n);
+void rb_store_series_ids_free(char **v, size_t n);
+
 /* Series @series_id was seen in @tree at @commit, @parts of its parts
  * matched; -RB_EEXISTS when it was seen there before. */
 int rb_store_sighting_add(struct rb_store *st, const char *series_id,
