@@ -887,6 +887,53 @@ static void test_ledger(void **state)
 	assert_int_equal(rb_store_sighting_add(st, "l2", "mm-unstable", "cc",
 					       2),
 			 -RB_EEXISTS);
+
+	/* The series that hold a patch-id: the first seen first, a cover
+	 * never, at most @max; a copy posted later (l3) comes after. */
+	{
+		static const char *const ids[] = { "pl1@x", "pl2@x", "pl3@x",
+						   "pl0@x" };
+		char **v = NULL;
+		size_t k, nv = 0;
+
+		for (k = 0; k < 4; k++)
+			assert_int_equal(rb_store_add_raw(st, ids[k], "X\n", 2,
+							  "t:1"),
+					 0);
+		assert_int_equal(
+			st->db->ops->exec(
+				st->db,
+				"UPDATE messages SET patch_id = 'pid1' WHERE"
+				" message_id IN ('pl1@x', 'pl2@x', 'pl3@x',"
+				" 'pl0@x');"
+				"INSERT INTO series (id, version, total, title,"
+				" author, first_seen, updated_at) VALUES"
+				" ('l3', 1, 1, 't', 'm@example.net', 3, 3),"
+				" ('l0', 1, 1, 't', 'z@example.net', 0, 0);"
+				"INSERT INTO patches VALUES ('l3', 1, 'pl3@x'),"
+				" ('l2', 1, 'pl2@x'), ('l1', 1, 'pl1@x'),"
+				" ('l0', 0, 'pl0@x')",
+				NULL, 0),
+			0);
+		assert_int_equal(rb_store_series_by_patch_id(st, "pid1", 16, &v,
+							     &nv),
+				 0);
+		assert_int_equal(nv, 3);
+		assert_string_equal(v[0], "l1");
+		assert_string_equal(v[1], "l2");
+		assert_string_equal(v[2], "l3");
+		rb_store_series_ids_free(v, nv);
+		assert_int_equal(
+			rb_store_series_by_patch_id(st, "pid1", 2, &v, &nv), 0);
+		assert_int_equal(nv, 2);
+		assert_string_equal(v[1], "l2");
+		rb_store_series_ids_free(v, nv);
+		assert_int_equal(rb_store_series_by_patch_id(st, "nope", 16, &v,
+							     &nv),
+				 0);
+		assert_int_equal(nv, 0);
+		rb_store_series_ids_free(v, nv);
+	}
 	rb_store_close(st);
 }
 
