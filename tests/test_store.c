@@ -893,7 +893,7 @@ static void test_ledger(void **state)
 	{
 		static const char *const ids[] = { "pl1@x", "pl2@x", "pl3@x",
 						   "pl0@x" };
-		char **v = NULL;
+		char **sv = NULL;
 		size_t k, nv = 0;
 
 		for (k = 0; k < 4; k++)
@@ -915,24 +915,25 @@ static void test_ledger(void **state)
 				" ('l0', 0, 'pl0@x')",
 				NULL, 0),
 			0);
-		assert_int_equal(rb_store_series_by_patch_id(st, "pid1", 16, &v,
-							     &nv),
+		assert_int_equal(rb_store_series_by_patch_id(st, "pid1", 16,
+							     &sv, &nv),
 				 0);
 		assert_int_equal(nv, 3);
-		assert_string_equal(v[0], "l1");
-		assert_string_equal(v[1], "l2");
-		assert_string_equal(v[2], "l3");
-		rb_store_series_ids_free(v, nv);
-		assert_int_equal(
-			rb_store_series_by_patch_id(st, "pid1", 2, &v, &nv), 0);
-		assert_int_equal(nv, 2);
-		assert_string_equal(v[1], "l2");
-		rb_store_series_ids_free(v, nv);
-		assert_int_equal(rb_store_series_by_patch_id(st, "nope", 16, &v,
+		assert_string_equal(sv[0], "l1");
+		assert_string_equal(sv[1], "l2");
+		assert_string_equal(sv[2], "l3");
+		rb_store_series_ids_free(sv, nv);
+		assert_int_equal(rb_store_series_by_patch_id(st, "pid1", 2, &sv,
 							     &nv),
 				 0);
+		assert_int_equal(nv, 2);
+		assert_string_equal(sv[1], "l2");
+		rb_store_series_ids_free(sv, nv);
+		assert_int_equal(rb_store_series_by_patch_id(st, "nope", 16,
+							     &sv, &nv),
+				 0);
 		assert_int_equal(nv, 0);
-		rb_store_series_ids_free(v, nv);
+		rb_store_series_ids_free(sv, nv);
 	}
 	rb_store_close(st);
 }
