@@ -15,6 +15,10 @@
  *   store_outbox.h    reviews and the outbox
  *   store_verdicts.h  findings, verdicts, the feedback bookkeeping
  *   store_reports.h   read-only figures: stats, /metrics, the dashboard
+ *   store_ledger.h    forwards, answers, requests, pauses, sightings in
+ *                     the trees (issue 36)
+ *   store_assembly.h  what incremental assembly reads and keeps: arrival
+ *                     order, links, join and link keys (issue 38)
  *
  * struct rb_store is opaque. The schema is versioned; migrations run in
  * order inside a transaction (rb_store_migrate). The same SQL runs on
@@ -80,6 +84,7 @@ int64_t rb_now(void);
 #include "bot/store/store_outbox.h"
 #include "bot/store/store_verdicts.h"
 #include "bot/store/store_reports.h"
+#include "bot/store/store_ledger.h"
 #include "bot/store/store_assembly.h"
 
 #endif
