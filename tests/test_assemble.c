@@ -324,7 +324,7 @@ static void test_corpus_chunks(void **state)
 	pass_and_check(&e, &a, &b);
 	assert_true(c.checks >= 3);
 	assert_true(rb_test_q_int(&e, "SELECT COUNT(*) FROM series WHERE"
-				      " title_key IS NOT NULL") > 5000);
+				      " title_key IS NOT NULL") > 1000);
 	unsetenv("RB_NOW");
 	rb_test_env_close(&e);
 	rb_buf_release(&a);
