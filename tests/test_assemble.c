@@ -288,7 +288,7 @@ static int corpus_mail(const char *raw, size_t len, const char *origin,
 		ret = rb_pipeline_assemble(&c->e->p);
 	/* The check (a full assembly) every few passes: each costs what
 	 * the whole store does. */
-	if (!ret && (c->n / c->every) % 8 == 0) {
+	if (!ret && (c->n / c->every) % 10 == 0) {
 		pass_and_check(c->e, c->a, c->b);
 		c->checks++;
 	}
