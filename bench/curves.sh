@@ -798,7 +798,7 @@ PY
 	echo "| stored messages | build | CPU s (median) | x empty store | peak RSS MB | load |"
 	echo "| ---: | --- | ---: | ---: | ---: | ---: |"
 	awk '$2 == 0 { e[$1] = $3 } { r[NR] = $0 }
-	     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %s | %s | %.1f | %s | %s |\n", f[2], f[1], f[3], e[f[1]] > 0 ? f[3] / e[f[1]] : 0, f[4], f[5] } }' "$w/pass.rows"
+	     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %s | %s | %.1f | %s | %s |\n", f[2], f[1], f[3], (e[f[1]] > 0 ? f[3] / e[f[1]] : 0), f[4], f[5] } }' "$w/pass.rows"
 }
 
 for c in $what; do
