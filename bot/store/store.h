@@ -30,7 +30,7 @@
 
 struct rb_store;
 
-#define RB_SCHEMA_VERSION 11
+#define RB_SCHEMA_VERSION 12
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
@@ -80,5 +80,6 @@ int64_t rb_now(void);
 #include "bot/store/store_outbox.h"
 #include "bot/store/store_verdicts.h"
 #include "bot/store/store_reports.h"
+#include "bot/store/store_threads.h"
 
 #endif
