@@ -49,6 +49,18 @@ struct rb_render_dirs {
 	const char *override_dir; /* the subsystem's policy templates_dir */
 };
 
+/*
+ * A line a reply on the previous version commented on, which this
+ * version keeps (issue 37): quoted with the new-side lines before it,
+ * then its note ("Raised on v1 (patch 3/3, this line) by a reviewer,
+ * and unchanged in v2.").
+ */
+struct rb_render_raised {
+	const char *before[2]; /* oldest first, NULL where none */
+	const char *line; /* the added line, without "+" */
+	const char *note;
+};
+
 /* One patch of a series as the renderer needs it. */
 struct rb_render_patch {
 	int index; /* 1-based index in the series; 0: a single patch */
@@ -71,6 +83,12 @@ struct rb_render_patch {
 	 * success.
 	 */
 	int *ids;
+	/* Lines raised on the previous version and kept (issue 37). */
+	const struct rb_render_raised *raised;
+	size_t n_raised;
+	/* The part's interdiff against the previous version, shortened,
+	 * quoted as it is ('-'/'+'/' ' then the patch line), or NULL. */
+	const char *interdiff;
 };
 
 /* The review of one patch, a reply to that patch. */
@@ -94,6 +112,8 @@ struct rb_render_ctx {
 	const char *patch;
 	size_t patch_len;
 	int *ids; /* out, may be NULL: as in struct rb_render_patch */
+	const struct rb_render_raised *raised; /* as in rb_render_patch */
+	size_t n_raised;
 	struct rb_render_dirs dirs;
 };
 
