@@ -310,7 +310,6 @@ int rb_store_each_note(struct rb_store *st, const char *section, bool approved,
 		     RB_DB_TEXT(section ? section : ""), RB_DB_INT(approved));
 }
 
-
 static int threads_row(const struct rb_dbrow *row, void *payload)
 {
 	struct rb_report_threads *r = payload;
