@@ -146,7 +146,7 @@ int rb_prose_parse(struct rb_prose *out, const char *body, size_t len)
 	struct line l;
 	size_t cap = 0, i;
 	int id = 0, lineno = 0, ret = 0;
-	bool answered = false;
+	bool brk = false; /* a paragraph ended since the last quoted text */
 
 	out->v = NULL;
 	out->n = 0;
@@ -155,25 +155,36 @@ int rb_prose_parse(struct rb_prose *out, const char *body, size_t len)
 		if (l.e - l.p == 3 && !memcmp(l.p, "-- ", 3))
 			break;
 		if (quoted_line(&l)) {
+			const char *t = l.p;
 			int q = id_of(l.p, l.e);
 
-			if (q) {
-				id = q;
-				answered = false;
-			} else if (answered) {
-				/* a new quote after the answer */
-				id = 0;
-			}
+			while (t < l.e &&
+			       (*t == '>' || *t == ' ' || *t == '\t'))
+				t++;
 			cur = NULL;
+			if (t == l.e) {
+				brk = true; /* a quoted blank line */
+				continue;
+			}
+			/*
+			 * The finding's paragraph runs on until a break; quoted
+			 * text after one (the next finding's code, our footer)
+			 * is no longer the finding answered.
+			 */
+			if (q)
+				id = q;
+			else if (brk)
+				id = 0;
+			brk = false;
 			continue;
 		}
+		brk = true;
 		if (!id || (blank_line(&l) && !cur))
 			continue;
 		if (!cur) {
 			cur = answer_of(out, &cap, id, lineno, &ret);
 			if (!cur)
 				continue;
-			answered = true;
 		}
 		ret = append(cur, &l);
 	}

@@ -5,9 +5,12 @@
  * prose answer that becomes a proposed verdict for an admin to confirm.
  * The body is hostile input; nothing here decides who may judge.
  *
- * An answer to finding N is the unquoted text under a quoted line that
- * names "[FN]" (as mail/verdict.h reads it), up to the next quoted line
- * or the signature separator "-- ". The words of the answer guess its
+ * An answer to finding N is the unquoted text under the quoted paragraph
+ * holding "[FN]" (as mail/verdict.h reads it), up to the next quoted line
+ * or the signature separator "-- ". That paragraph ends at a break (a
+ * blank or unquoted line) followed by quoted text without "[FN]": our
+ * footer or the next finding's code, quoted after the finding, are not
+ * the finding, and text under them answers nothing. The words of the answer guess its
  * verdict, deterministically, in this order:
  *   fixed           "fixed in v2", "already fixed", "will be fixed"
  *   valid           "not a false positive", "good catch", "you're

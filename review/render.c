@@ -962,8 +962,10 @@ static int patch_raised(json_t *d, const struct rb_render_patch *p)
 
 		rb_buf_reset(&q);
 		for (k = 0; k < 2 && !ret; k++)
-			if (r->before[k])
-				ret = quote_text(&q, ' ', r->before[k]);
+			if (r->before[k] && *r->before[k])
+				ret = quote_text(
+					&q, r->before[k][0] == '+' ? '+' : ' ',
+					r->before[k] + 1);
 		ret = ret ?: quote_text(&q, '+', r->line ? r->line : "");
 		ret = ret ?: (o ? 0 : rb_err(RB_ENOMEM, "out of memory"));
 		ret = ret   ?:

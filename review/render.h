@@ -56,7 +56,9 @@ struct rb_render_dirs {
  * and unchanged in v2.").
  */
 struct rb_render_raised {
-	const char *before[2]; /* oldest first, NULL where none */
+	/* the new-side lines before it, oldest first, each with its
+	 * origin ('+' or ' ') first; NULL where none */
+	const char *before[2];
 	const char *line; /* the added line, without "+" */
 	const char *note;
 };

@@ -2528,13 +2528,27 @@ static int retry_minutes(const struct series_ctx *c)
 	return m;
 }
 
-/* A line naming the findings of v(n) that this version fixed. */
+/* A line naming the findings of v(n) that this version fixed, and one
+ * counting those not said again because the thread had (issue 37). */
 static int versions_fixed(struct series_ctx *c)
 {
 	struct rb_buf line = RB_BUF_INIT(8192);
+	size_t i, n = 0;
 	int ret;
 
 	ret = rb_versions_fixed_line(&c->versions, &line);
+	if (!ret && line.len)
+		ret = add_summary(c, line.ptr);
+	for (i = 0; c->versions.quoted_of && i < c->findings.n; i++)
+		n += c->versions.quoted_of[i] && c->states[i] &&
+		     !strcmp(c->states[i], "dropped");
+	rb_buf_reset(&line);
+	if (!ret && n)
+		ret = rb_buf_printf(&line,
+				    "%zu finding%s not said again: a reply in "
+				    "the thread had quoted %s line%s.",
+				    n, n > 1 ? "s" : "",
+				    n > 1 ? "their" : "its", n > 1 ? "s" : "");
 	if (!ret && line.len)
 		ret = add_summary(c, line.ptr);
 	rb_buf_release(&line);

@@ -169,6 +169,22 @@ find_window(const struct rb_diff *d, const char *path, const struct window *w,
 	return NULL;
 }
 
+/* "+text" or " text": a diff line with its origin, for a quote. */
+static char *dup_with_origin(const struct rb_diff_line *l)
+{
+	char *s;
+
+	if (!l)
+		return NULL;
+	s = malloc(l->len + 2);
+	if (!s)
+		return NULL;
+	s[0] = l->origin;
+	memcpy(s + 1, l->text, l->len);
+	s[l->len + 1] = '\0';
+	return s;
+}
+
 static char *dup_line(const struct rb_diff_line *l)
 {
 	char *s;
@@ -308,8 +324,8 @@ static int add_comment(struct part_read *pr, const char *reply, int n, bool bot,
 		if (t) {
 			l->unchanged = true;
 			l->line = (int)t->new_lineno;
-			l->before[0] = dup_line(before[0]);
-			l->before[1] = dup_line(before[1]);
+			l->before[0] = dup_with_origin(before[0]);
+			l->before[1] = dup_with_origin(before[1]);
 			if ((before[0] && !l->before[0]) ||
 			    (before[1] && !l->before[1]))
 				return rb_err(RB_ENOMEM, "out of memory");

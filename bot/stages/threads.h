@@ -50,7 +50,9 @@ struct rb_thread_line {
 	int line; /* its new-side line there (the mail's numbers), 0: not
 		   * located */
 	char *code; /* the line's text */
-	char *before[2]; /* the new-side lines before it there, or NULL */
+	/* the new-side lines before it there, each with its origin ('+'
+	 * or ' ') first, oldest first; NULL where none */
+	char *before[2];
 	char *reply; /* the reply's Message-ID, for the store only */
 	int n; /* the comment's place in the reply */
 };

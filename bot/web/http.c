@@ -1038,16 +1038,14 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 	ret = ret   ?:
 		      rb_buf_puts(b,
 				  "</table><h2>Verdicts</h2>"
-				  "<table id=\"verdicts\"><tr><th>id</th>"
-				  "<th>finding</th>"
+				  "<table id=\"verdicts\"><tr><th>finding</th>"
 				  "<th>verdict</th><th>judge</th>"
 				  "<th>authorised</th><th>reason</th>"
-				  "<th>their words</th><th>when</th></tr>\n");
+				  "<th>their words</th><th>when</th>"
+				  "<th>id</th></tr>\n");
 	json_array_foreach(json_object_get(j, "verdicts"), i, f)
 	{
-		ret = ret   ?:
-			      rb_buf_printf(b, "<tr><td>%lld</td><td>",
-					    ji(f, "id"));
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "fid") ?: "-");
 		ret = ret ?: rb_buf_puts(b, "</td><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "verdict") ?: "unclear");
@@ -1070,7 +1068,9 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 		ret = ret ?: rb_html_escape(b, js(f, "words"));
 		ret = ret ?: rb_buf_puts(b, "</td><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "date") ?: "-");
-		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+		ret = ret   ?:
+			      rb_buf_printf(b, "</td><td>%lld</td></tr>\n",
+					    ji(f, "id"));
 	}
 	return ret ?: rb_buf_puts(b, "</table>\n");
 }
