@@ -26,6 +26,7 @@ struct qline {
 };
 
 struct state {
+	const char *body;
 	struct rb_quotes *out;
 	size_t cap;
 	struct qline run[RB_QUOTES_CTX + 1]; /* the last diff lines quoted */
@@ -250,11 +251,29 @@ static bool says_something(const char *p, const char *e)
 	return false;
 }
 
+static bool empty(const struct qline *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!blank(l->p[i]) && l->p[i] != '\r')
+			return false;
+	return true;
+}
+
 static int emit(struct state *s, const char *p, const char *e, int line)
 {
 	struct rb_quote_comment *c;
-	const struct qline *t = &s->run[s->n_run - 1];
-	size_t i, k = 0;
+	const struct qline *t;
+	size_t i, k = 0, at = s->n_run - 1;
+
+	/* A blank added line says nothing: the comment is on the code
+	 * quoted before it. */
+	while (at > 0 && empty(&s->run[at]))
+		at--;
+	t = &s->run[at];
+	if (t->origin != '+' || empty(t))
+		return 0;
 
 	if (s->out->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4;
@@ -278,7 +297,7 @@ static int emit(struct state *s, const char *p, const char *e, int line)
 			return rb_err(RB_ENOMEM, "out of memory");
 	}
 	/* The new-side lines before it, oldest first. */
-	for (i = 0; i + 1 < s->n_run; i++) {
+	for (i = 0; i < at; i++) {
 		if (s->run[i].origin == '-')
 			continue;
 		c->before[k] = copy(s->run[i].p, s->run[i].n);
@@ -286,14 +305,14 @@ static int emit(struct state *s, const char *p, const char *e, int line)
 			return rb_err(RB_ENOMEM, "out of memory");
 	}
 	c->reply_line = line;
-	c->comment_off = 0;
+	c->comment_off = (size_t)(p - s->body);
 	c->comment_len = (size_t)(e - p);
 	return 0;
 }
 
 int rb_quotes_parse(struct rb_quotes *out, const char *body, size_t len)
 {
-	struct state s = { .out = out };
+	struct state s = { .body = body, .out = out };
 	const char *p = body, *end = body + len, *nl, *text = NULL;
 	const char *text_end = NULL;
 	int lineno = 0, text_line = 0, ret = 0;
@@ -318,12 +337,8 @@ int rb_quotes_parse(struct rb_quotes *out, const char *body, size_t len)
 			break;
 		d = depth_of(&l, &rest);
 		if (d) {
-			if (text && pending && says_something(text, text_end)) {
+			if (text && pending && says_something(text, text_end))
 				ret = emit(&s, text, text_end, text_line);
-				if (!ret)
-					out->v[out->n - 1].comment_off =
-						(size_t)(text - body);
-			}
 			if (text) {
 				run_reset(&s);
 				text = NULL;
@@ -349,11 +364,8 @@ int rb_quotes_parse(struct rb_quotes *out, const char *body, size_t len)
 		text_end = l.e;
 	}
 	if (!ret && text && pending && out->n < RB_QUOTES_MAX &&
-	    says_something(text, text_end)) {
+	    says_something(text, text_end))
 		ret = emit(&s, text, text_end, text_line);
-		if (!ret)
-			out->v[out->n - 1].comment_off = (size_t)(text - body);
-	}
 	if (ret)
 		rb_quotes_release(out);
 	return ret;

@@ -11,7 +11,8 @@
  *    and "diff --git a/P b/Q" name the file); deeper quotes ("> > +")
  *    are what someone else quoted and never count;
  *  - unquoted text after such a run whose last diff line is an added
- *    line: a comment on that line, unless the text says nothing of its
+ *    line: a comment on that line (on the last non-blank added line
+ *    before it when that line is blank), unless the text says nothing of its
  *    own: only trailers ("Reviewed-by: ..."), an attribution ("... wrote:"),
  *    a snip mark ("[...]", "<snip>") or words of assent ("Thanks!",
  *    "LGTM", "ok").

@@ -111,12 +111,17 @@ static void test_file_and_depth(void **state)
 		"> > +int deeper;\n"
 		"not mine\n"
 		">+int nospace;\n"
-		"Here too.\n";
+		"Here too.\n"
+		"> +int above;\n"
+		"> +\n"
+		"\n"
+		"The blank line is not what this is about.\n";
 	struct rb_quotes q = { 0 };
 
 	(void)state;
 	assert_int_equal(rb_quotes_parse(&q, r, strlen(r)), 0);
-	assert_int_equal(q.n, 2);
+	assert_int_equal(q.n, 3);
+	assert_string_equal(q.v[2].line, "int above;");
 	assert_string_equal(q.v[0].file, "fs/ext4/ioctl.c");
 	assert_string_equal(q.v[0].line,
 			    "\tret = le16_to_cpu(es->s_raid_stripe_width);");

@@ -2614,6 +2614,20 @@ static int review_series(struct series_ctx *c)
 		rb_versions_drop_unchanged(&c->versions, &c->findings);
 	if (!ret)
 		ret = filter_findings(c);
+	if (!ret) {
+		/* Whose quote of a finding's line may keep it unsaid. */
+		struct rb_threads_trust_in tr = {
+			.st = c->p->st,
+			.people = c->scope.touched_people,
+			.n_people = c->scope.n_touched_people,
+			.admins = (const char *const *)c->p->cfg->admins,
+			.n_admins = c->p->cfg->n_admins,
+			.require_dkim = c->scope.pol.require_dkim,
+		};
+
+		ret = rb_threads_trust(&c->versions, &c->findings,
+				       (const char *const *)c->states, &tr);
+	}
 	if (!ret)
 		ret = rb_versions_filter(&c->versions, &c->findings, c->states,
 					 c->msgs);

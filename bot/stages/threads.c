@@ -11,13 +11,16 @@
 #include "bot/stages/versions.h"
 #include "bot/store/store.h"
 #include "mail/addr.h"
+#include "mail/dkim.h"
 #include "mail/message.h"
 #include "mail/quotes.h"
+#include "mail/series.h"
 #include "review/diff.h"
 #include "review/findings.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/testenv.h"
 #include "util/banned.h"
 
 /* How far a finding's line may sit from a quoted line of the same text. */
@@ -221,6 +224,7 @@ static struct rb_thread_line *new_line(struct rb_versions *v)
 
 static void line_free(struct rb_thread_line *l)
 {
+	free(l->from);
 	free(l->file);
 	free(l->code);
 	free(l->before[0]);
@@ -237,27 +241,30 @@ struct part_read {
 	int err;
 	/* the replies to read, collected before any is parsed */
 	char **ids;
-	bool *bot;
+	char **from;
+	bool *bot, *known;
 	size_t n;
 };
 
 static int reply_seen(const struct rb_thread_reply *r, void *payload)
 {
 	struct part_read *pr = payload;
-	bool bot = false;
-	char **ids;
-	bool *b;
+	bool bot = false, known = false;
+	char **ids, **from;
+	bool *b, *k;
 
 	if (!strcmp(r->kind, "ignored")) {
 		/* a known bot's reply counts; our own and refused mail not */
 		if (!r->reason || strcmp(r->reason, "a known bot"))
 			return 0;
-		bot = true;
+		bot = known = true;
 	} else if (!strcmp(r->kind, "cover")) {
 		return 0;
 	} else if (r->from_addr && pr->in->author &&
 		   rb_addr_same(r->from_addr, pr->in->author)) {
 		return 0; /* the author answering is no review */
+	} else if (rb_series_from_bot(r->from_addr, NULL)) {
+		bot = true; /* the 0-day robot, CI: not a person */
 	}
 	/* On v(n): what had been said when this version came. */
 	if (pr->earlier && pr->in->newest && r->date > pr->in->newest)
@@ -268,21 +275,39 @@ static int reply_seen(const struct rb_thread_reply *r, void *payload)
 	b = realloc(pr->bot, (pr->n + 1) * sizeof(*b));
 	if (b)
 		pr->bot = b;
-	if (!ids || !b || !(pr->ids[pr->n] = strdup(r->message_id))) {
-		pr->err = rb_err(RB_ENOMEM, "out of memory");
-		return 1;
+	k = realloc(pr->known, (pr->n + 1) * sizeof(*k));
+	if (k)
+		pr->known = k;
+	from = realloc(pr->from, (pr->n + 1) * sizeof(*from));
+	if (from)
+		pr->from = from;
+	if (!ids || !b || !k || !from)
+		goto oom;
+	pr->from[pr->n] = NULL;
+	pr->ids[pr->n] = strdup(r->message_id);
+	if (!pr->ids[pr->n])
+		goto oom;
+	if (r->from_addr && !(pr->from[pr->n] = strdup(r->from_addr))) {
+		free(pr->ids[pr->n]);
+		goto oom;
 	}
-	pr->bot[pr->n++] = bot;
+	pr->bot[pr->n] = bot;
+	pr->known[pr->n++] = known;
 	return 0;
+oom:
+	pr->err = rb_err(RB_ENOMEM, "out of memory");
+	return 1;
 }
 
 /*
  * Comment @c of reply @reply on part @pr->idx: located in its diff; for
  * v(n), then looked for in this version's part.
  */
-static int add_comment(struct part_read *pr, const char *reply, int n, bool bot,
+static int add_comment(struct part_read *pr, size_t r, int n,
 		       const struct rb_quote_comment *c)
 {
+	const char *reply = pr->ids[r];
+	bool bot = pr->bot[r];
 	struct rb_versions *v = pr->v;
 	const struct rb_diff *d = pr->earlier ? v->prev_diffs[pr->idx] :
 						v->diffs[pr->idx];
@@ -303,8 +328,11 @@ static int add_comment(struct part_read *pr, const char *reply, int n, bool bot,
 			       rb_err(RB_ENOMEM, "out of memory");
 	l->earlier = pr->earlier;
 	l->bot = bot;
+	l->known_bot = pr->known[r];
 	l->n = n;
 	l->reply = strdup(reply);
+	if (pr->from[r] && !(l->from = strdup(pr->from[r])))
+		return rb_err(RB_ENOMEM, "out of memory");
 	l->file = dup_str(rb_diff_file_path(df));
 	l->code = dup_line(&df->hunks[ho].lines[lo]);
 	if (!pr->earlier) {
@@ -336,9 +364,10 @@ static int add_comment(struct part_read *pr, const char *reply, int n, bool bot,
 	return 0;
 }
 
-/* Reads reply @id and adds its comments on part @pr->idx. */
-static int read_reply(struct part_read *pr, const char *id, bool bot)
+/* Reads reply @r of @pr and adds its comments on part @pr->idx. */
+static int read_reply(struct part_read *pr, size_t r)
 {
+	const char *id = pr->ids[r];
 	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
 	struct rb_msgrow raw = { 0 };
 	struct rb_message *m = NULL;
@@ -361,7 +390,7 @@ static int read_reply(struct part_read *pr, const char *id, bool bot)
 	if (m->body)
 		ret = rb_quotes_parse(&q, m->body, strlen(m->body));
 	for (i = 0; !ret && i < q.n; i++)
-		ret = add_comment(pr, id, (int)i, bot, &q.v[i]);
+		ret = add_comment(pr, r, (int)i, &q.v[i]);
 	rb_quotes_release(&q);
 	rb_message_free(m);
 	rb_msgrow_release(&raw);
@@ -372,7 +401,9 @@ static int read_reply(struct part_read *pr, const char *id, bool bot)
 static int read_part(struct rb_versions *v, const struct rb_threads_in *in,
 		     bool earlier, int idx, const char *msgid)
 {
-	struct part_read pr = { v, in, earlier, idx, 0, NULL, NULL, 0 };
+	struct part_read pr = {
+		.v = v, .in = in, .earlier = earlier, .idx = idx
+	};
 	size_t i;
 	int ret;
 
@@ -383,11 +414,15 @@ static int read_part(struct rb_versions *v, const struct rb_threads_in *in,
 	if (!ret)
 		ret = pr.err;
 	for (i = 0; !ret && i < pr.n; i++)
-		ret = read_reply(&pr, pr.ids[i], pr.bot[i]);
-	for (i = 0; i < pr.n; i++)
+		ret = read_reply(&pr, i);
+	for (i = 0; i < pr.n; i++) {
 		free(pr.ids[i]);
+		free(pr.from[i]);
+	}
 	free(pr.ids);
+	free(pr.from);
 	free(pr.bot);
+	free(pr.known);
 	return ret;
 }
 
@@ -438,6 +473,76 @@ const struct rb_thread_line *rb_threads_quoted(const struct rb_versions *v,
 			return l;
 	}
 	return NULL;
+}
+
+static bool listed(const char *const *v, size_t n, const char *addr)
+{
+	size_t i;
+
+	for (i = 0; addr && i < n; i++)
+		if (rb_addr_same(v[i], addr))
+			return true;
+	return false;
+}
+
+/* Whether line @l's reply may drop a finding (threads.h). */
+static int trust_line(struct rb_thread_line *l,
+		      const struct rb_threads_trust_in *in)
+{
+	struct rb_dkim_result d = { .pass = false };
+	struct rb_msgrow raw = { 0 };
+	int ret;
+
+	l->trust_known = true;
+	l->trusted = l->known_bot ||
+		     (!l->bot && (listed(in->people, in->n_people, l->from) ||
+				  listed(in->admins, in->n_admins, l->from)));
+	if (!l->trusted || !in->require_dkim)
+		return 0;
+	ret = rb_store_get_raw(in->st, l->reply, &raw);
+	if (ret == -RB_ENOTFOUND)
+		ret = 0;
+	if (!ret && raw.len && l->from)
+		ret = rb_dkim_verify(&d, raw.raw, raw.len, l->from,
+				     rb_test_dkim_key_file());
+	rb_msgrow_release(&raw);
+	if (ret == -RB_EINVAL) {
+		rb_err_clear(); /* no DKIM here: not trusted, only marked */
+		ret = 0;
+	}
+	l->trusted = d.pass;
+	return ret;
+}
+
+int rb_threads_trust(struct rb_versions *v, const struct rb_findings *fs,
+		     const char *const *states,
+		     const struct rb_threads_trust_in *in)
+{
+	size_t i, k;
+	int ret = 0;
+
+	for (i = 0; !ret && i < fs->n; i++) {
+		const struct rb_thread_line *q;
+		struct rb_thread_line *l;
+
+		if (states && (!states[i] || strcmp(states[i], "raised")))
+			continue;
+		q = rb_threads_quoted(v, &fs->v[i]);
+		if (!q)
+			continue;
+		l = &v->lines[q - v->lines];
+		if (l->trust_known)
+			continue;
+		ret = trust_line(l, in);
+		/* the same reply, the same answer */
+		for (k = 0; !ret && k < v->n_lines; k++)
+			if (!v->lines[k].trust_known &&
+			    !strcmp(v->lines[k].reply, l->reply)) {
+				v->lines[k].trust_known = true;
+				v->lines[k].trusted = l->trusted;
+			}
+	}
+	return ret;
 }
 
 int rb_threads_note(struct rb_buf *out, const struct rb_versions *v,

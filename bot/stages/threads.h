@@ -16,7 +16,8 @@
  *
  * Whose replies count: a person's (kind reply or patch: a reviewer's
  * suggested diff) other than the series' author, and a known bot's (a
- * message ignored as "a known bot", config known_bots: Sashiko, 0-day);
+ * message ignored as "a known bot", config known_bots: Sashiko; or a
+ * sender assembly knows for a bot, mail/series.h: the 0-day robot);
  * never our own mail, nor mail refused for its List-Id or as
  * Auto-Submitted. Only direct replies to a part are read, at most
  * RB_THREADS_MAX_REPLIES a part, and on v(n) only those dated before
@@ -55,6 +56,11 @@ struct rb_thread_line {
 	char *before[2];
 	char *reply; /* the reply's Message-ID, for the store only */
 	int n; /* the comment's place in the reply */
+	char *from; /* the reply's sender, for rb_threads_trust() only */
+	bool known_bot; /* config known_bots (ingest ignored it as one) */
+	/* rb_threads_trust(): whether this reply may keep a finding from
+	 * being said (else it is only marked as also raised) */
+	bool trusted, trust_known;
 };
 
 struct rb_threads_in {
@@ -75,6 +81,29 @@ struct rb_threads_in {
  * store error.
  */
 int rb_threads_collect(struct rb_versions *v, const struct rb_threads_in *in);
+
+/* Who may keep a finding from being said by quoting its line first. */
+struct rb_threads_trust_in {
+	struct rb_store *st; /* borrowed */
+	const char *const *people; /* M:/R: of the touched sections */
+	size_t n_people;
+	const char *const *admins;
+	size_t n_admins;
+	bool require_dkim; /* the policy's: the reply must pass DKIM */
+};
+
+/*
+ * Decides, for each line a raised finding of @fs is on, whether its
+ * reply is trusted: from a known bot (known_bots), an M: or R: person of
+ * the touched sections or an admin, with a passing DKIM signature
+ * aligned with its From: when @in->require_dkim. Anyone can post a
+ * reply that quotes a line, from any address: an untrusted one only
+ * marks the finding as also raised, never drops it. Only the replies
+ * that matter are read again. Returns 0 or -RB_ENOMEM / a store error.
+ */
+int rb_threads_trust(struct rb_versions *v, const struct rb_findings *fs,
+		     const char *const *states,
+		     const struct rb_threads_trust_in *in);
 
 /*
  * Whether a reply in the thread quoted finding @f's line (its file, and

@@ -538,7 +538,8 @@ static int said_once(struct rb_versions *v, struct rb_findings *fs,
 		if (!l)
 			continue;
 		v->quoted_of[i] = l->bot ? "bot" : "reviewer";
-		if (!v->mark_quoted) {
+		/* Only a trusted reply keeps it from being said at all. */
+		if (!v->mark_quoted && l->trusted) {
 			ret = set_state(states, i, "dropped");
 			continue;
 		}

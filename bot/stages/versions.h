@@ -127,8 +127,10 @@ void rb_versions_drop_unchanged(const struct rb_versions *v,
  *    judged it there, else it says "Raised on v(n) too, as Fk."; a v(n)
  *    finding whose quoted code is gone is fixed in this version;
  *  - said once (issue 37): a finding on a line a reply in the thread
- *    had quoted (rb_threads_quoted()) is dropped, or with mark_quoted
- *    says "(A reviewer quoted this line in the thread too.)".
+ *    had quoted (rb_threads_quoted()) is dropped when that reply is
+ *    trusted (rb_threads_trust(), called before), else and with
+ *    mark_quoted it says "(A reviewer quoted this line in the thread
+ *    too.)".
  * @msgs ([total + 1]) are this version's parts, for commit-message
  * quotes. Returns 0 or -RB_ENOMEM.
  */

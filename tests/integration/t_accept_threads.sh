@@ -12,7 +12,9 @@
 #     review in prose ("No, this is fine: ...", no "F2: ..." line), DKIM
 #     signed: a proposed verdict with her words, counted apart.
 #  2. v2 arrives (it changes only include/ring.h in 3/3), after a known
-#     bot (known_bots) replied to v2 3/3 quoting "+	r->slots = NULL;":
+#     bot (known_bots) replied to v2 3/3 quoting "+	r->slots = NULL;"
+#     (a maintainer's and a known bot's replies may keep a finding
+#     unsaid: both are signed, as the policy's require_dkim asks):
 #     the review of v2 3/3 lists Grace's line as raised on v1 and
 #     unchanged (no name), and neither model finding comes again: each
 #     is on a line a reply in the thread already quoted (stats count
@@ -55,7 +57,7 @@ acc.write_reply(acc.D + "/ada.raw", m, "Ada Lovelace <ada@example.org>",
                 "<ada-prose-1@example.org>")
 # Grace replies to the patch itself, quoting the line she asks about.
 p3 = acc.msgid(sys.argv[1], 3)
-open(acc.D + "/grace.eml", "w").write(
+open(acc.D + "/grace.raw", "w").write(
     "From: Grace Hopper <grace@example.org>\n"
     "To: Ada Lovelace <ada@example.org>\n"
     "Cc: demo-list@example.org\n"
@@ -76,6 +78,7 @@ open(acc.D + "/grace.eml", "w").write(
     "Reviewed-by: Grace Hopper <grace@example.org>\n")
 PY
 acc_sign "$d/ada.raw" "$d/ada.eml" example.org
+acc_sign "$d/grace.raw" "$d/grace.eml" example.org
 acc_feed "$d/ada.eml" ""
 acc_feed "$d/grace.eml" ""
 acc_settle
@@ -101,8 +104,8 @@ echo "ok 1: a prose answer under [F2] is a proposed verdict with its words"
 # A known bot replies to v2 3/3 before v2 is reviewed (delivered first).
 acc_v2 "$d/v2.mbox"
 acc_check "$mbox" <<'PY' || exit 1
-p3 = acc.msgid(sys.argv[1], 3)
-open(acc.D + "/bot.eml", "w").write(
+p3 = acc.tagged(acc.msgid(sys.argv[1], 3), "v2")
+open(acc.D + "/bot.raw", "w").write(
     "From: Sashiko <sashiko@example.org>\n"
     "To: Ada Lovelace <ada@example.org>\n"
     "Cc: demo-list@example.org\n"
@@ -117,7 +120,8 @@ open(acc.D + "/bot.eml", "w").write(
     "Leaves size, head and tail as they were: a push after this writes\n"
     "through a NULL slots pointer.\n")
 PY
-acc_feed "$d/bot.eml" v2
+acc_sign "$d/bot.raw" "$d/bot.eml" example.org
+acc_feed "$d/bot.eml" ""
 acc_settle
 acc_feed "$d/v2.mbox" v2
 acc_settle
