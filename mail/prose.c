@@ -130,13 +130,58 @@ static int append(struct rb_prose_answer *a, const struct line *l)
 	return 0;
 }
 
-/* Drops blank lines at the end of the answer. */
-static void trim(char *t)
+static void trim_end(char *t)
 {
 	size_t n = t ? strlen(t) : 0;
 
 	while (n && (t[n - 1] == '\n' || t[n - 1] == ' ' || t[n - 1] == '\t'))
 		t[--n] = '\0';
+}
+
+/* At most 2 lines of at most 3 words each: "Thanks,\nAda". */
+static bool sign_off(const char *p)
+{
+	int lines = 1, words = 0;
+	bool in = false;
+
+	for (; *p; p++) {
+		if (*p == '\n') {
+			if (++lines > 2)
+				return false;
+			words = 0;
+			in = false;
+		} else if (*p == ' ' || *p == '\t') {
+			in = false;
+		} else if (!in) {
+			in = true;
+			if (++words > 3)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Drops blank lines at the end of the answer, and a last paragraph that
+ * is only a sign-off ("Thanks,\nAda"): the reply's words, not whose.
+ */
+static void trim(char *t)
+{
+	char *para;
+
+	trim_end(t);
+	para = t ? strstr(t, "\n\n") : NULL;
+	while (para) {
+		char *next = strstr(para + 2, "\n\n");
+
+		if (!next)
+			break;
+		para = next;
+	}
+	if (para && sign_off(para + 2)) {
+		*para = '\0';
+		trim_end(t);
+	}
 }
 
 int rb_prose_parse(struct rb_prose *out, const char *body, size_t len)

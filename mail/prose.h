@@ -10,7 +10,9 @@
  * or the signature separator "-- ". That paragraph ends at a break (a
  * blank or unquoted line) followed by quoted text without "[FN]": our
  * footer or the next finding's code, quoted after the finding, are not
- * the finding, and text under them answers nothing. The words of the answer guess its
+ * the finding, and text under them answers nothing. A last paragraph
+ * that is only a sign-off (at most two lines of three words: "Thanks,\n
+ * Ada") is left out. The words of the answer guess its
  * verdict, deterministically, in this order:
  *   fixed           "fixed in v2", "already fixed", "will be fixed"
  *   valid           "not a false positive", "good catch", "you're

@@ -185,6 +185,9 @@ static const char reply[] =
 	"> [F3] (low) A third one\n"
 	"\n"
 	"Hmm, let me think about it.\n"
+	"\n"
+	"Thanks,\n"
+	"Grace\n"
 	"> the footer: Reply \"F1: false positive\"\n"
 	"Thanks,\n"
 	"Ada\n";

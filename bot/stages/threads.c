@@ -119,6 +119,26 @@ static void window_of(struct window *w, const struct rb_diff_hunk *h, size_t at)
 }
 
 /*
+ * Two lines of two patches, as the patches have them: the same bytes but
+ * for trailing blanks. (A reply's quote is matched squeezed, since mail
+ * clients turn tabs into spaces; two patches are not quotes, and a
+ * whitespace fix is a change.)
+ */
+static bool same_line(const struct rb_diff_line *a,
+		      const struct rb_diff_line *b)
+{
+	size_t an = a->len, bn = b->len;
+
+	while (an && (a->text[an - 1] == ' ' || a->text[an - 1] == '\t' ||
+		      a->text[an - 1] == '\r'))
+		an--;
+	while (bn && (b->text[bn - 1] == ' ' || b->text[bn - 1] == '\t' ||
+		      b->text[bn - 1] == '\r'))
+		bn--;
+	return an == bn && !memcmp(a->text, b->text, an);
+}
+
+/*
  * The window @w as consecutive new-side lines of file @path in @d, its
  * line still added: that line, and in @before the two new-side lines
  * before it in its hunk. NULL when the window is not there.
@@ -147,10 +167,7 @@ find_window(const struct rb_diff *d, const char *path, const struct window *w,
 					       !new_side(&dh->lines[j]))
 						j++;
 					if (j >= dh->n_lines ||
-					    !rb_quotes_same(dh->lines[j].text,
-							    dh->lines[j].len,
-							    w->v[k]->text,
-							    w->v[k]->len))
+					    !same_line(&dh->lines[j], w->v[k]))
 						break;
 					if (k == w->at)
 						t = &dh->lines[j];
