@@ -2421,10 +2421,18 @@ static int compare_versions(struct series_ctx *c)
 	struct rb_buf line = RB_BUF_INIT(8192);
 	int ret;
 
+	const struct rb_message *p1 = c->row.total ? c->msgs[1] : NULL;
 	struct rb_threads_in tin = {
 		.st = c->p->st,
 		.series_id = c->row.id,
 		.author = c->row.author,
+		/* B4 Relay posts as devnull+...@kernel.org; she answers as
+		 * herself (bot/stages/feedback.c reads her the same way). */
+		.poster =
+			c->row.author && rb_message_relay_addr(c->row.author) &&
+					p1 && p1->author.addr ?
+				p1->author.addr :
+				NULL,
 		.msgids = c->row.msgids,
 		.newest = c->row.last_date,
 		.max_size = max_size(c->p),

@@ -277,8 +277,11 @@ static int reply_seen(const struct rb_thread_reply *r, void *payload)
 		bot = known = true;
 	} else if (!strcmp(r->kind, "cover")) {
 		return 0;
-	} else if (r->from_addr && pr->in->author &&
-		   rb_addr_same(r->from_addr, pr->in->author)) {
+	} else if (r->from_addr &&
+		   ((pr->in->author &&
+		     rb_addr_same(r->from_addr, pr->in->author)) ||
+		    (pr->in->poster &&
+		     rb_addr_same(r->from_addr, pr->in->poster)))) {
 		return 0; /* the author answering is no review */
 	} else if (rb_series_from_bot(r->from_addr, NULL)) {
 		bot = true; /* the 0-day robot, CI: not a person */
@@ -443,6 +446,52 @@ static int read_part(struct rb_versions *v, const struct rb_threads_in *in,
 	return ret;
 }
 
+struct answer_seen {
+	const char *author, *poster;
+	bool yes;
+};
+
+static int answer_row(const struct rb_thread_reply *r, void *payload)
+{
+	struct answer_seen *a = payload;
+
+	if (strcmp(r->kind, "ignored") && r->from_addr &&
+	    (rb_addr_same(r->from_addr, a->author) ||
+	     (a->poster && rb_addr_same(r->from_addr, a->poster)))) {
+		a->yes = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* v(n)'s raised lines: did the author reply to the reply that said it? */
+static int answered(struct rb_versions *v, const struct rb_threads_in *in)
+{
+	size_t i, k;
+	int ret = 0;
+
+	for (i = 0; !ret && in->author && i < v->n_lines; i++) {
+		struct rb_thread_line *l = &v->lines[i];
+		struct answer_seen a = { in->author, in->poster, false };
+
+		if (!l->earlier || !l->unchanged)
+			continue;
+		for (k = 0; k < i; k++)
+			if (v->lines[k].earlier && v->lines[k].unchanged &&
+			    !strcmp(v->lines[k].reply, l->reply))
+				break;
+		if (k < i) {
+			l->answered = v->lines[k].answered;
+			continue;
+		}
+		ret = rb_store_each_reply_to(in->st, l->reply,
+					     RB_THREADS_MAX_REPLIES, answer_row,
+					     &a);
+		l->answered = a.yes;
+	}
+	return ret;
+}
+
 int rb_threads_collect(struct rb_versions *v, const struct rb_threads_in *in)
 {
 	int i, ret = 0;
@@ -453,6 +502,8 @@ int rb_threads_collect(struct rb_versions *v, const struct rb_threads_in *in)
 		    i <= v->prev_total;
 	     i++)
 		ret = read_part(v, in, true, i, v->prev_msgids[i]);
+	if (!ret)
+		ret = answered(v, in);
 	if (ret && ret != -RB_ENOMEM) {
 		/* The thread cannot be read: review as if it were empty. */
 		rb_log(RB_LOG_WARN, "threads.failed", "series", in->series_id,
@@ -567,9 +618,12 @@ int rb_threads_note(struct rb_buf *out, const struct rb_versions *v,
 {
 	return rb_buf_printf(out,
 			     "Raised on v%d (patch %d/%d, this line) by %s, "
-			     "and unchanged in v%d.",
+			     "%s there, and unchanged in v%d.",
 			     v->prev_version, l->prev_idx, v->prev_total,
-			     l->bot ? "a bot" : "a reviewer", v->version);
+			     l->bot ? "a bot" : "a reviewer",
+			     l->answered ? "answered by the author" :
+					   "not answered",
+			     v->version);
 }
 
 int rb_threads_model_text(struct rb_buf *out, const struct rb_versions *v)
@@ -582,13 +636,16 @@ int rb_threads_model_text(struct rb_buf *out, const struct rb_versions *v)
 
 		if (!l->earlier || !l->unchanged)
 			continue;
-		ret = rb_buf_printf(out,
-				    "- %s replied to this line of patch %d "
-				    "on v%d; v%d leaves it unchanged "
-				    "(patch %d, %s line %d): \"%.200s\"\n",
-				    l->bot ? "A bot" : "A reviewer",
-				    l->prev_idx, v->prev_version, v->version,
-				    l->idx, l->file, l->line, l->code);
+		ret = rb_buf_printf(
+			out,
+			"- %s replied to this line of patch %d "
+			"on v%d (%s there); v%d leaves it "
+			"unchanged (patch %d, %s line %d): "
+			"\"%.200s\"\n",
+			l->bot ? "A bot" : "A reviewer", l->prev_idx,
+			v->prev_version,
+			l->answered ? "the author answered" : "not answered",
+			v->version, l->idx, l->file, l->line, l->code);
 	}
 	return ret;
 }

@@ -7,8 +7,10 @@
  *    store that comment on an added line (mail/quotes.h), each matched
  *    to v(n)'s diff and then to v(n+1)'s: a line still there with its
  *    neighbours (the line before it and the two after it, as v(n) had
- *    them) is "raised on v(n) and unchanged", listed in the review of
- *    its part; a line v(n+1) changed is only counted;
+ *    them, byte for byte) is "raised on v(n) and unchanged", listed in
+ *    the review of its part, with whether the author replied to that
+ *    reply on v(n) ("answered there"); a line v(n+1) changed is only
+ *    counted;
  *  - say nothing twice: the lines the replies to this version's parts
  *    comment on, beside those of v(n) still there; a finding on such a
  *    line is dropped or marked as also raised, as the policy says
@@ -58,6 +60,7 @@ struct rb_thread_line {
 	int n; /* the comment's place in the reply */
 	char *from; /* the reply's sender, for rb_threads_trust() only */
 	bool known_bot; /* config known_bots (ingest ignored it as one) */
+	bool answered; /* earlier: the author replied to that reply */
 	/* rb_threads_trust(): whether this reply may keep a finding from
 	 * being said (else it is only marked as also raised) */
 	bool trusted, trust_known;
@@ -67,6 +70,9 @@ struct rb_threads_in {
 	struct rb_store *st; /* borrowed */
 	const char *series_id;
 	const char *author; /* the series' author: her replies do not count */
+	/* a B4 Relay series: the in-body author of its first patch, who
+	 * answers from her own address; else NULL */
+	const char *poster;
 	/* this version's parts' Message-IDs, [total + 1], NULL gaps */
 	char *const *msgids;
 	int64_t newest; /* this version's newest part's Date, 0: unknown */
@@ -114,7 +120,8 @@ const struct rb_thread_line *rb_threads_quoted(const struct rb_versions *v,
 					       const struct rb_finding *f);
 
 /* The note a mail gives a raised line: "Raised on v1 (patch 3/3, this
- * line) by a reviewer, and unchanged in v2." */
+ * line) by a reviewer, not answered there, and unchanged in v2." (or
+ * "answered there by the author": the author replied to that reply). */
 int rb_threads_note(struct rb_buf *out, const struct rb_versions *v,
 		    const struct rb_thread_line *l);
 

@@ -130,8 +130,8 @@ ids = [acc.tagged(acc.msgid(sys.argv[1], i), "v2") for i in range(4)]
 m3 = acc.review_to(ids[3])
 b = m3["body"]
 acc.check("> +void ring_free(struct ring *r)\n> +{\n> +\tfree(r->slots);\n\n"
-          in b and "Raised on v1 (patch 3/3, this line) by a reviewer, and"
-          " unchanged in v2." in acc.flat(b),
+          in b and "Raised on v1 (patch 3/3, this line) by a reviewer, not"
+          " answered there, and unchanged in v2." in acc.flat(b),
           "v2 3/3 does not list the line Grace raised on v1:\n" + b)
 acc.check("2 findings not said again: a reply in the thread had quoted"
           " their lines." in acc.flat(b), "v2 3/3 does not say why:\n" + b)
@@ -158,7 +158,8 @@ acc.check("Interdiff of this patch against the previous version's" in log
           and "-+void ring_free(struct ring *r);" in log and
           "++void ring_free(struct ring *ring);" in log,
           "the prompt of v2 3/3 lacks its interdiff")
-acc.check("A reviewer replied to this line of patch 3 on v1" in log,
+acc.check("A reviewer replied to this line of patch 3 on v1 (not answered"
+          " there)" in log,
           "the prompt lacks the line raised on v1")
 acc.check("Hopper" not in log and "grace-1" not in log,
           "a reviewer's name or reply reached the model")
