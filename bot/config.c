@@ -1274,8 +1274,10 @@ static char *checkpatch_item(struct ctx *c, yaml_node_t *n, const char *t)
 }
 
 /* The checkers a policy may name (review/checks.h has them all). */
-static const char *const policy_checker_names[] = { "commit-msg", "checkpatch",
-						    "build", NULL };
+static const char *const policy_checker_names[] = {
+	"commit-msg", "checkpatch",	"build",    "sparse", "kernel-doc",
+	"coccinelle", "cc-maintainers", "external", NULL
+};
 
 static char *checker_item(struct ctx *c, yaml_node_t *n, const char *t)
 {
@@ -1286,7 +1288,8 @@ static char *checker_item(struct ctx *c, yaml_node_t *n, const char *t)
 		if (!strcmp(t, policy_checker_names[i]))
 			return xstrdup(c, t);
 	cerr(c, n,
-	     "'%s' is not a checker; one of commit-msg, checkpatch, build",
+	     "'%s' is not a checker; one of commit-msg, checkpatch, build, "
+	     "sparse, kernel-doc, coccinelle, cc-maintainers, external",
 	     shown(tmp, sizeof(tmp), t));
 	return NULL;
 }
@@ -1350,6 +1353,10 @@ static const struct key policy_keys[] = {
 	KEY("checkers", K_STRLIST, struct rb_policy, checkers,
 	    .noff = offsetof(struct rb_policy, n_checkers),
 	    .item = checker_item),
+	KEY("build_config", K_STR, struct rb_policy, build_config),
+	KEY("build_options", K_STRLIST, struct rb_policy, build_options,
+	    .noff = offsetof(struct rb_policy, n_build_options),
+	    .item = kconfig_item),
 	KEY("incomplete", K_ENUM, struct rb_policy, incomplete,
 	    .aux = incomplete_names),
 	KEY("rules", K_FN, struct rb_policy, rule_names, .fn = policy_rules),
@@ -1369,6 +1376,8 @@ static void policy_release(struct rb_policy *p)
 	strv_free(p->skip_authors, p->n_skip_authors);
 	strv_free(p->checkpatch_ignore, p->n_checkpatch_ignore);
 	strv_free(p->checkers, p->n_checkers);
+	free(p->build_config);
+	strv_free(p->build_options, p->n_build_options);
 	strv_free(p->rule_names, p->n_rules);
 	free(p->rule_on);
 	free(p->blocking_text);
@@ -1417,7 +1426,17 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	dst->rule_on = NULL;
 	dst->n_bases = dst->n_skip_authors = dst->n_checkpatch_ignore = 0;
 	dst->n_checkers = dst->n_rules = 0;
+	dst->build_config = NULL;
+	dst->build_options = NULL;
+	dst->n_build_options = 0;
 	ret = str_dup(&dst->name, name);
+	if (!ret)
+		ret = str_dup(&dst->build_config, src->build_config);
+	if (!ret) {
+		ret = strv_dup(&dst->build_options, src->build_options,
+			       src->n_build_options);
+		dst->n_build_options = ret ? 0 : src->n_build_options;
+	}
 	if (!ret)
 		ret = str_dup(&dst->blocking_text, src->blocking_text);
 	if (!ret)
@@ -2188,7 +2207,10 @@ static void http_listen(struct ctx *c, yaml_node_t *v, void *obj)
 	replace(&c->cfg->http_listen, xstrdup(c, t));
 }
 
-static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
+/* A size in bytes, or with K, M, G, into *@out when in @lo..@hi. */
+static void set_size(struct ctx *c, yaml_node_t *v, size_t *out,
+		     unsigned long long lo, unsigned long long hi,
+		     const char *range)
 {
 	const char *t;
 	char tmp[40], *end;
@@ -2211,12 +2233,12 @@ static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
 		mul = 1ull << 30;
 	else if (*end)
 		goto bad;
-	if (n > (1ull << 30) / mul || n * mul < 1024) {
-		cerr(c, v, "'%s' is out of range (1K to 1G)",
-		     shown(tmp, sizeof(tmp), t));
+	if (n > hi / mul || n * mul < lo) {
+		cerr(c, v, "'%s' is out of range (%s)",
+		     shown(tmp, sizeof(tmp), t), range);
 		return;
 	}
-	c->cfg->max_message_size = (size_t)(n * mul);
+	*out = (size_t)(n * mul);
 	return;
 bad:
 	cerr(c, v,
@@ -2257,6 +2279,29 @@ static bool posting_address(struct ctx *c, yaml_node_t *n, const char *t,
 		     shown(tmp, sizeof(tmp), t), where);
 	}
 	return true;
+}
+
+static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	set_size(c, v, &c->cfg->max_message_size, 1024, 1ull << 30, "1K to 1G");
+}
+
+/* limits.apply_seconds: above 0, at most an hour (tests use 0.1). */
+static void apply_seconds(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	double d = -1;
+
+	set_double(c, v, &d, 0, 3600);
+	if (d == 0)
+		cerr(c, v, "0 is out of range (above 0, to 3600)");
+	else if (d > 0)
+		c->cfg->apply_seconds = d;
+}
+
+static void max_apply_bytes(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	set_size(c, v, &c->cfg->max_apply_bytes, 1ull << 20, 64ull << 30,
+		 "1M to 64G");
 }
 
 static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
@@ -2301,6 +2346,12 @@ static const struct key retention_keys[] = {
 };
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },
+	{ .name = "max_apply_bytes", .type = K_FN, .fn = max_apply_bytes },
+	KEY("max_file_lines", K_INT, struct rb_config, max_file_lines,
+	    .min = 1000, .max = 1000000000),
+	{ .name = "apply_seconds", .type = K_FN, .fn = apply_seconds },
+	KEY("max_job_attempts", K_INT, struct rb_config, max_job_attempts,
+	    .min = 1, .max = 1000),
 };
 /* series.fetch_url: a public-inbox inbox over HTTP(S), such as lore's
  * https://lore.kernel.org/all/ (mail/inbox.h). */
@@ -2360,6 +2411,13 @@ static const struct key checkers_keys[] = {
 	KEY("build_mem_mb", K_INT, struct rb_config, build_mem_mb, .min = 256,
 	    .max = 1024 * 1024),
 	KEY("build_cache_dir", K_PATH, struct rb_config, build_cache_dir),
+	KEY("build_each", K_BOOL, struct rb_config, build_each),
+	KEY("build_sparse", K_BOOL, struct rb_config, build_sparse),
+	KEY("series_budget_seconds", K_INT, struct rb_config, series_budget,
+	    .min = 0, .max = 24 * 3600),
+	KEY("maintainers_fixes", K_BOOL, struct rb_config, maint_fixes),
+	KEY("external_command", K_STR, struct rb_config, external_command),
+	KEY("external_name", K_STR, struct rb_config, external_name),
 };
 
 #define SECTION(n, keys, ...)                              \
@@ -2461,6 +2519,10 @@ int rb_config_defaults(struct rb_config **out)
 	c->http_listen = strdup("127.0.0.1:8080");
 	c->http_thread_url = strdup("https://lore.kernel.org/r/");
 	c->max_message_size = 4u << 20; /* RB_MSG_DEFAULT_MAX */
+	c->max_apply_bytes = (size_t)128 << 20; /* RB_APPLY_MAX_BYTES */
+	c->max_file_lines = 2000000; /* RB_APPLY_MAX_FILE_LINES */
+	c->apply_seconds = 4; /* RB_APPLY_MAX_WORK */
+	c->max_job_attempts = 3;
 	c->incomplete_wait_minutes = 60;
 	c->apply_retry_minutes = -1;
 	c->earlier_replies = true;
@@ -2469,6 +2531,8 @@ int rb_config_defaults(struct rb_config **out)
 	c->fetch_timeout_seconds = 30;
 	c->build_jobs = 2;
 	c->build_mem_mb = 4096;
+	c->build_each = true;
+	c->maint_fixes = true;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
 	    !c->model.provider || !c->model.max_tokens_field ||
 	    !c->model.blind_focuses || !c->policy_default.name ||
@@ -2524,6 +2588,8 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->build_config);
 	strv_free(cfg->build_options, cfg->n_build_options);
 	free(cfg->build_cache_dir);
+	free(cfg->external_command);
+	free(cfg->external_name);
 	free(cfg);
 }
 

@@ -108,10 +108,17 @@ struct rb_policy {
 	size_t n_skip_authors;
 	char **checkpatch_ignore; /* checkpatch types to drop */
 	size_t n_checkpatch_ignore;
-	/* The checkers the review runs: "commit-msg", "checkpatch", "build";
-	 * NULL: commit-msg and checkpatch (the build is opt-in). */
+	/* The checkers the review runs: "commit-msg", "checkpatch", "build",
+	 * "sparse", "kernel-doc", "coccinelle", "cc-maintainers",
+	 * "external"; NULL: commit-msg and checkpatch (the rest opt-in). */
 	char **checkers;
 	size_t n_checkers;
+	/* The section's build: its config target (replaces checkers.
+	 * build_config; "i386_defconfig" for a 32-bit build) and options
+	 * added after checkers.build_options ("TRANSPARENT_HUGEPAGE=n"). */
+	char *build_config;
+	char **build_options;
+	size_t n_build_options;
 	enum rb_incomplete incomplete; /* default review-prefix */
 	/* Rule switches (review/rules.h), in order: rule_names[i] is on
 	 * when rule_on[i]; NULL: the shipped defaults. */
@@ -233,6 +240,17 @@ struct rb_config {
 	size_t n_catch_all;
 
 	size_t max_message_size; /* default 4 MiB (RB_MSG_DEFAULT_MAX) */
+	/* The apply's budgets for one series (review/apply.h): bytes of
+	 * the blobs it makes (default 128 MiB), lines of a file it reads
+	 * (default 2,000,000) and its time, in seconds of one core counted
+	 * as work units (default 4). */
+	size_t max_apply_bytes;
+	int max_file_lines;
+	double apply_seconds;
+	/* A job whose worker died this many times while it ran (a crash,
+	 * an OOM kill, a lease run out) is quarantined: its series gets one
+	 * "could not be reviewed" notice and the queue moves on (default 3). */
+	int max_job_attempts;
 	int incomplete_wait_minutes; /* default 60 */
 	/* A public-inbox inbox to fetch a series' missing parts from before
 	 * any "incomplete" notice (https://lore.kernel.org/all/), or NULL. */
@@ -262,6 +280,14 @@ struct rb_config {
 	int build_jobs; /* make -j; default 2 */
 	int build_mem_mb; /* the sandbox's memory cap; default 4096 */
 	char *build_cache_dir; /* NULL: the checker's private default */
+	bool build_each; /* build each patch in turn; default true */
+	bool build_sparse; /* the build also runs sparse; default false */
+	int series_budget; /* seconds for all checkers of a series; 0: none */
+	bool maint_fixes; /* cc-maintainers: Fixes: targets too; default true */
+	/* The "external" checker a policy may name: a command run in the
+	 * sandbox (review/check_external.h), and its name in findings. */
+	char *external_command;
+	char *external_name;
 };
 
 /* One problem found in a config file. */

@@ -1458,6 +1458,20 @@ int rb_render_incomplete(struct rb_buf *out,
 	return ret;
 }
 
+int rb_render_not_reviewed(struct rb_buf *out,
+			   const struct rb_render_not_reviewed_ctx *ctx)
+{
+	json_t *d = NULL;
+	int ret;
+
+	ret = series_doc_new(&d, &ctx->head);
+	ret = ret ?: set_bool(d, "series", ctx->head.total > 1);
+	ret = ret ?: set_int(d, "tries", ctx->tries);
+	ret = ret ?: render(out, &ctx->dirs, "not-reviewed.txt", d);
+	json_decref(d);
+	return ret;
+}
+
 /* One verdict a reply gave, an item of "items". */
 static int ack_item(json_t *o, const void *arg, size_t i)
 {

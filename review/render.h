@@ -177,7 +177,7 @@ struct rb_render_apply_ctx {
 	/* Prerequisites applied first on each base, and those named but
 	 * not found ("; "-separated); NULL when none. */
 	const char *prereq_applied, *prereq_missing;
-	/* Over the review's size limit (RB_APPLY_TOO_BIG) on a tree: the
+	/* Over a size limit or budget of the apply (RB_APPLY_FAIL_LIMIT): the
 	 * mail says why it was not reviewed, not that it does not apply. */
 	bool too_big;
 	/* To the admins (the default: the trees are theirs), naming the
@@ -212,6 +212,17 @@ struct rb_render_incomplete_ctx {
 /* templates/incomplete.txt */
 int rb_render_incomplete(struct rb_buf *out,
 			 const struct rb_render_incomplete_ctx *ctx);
+
+/* A series set aside: its review stopped the reviewer every time. */
+struct rb_render_not_reviewed_ctx {
+	struct rb_render_head head;
+	int tries; /* how many times the review was tried */
+	struct rb_render_dirs dirs;
+};
+
+/* templates/not-reviewed.txt */
+int rb_render_not_reviewed(struct rb_buf *out,
+			   const struct rb_render_not_reviewed_ctx *ctx);
 
 enum rb_verdict {
 	RB_VERDICT_FALSE_POSITIVE,

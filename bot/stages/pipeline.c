@@ -762,10 +762,44 @@ static int claim(struct rb_pipeline *p, struct rb_job *job)
 	return ret;
 }
 
+/* limits.max_job_attempts, or its default. */
+static int max_lost(const struct rb_pipeline *p)
+{
+	return p->cfg->max_job_attempts > 0 ? p->cfg->max_job_attempts : 3;
+}
+
+/*
+ * A job the worker died with max_lost() times is not run again (issue
+ * 33): a series whose review kills the process (an OOM kill, a crash)
+ * would otherwise be claimed on every restart, and nothing after it
+ * reviewed. A series gets its one notice; when the worker died once
+ * more, in the quarantine itself, the job only records why.
+ */
+static int quarantine(struct rb_pipeline *p, const struct rb_job *job)
+{
+	char why[256];
+
+	if (!strcmp(job->kind, "review") || !strcmp(job->kind, "incomplete"))
+		return rb_review_quarantine(p, job, job->lost == max_lost(p));
+	snprintf(why, sizeof(why),
+		 "quarantined: the worker died %d times while it had this "
+		 "job (limits.max_job_attempts); not tried again",
+		 job->lost);
+	rb_log(RB_LOG_ERROR, "job.quarantined", "kind", job->kind, "key",
+	       job->key, NULL);
+	return rb_store_job_done(p->st, job->id, why);
+}
+
 static int run_job(struct rb_pipeline *p, const struct rb_job *job,
 		   const char **fault)
 {
 	size_t i;
+
+	if (job->lost >= max_lost(p)) {
+		*fault = NULL;
+		return quarantine(p, job);
+	}
+	rb_fault_point_key("job", job->key);
 
 	for (i = 0; i < sizeof(job_kinds) / sizeof(job_kinds[0]); i++) {
 		if (strcmp(job->kind, job_kinds[i].kind))

@@ -83,6 +83,16 @@ unsigned rb_policy_checkers(const struct rb_policy *pol)
 			bits |= RB_PCHECK_CHECKPATCH;
 		else if (!strcmp(pol->checkers[i], "build"))
 			bits |= RB_PCHECK_BUILD;
+		else if (!strcmp(pol->checkers[i], "sparse"))
+			bits |= RB_PCHECK_SPARSE;
+		else if (!strcmp(pol->checkers[i], "kernel-doc"))
+			bits |= RB_PCHECK_KDOC;
+		else if (!strcmp(pol->checkers[i], "coccinelle"))
+			bits |= RB_PCHECK_COCCI;
+		else if (!strcmp(pol->checkers[i], "cc-maintainers"))
+			bits |= RB_PCHECK_MAINT;
+		else if (!strcmp(pol->checkers[i], "external"))
+			bits |= RB_PCHECK_EXTERNAL;
 	}
 	return bits;
 }

@@ -61,6 +61,11 @@ enum rb_policy_checker {
 	RB_PCHECK_COMMIT = 1 << 0, /* commit-msg */
 	RB_PCHECK_CHECKPATCH = 1 << 1, /* checkpatch */
 	RB_PCHECK_BUILD = 1 << 2, /* build, in the sandbox */
+	RB_PCHECK_SPARSE = 1 << 3, /* sparse: C=1 on the changed objects */
+	RB_PCHECK_KDOC = 1 << 4, /* kernel-doc on the changed files */
+	RB_PCHECK_COCCI = 1 << 5, /* scripts/coccinelle, report mode */
+	RB_PCHECK_MAINT = 1 << 6, /* cc-maintainers */
+	RB_PCHECK_EXTERNAL = 1 << 7, /* checkers.external_command */
 };
 #define RB_PCHECK_DEFAULT (RB_PCHECK_COMMIT | RB_PCHECK_CHECKPATCH)
 

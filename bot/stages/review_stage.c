@@ -117,6 +117,9 @@ struct series_ctx {
 	const struct tree *base_tree;
 	git_oid base_oid, applied_oid;
 	bool applied;
+	/* The apply's work for this series, over every base and the try
+	 * after a fetch (review/apply.h max_work): one budget a run. */
+	uint64_t apply_work;
 
 	struct rb_findings findings;
 	char **states; /* per finding: raised, suppressed, dropped */
@@ -135,6 +138,7 @@ struct series_ctx {
 	size_t n_out;
 	const char *series_state;
 	char detail[512];
+	const char *job_error; /* the job ends as failed with it, or NULL */
 };
 
 static void release(struct series_ctx *c)
@@ -339,6 +343,23 @@ static int add_labelled(struct series_ctx *c, const char *label,
 	return ret;
 }
 
+/* The apply's limits and budgets, from limits.* of the config. */
+static void apply_opts(struct rb_apply_opts *o, struct series_ctx *c)
+{
+	const struct rb_config *cfg = c->p->cfg;
+
+	if (cfg->max_apply_bytes)
+		o->max_bytes = cfg->max_apply_bytes;
+	if (cfg->max_file_lines > 0)
+		o->max_file_lines = (size_t)cfg->max_file_lines;
+	/* Never 0 (no limit) by rounding: at least one unit. */
+	if (cfg->apply_seconds > 0)
+		o->max_work = (uint64_t)(cfg->apply_seconds *
+					 (double)RB_APPLY_WORK_PER_SECOND) +
+			      1;
+	o->work = &c->apply_work;
+}
+
 static int apply_series(struct series_ctx *c)
 {
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
@@ -379,6 +400,7 @@ static int apply_series(struct series_ctx *c)
 		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
 	req.patches = ap;
 	req.n_patches = n;
+	apply_opts(&opts, c);
 	/* b4's prerequisites, from the store, go first on every base. */
 	if (!c->prereq_done) {
 		c->prereq_done = true;
@@ -430,20 +452,45 @@ out:
 /*
  * The checkers to run: those the policy names (commit-msg and checkpatch
  * unless it says otherwise), checkpatch only where the trusted tree
- * ships it, the build only on an applied series.
+ * ships it, the tree checkers only on an applied series, external only
+ * with a command in the config. sparse runs inside the build when both
+ * are asked for (one build, opts->build_sparse).
  */
 static void checker_names(char *out, size_t size, unsigned want, bool applied,
-			  bool have_checkpatch)
+			  bool have_checkpatch, bool have_external,
+			  struct rb_check_opts *opts)
 {
+	static const struct {
+		unsigned bit;
+		const char *name;
+		bool tree; /* needs the applied series */
+	} order[] = {
+		{ RB_PCHECK_COMMIT, "commit-msg", false },
+		{ RB_PCHECK_CHECKPATCH, "checkpatch", false },
+		{ RB_PCHECK_BUILD, "build", true },
+		{ RB_PCHECK_SPARSE, "sparse", true },
+		{ RB_PCHECK_KDOC, "kernel-doc", true },
+		{ RB_PCHECK_COCCI, "coccinelle", true },
+		{ RB_PCHECK_MAINT, "cc-maintainers", true },
+		{ RB_PCHECK_EXTERNAL, "external", false },
+	};
+	size_t i;
+
 	out[0] = '\0';
-	if (want & RB_PCHECK_COMMIT)
-		snprintf(out, size, "commit-msg");
-	if ((want & RB_PCHECK_CHECKPATCH) && have_checkpatch)
-		snprintf(out + strlen(out), size - strlen(out), "%scheckpatch",
-			 out[0] ? "," : "");
-	if ((want & RB_PCHECK_BUILD) && applied)
-		snprintf(out + strlen(out), size - strlen(out), "%sbuild",
-			 out[0] ? "," : "");
+	if ((want & RB_PCHECK_BUILD) && (want & RB_PCHECK_SPARSE) && applied) {
+		opts->build_sparse = true;
+		want &= ~(unsigned)RB_PCHECK_SPARSE;
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(want & order[i].bit) || (order[i].tree && !applied))
+			continue;
+		if (order[i].bit == RB_PCHECK_CHECKPATCH && !have_checkpatch)
+			continue;
+		if (order[i].bit == RB_PCHECK_EXTERNAL && !have_external)
+			continue;
+		snprintf(out + strlen(out), size - strlen(out), "%s%s",
+			 out[0] ? "," : "", order[i].name);
+	}
 }
 
 /*
@@ -452,48 +499,72 @@ static void checker_names(char *out, size_t size, unsigned want, bool applied,
  * is named apart with its reason, so that a review never claims a check
  * that did not happen.
  */
-static int add_checks_summary(struct series_ctx *c, const char *names)
+static int add_checks_summary(struct series_ctx *c, const char *names,
+			      const struct rb_check_opts *opts)
 {
 	static const struct {
 		const char *checker, *what;
 	} known[] = { { "commit-msg", "commit message" },
 		      { "checkpatch", "checkpatch" },
-		      { "build", "build" } };
-	const char *ran[3], *why[3];
+		      { "build", "build" },
+		      { "sparse", "sparse" },
+		      { "kernel-doc", "kernel-doc" },
+		      { "coccinelle", "coccinelle" },
+		      { "cc-maintainers", "Cc of the maintainers" },
+		      { "external", "external" } };
+	const size_t n_known = sizeof(known) / sizeof(known[0]);
+	const char *ran[8], *why[8];
 	struct rb_buf line = RB_BUF_INIT(4096);
 	size_t n = 0, n_why = 0, i, k;
 	int ret = 0;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < n_known; i++) {
 		const char *problem = NULL;
+		const char *name = known[i].checker;
+		bool asked = false;
+		char *p;
 
-		if (!strstr(names, known[i].checker))
+		/* A whole name of the list, not a part of one. */
+		for (p = strstr(names, name); p && !asked;
+		     p = strstr(p + 1, name))
+			asked = (p == names || p[-1] == ',') &&
+				(p[strlen(name)] == ',' || !p[strlen(name)]);
+		/* sparse inside the build. */
+		if (!strcmp(name, "sparse") && opts->build_sparse)
+			asked = strstr(names, "build") != NULL;
+		if (!asked)
 			continue;
 		for (k = 0; k < c->findings.n && !problem; k++)
 			if (!strcmp(c->findings.v[k].checker,
-				    known[i].checker) &&
+				    !strcmp(name, "sparse") &&
+						    opts->build_sparse ?
+					    "build" :
+					    name) &&
 			    !strcmp(c->findings.v[k].category,
 				    "checker-problem"))
 				problem = c->findings.v[k].message;
-		if (problem)
+		if (problem && strcmp(name, "sparse"))
 			why[n_why++] = problem;
-		else
+		else if (!problem)
 			ran[n++] = known[i].what;
 	}
 	ret = rb_buf_puts(&line, "Checks: ");
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = rb_buf_printf(&line, "%s%s",
 				    i == 0     ? "" :
 				    i == n - 1 ? " and " :
 						 ", ",
 				    ran[i]);
+		if (!ret && !strcmp(ran[i], "build"))
+			ret = rb_buf_printf(&line, " (%s)",
+					    opts->section_build_config ?
+						    opts->section_build_config :
+					    c->p->cfg->build_config ?
+						    c->p->cfg->build_config :
+						    "defconfig");
+	}
 	if (!ret && !n)
 		ret = rb_buf_puts(&line, "none");
-	if (!ret && n && !strcmp(ran[n - 1], "build"))
-		ret = rb_buf_printf(&line, " (%s)",
-				    c->p->cfg->build_config ?
-					    c->p->cfg->build_config :
-					    "defconfig");
 	if (!ret)
 		ret = rb_buf_putc(&line, '.');
 	/* "The build checker did not run: ..." from the runner. */
@@ -527,12 +598,22 @@ static void checker_opts(struct rb_check_opts *opts,
 	if (pol) {
 		opts->checkpatch_ignore = pol->checkpatch_ignore;
 		opts->n_checkpatch_ignore = pol->n_checkpatch_ignore;
+		/* The section's build: its config, its extra options. */
+		opts->section_build_config = pol->build_config;
+		opts->section_build_options = pol->build_options;
+		opts->n_section_build_options = pol->n_build_options;
 	}
 	set_positive(&opts->parallel, cfg->checkers_parallel);
 	set_positive(&opts->timeout_seconds, cfg->checkers_timeout);
+	set_positive(&opts->series_budget_seconds, cfg->series_budget);
 	opts->build_config = cfg->build_config;
 	opts->build_options = cfg->build_options;
 	opts->n_build_options = cfg->n_build_options;
+	opts->build_each = cfg->build_each;
+	opts->build_sparse = cfg->build_sparse;
+	opts->maint_fixes = cfg->maint_fixes;
+	opts->external_cmd = cfg->external_command;
+	opts->external_name = cfg->external_name;
 	set_positive(&opts->build_jobs, cfg->build_jobs);
 	if (cfg->build_mem_mb > 0)
 		opts->build_mem_mb = cfg->build_mem_mb;
@@ -559,7 +640,8 @@ static int run_checkers(struct series_ctx *c)
 	const struct rb_policy *pol = c->scope.pol.governing;
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
-	char names[128], cache[4096];
+	git_oid *commits = NULL;
+	char names[256], cache[4096];
 	int i, ret;
 
 	cp = calloc((size_t)c->row.total, sizeof(*cp));
@@ -580,15 +662,29 @@ static int run_checkers(struct series_ctx *c)
 	checker_opts(&opts, cfg, pol, cache, sizeof(cache));
 	ctx.opts = &opts;
 	if (c->applied && c->base_tree) {
+		const struct rb_apply_result *ar =
+			c->base->attempts[c->base->chosen].result;
 		git_object *tip = NULL, *obj = NULL;
+		size_t k;
 
 		ctx.repo_path = c->base_tree->path;
 		/* The applied commits exist only in the apply's store. */
-		ctx.apply = c->base->attempts[c->base->chosen].result;
+		ctx.apply = ar;
 		git_oid_cpy(&ctx.base, &c->base_oid);
 		ctx.has_base = true;
 		git_oid_cpy(&ctx.applied, &c->applied_oid);
 		ctx.has_applied = true;
+		/* Each patch's commit, for the build of each in turn. */
+		commits = calloc(ar->n_patches ? ar->n_patches : 1,
+				 sizeof(*commits));
+		for (k = 0;
+		     commits && k < ar->n_patches && ar->patches[k].applied;
+		     k++)
+			git_oid_cpy(&commits[k], &ar->patches[k].commit);
+		if (commits && k == ar->n_patches && k == ctx.n_patches) {
+			ctx.patch_commits = commits;
+			ctx.n_patch_commits = k;
+		}
 		/*
 		 * The tools (checkpatch.pl and its files, scripts/config) come
 		 * from the tree's configured branch tip, never from the base,
@@ -615,12 +711,15 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(obj);
 	}
 	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
-		      have_checkpatch);
+		      have_checkpatch, cfg->external_command != NULL, &opts);
+	/* kernel-doc said once: by its checker, not by W=1 in the build. */
+	opts.build_no_kdoc = strstr(names, "kernel-doc") != NULL;
 	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
 	free(cp);
+	free(commits);
 	if (ret)
 		return ret;
-	return add_checks_summary(c, names);
+	return add_checks_summary(c, names, &opts);
 }
 
 struct notes_load {
@@ -1977,9 +2076,11 @@ static int render_apply_failure(struct series_ctx *c)
 		at[i].file = a->failed_file;
 		at[i].hunk = (int)a->failed_hunk;
 		at[i].reason = plain_reason(a);
-		/* Over the size limit on a tree: not reviewed for that. */
-		if (a->reason && !strncmp(a->reason, RB_APPLY_TOO_BIG,
-					  strlen(RB_APPLY_TOO_BIG)))
+		/* Over a size limit or budget: not reviewed for that. */
+		if ((a->tried && a->result &&
+		     a->result->fail == RB_APPLY_FAIL_LIMIT) ||
+		    (a->reason && !strncmp(a->reason, RB_APPLY_TOO_BIG,
+					   strlen(RB_APPLY_TOO_BIG))))
 			r.too_big = true;
 		/* A rebase on a tree is advice only while the tree is
 		 * current: never "rebase on" a tree months old. */
@@ -2050,6 +2151,29 @@ static int render_incomplete(struct series_ctx *c)
 					  REPLY_AUTHOR);
 	}
 	free(missing);
+	rb_buf_release(&body);
+	return ret;
+}
+
+/* The one "could not be reviewed" note of a quarantined series. */
+static int render_not_reviewed(struct series_ctx *c, int tries)
+{
+	struct rb_render_not_reviewed_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct outgoing *o = NULL;
+	int ret;
+
+	if (!c->scope.pol.report_apply_failures)
+		return 0;
+	r.head = render_head(c);
+	r.tries = tries;
+	r.dirs = dirs_of(c);
+	ret = rb_render_not_reviewed(&body, &r);
+	if (!ret)
+		ret = new_out(&o, c, "not-reviewed", 0);
+	/* To the author only, in reply to the cover (or patch 1). */
+	if (!ret)
+		ret = queue_reply(c, o, c->first_idx, body.ptr, true);
 	rb_buf_release(&body);
 	return ret;
 }
@@ -2206,7 +2330,7 @@ static int write_results(struct series_ctx *c)
 	else if (!ret)
 		ret = rb_store_job_done_by(st, c->job->id,
 					   c->p->owner ? c->p->owner : "local",
-					   NULL);
+					   c->job_error);
 	if (ret) {
 		rb_store_rollback(st);
 		if (ret == -RB_ELOCKED) {
@@ -2220,14 +2344,14 @@ static int write_results(struct series_ctx *c)
 	return rb_store_commit(st);
 }
 
-static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
-		    const char *why)
+static int end_job(struct rb_pipeline *p, const struct rb_job *job,
+		   const char *state, const char *why)
 {
 	int ret = rb_store_begin(p->st);
 
 	if (ret)
 		return ret;
-	ret = rb_store_set_series_state(p->st, job->key, "error", why);
+	ret = rb_store_set_series_state(p->st, job->key, state, why);
 	if (!ret)
 		ret = rb_store_job_done(p->st, job->id, why);
 	if (ret) {
@@ -2235,6 +2359,12 @@ static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
 		return ret;
 	}
 	return rb_store_commit(p->st);
+}
+
+static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
+		    const char *why)
+{
+	return end_job(p, job, "error", why);
 }
 
 /* The top-level tree of @t's branch tip, or NULL. */
@@ -2563,6 +2693,12 @@ static int versions_fixed(struct series_ctx *c)
 	return ret;
 }
 
+/* The last base tried hit a limit of the apply options (base.h). */
+static bool over_limit(const struct series_ctx *c)
+{
+	return c->base && c->base->limit && c->base->n_attempts;
+}
+
 /* Apply, then the checkers, the model, the filters and the mails. */
 static int review_series(struct series_ctx *c)
 {
@@ -2570,11 +2706,27 @@ static int review_series(struct series_ctx *c)
 	int ret, wait;
 
 	ret = apply_series(c);
-	if (!ret && c->n_trees && !c->applied && refresh_trees(c)) {
+	if (!ret && !over_limit(c) && c->n_trees && !c->applied &&
+	    refresh_trees(c)) {
 		/* A tree moved: the series is tried again on its new head. */
 		rb_base_report_free(c->base);
 		c->base = NULL;
 		ret = apply_series(c);
+	}
+	/*
+	 * Over a limit of the series itself (its size, the apply's memory
+	 * or time budget): no fetch or wait makes it fit; the notice says
+	 * which limit it hit, now.
+	 */
+	if (!ret && over_limit(c)) {
+		c->series_state = "apply_failed";
+		p->stats.apply_failed++;
+		snprintf(c->detail, sizeof(c->detail), "over a limit: %.400s",
+			 c->base->attempts[c->base->n_attempts - 1].reason ?
+				 c->base->attempts[c->base->n_attempts - 1]
+					 .reason :
+				 "?");
+		return render_apply_failure(c);
 	}
 	wait = ret || c->applied ? 0 : retry_minutes(c);
 	if (!ret && c->n_trees && !c->applied && wait > 0 &&
@@ -2845,6 +2997,50 @@ out:
 		       "reason", why, NULL);
 		rb_log_plain("reviewbot: series <%s>: %s\n", job->key, why);
 		ret = fail_job(p, job, why);
+	}
+	release(&c);
+	return ret;
+}
+
+int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
+			 bool notice)
+{
+	struct series_ctx c = { .p = p, .job = job };
+	char why[512];
+	int ret;
+
+	snprintf(why, sizeof(why),
+		 "quarantined: the worker died %d times while it had this "
+		 "job (limits.max_job_attempts); not tried again",
+		 job->lost);
+	rb_log(RB_LOG_ERROR, "job.quarantined", "kind", job->kind, "key",
+	       job->key, "notice", notice ? "yes" : "no", NULL);
+	fprintf(stderr, "reviewbot: %s <%s>: %s\n", job->kind, job->key, why);
+	if (!notice)
+		return end_job(p, job, "quarantined", why);
+	rb_buf_init(&c.summary, 64 * 1024);
+	rb_buf_init(&c.model_line, 4096);
+	rb_prereq_init(&c.prereq);
+	c.series_state = "quarantined";
+	c.job_error = why;
+	snprintf(c.detail, sizeof(c.detail), "%s", why);
+	/* Only what the notice needs: the parts, the trees, the policy. */
+	ret = load_messages(&c);
+	if (!ret)
+		ret = open_trees(&c);
+	if (!ret)
+		ret = resolve_scope(&c);
+	if (!ret && c.scope.pol.mode != RB_MODE_OFF)
+		ret = render_not_reviewed(&c, job->lost);
+	if (!ret)
+		ret = write_results(&c);
+	if (ret && ret != -RB_EAGAIN && ret != -RB_ESTORE) {
+		/* No notice then: the quarantine itself still holds. */
+		char full[1024];
+
+		snprintf(full, sizeof(full), "%s; no notice: %s", why,
+			 rb_errmsg());
+		ret = end_job(p, job, "quarantined", full);
 	}
 	release(&c);
 	return ret;
