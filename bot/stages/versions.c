@@ -766,9 +766,16 @@ static int normalised(struct rb_buf *out, const char *patch)
 	return ret;
 }
 
+/* An interdiff line is cut at this many bytes; room kept for the
+ * "(N more lines)" after the lines that fit. */
+#define IDIFF_LINE_BYTES 200
+#define IDIFF_TAIL_BYTES 32
+
 struct idiff {
 	struct rb_buf *out;
 	int max, n, more;
+	bool full; /* a line did not fit: the rest are counted only */
+	int err; /* what failed in the callback */
 };
 
 static int idiff_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
@@ -783,20 +790,25 @@ static int idiff_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
 	    line->origin != GIT_DIFF_LINE_ADDITION &&
 	    line->origin != GIT_DIFF_LINE_DELETION)
 		return 0;
-	if (d->n >= d->max) {
+	while (n &&
+	       (line->content[n - 1] == '\n' || line->content[n - 1] == '\r'))
+		n--;
+	if (n > IDIFF_LINE_BYTES)
+		n = IDIFF_LINE_BYTES;
+	/* A line that does not fit whole, with room for the count after
+	 * it, is one more left out: @out's cap is a budget, not an error. */
+	if (d->n >= d->max || d->full ||
+	    (d->out->max != RB_BUF_NOLIMIT &&
+	     (d->out->max < IDIFF_TAIL_BYTES ||
+	      n + 2 > d->out->max - IDIFF_TAIL_BYTES - d->out->len))) {
+		d->full = true;
 		d->more++;
 		return 0;
 	}
 	d->n++;
-	while (n &&
-	       (line->content[n - 1] == '\n' || line->content[n - 1] == '\r'))
-		n--;
-	if (n > 200)
-		n = 200;
-	return rb_buf_printf(d->out, "%c%.*s\n", line->origin, (int)n,
-			     line->content) ?
-		       -1 :
-		       0;
+	d->err = rb_buf_printf(d->out, "%c%.*s\n", line->origin, (int)n,
+			       line->content);
+	return d->err ? -1 : 0;
 }
 
 int rb_versions_interdiff(const struct rb_versions *v, int idx, int context,
@@ -806,12 +818,13 @@ int rb_versions_interdiff(const struct rb_versions *v, int idx, int context,
 	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
 	git_patch *patch = NULL;
-	struct idiff d = { out, max_lines, 0, 0 };
-	const char *now = v->patches ? v->patches[idx] : NULL;
+	struct idiff d = { out, max_lines, 0, 0, false, 0 };
+	const char *now;
+	size_t start = out->len;
 	int k, ret;
 
-	if (!v->prev_id || idx < 1 || idx > v->total ||
-	    v->change[idx] != RB_PART_CHANGED || !now)
+	if (!v->prev_id || idx < 1 || idx > v->total || !v->patches ||
+	    v->change[idx] != RB_PART_CHANGED || !(now = v->patches[idx]))
 		return 0;
 	k = v->prev_idx[idx];
 	if (k < 1 || k > v->prev_total || !v->prev_patches ||
@@ -827,8 +840,12 @@ int rb_versions_interdiff(const struct rb_versions *v, int idx, int context,
 		git_error_clear();
 		goto out;
 	}
-	if (git_patch_print(patch, idiff_line, &d) && !d.n) {
+	if (git_patch_print(patch, idiff_line, &d)) {
+		/* out of memory in idiff_line(), else libgit2's own failure:
+		 * no interdiff rather than half of one */
 		git_error_clear();
+		ret = d.err;
+		rb_buf_truncate(out, start);
 		goto out;
 	}
 	if (d.more)

@@ -159,9 +159,10 @@ int rb_versions_part_note(const struct rb_versions *v, int idx,
  * two patches compared as text (their index lines and hunk line numbers
  * left out, as git range-diff does), each line marked '-' (v(n) had
  * it), '+' (this version has it) or ' ', in hunks with @context lines
- * around each change. At most @max_lines lines go to @out, then "(N
- * more lines)". Nothing for a part that is new, unchanged or
- * unreadable. Returns 0 or -RB_ENOMEM.
+ * around each change. At most @max_lines lines, each cut at 200 bytes,
+ * go to @out, and no more than fit whole under its cap: then "(N more
+ * lines)". Nothing for a part that is new, unchanged or unreadable.
+ * Returns 0 or -RB_ENOMEM.
  */
 int rb_versions_interdiff(const struct rb_versions *v, int idx, int context,
 			  int max_lines, struct rb_buf *out);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store_threads.h - threads as a reviewer reads them (issue 37; schema
- * 12): the replies to a message, the lines a reply on v(n) commented on
+ * 13): the replies to a message, the lines a reply on v(n) commented on
  * and what v(n+1) did with them (table thread_quotes), a finding whose
  * line a reply had quoted already, the reply's own words kept with a
  * verdict, verdicts guessed from prose until an admin decides, and the
