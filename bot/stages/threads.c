@@ -25,8 +25,6 @@
 
 /* How far a finding's line may sit from a quoted line of the same text. */
 #define NEAR_LINES 2
-/* The lines replies comment on, over the whole series. */
-#define MAX_LINES 1024
 
 /* A line of a hunk's new side: index into h->lines. */
 static bool new_side(const struct rb_diff_line *l)
@@ -35,13 +33,25 @@ static bool new_side(const struct rb_diff_line *l)
 }
 
 /*
+ * One more diff line looked at for a comment, out of the series' budget
+ * (RB_THREADS_MAX_WORK): false when it is spent.
+ */
+static bool work(size_t *spent)
+{
+	if (*spent >= RB_THREADS_MAX_WORK)
+		return false;
+	(*spent)++;
+	return true;
+}
+
+/*
  * Where in @d the comment @c sits: the added line with its text (in its
  * file, when the reply named one) whose new-side lines before it match
  * the most of those the reply quoted; the first of the best. False when
- * none.
+ * none, or when the budget @spent runs out.
  */
 static bool locate(const struct rb_diff *d, const struct rb_quote_comment *c,
-		   size_t *fo, size_t *ho, size_t *lo)
+		   size_t *fo, size_t *ho, size_t *lo, size_t *spent)
 {
 	size_t f, h, i, k, n_before = 0;
 	int best = -1;
@@ -62,6 +72,8 @@ static bool locate(const struct rb_diff *d, const struct rb_quote_comment *c,
 				size_t j = i, m = n_before;
 				int score = 0;
 
+				if (!work(spent))
+					return false;
 				if (l->origin != '+' ||
 				    !rb_quotes_same(l->text, l->len, c->line,
 						    strlen(c->line)))
@@ -145,7 +157,7 @@ static bool same_line(const struct rb_diff_line *a,
  */
 static const struct rb_diff_line *
 find_window(const struct rb_diff *d, const char *path, const struct window *w,
-	    const struct rb_diff_line **before)
+	    const struct rb_diff_line **before, size_t *spent)
 {
 	size_t f, h, i, k;
 
@@ -162,10 +174,20 @@ find_window(const struct rb_diff *d, const char *path, const struct window *w,
 				const struct rb_diff_line *t = NULL;
 				size_t j = i, nb = 0;
 
+				/* a window starts on a new-side line: no run
+				 * of removed lines is walked from each of its
+				 * lines */
+				if (!new_side(&dh->lines[i]))
+					continue;
+				if (!work(spent))
+					return NULL;
 				for (k = 0; k < w->n; k++) {
 					while (j < dh->n_lines &&
-					       !new_side(&dh->lines[j]))
+					       !new_side(&dh->lines[j])) {
+						if (!work(spent))
+							return NULL;
 						j++;
+					}
 					if (j >= dh->n_lines ||
 					    !same_line(&dh->lines[j], w->v[k]))
 						break;
@@ -228,7 +250,7 @@ static struct rb_thread_line *new_line(struct rb_versions *v)
 {
 	struct rb_thread_line *n;
 
-	if (v->n_lines >= MAX_LINES)
+	if (v->n_lines >= RB_THREADS_MAX_LINES)
 		return NULL;
 	n = realloc(v->lines, (v->n_lines + 1) * sizeof(*n));
 	if (!n)
@@ -253,6 +275,7 @@ static void line_free(struct rb_thread_line *l)
 struct part_read {
 	struct rb_versions *v;
 	const struct rb_threads_in *in;
+	size_t *spent; /* diff lines looked at, the whole series */
 	bool earlier; /* a part of v(n) */
 	int idx; /* its index there */
 	int err;
@@ -338,12 +361,12 @@ static int add_comment(struct part_read *pr, size_t r, int n,
 	size_t fo, ho, lo;
 	int now = 0, i;
 
-	if (!locate(d, c, &fo, &ho, &lo))
+	if (!locate(d, c, &fo, &ho, &lo, pr->spent))
 		return 0; /* not a line of that part: another mail's */
 	df = &d->files[fo];
 	l = new_line(v);
 	if (!l)
-		return v->n_lines >= MAX_LINES ?
+		return v->n_lines >= RB_THREADS_MAX_LINES ?
 			       0 :
 			       rb_err(RB_ENOMEM, "out of memory");
 	l->earlier = pr->earlier;
@@ -368,7 +391,8 @@ static int add_comment(struct part_read *pr, size_t r, int n,
 		l->idx = now;
 		window_of(&w, &df->hunks[ho], lo);
 		if (now)
-			t = find_window(v->diffs[now], l->file, &w, before);
+			t = find_window(v->diffs[now], l->file, &w, before,
+					pr->spent);
 		if (t) {
 			l->unchanged = true;
 			l->line = (int)t->new_lineno;
@@ -382,6 +406,13 @@ static int add_comment(struct part_read *pr, size_t r, int n,
 	if (!l->reply || !l->file || !l->code)
 		return rb_err(RB_ENOMEM, "out of memory");
 	return 0;
+}
+
+/* Whether the series' budgets are spent: no more comments are read. */
+static bool over_budget(const struct part_read *pr)
+{
+	return pr->v->n_lines >= RB_THREADS_MAX_LINES ||
+	       *pr->spent >= RB_THREADS_MAX_WORK;
 }
 
 /* Reads reply @r of @pr and adds its comments on part @pr->idx. */
@@ -409,7 +440,7 @@ static int read_reply(struct part_read *pr, size_t r)
 	}
 	if (m->body)
 		ret = rb_quotes_parse(&q, m->body, strlen(m->body));
-	for (i = 0; !ret && i < q.n; i++)
+	for (i = 0; !ret && i < q.n && !over_budget(pr); i++)
 		ret = add_comment(pr, r, (int)i, &q.v[i]);
 	rb_quotes_release(&q);
 	rb_message_free(m);
@@ -419,10 +450,10 @@ static int read_reply(struct part_read *pr, size_t r)
 
 /* The thread of one part: its direct replies, oldest first. */
 static int read_part(struct rb_versions *v, const struct rb_threads_in *in,
-		     bool earlier, int idx, const char *msgid)
+		     bool earlier, int idx, const char *msgid, size_t *spent)
 {
 	struct part_read pr = {
-		.v = v, .in = in, .earlier = earlier, .idx = idx
+		.v = v, .in = in, .spent = spent, .earlier = earlier, .idx = idx
 	};
 	size_t i;
 	int ret;
@@ -433,7 +464,7 @@ static int read_part(struct rb_versions *v, const struct rb_threads_in *in,
 				     reply_seen, &pr);
 	if (!ret)
 		ret = pr.err;
-	for (i = 0; !ret && i < pr.n; i++)
+	for (i = 0; !ret && i < pr.n && !over_budget(&pr); i++)
 		ret = read_reply(&pr, i);
 	for (i = 0; i < pr.n; i++) {
 		free(pr.ids[i]);
@@ -494,14 +525,19 @@ static int answered(struct rb_versions *v, const struct rb_threads_in *in)
 
 int rb_threads_collect(struct rb_versions *v, const struct rb_threads_in *in)
 {
+	size_t spent = 0;
 	int i, ret = 0;
 
 	for (i = 1; !ret && in->msgids && i <= v->total; i++)
-		ret = read_part(v, in, false, i, in->msgids[i]);
+		ret = read_part(v, in, false, i, in->msgids[i], &spent);
 	for (i = 1; !ret && in->earlier && v->prev_id && v->prev_msgids &&
 		    i <= v->prev_total;
 	     i++)
-		ret = read_part(v, in, true, i, v->prev_msgids[i]);
+		ret = read_part(v, in, true, i, v->prev_msgids[i], &spent);
+	if (!ret && (spent >= RB_THREADS_MAX_WORK ||
+		     v->n_lines >= RB_THREADS_MAX_LINES))
+		rb_log(RB_LOG_WARN, "threads.budget", "series", in->series_id,
+		       NULL); /* what was read is kept */
 	if (!ret)
 		ret = answered(v, in);
 	if (ret && ret != -RB_ENOMEM) {

@@ -23,7 +23,9 @@
  * never our own mail, nor mail refused for its List-Id or as
  * Auto-Submitted. Only direct replies to a part are read, at most
  * RB_THREADS_MAX_REPLIES a part, and on v(n) only those dated before
- * v(n+1)'s newest part: what a reviewer had said when v(n+1) came. No
+ * v(n+1)'s newest part: what a reviewer had said when v(n+1) came. At
+ * most RB_THREADS_MAX_LINES lines and RB_THREADS_MAX_WORK diff lines
+ * looked at over the series: past either, what was read is kept. No
  * name goes anywhere: the mail and the model say "a reviewer" or "a
  * bot". Deterministic: the same store gives the same lines.
  */
@@ -41,6 +43,10 @@ struct rb_store;
 struct rb_versions;
 
 #define RB_THREADS_MAX_REPLIES 32 /* direct replies read per part */
+#define RB_THREADS_MAX_LINES 1024 /* lines commented on, whole series */
+/* Diff lines looked at to place the comments, whole series: a budget on
+ * the replies' quotes times the parts' lines. */
+#define RB_THREADS_MAX_WORK (2u << 20)
 
 /* A line a reply commented on. */
 struct rb_thread_line {
