@@ -306,6 +306,16 @@ int rb_model_parse_verdicts(struct rb_model_verdict_entry *out, size_t n,
 			    const char *text, size_t len);
 void rb_model_verdicts_release(struct rb_model_verdict_entry *v, size_t n);
 
+/*
+ * The classifier's reading of a prose answer to a finding
+ * (bot/stages/feedback.c, feedback.prose_model): {"prose_verdict":
+ * "false_positive" | "valid" | "fixed" | "unclear"} in @text (@len bytes,
+ * not NUL-terminated, a fence or prose around it cut). The verdict kind
+ * (mail/verdict.h RB_VK_*), or -1 for "unclear" and for anything else:
+ * hostile output names one known word or nothing.
+ */
+int rb_model_parse_prose_verdict(const char *text, size_t len);
+
 struct rb_diff;
 
 /*

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <jansson.h>
 
 #include "bot/config.h"
 #include "bot/stages/fault.h"
@@ -551,6 +550,9 @@ static int store_reasons(struct reply_ctx *c)
 	return ret;
 }
 
+/* Answers of one reply that the model may be asked to read. */
+#define PROSE_MODEL_MAX 8
+
 /* The model stage, made once per process (as the review stage does). */
 static struct rb_model *prose_model(struct rb_pipeline *p)
 {
@@ -587,17 +589,13 @@ static const char prose_system[] =
 static enum rb_prose_guess model_guess(struct reply_ctx *c, const char *text,
 				       const char **by)
 {
-	static const char *const names[] = { "false_positive", "valid",
-					     "fixed" };
 	struct rb_buf sys = RB_BUF_INIT(8192), user = RB_BUF_INIT(64 * 1024);
 	struct rb_model_reply r = { 0 };
 	struct rb_model_request rq = { 0 };
 	enum rb_prose_guess g = RB_PROSE_UNCLEAR;
 	struct rb_model *m;
-	json_t *j = NULL;
 	char nonce[17];
-	const char *v, *open, *close;
-	size_t i;
+	int k;
 
 	if (!c->p->cfg->prose_model || !(m = prose_model(c->p)))
 		return g;
@@ -619,19 +617,13 @@ static enum rb_prose_guess model_guess(struct reply_ctx *c, const char *text,
 		       "reason", rb_errmsg(), NULL);
 		goto out;
 	}
-	/* Hostile output: one object, one known word, or nothing. */
-	open = r.text ? strchr(r.text, '{') : NULL;
-	close = r.text ? strrchr(r.text, '}') : NULL;
-	if (open && close > open)
-		j = json_loadb(open, (size_t)(close - open + 1), 0, NULL);
-	v = json_string_value(json_object_get(j, "prose_verdict"));
-	for (i = 0; v && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(v, names[i])) {
-			g = (enum rb_prose_guess)i;
-			*by = "model";
-		}
+	/* Hostile output: one known word, or nothing. */
+	k = r.text ? rb_model_parse_prose_verdict(r.text, strlen(r.text)) : -1;
+	if (k >= 0) {
+		g = (enum rb_prose_guess)k;
+		*by = "model";
+	}
 out:
-	json_decref(j);
 	rb_model_reply_release(&r);
 	rb_buf_release(&sys);
 	rb_buf_release(&user);
@@ -642,12 +634,13 @@ out:
  * A prose answer under a quoted finding that has no explicit verdict in
  * the reply is stored as a proposed verdict (store_threads.h): its words,
  * the guess (phrases first, then the model when feedback.prose_model says
- * so) and whether its sender may judge. It counts for nothing until an
+ * so, for a sender who may judge and PROSE_MODEL_MAX answers a reply) and
+ * whether its sender may judge. It counts for nothing until an
  * admin confirms it (reviewbot verdicts confirm).
  */
 static int store_proposals(struct reply_ctx *c, bool authorised)
 {
-	size_t i, k;
+	size_t i, k, asked = 0;
 	int ret = 0;
 
 	for (i = 0; i < c->prose.n && !ret; i++) {
@@ -667,7 +660,11 @@ static int store_proposals(struct reply_ctx *c, bool authorised)
 		ret = rb_store_finding_of(c->p->st, c->review, fid, &fp, &file);
 		if (ret || !fp)
 			goto next; /* not a finding of ours: nothing to say */
-		if (g == RB_PROSE_UNCLEAR)
+		/* The model reads only what an admin could confirm, and at
+		 * most PROSE_MODEL_MAX answers of a reply: anyone can post
+		 * a reply full of unclear answers. */
+		if (g == RB_PROSE_UNCLEAR && authorised &&
+		    asked++ < PROSE_MODEL_MAX)
 			g = model_guess(c, a->text, &by);
 		v.role = NULL;
 		if (authorised)

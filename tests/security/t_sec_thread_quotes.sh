@@ -15,7 +15,11 @@
 #     it inside its own data block, cut at 512 bytes;
 #  4. Mallory answers F1 of the review in prose: a proposal whose sender
 #     may not judge; "reviewbot verdicts confirm" refuses it, and no note
-#     can be made from it.
+#     can be made from it;
+#  5. feedback.prose_model is on, and Mallory answers F1 in words no
+#     phrase decides: a proposal without a guess, and not one request
+#     to the model (anyone can post such replies: the model reads only
+#     what an admin could confirm; t_prose_model shows it reads those).
 # Driven through "reviewbot run --once" with a file source.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/mail_lib.sh"
@@ -54,6 +58,8 @@ model:
   api_key_env: RB_TEST_KEY
   timeout_seconds: 30
   max_retries: 0
+feedback:
+  prose_model: true
 EOC
 
 # 3. The admin's note, hostile text from a mail, longer than a note.
@@ -142,4 +148,17 @@ if "$RB_BIN" notes -c "$d/config.yaml" add --section "RING BUFFER" \
 fi
 [ "$(q "SELECT COUNT(*) FROM notes")" = 1 ] || rb_fail "4: notes: $(q 'SELECT COUNT(*) FROM notes')"
 echo "ok 4: a stranger's prose cannot be confirmed or become a note"
+
+# 5. Unclear prose from a stranger, with the model on: no model call.
+sec_reply prose2 'Mallory <mallory@example.com>' \
+	'> [F1] (medium) Would a comment say\n\nHmm, let me look at the callers.\n'
+sec_sign "$d/prose2.raw" "$d/prose2.eml" example.org
+sec_append "$d/prose2.eml"
+sec_run run3.log
+st=$(q "SELECT fid || ' ' || proposed || ' ' || authorised || ' ' || coalesce(verdict, 'unclear') || ' ' || coalesce(guessed_by, '-') FROM verdicts WHERE reply_msgid = 'prose2@example.org' ORDER BY fid")
+[ "$st" = "F1 1 0 unclear -" ] ||
+	rb_fail "5: the stranger's unclear proposal: '$st'"
+n=$(python3 -c 'import json,sys; print(sum(json.loads(l)["kind"] == "classifier" for l in open(sys.argv[1])))' "$d/model.log")
+[ "$n" = 0 ] || rb_fail "5: $n classifier requests for a stranger's reply"
+echo "ok 5: a stranger's unclear prose costs no model call"
 echo PASS
