@@ -72,6 +72,34 @@ bool rb_quotes_same(const char *a, size_t an, const char *b, size_t bn)
 	return xn == yn && !memcmp(x, y, xn);
 }
 
+bool rb_quotes_same_squeezed(const char *sq, size_t sqn, const char *s,
+			     size_t n)
+{
+	/* rb_quotes_squeeze() with size cap + 1, compared as it goes */
+	const size_t cap = RB_QUOTES_MAX_LINE;
+	size_t i = 0, k = 0;
+	bool gap = false;
+
+	while (i < n && (blank(s[i]) || s[i] == '\r'))
+		i++;
+	for (; i < n && k < cap; i++) {
+		if (blank(s[i]) || s[i] == '\r') {
+			gap = true;
+			continue;
+		}
+		if (gap && k + 1 < cap) {
+			if (k >= sqn || sq[k] != ' ')
+				return false;
+			k++;
+		}
+		gap = false;
+		if (k >= sqn || sq[k] != s[i])
+			return false;
+		k++;
+	}
+	return k == sqn;
+}
+
 /* The quote depth of @l ("> > x": 2) and, in *rest, what follows it. */
 static int depth_of(const struct line *l, const char **rest)
 {

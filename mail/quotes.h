@@ -66,4 +66,13 @@ size_t rb_quotes_squeeze(char *out, size_t size, const char *s, size_t n);
 /* Do @a and @b (@an, @bn bytes) squeeze to the same text? */
 bool rb_quotes_same(const char *a, size_t an, const char *b, size_t bn);
 
+/*
+ * rb_quotes_same() of a text already squeezed into @sq (@sqn bytes, by
+ * rb_quotes_squeeze() with @size RB_QUOTES_MAX_LINE + 1) and of @s (@n
+ * bytes), squeezing @s as it goes and stopping at the first difference:
+ * for matching one quote against every line of a patch.
+ */
+bool rb_quotes_same_squeezed(const char *sq, size_t sqn, const char *s,
+			     size_t n);
+
 #endif

@@ -265,10 +265,55 @@ static void test_prose_caps(void **state)
 	free(big);
 }
 
+/* The one-pass comparison of a squeezed quote is rb_quotes_same(). */
+static void test_same_squeezed(void **state)
+{
+	char sq[RB_QUOTES_MAX_LINE + 1], a[700], b[700];
+	static const char *const pairs[][2] = {
+		{ "\tint a = 1;", "  int  a =\t1; \r" },
+		{ "int a = 1;", "int a = 2;" },
+		{ "int a", "int a = 1;" },
+		{ "int a = 1;", "int a" },
+		{ "", " \t " },
+		{ "", "x" },
+		{ "a b", "ab" },
+		{ "ab", "a b" },
+	};
+	size_t i, k, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		const char *x = pairs[i][0], *y = pairs[i][1];
+
+		n = rb_quotes_squeeze(sq, sizeof(sq), x, strlen(x));
+		assert_int_equal(rb_quotes_same_squeezed(sq, n, y, strlen(y)),
+				 rb_quotes_same(x, strlen(x), y, strlen(y)));
+	}
+	/* Past the cap both compare the first 512 squeezed bytes, a blank
+	 * falling at the cap or just before it. */
+	for (k = 505; k < 515; k++) {
+		memset(a, 'x', sizeof(a));
+		memset(b, 'x', sizeof(b));
+		a[k] = ' ';
+		b[k] = '\t';
+		b[k + 1] = ' ';
+		a[650] = 'y';
+		n = rb_quotes_squeeze(sq, sizeof(sq), a, 660);
+		assert_int_equal(n, RB_QUOTES_MAX_LINE);
+		assert_int_equal(rb_quotes_same_squeezed(sq, n, b, 660),
+				 rb_quotes_same(a, 660, b, 660));
+		assert_true(rb_quotes_same_squeezed(sq, n, a, 660));
+		b[k + 2] = 'z';
+		assert_int_equal(rb_quotes_same_squeezed(sq, n, b, 660),
+				 rb_quotes_same(a, 660, b, 660));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_comment_after_quote),
+		cmocka_unit_test(test_same_squeezed),
 		cmocka_unit_test(test_no_comment),
 		cmocka_unit_test(test_file_and_depth),
 		cmocka_unit_test(test_squeeze),

@@ -380,7 +380,7 @@ static void test_budgets(void **state)
 	struct rb_buf body = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct fixture f;
 	char id[32];
-	int r, i, n = 40000;
+	int r, i, n = 200000;
 
 	(void)state;
 	/* 20 replies of 64 comments each on a part of 1100 lines: 1280
@@ -405,7 +405,7 @@ static void test_budgets(void **state)
 	rb_store_close(st);
 
 	/* One reply quoting the part's last line 64 times: 64 walks of
-	 * 40000 lines are past the work budget. */
+	 * 200000 lines are past the work budget. */
 	st = open_store("work");
 	big_part(&patch, n);
 	rb_buf_reset(&body);
@@ -421,7 +421,7 @@ static void test_budgets(void **state)
 	assert_true(f.v.n_lines > 0);
 	assert_true(f.v.n_lines < 64); /* then stopped */
 	assert_true(f.v.n_lines <= RB_THREADS_MAX_WORK / (size_t)n);
-	assert_string_equal(f.v.lines[0].code, "x39999;");
+	assert_string_equal(f.v.lines[0].code, "x199999;");
 	fixture_release(&f);
 	rb_store_close(st);
 	rb_buf_release(&patch);

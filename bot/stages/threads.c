@@ -53,9 +53,12 @@ static bool work(size_t *spent)
 static bool locate(const struct rb_diff *d, const struct rb_quote_comment *c,
 		   size_t *fo, size_t *ho, size_t *lo, size_t *spent)
 {
-	size_t f, h, i, k, n_before = 0;
+	char sq[RB_QUOTES_MAX_LINE + 1];
+	size_t f, h, i, k, n_before = 0, sqn;
 	int best = -1;
 
+	/* the quoted line squeezed once, compared with each added line */
+	sqn = rb_quotes_squeeze(sq, sizeof(sq), c->line, strlen(c->line));
 	for (k = 0; k < RB_QUOTES_CTX; k++)
 		n_before += c->before[k] != NULL;
 	for (f = 0; d && f < d->n_files; f++) {
@@ -75,8 +78,8 @@ static bool locate(const struct rb_diff *d, const struct rb_quote_comment *c,
 				if (!work(spent))
 					return false;
 				if (l->origin != '+' ||
-				    !rb_quotes_same(l->text, l->len, c->line,
-						    strlen(c->line)))
+				    !rb_quotes_same_squeezed(sq, sqn, l->text,
+							     l->len))
 					continue;
 				/* the quoted lines before it, nearest first */
 				while (m > 0 && j > 0) {

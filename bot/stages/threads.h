@@ -46,7 +46,7 @@ struct rb_versions;
 #define RB_THREADS_MAX_LINES 1024 /* lines commented on, whole series */
 /* Diff lines looked at to place the comments, whole series: a budget on
  * the replies' quotes times the parts' lines. */
-#define RB_THREADS_MAX_WORK (2u << 20)
+#define RB_THREADS_MAX_WORK (8u << 20)
 
 /* A line a reply commented on. */
 struct rb_thread_line {

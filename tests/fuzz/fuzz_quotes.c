@@ -4,7 +4,8 @@
  * reply's own words (issue 37): rb_quotes_parse() (the patch lines a
  * reply comments on) and rb_prose_parse() (the answers under [Fn], and
  * their guessed verdicts). The input is not NUL-terminated, so a read
- * past its end shows up in ASan. Seeds: real reply bodies of the
+ * past its end shows up in ASan. rb_quotes_same_squeezed() is checked
+ * against rb_quotes_same() on the lines of the input. Seeds: real reply bodies of the
  * linux-api corpus (fuzz_quotes.seeds.sh).
  */
 #include <stddef.h>
@@ -16,6 +17,29 @@
 #include "mail/quotes.h"
 #include "util/err.h"
 #include "util/banned.h"
+
+/*
+ * rb_quotes_same_squeezed() of @line squeezed against each of the first
+ * 64 lines of @body, and against @line itself, is rb_quotes_same().
+ */
+static void same_as_squeezed(const char *line, const char *body, size_t size)
+{
+	char sq[RB_QUOTES_MAX_LINE + 1];
+	size_t sqn, n = strlen(line), k;
+	const char *p = body, *e, *end = body + size;
+
+	sqn = rb_quotes_squeeze(sq, sizeof(sq), line, n);
+	if (!rb_quotes_same_squeezed(sq, sqn, line, n))
+		abort();
+	for (k = 0; k < 64 && p < end; k++, p = e + 1) {
+		e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		if (rb_quotes_same(line, n, p, (size_t)(e - p)) !=
+		    rb_quotes_same_squeezed(sq, sqn, p, (size_t)(e - p)))
+			abort();
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,6 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (c->file && strlen(c->file) > RB_QUOTES_MAX_LINE)
 			abort();
+		/* the one-pass comparison is rb_quotes_same() */
+		if (i < 4)
+			same_as_squeezed(c->line, copy, size);
 	}
 	rb_quotes_release(&q);
 	ret = rb_prose_parse(&p, copy, size);
