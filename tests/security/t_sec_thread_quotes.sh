@@ -19,7 +19,10 @@
 #  5. feedback.prose_model is on, and Mallory answers F1 in words no
 #     phrase decides: a proposal without a guess, and not one request
 #     to the model (anyone can post such replies: the model reads only
-#     what an admin could confirm; t_prose_model shows it reads those).
+#     what an admin could confirm; t_prose_model shows it reads those);
+#  6. the dashboard ("reviewbot serve") shows Mallory's words, with the
+#     <script> in them, on the series page and the notes page as text,
+#     never markup.
 # Driven through "reviewbot run --once" with a file source.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/mail_lib.sh"
@@ -151,7 +154,7 @@ echo "ok 4: a stranger's prose cannot be confirmed or become a note"
 
 # 5. Unclear prose from a stranger, with the model on: no model call.
 sec_reply prose2 'Mallory <mallory@example.com>' \
-	'> [F1] (medium) Would a comment say\n\nHmm, let me look at the callers.\n'
+	'> [F1] (medium) Would a comment say\n\nHmm, let me look at the callers. <script>alert(1)</script>\n'
 sec_sign "$d/prose2.raw" "$d/prose2.eml" example.org
 sec_append "$d/prose2.eml"
 sec_run run3.log
@@ -161,4 +164,31 @@ st=$(q "SELECT fid || ' ' || proposed || ' ' || authorised || ' ' || coalesce(ve
 n=$(python3 -c 'import json,sys; print(sum(json.loads(l)["kind"] == "classifier" for l in open(sys.argv[1])))' "$d/model.log")
 [ "$n" = 0 ] || rb_fail "5: $n classifier requests for a stranger's reply"
 echo "ok 5: a stranger's unclear prose costs no model call"
+
+# 6. Her words on the dashboard: text, never markup.
+rb_start web "$RB_BIN" serve -c "$d/config.yaml" --listen 127.0.0.1:0
+url=
+for _ in $(seq 400); do
+	url=$(grep -o 'http://127.0.0.1:[0-9]*/' "$d/web.log" || true)
+	[ -n "$url" ] && break
+	sleep 0.025
+done
+[ -n "$url" ] || rb_fail "6: serve did not start: $(cat "$d/web.log")"
+cover=$(q "SELECT series_id FROM findings WHERE checker = 'model' AND fid = 'F1'")
+python3 - "$url" "$cover" <<'PY' || rb_fail "6: a reply's words became markup"
+import sys, urllib.parse, urllib.request
+url, cover = sys.argv[1], sys.argv[2]
+bad = []
+for path in ("series?id=" + urllib.parse.quote(cover), "notes"):
+    page = urllib.request.urlopen(url + path).read().decode()
+    if "let me look at the callers. &lt;script&gt;alert(1)&lt;/script&gt;" not in page:
+        bad.append("%s: her words are not shown escaped:\n%s" % (path, page[-2000:]))
+    if "<script>alert(1)" in page:
+        bad.append("%s: her <script> is markup" % path)
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+rb_stop web
+echo "ok 6: a reply's words on the dashboard are text"
 echo PASS
