@@ -551,6 +551,54 @@ static int store_reasons(struct reply_ctx *c)
 	return ret;
 }
 
+/*
+ * Whether an answer's words are only a request of issue 36 ("retry",
+ * "pause", "resume", "send", "forward", alone with a final '.' or '!'):
+ * the curation's (bot/stages/curate.h), not a verdict in prose.
+ */
+static bool is_command(const char *text)
+{
+	static const char *const words[] = { "retry", "pause", "resume", "send",
+					     "forward" };
+	size_t n = strlen(text), i;
+
+	while (n && (text[n - 1] == '.' || text[n - 1] == '!' ||
+		     text[n - 1] == ' ' || text[n - 1] == '\t' ||
+		     text[n - 1] == '\n' || text[n - 1] == '\r'))
+		n--;
+	while (n && (*text == ' ' || *text == '\t')) {
+		text++;
+		n--;
+	}
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (n == strlen(words[i]) && !strncasecmp(text, words[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * Drops the answers that are requests: "F2: send" under the quoted [F2]
+ * (an id the reply asks to send), or a command word alone. They ask, they
+ * do not judge; a reply of only such is the curation's.
+ */
+static void drop_requests(struct reply_ctx *c)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < c->prose.n; i++) {
+		struct rb_prose_answer *a = &c->prose.v[i];
+		bool req = !a->text || is_command(a->text);
+
+		for (k = 0; !req && k < c->verdicts.n_send; k++)
+			req = c->verdicts.send[k] == a->id;
+		if (req)
+			free(a->text);
+		else
+			c->prose.v[n++] = *a;
+	}
+	c->prose.n = n;
+}
+
 /* Answers of one reply that the model may be asked to read. */
 #define PROSE_MODEL_MAX 8
 
@@ -747,6 +795,7 @@ static int read_reply(struct reply_ctx *c)
 	if (rb_prose_parse(&c->prose, c->m->body ? c->m->body : "",
 			   c->m->body ? strlen(c->m->body) : 0))
 		return -RB_ENOMEM;
+	drop_requests(c);
 	if (!c->verdicts.n && !c->prose.n) {
 		c->state = "no_verdict";
 		return 0;
