@@ -84,6 +84,7 @@ int64_t rb_now(void);
 #include "bot/store/store_outbox.h"
 #include "bot/store/store_verdicts.h"
 #include "bot/store/store_reports.h"
+#include "bot/store/store_threads.h"
 #include "bot/store/store_ledger.h"
 #include "bot/store/store_assembly.h"
 
