@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bot/config.h"
+#include "bot/stages/assemble.h"
 #include "bot/stages/fault.h"
 #include "bot/stages/feedback.h"
 #include "bot/stages/incomplete.h"
@@ -572,160 +573,15 @@ int rb_pipeline_parse(struct rb_pipeline *p)
 	return ret;
 }
 
-struct assemble_ctx {
-	struct rb_pipeline *p;
-	struct rb_series_set *set;
-	int err;
-};
-
-/* Splits the stored space-separated References in place into *@v. */
-static int split_refs(char *refs, const char ***v, size_t *n)
-{
-	size_t max = 1;
-	char *save = NULL, *t, *c;
-
-	for (c = refs; *c; c++)
-		max += *c == ' ';
-	*n = 0;
-	*v = calloc(max, sizeof(**v));
-	if (!*v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (t = strtok_r(refs, " ", &save); t && *n < max;
-	     t = strtok_r(NULL, " ", &save))
-		(*v)[(*n)++] = t;
-	return 0;
-}
-
-/* The stored metadata as assembly reads it, its References split. */
-static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta)
-{
-	struct rb_series_msg sm = meta->msg;
-	const char **refv = NULL;
-	char *refs = NULL;
-	int ret = 0;
-
-	if (meta->references && *meta->references) {
-		refs = strdup(meta->references);
-		ret = refs ? split_refs(refs, &refv, &sm.n_references) :
-			     rb_err(RB_ENOMEM, "out of memory");
-		sm.references = refv;
-	}
-	if (!ret)
-		ret = rb_series_set_add_msg(a->set, &sm);
-	free(refv);
-	free(refs);
-	return ret;
-}
-
-/*
- * One stored message into the set: from the metadata the parse stage
- * stored (no parse), or, for a message stored by a version that did not
- * keep the body facts, from its bytes.
- */
-static int add_stored(const struct rb_msgmeta *meta, void *payload)
-{
-	struct assemble_ctx *a = payload;
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	struct rb_msgrow row = { 0 };
-	struct rb_message *m = NULL;
-	int ret;
-
-	if (!meta->body_unknown)
-		return add_meta(a, meta);
-	ret = rb_store_get_raw(a->p->st, meta->msg.message_id, &row);
-	if (ret)
-		return ret;
-	opts.max_size = rb_pipeline_max_size(a->p);
-	opts.received_at = row.received_at;
-	if (!rb_message_parse(&m, row.raw, row.len, &opts)) {
-		ret = rb_series_set_add(a->set, m);
-		rb_message_free(m);
-	}
-	rb_msgrow_release(&row);
-	return ret;
-}
-
-/* The jobs of one assembled series, in the open transaction. */
-static int queue_series(struct rb_pipeline *p, const struct rb_series *s,
-			int64_t now)
-{
-	int64_t wait = (int64_t)p->cfg->incomplete_wait_minutes * 60;
-	int ret;
-
-	if (s->complete) {
-		ret = rb_store_job_add(p->st, "review", s->id, now);
-		if (ret == -RB_EEXISTS)
-			ret = 0;
-		/* The missing parts came in time: no "incomplete". */
-		if (!ret)
-			ret = rb_store_job_cancel(p->st, "incomplete", s->id);
-	} else {
-		/*
-		 * The wait runs from when the series was first seen
-		 * incomplete (the job is added once), or from its newest
-		 * part's Date when that is later: a series whose mail was
-		 * delayed past its Date still gets the whole wait for its
-		 * other parts.
-		 */
-		int64_t from = s->last_date > now ? s->last_date : now;
-		int64_t due = p->force_complete ? now : from + wait;
-
-		ret = rb_store_job_add(p->st, "incomplete", s->id, due);
-		if (ret == -RB_EEXISTS)
-			ret = 0;
-	}
-	return ret;
-}
-
 int rb_pipeline_assemble(struct rb_pipeline *p)
 {
-	struct assemble_ctx a = { .p = p };
-	int64_t now = rb_now();
-	size_t i, replies = 0;
 	int ret;
 
 	if (p->assembled)
 		return 0;
-	ret = rb_series_set_new(&a.set);
-	if (ret)
-		return ret;
-	ret = rb_store_each_meta(p->st, add_stored, &a);
+	ret = rb_assemble(p, p->assemble_full);
 	if (!ret)
-		ret = rb_series_set_assemble(a.set);
-	if (ret)
-		goto out;
-	ret = rb_store_begin(p->st);
-	if (ret)
-		goto out;
-	for (i = 0; i < rb_series_set_count(a.set) && !ret; i++) {
-		const struct rb_series *s = rb_series_set_get(a.set, i);
-
-		ret = rb_store_put_series(p->st, s);
-		if (!ret)
-			ret = queue_series(p, s, now);
-		if (!ret)
-			p->stats.series++;
-	}
-	/*
-	 * Replies that answer one of our reviews become feedback jobs, in
-	 * the same transaction: a verdict is judged before any review job
-	 * queued after it (jobs run oldest first), so a verdict on v2
-	 * already suppresses its finding in v3. Other replies are marked
-	 * looked at, once.
-	 */
-	if (!ret)
-		ret = rb_store_queue_replies(p->st, now, &replies);
-	if (ret) {
-		rb_store_rollback(p->st);
-		goto out;
-	}
-	ret = rb_store_commit(p->st);
-	if (!ret) {
 		p->assembled = true;
-		rb_fault_point("assemble");
-	}
-out:
-	rb_series_set_free(a.set);
 	return ret;
 }
 

@@ -289,54 +289,6 @@ int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
 		    RB_DB_TEXT(reason), RB_DB_TEXT(message_id));
 }
 
-struct meta_cb {
-	int (*fn)(const struct rb_msgmeta *meta, void *payload);
-	void *payload;
-};
-
-static int meta_row(const struct rb_dbrow *row, void *payload)
-{
-	struct meta_cb *cb = payload;
-	const struct rb_dbv *v = row->v;
-	struct rb_msgmeta m = {
-		.msg = {
-			.message_id = rb_dbv_str(&v[0]),
-			.subject = rb_dbv_str(&v[2]),
-			.from_addr = rb_dbv_str(&v[3]),
-			.from_name = rb_dbv_str(&v[4]),
-			.date = v[5].i,
-			.in_reply_to = rb_dbv_str(&v[7]),
-			.change_id = rb_dbv_str(&v[12]),
-			.body = v[13].t == RB_DBT_INT ? (uint32_t)v[13].i : 0,
-		},
-		.body_unknown = v[13].t != RB_DBT_INT,
-		.kind = rb_dbv_str(&v[1]),
-		.list_id = rb_dbv_str(&v[6]),
-		.references = rb_dbv_str(&v[8]),
-		.version = (int)v[9].i,
-		.idx = (int)v[10].i,
-		.total = (int)v[11].i,
-	};
-
-	return cb->fn(&m, cb->payload);
-}
-
-int rb_store_each_meta(struct rb_store *st,
-		       int (*fn)(const struct rb_msgmeta *meta, void *payload),
-		       void *payload)
-{
-	struct meta_cb cb = { fn, payload };
-
-	return st->db->ops->query(
-		st->db,
-		"SELECT message_id, kind, subject, from_addr, from_name, date,"
-		" list_id, in_reply_to, refs, version, idx, total, change_id,"
-		" body_facts FROM messages WHERE state = 'parsed'"
-		" AND kind IN ('patch', 'cover', 'reply')"
-		" ORDER BY received_at, message_id",
-		NULL, 0, meta_row, &cb);
-}
-
 /* --- series --- */
 
 int rb_store_put_series(struct rb_store *st, const struct rb_series *s)

@@ -97,11 +97,6 @@ int rb_store_prune_raw(struct rb_store *st, int64_t before, int64_t *n);
 int rb_store_get_raw(struct rb_store *st, const char *message_id,
 		     struct rb_msgrow *m);
 
-/* Calls @fn with each parsed patch/cover/reply message's metadata. */
-int rb_store_each_meta(struct rb_store *st,
-		       int (*fn)(const struct rb_msgmeta *meta, void *payload),
-		       void *payload);
-
 /* --- series --- */
 
 /* Inserts or updates a series and its patch list from assembly. */
