@@ -29,6 +29,7 @@ int cmd_migrate(int argc, char **argv);
 int cmd_prune(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_code_index(int argc, char **argv);
 
 struct rb_config;
 struct rb_store;

@@ -28,6 +28,8 @@ static const struct rb_cmd commands[] = {
 	  cmd_prune },
 	{ "serve", "the read-only dashboard and /metrics", cmd_serve },
 	{ "eval", "measure the model on known bugs from list mail", cmd_eval },
+	{ "code-index", "build or load the word index of a tree",
+	  cmd_code_index },
 };
 
 static void usage(FILE *f)
