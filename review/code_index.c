@@ -16,8 +16,8 @@
  *            reads the file), tree id[20], u32 blobs, u32 words, u32 0,
  *            u64 postings bytes, u64 table bytes, u64 checksum of all
  *            that follows the header, u64 0
- *   fan      65536 u32: how many blobs have an id whose first two bytes,
- *            read big-endian, are at most i (git's .idx has 256 of them)
+ *   fan      4096 u32: how many blobs have an id whose first 12 bits
+ *            are at most i (git's .idx has 256 of them)
  *   blobs    the blob ids, 20 bytes each, ascending: blob i is number i
  *   postings for each word, the numbers + 1 of its blobs, ascending, as
  *            LEB128 varints of the gaps between them
@@ -151,7 +151,7 @@ static const char *check_blobs(const struct rb_code_index *ix)
 		return "fan total";
 	for (i = 0; i < ix->nblob; i++) {
 		const unsigned char *b = ix->blobs + (size_t)i * OID_LEN;
-		uint32_t key = (uint32_t)b[0] << 8 | b[1];
+		uint32_t key = fan_key(b);
 		uint32_t lo = key ? rd32(ix->fan + 4 * (key - 1)) : 0;
 
 		if (i < lo || i >= rd32(ix->fan + 4 * key))
@@ -325,7 +325,7 @@ uint32_t rb_code_index_nblobs(const struct rb_code_index *ix)
 
 uint32_t rb_code_index_blob(const struct rb_code_index *ix, const git_oid *id)
 {
-	uint32_t key = (uint32_t)id->id[0] << 8 | id->id[1];
+	uint32_t key = fan_key(id->id);
 	uint32_t lo = key ? rd32(ix->fan + 4 * (key - 1)) : 0;
 	uint32_t hi = rd32(ix->fan + 4 * key);
 

@@ -714,8 +714,7 @@ static int merge_blobs(struct merge *m)
 		return rb_err(RB_ENOMEM, "code index: out of memory");
 	for (i = 0; i < m->t->n; i++)
 		if (m->fin[i])
-			fan[(uint32_t)m->t->ids[i].id[0] << 8 |
-			    m->t->ids[i].id[1]]++;
+			fan[fan_key(m->t->ids[i].id)]++;
 	for (i = 1; i < FAN_N; i++)
 		fan[i] += fan[i - 1];
 	ost_put(&m->post, fan, FAN_LEN);

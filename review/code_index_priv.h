@@ -21,7 +21,12 @@
 #define SRC_LEN 48
 #define OID_LEN 20
 #define HDR_LEN 128
-#define FAN_N 65536u
+/*
+ * The fan: 4096 buckets by the first 12 bits of a blob's id, about 20
+ * blobs each on linux, so that a blob is found in a few steps and a file
+ * of a small tree stays small enough for the fuzzer (64 KiB).
+ */
+#define FAN_N 4096u
 #define FAN_LEN (FAN_N * 4u)
 #define MAX_BLOBS (1u << 22)
 #define WORD_MIN 3 /* shorter words are in too many blobs to help */
@@ -85,6 +90,12 @@ static inline uint32_t str_of(const struct rb_code_index *ix, uint32_t i)
 static inline uint32_t post_of(const struct rb_code_index *ix, uint32_t i)
 {
 	return rd32(ix->rec + 8 * (size_t)i + 4);
+}
+
+/* The fan's bucket of an id. */
+static inline uint32_t fan_key(const unsigned char *id)
+{
+	return (uint32_t)id[0] << 4 | id[1] >> 4;
 }
 
 static inline const char *word_of(const struct rb_code_index *ix, uint32_t i)

@@ -468,7 +468,7 @@ static void test_parse(void **state)
 		rb_code_index_parse(&ix, good.ptr, good.len, true, &why), 0);
 	assert_null(why);
 	rb_code_index_put(ix);
-	for (i = 0; i < good.len; i += i < 128 || i > 128 + 262144 ? 1 : 331) {
+	for (i = 0; i < good.len; i++) {
 		char keep = good.ptr[i];
 		uint8_t *bits = NULL;
 		int ret;
@@ -503,7 +503,7 @@ static void test_parse(void **state)
 	}
 	/* Most damage is seen by the structure alone. */
 	assert_true(refused * 2 > tried);
-	for (i = 0; i < good.len; i += 997)
+	for (i = 0; i < good.len; i += 97)
 		assert_int_equal(rb_code_index_parse(&ix, good.ptr, i, false,
 						     &why),
 				 -RB_EINVAL);
