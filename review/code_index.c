@@ -438,7 +438,7 @@ size_t rb_code_index_word_blobs(const struct rb_code_index *ix, const char *w,
 static int or_pieces(const struct rb_code_index *ix, const char *s, size_t m,
 		     bool lo, bool ro, uint8_t *bits)
 {
-	uint64_t q = 1;
+	uint64_t q = 1, gone = 1;
 	char *needle;
 	size_t nl = m + !ro;
 
@@ -458,20 +458,32 @@ static int or_pieces(const struct rb_code_index *ix, const char *s, size_t m,
 	memcpy(needle, s, m);
 	if (!ro)
 		needle[m] = '\0';
+	/*
+	 * In windows of LET_GO bytes of the table (a match may run past
+	 * one's end), each let go once scanned with the postings and
+	 * records read for it: a scan of linux's 90 MB table holds a few
+	 * MB of it at a time in this process.
+	 */
 	while (q < ix->tlen) {
+		uint64_t end = ix->tlen - q > LET_GO ? q + LET_GO : ix->tlen;
+		uint64_t lim = ix->tlen - end > nl ? end + nl - 1 : ix->tlen;
 		const char *hit =
-			memmem(ix->tab + q, (size_t)(ix->tlen - q), needle, nl);
+			memmem(ix->tab + q, (size_t)(lim - q), needle, nl);
 		uint32_t x;
 
-		if (!hit)
-			break;
-		x = word_at(ix, (uint64_t)(hit - ix->tab));
-		or_word(ix, x, bits);
-		q = str_of(ix, x + 1); /* one hit a word is enough */
+		if (!hit) {
+			q = end;
+		} else {
+			x = word_at(ix, (uint64_t)(hit - ix->tab));
+			or_word(ix, x, bits);
+			q = str_of(ix, x + 1); /* one hit a word is enough */
+		}
+		if (q - gone >= LET_GO) {
+			rb_code_index__let_go(ix, ix->post, ix->tab + q);
+			gone = q;
+		}
 	}
 	free(needle);
-	/* A scan reads the whole table (90 MB on linux): not kept. */
-	rb_code_index__let_go(ix, ix->tab, ix->tab + ix->tlen);
 	return 0;
 }
 
@@ -526,6 +538,12 @@ int rb_code_index_cand(uint8_t **out, const struct rb_code_index *ix,
 			break; /* nothing can match */
 	}
 	free(one);
+	/*
+	 * A scan reads the whole table (90 MB on linux), a common piece
+	 * most of the postings: none of it is kept in this process but
+	 * the fan and the blobs, which every search reads for each file.
+	 */
+	rb_code_index__let_go(ix, ix->post, ix->base + ix->len);
 	if (ret || !any) {
 		free(res);
 		return ret;
