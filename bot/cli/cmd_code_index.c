@@ -21,24 +21,45 @@
 #include "util/banned.h"
 
 static const char usage[] =
-	"usage: reviewbot code-index --tree REPO [--rev REV] "
-	"[--cache-dir DIR] [WORD...]\n\n"
-	"Loads the word index of REV's tree (default HEAD) from DIR, or "
-	"builds it\n"
-	"there from the nearest index DIR holds, reading only the blobs "
+	"usage: reviewbot code-index --tree REPO [--rev REV[,REV...]] "
+	"[--cache-dir DIR]\n"
+	"                            [WORD...]\n\n"
+	"Loads the word index of each REV's tree (default HEAD) from DIR, "
+	"or builds\n"
+	"it there from the nearest index DIR holds, reading only the blobs "
 	"that one\n"
-	"lacks, and prints how, its size and the time taken. For each "
-	"WORD, how\n"
-	"many blobs hold it and how many a grep for it reads, with the "
-	"time of each\n"
-	"lookup. REPO is only read.\n\n"
+	"lacks, and prints how, its size and the time taken. For each WORD, "
+	"how\n"
+	"many blobs hold it and how many a grep for it reads, with the time "
+	"of each\n"
+	"lookup. With several REVs, all are kept open and the process's "
+	"memory is\n"
+	"printed after each. REPO is only read.\n\n"
 	"  --tree REPO       a git repository\n"
-	"  --rev REV         the revision whose tree is indexed (default "
+	"  --rev REV,...     the revisions whose trees are indexed (default "
 	"HEAD)\n"
 	"  --cache-dir DIR   where the index files are (default "
 	"$XDG_CACHE_HOME or\n"
 	"                    ~/.cache, then reviewbot/code-index)\n\n"
-	"Exit: 0 done, 1 the tree or the index failed, 2 usage.\n";
+	"Exit: 0 done, 1 a tree or its index failed, 2 usage.\n";
+
+/* The process's memory, from /proc/self/status, in one line. */
+static void print_rss(size_t n)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long rss = 0, anon = 0, file = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "VmRSS: %ld", &rss);
+		sscanf(line, "RssAnon: %ld", &anon);
+		sscanf(line, "RssFile: %ld", &file);
+	}
+	if (f)
+		fclose(f);
+	printf("rss with %zu open: %.1f MiB (anon %.1f, file %.1f)\n", n,
+	       rss / 1024.0, anon / 1024.0, file / 1024.0);
+}
 
 static double now_s(void)
 {
@@ -70,23 +91,63 @@ static int lookup(const struct rb_code_index *ix, const char *w)
 	return 0;
 }
 
+/* One REV: its index opened into *@out, said, looked up in. */
+static int one_rev(struct rb_code_index **out, git_repository *repo,
+		   const char *rev, int nw, char **words)
+{
+	struct rb_code_index_stats st;
+	git_object *obj = NULL;
+	git_commit *c = NULL;
+	char hex[GIT_OID_HEXSZ + 1], from[GIT_OID_HEXSZ + 1];
+	int ret = 0, i;
+
+	if (git_revparse_single(&obj, repo, rev) < 0 ||
+	    git_commit_lookup(&c, repo, git_object_id(obj)) < 0) {
+		fprintf(stderr, "reviewbot: code-index: no commit %s\n", rev);
+		ret = -RB_ENOTFOUND;
+		goto out;
+	}
+	ret = rb_code_index_get(out, repo, git_commit_tree_id(c));
+	if (ret) {
+		fprintf(stderr, "reviewbot: code-index: %s\n", rb_errmsg());
+		goto out;
+	}
+	rb_code_index_get_stats(*out, &st);
+	git_oid_tostr(hex, sizeof(hex), git_commit_tree_id(c));
+	git_oid_tostr(from, sizeof(from), &st.from);
+	printf("%s tree %s: %s%s%s in %.3f s: %u blobs, %u words, %llu "
+	       "bytes; %u blobs read (%llu bytes)\n",
+	       rev, hex, st.how, strcmp(st.how, "updated") ? "" : " from ",
+	       strcmp(st.how, "updated") ? "" : from, st.seconds, st.blobs,
+	       st.words, (unsigned long long)st.file_bytes, st.read_blobs,
+	       (unsigned long long)st.read_bytes);
+	for (i = 0; i < nw && !ret; i++) {
+		ret = lookup(*out, words[i]);
+		if (ret)
+			fprintf(stderr, "reviewbot: code-index: %s\n",
+				rb_errmsg());
+	}
+out:
+	git_commit_free(c);
+	git_object_free(obj);
+	return ret;
+}
+
 int cmd_code_index(int argc, char **argv)
 {
-	const char *tree = NULL, *rev = "HEAD", *dir = NULL;
+	const char *tree = NULL, *revs = "HEAD", *dir = NULL;
 	const struct rb_cli_opt opts[] = {
 		{ "tree", 0, &tree },
-		{ "rev", 0, &rev },
+		{ "rev", 0, &revs },
 		{ "cache-dir", 0, &dir },
 		{ 0 },
 	};
 	const struct rb_cli_args args = { usage, opts };
-	struct rb_code_index_stats st;
-	struct rb_code_index *ix = NULL;
+	struct rb_code_index *ix[64] = { 0 };
 	git_repository *repo = NULL;
-	git_object *obj = NULL;
-	git_commit *c = NULL;
-	char hex[GIT_OID_HEXSZ + 1], from[GIT_OID_HEXSZ + 1];
-	int ret, i;
+	char *list = NULL, *save = NULL, *rev;
+	size_t n = 0, i;
+	int ret;
 
 	ret = rb_cli_parse(&args, argc, argv);
 	if (ret != RB_CLI_GO)
@@ -98,12 +159,12 @@ int cmd_code_index(int argc, char **argv)
 	}
 	rb_log_set_quiet(1);
 	git_libgit2_init();
-	if (git_repository_open_ext(&repo, tree, GIT_REPOSITORY_OPEN_NO_SEARCH,
-				    NULL) < 0 ||
-	    git_revparse_single(&obj, repo, rev) < 0 ||
-	    git_commit_lookup(&c, repo, git_object_id(obj)) < 0) {
-		fprintf(stderr, "reviewbot: code-index: cannot read %s of %s\n",
-			rev, tree);
+	list = strdup(revs);
+	if (!list ||
+	    git_repository_open_ext(&repo, tree, GIT_REPOSITORY_OPEN_NO_SEARCH,
+				    NULL) < 0) {
+		fprintf(stderr, "reviewbot: code-index: cannot read %s\n",
+			tree);
 		ret = RB_EXIT_FAIL;
 		goto out;
 	}
@@ -111,31 +172,20 @@ int cmd_code_index(int argc, char **argv)
 		ret = RB_EXIT_FAIL;
 		goto out;
 	}
-	if (rb_code_index_get(&ix, repo, git_commit_tree_id(c))) {
-		fprintf(stderr, "reviewbot: code-index: %s\n", rb_errmsg());
-		ret = RB_EXIT_FAIL;
-		goto out;
-	}
-	rb_code_index_get_stats(ix, &st);
-	git_oid_tostr(hex, sizeof(hex), git_commit_tree_id(c));
-	git_oid_tostr(from, sizeof(from), &st.from);
-	printf("tree %s: %s%s%s in %.3f s: %u blobs, %u words, %llu bytes; "
-	       "%u blobs read (%llu bytes)\n",
-	       hex, st.how, strcmp(st.how, "updated") ? "" : " from ",
-	       strcmp(st.how, "updated") ? "" : from, st.seconds, st.blobs,
-	       st.words, (unsigned long long)st.file_bytes, st.read_blobs,
-	       (unsigned long long)st.read_bytes);
-	for (i = optind; i < argc; i++)
-		if (lookup(ix, argv[i])) {
-			fprintf(stderr, "reviewbot: code-index: %s\n",
-				rb_errmsg());
+	for (rev = strtok_r(list, ",", &save); rev && n < 64;
+	     rev = strtok_r(NULL, ",", &save)) {
+		if (one_rev(&ix[n], repo, rev, argc - optind, argv + optind)) {
 			ret = RB_EXIT_FAIL;
 			break;
 		}
+		n++;
+		if (strchr(revs, ','))
+			print_rss(n);
+	}
 out:
-	rb_code_index_put(ix);
-	git_commit_free(c);
-	git_object_free(obj);
+	for (i = 0; i < n; i++)
+		rb_code_index_put(ix[i]);
+	free(list);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;
