@@ -740,6 +740,8 @@ static int lock_tree(const char *dir, const char *hex)
 		return rb_err(RB_EIO, "%s: %s", path, strerror(errno));
 	while (flock(fd, LOCK_EX) && errno == EINTR)
 		;
+	/* Held: not debris for rb_code_index__prune(), however old. */
+	(void)futimens(fd, NULL);
 	return fd;
 }
 
