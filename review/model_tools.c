@@ -22,20 +22,18 @@
  *  - "git grep" on a tree cannot see the tip (it lives in memory) and
  *    inflates every blob of the kernel on each call (5 s of one core on
  *    linux 6.1 here): ten searches of a review would be a minute.
- * Instead, the first search reads the base tree once (every blob, one
- * core) into a word index: each run of [A-Za-z0-9_] of every text blob,
- * with the blobs holding it (numbers left out, see indexed()). A search
- * then reads only the blobs that can match: a fixed-string pattern's
- * inner words must be words of the blob, its edge words a suffix or
- * prefix of one (found by a scan of the distinct words), and a symbol's
- * definitions and callers are in the blobs that hold the word. Blobs of
- * the tip that the series changed are not in the index and are always
- * read. Patterns without a usable word, and regular expressions, read
- * every blob under the deadline. The index is kept for the next patch
- * on the same base tree (one at a time, shared between threads): on
- * linux 6.1 it is 78k blobs, 4.1M words, about 260 MiB, built in about
- * 20 s of CPU; then a symbol's definition or callers take 10-100 ms and
- * a word search well under a second (docs/ARCHITECTURE.md).
+ * Instead, the searches go through the word index of the base tree
+ * (review/code_index.h): each run of [A-Za-z0-9_] of every text blob,
+ * with the blobs holding it (numbers left out), in a file per tree that
+ * every process shares, built once (from the previous base's by reading
+ * the blobs that differ). A search reads only the blobs that can match:
+ * a fixed-string pattern's inner words must be words of the blob, its
+ * edge words a suffix or prefix of one, and a symbol's definitions and
+ * callers are in the blobs that hold the word. Blobs of the tip that the
+ * series changed are not in the index and are always read. Patterns
+ * without a usable word, and regular expressions, read every blob under
+ * the deadline. On linux 6.1 a symbol's definition or callers take
+ * 10-100 ms and a word search well under a second (docs/ARCHITECTURE.md).
  *
  * The recogniser of definitions (macros, functions, struct/union/enum,
  * typedefs, globals) is review/code_c.h, which the prompt shares; call
