@@ -682,7 +682,9 @@ size_t rb_code_index__list(const char *dir, struct rb_code_index_file **out)
 		if (!x)
 			break;
 		v = x;
-		snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
+		/* is_index_name(): the name fits, its NUL included. */
+		memcpy(v[n].name, e->d_name, sizeof(v[n].name));
+		v[n].name[sizeof(v[n].name) - 1] = '\0';
 		v[n++].mtime = st.st_mtime;
 	}
 	closedir(d);

@@ -284,7 +284,7 @@ static int delta_text(struct delta *d, struct lset *l, const char *p, size_t n,
 		const char *x;
 		size_t xn;
 		uint64_t h;
-		uint32_t w;
+		uint32_t w = 0; /* gcc -O2 cannot see delta_word() set it */
 		int fresh;
 
 		while (i < n && !is_word((unsigned char)p[i]))
