@@ -616,11 +616,16 @@ static int load(struct rb_code_index **out, const char *path,
 	*out = NULL;
 	if (fd < 0 && errno == ENOENT)
 		return -RB_ENOTFOUND;
+	/*
+	 * A symlink planted at the name (ELOOP), or a file we may not read:
+	 * refused like a damaged file, and replaced by the build's rename.
+	 */
 	if (fd < 0)
-		return rb_err(RB_EIO, "%s: %s", path, strerror(errno));
+		why = errno == ELOOP ? "a symlink" : strerror(errno);
 	/* Marks it used: rb_code_index__prune() keeps the most recent. */
-	(void)futimens(fd, NULL);
-	if (rb_code_index__map(&ix, fd, path)) {
+	else
+		(void)futimens(fd, NULL);
+	if (!why && rb_code_index__map(&ix, fd, path)) {
 		rb_err_clear();
 		why = "not a file of ours that only we may write";
 	}
