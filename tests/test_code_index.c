@@ -352,6 +352,87 @@ static void test_update(void **state)
 	rb_buf_release(&z);
 }
 
+/*
+ * A commit of @n files: @keep of them the first tree's own (a.c, b.c,
+ * c.h), the others new text, each its own blob.
+ */
+static void commit_near(struct fx *f, git_oid *tree, size_t keep, size_t n)
+{
+	static const char *const kept[][2] = {
+		{ "mm/a.c", a_c },
+		{ "mm/b.c", b_c },
+		{ "include/c.h", "foo_bar\n" },
+	};
+	struct rb_test_file v[10];
+	char path[10][32], text[10][48];
+	git_oid c;
+	size_t i;
+
+	assert_true(keep <= 3 && n <= 10);
+	for (i = 0; i < n; i++) {
+		if (i < keep) {
+			v[i] = (struct rb_test_file){ kept[i][0], kept[i][1] };
+			continue;
+		}
+		snprintf(path[i], sizeof(path[i]), "new/f%zu_%zu.c", keep, i);
+		snprintf(text[i], sizeof(text[i]), "int new_word_%zu_%zu;\n",
+			 keep, i);
+		v[i] = (struct rb_test_file){ path[i], text[i] };
+	}
+	rb_test_commit(&c, f->repo, &f->c1, v, n, 3000 + keep, "near\n");
+	tree_of(tree, f->repo, &c);
+}
+
+/*
+ * A new release keeps less than half of the old one's blobs (linux 6.12
+ * has 41% of 6.1's): a file with a quarter of them is still built from,
+ * and what it has that the tree lacks is left out of the new file.
+ */
+static void test_update_far(void **state)
+{
+	struct fx *f = *state;
+	struct rb_code_index *ix;
+	struct rb_code_index_stats st;
+	struct rb_buf x, y;
+	git_oid t3, t4;
+	char dq[128], dr[128], ds[128], pq[192], ps[192];
+
+	commit_near(f, &t3, 3, 10);
+	commit_near(f, &t4, 2, 10);
+
+	use_dir(f, "q", dq, sizeof(dq));
+	rb_code_index_put(get(f, &f->t1));
+	ix = get(f, &t3);
+	rb_code_index_get_stats(ix, &st);
+	assert_string_equal(st.how, "updated");
+	assert_true(git_oid_equal(&st.from, &f->t1));
+	assert_int_equal(st.read_blobs, 7);
+	assert_int_equal(rb_code_index_word_blobs(ix, "foo_bar", 7), 2);
+	assert_int_equal(rb_code_index_word_blobs(ix, "shared_word", 11), 0);
+	assert_int_equal(rb_code_index_word_blobs(ix, "new_word_3_9", 12), 1);
+	rb_code_index_put(ix);
+
+	/* A fifth is too far: built from nothing. */
+	use_dir(f, "r", dr, sizeof(dr));
+	rb_code_index_put(get(f, &f->t1));
+	ix = get(f, &t4);
+	assert_string_equal(how(ix), "built");
+	rb_code_index_put(ix);
+
+	use_dir(f, "s", ds, sizeof(ds));
+	ix = get(f, &t3);
+	assert_string_equal(how(ix), "built");
+	rb_code_index_put(ix);
+	file_of(pq, sizeof(pq), dq, &t3);
+	file_of(ps, sizeof(ps), ds, &t3);
+	read_all(&x, pq);
+	read_all(&y, ps);
+	assert_int_equal(x.len, y.len);
+	assert_memory_equal(x.ptr, y.ptr, x.len);
+	rb_buf_release(&x);
+	rb_buf_release(&y);
+}
+
 /* Opened again: loaded from the file, not built. */
 static void test_load(void **state)
 {
@@ -722,6 +803,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_words, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_update_far, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse, setup, teardown),
