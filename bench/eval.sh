@@ -16,6 +16,12 @@
 # with model.* of config.yaml naming the provider (and trees.* a kernel
 # tree, so that the patches apply and the model reads the tree).
 #
+# Then "reviewbot eval --inject" on the linux trees that are set up
+# (scripts/setup-linux-tree.sh; 6.1 and 6.12): the cases (each pair's bug
+# put back into a real tree, with its control), their context recall with
+# no model, the same SCRIPTED model on cases and controls
+# (bench/eval_model.py cases), and the checkers.
+#
 # Writes bench/RESULTS-eval.md. REVIEWBOT may be relative; without it the
 # Release build in build-bench/ is used, built first (bench/lib.sh). The
 # corpus is read from ../shared, or RB_SHARED.
@@ -76,6 +82,7 @@ run() {
 	  cost_per_mtok_out: 15
 	YAML
 	"$bin" eval --set "$w/set.json" -c "$w/$name.yaml" \
+		--labels "$top/tests/data/eval/labelled.json" \
 		--json "$w/$name.json" \
 		--label "scripted model ($name), not a real model" \
 		>"$w/$name.md" 2>"$w/$name.err" ||
@@ -84,6 +91,55 @@ run() {
 run openai openai "http://127.0.0.1:$port/v1/chat/completions"
 run anthropic anthropic "http://127.0.0.1:$port/v1/messages"
 run command command "python3 $top/bench/eval_model.py command $w/set.json"
+
+# --inject on the trees that are set up, with the same scripted server.
+itrees=()
+tree_names=""
+for v in 6.1 6.12; do
+	case $v in
+	6.1) d=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1} ;;
+	*) d=${RB_LINUX_TREE_6_12:-$HOME/.cache/reviewbot/linux-$v} ;;
+	esac
+	[ -d "$d/.git" ] || continue
+	ln -s "$(realpath -e -- "$d")" "$w/linux-$v"
+	itrees+=(--tree "$w/linux-$v")
+	tree_names+="linux-$v "
+done
+labels=$top/tests/data/eval/labelled.json
+# The context code measured: the last commit that changed it.
+rev=$(git -C "$top" log -1 --format=%h -- review/model_prompt.c \
+	review/model_tools.c review/model.c 2>/dev/null || echo '?')
+if [ ${#itrees[@]} -gt 0 ]; then
+	start=$(date +%s%N)
+	"$bin" eval --inject --recall --set "$w/set.json" "${itrees[@]}" \
+		--labels "$labels" --cases "$w/cases.json" >"$w/recall.md" \
+		2>"$w/recall.err" ||
+		bench_die "eval --inject --recall: $(tail -n 3 "$w/recall.err")"
+	recall_s=$((($(date +%s%N) - start) / 1000000000))
+	python3 "$top/bench/eval_model.py" cases "$w/cases.json" "$labels" \
+		"$w/script.json.new"
+	# The server re-reads its script when the file changes.
+	mv "$w/script.json.new" "$w/script.json"
+	cat >"$w/inject.yaml" <<-YAML
+	model:
+	  provider: openai
+	  url: http://127.0.0.1:$port/v1/chat/completions
+	  name: scripted
+	  focuses: [correctness]
+	  cost_per_mtok_in: 3
+	  cost_per_mtok_out: 15
+	YAML
+	"$bin" eval --inject --set "$w/set.json" "${itrees[@]}" \
+		-c "$w/inject.yaml" --labels "$labels" \
+		--label "SCRIPTED model, not a real model" >"$w/inject.md" \
+		2>"$w/inject.err" ||
+		bench_die "eval --inject: $(tail -n 3 "$w/inject.err")"
+	start=$(date +%s%N)
+	"$bin" eval --inject --checkers --set "$w/set.json" "${itrees[@]}" \
+		--labels "$labels" >"$w/checkers.md" 2>"$w/checkers.err" ||
+		bench_die "eval --inject --checkers: $(tail -n 3 "$w/checkers.err")"
+	checkers_s=$((($(date +%s%N) - start) / 1000000000))
+fi
 kill "$pid"
 pid=""
 
@@ -146,6 +202,89 @@ $(sed 's/; written to .*//' "$w/build.txt")
 
 EOF
 	sed -n '/^| # |/,$p' "$w/openai.md"
+	if [ ${#itrees[@]} -gt 0 ]; then
+		cat <<EOF
+
+## Bugs put back into real trees: reviewbot eval --inject
+
+Each pair whose fix is in a tree (every line the fix adds is in the
+tree's file) becomes a case: the fix reversed, applied to the real tree,
+framed by the buggy patch's commit message; a pair whose buggy patch
+applies as it is becomes a forward case. Each case has a control: the fix
+applied on the buggy code, a correct patch over the same lines, reviewed
+the same way; a finding on a control is a false positive on real kernel
+code (docs/EVAL.md). Trees: $tree_names(Debian's linux-source packages,
+scripts/setup-linux-tree.sh).
+
+\`\`\`
+reviewbot eval --inject --recall --set set.json --tree ~/.cache/reviewbot/linux-6.1 \\
+	--tree ~/.cache/reviewbot/linux-6.12 --labels tests/data/eval/labelled.json
+\`\`\`
+
+$(sed -n '/^| pair | buggy patch/,/^Cases with their controls/p' "$w/recall.md")
+
+### Context recall, no model
+
+Does the finder's prompt (rb_model_prompt_build(), given the context the
+review stage builds) hold the lines the fix changed and the whole
+functions around them, and do the tools, in the default budget, reach
+them (the fix's functions by find_definition, read_file for the rest,
+their callers by find_callers)? A line counts when its text, blanks
+trimmed, is in the prompt (or in the tools' results); lines with fewer
+than three word characters are not counted. These are the figures of the
+context code as of $rev (review/model_prompt.c, model_tools.c, model.c),
+the "before" of the context work (issue 24).
+$recall_s s for the trees, most of it the tools' word index of each.
+
+$(sed -n '/^| pair | case | tree | fix lines in the prompt/,/^| all /p' "$w/recall.md")
+
+### The model on cases and controls (SCRIPTED MODEL, NOT A REAL MODEL)
+
+bench/eval_model.py (cases) through tests/model_server.py: per case one
+read_file call, then a finding on a line the fix changed, with a category
+its hand label accepts on two cases in three (a strict hit), one it
+refuses on the others; a finding on the fix's first added line on one
+control in two. These figures show that the cases, the controls, the
+strict scorer and the report work; they say nothing about a model.
+
+\`\`\`
+reviewbot eval --inject --set set.json --tree ... -c config.yaml \\
+	--labels tests/data/eval/labelled.json --json report.json
+\`\`\`
+
+$(sed -n '/^| pair | case | findings on the case/,$p' "$w/inject.md")
+
+### The committed recording (bench/eval-replay/; $(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(("SCRIPTED, " if m["scripted"] else "") + "linux " + m["kernel"] + ", prompt set " + m["prompt_set"])' "$top/bench/eval-replay/meta.json"))
+
+bench/eval-record.sh recorded the cases of bench/eval-replay/set.json on
+linux 6.1 (every exchange, tool turns included); tests/t_eval_replay.sh
+(ctest) replays it with no model and fails unless the report is the
+committed one, byte for byte. docs/EVAL.md says how to record a real
+model's run and commit it in its place.
+
+\`\`\`
+bench/eval-record.sh                 # SCRIPTED: tests/model_server.py
+bench/eval-record.sh -c model.yaml   # a real model (its key in api_key_env)
+cd build-test && ctest -R t_eval_replay
+\`\`\`
+
+$(grep -A4 '^| model | prompt set | subset' "$top/bench/eval-replay/report.md")
+
+### The checkers on the same cases and controls
+
+commit-msg and checkpatch (from the tree), with the filters the review
+stage applies (rb_checkpatch_filter(), the rules that are off by
+default): their recall is the floor a model must beat, their findings on
+controls their false positives on real code. $checkers_s s.
+
+\`\`\`
+reviewbot eval --inject --checkers --set set.json --tree ... \\
+	--labels tests/data/eval/labelled.json
+\`\`\`
+
+$(sed -n '/^| pair | case | checker findings on the case/,$p' "$w/checkers.md")
+EOF
+	fi
 } >"$w/results.md"
 [ "$pairs" -gt 0 ] || bench_die "the set has no pairs"
 cp "$w/results.md" "$out"

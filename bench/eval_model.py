@@ -21,6 +21,19 @@ the scoring works, nothing about any model.
       the finding's line and one more line it was shown as evidence).
   eval_model.py command SET.json
       the "command" provider: the prompt on stdin, the answer on stdout.
+  eval_model.py cases CASES.json LABELS.json OUT.json
+      a tests/model_server.py script for "reviewbot eval --inject" (the
+      cases written by --cases, the hand labels of --labels): per case,
+      matched by a line of its commit message, a first turn that calls
+      read_file on the 41 lines around the first line the fix changed
+      (read_file needs no index of the tree, so a replay stays quick),
+      then on
+      two cases in three a finding on a line the fix changed with a
+      category the label accepts (a strict hit), on the others one with
+      a category it does not (a finding near the bug that the strict
+      scorer refuses); per control, matched by a line of the fix's
+      message, a finding on its first added line on one control in two
+      (a false positive), else none. Every verifier call confirms.
 
 Python standard library only.
 """
@@ -106,7 +119,122 @@ def plan(pairs):
     return out
 
 
+NEW_LINES = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def new_side(patch):
+    """{(file, new-side line): text} of the '+' and ' ' lines of a diff."""
+    out, path, new = {}, None, 0
+    for line in patch.split("\n"):
+        if line.startswith("+++ "):
+            p = line[4:].strip()
+            path = p[2:] if p.startswith("b/") else p
+            continue
+        if line.startswith("diff --git") or line.startswith("--- "):
+            continue
+        m = NEW_LINES.match(line)
+        if m:
+            new = int(m.group(1))
+            continue
+        if not path or not new:
+            continue
+        if line.startswith("+") or line.startswith(" "):
+            out[(path, new)] = line[1:]
+            new += 1
+        elif line == "":
+            new += 1
+    return out
+
+
+def plain(text):
+    """Safe to look for in a JSON request body: no escapes in it."""
+    return text.isascii() and not any(c in text for c in '"\\\t')
+
+
+def msg_match(msg, others):
+    """A line of @msg that no other message holds, for "match"."""
+    for line in msg.split("\n"):
+        t = line.strip()
+        if len(t) >= 16 and plain(t) and not any(t in o for o in others):
+            return t
+    return None
+
+
+def cases_script(cases, labels):
+    cats = {lab["fix_message_id"]: lab.get("categories", [])
+            for lab in labels}
+    msgs = [c["commit_msg"] for c in cases] + \
+        [c["control_msg"] for c in cases]
+    steps = []
+    for i, c in enumerate(cases):
+        h = int(hashlib.sha256(("%d %s" % (c["pair"], c["case"]))
+                               .encode()).hexdigest(), 16)
+        fit = next((k for k in cats.get(c.get("fix_message_id"), [])
+                    if k != "commit-message"), None) or "logic"
+        misfit = next(k for k in ["deadlock", "integer-overflow",
+                                  "uninitialized"]
+                      if k not in cats.get(c.get("fix_message_id"), []))
+        side = new_side(c["patch"])
+        fs = []
+        for ch in c["changed"]:
+            for ln in ch["lines"]:
+                t = side.get((ch["file"], ln), "")
+                if usable(t):
+                    fs.append(finding(ch["file"], ln, t,
+                                      fit if h % 3 else misfit,
+                                      "Scripted question on a line the "
+                                      "fix changed?"))
+                    break
+            if fs:
+                break
+        match = msg_match(c["commit_msg"], msgs[:i] + msgs[i + 1:])
+        first = next(((ch["file"], ch["lines"][0]) for ch in c["changed"]
+                      if ch["lines"]), None)
+        if match:
+            answer = {"kind": "finder", "match": match, "repeat": True,
+                      "answer_json": {"findings": fs}}
+            if first:
+                answer["match_result"] = ""
+                steps.append(answer)
+                steps.append({"kind": "finder", "match": match,
+                              "repeat": True, "tool_calls": [
+                                  {"name": "read_file",
+                                   "arguments": {
+                                       "path": first[0],
+                                       "start": max(1, first[1] - 20),
+                                       "end": first[1] + 20},
+                                   "id": "call-%d" % c["pair"]}]})
+            else:
+                steps.append(answer)
+        cside = new_side(c["control"])
+        cadd = [(f, ln, t) for (f, ln), t in sorted(cside.items())
+                if usable(t) and "+" + t in c["control"]]
+        cfs = []
+        if h % 2 and cadd:
+            f, ln, t = cadd[0]
+            cfs.append(finding(f, ln, t, fit,
+                               "Scripted question on the fix itself?"))
+        cmatch = msg_match(c["control_msg"],
+                           msgs[:len(cases) + i] + msgs[len(cases) + i + 1:])
+        if cmatch:
+            steps.append({"kind": "finder", "match": cmatch, "repeat": True,
+                          "answer_json": {"findings": cfs}})
+    steps.append({"kind": "finder", "repeat": True,
+                  "answer_json": {"findings": []}})
+    steps.append({"kind": "verifier", "repeat": True,
+                  "verdict": "confirmed"})
+    return {"steps": steps}
+
+
 def main():
+    if len(sys.argv) >= 5 and sys.argv[1] == "cases":
+        with open(sys.argv[2], encoding="utf-8") as f:
+            cases = json.load(f)["cases"]
+        with open(sys.argv[3], encoding="utf-8") as f:
+            labels = json.load(f).get("labels", [])
+        with open(sys.argv[4], "w", encoding="utf-8") as f:
+            json.dump(cases_script(cases, labels), f, indent=1)
+        return
     if len(sys.argv) < 3 or sys.argv[1] not in ("script", "command"):
         sys.exit(__doc__)
     with open(sys.argv[2], encoding="utf-8") as f:

@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# bench/list-replay.sh - a week on the list, measured (issue 15): the
+# bench/list-replay.sh - a week on the list, measured (issues 15, 34): the
 # whole linux-api archive (30,571 mails, 2019 to 2026) through the daemon,
 # "reviewbot run --once" over a file source, with the linux 6.1 tree and
 # the default config but every subsystem advisory, as a new user would
 # run it. Then, from the store and the outbox:
-#   - mails per 100 series, by kind (review, apply-failure, incomplete);
+#   - series by state, mails by kind (bench/replay_report.py);
+#   - issue 34's acceptance: mails about another project's series, mails
+#     that miss the poster, addresses no mail can reach, author notices
+#     where no section opted in: each 0;
+#   - the share of the mails for people that reach the list (linux-api
+#     in the envelope);
 #   - findings per review mail and words of commentary per review mail;
-#   - the share of mails that reach the list (linux-api in the envelope);
-#   - recipients the cap trimmed;
+#   - recipients the cap trimmed; version links across authors;
 #   - the precision of the findings that were sent, by the labels of
 #     bench/labels/findings.tsv (unlabelled ones are listed to be labelled).
 # The archive's patches are based on trees from 2019 to 2026, and only
@@ -17,7 +21,8 @@
 #
 # usage: bench/list-replay.sh [REVIEWBOT] [OUT]
 #   REVIEWBOT default build/bot/reviewbot; OUT default
-#   bench/RESULTS-replay.md. REPLAY_WORK=DIR keeps the run.
+#   bench/RESULTS-replay.md. REPLAY_WORK=DIR keeps the run;
+#   REPLAY_BEFORE=STORE adds a "before" column from an earlier run's store.
 set -eu -o pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 . "$here/bench/lib.sh"
@@ -59,53 +64,41 @@ EOC
 "$bin" check-config -c "$work/config.yaml" >/dev/null ||
 	bench_die "the replay config does not check"
 t0=$(date +%s)
-"$bin" run --once -c "$work/config.yaml" 2>"$work/run.log" ||
+"$bin" run --once -c "$work/config.yaml" >"$work/run.out" 2>"$work/run.log" ||
 	bench_die "reviewbot run failed: $(tail -3 "$work/run.log")"
 secs=$(($(date +%s) - t0))
 
 python3 - "$work/rb.db" "$here/bench/labels/findings.tsv" "$here/bench" \
-	"$tree" "$secs" "$("$bin" --version | head -1)" >"$out" <<'PY'
-import collections, sqlite3, subprocess, sys, json, os
-db_path, labels_path, bench, tree, secs, version = sys.argv[1:7]
+	"$tree" "$secs" "$("$bin" --version | head -1)" "${REPLAY_BEFORE:-}" \
+	"$work/run.out" >"$out" <<'PY'
+import collections, sqlite3, sys
+db_path, labels_path, bench, tree, secs, version, before, summary = sys.argv[1:9]
 sys.path.insert(0, bench)
-import precision
+import precision, replay_report
 db = sqlite3.connect(db_path)
 db.text_factory = lambda b: b.decode("utf-8", "replace")
-q = lambda s: db.execute(s).fetchall()
-series = q("SELECT COUNT(*) FROM series")[0][0]
-states = dict(q("SELECT state, COUNT(*) FROM series GROUP BY state"))
-kinds = dict(q("SELECT kind, COUNT(*) FROM reviews GROUP BY kind"))
-mails = sum(kinds.values())
-rv = q("SELECT COUNT(*), COALESCE(SUM(findings),0), COALESCE(SUM(words),0)"
-       " FROM reviews WHERE kind = 'review'")[0]
-to_list = q("SELECT COUNT(*) FROM outbox WHERE rcpts LIKE"
-            " '%linux-api@vger.kernel.org%'")[0][0]
-capped = q("SELECT COALESCE(SUM(capped),0), COALESCE(SUM(capped > 0),0)"
-           " FROM reviews")[0]
 out = sys.stdout
 w = lambda *a: print(*a, file=out)
+after = replay_report.figures(db_path, tree)
+old = replay_report.figures(before, tree) if before else None
 w("## A week on the list: the linux-api archive through the daemon")
 w("")
 w("Run with %s: `bench/list-replay.sh`, %s s on 2 shared cores. The"
   " whole archive (30,571 mails) through `reviewbot run --once` over a"
   " file source, linux 6.1 as the only tree, the default config with"
-  " every subsystem advisory." % (version, secs))
+  " every subsystem advisory (so apply failures go to the admins, the"
+  " default, and no section opted into author notices)." % (version, secs))
 w("")
-w("| figure | value |")
-w("| --- | ---: |")
-w("| series | %d |" % series)
-for k, v in sorted(states.items()):
-    w("| series %s | %d |" % (k, v))
-for k in ("review", "apply-failure", "incomplete", "summary"):
-    n = kinds.get(k, 0)
-    w("| %s mails per 100 series | %.1f (%d) |" % (k, 100.0 * n / series
-                                                   if series else 0, n))
-w("| findings per review mail | %.2f |" % (rv[1] / rv[0] if rv[0] else 0))
-w("| words of commentary per review mail | %.1f |" %
-  (rv[2] / rv[0] if rv[0] else 0))
-w("| mails that reach the list | %d of %d (%.0f%%) |" % (
-    to_list, mails, 100.0 * to_list / mails if mails else 0))
-w("| people trimmed by max_recipients | %d, in %d mails |" % capped)
+if old:
+    w("| figure | before | after |")
+    w("| --- | ---: | ---: |")
+    for k in list(dict.fromkeys(list(old) + list(after))):
+        w("| %s | %s | %s |" % (k, old.get(k, 0), after.get(k, 0)))
+else:
+    w("| figure | value |")
+    w("| --- | ---: |")
+    for k, v in after.items():
+        w("| %s | %s |" % (k, v))
 # Precision of what was sent, by the labels.
 labels = precision.read_labels(labels_path)
 sent = collections.Counter()
@@ -126,12 +119,21 @@ for r in rows:
     else:
         unl.append((f, r[6]))
 n = sent["true"] + sent["debatable"] + sent["false"]
+w("")
+w("| findings sent (after) | |")
+w("| --- | ---: |")
 w("| findings sent | %d |" % (n + len(unl)))
 w("| of them labelled: true / debatable / false | %d / %d / %d |" % (
     sent["true"], sent["debatable"], sent["false"]))
 w("| strict precision of what was sent (labelled) | %s |" %
   ("%.0f%%" % (100.0 * sent["true"] / n) if n else "-"))
 w("| sent but not labelled | %d |" % len(unl))
+w("")
+w("`run --once` said at the end:")
+w("")
+w("```")
+w(open(summary).read().rstrip())
+w("```")
 w("")
 for f, msg in unl:
     sys.stderr.write("sent, not labelled: %s %s %s:%s %s\n" % (

@@ -416,6 +416,35 @@ def cmd_report(run, all_rules, emitted, labels_path, patches_arch,
                      % len(nl))
 
 
+def cmd_tree_report(run, labels_path):
+    """The tree checkers (issue 32): per rule, the findings of @run,
+    their labels and the strict precision; unlabelled keys on stderr."""
+    fs = read_run(run)
+    labels = read_labels(labels_path)
+    lab = counts(fs, labels)
+    print("| rule | findings | true | debatable | false | unlabelled |"
+          " strict precision |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for rule in sorted(lab):
+        c = lab[rule]
+        t, n = strict(c)
+        print("| %s | %d | %d | %d | %d | %d | %s |" % (
+            rule, sum(c.values()), c["true"], c["debatable"], c["false"],
+            c["none"], pct(t, n)))
+    seen = set()
+    for f in fs:
+        if f["key"] in seen or label_for(labels, f["key"]):
+            continue
+        seen.add(f["key"])
+        sys.stderr.write("\t".join([f["msgid"], f["checker"],
+                                     f["category"], f.get("file") or "-",
+                                     str(f.get("line") or 0),
+                                     code_hash(f.get("code")), "", "",
+                                     f["src"], " ".join(
+                                         (f.get("message") or "").split())
+                                     [:300]]) + "\n")
+
+
 def main():
     # Mail is not always UTF-8: a bad byte becomes U+FFFD, on both sides.
     sys.stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8",
@@ -440,6 +469,8 @@ def main():
         cmd_topup(*a)
     elif cmd == "report":
         cmd_report(*a)
+    elif cmd == "tree-report":
+        cmd_tree_report(*a)
     else:
         sys.exit(__doc__)
 

@@ -1103,6 +1103,34 @@ static const char *const mode_names[] = { "off", "shadow", "advisory",
 					  "blocking", NULL };
 static const char *const incomplete_names[] = { "ignore", "notify",
 						"review-prefix", NULL };
+/* enum rb_apply_notice; "false" is off, "true" the default (admins). */
+static const char *const apply_notice_names[] = { "off", "admins", "author",
+						  NULL };
+
+static void policy_apply_notice(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	struct rb_policy *p = obj;
+	const char *t;
+	int i;
+
+	if (is_null(v))
+		return;
+	t = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value :
+					  NULL;
+	if (t && !strcmp(t, "false")) {
+		p->report_apply_failures = RB_AF_OFF;
+		return;
+	}
+	/* "true" was the default, when the notice went to the author: the
+	 * default now tells the admins, and a section opts into "author". */
+	if (t && !strcmp(t, "true")) {
+		p->report_apply_failures = RB_AF_ADMINS;
+		return;
+	}
+	i = pick(c, v, apply_notice_names);
+	if (i >= 0)
+		p->report_apply_failures = (enum rb_apply_notice)i;
+}
 
 static void policy_bases(struct ctx *c, yaml_node_t *v, void *obj)
 {
@@ -1244,8 +1272,10 @@ static char *checkpatch_item(struct ctx *c, yaml_node_t *n, const char *t)
 }
 
 /* The checkers a policy may name (review/checks.h has them all). */
-static const char *const policy_checker_names[] = { "commit-msg", "checkpatch",
-						    "build", NULL };
+static const char *const policy_checker_names[] = {
+	"commit-msg", "checkpatch",	"build",    "sparse", "kernel-doc",
+	"coccinelle", "cc-maintainers", "external", NULL
+};
 
 static char *checker_item(struct ctx *c, yaml_node_t *n, const char *t)
 {
@@ -1256,7 +1286,8 @@ static char *checker_item(struct ctx *c, yaml_node_t *n, const char *t)
 		if (!strcmp(t, policy_checker_names[i]))
 			return xstrdup(c, t);
 	cerr(c, n,
-	     "'%s' is not a checker; one of commit-msg, checkpatch, build",
+	     "'%s' is not a checker; one of commit-msg, checkpatch, build, "
+	     "sparse, kernel-doc, coccinelle, cc-maintainers, external",
 	     shown(tmp, sizeof(tmp), t));
 	return NULL;
 }
@@ -1310,8 +1341,8 @@ static const struct key policy_keys[] = {
 	KEY("max_findings", K_INT, struct rb_policy, max_findings, .min = 0,
 	    .max = 50),
 	KEY("send_when_empty", K_BOOL, struct rb_policy, send_when_empty),
-	KEY("report_apply_failures", K_BOOL, struct rb_policy,
-	    report_apply_failures),
+	KEY("report_apply_failures", K_FN, struct rb_policy,
+	    report_apply_failures, .fn = policy_apply_notice),
 	KEY("skip_authors", K_ADDRLIST, struct rb_policy, skip_authors,
 	    .noff = offsetof(struct rb_policy, n_skip_authors)),
 	KEY("checkpatch_ignore", K_STRLIST, struct rb_policy, checkpatch_ignore,
@@ -1320,6 +1351,10 @@ static const struct key policy_keys[] = {
 	KEY("checkers", K_STRLIST, struct rb_policy, checkers,
 	    .noff = offsetof(struct rb_policy, n_checkers),
 	    .item = checker_item),
+	KEY("build_config", K_STR, struct rb_policy, build_config),
+	KEY("build_options", K_STRLIST, struct rb_policy, build_options,
+	    .noff = offsetof(struct rb_policy, n_build_options),
+	    .item = kconfig_item),
 	KEY("incomplete", K_ENUM, struct rb_policy, incomplete,
 	    .aux = incomplete_names),
 	KEY("rules", K_FN, struct rb_policy, rule_names, .fn = policy_rules),
@@ -1337,6 +1372,8 @@ static void policy_release(struct rb_policy *p)
 	strv_free(p->skip_authors, p->n_skip_authors);
 	strv_free(p->checkpatch_ignore, p->n_checkpatch_ignore);
 	strv_free(p->checkers, p->n_checkers);
+	free(p->build_config);
+	strv_free(p->build_options, p->n_build_options);
 	strv_free(p->rule_names, p->n_rules);
 	free(p->rule_on);
 	free(p->blocking_text);
@@ -1385,7 +1422,17 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	dst->rule_on = NULL;
 	dst->n_bases = dst->n_skip_authors = dst->n_checkpatch_ignore = 0;
 	dst->n_checkers = dst->n_rules = 0;
+	dst->build_config = NULL;
+	dst->build_options = NULL;
+	dst->n_build_options = 0;
 	ret = str_dup(&dst->name, name);
+	if (!ret)
+		ret = str_dup(&dst->build_config, src->build_config);
+	if (!ret) {
+		ret = strv_dup(&dst->build_options, src->build_options,
+			       src->n_build_options);
+		dst->n_build_options = ret ? 0 : src->n_build_options;
+	}
 	if (!ret)
 		ret = str_dup(&dst->blocking_text, src->blocking_text);
 	if (!ret)
@@ -1443,6 +1490,9 @@ static const char *strip_list_id(const char *name, char *tmp, size_t size)
 	return name;
 }
 
+static bool posting_address(struct ctx *c, yaml_node_t *n, const char *t,
+			    size_t len, const char *where);
+
 static void policy_subsystems(struct ctx *c, yaml_node_t *v, void *obj)
 {
 	struct rb_config *cfg = c->cfg;
@@ -1477,6 +1527,13 @@ static void policy_subsystems(struct ctx *c, yaml_node_t *v, void *obj)
 		if (!name || !*name) {
 			if (name)
 				cerr(c, kn, "a subsystem name is empty");
+			path_pop(c, old);
+			continue;
+		}
+		/* A MAINTAINERS section name holds no '@'; a List-Id neither. */
+		if (!strpbrk(name, " \t") &&
+		    posting_address(c, kn, name, strlen(name),
+				    "policies for a list")) {
 			path_pop(c, old);
 			continue;
 		}
@@ -1960,6 +2017,8 @@ static const struct key outbox_keys[] = {
 	    .min = 1, .max = 100000),
 	KEY("max_recipients", K_INT, struct rb_config, max_recipients, .min = 1,
 	    .max = 1000),
+	KEY("max_lists", K_INT, struct rb_config, max_lists, .min = 1,
+	    .max = 100),
 };
 
 enum { TK_ENABLED };
@@ -2145,7 +2204,10 @@ static void http_listen(struct ctx *c, yaml_node_t *v, void *obj)
 	replace(&c->cfg->http_listen, xstrdup(c, t));
 }
 
-static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
+/* A size in bytes, or with K, M, G, into *@out when in @lo..@hi. */
+static void set_size(struct ctx *c, yaml_node_t *v, size_t *out,
+		     unsigned long long lo, unsigned long long hi,
+		     const char *range)
 {
 	const char *t;
 	char tmp[40], *end;
@@ -2168,18 +2230,75 @@ static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
 		mul = 1ull << 30;
 	else if (*end)
 		goto bad;
-	if (n > (1ull << 30) / mul || n * mul < 1024) {
-		cerr(c, v, "'%s' is out of range (1K to 1G)",
-		     shown(tmp, sizeof(tmp), t));
+	if (n > hi / mul || n * mul < lo) {
+		cerr(c, v, "'%s' is out of range (%s)",
+		     shown(tmp, sizeof(tmp), t), range);
 		return;
 	}
-	c->cfg->max_message_size = (size_t)(n * mul);
+	*out = (size_t)(n * mul);
 	return;
 bad:
 	cerr(c, v,
 	     "expected a size in bytes (like 33554432, 32M or 512K), "
 	     "got '%s'",
 	     shown(tmp, sizeof(tmp), t));
+}
+
+/*
+ * A list's posting address ("linux-mm@kvack.org") where its List-Id
+ * belongs ("linux-mm.kvack.org"): a List-Id never holds '@', so such an
+ * entry matches no mail, and every message would be dropped. Reports it
+ * with the List-Id it probably means (the '@' made a '.', as vger and
+ * kvack.org write their List-Id) and returns true.
+ */
+static bool posting_address(struct ctx *c, yaml_node_t *n, const char *t,
+			    size_t len, const char *where)
+{
+	const char *at = memchr(t, '@', len);
+	char tmp[80], id[256];
+
+	if (!at)
+		return false;
+	if (len < sizeof(id) && at > t && at + 1 < t + len &&
+	    !memchr(at + 1, '@', (size_t)(t + len - at - 1))) {
+		memcpy(id, t, len);
+		id[len] = '\0';
+		id[at - t] = '.';
+		cerr(c, n,
+		     "'%s' is a posting address, not a List-Id: %s are matched "
+		     "against the List-Id header, which never holds '@' (did "
+		     "you mean '%s'?)",
+		     shown(tmp, sizeof(tmp), t), where, id);
+	} else {
+		cerr(c, n,
+		     "'%s' is not a List-Id: %s are matched against the "
+		     "List-Id header (like linux-mm.kvack.org)",
+		     shown(tmp, sizeof(tmp), t), where);
+	}
+	return true;
+}
+
+static void max_message_size(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	set_size(c, v, &c->cfg->max_message_size, 1024, 1ull << 30, "1K to 1G");
+}
+
+/* limits.apply_seconds: above 0, at most an hour (tests use 0.1). */
+static void apply_seconds(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	double d = -1;
+
+	set_double(c, v, &d, 0, 3600);
+	if (d == 0)
+		cerr(c, v, "0 is out of range (above 0, to 3600)");
+	else if (d > 0)
+		c->cfg->apply_seconds = d;
+}
+
+static void max_apply_bytes(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	set_size(c, v, &c->cfg->max_apply_bytes, 1ull << 20, 64ull << 30,
+		 "1M to 64G");
 }
 
 static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
@@ -2196,6 +2315,8 @@ static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
 	for (s = t; s < t + len; s++)
 		if ((unsigned char)*s <= 0x20 || strchr("<>\"", *s))
 			break;
+	if (s == t + len && posting_address(c, n, t, len, "list_ids"))
+		return NULL;
 	if (s < t + len || !memchr(t, '.', len)) {
 		cerr(c, n, "'%s' is not a list id (like linux-mm.kvack.org)",
 		     shown(tmp, sizeof(tmp), t));
@@ -2222,6 +2343,12 @@ static const struct key retention_keys[] = {
 };
 static const struct key limits_keys[] = {
 	{ .name = "max_message_size", .type = K_FN, .fn = max_message_size },
+	{ .name = "max_apply_bytes", .type = K_FN, .fn = max_apply_bytes },
+	KEY("max_file_lines", K_INT, struct rb_config, max_file_lines,
+	    .min = 1000, .max = 1000000000),
+	{ .name = "apply_seconds", .type = K_FN, .fn = apply_seconds },
+	KEY("max_job_attempts", K_INT, struct rb_config, max_job_attempts,
+	    .min = 1, .max = 1000),
 };
 /* series.fetch_url: a public-inbox inbox over HTTP(S), such as lore's
  * https://lore.kernel.org/all/ (mail/inbox.h). */
@@ -2279,6 +2406,13 @@ static const struct key checkers_keys[] = {
 	KEY("build_mem_mb", K_INT, struct rb_config, build_mem_mb, .min = 256,
 	    .max = 1024 * 1024),
 	KEY("build_cache_dir", K_PATH, struct rb_config, build_cache_dir),
+	KEY("build_each", K_BOOL, struct rb_config, build_each),
+	KEY("build_sparse", K_BOOL, struct rb_config, build_sparse),
+	KEY("series_budget_seconds", K_INT, struct rb_config, series_budget,
+	    .min = 0, .max = 24 * 3600),
+	KEY("maintainers_fixes", K_BOOL, struct rb_config, maint_fixes),
+	KEY("external_command", K_STR, struct rb_config, external_command),
+	KEY("external_name", K_STR, struct rb_config, external_name),
 };
 
 #define SECTION(n, keys, ...)                              \
@@ -2327,7 +2461,7 @@ static void policy_defaults(struct rb_policy *p)
 	p->min_severity = RB_FSEV_LOW;
 	p->max_findings = 3;
 	p->send_when_empty = false;
-	p->report_apply_failures = true;
+	p->report_apply_failures = RB_AF_ADMINS;
 	p->incomplete = RB_INC_REVIEW_PREFIX;
 	p->suppress_similar = 0;
 	p->require_dkim = true; /* a From: alone is anyone's (issue 33) */
@@ -2348,6 +2482,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->rate_per_recipient_hour = 10;
 	c->rate_per_list_hour = 60;
 	c->max_recipients = 20;
+	c->max_lists = 10;
 	c->model.provider = strdup("none");
 	c->model.max_tokens_field = strdup("max_tokens");
 	c->model.max_tokens = 4096;
@@ -2379,6 +2514,10 @@ int rb_config_defaults(struct rb_config **out)
 	c->http_listen = strdup("127.0.0.1:8080");
 	c->http_thread_url = strdup("https://lore.kernel.org/r/");
 	c->max_message_size = 4u << 20; /* RB_MSG_DEFAULT_MAX */
+	c->max_apply_bytes = (size_t)128 << 20; /* RB_APPLY_MAX_BYTES */
+	c->max_file_lines = 2000000; /* RB_APPLY_MAX_FILE_LINES */
+	c->apply_seconds = 4; /* RB_APPLY_MAX_WORK */
+	c->max_job_attempts = 3;
 	c->incomplete_wait_minutes = 60;
 	c->apply_retry_minutes = -1;
 	c->checkers_parallel = 2;
@@ -2386,6 +2525,8 @@ int rb_config_defaults(struct rb_config **out)
 	c->fetch_timeout_seconds = 30;
 	c->build_jobs = 2;
 	c->build_mem_mb = 4096;
+	c->build_each = true;
+	c->maint_fixes = true;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
 	    !c->model.provider || !c->model.max_tokens_field ||
 	    !c->model.blind_focuses || !c->policy_default.name ||
@@ -2442,6 +2583,8 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->build_config);
 	strv_free(cfg->build_options, cfg->n_build_options);
 	free(cfg->build_cache_dir);
+	free(cfg->external_command);
+	free(cfg->external_name);
 	free(cfg);
 }
 
@@ -2594,6 +2737,75 @@ static char *dir_of(const char *name)
 	return strndup(name, (size_t)(slash - name));
 }
 
+/* The entry of policy.subsystems named @name (no case), or NULL. */
+static const struct rb_policy *entry_named(const struct rb_config *cfg,
+					   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_policies; i++)
+		if (!strcasecmp(cfg->policies[i].name, name))
+			return &cfg->policies[i];
+	return NULL;
+}
+
+bool rb_config_is_list_policy(const struct rb_config *cfg, const char *name)
+{
+	size_t i;
+
+	if (!cfg->n_list_ids)
+		return strchr(name, '.') && !strpbrk(name, " \t");
+	for (i = 0; i < cfg->n_list_ids; i++)
+		if (!strcasecmp(cfg->list_ids[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * How a list's entry and a section's combine (bot/stages/scope.h): the
+ * section's own entry decides, but the mode of the list's entry is the
+ * most a series from that list gets. When mail is read from listed
+ * lists only, and each has an entry, a section whose mode is above all
+ * of theirs can never have it: refused, since nothing else would say so.
+ */
+static void policy_combinations(struct ctx *c)
+{
+	const struct rb_config *cfg = c->cfg;
+	const struct rb_policy *cap = NULL;
+	char tmp[80];
+	size_t i;
+
+	if (!cfg->n_list_ids)
+		return;
+	for (i = 0; i < cfg->n_list_ids; i++) {
+		const struct rb_policy *e = entry_named(cfg, cfg->list_ids[i]);
+
+		if (!e)
+			return; /* a list without an entry caps nothing */
+		if (!cap || e->mode > cap->mode)
+			cap = e;
+	}
+	for (i = 0; i < cfg->n_policies; i++) {
+		const struct rb_policy *p = &cfg->policies[i];
+
+		if (rb_config_is_list_policy(cfg, p->name) ||
+		    p->mode <= cap->mode)
+			continue;
+		cerr_at(c, p->pos.line, p->pos.col,
+			"policy.subsystems.%s: mode %s never takes effect: a "
+			"series gets at most the mode of the list it came from, "
+			"and %s %s (%s: %s); give the list mode %s, or the "
+			"section mode %s",
+			shown(tmp, sizeof(tmp), p->name), rb_mode_name(p->mode),
+			cfg->n_list_ids > 1 ? "the most any list in list_ids "
+					      "has is" :
+					      "list_ids' only list has",
+			rb_mode_name(cap->mode), cap->name,
+			rb_mode_name(cap->mode), rb_mode_name(p->mode),
+			rb_mode_name(cap->mode));
+	}
+}
+
 int rb_config_load_mem(struct rb_config **out, const char *name,
 		       const char *yaml, size_t len,
 		       struct rb_config_errors *errs)
@@ -2656,6 +2868,8 @@ int rb_config_load_mem(struct rb_config **out, const char *name,
 			yaml_document_delete(&doc2);
 		}
 	}
+	if (e->n == n0)
+		policy_combinations(&c);
 check:
 	if (c.oom) {
 		ret = rb_err(RB_ENOMEM, "out of memory");

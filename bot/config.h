@@ -71,6 +71,14 @@ enum rb_incomplete {
 	RB_INC_REVIEW_PREFIX, /* a review of the parts before the first gap */
 };
 
+/* Who is told that a series applies nowhere (policy
+ * "report_apply_failures"), from the one that sends the least. */
+enum rb_apply_notice {
+	RB_AF_OFF, /* nobody: the dashboard shows it */
+	RB_AF_ADMINS, /* the admins (the default): the trees are theirs */
+	RB_AF_AUTHOR, /* the poster too: a section that opted in */
+};
+
 enum rb_recipient {
 	RB_RCPT_AUTHOR = 1 << 0,
 	RB_RCPT_MAINTAINERS = 1 << 1,
@@ -87,15 +95,23 @@ struct rb_policy {
 	enum rb_fsev min_severity; /* review/findings.h */
 	int max_findings; /* per patch */
 	bool send_when_empty;
-	bool report_apply_failures; /* to the author only; default true */
+	/* who gets the apply-failure notice; default RB_AF_ADMINS */
+	enum rb_apply_notice report_apply_failures;
 	char **skip_authors;
 	size_t n_skip_authors;
 	char **checkpatch_ignore; /* checkpatch types to drop */
 	size_t n_checkpatch_ignore;
-	/* The checkers the review runs: "commit-msg", "checkpatch", "build";
-	 * NULL: commit-msg and checkpatch (the build is opt-in). */
+	/* The checkers the review runs: "commit-msg", "checkpatch", "build",
+	 * "sparse", "kernel-doc", "coccinelle", "cc-maintainers",
+	 * "external"; NULL: commit-msg and checkpatch (the rest opt-in). */
 	char **checkers;
 	size_t n_checkers;
+	/* The section's build: its config target (replaces checkers.
+	 * build_config; "i386_defconfig" for a 32-bit build) and options
+	 * added after checkers.build_options ("TRANSPARENT_HUGEPAGE=n"). */
+	char *build_config;
+	char **build_options;
+	size_t n_build_options;
 	enum rb_incomplete incomplete; /* default review-prefix */
 	/* Rule switches (review/rules.h), in order: rule_names[i] is on
 	 * when rule_on[i]; NULL: the shipped defaults. */
@@ -186,7 +202,8 @@ struct rb_config {
 	 * own To/Cc; bot/stages/outbox.c), not maintainers or lists */
 	int rate_per_recipient_hour;
 	int rate_per_list_hour; /* each mailing list, default 60 */
-	int max_recipients; /* default 20 */
+	int max_recipients; /* people; default 20 */
+	int max_lists; /* mailing lists on one mail; default 10 */
 
 	struct rb_model_config model;
 
@@ -215,6 +232,17 @@ struct rb_config {
 	size_t n_catch_all;
 
 	size_t max_message_size; /* default 4 MiB (RB_MSG_DEFAULT_MAX) */
+	/* The apply's budgets for one series (review/apply.h): bytes of
+	 * the blobs it makes (default 128 MiB), lines of a file it reads
+	 * (default 2,000,000) and its time, in seconds of one core counted
+	 * as work units (default 4). */
+	size_t max_apply_bytes;
+	int max_file_lines;
+	double apply_seconds;
+	/* A job whose worker died this many times while it ran (a crash,
+	 * an OOM kill, a lease run out) is quarantined: its series gets one
+	 * "could not be reviewed" notice and the queue moves on (default 3). */
+	int max_job_attempts;
 	int incomplete_wait_minutes; /* default 60 */
 	/* A public-inbox inbox to fetch a series' missing parts from before
 	 * any "incomplete" notice (https://lore.kernel.org/all/), or NULL. */
@@ -238,6 +266,14 @@ struct rb_config {
 	int build_jobs; /* make -j; default 2 */
 	int build_mem_mb; /* the sandbox's memory cap; default 4096 */
 	char *build_cache_dir; /* NULL: the checker's private default */
+	bool build_each; /* build each patch in turn; default true */
+	bool build_sparse; /* the build also runs sparse; default false */
+	int series_budget; /* seconds for all checkers of a series; 0: none */
+	bool maint_fixes; /* cc-maintainers: Fixes: targets too; default true */
+	/* The "external" checker a policy may name: a command run in the
+	 * sandbox (review/check_external.h), and its name in findings. */
+	char *external_command;
+	char *external_name;
 };
 
 /* One problem found in a config file. */
@@ -297,6 +333,13 @@ void rb_config_errors_release(struct rb_config_errors *errs);
  */
 int rb_config_check_system(const struct rb_config *cfg,
 			   struct rb_config_errors *errs);
+
+/*
+ * Whether the policy.subsystems entry @name is a list's (a List-Id of
+ * list_ids; with none, any name shaped like one: a dot and no blank)
+ * rather than a MAINTAINERS section's.
+ */
+bool rb_config_is_list_policy(const struct rb_config *cfg, const char *name);
 
 /* The policy for a subsystem or list name, else the default. Borrowed. */
 const struct rb_policy *rb_config_policy(const struct rb_config *cfg,

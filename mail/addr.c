@@ -173,6 +173,27 @@ bool rb_addr_valid(const char *addr)
 	return domain_valid(addr + local + 1);
 }
 
+/* @d ends with the label @label ("invalid" for "x.invalid"). */
+static bool ends_with_label(const char *d, const char *label)
+{
+	size_t n = strlen(d), l = strlen(label);
+
+	return n > l && d[n - l - 1] == '.' && !strcasecmp(d + n - l, label);
+}
+
+bool rb_addr_deliverable(const char *addr)
+{
+	const char *at = addr ? strrchr(addr, '@') : NULL;
+	const char *d = at ? at + 1 : NULL;
+
+	if (!d || !*d || d[0] == '[' || !strchr(d, '.'))
+		return false;
+	if (!strcasecmp(d, "localhost") || ends_with_label(d, "localhost") ||
+	    ends_with_label(d, "invalid") || ends_with_label(d, "local"))
+		return false;
+	return true;
+}
+
 static bool is_wsp(char c)
 {
 	return c == ' ' || c == '\t';

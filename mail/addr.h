@@ -43,6 +43,17 @@ struct rb_buf;
 bool rb_addr_valid(const char *addr);
 
 /*
+ * True when mail to the valid address @addr can reach anybody: its domain
+ * is a name with a dot (not a bare host name such as "localhost", not an
+ * address literal), and not in a name space that never resolves on the
+ * Internet: "localhost" and "*.localhost", "*.invalid" (RFC 6761 6.3,
+ * 6.4), "*.local" (multicast DNS, RFC 6762). A patch sent from a
+ * machine that was never configured ("caritas@localhost") names such an
+ * author; a reply to it would bounce, or stay on the bot's own host.
+ */
+bool rb_addr_deliverable(const char *addr);
+
+/*
  * Parses one mailbox: "Name <local@domain>", "\"Name, Jr.\" <a@b>",
  * "<a@b>", "a@b" or the old "a@b (Name)". The display name is UTF-8
  * text: quotes and backslash escapes are removed, and RFC 2047 encoded

@@ -1769,3 +1769,29 @@ const char *rb_message_trailer(const struct rb_message *m, const char *key)
 			return m->trailers[i].value;
 	return NULL;
 }
+
+bool rb_message_relay_addr(const char *a)
+{
+	const char *at = a ? strrchr(a, '@') : NULL;
+	size_t local;
+
+	if (!at || strcasecmp(at + 1, "kernel.org"))
+		return false;
+	local = (size_t)(at - a);
+	return (local == 7 && !strncasecmp(a, "devnull", 7)) ||
+	       (local > 8 && !strncasecmp(a, "devnull+", 8));
+}
+
+bool rb_message_b4_relay(const struct rb_message *m)
+{
+	const char *a = m ? m->from.addr : NULL;
+
+	if (!a || !m->author.addr || !strcasecmp(a, m->author.addr))
+		return false;
+	return rb_message_relay_addr(a);
+}
+
+const struct rb_addr *rb_message_poster(const struct rb_message *m)
+{
+	return rb_message_b4_relay(m) ? &m->author : &m->from;
+}

@@ -150,4 +150,29 @@ void rb_message_free(struct rb_message *m);
 /* The value of the first trailer named @key (case-insensitive), or NULL. */
 const char *rb_message_trailer(const struct rb_message *m, const char *key);
 
+/*
+ * Whether @m came through B4 Relay, b4's web endpoint for people whose
+ * mail setup cannot send patches: it sends as "NAME via B4 Relay
+ * <devnull+LOCAL.DOMAIN@kernel.org>", an address nobody reads, with the
+ * author's own "From:" as the first line of the body. True when the
+ * From: address is the relay's (devnull or devnull+TAG at kernel.org,
+ * any case) and the body names another author; then that author is who
+ * sent the patch (b4 treats it so), and the only person a reply can
+ * reach. The From: header says it, so anybody can claim it: a caller
+ * that checks DKIM (the relay signs as kernel.org) checks it before it
+ * believes this (bot/stages/review_stage.c).
+ */
+bool rb_message_b4_relay(const struct rb_message *m);
+/* Is @addr the relay's sending address (devnull[+TAG]@kernel.org)? */
+bool rb_message_relay_addr(const char *addr);
+
+/*
+ * Who posted @m: the in-body author of a B4 Relay mail
+ * (rb_message_b4_relay()), else the From: header's mailbox. Borrowed.
+ * An in-body From: of any other mail names the patch's author, who is
+ * not the poster: git send-email Cc's that author, and the poster
+ * decides whether it does.
+ */
+const struct rb_addr *rb_message_poster(const struct rb_message *m);
+
 #endif

@@ -14,6 +14,7 @@
  * time.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -1317,9 +1318,29 @@ static void emit_parts(struct rb_series *o, const struct rb_series_set *set,
 		o->first_date = 0;
 }
 
-/* One output series from the thread's series @s; *@prev is the output
- * index of the thread's previous one (-1: none). */
-static int emit_series(struct asm_ctx *c, struct tser *s, size_t *prev)
+/*
+ * The thread's previous version of output series @o, the thread's
+ * output starting at index @first: the newest one before it from the
+ * same author. A v2 by someone else in a thread (a fix posted as
+ * "[PATCH v2]" in reply to another author's series) is another series,
+ * not its next version (issue 34: 18 of 776 links in the linux-api
+ * archive joined two authors this way). NONE when there is none.
+ */
+static uint32_t thread_prev(const struct asm_ctx *c, const struct rb_series *o,
+			    size_t first)
+{
+	size_t k;
+
+	for (k = c->n_out; k-- > first;)
+		if (o->author && c->out[k].author &&
+		    !strcasecmp(o->author, c->out[k].author))
+			return (uint32_t)k;
+	return NONE;
+}
+
+/* One output series from the thread's series @s; the thread's output
+ * series start at index *@first. */
+static int emit_series(struct asm_ctx *c, struct tser *s, size_t *first)
 {
 	struct rb_series_set *set = c->set;
 	struct rb_series *o;
@@ -1358,11 +1379,9 @@ static int emit_series(struct asm_ctx *c, struct tser *s, size_t *prev)
 		if (s->slot[j] != NONE)
 			o->change_id = set->ents[s->slot[j]].change_id;
 	c->out_first[c->n_out] = ids.first;
-	c->out_prev_local[c->n_out] = *prev == (size_t)-1 ? NONE :
-							    (uint32_t)*prev;
+	c->out_prev_local[c->n_out] = thread_prev(c, o, *first);
 	s->out = c->n_out;
 	s->used = true;
-	*prev = c->n_out;
 	c->n_out++;
 	return 0;
 }
@@ -1370,7 +1389,7 @@ static int emit_series(struct asm_ctx *c, struct tser *s, size_t *prev)
 /* Turns the thread's series into output series. */
 static int emit_thread(struct asm_ctx *c)
 {
-	size_t i, j, prev = (size_t)-1;
+	size_t i, j, first = c->n_out;
 	int ret;
 
 	if (c->n_ts)
@@ -1388,7 +1407,7 @@ static int emit_thread(struct asm_ctx *c)
 			any |= s->slot[j] != NONE;
 		if (!any)
 			continue;
-		ret = emit_series(c, s, &prev);
+		ret = emit_series(c, s, &first);
 		if (ret)
 			return ret;
 	}
@@ -1544,21 +1563,46 @@ static char *title_key(const struct rb_series *s)
 	return k;
 }
 
+/* "CHANGE-ID\nauthor" (lower case): the key of a change-id link. */
+static char *change_key(const struct rb_series *s)
+{
+	const char *a = s->author ? s->author : "";
+	size_t n = strlen(s->change_id) + strlen(a) + 2, i;
+	char *k = malloc(n), *p;
+
+	if (!k)
+		return NULL;
+	snprintf(k, n, "%s\n%s", s->change_id, a);
+	for (p = strchr(k, '\n') + 1, i = 0; p[i]; i++)
+		p[i] = (char)tolower((unsigned char)p[i]);
+	return k;
+}
+
 static int link_versions(struct rb_series *out, size_t n)
 {
 	struct link_key *keys = calloc(n + 1, sizeof(*keys));
 	char **tk = calloc(n + 1, sizeof(*tk));
+	char **ck = calloc(n + 1, sizeof(*ck));
 	size_t i, k = 0;
 	int ret = 0;
 
-	if (!keys || !tk) {
+	if (!keys || !tk || !ck) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
 	link_series = out;
-	for (i = 0; i < n; i++)
-		if (out[i].change_id)
-			keys[k++] = (struct link_key){ out[i].change_id, i };
+	/* b4's change-id, and the author: another author's series that
+	 * carries the same change-id (a copied cover) is not a version. */
+	for (i = 0; i < n; i++) {
+		if (!out[i].change_id)
+			continue;
+		ck[i] = change_key(&out[i]);
+		if (!ck[i]) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+		keys[k++] = (struct link_key){ ck[i], i };
+	}
 	qsort(keys, k, sizeof(*keys), link_cmp);
 	link_by(out, keys, k);
 	k = 0;
@@ -1576,7 +1620,10 @@ out:
 	link_series = NULL;
 	for (i = 0; tk && i < n; i++)
 		free(tk[i]);
+	for (i = 0; ck && i < n; i++)
+		free(ck[i]);
 	free(tk);
+	free(ck);
 	free(keys);
 	return ret;
 }

@@ -71,7 +71,12 @@ static int image_push(struct image *img, const char *p, size_t len)
 	return 0;
 }
 
-static int image_load(struct image *img, const char *buf, size_t len)
+/*
+ * The lines of @buf into @img, at most @max of them (0: any number):
+ * 0, 1 when there are more, or -RB_ENOMEM.
+ */
+static int image_load(struct image *img, const char *buf, size_t len,
+		      size_t max)
 {
 	size_t off = 0;
 	int ret;
@@ -81,6 +86,8 @@ static int image_load(struct image *img, const char *buf, size_t len)
 		const char *nl = memchr(buf + off, '\n', len - off);
 		size_t l = nl ? (size_t)(nl - (buf + off)) + 1 : len - off;
 
+		if (max && img->n == max)
+			return 1;
 		ret = image_push(img, buf + off, l);
 		if (ret)
 			return ret;
@@ -95,39 +102,61 @@ static void image_release(struct image *img)
 	memset(img, 0, sizeof(*img));
 }
 
+/* The bytes of @img as one blob. */
+static size_t image_size(const struct image *img)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < img->n; i++)
+		n += img->v[i].len;
+	return n;
+}
+
 static bool line_eq(const struct iline *a, const struct iline *b)
 {
 	return a->len == b->len && a->hash == b->hash &&
 	       !memcmp(a->p, b->p, a->len);
 }
 
-/* match_fragment() for exact matching. */
+/*
+ * match_fragment() for exact matching. Adds the work done to *@cost: one
+ * unit for the place, one for each line compared.
+ */
 static bool match_at(const struct image *img, const struct iline *pre,
 		     size_t pre_n, size_t lno, bool match_beginning,
-		     bool match_end)
+		     bool match_end, uint64_t *cost)
 {
 	size_t i;
 
+	(*cost)++;
 	if (pre_n + lno > img->n)
 		return false;
 	if (match_end && pre_n + lno != img->n)
 		return false;
 	if (match_beginning && lno)
 		return false;
-	for (i = 0; i < pre_n; i++)
+	for (i = 0; i < pre_n; i++) {
+		(*cost)++;
 		if (img->v[lno + i].patched ||
 		    !line_eq(&img->v[lno + i], &pre[i]))
 			return false;
+	}
 	return true;
 }
 
+#define POS_NONE (-1) /* no place fits */
+#define POS_SPENT (-2) /* the work budget ran out before one was found */
+
 /*
  * find_pos(): tries @line, then line+1, line-1, line+2, ... until both
- * ends of the image are reached. Returns the line or -1.
+ * ends of the image are reached. Returns the line, POS_NONE, or
+ * POS_SPENT once the work done (*@work, units, counted on) reaches
+ * @limit: the search is hunks times lines, and a hostile series chooses
+ * both.
  */
 static long find_pos(const struct image *img, const struct iline *pre,
 		     size_t pre_n, long line, bool match_beginning,
-		     bool match_end)
+		     bool match_end, uint64_t limit, uint64_t *work)
 {
 	size_t back, fwd, cur;
 	unsigned long i;
@@ -140,7 +169,10 @@ static long find_pos(const struct image *img, const struct iline *pre,
 		line = (long)img->n;
 	back = fwd = cur = (size_t)line;
 	for (i = 0;; i++) {
-		if (match_at(img, pre, pre_n, cur, match_beginning, match_end))
+		if (*work >= limit)
+			return POS_SPENT;
+		if (match_at(img, pre, pre_n, cur, match_beginning, match_end,
+			     work))
 			return (long)cur;
 again:
 		if (back == 0 && fwd == img->n)
@@ -159,7 +191,7 @@ again:
 			cur = ++fwd;
 		}
 	}
-	return -1;
+	return POS_NONE;
 }
 
 /* update_image(): replaces pre_n lines at @at by the postimage. */
@@ -212,6 +244,10 @@ struct work {
 	char *fail_file;
 	size_t fail_hunk;
 	struct rb_buf reason;
+	/* the budgets (apply.h) */
+	size_t bytes; /* of the blobs made so far */
+	uint64_t *work; /* opts->work, or &own_work */
+	uint64_t own_work;
 };
 
 static int git_fail(const char *what)
@@ -243,6 +279,84 @@ static int fail(struct work *w, enum rb_apply_fail kind, const char *file,
 	rb_buf_vprintf(&w->reason, fmt, ap);
 	va_end(ap);
 	return 1;
+}
+
+/* Work units left of the budget; UINT64_MAX without one. */
+static uint64_t work_left(const struct work *w)
+{
+	uint64_t max = w->opts->max_work;
+
+	if (!max)
+		return UINT64_MAX;
+	return *w->work < max ? max - *w->work : 0;
+}
+
+/* Bytes of blobs the apply may still make; SIZE_MAX without a limit. */
+static size_t bytes_left(const struct work *w)
+{
+	size_t max = w->opts->max_bytes;
+
+	if (!max)
+		return SIZE_MAX;
+	return w->bytes < max ? max - w->bytes : 0;
+}
+
+/* The time budget ran out @while (a hunk of a file, or reading one). */
+static int fail_work(struct work *w, const char *path, size_t hunk,
+		     const char *what)
+{
+	return fail(w, RB_APPLY_FAIL_LIMIT, path, hunk,
+		    "the series exceeds the review's time budget (%llu work "
+		    "units, about %.1f s of one core) while %s",
+		    (unsigned long long)w->opts->max_work,
+		    (double)w->opts->max_work /
+			    (double)RB_APPLY_WORK_PER_SECOND,
+		    what);
+}
+
+/*
+ * @need more bytes of blobs for @path: 0 when they fit the memory
+ * budget, else 1 after fail(). Asked before the memory is taken.
+ */
+static int take_bytes(struct work *w, const char *path, uint64_t need)
+{
+	if (need <= bytes_left(w)) {
+		w->bytes += (size_t)need;
+		return 0;
+	}
+	return fail(w, RB_APPLY_FAIL_LIMIT, path, 0,
+		    "the series exceeds the review's memory budget: the files "
+		    "it makes would pass %zu MiB (%s needs %llu bytes, %zu "
+		    "are left)",
+		    w->opts->max_bytes >> 20, path, (unsigned long long)need,
+		    bytes_left(w));
+}
+
+/*
+ * The lines of a blob of @path into @img, within the line cap and the
+ * time budget (one unit a line and one per 64 bytes). 0, 1 after
+ * fail(), negative on error.
+ */
+static int load_lines(struct work *w, struct image *img, const char *buf,
+		      size_t len, const char *path)
+{
+	uint64_t cost = len / 64;
+	int ret;
+
+	if (cost >= work_left(w)) {
+		char what[64 + 4096];
+
+		snprintf(what, sizeof(what), "reading %.4096s", path);
+		return fail_work(w, path, 0, what);
+	}
+	ret = image_load(img, buf, len, w->opts->max_file_lines);
+	if (ret > 0)
+		return fail(w, RB_APPLY_FAIL_LIMIT, path, 0,
+			    "%s has more than %zu lines: too big to patch",
+			    path, w->opts->max_file_lines);
+	if (!ret)
+		*w->work += cost + img->n;
+	return ret;
 }
 
 static struct change *change_find(struct work *w, const char *path)
@@ -400,12 +514,16 @@ static void note_mode(struct work *w, const char *path, uint32_t mode)
 	r->setuid_path = strdup(path);
 }
 
+#define HUNK_SPENT 2 /* apply_hunk(): the time budget ran out */
+
 /*
  * Builds the preimage and postimage of @h (apply_one_fragment) and places
- * it in @img. Returns 0 and fills @hr, 1 when it does not fit (no fail()
- * recorded: the caller decides), negative on error.
+ * it in @img. Returns 0 and fills @hr, 1 when it does not fit, HUNK_SPENT
+ * when the time budget ran out (no fail() recorded: the caller decides),
+ * negative on error.
  */
-static int apply_hunk(struct image *img, const struct rb_diff_hunk *h, int fuzz,
+static int apply_hunk(struct work *w, struct image *img,
+		      const struct rb_diff_hunk *h, int fuzz,
 		      struct rb_apply_hunk_result *hr)
 {
 	struct iline *pre = NULL, *post = NULL, *pr, *po;
@@ -416,6 +534,8 @@ static int apply_hunk(struct image *img, const struct rb_diff_hunk *h, int fuzz,
 	bool match_beginning, match_end;
 	long pos, at;
 	uint32_t dropped = 0;
+	uint64_t limit = w->opts->max_work ? w->opts->max_work : UINT64_MAX;
+	uint64_t moved;
 	int ret = 0;
 
 	pre = malloc((h->n_lines + 1) * sizeof(*pre));
@@ -446,8 +566,9 @@ static int apply_hunk(struct image *img, const struct rb_diff_hunk *h, int fuzz,
 	pr = pre;
 	po = post;
 	for (;;) {
-		at = find_pos(img, pr, pre_n, pos, match_beginning, match_end);
-		if (at >= 0)
+		at = find_pos(img, pr, pre_n, pos, match_beginning, match_end,
+			      limit, w->work);
+		if (at >= 0 || at == POS_SPENT)
 			break;
 		if (leading <= p_context && trailing <= p_context)
 			break;
@@ -472,9 +593,16 @@ static int apply_hunk(struct image *img, const struct rb_diff_hunk *h, int fuzz,
 		}
 	}
 	if (at < 0) {
-		ret = 1;
+		ret = at == POS_SPENT ? HUNK_SPENT : 1;
 		goto out;
 	}
+	/* update_image() moves the rest of the file: that is work too. */
+	moved = (uint64_t)(img->n - (size_t)at - pre_n) + post_n;
+	if (moved >= work_left(w)) {
+		ret = HUNK_SPENT;
+		goto out;
+	}
+	*w->work += moved;
 	ret = image_replace(img, (size_t)at, pre_n, po, post_n);
 	if (ret)
 		goto out;
@@ -487,15 +615,16 @@ out:
 	return ret;
 }
 
-static int image_apply_all(struct image *img, const struct rb_diff_file *f,
-			   int fuzz, struct rb_apply_hunk_result *hrs,
+static int image_apply_all(struct work *w, struct image *img,
+			   const struct rb_diff_file *f, int fuzz,
+			   struct rb_apply_hunk_result *hrs,
 			   size_t *failed_hunk)
 {
 	size_t i;
 	int ret;
 
 	for (i = 0; i < f->n_hunks; i++) {
-		ret = apply_hunk(img, &f->hunks[i], fuzz, &hrs[i]);
+		ret = apply_hunk(w, img, &f->hunks[i], fuzz, &hrs[i]);
 		if (ret) {
 			*failed_hunk = i + 1;
 			return ret;
@@ -516,6 +645,50 @@ static int image_flatten(struct rb_buf *out, const struct image *img)
 			return ret;
 	}
 	return 0;
+}
+
+/* The time budget ran out placing hunk @hunk of @path: 1 after fail(). */
+static int hunk_spent(struct work *w, const char *path, size_t hunk)
+{
+	char what[64 + 4096];
+
+	snprintf(what, sizeof(what), "placing hunk #%zu of %.4096s", hunk,
+		 path);
+	return fail_work(w, path, hunk, what);
+}
+
+/*
+ * The @size bytes a patched text file of @path will take, asked before
+ * they are: 0, or 1 after fail(). A NULL @path (a deleted file) takes
+ * nothing.
+ */
+static int blob_room(struct work *w, const char *path, size_t size)
+{
+	if (!path)
+		return 0;
+	if (size > RB_APPLY_MAX_BLOB)
+		return fail(w, RB_APPLY_FAIL_LIMIT, path, 0,
+			    "%s would be %zu bytes: too big to patch", path,
+			    size);
+	return take_bytes(w, path, size);
+}
+
+/*
+ * Writes a blob into the result's store. Not git_blob_create_from_buffer():
+ * with a backend that has no write stream, libgit2 copies the whole
+ * buffer into a stream first (64 MiB more for a 64 MiB blob); the
+ * odb's write hands it to the store as it is. 0 or a libgit2 error.
+ */
+static int write_blob(git_oid *out, git_repository *repo, const void *data,
+		      size_t len)
+{
+	git_odb *odb = NULL;
+	int ret = git_repository_odb(&odb, repo);
+
+	if (!ret)
+		ret = git_odb_write(out, odb, data, len, GIT_OBJECT_BLOB);
+	git_odb_free(odb);
+	return ret;
 }
 
 /* Looks up a blob by the hex prefix of an index line. */
@@ -559,13 +732,19 @@ static int three_way(struct work *w, struct rb_buf *out,
 		ret = -RB_ENOMEM;
 		goto out;
 	}
-	ret = image_load(&img, git_blob_rawcontent(base),
-			 (size_t)git_blob_rawsize(base));
+	ret = load_lines(w, &img, git_blob_rawcontent(base),
+			 (size_t)git_blob_rawsize(base), path);
 	if (ret)
 		goto out;
-	ret = image_apply_all(&img, f, -1, hrs, &bad);
+	ret = image_apply_all(w, &img, f, -1, hrs, &bad);
+	if (ret == HUNK_SPENT)
+		ret = hunk_spent(w, path, bad);
 	if (ret)
 		goto out;
+	if (image_size(&img) > RB_APPLY_MAX_BLOB) {
+		ret = 1;
+		goto out;
+	}
 	ret = image_flatten(&theirs, &img);
 	if (ret)
 		goto out;
@@ -612,12 +791,6 @@ static bool blob_exists(git_repository *repo, const git_oid *oid)
 	return ok;
 }
 
-/* apply_binary.c */
-int rb_binary_inflate(struct rb_buf *out, const unsigned char *in, size_t len,
-		      uint64_t expect);
-int rb_binary_delta(struct rb_buf *out, const unsigned char *src,
-		    size_t src_len, const unsigned char *delta, size_t len);
-
 /*
  * Decodes the forward data of a binary patch: a literal is the new
  * content, a delta applies to the current blob @cur. Returns 0 with the
@@ -630,11 +803,21 @@ static int binary_decode(struct work *w, const struct rb_diff_file *f,
 	struct rb_buf data = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
 	struct rb_buf res = RB_BUF_INIT(RB_APPLY_MAX_BLOB);
 	git_blob *blob = NULL;
+	uint64_t src_size, dst_size;
 	int ret;
 
 	if (bin->inflated_size > RB_APPLY_MAX_BLOB) {
 		ret = fail(w, RB_APPLY_FAIL_LIMIT, path, 0,
 			   "the binary patch to %s is too big", path);
+		goto out;
+	}
+	/*
+	 * What the section declares is checked before anything is
+	 * inflated: the data (a literal's is the file; a delta's is held
+	 * while it is decoded), then a delta's result.
+	 */
+	if (bin->inflated_size > bytes_left(w)) {
+		ret = take_bytes(w, path, bin->inflated_size);
 		goto out;
 	}
 	ret = rb_binary_inflate(&data, bin->data, bin->len, bin->inflated_size);
@@ -644,14 +827,32 @@ static int binary_decode(struct work *w, const struct rb_diff_file *f,
 				   "binary delta for the new file %s", path);
 			goto out;
 		}
-		if (git_blob_lookup(&blob, w->repo, cur) < 0) {
+		ret = rb_binary_delta_sizes(&src_size, &dst_size,
+					    (const unsigned char *)data.ptr,
+					    data.len);
+		if (!ret && dst_size > RB_APPLY_MAX_BLOB) {
+			ret = fail(w, RB_APPLY_FAIL_LIMIT, path, 0,
+				   "the binary patch to %s makes a file of "
+				   "%llu bytes: too big",
+				   path, (unsigned long long)dst_size);
+			goto out;
+		}
+		if (!ret && take_bytes(w, path, dst_size)) {
+			ret = 1;
+			goto out;
+		}
+		if (!ret && git_blob_lookup(&blob, w->repo, cur) < 0) {
 			ret = git_fail("blob lookup");
 			goto out;
 		}
-		ret = rb_binary_delta(&res, git_blob_rawcontent(blob),
-				      (size_t)git_blob_rawsize(blob),
-				      (const unsigned char *)data.ptr,
-				      data.len);
+		if (!ret)
+			ret = rb_binary_delta(&res, git_blob_rawcontent(blob),
+					      (size_t)git_blob_rawsize(blob),
+					      (const unsigned char *)data.ptr,
+					      data.len);
+		/* The source (up to 64 MiB) goes before the result is stored. */
+		git_blob_free(blob);
+		blob = NULL;
 	}
 	if (ret == -RB_EINVAL || ret == -RB_ETOOBIG) {
 		ret = fail(w, RB_APPLY_FAIL_BINARY, path, 0,
@@ -661,12 +862,15 @@ static int binary_decode(struct work *w, const struct rb_diff_file *f,
 	}
 	if (ret)
 		goto out;
-	if (bin->type == RB_DIFF_BIN_DELTA)
-		ret = git_blob_create_from_buffer(out, w->repo, res.ptr,
-						  res.len);
-	else
-		ret = git_blob_create_from_buffer(out, w->repo, data.ptr,
-						  data.len);
+	if (bin->type == RB_DIFF_BIN_DELTA) {
+		ret = write_blob(out, w->repo, res.ptr, res.len);
+	} else {
+		if (take_bytes(w, path, data.len)) {
+			ret = 1;
+			goto out;
+		}
+		ret = write_blob(out, w->repo, data.ptr, data.len);
+	}
 	if (ret < 0)
 		ret = git_fail("blob write");
 out:
@@ -882,14 +1086,20 @@ static int apply_text(struct work *w, const struct rb_diff_file *f,
 		git_oid_cpy(&fa->new_oid, &fa->old_oid);
 		goto out;
 	}
-	ret = image_load(&img, data, size);
+	ret = load_lines(w, &img, data, size, path);
 	if (ret)
 		goto out;
-	ret = image_apply_all(&img, f, w->opts->fuzz, fr->hunks, &bad);
+	ret = image_apply_all(w, &img, f, w->opts->fuzz, fr->hunks, &bad);
 	if (ret < 0)
 		goto out;
+	if (ret == HUNK_SPENT) {
+		ret = hunk_spent(w, path, bad);
+		goto out;
+	}
 	if (ret == 0) {
-		ret = image_flatten(&content, &img);
+		ret = blob_room(w, fa->npath ? path : NULL, image_size(&img));
+		if (!ret)
+			ret = image_flatten(&content, &img);
 		if (ret)
 			goto out;
 		for (size_t i = 0; i < f->n_hunks; i++)
@@ -913,14 +1123,18 @@ static int apply_text(struct work *w, const struct rb_diff_file *f,
 		fr->merged = true;
 		w->res->merged = true;
 		drop_hunks(fr);
+		if (fa->npath && take_bytes(w, path, content.len)) {
+			ret = 1;
+			goto out;
+		}
 	}
 	if (!fa->npath) {
 		if (content.len)
 			ret = fail(w, RB_APPLY_FAIL_FILE, opath, 0,
 				   "removal patch leaves %s with content",
 				   opath);
-	} else if (git_blob_create_from_buffer(&fa->new_oid, w->repo,
-					       content.ptr, content.len) < 0) {
+	} else if (write_blob(&fa->new_oid, w->repo, content.ptr, content.len) <
+		   0) {
 		ret = git_fail("blob write");
 	}
 out:
@@ -1323,15 +1537,21 @@ struct memout {
 	git_object_t *type;
 };
 
-/* Fills @w from @o (the caller holds the lock); 0, or -1 out of memory. */
+/*
+ * Fills @w from @o (the caller holds the lock); 0, or -1 out of memory.
+ * The bytes end with a NUL past the object's size, as libgit2's own
+ * backends give them: readers of a blob's text (the model's tools) may
+ * rely on it.
+ */
 static int mem_out(const struct memout *w, git_odb_backend *b,
 		   const struct memobj *o)
 {
 	if (w->buf) {
-		*w->buf = git_odb_backend_data_alloc(b, o->len ? o->len : 1);
+		*w->buf = git_odb_backend_data_alloc(b, o->len + 1);
 		if (!*w->buf)
 			return -1;
 		memcpy(*w->buf, o->data, o->len);
+		((char *)*w->buf)[o->len] = '\0';
 	}
 	*w->len = o->len;
 	*w->type = o->type;
@@ -1649,9 +1869,8 @@ static int parse_all(struct work *w, struct rb_diff **diffs,
 		files += diffs[i]->n_files;
 	}
 	/*
-	 * Too big to review is said, but the series is still applied (in
-	 * memory, bounded by the mail size cap): the author learns both
-	 * that it is over the limit and where it stops applying, if it does.
+	 * Too big to review: not applied at all (issue 33: applying what
+	 * will not be reviewed only spends the budgets on a hostile series).
 	 */
 	if ((opts->max_lines && lines > opts->max_lines) ||
 	    (opts->max_files && files > opts->max_files))
@@ -1751,12 +1970,18 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 	}
 	r->n_patches = n;
 	w.opts = opts ? opts : &defaults;
+	w.work = w.opts->work ? w.opts->work : &w.own_work;
 	w.res = r;
 	ret = start(&w, &commit, repo, base_commit);
 	if (!ret)
 		ret = parse_all(&w, diffs, patches, n, &over);
 	if (ret < 0)
 		goto out;
+	if (!ret && over.len) {
+		w.patch_no = 0;
+		record_fail(&w, RB_APPLY_FAIL_LIMIT, over.ptr);
+		goto done;
+	}
 	for (i = 0; i < n && !ret; i++) {
 		w.patch_no = i + 1;
 		ret = apply_one(&w, diffs[i], &r->patches[i]);
@@ -1766,18 +1991,11 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 	}
 	if (ret < 0)
 		goto out;
-	if (ret > 0 && !r->fail) {
-		/* A patch did not apply; over a limit too: both are said. */
-		if (over.len)
-			rb_buf_printf(&over, "; besides, %s", w.reason.ptr);
-		record_fail(&w, w.fail, over.len ? over.ptr : w.reason.ptr);
-	} else if (!ret && over.len) {
-		rb_buf_puts(&over, "; it applies cleanly otherwise");
-		w.patch_no = 0;
-		record_fail(&w, RB_APPLY_FAIL_LIMIT, over.ptr);
-	} else if (!ret) {
+	if (ret > 0 && !r->fail)
+		record_fail(&w, w.fail, w.reason.ptr);
+	else if (!ret)
 		r->ok = true;
-	}
+done:
 	ret = 0;
 	*out = r;
 	r = NULL;
@@ -1818,6 +2036,16 @@ void rb_apply_result_free(struct rb_apply_result *r)
 	git_repository_free(r->repo);
 	mem_unref(r->mem);
 	free(r);
+}
+
+void rb_apply_result_drop_objects(struct rb_apply_result *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->repo);
+	r->repo = NULL;
+	mem_unref(r->mem);
+	r->mem = NULL;
 }
 
 const char *rb_apply_fail_name(enum rb_apply_fail f)

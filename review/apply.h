@@ -59,19 +59,62 @@ struct rb_apply_opts {
 	int fuzz;
 	bool three_way; /* fall back to git_merge_file (default true) */
 	bool commit; /* make a commit per patch (default true) */
+	/*
+	 * The size of the review. A series over max_lines or max_files is
+	 * not applied at all: the result says so (RB_APPLY_FAIL_LIMIT,
+	 * the reason starting with RB_APPLY_TOO_BIG).
+	 */
 	size_t max_lines; /* added + removed over the series; 0: no limit */
 	size_t max_files; /* file sections over the series; 0: no limit */
+	/*
+	 * Budgets that hold inside the apply's loops, so that a small mail
+	 * cannot make it take memory or time out of proportion (a binary
+	 * delta of 300 bytes makes a 64 MiB blob; a hunk with a wrong line
+	 * number searches the whole file). Each one hit fails the series
+	 * with RB_APPLY_FAIL_LIMIT and a reason that names it.
+	 *
+	 * max_bytes: bytes of the blobs the apply makes (text, binary
+	 * literal and delta results), over the series on one base, checked
+	 * before the memory is taken: a binary section against the size it
+	 * declares. 0: no limit.
+	 *
+	 * max_file_lines: lines of a file the apply reads to place hunks
+	 * (a file of more is not patched). 0: no limit.
+	 *
+	 * max_work: the apply's time budget, in work units rather than
+	 * seconds, so that a series gets the same answer on a busy machine:
+	 * one unit is a line compared while a hunk is placed, a line moved
+	 * when a hunk goes in, or a line (and every 64 bytes) read into a
+	 * file's lines. RB_APPLY_WORK_PER_SECOND units take about a second
+	 * of one core (650 million were measured on the project's machine:
+	 * docs/SECURITY.md). 0: no limit. @work, when not NULL, is
+	 * the work of earlier calls for the same series (every base it is
+	 * tried on), updated as this one works: the budget is then the
+	 * series', not the call's.
+	 */
+	size_t max_bytes;
+	size_t max_file_lines;
+	uint64_t max_work;
+	uint64_t *work; /* borrowed; NULL: this call counts alone */
 };
 
 #define RB_APPLY_MAX_LINES 10000 /* as Sashiko skips */
 #define RB_APPLY_MAX_FILES 200
+#define RB_APPLY_MAX_BYTES ((size_t)128 << 20)
+/* The largest file of linux 6.1 has 222,893 lines. */
+#define RB_APPLY_MAX_FILE_LINES 2000000
+#define RB_APPLY_WORK_PER_SECOND 500000000ull
+#define RB_APPLY_MAX_WORK (4 * RB_APPLY_WORK_PER_SECOND)
 /* How the reason of a series over max_lines or max_files starts. */
 #define RB_APPLY_TOO_BIG "the series is too big to review"
 #define RB_APPLY_OPTS_INIT                                     \
 	{                                                      \
 		.fuzz = -1, .three_way = true, .commit = true, \
 		.max_lines = RB_APPLY_MAX_LINES,               \
-		.max_files = RB_APPLY_MAX_FILES                \
+		.max_files = RB_APPLY_MAX_FILES,               \
+		.max_bytes = RB_APPLY_MAX_BYTES,               \
+		.max_file_lines = RB_APPLY_MAX_FILE_LINES,     \
+		.max_work = RB_APPLY_MAX_WORK                  \
 	}
 
 struct rb_apply_hunk_result {
@@ -101,7 +144,7 @@ enum rb_apply_fail {
 	RB_APPLY_FAIL_HUNK, /* a hunk does not match */
 	RB_APPLY_FAIL_FILE, /* missing / already existing file, wrong type */
 	RB_APPLY_FAIL_UNSAFE, /* a refused path */
-	RB_APPLY_FAIL_LIMIT, /* over max_lines or max_files */
+	RB_APPLY_FAIL_LIMIT, /* over a size limit or budget of the options */
 	RB_APPLY_FAIL_BINARY, /* a binary patch that cannot be applied */
 	RB_APPLY_FAIL_MERGE, /* the 3-way fallback had conflicts */
 };
@@ -151,6 +194,14 @@ int rb_apply_series(struct rb_apply_result **out, git_repository *repo,
 		    const struct rb_apply_patch *patches, size_t n,
 		    const struct rb_apply_opts *opts);
 void rb_apply_result_free(struct rb_apply_result *r);
+
+/*
+ * Frees the objects @r made (its repository and in-memory store) and
+ * keeps the rest: what a caller reports of an attempt that failed. The
+ * ids in @r then name objects nobody can read; rb_apply_repo_open()
+ * refuses.
+ */
+void rb_apply_result_drop_objects(struct rb_apply_result *r);
 
 /*
  * Opens another repository that reads the objects of @r (and the tree's),

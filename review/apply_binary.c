@@ -20,11 +20,6 @@
 #include "util/err.h"
 #include "util/banned.h"
 
-int rb_binary_inflate(struct rb_buf *out, const unsigned char *in, size_t len,
-		      uint64_t expect);
-int rb_binary_delta(struct rb_buf *out, const unsigned char *src,
-		    size_t src_len, const unsigned char *delta, size_t len);
-
 #define MAXBITS 15
 #define MAXLCODES 286
 #define MAXDCODES 30
@@ -339,6 +334,16 @@ static int varint(uint64_t *out, const unsigned char **p,
 		shift += 7;
 	} while (c & 0x80);
 	*out = v;
+	return 0;
+}
+
+int rb_binary_delta_sizes(uint64_t *src_size, uint64_t *dst_size,
+			  const unsigned char *delta, size_t len)
+{
+	const unsigned char *p = delta, *end = delta + len;
+
+	if (varint(src_size, &p, end) || varint(dst_size, &p, end))
+		return rb_err(RB_EINVAL, "binary delta: bad header");
 	return 0;
 }
 

@@ -27,4 +27,11 @@ int rb_binary_inflate(struct rb_buf *out, const unsigned char *in, size_t len,
 int rb_binary_delta(struct rb_buf *out, const unsigned char *src,
 		    size_t src_len, const unsigned char *delta, size_t len);
 
+/*
+ * The sizes a delta's header declares: of its source and of its result,
+ * read before anything is allocated for the result. 0, or -RB_EINVAL.
+ */
+int rb_binary_delta_sizes(uint64_t *src_size, uint64_t *dst_size,
+			  const unsigned char *delta, size_t len);
+
 #endif

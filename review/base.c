@@ -373,6 +373,14 @@ static int try_base(struct rb_base_report *r, struct rb_base_attempt *a,
 		       hex, NULL);
 		return 0;
 	}
+	/*
+	 * Only the chosen attempt's objects are read later: a failed one's
+	 * go now, so that the memory budget (apply.h max_bytes) holds for
+	 * the series, not for each base it is tried on.
+	 */
+	rb_apply_result_drop_objects(res);
+	if (res->fail == RB_APPLY_FAIL_LIMIT)
+		r->limit = true;
 	a->failed_patch = res->failed_patch;
 	a->failed_hunk = res->failed_hunk;
 	if (res->failed_file) {
@@ -533,7 +541,7 @@ int rb_base_select(struct rb_base_report **out,
 		if (ret == 0) {
 			ret = attempt_at(&sel, RB_BASE_COMMIT, &trees[ti],
 					 &oid);
-			if (ret || r->ok)
+			if (ret || r->ok || r->limit)
 				goto done;
 		} else {
 			a = add_attempt(r, RB_BASE_COMMIT, NULL);
@@ -567,7 +575,7 @@ int rb_base_select(struct rb_base_report **out,
 			    req->guess_depth);
 	if (ret == 0 && !already_tried(r, &oid)) {
 		ret = attempt_at(&sel, RB_BASE_GUESSED, &trees[ti], &oid);
-		if (ret || r->ok)
+		if (ret || r->ok || r->limit)
 			goto done;
 	} else if (ret == -RB_ENOTFOUND) {
 		a = add_attempt(r, RB_BASE_GUESSED, NULL);
@@ -589,7 +597,7 @@ int rb_base_select(struct rb_base_report **out,
 		if (already_tried(r, &oid))
 			continue;
 		ret = attempt_at(&sel, RB_BASE_TREE, &trees[i], &oid);
-		if (ret || r->ok)
+		if (ret || r->ok || r->limit)
 			goto done;
 	}
 	ret = 0;

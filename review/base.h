@@ -17,7 +17,8 @@
  *      holds every preimage blob (like "b4 --guess-base");
  *   4..6. the configured trees in the order given (the subsystem's bases,
  *      then linux-next, then mainline), each at the head of its ref.
- * The first base where the whole series applies wins. Every attempt is
+ * The first base where the whole series applies wins; a series over a
+ * limit of the apply options is tried on no other base. Every attempt is
  * returned with its result, so a caller can record them and report, for
  * each base, which patch, file and hunk failed.
  *
@@ -76,6 +77,12 @@ struct rb_base_attempt {
 
 struct rb_base_report {
 	bool ok;
+	/*
+	 * An attempt hit a size limit or budget of the apply options
+	 * (RB_APPLY_FAIL_LIMIT): they belong to the series, so no other
+	 * base is tried.
+	 */
+	bool limit;
 	size_t chosen; /* index into attempts when ok */
 	struct rb_base_attempt *attempts;
 	size_t n_attempts;

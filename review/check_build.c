@@ -3,18 +3,22 @@
  * check_build.c - the "build" checker: an incremental, sandboxed build of
  * the objects that the series touches (make O=/out W=1 path/file.o), first
  * on the base and then with the series applied. A diagnostic is new when
- * its normalised form (file, level, message; no line or column) was not
- * in the base build: line shifts do not make old warnings new.
+ * its normalised form (file, level, message; no line or column) comes
+ * more often with the series than in the base build: line shifts do not
+ * make old warnings new, and of the surplus those on lines the series
+ * adds are reported.
  *
  * Layout of the cache (opts->build_cache_dir, else $RB_BUILD_CACHE, else
  * $XDG_CACHE_HOME/reviewbot/build, else ~/.cache/reviewbot/build). It is
  * a private directory (rb_private_dir(): 0700, ours, not a symlink), so
  * nobody else can plant a symlink in it; what the sandbox writes (out/,
  * ccache/) is opened without following symlinks:
- *   KEY/src       checkout of the base commit (read-only in the sandbox)
+ *   BASE.src/tree checkout of the base commit (read-only in the sandbox),
+ *                 once per base for every config (BASE.src.lock)
  *   KEY/out       the base build output, kept between series
+ *   KEY/diag-*.out the base's make output for one set of objects
  *   KEY.lock      flock: one build per base and config at a time
- *   run-XXXXXX/   per series: src (hard links of KEY/src plus the applied
+ *   run-XXXXXX/   per series: src (hard links of BASE.src/tree plus the applied
  *                 blobs), out (a copy of KEY/out) and tools (scripts/config
  *                 from the configured branch tip, at /tools); removed
  *                 afterwards
@@ -130,44 +134,131 @@ static bool parse_diag(char *s, const char **file, int *line,
 	return false;
 }
 
-int rb_build_parse(struct rb_findings *out, const char *text)
+#define SPARSE_MARK "rb-sparse: "
+
+/* One diagnostic, unless the same one is there already (make -k and -j
+ * print some twice). At most 5000 a build: the dedup is quadratic, and
+ * the output of a hostile tree is capped anyway. */
+static int add_diag(struct rb_findings *out, const char *file, int line,
+		    const char *level, const char *msg, bool sparse)
+{
+	char code[1100];
+	size_t i;
+
+	snprintf(code, sizeof(code), "%s: %s", level, msg);
+	for (i = 0; i < out->n; i++)
+		if (out->v[i].line == line && !strcmp(out->v[i].file, file) &&
+		    !strcmp(out->v[i].code, code))
+			return 0;
+	if (out->n >= 5000)
+		return 0;
+	if (sparse)
+		return rb_findings_add(
+			out, "sparse", VERSION,
+			*level == 'w' ? "sparse-warning" : "sparse-error",
+			RB_FSEV_MEDIUM, file, line, code, msg, 0);
+	return rb_findings_add(out, CHECKER, VERSION,
+			       *level == 'w' ? "build-warning" : "build-error",
+			       *level == 'w' ? RB_FSEV_MEDIUM : RB_FSEV_HIGH,
+			       file, line, code, msg, 0);
+}
+
+/*
+ * sparse's continuation lines ("FILE:LINE:COL:    expected int") go
+ * with the warning before them, and are added to its message. Only
+ * lines of the tree: one of @pending, which is extended.
+ */
+static bool sparse_note(char *s, char *pending, size_t size)
+{
+	char *p = s, *e;
+	int colons = 0;
+
+	for (; *p && colons < 3; p++)
+		if (*p == ':')
+			colons++;
+	if (colons < 3 || strncmp(p, "    ", 4) || !*pending)
+		return false;
+	for (e = p; *e == ' ' || *e == '\t'; e++)
+		;
+	if (*e && strlen(pending) + strlen(e) + 4 < size)
+		snprintf(pending + strlen(pending), size - strlen(pending),
+			 "; %s", e);
+	return true;
+}
+
+/* Diagnostics of the compiler (@sparse false) or of sparse (lines that
+ * rb-sparse marked) into @out, each once. */
+static int parse_text(struct rb_findings *out, const char *text, bool sparse)
 {
 	const char *cur = text;
+	char pending_file[1024] = "", pending_msg[1024] = "";
+	const char *pending_level = NULL;
+	int pending_line = 0;
 	int ret = 0;
+	size_t lines = 0;
 
-	while (*cur && !ret) {
+	while (!ret) {
 		const char *nl = strchr(cur, '\n');
 		size_t n = nl ? (size_t)(nl - cur) : strlen(cur);
-		char *s = strndup(cur, n);
-		const char *file, *level, *msg;
-		int line;
+		bool marked = !strncmp(cur, SPARSE_MARK, strlen(SPARSE_MARK));
+		const char *file = NULL, *level = NULL, *msg = NULL;
+		char *s = NULL;
+		bool diag = false;
+		int line = 0;
 
-		cur += n + (nl ? 1 : 0);
-		if (!s)
-			return rb_err(RB_ENOMEM, "out of memory");
-		if (parse_diag(s, &file, &line, &level, &msg)) {
-			char code[1024];
-			bool dup = false;
-			size_t i;
-
-			snprintf(code, sizeof(code), "%s: %s", level, msg);
-			/* make -k and -j print some twice. */
-			for (i = 0; i < out->n && !dup; i++)
-				dup = out->v[i].line == line &&
-				      !strcmp(out->v[i].file, file) &&
-				      !strcmp(out->v[i].code, code);
-			if (!dup)
-				ret = rb_findings_add(
-					out, CHECKER, VERSION,
-					*level == 'w' ? "build-warning" :
-							"build-error",
-					*level == 'w' ? RB_FSEV_MEDIUM :
-							RB_FSEV_HIGH,
-					file, line, code, msg, 0);
+		if (*cur && marked == sparse) {
+			s = strndup(cur + (marked ? strlen(SPARSE_MARK) : 0),
+				    n - (marked ? strlen(SPARSE_MARK) : 0));
+			if (!s)
+				return rb_err(RB_ENOMEM, "out of memory");
+			if (sparse &&
+			    sparse_note(s, pending_msg, sizeof(pending_msg))) {
+				free(s);
+				goto next;
+			}
+			diag = parse_diag(s, &file, &line, &level, &msg);
+		}
+		/* The one before is complete: a new line, or the end. */
+		if ((diag || !*cur) && pending_level) {
+			ret = add_diag(out, pending_file, pending_line,
+				       pending_level, pending_msg, sparse);
+			pending_level = NULL;
+			pending_msg[0] = '\0';
+		}
+		if (diag && !ret) {
+			snprintf(pending_file, sizeof(pending_file), "%s",
+				 file);
+			snprintf(pending_msg, sizeof(pending_msg), "%s", msg);
+			pending_line = line;
+			pending_level = level;
+			if (!sparse) {
+				ret = add_diag(out, pending_file, pending_line,
+					       pending_level, pending_msg,
+					       false);
+				pending_level = NULL;
+				pending_msg[0] = '\0';
+			}
 		}
 		free(s);
+next:
+		if (!*cur || ++lines > 1000000)
+			break;
+		cur += n + (nl ? 1 : 0);
 	}
+	if (!ret && pending_level)
+		ret = add_diag(out, pending_file, pending_line, pending_level,
+			       pending_msg, sparse);
 	return ret;
+}
+
+int rb_build_parse(struct rb_findings *out, const char *text)
+{
+	return parse_text(out, text, false);
+}
+
+int rb_sparse_parse(struct rb_findings *out, const char *text)
+{
+	return parse_text(out, text, true);
 }
 
 /* One directory level inside the private cache, never a symlink. */
@@ -261,14 +352,67 @@ out:
 	return ret;
 }
 
-/* The shell script run in the sandbox; config first when /out is new. */
-static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
-		       const struct targets *t, bool ccache)
+/*
+ * "-e NAME", "-d NAME" or "-m NAME" for scripts/config: an option of the
+ * config is NAME, CONFIG_NAME, NAME=y, NAME=n or NAME=m.
+ */
+static int config_switch(struct rb_buf *b, const char *opt)
 {
-	const char *cfg = o->build_config ? o->build_config : "defconfig";
+	const char *eq = strchr(opt, '=');
+	char what = 'e';
+	size_t n = eq ? (size_t)(eq - opt) : strlen(opt);
+
+	if (!strncmp(opt, "CONFIG_", 7)) {
+		opt += 7;
+		n -= 7;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!((opt[i] >= 'A' && opt[i] <= 'Z') ||
+		      (opt[i] >= '0' && opt[i] <= '9') || opt[i] == '_'))
+			return rb_err(RB_ECONFIG, "bad build option '%s'", opt);
+	if (!n)
+		return rb_err(RB_ECONFIG, "bad build option '%s'", opt);
+	if (eq && !strcmp(eq, "=n"))
+		what = 'd';
+	else if (eq && !strcmp(eq, "=m"))
+		what = 'm';
+	else if (eq && strcmp(eq, "=y"))
+		return rb_err(RB_ECONFIG, "bad build option '%s'", opt);
+	return rb_buf_printf(b, " -%c %.*s", what, (int)n, opt);
+}
+
+/* The options of the build: the config's, then the section's. */
+static size_t n_options(const struct rb_check_opts *o)
+{
+	return o->n_build_options + o->n_section_build_options;
+}
+
+static const char *option_at(const struct rb_check_opts *o, size_t i)
+{
+	return i < o->n_build_options ?
+		       o->build_options[i] :
+		       o->section_build_options[i - o->n_build_options];
+}
+
+static const char *config_target(const struct rb_check_opts *o)
+{
+	if (o->section_build_config)
+		return o->section_build_config;
+	return o->build_config ? o->build_config : "defconfig";
+}
+
+/*
+ * The configuration, once per cache entry (when /out has no .config):
+ * the config target, then the options with scripts/config of the
+ * configured branch tip (at /tools), never the tree's own.
+ */
+static int config_script(struct rb_buf *b, const struct rb_check_opts *o,
+			 bool ccache)
+{
+	const char *cfg = config_target(o);
 	const char *cc = ccache ? " CC=\"ccache gcc\"" : "";
-	int jobs = o->build_jobs > 0 ? o->build_jobs : 2;
 	size_t i;
+	int ret;
 
 	if (!plain_path(cfg))
 		return rb_err(RB_ECONFIG, "bad build config target '%s'", cfg);
@@ -277,28 +421,53 @@ static int make_script(struct rb_buf *b, const struct rb_check_opts *o,
 		"if [ ! -f /out/.config ]; then\n"
 		" make -s O=/out%s %s || { echo rb-config-failed; exit 100; }\n",
 		cc, cfg);
-	if (o->n_build_options) {
-		/* From the configured branch tip, not from the tree built. */
+	if (n_options(o)) {
 		rb_buf_puts(b, " /tools/scripts/config --file /out/.config");
-		for (i = 0; i < o->n_build_options; i++) {
-			if (!plain_path(o->build_options[i]))
+		for (i = 0; i < n_options(o); i++) {
+			if (!plain_path(option_at(o, i)) &&
+			    !strchr(option_at(o, i), '='))
 				return rb_err(RB_ECONFIG,
 					      "bad build option '%s'",
-					      o->build_options[i]);
-			rb_buf_printf(b, " -e %s", o->build_options[i]);
+					      option_at(o, i));
+			ret = config_switch(b, option_at(o, i));
+			if (ret)
+				return ret;
 		}
 		rb_buf_printf(b,
 			      " && make -s O=/out%s olddefconfig || "
 			      "{ echo rb-config-failed; exit 100; }\n",
 			      cc);
 	}
-	rb_buf_puts(b, "fi\ncd /out && rm -f");
+	return rb_buf_puts(b, "fi\n");
+}
+
+/*
+ * One make of @t's objects that exist at this step (@have[i]): removed
+ * first when @rm (so that each is compiled, and checked with @sparse,
+ * again), else rebuilt only when its sources changed. sparse runs
+ * through /tools/rb-sparse, which marks its lines "rb-sparse: ".
+ */
+static int make_cmd(struct rb_buf *b, const struct rb_check_opts *o,
+		    const struct targets *t, const bool *have, bool ccache,
+		    bool sparse, bool rm)
+{
+	const char *cc = ccache ? " CC=\"ccache gcc\"" : "";
+	int jobs = o->build_jobs > 0 ? o->build_jobs : 2;
+	size_t i;
+
+	if (rm) {
+		rb_buf_puts(b, "cd /out && rm -f");
+		for (i = 0; i < t->n; i++)
+			if (have[i])
+				rb_buf_printf(b, " %s", t->v[i]);
+		rb_buf_puts(b, "\n");
+	}
+	rb_buf_printf(b, "cd /src && make -s -k -j%d O=/out W=1%s%s%s", jobs,
+		      sparse ? " C=1 CHECK=/tools/rb-sparse" : "",
+		      o->build_no_kdoc ? " cmd_checkdoc=true" : "", cc);
 	for (i = 0; i < t->n; i++)
-		rb_buf_printf(b, " %s", t->v[i]);
-	rb_buf_printf(b, "\ncd /src && make -s -k -j%d O=/out W=1%s%s", jobs,
-		      o->build_sparse ? " C=1" : "", cc);
-	for (i = 0; i < t->n; i++)
-		rb_buf_printf(b, " %s", t->v[i]);
+		if (have[i])
+			rb_buf_printf(b, " %s", t->v[i]);
 	return rb_buf_puts(b, " 2>&1\necho rb-make-exit=$?\n");
 }
 
@@ -519,24 +688,44 @@ static int cmp_diag(const void *a, const void *b)
 	return c ? c : x->line - y->line;
 }
 
+/* What one run reports: the compiler's new diagnostics and each patch in
+ * turn (the "build" checker), sparse's new warnings, or both. */
+struct build_mode {
+	bool diags; /* the compiler's new diagnostics, a failing build */
+	bool each; /* every patch in turn */
+	bool sparse; /* C=1, sparse's new warnings */
+};
+
 /* One build check: the base's cache entry, the series' directory, and
- * both builds with their diagnostics. */
+ * the builds with their diagnostics. */
 struct build_run {
 	const struct rb_check_ctx *ctx; /* borrowed */
+	struct build_mode mode;
 	git_repository *repo;
 	struct targets t;
+	bool base_have[MAX_TARGETS]; /* the .c is in the base */
+	bool tip_have[MAX_TARGETS]; /* ...with the series applied */
 	char cache[2048];
 	char key[2200]; /* CACHE/<base>-<config hash>: the base's entry */
+	char src[2400]; /* CACHE/<base>.src/tree: the base's sources */
 	char run_dir[2200]; /* the series' directory, "" before mkdtemp */
 	char patched_src[4200];
+	char patched_out[4200];
 	char ccache[2100]; /* "" without ccache */
-	char tools[4200]; /* "" without build options */
-	struct rb_buf script;
-	struct rb_findings base_diags, new_diags;
+	char tools[4200]; /* /tools: scripts/config, rb-sparse */
+	struct rb_buf cfg_script;
+	struct rb_findings base_diags, new_diags, base_sparse, new_sparse;
 	struct rb_proc_result rb, rp;
 	bool have_rb, have_rp;
 	int lock;
 	int base_exit, patched_exit;
+	/* Each patch in turn: the first that breaks a building tree, the
+	 * first after it that builds again, its errors; steps not built. */
+	int broken_at, repaired_at;
+	bool base_reused; /* the base's output was kept from a series before */
+	struct rb_findings broken_diags;
+	char broken_tail[600];
+	int steps_skipped;
 };
 
 static void build_run_release(struct build_run *b)
@@ -551,14 +740,94 @@ static void build_run_release(struct build_run *b)
 		close(b->lock);
 	rb_findings_release(&b->base_diags);
 	rb_findings_release(&b->new_diags);
-	rb_buf_release(&b->script);
+	rb_findings_release(&b->base_sparse);
+	rb_findings_release(&b->new_sparse);
+	rb_findings_release(&b->broken_diags);
+	rb_buf_release(&b->cfg_script);
 	targets_release(&b->t);
 	git_repository_free(b->repo);
 }
 
+/* Whether @commit has a file at @path. */
+static bool commit_has(git_repository *repo, const git_oid *commit,
+		       const char *path)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *te = NULL;
+	bool ok;
+
+	ok = !git_commit_lookup(&c, repo, commit) &&
+	     !git_commit_tree(&tree, c) &&
+	     !git_tree_entry_bypath(&te, tree, path) &&
+	     git_tree_entry_type(te) == GIT_OBJECT_BLOB;
+	git_tree_entry_free(te);
+	git_tree_free(tree);
+	git_commit_free(c);
+	git_error_clear();
+	return ok;
+}
+
+/* Which of the targets' sources @commit has (its .o named as .c). */
+static bool targets_at(git_repository *repo, const struct targets *t,
+		       const git_oid *commit, bool *have)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		char *c = strdup(t->v[i]);
+
+		have[i] = false;
+		if (!c)
+			continue;
+		c[strlen(c) - 1] = 'c';
+		have[i] = commit_has(repo, commit, c);
+		any |= have[i];
+		free(c);
+	}
+	return any;
+}
+
 /*
- * The base's cache entry, locked for this run: its sources checked out
- * once per base, its out/, the shared ccache, and the make script.
+ * The base's sources, checked out once per base and shared by every
+ * config built on it (CACHE/<base>.src/tree; 1.5 GB for linux): made
+ * under their own lock, never changed once "done" is there.
+ */
+static int base_sources(struct build_run *b)
+{
+	char dir[2300], path[2400];
+	int fd, ret = 0;
+
+	snprintf(dir, sizeof(dir), "%s/%s.src", b->cache,
+		 git_oid_tostr_s(&b->ctx->base));
+	ret = mkdir_private(dir);
+	if (ret)
+		return ret;
+	snprintf(b->src, sizeof(b->src), "%s/tree", dir);
+	snprintf(path, sizeof(path), "%s.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		ret = rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/done", dir);
+	if (access(path, F_OK)) {
+		ret = rb_remove_tree(b->src);
+		if (!ret)
+			ret = rb_tree_checkout(b->repo, &b->ctx->base, b->src);
+		if (!ret)
+			ret = rb_write_file_atomic(path, "", 0, 0644);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * The base's cache entry for this config, locked for this run: its
+ * out/, the shared sources and ccache, and the config script.
  */
 static int prepare_base(struct build_run *b)
 {
@@ -571,10 +840,9 @@ static int prepare_base(struct build_run *b)
 	ret = cache_dir(b->cache, sizeof(b->cache), o);
 	if (ret)
 		return ret;
-	rb_buf_printf(&cfg, "%s",
-		      o->build_config ? o->build_config : "defconfig");
-	for (i = 0; i < o->n_build_options; i++)
-		rb_buf_printf(&cfg, " %s", o->build_options[i]);
+	rb_buf_printf(&cfg, "%s", config_target(o));
+	for (i = 0; i < n_options(o); i++)
+		rb_buf_printf(&cfg, " %s", option_at(o, i));
 	rb_sha256_hex(cfg_hash, cfg.ptr, cfg.len);
 	rb_buf_release(&cfg);
 	snprintf(b->key, sizeof(b->key), "%s/%s-%.12s", b->cache,
@@ -588,20 +856,9 @@ static int prepare_base(struct build_run *b)
 	if (b->lock < 0 || flock(b->lock, LOCK_EX))
 		return rb_err(RB_EIO, "lock %s: %s", path, strerror(errno));
 
-	/* The base sources, once per base. */
-	snprintf(path, sizeof(path), "%s/src.done", b->key);
-	if (access(path, F_OK)) {
-		char src[4200];
-
-		snprintf(src, sizeof(src), "%s/src", b->key);
-		ret = rb_remove_tree(src);
-		if (!ret)
-			ret = rb_tree_checkout(b->repo, &b->ctx->base, src);
-		if (!ret)
-			ret = rb_write_file_atomic(path, "", 0, 0644);
-		if (ret)
-			return ret;
-	}
+	ret = base_sources(b);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s/out", b->key);
 	ret = rb_sandbox_prepare_dir(path);
 	if (ret)
@@ -614,12 +871,19 @@ static int prepare_base(struct build_run *b)
 		if (ret)
 			return ret;
 	}
-	return make_script(&b->script, o, &b->t, b->ccache[0] != '\0');
+	return config_script(&b->cfg_script, o, b->ccache[0] != '\0');
 }
+
+/* Marks sparse's lines, so that they are told from the compiler's. */
+static const char sparse_wrapper[] =
+	"#!/bin/sh\n"
+	"# reviewbot: sparse, its lines marked for the parser\n"
+	"sparse \"$@\" 2>&1 | sed 's/^/rb-sparse: /' >&2\n";
 
 /* The series' directory, with the tools of the configured tip. */
 static int prepare_run_dir(struct build_run *b)
 {
+	char path[4300];
 	int ret;
 
 	snprintf(b->run_dir, sizeof(b->run_dir), "%s/run-XXXXXX", b->cache);
@@ -629,29 +893,89 @@ static int prepare_run_dir(struct build_run *b)
 		b->run_dir[0] = '\0';
 		return ret;
 	}
-	if (!b->ctx->opts->n_build_options)
-		return 0;
 	snprintf(b->tools, sizeof(b->tools), "%s/tools", b->run_dir);
+	if (mkdir(b->tools, 0755))
+		return rb_err(RB_EIO, "mkdir %s: %s", b->tools,
+			      strerror(errno));
+	snprintf(path, sizeof(path), "%s/rb-sparse", b->tools);
+	ret = rb_write_file_atomic(path, sparse_wrapper,
+				   sizeof(sparse_wrapper) - 1, 0755);
+	if (ret || !n_options(b->ctx->opts))
+		return ret;
 	return extract_tool(b->repo, &b->ctx->tools, "scripts/config",
 			    b->tools);
 }
+
+/* Runs @script after the config script, in the sandbox. */
+static int run_make(struct rb_proc_result *res, struct build_run *b,
+		    const char *src, const char *out, bool trusted,
+		    const char *script)
+{
+	struct rb_buf all = RB_BUF_INIT(1 << 21);
+	int ret;
+
+	ret = rb_buf_puts(&all, b->cfg_script.ptr);
+	if (!ret)
+		ret = rb_buf_puts(&all, script);
+	if (!ret)
+		ret = sandbox_build(res, b->ctx, src, out,
+				    b->ccache[0] ? b->ccache : NULL, b->tools,
+				    trusted, all.ptr);
+	rb_buf_release(&all);
+	return ret;
+}
+
+static int parse_base(struct build_run *b);
 
 /* The build of the base in its cache entry. A base that does not
  * configure, or does not build without a diagnostic to blame, fails the
  * check: it says nothing about the series. */
 static int build_base(struct build_run *b)
 {
-	char src[4200], out[4200], tail[600];
+	struct rb_buf script = RB_BUF_INIT(1 << 20);
+	char out[4200], saved[4300], hash[RB_SHA256_HEX];
 	int ret;
 
-	snprintf(src, sizeof(src), "%s/src", b->key);
 	snprintf(out, sizeof(out), "%s/out", b->key);
-	ret = sandbox_build(&b->rb, b->ctx, src, out,
-			    b->ccache[0] ? b->ccache : NULL,
-			    b->tools[0] ? b->tools : NULL, true, b->script.ptr);
+	ret = make_cmd(&script, b->ctx->opts, &b->t, b->base_have,
+		       b->ccache[0] != '\0', b->mode.sparse, true);
+	/*
+	 * The base's output for these objects (and sparse or not) is the
+	 * same for every series on this base: kept beside its out/, read
+	 * instead of building them again.
+	 */
+	rb_sha256_hex(hash, script.ptr ? script.ptr : "", script.len);
+	snprintf(saved, sizeof(saved), "%s/diag-%.16s.out", b->key, hash);
+	rb_buf_init(&b->rb.out, 16u << 20);
+	rb_buf_init(&b->rb.err, 1);
+	if (!ret && !rb_read_file(&b->rb.out, saved) && b->rb.out.ptr &&
+	    strstr(b->rb.out.ptr, "rb-make-exit=")) {
+		rb_buf_release(&script);
+		b->have_rb = true;
+		b->base_reused = true;
+		return parse_base(b);
+	}
+	rb_err_clear();
+	rb_buf_release(&b->rb.out);
+	if (!ret)
+		ret = run_make(&b->rb, b, b->src, out, true, script.ptr);
+	rb_buf_release(&script);
 	if (ret)
 		return ret;
 	b->have_rb = true;
+	ret = parse_base(b);
+	if (!ret && !b->rb.timed_out && !b->rb.truncated)
+		rb_write_file_atomic(saved, b->rb.out.ptr, b->rb.out.len, 0600);
+	rb_err_clear();
+	return ret;
+}
+
+/* The base's diagnostics from its build's output. */
+static int parse_base(struct build_run *b)
+{
+	char tail[600];
+	int ret;
+
 	if (b->rb.timed_out)
 		return rb_err(RB_ETIMEOUT,
 			      "the base build did not finish in time");
@@ -663,6 +987,8 @@ static int build_base(struct build_run *b)
 	}
 	b->base_exit = make_exit(&b->rb);
 	ret = rb_build_parse(&b->base_diags, b->rb.out.ptr);
+	if (!ret && b->mode.sparse)
+		ret = rb_sparse_parse(&b->base_sparse, b->rb.out.ptr);
 	if (ret)
 		return ret;
 	/* Without one diagnostic to blame, a broken base says nothing. */
@@ -695,72 +1021,306 @@ static int copy_tree(const char *from, const char *to)
 	return ret;
 }
 
-/* The series: sources from the applied blobs, a copy of the output. */
-static int build_patched(struct build_run *b)
+/* The series' sources at the first patch (or the whole series), and a
+ * copy of the base's output. */
+static int prepare_patched(struct build_run *b, const git_oid *first)
 {
-	char src[4200], out[4200], patched_out[4200];
+	char out[4200];
 	int ret;
 
-	snprintf(src, sizeof(src), "%s/src", b->key);
 	snprintf(b->patched_src, sizeof(b->patched_src), "%s/src", b->run_dir);
-	ret = rb_tree_overlay(b->repo, &b->ctx->base, &b->ctx->applied, src,
+	ret = rb_tree_overlay(b->repo, &b->ctx->base, first, b->src,
 			      b->patched_src);
 	if (ret)
 		return ret;
 	snprintf(out, sizeof(out), "%s/out", b->key);
-	snprintf(patched_out, sizeof(patched_out), "%s/out", b->run_dir);
-	ret = copy_tree(out, patched_out);
-	if (ret)
-		return ret;
-	ret = sandbox_build(&b->rp, b->ctx, b->patched_src, patched_out,
-			    b->ccache[0] ? b->ccache : NULL,
-			    b->tools[0] ? b->tools : NULL, false,
-			    b->script.ptr);
+	snprintf(b->patched_out, sizeof(b->patched_out), "%s/out", b->run_dir);
+	return copy_tree(out, b->patched_out);
+}
+
+/* Seconds a step of the patch-by-patch build may take at least; below
+ * that much time left, the last step (the whole series) goes first. */
+#define STEP_RESERVE_MS 120000
+
+/*
+ * Patches 1 .. n-1 in turn, each on the output of the one before, so
+ * make rebuilds only what a patch changed (and, through kbuild's
+ * dependency files, what includes a changed header). The first patch
+ * that breaks a tree that built is remembered with its errors, and the
+ * first later one that builds again. The sources end at patch n-1.
+ */
+static int build_each(struct build_run *b, const git_oid *commits, size_t n)
+{
+	bool have[MAX_TARGETS];
+	bool ok = b->base_exit == 0;
+	size_t k, cur = 0; /* the sources are at commits[cur] */
+	int ret = 0;
+
+	for (k = 0; k + 1 < n && !ret; k++) {
+		struct rb_buf script = RB_BUF_INIT(1 << 20);
+		struct rb_proc_result r;
+		int code;
+
+		if (rb_check_time_left_ms(b->ctx, 1 << 30) < STEP_RESERVE_MS) {
+			b->steps_skipped = (int)(n - 1 - k);
+			break;
+		}
+		if (k) {
+			ret = rb_tree_update(b->repo, &commits[cur],
+					     &commits[k], b->patched_src);
+			if (ret)
+				break;
+			cur = k;
+		}
+		if (!targets_at(b->repo, &b->t, &commits[k], have))
+			continue;
+		ret = make_cmd(&script, b->ctx->opts, &b->t, have,
+			       b->ccache[0] != '\0', false, false);
+		if (!ret)
+			ret = run_make(&r, b, b->patched_src, b->patched_out,
+				       false, script.ptr);
+		rb_buf_release(&script);
+		if (ret)
+			break;
+		code = r.timed_out ? -1 : make_exit(&r);
+		if (code != 0 && ok && !b->broken_at) {
+			b->broken_at = (int)k + 1;
+			ret = rb_build_parse(&b->broken_diags, r.out.ptr);
+			tail_lines(b->broken_tail, sizeof(b->broken_tail),
+				   r.out.ptr, 4);
+		} else if (code == 0 && b->broken_at && !b->repaired_at) {
+			b->repaired_at = (int)k + 1;
+		}
+		ok = code == 0;
+		rb_proc_result_release(&r);
+	}
+	if (!ret)
+		ret = rb_tree_update(b->repo, &commits[cur], &b->ctx->applied,
+				     b->patched_src);
+	return ret;
+}
+
+/* The whole series: each target compiled (and checked) again. */
+static int build_patched(struct build_run *b)
+{
+	struct rb_buf script = RB_BUF_INIT(1 << 20);
+	const struct rb_check_ctx *ctx = b->ctx;
+	bool each = b->mode.each && ctx->patch_commits && ctx->n_patches > 1 &&
+		    ctx->n_patch_commits == ctx->n_patches;
+	int ret;
+
+	ret = prepare_patched(b, each ? &ctx->patch_commits[0] : &ctx->applied);
+	if (!ret && each)
+		ret = build_each(b, ctx->patch_commits, ctx->n_patch_commits);
+	if (!ret)
+		ret = make_cmd(&script, ctx->opts, &b->t, b->tip_have,
+			       b->ccache[0] != '\0', b->mode.sparse, true);
+	if (!ret)
+		ret = run_make(&b->rp, b, b->patched_src, b->patched_out, false,
+			       script.ptr);
+	rb_buf_release(&script);
 	if (ret)
 		return ret;
 	b->have_rp = true;
 	b->patched_exit = make_exit(&b->rp);
 	ret = rb_build_parse(&b->new_diags, b->rp.out.ptr);
+	if (!ret && b->mode.sparse)
+		ret = rb_sparse_parse(&b->new_sparse, b->rp.out.ptr);
 	if (ret)
 		return ret;
 	/* make -j prints in the order jobs finish; report in file order. */
 	if (b->new_diags.n > 1)
 		qsort(b->new_diags.v, b->new_diags.n, sizeof(*b->new_diags.v),
 		      cmp_diag);
+	if (b->new_sparse.n > 1)
+		qsort(b->new_sparse.v, b->new_sparse.n,
+		      sizeof(*b->new_sparse.v), cmp_diag);
 	return 0;
 }
 
-/* A finding for each diagnostic the base build did not have. */
-static int report_new(struct build_run *b, struct rb_findings *out)
+/* The patch of the series that last changed @file (a diagnostic's). */
+static int patch_of_diag(const struct build_run *b, const char *file)
+{
+	int patch = 0;
+	size_t k;
+
+	for (k = 0; k < b->t.n; k++) {
+		size_t n = strlen(b->t.v[k]);
+
+		if (!strncmp(b->t.v[k], file, n - 1) &&
+		    !strcmp(file + n - 1, "c"))
+			patch = b->t.patch[k];
+	}
+	return patch ? patch : patch_of(b->ctx, file);
+}
+
+/* The lines the series adds, "+" lines of the diff base..applied. */
+struct added {
+	char **file; /* borrowed from @files */
+	int *line;
+	size_t n, cap;
+	char **files; /* owned, one per file */
+	size_t n_files;
+	bool full;
+};
+
+static int added_line_cb(const git_diff_delta *d, const git_diff_hunk *h,
+			 const git_diff_line *l, void *payload)
+{
+	struct added *a = payload;
+
+	(void)h;
+	if (l->origin != GIT_DIFF_LINE_ADDITION || l->new_lineno < 1)
+		return 0;
+	if (!a->n_files || strcmp(a->files[a->n_files - 1], d->new_file.path)) {
+		char **v = realloc(a->files, (a->n_files + 1) * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->files = v;
+		v[a->n_files] = strdup(d->new_file.path);
+		if (!v[a->n_files])
+			return -1;
+		a->n_files++;
+	}
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 256;
+		char **f;
+		int *ln;
+
+		if (cap > 200000) {
+			a->full = true;
+			return 0;
+		}
+		f = realloc(a->file, cap * sizeof(*f));
+		if (f)
+			a->file = f;
+		ln = f ? realloc(a->line, cap * sizeof(*ln)) : NULL;
+		if (!f || !ln)
+			return -1;
+		a->line = ln;
+		a->cap = cap;
+	}
+	a->file[a->n] = a->files[a->n_files - 1];
+	a->line[a->n++] = l->new_lineno;
+	return 0;
+}
+
+static void added_release(struct added *a)
 {
 	size_t i;
+
+	for (i = 0; i < a->n_files; i++)
+		free(a->files[i]);
+	free(a->files);
+	free(a->file);
+	free(a->line);
+	memset(a, 0, sizeof(*a));
+}
+
+static int added_lines(struct added *a, struct build_run *b)
+{
+	git_diff *diff = NULL;
 	int ret = 0;
 
-	for (i = 0; i < b->new_diags.n && !ret; i++) {
-		struct rb_finding *f = &b->new_diags.v[i];
-		char *code, msg[1200];
-		size_t k;
-		int patch = 0;
+	memset(a, 0, sizeof(*a));
+	if (rb_tree_diff(&diff, b->repo, &b->ctx->base, &b->ctx->applied))
+		return rb_err(RB_EIO, "diff base..applied: %s", rb_git_msg());
+	if (git_diff_foreach(diff, NULL, NULL, NULL, added_line_cb, a))
+		ret = rb_err(RB_ENOMEM, "the series' added lines");
+	git_diff_free(diff);
+	return ret;
+}
 
-		if (in_base(&b->base_diags, f))
+static bool is_added(const struct added *a, const char *file, int line)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->line[i] == line && !strcmp(a->file[i], file))
+			return true;
+	return false;
+}
+
+/*
+ * Whether now->v[i] is new: its (file, diagnostic) comes more often
+ * with the series than without, and it is one of the surplus, those on
+ * lines the series adds (@on_added, per finding of @now) first, then the
+ * last ones. A warning the base has once somewhere does not hide a
+ * second one the series adds.
+ */
+static bool is_new(const bool *on_added, const struct rb_findings *before,
+		   const struct rb_findings *now, size_t i)
+{
+	const struct rb_finding *f = &now->v[i];
+	size_t k, in_before = 0, same = 0, surplus;
+	size_t n_added = 0, rank_added = 0, after = 0;
+
+	for (k = 0; k < before->n; k++)
+		in_before += !strcmp(before->v[k].file, f->file) &&
+			     !strcmp(before->v[k].code, f->code);
+	if (!in_before)
+		return true;
+	for (k = 0; k < now->n; k++) {
+		const struct rb_finding *g = &now->v[k];
+
+		if (strcmp(g->file, f->file) || strcmp(g->code, f->code))
 			continue;
-		for (k = 0; k < b->t.n; k++) {
-			size_t n = strlen(b->t.v[k]);
+		same++;
+		n_added += on_added[k];
+		rank_added += on_added[k] && k < i;
+		after += !on_added[k] && k > i;
+	}
+	if (same <= in_before)
+		return false;
+	surplus = same - in_before;
+	if (on_added[i])
+		return rank_added < surplus;
+	/* The added ones first; then the others from the last. */
+	return n_added < surplus && after < surplus - n_added;
+}
 
-			if (!strncmp(b->t.v[k], f->file, n - 1) &&
-			    !strcmp(f->file + n - 1, "c"))
-				patch = b->t.patch[k];
-		}
+/* A finding for each diagnostic of @now that @before did not have. */
+static int report_new(struct build_run *b, struct rb_findings *out,
+		      const struct rb_findings *before,
+		      const struct rb_findings *now, bool sparse)
+{
+	bool *on_added = calloc(now->n ? now->n : 1, sizeof(*on_added));
+	struct added a;
+	size_t i;
+	int ret;
+
+	if (!on_added)
+		return rb_err(RB_ENOMEM, "out of memory");
+	ret = added_lines(&a, b);
+	for (i = 0; i < now->n && !ret; i++)
+		on_added[i] = is_added(&a, now->v[i].file, now->v[i].line);
+	for (i = 0; i < now->n && !ret; i++) {
+		struct rb_finding *f = &now->v[i];
+		const char *level = strchr(f->category, '-') + 1;
+		char *code, msg[1200];
+
+		if (!is_new(on_added, before, now, i))
+			continue;
 		code = source_line(b->patched_src, f->file, f->line);
-		snprintf(msg, sizeof(msg),
-			 "With this series applied, W=1 reports a new "
-			 "%s here: \"%s\". Is that intended?",
-			 f->category + 6, f->message);
-		ret = rb_findings_add(out, CHECKER, VERSION, f->category,
-				      f->severity, f->file, f->line,
-				      code ? code : f->code, msg, patch);
+		if (sparse)
+			snprintf(msg, sizeof(msg),
+				 "With this series applied, sparse reports a "
+				 "new %s here: \"%s\".",
+				 level, f->message);
+		else
+			snprintf(msg, sizeof(msg),
+				 "With this series applied, W=1 reports a new "
+				 "%s here: \"%s\". Is that intended?",
+				 level, f->message);
+		ret = rb_findings_add(out, sparse ? "sparse" : CHECKER, VERSION,
+				      f->category, f->severity, f->file,
+				      f->line, code ? code : f->code, msg,
+				      patch_of_diag(b, f->file));
 		free(code);
 	}
+	added_release(&a);
+	free(on_added);
 	return ret;
 }
 
@@ -795,26 +1355,78 @@ static int report_failure(struct build_run *b, struct rb_findings *out)
 			       RB_FSEV_HIGH, NULL, 0, tail, msg, 0);
 }
 
-static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
+/*
+ * The patch that breaks the build of a series that built before it,
+ * when the series does not stay broken with no more to say than the
+ * tip's errors: "build-bisect", on that patch.
+ */
+static int report_bisect(struct build_run *b, struct rb_findings *out)
 {
-	struct build_run b = { .ctx = ctx, .lock = -1 };
-	char nb[16], nn[16];
+	const struct rb_finding *e = NULL;
+	char msg[1400], what[900];
+	size_t i, n = b->ctx->n_patches;
+
+	if (!b->broken_at)
+		return 0;
+	/* An error, else a warning that CONFIG_WERROR made fatal. */
+	for (i = 0; i < b->broken_diags.n && !e; i++)
+		if (!strcmp(b->broken_diags.v[i].category, "build-error") &&
+		    !in_base(&b->base_diags, &b->broken_diags.v[i]))
+			e = &b->broken_diags.v[i];
+	for (i = 0; i < b->broken_diags.n && !e; i++)
+		if (!in_base(&b->base_diags, &b->broken_diags.v[i]))
+			e = &b->broken_diags.v[i];
+	if (e)
+		snprintf(what, sizeof(what), ": \"%s\" at %s:%d", e->message,
+			 e->file, e->line);
+	else
+		snprintf(what, sizeof(what), " (make exits non-zero)");
+	/* The last patch is the whole series, built last. */
+	if (!b->repaired_at && b->patched_exit == 0)
+		b->repaired_at = (int)n;
+	if (b->repaired_at)
+		snprintf(msg, sizeof(msg),
+			 "The build breaks at patch %d/%zu of this series%s; "
+			 "patch %d/%zu makes it build again. Each patch "
+			 "should build on its own, so that the series stays "
+			 "bisectable.",
+			 b->broken_at, n, what, b->repaired_at, n);
+	else
+		snprintf(msg, sizeof(msg),
+			 "The build first breaks at patch %d/%zu of this "
+			 "series%s.",
+			 b->broken_at, n, what);
+	return rb_findings_add(out, CHECKER, VERSION, "build-bisect",
+			       RB_FSEV_HIGH, e ? e->file : NULL,
+			       e ? e->line : 0, e ? e->code : b->broken_tail,
+			       msg, b->broken_at);
+}
+
+static int run_mode(const struct rb_check_ctx *ctx, struct rb_findings *out,
+		    struct build_mode mode)
+{
+	struct build_run b = { .ctx = ctx, .lock = -1, .mode = mode };
+	char nb[16], nn[16], ns[16];
 	int ret;
 
 	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
 		return rb_err(
 			RB_EINVAL,
 			"the build check needs the base and applied trees");
-	if (ctx->opts->n_build_options && !ctx->has_tools)
+	if (n_options(ctx->opts) && !ctx->has_tools)
 		return rb_err(RB_EINVAL,
 			      "build options need scripts/config from the "
 			      "configured branch tip");
-	rb_buf_init(&b.script, 1 << 20);
+	rb_buf_init(&b.cfg_script, 1 << 20);
 	git_libgit2_init();
 	ret = rb_check_repo_open(&b.repo, ctx);
 	if (!ret)
 		ret = find_targets(&b.t, b.repo, ctx);
+	/* A series that touches no C file costs no build. */
 	if (ret || !b.t.n)
+		goto out;
+	targets_at(b.repo, &b.t, &ctx->base, b.base_have);
+	if (!targets_at(b.repo, &b.t, &ctx->applied, b.tip_have))
 		goto out;
 	ret = prepare_base(&b);
 	if (!ret)
@@ -825,21 +1437,51 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		ret = build_patched(&b);
 	if (ret)
 		goto out;
-	ret = report_new(&b, out);
-	if (!ret)
+	if (mode.diags)
+		ret = report_new(&b, out, &b.base_diags, &b.new_diags, false);
+	if (!ret && mode.diags)
 		ret = report_failure(&b, out);
+	if (!ret && mode.diags)
+		ret = report_bisect(&b, out);
+	if (!ret && mode.sparse)
+		ret = report_new(&b, out, &b.base_sparse, &b.new_sparse, true);
 	snprintf(nb, sizeof(nb), "%zu", b.base_diags.n);
 	snprintf(nn, sizeof(nn), "%zu", b.new_diags.n);
+	snprintf(ns, sizeof(ns), "%d", b.steps_skipped);
 	rb_log(RB_LOG_INFO, "check.build", "targets", b.t.v[0], "base", nb,
-	       "patched", nn, NULL);
+	       "patched", nn, "steps_skipped", ns, "base_reused",
+	       b.base_reused ? "yes" : "no", NULL);
 out:
 	build_run_release(&b);
 	git_libgit2_shutdown();
 	return ret;
 }
 
+static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
+{
+	struct build_mode m = { .diags = true,
+				.each = ctx->opts->build_each,
+				.sparse = ctx->opts->build_sparse };
+
+	return run_mode(ctx, out, m);
+}
+
+static int run_sparse(const struct rb_check_ctx *ctx, struct rb_findings *out)
+{
+	struct build_mode m = { .sparse = true };
+
+	return run_mode(ctx, out, m);
+}
+
 const struct rb_checker_ops rb_check_build_ops = {
 	.name = "build",
 	.version = VERSION,
 	.run = run,
+};
+
+/* sparse: the same build with C=1, only sparse's new warnings. */
+const struct rb_checker_ops rb_check_sparse_ops = {
+	.name = "sparse",
+	.version = VERSION,
+	.run = run_sparse,
 };

@@ -19,4 +19,17 @@ extern const struct rb_checker_ops rb_check_build_ops;
  */
 int rb_build_parse(struct rb_findings *out, const char *text);
 
+/*
+ * The same for sparse's lines in that output (marked "rb-sparse: " by
+ * the wrapper the build runs as CHECK): findings of checker "sparse",
+ * category "sparse-warning" or "sparse-error", a continuation line
+ * ("expected ...", "got ...") added to the message. Lines that are not
+ * marked are the compiler's, and rb_build_parse() skips marked ones.
+ */
+int rb_sparse_parse(struct rb_findings *out, const char *text);
+
+/* The "sparse" checker: the build's objects with C=1, sparse's new
+ * warnings only. */
+extern const struct rb_checker_ops rb_check_sparse_ops;
+
 #endif

@@ -425,6 +425,9 @@ static int write_patches(struct cmdline *cl, const struct rb_check_ctx *ctx)
 		struct rb_buf p = RB_BUF_INIT(4096);
 		char path[4200];
 
+		/* A part the review left out (missing, another project's). */
+		if (!ctx->patches[i].msg && !ctx->patches[i].raw)
+			continue;
 		rb_buf_printf(&p, "%s/%04zu.patch", SB_DIR, i + 1);
 		cl->files[i] = rb_buf_detach(&p, NULL);
 		if (!cl->files[i])
@@ -503,8 +506,11 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		return rb_err(RB_EINVAL,
 			      "checkpatch needs the configured branch tip: it "
 			      "is never taken from a base a mail names");
-	if (!ctx->n_patches)
-		return 0;
+	for (i = 0; i < ctx->n_patches; i++)
+		if (ctx->patches[i].msg || ctx->patches[i].raw)
+			break;
+	if (i == ctx->n_patches)
+		return 0; /* no part to check (write_patches()) */
 	git_libgit2_init();
 	ret = rb_check_repo_open(&repo, ctx);
 	if (ret)

@@ -242,7 +242,13 @@ static void check_fixes(struct cm *c, const char *line, const char *v)
 	 * "Fixes: (mmotm) ..." names such a patch): no id to check. */
 	if (c->fixup)
 		return;
-	if (!hexlen || (v[hexlen] && v[hexlen] != ' ' && v[hexlen] != '\t')) {
+	/*
+	 * A commit id is a run of 7 or more hex digits that ends the word:
+	 * "1234567890ab:" and "1234567890ab(\"..." start with one, only
+	 * the form around it is off; "commit 1234..." and "deadline" do not.
+	 */
+	if (hexlen < 7 || isalnum((unsigned char)v[hexlen]) ||
+	    v[hexlen] == '_') {
 		add(c, "fixes-format", RB_FSEV_LOW, line,
 		    "This Fixes: tag does not start with a commit id. The "
 		    "form is: Fixes: <12+ chars of sha1> (\"<title>\").");
@@ -710,6 +716,7 @@ static void check_unsigned(struct cm *c, const struct rb_message *m)
 static void check_author(struct cm *c, const struct rb_message *m,
 			 const struct signoffs *so)
 {
+	const struct rb_addr *poster;
 	bool name_match = false;
 	struct author a;
 	size_t i;
@@ -717,6 +724,7 @@ static void check_author(struct cm *c, const struct rb_message *m,
 	find_author(&a, m);
 	if (!a.addr[0])
 		return;
+	poster = rb_message_poster(m);
 	for (i = 0; i < so->n; i++) {
 		if (!strcasecmp(so->v[i].addr, a.addr))
 			return;
@@ -737,12 +745,26 @@ static void check_author(struct cm *c, const struct rb_message *m,
 	 * off as @huawei.com): checkpatch says FROM_SIGN_OFF_MISMATCH, and
 	 * maintainers take such patches. Once is enough.
 	 */
-	if (!name_match)
+	if (name_match)
+		return;
+	/*
+	 * The mail goes to the poster (rb_message_poster()): "you" is the
+	 * poster, and the author is named only when it is someone else.
+	 */
+	if (poster && poster->addr && !strcasecmp(poster->addr, a.addr))
 		add(c, "author-signoff", RB_FSEV_MEDIUM, a.addr,
-		    "The author (%s) has not signed off. If %s wrote this, "
-		    "could they add their Signed-off-by:, or if you did, "
-		    "should the From: line say so?",
-		    a.addr, a.name[0] ? a.name : a.addr);
+		    "You (%s) are the author of this patch, but have not "
+		    "signed it off. Could you add your Signed-off-by:? If "
+		    "someone else wrote it, a From: line naming them at the "
+		    "top of the body says so.",
+		    a.addr);
+	else
+		add(c, "author-signoff", RB_FSEV_MEDIUM, a.addr,
+		    "The From: line at the top of the body names %s <%s> as "
+		    "the author, who has not signed off. If they wrote the "
+		    "patch, could they add their Signed-off-by:? If you "
+		    "wrote it, could that From: line name you instead?",
+		    a.name[0] ? a.name : a.addr, a.addr);
 }
 
 static void check_patch(struct cm *c, const struct rb_message *m)

@@ -9,20 +9,40 @@
  *    "code":"+...","message":"...","patch":1}
  *
  * Only "message" is required; "category" defaults to "external" and
- * "severity" to "low". A timeout, a failure without output, or a line
- * that is not such an object is reported as a problem (a
- * "checker-problem" finding naming the line), never as a fatal error.
+ * "severity" to "low". A line that does not start with "{" may instead
+ * be a compiler-style diagnostic, "FILE:LINE[:COL]: [warning: |error: ]
+ * MESSAGE" (what most checkers print): a finding at that file and line
+ * (severity medium for "error:", else low), attributed to the last patch
+ * that changed the file. A timeout, a failure without output, or a line
+ * that is neither is reported as a problem (a "checker-problem" finding
+ * naming the line), never as a fatal error.
+ *
+ * With the base known, the command runs twice, on the applied tree and
+ * on the base (TREE /in/base), and a finding of a file that the base's
+ * run had too (same file, category and message, digits aside) is not
+ * reported: only what the series adds. Findings of no file (about the
+ * mails) are always reported.
+ *
+ * The command runs in the bubblewrap sandbox (review/sandbox.h: no
+ * network, cleared environment, uid nobody as root, rlimits), with the
+ * mbox and the tree bound read-only at /in (so MBOX is /in/series.mbox
+ * and TREE /in/tree). Its program must be visible there: under /usr or
+ * /bin, or an absolute path elsewhere, which is copied (one file, as the
+ * bot reads it) to /in/bin/NAME, the command's first word rewritten to
+ * that. A program that needs files beside it belongs under /usr/local.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <git2.h>
 #include <jansson.h>
 
 #include "review/check_external.h"
+#include "review/check_util.h"
 #include "review/checks.h"
 #include "review/sandbox.h"
 #include "util/buf.h"
@@ -78,7 +98,8 @@ static const char *jstr(json_t *o, const char *key)
 
 /* Parses the JSON lines; problems are added as findings. */
 static int parse_lines(struct rb_findings *out, const char *name,
-		       const char *text, size_t n_patches)
+		       const char *text, size_t n_patches,
+		       const struct rb_check_ctx *ctx)
 {
 	const char *cur = text;
 	int lineno = 0, taken = 0, ret = 0;
@@ -94,6 +115,37 @@ static int parse_lines(struct rb_findings *out, const char *name,
 		lineno++;
 		if (strspn(cur, " \t\r") >= n)
 			goto next;
+		if (*cur != '{') {
+			char *t = strndup(cur, n);
+			const char *file, *msg;
+			int ln;
+
+			if (!t)
+				return rb_err(RB_ENOMEM, "out of memory");
+			if (rb_check_parse_loc(t, "/in/tree/", &file, &ln,
+					       &msg)) {
+				bool err = !strncmp(msg, "error: ", 7);
+
+				if (!strncmp(msg, "warning: ", 9))
+					msg += 9;
+				else if (err)
+					msg += 7;
+				if (*msg && ++taken <= MAX_LINES)
+					ret = rb_findings_add(
+						out, name, NULL, "external",
+						err ? RB_FSEV_MEDIUM :
+						      RB_FSEV_LOW,
+						file, ln, NULL, msg,
+						ctx ? rb_check_patch_of(ctx,
+									file) :
+						      0);
+				free(t);
+				goto next;
+			}
+			free(t);
+			problem = "not a JSON object nor FILE:LINE: MESSAGE";
+			goto problem;
+		}
 		o = json_loadb(cur, n, JSON_REJECT_DUPLICATES, &jerr);
 		if (!json_is_object(o)) {
 			problem = o ? "not a JSON object" : jerr.text;
@@ -125,6 +177,7 @@ static int parse_lines(struct rb_findings *out, const char *name,
 					(enum rb_fsev)s, jstr(o, "file"),
 					(int)ln, jstr(o, "code"), msg, (int)pi);
 		}
+problem:
 		if (problem && !reported) {
 			char m[512];
 
@@ -147,7 +200,132 @@ next:
 int rb_external_parse(struct rb_findings *out, const char *name,
 		      const char *text, size_t n_patches)
 {
-	return parse_lines(out, name, text, n_patches);
+	return parse_lines(out, name, text, n_patches, NULL);
+}
+
+/*
+ * The script run in the sandbox: "CMD "$@"", with CMD's first word
+ * replaced by /in/bin/NAME when it is a program outside /usr and /bin,
+ * copied there from the host into @dir/bin.
+ */
+static int external_script(char *script, size_t size, const char *cmd,
+			   const char *dir)
+{
+	size_t w = strcspn(cmd, " \t");
+	struct rb_buf prog = RB_BUF_INIT(64u << 20);
+	char path[4200], dst[4400];
+	const char *name;
+	int ret;
+
+	if (cmd[0] != '/' || !strncmp(cmd, "/usr/", 5) ||
+	    !strncmp(cmd, "/bin/", 5)) {
+		if (snprintf(script, size, "%s \"$@\"", cmd) >= (int)size)
+			return rb_err(RB_ECONFIG, "external command too long");
+		return 0;
+	}
+	if (w >= sizeof(path))
+		return rb_err(RB_ECONFIG, "external command path too long");
+	snprintf(path, sizeof(path), "%.*s", (int)w, cmd);
+	name = strrchr(path, '/') + 1;
+	if (!*name || !rb_check_plain_path(name))
+		return rb_err(RB_ECONFIG, "bad external command '%s'", path);
+	ret = rb_read_file(&prog, path);
+	if (ret)
+		return ret;
+	snprintf(dst, sizeof(dst), "%s/bin", dir);
+	if (mkdir(dst, 0755) && errno != EEXIST)
+		ret = rb_err(RB_EIO, "mkdir %s: %s", dst, strerror(errno));
+	snprintf(dst, sizeof(dst), "%s/bin/%s", dir, name);
+	if (!ret)
+		ret = rb_write_file_atomic(dst, prog.ptr, prog.len, 0755);
+	rb_buf_release(&prog);
+	if (ret)
+		return ret;
+	if (snprintf(script, size, "/in/bin/%s%s \"$@\"", name, cmd + w) >=
+	    (int)size)
+		return rb_err(RB_ECONFIG, "external command too long");
+	return 0;
+}
+
+/* @a and @b equal once digits are dropped from both. */
+static bool same_but_digits(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a >= '0' && *a <= '9')
+			a++;
+		while (*b >= '0' && *b <= '9')
+			b++;
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
+/*
+ * The findings of @now that the base's run did not have: a finding of a
+ * file is the base's when the base run had one of that file and category
+ * with the same message (digits aside), each base finding taken once.
+ * Findings of no file (about the mail) and problems always pass.
+ */
+static int delta(struct rb_findings *out, const struct rb_findings *now,
+		 const struct rb_findings *before)
+{
+	bool *used = calloc(before->n ? before->n : 1, sizeof(*used));
+	size_t i, k;
+	int ret = 0;
+
+	if (!used)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < now->n && !ret; i++) {
+		const struct rb_finding *f = &now->v[i];
+		bool old = false;
+
+		for (k = 0; f->file && !old && k < before->n; k++) {
+			const struct rb_finding *g = &before->v[k];
+
+			old = !used[k] && g->file &&
+			      !strcmp(g->file, f->file) &&
+			      !strcmp(g->category, f->category) &&
+			      same_but_digits(g->message, f->message);
+			if (old)
+				used[k] = true;
+		}
+		if (!old)
+			ret = rb_findings_add(out, f->checker,
+					      f->checker_version, f->category,
+					      f->severity, f->file, f->line,
+					      f->code, f->message,
+					      f->patch_index);
+	}
+	free(used);
+	return ret;
+}
+
+/* One run of the command in the sandbox on /in/@tree (or no tree). */
+static int run_once(struct rb_proc_result *res, const struct rb_check_ctx *ctx,
+		    const char *dir, const char *script, const char *tree)
+{
+	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
+	struct rb_sandbox_bind bind = { dir, "/in", false };
+	const char *argv[7];
+
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = script;
+	argv[3] = "sh";
+	argv[4] = "/in/series.mbox";
+	argv[5] = tree;
+	argv[6] = NULL;
+	so.binds = &bind;
+	so.n_binds = 1;
+	so.chdir = "/in";
+	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
+	so.max_output = 8u << 20;
+	so.split_stderr = true;
+	return rb_sandbox_exec(res, &so, argv);
 }
 
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
@@ -155,53 +333,61 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	const struct rb_check_opts *o = ctx->opts;
 	const char *name = o->external_name ? o->external_name : "external";
 	char tmpl[] = "/tmp/rb-external-XXXXXX";
-	char *dir = NULL, mbox[4096], tree[4096], script[8192];
-	const char *argv[7];
+	char *dir = NULL, mbox[4096], tree[4096], base[4096], script[8192];
+	struct rb_findings now = { 0 }, before = { 0 };
 	git_repository *repo = NULL;
-	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
-	struct rb_proc_result res;
-	bool have_res = false;
+	struct rb_proc_result res, rb;
+	bool have_res = false, have_rb = false, with_base = false;
 	int ret = 0;
 
 	if (!o->external_cmd)
 		return rb_err(RB_ECONFIG, "no external command is configured");
+	if (!rb_sandbox_available())
+		return rb_err(RB_EFAIL,
+			      "bwrap cannot create a sandbox on this machine, "
+			      "and the %s checker never runs outside one",
+			      name);
 	git_libgit2_init();
 	dir = mkdtemp(tmpl);
 	if (!dir) {
 		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
 		goto out;
 	}
-	if (ctx->mbox_path) {
-		snprintf(mbox, sizeof(mbox), "%s", ctx->mbox_path);
-	} else {
-		snprintf(mbox, sizeof(mbox), "%s/series.mbox", dir);
-		ret = write_mbox(mbox, ctx);
-		if (ret)
-			goto out;
-	}
-	tree[0] = '\0';
+	/* Read by uid 65534 in the sandbox when we are root. */
+	chmod(dir, 0755);
+	ret = external_script(script, sizeof(script), o->external_cmd, dir);
+	if (ret)
+		goto out;
+	snprintf(mbox, sizeof(mbox), "%s/series.mbox", dir);
+	ret = write_mbox(mbox, ctx);
+	if (!ret)
+		chmod(mbox, 0644);
+	if (ret)
+		goto out;
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	snprintf(base, sizeof(base), "%s/base", dir);
 	if (ctx->repo_path && ctx->has_applied) {
 		ret = rb_check_repo_open(&repo, ctx);
-		if (ret)
-			goto out;
-		snprintf(tree, sizeof(tree), "%s/tree", dir);
-		ret = rb_tree_checkout(repo, &ctx->applied, tree);
-		if (ret)
-			goto out;
+		/*
+		 * With the base, the command runs on both trees and only what
+		 * the series adds is reported; the applied tree is the base's
+		 * checkout with hard links, the changed files written anew.
+		 */
+		with_base = ctx->has_base;
+		if (!ret && with_base)
+			ret = rb_tree_checkout(repo, &ctx->base, base);
+		if (!ret && with_base)
+			ret = rb_tree_overlay(repo, &ctx->base, &ctx->applied,
+					      base, tree);
+		else if (!ret)
+			ret = rb_tree_checkout(repo, &ctx->applied, tree);
+	} else if (mkdir(tree, 0755)) {
+		ret = rb_err(RB_EIO, "mkdir %s: %s", tree, strerror(errno));
 	}
-	snprintf(script, sizeof(script), "%s \"$@\"", o->external_cmd);
-	argv[0] = "/bin/sh";
-	argv[1] = "-c";
-	argv[2] = script;
-	argv[3] = "sh";
-	argv[4] = mbox;
-	argv[5] = tree;
-	argv[6] = NULL;
-	po.argv = argv;
-	po.cwd = dir;
-	po.timeout_ms = rb_check_time_left_ms(ctx, 600000);
-	po.max_output = 8u << 20;
-	ret = rb_proc_run(&res, &po);
+	if (ret)
+		goto out;
+	ret = run_once(&res, ctx, dir, script,
+		       ctx->has_applied ? "/in/tree" : "");
 	if (ret)
 		goto out;
 	have_res = true;
@@ -215,10 +401,24 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			     res.exit_code, res.err.ptr);
 		goto out;
 	}
-	ret = parse_lines(out, name, res.out.ptr, ctx->n_patches);
+	ret = parse_lines(&now, name, res.out.ptr, ctx->n_patches, ctx);
+	/* The base's run: what it says of a file is not the series'. */
+	if (!ret && with_base) {
+		ret = run_once(&rb, ctx, dir, script, "/in/base");
+		have_rb = !ret;
+		if (!ret && !rb.timed_out)
+			ret = parse_lines(&before, name, rb.out.ptr,
+					  ctx->n_patches, ctx);
+	}
+	if (!ret)
+		ret = delta(out, &now, &before);
 out:
 	if (have_res)
 		rb_proc_result_release(&res);
+	if (have_rb)
+		rb_proc_result_release(&rb);
+	rb_findings_release(&now);
+	rb_findings_release(&before);
 	if (dir)
 		rb_remove_tree(dir);
 	git_repository_free(repo);

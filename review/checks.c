@@ -16,8 +16,11 @@
 #include "review/apply.h"
 #include "review/check_build.h"
 #include "review/check_checkpatch.h"
+#include "review/check_cocci.h"
 #include "review/check_commit.h"
 #include "review/check_external.h"
+#include "review/check_kdoc.h"
+#include "review/check_maint.h"
 #include "review/checks.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -26,20 +29,20 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct rb_checker_ops *const all_checkers[] = {
-	&rb_check_commit_ops,
-	&rb_check_checkpatch_ops,
-	&rb_check_build_ops,
-	&rb_check_external_ops,
+const struct rb_checker_ops *const rb_checkers[] = {
+	&rb_check_commit_ops, &rb_check_checkpatch_ops, &rb_check_build_ops,
+	&rb_check_sparse_ops, &rb_check_kdoc_ops,	&rb_check_cocci_ops,
+	&rb_check_maint_ops,  &rb_check_external_ops,
 };
+const size_t rb_n_checkers = ARRAY_SIZE(rb_checkers);
 
 const struct rb_checker_ops *rb_checker_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(all_checkers); i++)
-		if (!strcmp(all_checkers[i]->name, name))
-			return all_checkers[i];
+	for (i = 0; i < ARRAY_SIZE(rb_checkers); i++)
+		if (!strcmp(rb_checkers[i]->name, name))
+			return rb_checkers[i];
 	return NULL;
 }
 
@@ -90,6 +93,7 @@ struct pool {
 	pthread_mutex_t lock;
 	struct job *jobs;
 	size_t n, next;
+	long long budget_ms; /* the series' deadline, 0: none */
 };
 
 static void *worker(void *arg)
@@ -108,8 +112,16 @@ static void *worker(void *arg)
 		t0 = now_ms();
 		j->ctx.deadline_ms =
 			t0 + (long long)j->ctx.opts->timeout_seconds * 1000;
+		if (p->budget_ms && p->budget_ms < j->ctx.deadline_ms)
+			j->ctx.deadline_ms = p->budget_ms;
 		rb_err_clear();
-		j->ret = j->ops->run(&j->ctx, &j->found);
+		if (p->budget_ms && t0 >= p->budget_ms)
+			j->ret = rb_err(RB_ETIMEOUT,
+					"the series' time budget of %d s ran "
+					"out before it started",
+					j->ctx.opts->series_budget_seconds);
+		else
+			j->ret = j->ops->run(&j->ctx, &j->found);
 		j->ms = now_ms() - t0;
 		if (j->ret)
 			snprintf(j->errmsg, sizeof(j->errmsg), "%s",
@@ -142,7 +154,8 @@ static int parse_names(const struct rb_checker_ops ***out, size_t *n_out,
 		if (!ops) {
 			ret = rb_err(RB_EINVAL,
 				     "unknown checker '%s' (commit-msg, "
-				     "checkpatch, build, external)",
+				     "checkpatch, build, sparse, kernel-doc, "
+				     "coccinelle, cc-maintainers, external)",
 				     p);
 			goto out;
 		}
@@ -193,6 +206,11 @@ int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
 			p.jobs[i].ctx.opts = &dflt;
 	}
 	par = p.jobs[0].ctx.opts->parallel;
+	if (p.jobs[0].ctx.opts->series_budget_seconds > 0)
+		p.budget_ms =
+			now_ms() +
+			(long long)p.jobs[0].ctx.opts->series_budget_seconds *
+				1000;
 	if (par < 1)
 		par = 1;
 	nth = (size_t)par < n ? (size_t)par : n;

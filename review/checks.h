@@ -55,8 +55,18 @@ struct rb_check_opts {
 	const char *build_config; /* make target; default "defconfig" */
 	char **build_options; /* borrowed: CONFIG_ names to enable */
 	size_t n_build_options;
+	/* The governing section's (policy build_config, build_options):
+	 * its config replaces build_config, its options come after. */
+	const char *section_build_config;
+	char **section_build_options;
+	size_t n_section_build_options;
 	int build_jobs; /* make -j; default 2 */
-	bool build_sparse; /* C=1 (needs sparse) */
+	bool build_sparse; /* C=1 (needs sparse): the build also says what
+			    * sparse says, as the "sparse" checker */
+	bool build_each; /* build every patch in turn; default true */
+	/* W=1 runs kernel-doc too: off (cmd_checkdoc=true) when the
+	 * kernel-doc checker runs, so that it is said once */
+	bool build_no_kdoc;
 	long build_mem_mb; /* sandbox address-space limit; default 4096 */
 	long build_tmpfs_mb; /* the sandbox's /tmp; default 512 */
 	int build_nproc; /* processes of the sandbox's uid; default 1024 */
@@ -65,14 +75,22 @@ struct rb_check_opts {
 	const char *external_name; /* default "external" */
 	const char *external_cmd; /* run by /bin/sh -c; NULL: none */
 
+	/* cc-maintainers: also the people of a Fixes: target; default true */
+	bool maint_fixes;
+
 	int timeout_seconds; /* per checker; default 600 */
+	/* Every checker of one series stops by then; 0: no budget. A checker
+	 * that has not started when it runs out does not run (a
+	 * "checker-problem"); one that runs stops at it. */
+	int series_budget_seconds;
 	int parallel; /* checkers at once; default 2 */
 };
 #define RB_CHECK_OPTS_INIT                                                    \
 	{                                                                     \
 		.max_patches = 30, .subject_max = 75, .require_cover = true,  \
 		.build_jobs = 2, .build_mem_mb = 4096, .build_tmpfs_mb = 512, \
-		.build_nproc = 1024, .timeout_seconds = 600, .parallel = 2    \
+		.build_nproc = 1024, .timeout_seconds = 600, .parallel = 2,   \
+		.build_each = true, .maint_fixes = true                       \
 	}
 
 struct rb_apply_result;
@@ -105,6 +123,13 @@ struct rb_check_ctx {
 	 */
 	git_oid tools;
 	bool has_tools;
+	/*
+	 * The commit after each patch (patch_commits[i] after patch i + 1),
+	 * as the apply made them; NULL: only the whole series is built, not
+	 * each patch in turn.
+	 */
+	const git_oid *patch_commits;
+	size_t n_patch_commits;
 	const char *mbox_path; /* the series as an mbox file, or NULL */
 	const struct rb_check_opts *opts;
 	/* Set by the runner: CLOCK_MONOTONIC milliseconds, 0 = none. */
@@ -124,6 +149,13 @@ struct rb_checker_ops {
 
 /* The checker named @name, or NULL. */
 const struct rb_checker_ops *rb_checker_find(const char *name);
+
+/*
+ * The registry: every checker, in the order a review names them.
+ * rb_checkers[i] for i < rb_n_checkers.
+ */
+extern const struct rb_checker_ops *const rb_checkers[];
+extern const size_t rb_n_checkers;
 
 /*
  * Runs the checkers named in @names (a comma-separated list; NULL means

@@ -339,26 +339,30 @@ static bool func_name(const char *s, size_t n, char *buf, size_t size)
 
 /* A line that starts a function definition: at column 0, an identifier
  * first, a "(" and no ";" or "=" before it. */
-static bool def_line(const struct rb_diff_line *l, char *buf, size_t size)
+bool rb_eval_def_name(const char *text, size_t len, char *buf, size_t size)
 {
 	const char *paren;
 	size_t k;
 
-	if (!l->len ||
-	    !(isalpha((unsigned char)l->text[0]) || l->text[0] == '_'))
+	if (!len || !(isalpha((unsigned char)text[0]) || text[0] == '_'))
 		return false;
-	paren = memchr(l->text, '(', l->len);
+	paren = memchr(text, '(', len);
 	if (!paren)
 		return false;
-	for (k = 0; l->text + k < paren; k++)
-		if (l->text[k] == '=' || l->text[k] == ';')
+	for (k = 0; text + k < paren; k++)
+		if (text[k] == '=' || text[k] == ';')
 			return false;
-	k = l->len;
-	while (k && isspace((unsigned char)l->text[k - 1]))
+	k = len;
+	while (k && isspace((unsigned char)text[k - 1]))
 		k--;
-	if (k && l->text[k - 1] == ';')
+	if (k && text[k - 1] == ';')
 		return false;
-	return func_name(l->text, l->len, buf, size);
+	return func_name(text, len, buf, size);
+}
+
+static bool def_line(const struct rb_diff_line *l, char *buf, size_t size)
+{
+	return rb_eval_def_name(l->text, l->len, buf, size);
 }
 
 static const struct rb_diff_file *find_file(const struct rb_diff *d,
@@ -464,7 +468,9 @@ static int match_anchor(struct linevec *lv, const struct rb_diff_file *bf,
 		for (i = 0; i < bf->hunks[h].n_lines; i++) {
 			const struct rb_diff_line *b = &bf->hunks[h].lines[i];
 
-			if (b->origin == '-')
+			/* A hunk that claims to start at line 0 (mail can
+			 * say anything) has lines no finding can name. */
+			if (b->origin == '-' || !b->new_lineno)
 				continue;
 			t = b->text;
 			tn = b->len;
@@ -789,10 +795,33 @@ void rb_eval_pair_release(struct rb_eval_pair *p)
 	free(p->fix_subject);
 	free(p->fixes);
 	free(p->fix_patch);
+	free(p->fix_commit_msg);
+	free(p->buggy_from);
+	free(p->fix_from);
 	for (i = 0; i < p->n_changed; i++)
 		changed_release(&p->changed[i]);
 	free(p->changed);
 	memset(p, 0, sizeof(*p));
+}
+
+/* "Name <addr>" of @m's From:, or NULL. */
+static char *from_of(const struct rb_message *m)
+{
+	const struct rb_addr *a = &m->from;
+	size_t n;
+	char *out;
+
+	if (!a->addr)
+		return NULL;
+	n = (a->name ? strlen(a->name) : 0) + strlen(a->addr) + 4;
+	out = malloc(n);
+	if (!out)
+		return NULL;
+	if (a->name && *a->name)
+		snprintf(out, n, "%s <%s>", a->name, a->addr);
+	else
+		snprintf(out, n, "%s", a->addr);
+	return out;
 }
 
 /* Builds the pair of fix reference @r and buggy mail @bug, or excludes. */
@@ -844,11 +873,16 @@ static int make_pair(struct build *b, const struct fixref *r,
 	p.fix_subject = xstrdup(fix->subject);
 	p.fixes = xstrdup(r->value);
 	p.fix_patch = strndup(fm->patch, fm->patch_len);
+	p.fix_commit_msg = xstrdup(fm->commit_msg ? fm->commit_msg : "");
+	p.buggy_from = from_of(bm);
+	p.fix_from = from_of(fm);
 	ret = series_of(&p, b, bug);
 	if (ret)
 		goto out;
 	if (!p.buggy_msgid || !p.buggy_subject || !p.commit_msg || !p.patch ||
-	    !p.fix_msgid || !p.fix_subject || !p.fixes || !p.fix_patch) {
+	    !p.fix_msgid || !p.fix_subject || !p.fixes || !p.fix_patch ||
+	    !p.fix_commit_msg || (bm->from.addr && !p.buggy_from) ||
+	    (fm->from.addr && !p.fix_from)) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1116,6 +1150,238 @@ bool rb_eval_hit(const struct rb_eval_pair *p, const struct rb_diff *d,
 	return false;
 }
 
+/* ---- hand labels and the strict scorer ---- */
+
+static bool in_strv(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+bool rb_eval_category_fits(const struct rb_eval_changed *c,
+			   const struct rb_eval_label *lab, const char *cat)
+{
+	if (c && c->n_categories &&
+	    !in_strv(c->categories, c->n_categories, cat))
+		return false;
+	if (lab && lab->n_categories &&
+	    !in_strv(lab->categories, lab->n_categories, cat))
+		return false;
+	return true;
+}
+
+static bool same_path(const char *a, const char *b)
+{
+	if (!a || !b)
+		return false;
+	if (!strncmp(a, "a/", 2) || !strncmp(a, "b/", 2))
+		a += 2;
+	if (!strncmp(b, "a/", 2) || !strncmp(b, "b/", 2))
+		b += 2;
+	return !strcmp(a, b);
+}
+
+static bool accepted(const struct rb_eval_accept *a, const struct rb_finding *f,
+		     const char *fn)
+{
+	if (!same_path(a->file, f->file))
+		return false;
+	if (a->function && (!fn || strcmp(a->function, fn)))
+		return false;
+	if (a->code && (!f->code || !strstr(f->code, a->code)))
+		return false;
+	return !a->n_categories ||
+	       in_strv(a->categories, a->n_categories, f->category);
+}
+
+bool rb_eval_hit_strict(const struct rb_eval_changed *changed, size_t n,
+			const struct rb_eval_label *lab,
+			const struct rb_finding *f, const char *fn, char *how,
+			size_t how_size)
+{
+	size_t i, k;
+
+	if (how_size)
+		how[0] = '\0';
+	if (!f->file || f->line <= 0 || !strcmp(f->file, "COMMIT_MSG"))
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct rb_eval_changed *c = &changed[i];
+
+		if (!same_path(c->file, f->file) ||
+		    !rb_eval_category_fits(c, lab, f->category))
+			continue;
+		for (k = 0; k < c->n_lines; k++) {
+			if (abs(c->lines[k] - f->line) <= RB_EVAL_NEAR) {
+				snprintf(how, how_size, "line %d", c->lines[k]);
+				return true;
+			}
+		}
+	}
+	for (i = 0; lab && i < lab->n_accept; i++) {
+		if (accepted(&lab->accept[i], f, fn)) {
+			snprintf(how, how_size, "label");
+			return true;
+		}
+	}
+	return false;
+}
+
+bool rb_eval_pair_is_mm(const struct rb_eval_pair *p,
+			const struct rb_eval_label *lab)
+{
+	size_t i;
+
+	if (lab && lab->mm >= 0)
+		return lab->mm == 1;
+	for (i = 0; i < p->n_subsystems; i++)
+		if (!strcmp(p->subsystems[i], "MEMORY MANAGEMENT"))
+			return true;
+	for (i = 0; i < p->n_changed; i++) {
+		const char *f = p->changed[i].file;
+
+		if (!strncmp(f, "a/", 2) || !strncmp(f, "b/", 2))
+			f += 2;
+		if (!strncmp(f, "mm/", 3) ||
+		    !strncmp(f, "include/linux/mm", 16))
+			return true;
+	}
+	return false;
+}
+
+const struct rb_eval_label *rb_eval_label_of(const struct rb_eval_labels *l,
+					     const struct rb_eval_pair *p)
+{
+	size_t i;
+
+	for (i = 0; l && p->fix_msgid && i < l->n; i++)
+		if (!strcmp(l->v[i].fix_msgid, p->fix_msgid))
+			return &l->v[i];
+	return NULL;
+}
+
+static void label_release(struct rb_eval_label *lab)
+{
+	size_t i, k;
+
+	free(lab->fix_msgid);
+	for (i = 0; i < lab->n_categories; i++)
+		free(lab->categories[i]);
+	free(lab->categories);
+	for (i = 0; i < lab->n_accept; i++) {
+		struct rb_eval_accept *a = &lab->accept[i];
+
+		free(a->file);
+		free(a->function);
+		free(a->code);
+		for (k = 0; k < a->n_categories; k++)
+			free(a->categories[k]);
+		free(a->categories);
+	}
+	free(lab->accept);
+}
+
+void rb_eval_labels_release(struct rb_eval_labels *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		label_release(&l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int get_strv(char ***out, size_t *n, json_t *a, const char *key,
+		    const char *path, size_t id);
+static int get_str(char **out, json_t *o, const char *key, bool nullable,
+		   const char *path, size_t id);
+
+static int load_label(struct rb_eval_label *lab, json_t *o, const char *path,
+		      size_t id)
+{
+	json_t *acc = json_object_get(o, "accept"), *mm;
+	size_t i;
+	int ret;
+
+	lab->mm = -1;
+	ret = get_str(&lab->fix_msgid, o, "fix_message_id", false, path, id);
+	if (!ret && json_object_get(o, "categories"))
+		ret = get_strv(&lab->categories, &lab->n_categories,
+			       json_object_get(o, "categories"), "categories",
+			       path, id);
+	if (ret)
+		return ret;
+	mm = json_object_get(o, "mm");
+	if (json_is_boolean(mm))
+		lab->mm = json_is_true(mm);
+	if (!acc)
+		return 0;
+	if (!json_is_array(acc))
+		return rb_err(RB_EPARSE,
+			      "%s: label %zu: \"accept\" is not an "
+			      "array",
+			      path, id);
+	lab->accept = calloc(json_array_size(acc) + 1, sizeof(*lab->accept));
+	if (!lab->accept)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < json_array_size(acc); i++) {
+		struct rb_eval_accept *a = &lab->accept[i];
+		json_t *e = json_array_get(acc, i);
+
+		lab->n_accept++;
+		if ((ret = get_str(&a->file, e, "file", false, path, id)) ||
+		    (ret = get_str(&a->function, e, "function", true, path,
+				   id)) ||
+		    (ret = get_str(&a->code, e, "code", true, path, id)))
+			return ret;
+		if (json_object_get(e, "categories") &&
+		    (ret = get_strv(&a->categories, &a->n_categories,
+				    json_object_get(e, "categories"),
+				    "categories", path, id)))
+			return ret;
+	}
+	return 0;
+}
+
+int rb_eval_labels_load(struct rb_eval_labels *out, const char *path)
+{
+	json_error_t je;
+	json_t *root, *v;
+	size_t i;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	root = json_load_file(path, 0, &je);
+	if (!root)
+		return rb_err(RB_EPARSE, "%s: line %d: %s", path, je.line,
+			      je.text);
+	v = json_object_get(root, "labels");
+	if (!v)
+		goto out;
+	if (!json_is_array(v)) {
+		ret = rb_err(RB_EPARSE, "%s: \"labels\" is not an array", path);
+		goto out;
+	}
+	out->v = calloc(json_array_size(v) + 1, sizeof(*out->v));
+	if (!out->v) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; !ret && i < json_array_size(v); i++) {
+		out->n++;
+		ret = load_label(&out->v[i], json_array_get(v, i), path, i + 1);
+	}
+out:
+	json_decref(root);
+	if (ret)
+		rb_eval_labels_release(out);
+	return ret;
+}
+
 /* ---- JSON ---- */
 
 static json_t *strv(char *const *v, size_t n)
@@ -1171,12 +1437,16 @@ static json_t *pair_json(const struct rb_eval_pair *p)
 					    strv(p->series_patches,
 						 p->n_subjects));
 	}
+	if (bug)
+		json_object_set_new(bug, "from", str_or_null(p->buggy_from));
 	json_object_set_new(o, "buggy", bug);
 	json_object_set_new(o, "fix",
-			    json_pack("{s:s, s:s, s:s, s:s}", "message_id",
-				      p->fix_msgid, "subject", p->fix_subject,
-				      "fixes", p->fixes, "patch",
-				      p->fix_patch));
+			    json_pack("{s:s?, s:s?, s:s?, s:s?, s:o, s:o}",
+				      "message_id", p->fix_msgid, "subject",
+				      p->fix_subject, "fixes", p->fixes,
+				      "patch", p->fix_patch, "commit_msg",
+				      str_or_null(p->fix_commit_msg), "from",
+				      str_or_null(p->fix_from)));
 	json_object_set_new(o, "changed", ch);
 	return o;
 }
@@ -1398,7 +1668,11 @@ static int load_pair(struct rb_eval_pair *p, json_t *o, const char *path,
 	    (ret = get_str(&p->fix_msgid, fix, "message_id", true, path, id)) ||
 	    (ret = get_str(&p->fix_subject, fix, "subject", true, path, id)) ||
 	    (ret = get_str(&p->fixes, fix, "fixes", true, path, id)) ||
-	    (ret = get_str(&p->fix_patch, fix, "patch", true, path, id)))
+	    (ret = get_str(&p->fix_patch, fix, "patch", true, path, id)) ||
+	    (ret = get_str(&p->fix_commit_msg, fix, "commit_msg", true, path,
+			   id)) ||
+	    (ret = get_str(&p->fix_from, fix, "from", true, path, id)) ||
+	    (ret = get_str(&p->buggy_from, bug, "from", true, path, id)))
 		goto out;
 	if (json_object_get(bug, "series_subjects")) {
 		ret = get_strv(&p->subjects, &p->n_subjects,

@@ -65,6 +65,9 @@ struct rb_eval_pair {
 	char *fix_subject;
 	char *fixes; /* the Fixes: value as written */
 	char *fix_patch; /* its diff */
+	/* Each may be NULL (a set written before they were kept). */
+	char *fix_commit_msg; /* the fix's commit message */
+	char *buggy_from, *fix_from; /* "Name <addr>" of each mail's From: */
 	struct rb_eval_changed *changed; /* none: a clean patch */
 	size_t n_changed;
 };
@@ -125,10 +128,85 @@ const char *rb_eval_function_at(const struct rb_diff *d, const char *file,
 				int line, char *buf, size_t size);
 
 /*
+ * Does the C line @text (@len bytes, no newline) open a function
+ * definition: at column 0, an identifier first, a "(" with no ";" or "="
+ * before it, not ending in ";"? Its name into @buf (for SYSCALL_DEFINEn,
+ * the system call's name).
+ */
+bool rb_eval_def_name(const char *text, size_t len, char *buf, size_t size);
+
+/*
  * Is @f (a finding on @p's buggy patch, parsed in @d) a hit? @how gets
  * "line N" or "function F" (a static or @buf string), or NULL.
  */
 bool rb_eval_hit(const struct rb_eval_pair *p, const struct rb_diff *d,
 		 const struct rb_finding *f, char *how, size_t how_size);
+
+/* ---- hand labels and the strict scorer ---- */
+
+/*
+ * A finding a hand label accepts beside those the rule does: in @file,
+ * in @function (when given) or quoting @code (when given), with one of
+ * @categories (none: any).
+ */
+struct rb_eval_accept {
+	char *file;
+	char *function; /* or NULL */
+	char *code; /* a substring of the finding's quoted code, or NULL */
+	char **categories;
+	size_t n_categories;
+};
+
+/* What a person said about one pair, found by the fix's Message-ID. */
+struct rb_eval_label {
+	char *fix_msgid;
+	char **categories; /* the categories that fit the bug; none: any */
+	size_t n_categories;
+	int mm; /* 1: an mm bug, 0: not, -1: not said (then by its paths) */
+	struct rb_eval_accept *accept;
+	size_t n_accept;
+};
+
+struct rb_eval_labels {
+	struct rb_eval_label *v;
+	size_t n;
+};
+
+/*
+ * Reads the "labels" array of a JSON file (tests/data/eval/labelled.json:
+ * [{"fix_message_id", "categories", "mm", "accept": [{"file",
+ * "function", "code", "categories"}]}]). A file without one gives no
+ * labels. -RB_EPARSE naming the field (or the file, when it cannot be
+ * read or is not JSON), -RB_ENOMEM.
+ */
+int rb_eval_labels_load(struct rb_eval_labels *out, const char *path);
+void rb_eval_labels_release(struct rb_eval_labels *l);
+/* The label of @p, or NULL. */
+const struct rb_eval_label *rb_eval_label_of(const struct rb_eval_labels *l,
+					     const struct rb_eval_pair *p);
+
+/*
+ * Is @p an mm bug? The label says, else: a file it changed is under mm/
+ * or include/linux/mm*, or its subsystems name MEMORY MANAGEMENT.
+ */
+bool rb_eval_pair_is_mm(const struct rb_eval_pair *p,
+			const struct rb_eval_label *lab);
+
+/*
+ * The strict scorer: @f is a hit when it names a file of @changed and
+ * lands within RB_EVAL_NEAR lines of one of its lines, with a category
+ * that fits the bug (one of the entry's categories and the label's; none
+ * given: any), or when @lab accepts it (@fn: the function around the
+ * finding's line, or NULL). Findings on the commit message never hit.
+ * @how gets "line N", "label" or "".
+ */
+bool rb_eval_hit_strict(const struct rb_eval_changed *changed, size_t n,
+			const struct rb_eval_label *lab,
+			const struct rb_finding *f, const char *fn, char *how,
+			size_t how_size);
+
+/* Does @cat fit the bug: in the entry's and the label's lists (if any)? */
+bool rb_eval_category_fits(const struct rb_eval_changed *c,
+			   const struct rb_eval_label *lab, const char *cat);
 
 #endif

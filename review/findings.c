@@ -206,7 +206,9 @@ static bool series_nit(const struct rb_finding *f)
 }
 
 /* Appends " And N more like it: WHAT a, b and c." to f's message; @what
- * is "line" or "lines", "patch" or "patches" as n says. */
+ * is "line" or "lines", "patch" or "patches" as n says. A message that
+ * does not end a sentence ("Use a single space after Suggested-by:")
+ * gets " (and N more like it: ...)." instead. */
 static int add_more(struct rb_finding *f, const char *one, const char *many,
 		    const int *at, size_t n)
 {
@@ -216,9 +218,15 @@ static int add_more(struct rb_finding *f, const char *one, const char *many,
 	char *msg;
 	int err;
 
+	size_t len = strlen(f->message);
+	bool sentence = !len || strchr(".?!", f->message[len - 1]);
+
 	for (i = 0; i < n; i++)
 		list |= at[i] > 0;
-	err = rb_buf_printf(&b, "%s And %zu more like it", f->message, n);
+	err = rb_buf_printf(&b,
+			    sentence ? "%s And %zu more like it" :
+				       "%s (and %zu more like it",
+			    f->message, n);
 	if (list && !err)
 		err = rb_buf_printf(&b, ": %s ", n > 1 ? many : one);
 	for (i = 0; list && !err && i < shown; i++)
@@ -230,7 +238,7 @@ static int add_more(struct rb_finding *f, const char *one, const char *many,
 	if (!err && n > shown)
 		err = rb_buf_puts(&b, ", ...");
 	if (!err)
-		err = rb_buf_putc(&b, '.');
+		err = rb_buf_puts(&b, sentence ? "." : ").");
 	msg = err ? NULL : rb_buf_detach(&b, NULL);
 	rb_buf_release(&b);
 	if (!msg)

@@ -48,7 +48,6 @@
  */
 #include <ctype.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +55,9 @@
 #include <time.h>
 #include <pthread.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include <jansson.h>
+#include <pcre2.h>
 
 #include "review/code_c.h"
 #include "review/code_index.h"
@@ -83,6 +84,17 @@
 #define LINE_MAX_OUT 240 /* bytes of one line in a search row */
 #define MIN_ROOM 64 /* bytes left under max_bytes worth a call */
 #define REGEX_LINE 4096 /* bytes of a line a regex is matched against */
+/*
+ * A regex runs under PCRE2's limits (grep_re below): steps of its
+ * backtracking matcher and KiB of memory for one line, nesting of the
+ * pattern. A search stops after REGEX_COSTLY lines hit them.
+ */
+#define REGEX_STEPS 200000
+#define REGEX_DEPTH 2000
+#define REGEX_HEAP_KIB 4096
+#define REGEX_NEST 64
+#define REGEX_COSTLY 8
+#define DEADLINE_LINES 64 /* lines between two looks at the clock */
 #define GREP_ROWS 100
 #define CALLER_ROWS 60
 #define DEFS_MAX 6
@@ -519,7 +531,7 @@ static const char defs_json[] =
 	"\"required\": [\"path\"]}}, "
 	"{\"name\": \"grep\", \"description\": \"Searches the tree like "
 	"git grep -n: rows path:line:text, at most 100. The pattern is a "
-	"fixed string unless regex is true (POSIX extended).\", "
+	"fixed string unless regex is true (Perl syntax, PCRE2).\", "
 	"\"parameters\": {\"type\": \"object\", \"properties\": {"
 	"\"pattern\": {\"type\": \"string\"}, "
 	"\"regex\": {\"type\": \"boolean\"}, "
@@ -749,17 +761,96 @@ static int side_load(struct rb_model_tools *t, int side)
 
 enum smode { S_GREP, S_DEF, S_CALLERS };
 
+/*
+ * A regular expression from the model. glibc's regexec() has no bound:
+ * ".*a" and 20 dots (issue 33) took one call 144 s and 669 MiB. PCRE2's
+ * backtracking matcher runs here under a step limit, a depth limit and
+ * a heap limit for each line (the pattern's own (*LIMIT_...) can only
+ * lower them); a line that hits one counts as no match and as costly,
+ * and a search stops after REGEX_COSTLY of them. Bytes, not UTF-8: tree
+ * text may be anything, and (*UTF) is refused.
+ */
+struct grep_re {
+	pcre2_code *code;
+	pcre2_match_data *md;
+	pcre2_match_context *mc;
+	size_t costly; /* lines whose match hit a limit */
+};
+
+static void grep_re_free(struct grep_re *g)
+{
+	pcre2_match_data_free(g->md);
+	pcre2_match_context_free(g->mc);
+	pcre2_code_free(g->code);
+	memset(g, 0, sizeof(*g));
+}
+
+/* 0, -RB_EINVAL with the reason in @err, or -RB_ENOMEM. */
+static int grep_re_compile(struct grep_re *g, const char *pat, size_t len,
+			   struct rb_buf *err)
+{
+	pcre2_compile_context *cc = pcre2_compile_context_create(NULL);
+	PCRE2_UCHAR msg[256];
+	PCRE2_SIZE at = 0;
+	int code = 0, ret = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (!cc)
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	pcre2_set_max_pattern_length(cc, MAX_PATTERN);
+	pcre2_set_parens_nest_limit(cc, REGEX_NEST);
+	g->code = pcre2_compile((PCRE2_SPTR)pat, len,
+				PCRE2_NEVER_UTF | PCRE2_NEVER_UCP |
+					PCRE2_NEVER_BACKSLASH_C,
+				&code, &at, cc);
+	pcre2_compile_context_free(cc);
+	if (!g->code) {
+		if (pcre2_get_error_message(code, msg, sizeof(msg)) < 0)
+			snprintf((char *)msg, sizeof(msg), "error %d", code);
+		ret = rb_buf_printf(err,
+				    "error: not a regex (PCRE2, Perl syntax): "
+				    "%s at offset %zu\n",
+				    (char *)msg, (size_t)at) ?:
+			      -RB_EINVAL;
+		grep_re_free(g);
+		return ret;
+	}
+	g->md = pcre2_match_data_create(1, NULL);
+	g->mc = pcre2_match_context_create(NULL);
+	if (!g->md || !g->mc) {
+		grep_re_free(g);
+		return rb_err(RB_ENOMEM, "model tools: out of memory");
+	}
+	pcre2_set_match_limit(g->mc, REGEX_STEPS);
+	pcre2_set_depth_limit(g->mc, REGEX_DEPTH);
+	pcre2_set_heap_limit(g->mc, REGEX_HEAP_KIB);
+	return 0;
+}
+
+/* Does the line @s[0..@n) match? A line over a limit is no match. */
+static bool grep_re_match(struct grep_re *g, const char *s, size_t n)
+{
+	int rc = pcre2_match(g->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mc);
+
+	if (rc >= 0)
+		return true;
+	if (rc != PCRE2_ERROR_NOMATCH && rc != PCRE2_ERROR_PARTIAL)
+		g->costly++; /* MATCHLIMIT, DEPTHLIMIT, HEAPLIMIT, NOMEMORY */
+	return false;
+}
+
 struct search {
 	struct rb_model_tools *t;
 	enum smode mode;
 	int side;
 	const char *pat; /* fixed string or symbol */
 	size_t plen;
-	regex_t *re;
+	struct grep_re *re;
 	const char *prefix;
 	size_t prefix_len;
 	double deadline;
 	bool timed_out;
+	bool too_costly; /* the regex hit its limits on too many lines */
 	size_t rows, more, files;
 	size_t max_rows;
 	struct rb_buf *out;
@@ -818,44 +909,43 @@ static int emit_row(struct search *sr, const char *path, size_t line,
 	return ret ? ret : rb_buf_putc(o, '\n');
 }
 
+/*
+ * Whether the call is over: its deadline passed (looked at every
+ * DEADLINE_LINES lines, so that it holds inside a blob too), or its
+ * regex was too costly. Sets what the footer says.
+ */
+static bool search_over(struct search *sr, size_t line)
+{
+	if (sr->re && sr->re->costly >= REGEX_COSTLY) {
+		sr->too_costly = true;
+		return true;
+	}
+	if (line % DEADLINE_LINES == 0 && now_s() > sr->deadline) {
+		sr->timed_out = true;
+		return true;
+	}
+	return sr->timed_out;
+}
+
 static int search_grep(struct search *sr, const char *path,
 		       const struct rb_c_lines *l)
 {
 	size_t i, n;
 	int ret = 0;
-	char *tmp = NULL;
-	size_t tcap = 0;
 
-	for (i = 0; i < l->n && !ret; i++) {
+	for (i = 0; i < l->n && !ret && !search_over(sr, i); i++) {
 		const char *s = line_at(l, i, &n);
 		bool hit;
 
-		if (sr->re) {
-			if (n + 1 > tcap) {
-				char *v = realloc(tmp, n + 1);
-
-				if (!v) {
-					ret = rb_err(RB_ENOMEM, "model tools: "
-								"out of "
-								"memory");
-					break;
-				}
-				tmp = v;
-				tcap = n + 1;
-			}
+		if (sr->re)
 			/* A regex sees the first REGEX_LINE bytes of a line. */
-			if (n > REGEX_LINE)
-				n = REGEX_LINE;
-			memcpy(tmp, s, n);
-			tmp[n] = 0;
-			hit = regexec(sr->re, tmp, 0, NULL, 0) == 0;
-		} else {
+			hit = grep_re_match(sr->re, s,
+					    n > REGEX_LINE ? REGEX_LINE : n);
+		else
 			hit = memmem(s, n, sr->pat, sr->plen) != NULL;
-		}
 		if (hit)
 			ret = emit_row(sr, path, i + 1, s, n, NULL, 0);
 	}
-	free(tmp);
 	return ret;
 }
 
@@ -956,7 +1046,7 @@ static int search_def(struct search *sr, const char *path,
 	size_t i, k, n, span;
 	int ret = 0;
 
-	for (i = 0; i < l->n && !ret; i++) {
+	for (i = 0; i < l->n && !ret && !search_over(sr, i); i++) {
 		const char *kind = rb_c_def_kind(l, i, sr->pat, sr->plen);
 
 		if (!kind)
@@ -999,7 +1089,7 @@ static int search_callers(struct search *sr, const char *path,
 	size_t i, n, fnlen = 0;
 	int ret = 0;
 
-	for (i = 0; i < l->n && !ret; i++) {
+	for (i = 0; i < l->n && !ret && !search_over(sr, i); i++) {
 		const char *s = line_at(l, i, &n), *nm;
 		size_t nml;
 		long at;
@@ -1072,10 +1162,8 @@ static int search_run(struct search *sr)
 			continue;
 		if (!may_match(sr, f))
 			continue;
-		if (now_s() > sr->deadline) {
-			sr->timed_out = true;
+		if (search_over(sr, 0))
 			break;
-		}
 		/* Full: counting the rest would read every candidate. */
 		if (sr->more)
 			break;
@@ -1164,6 +1252,14 @@ static int search_footer(struct search *sr, const char *none)
 	if (!ret && sr->timed_out)
 		ret = rb_buf_puts(sr->out, "[the search stopped at its time "
 					   "limit: results are partial]\n");
+	if (!ret && sr->too_costly)
+		ret = rb_buf_printf(
+			sr->out,
+			"[the regex is too costly: it hit its "
+			"step or memory limit on %d lines, and the "
+			"search stopped there: results are partial; "
+			"simplify it]\n",
+			REGEX_COSTLY);
 	return ret;
 }
 
@@ -1180,64 +1276,13 @@ static int arg_prefix(struct args *a, struct search *sr)
 	return ret;
 }
 
-/*
- * What makes a regex from the model too costly for glibc, which compiles
- * and matches by expanding repetitions: back-references (exponential
- * matching), stacked quantifiers ("a*+", "(a*+)*++++": compiling them
- * took the fuzzer past its 10 s), interval expressions ("{1,100}" copies
- * the expression), and more than a few quantifiers. NULL when none.
- */
-static const char *regex_untamed(const char *p, size_t n)
-{
-	int quantifiers = 0;
-	bool after_q = false;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		char c = p[i];
-
-		if (c == '\\' && i + 1 < n) {
-			if (isdigit((unsigned char)p[i + 1]))
-				return "no back-references";
-			i++;
-			after_q = false;
-			continue;
-		}
-		if (c == '[') {
-			/* A bracket expression: its characters are literal
-			 * ("[]*]" too: a leading ']' is one of them). */
-			i++;
-			if (i < n && p[i] == '^')
-				i++;
-			if (i < n && p[i] == ']')
-				i++;
-			while (i < n && p[i] != ']')
-				i++;
-			after_q = false;
-			continue;
-		}
-		if (c == '{')
-			return "no {m,n} intervals";
-		if (c == '*' || c == '+' || c == '?') {
-			if (after_q)
-				return "no quantifier right after another";
-			if (++quantifiers > 8)
-				return "at most 8 quantifiers";
-			after_q = true;
-			continue;
-		}
-		after_q = false;
-	}
-	return NULL;
-}
-
 static int tool_grep(struct rb_model_tools *t, struct args *a,
 		     struct rb_buf *out)
 {
 	struct search sr = {
 		.t = t, .mode = S_GREP, .out = out, .max_rows = GREP_ROWS
 	};
-	regex_t re;
+	struct grep_re re;
 	bool regex;
 	int ret;
 
@@ -1255,15 +1300,9 @@ static int tool_grep(struct rb_model_tools *t, struct args *a,
 					   "line, not empty\n") ?:
 		       -RB_EINVAL;
 	if (regex) {
-		const char *why = regex_untamed(sr.pat, sr.plen);
-
-		if (why)
-			return rb_buf_printf(a->err, "error: %s in a regex\n", why) ?:
-				       -RB_EINVAL;
-		if (regcomp(&re, sr.pat, REG_EXTENDED | REG_NOSUB))
-			return rb_buf_puts(a->err, "error: not a POSIX "
-						   "extended regex\n") ?:
-			       -RB_EINVAL;
+		ret = grep_re_compile(&re, sr.pat, sr.plen, a->err);
+		if (ret)
+			return ret;
 		sr.re = &re;
 	}
 	sr.deadline = call_deadline(t);
@@ -1271,7 +1310,7 @@ static int tool_grep(struct rb_model_tools *t, struct args *a,
 	if (!ret)
 		ret = search_footer(&sr, "no match");
 	if (regex)
-		regfree(&re);
+		grep_re_free(&re);
 	return ret;
 }
 
@@ -2235,9 +2274,7 @@ static git_blob *text_blob(git_repository *repo, const git_diff_file *f)
 struct pickaxe {
 	const char *s; /* -S: a fixed string */
 	size_t n;
-	regex_t *re; /* -G: a regex over added and removed lines */
-	char *tmp;
-	size_t tcap;
+	struct grep_re *re; /* -G: a regex over added and removed lines */
 	size_t blobs; /* blob pairs looked at, against LOG_BLOBS */
 };
 
@@ -2281,29 +2318,18 @@ static int pickaxe_file(struct pickaxe *pk, git_repository *repo,
 			if (git_patch_get_line_in_hunk(&l, p, h, j) < 0 ||
 			    (l->origin != '+' && l->origin != '-'))
 				continue;
-			/* A regex sees the first REGEX_LINE bytes of a line. */
-			n = l->content_len > REGEX_LINE ? REGEX_LINE :
-							  l->content_len;
-			if (n + 1 > pk->tcap) {
-				char *v = realloc(pk->tmp, n + 1);
-
-				if (!v) {
-					ret = rb_err(RB_ENOMEM, "model tools: "
-								"out of "
-								"memory");
-					goto out;
-				}
-				pk->tmp = v;
-				pk->tcap = n + 1;
-			}
-			memcpy(pk->tmp, l->content, n);
-			pk->tmp[n] = 0;
-			if (n && pk->tmp[n - 1] == '\n')
-				pk->tmp[n - 1] = 0;
-			*hit = regexec(pk->re, pk->tmp, 0, NULL, 0) == 0;
+			/* A regex sees the first REGEX_LINE bytes of a line,
+			 * under grep's limits (grep_re). */
+			n = l->content_len;
+			if (n && l->content[n - 1] == '\n')
+				n--;
+			if (n > REGEX_LINE)
+				n = REGEX_LINE;
+			*hit = grep_re_match(pk->re, l->content, n);
+			if (pk->re->costly >= REGEX_COSTLY)
+				break;
 		}
 	}
-out:
 	git_patch_free(p);
 	return ret;
 }
@@ -2320,7 +2346,7 @@ static int tool_log(struct rb_model_tools *t, struct args *a,
 	double deadline = call_deadline(t);
 	const char *why = NULL;
 	char *p = NULL;
-	regex_t re;
+	struct grep_re re = { 0 };
 	bool have_re = false;
 	git_oid id;
 	int ret;
@@ -2341,16 +2367,10 @@ static int tool_log(struct rb_model_tools *t, struct args *a,
 					   "empty\n") ?:
 		       -RB_EINVAL;
 	if (g) {
-		/* The grep tool's regular expressions, bounded the same way. */
-		const char *bad = regex_untamed(g, gn);
-
-		if (bad)
-			return rb_buf_printf(a->err, "error: %s in a regex\n", bad) ?:
-				       -RB_EINVAL;
-		if (regcomp(&re, g, REG_EXTENDED | REG_NOSUB))
-			return rb_buf_puts(a->err, "error: not a POSIX "
-						   "extended regex\n") ?:
-				       -RB_EINVAL;
+		/* The grep tool's regular expressions, under its limits. */
+		ret = grep_re_compile(&re, g, gn, a->err);
+		if (ret)
+			return ret;
 		have_re = true;
 		pk.re = &re;
 	} else {
@@ -2396,6 +2416,10 @@ static int tool_log(struct rb_model_tools *t, struct args *a,
 		}
 		if (pk.blobs >= LOG_BLOBS) {
 			why = "files";
+			break;
+		}
+		if (pk.re && pk.re->costly >= REGEX_COSTLY) {
+			why = "a regex's cost";
 			break;
 		}
 		/* Like git log -S: merges are not looked into. */
@@ -2446,8 +2470,7 @@ next:
 				    why, walked > LOG_WALK ? LOG_WALK : walked);
 out:
 	if (have_re)
-		regfree(&re);
-	free(pk.tmp);
+		grep_re_free(&re);
 	free(p);
 	git_revwalk_free(w);
 	return ret;

@@ -71,7 +71,10 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Drops the colon of a trailer name anywhere in @b, from @from on. */
+/*
+ * Drops the colon of a trailer name anywhere in @b, from @from on: the
+ * bot's own words (a finding, a title it repeats) never carry one.
+ */
 static void neutralise(struct rb_buf *b, size_t from)
 {
 	size_t r = from, w = from, tl;
@@ -94,7 +97,10 @@ static void neutralise(struct rb_buf *b, size_t from)
 
 /*
  * Appends @s cleaned: invalid UTF-8 becomes U+FFFD, control characters
- * become spaces (CR goes), and trailer names lose their colon.
+ * become spaces (CR goes), and trailer names lose their colon, except in
+ * quoted code (CL_TABS): a "> " line is no trailer (b4 and patchwork
+ * skip quoted lines, and the composer refuses only a line that starts
+ * with one), and what the patch says is quoted as it says it.
  */
 static int clean_para(struct rb_buf *out, const char *s, size_t n);
 
@@ -141,7 +147,7 @@ static int clean(struct rb_buf *out, const char *s, size_t n, unsigned int how)
 			i += l;
 		}
 	}
-	if (!ret)
+	if (!ret && !(how & CL_TABS))
 		neutralise(out, start);
 	return ret;
 }
@@ -1281,6 +1287,8 @@ static int apply_attempt(json_t *o, const void *arg, size_t i)
 	char pl[64];
 	int ret;
 
+	if (a->note)
+		return set_str(o, "note", a->note);
 	ret = set_base(o, a->base_name ? a->base_name : "?", a->base_commit);
 	ret = ret ?: set_str(o, "age", a->age);
 	if (!ret && a->patch_index > 0) {
@@ -1314,6 +1322,9 @@ int rb_render_apply_failure(struct rb_buf *out,
 	ret = ret ?: set_str(d, "prereq_applied", ctx->prereq_applied);
 	ret = ret ?: set_str(d, "prereq_missing", ctx->prereq_missing);
 	ret = ret ?: set_bool(d, "too_big", ctx->too_big);
+	ret = ret ?: set_bool(d, "admins", ctx->to_admins);
+	ret = ret ?: set_str(d, "author", ctx->author);
+	ret = ret ?: set_str(d, "rebase_on", ctx->rebase_on);
 	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
 	ret = ret   ?:
 		      set_items(d, "attempts", ctx->n_attempts, apply_attempt,
@@ -1323,12 +1334,47 @@ int rb_render_apply_failure(struct rb_buf *out,
 	return ret;
 }
 
+/*
+ * "3/9 and 8/9", "3/9, 5/9 and 8/9", or with runs of three or more
+ * "14/28 to 28/28": a list a person reads at a glance.
+ */
+static int missing_text(struct rb_buf *m, const int *v, size_t n, int total)
+{
+	size_t i = 0, runs = 0, k;
+	int ret = 0;
+
+	/* How many items the list has, to put "and" before the last. */
+	for (k = 0; k < n; runs++) {
+		size_t e = k;
+
+		while (e + 1 < n && v[e + 1] == v[e] + 1)
+			e++;
+		k = e - k >= 2 ? e + 1 : k + 1;
+	}
+	for (k = 0; i < n && !ret; k++) {
+		size_t e = i;
+
+		while (e + 1 < n && v[e + 1] == v[e] + 1)
+			e++;
+		if (k)
+			ret = rb_buf_puts(m, k + 1 == runs ? " and " : ", ");
+		if (!ret && e - i >= 2) {
+			ret = rb_buf_printf(m, "%d/%d to %d/%d", v[i], total,
+					    v[e], total);
+			i = e + 1;
+		} else if (!ret) {
+			ret = rb_buf_printf(m, "%d/%d", v[i], total);
+			i++;
+		}
+	}
+	return ret;
+}
+
 int rb_render_incomplete(struct rb_buf *out,
 			 const struct rb_render_incomplete_ctx *ctx)
 {
 	json_t *d = NULL;
 	struct rb_buf m = RB_BUF_INIT(1 << 16);
-	size_t i;
 	int ret;
 
 	ret = series_doc_new(&d, &ctx->head);
@@ -1339,19 +1385,28 @@ int rb_render_incomplete(struct rb_buf *out,
 	ret = ret ?: set_bool(d, "one_minute", ctx->wait_minutes == 1);
 	ret = ret ?: set_int(d, "reviewed", ctx->reviewed);
 	ret = ret ?: set_bool(d, "one_reviewed", ctx->reviewed == 1);
-	for (i = 0; i < ctx->n_missing && !ret; i++) {
-		if (i)
-			ret = rb_buf_puts(
-				&m, i + 1 == ctx->n_missing ? " and " : ", ");
-		ret = ret   ?:
-			      rb_buf_printf(&m, "%d/%d", ctx->missing[i],
-					    ctx->head.total);
-	}
+	ret = ret   ?:
+		      missing_text(&m, ctx->missing, ctx->n_missing,
+				   ctx->head.total);
 	ret = ret ?: set_str(d, "missing", m.ptr);
 	ret = ret ?: set_bool(d, "one_missing", ctx->n_missing == 1);
 	ret = ret ?: render(out, &ctx->dirs, "incomplete.txt", d);
 	json_decref(d);
 	rb_buf_release(&m);
+	return ret;
+}
+
+int rb_render_not_reviewed(struct rb_buf *out,
+			   const struct rb_render_not_reviewed_ctx *ctx)
+{
+	json_t *d = NULL;
+	int ret;
+
+	ret = series_doc_new(&d, &ctx->head);
+	ret = ret ?: set_bool(d, "series", ctx->head.total > 1);
+	ret = ret ?: set_int(d, "tries", ctx->tries);
+	ret = ret ?: render(out, &ctx->dirs, "not-reviewed.txt", d);
+	json_decref(d);
 	return ret;
 }
 

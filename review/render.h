@@ -17,7 +17,9 @@
  *  - no line ever starts with Reviewed-by:, Acked-by: or Tested-by:
  *    (DESIGN.md fact 7): such text in findings or other untrusted input
  *    is neutralised (the colon is dropped), and a template that would
- *    still produce one is refused with -RB_EINVAL.
+ *    still produce one is refused with -RB_EINVAL; quoted lines ("> "),
+ *    which are not the bot's words and which no tool reads as a
+ *    trailer, show the patch as it is, colon and all.
  *
  * Untrusted text (titles, findings, patch lines) is cleaned: control
  * characters go, invalid UTF-8 becomes U+FFFD.
@@ -140,6 +142,10 @@ struct rb_render_apply_attempt {
 	/* How old base_commit was, and its tree's last fetch: "committed
 	 * 3 hours ago, fetched 5 minutes ago"; or NULL. */
 	const char *age;
+	/* A base that was never tried, said as a sentence ("No base could be
+	 * guessed from the index lines: ..."); the fields above are then
+	 * unused. NULL for a tried base. */
+	const char *note;
 };
 
 struct rb_render_apply_ctx {
@@ -149,9 +155,16 @@ struct rb_render_apply_ctx {
 	/* Prerequisites applied first on each base, and those named but
 	 * not found ("; "-separated); NULL when none. */
 	const char *prereq_applied, *prereq_missing;
-	/* Over the review's size limit (RB_APPLY_TOO_BIG) on a tree: the
+	/* Over a size limit or budget of the apply (RB_APPLY_FAIL_LIMIT): the
 	 * mail says why it was not reviewed, not that it does not apply. */
 	bool too_big;
+	/* To the admins (the default: the trees are theirs), naming the
+	 * series' @author; else to the author, with what they can do:
+	 * base-commit:, or a rebase on @rebase_on (the first tree tried,
+	 * or NULL). */
+	bool to_admins;
+	const char *author;
+	const char *rebase_on;
 	/* Lines said before the attempts ("Patch 8/9 did not reach the
 	 * list; ..."), as in struct rb_render_ctx. */
 	const char *const *summary;
@@ -177,6 +190,17 @@ struct rb_render_incomplete_ctx {
 /* templates/incomplete.txt */
 int rb_render_incomplete(struct rb_buf *out,
 			 const struct rb_render_incomplete_ctx *ctx);
+
+/* A series set aside: its review stopped the reviewer every time. */
+struct rb_render_not_reviewed_ctx {
+	struct rb_render_head head;
+	int tries; /* how many times the review was tried */
+	struct rb_render_dirs dirs;
+};
+
+/* templates/not-reviewed.txt */
+int rb_render_not_reviewed(struct rb_buf *out,
+			   const struct rb_render_not_reviewed_ctx *ctx);
 
 enum rb_verdict {
 	RB_VERDICT_FALSE_POSITIVE,

@@ -18,9 +18,14 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define CM "commit-msg"
 #define CP "checkpatch"
+#define SP "sparse"
+#define KD "kernel-doc"
+#define CO "coccinelle"
+#define MT "cc-maintainers"
 
 /*
- * Sorted by checker, then category. Measured on 2026-12-03 (bench/
+ * Sorted by checker, then category (the tree checkers last). Measured
+ * on 2026-12-03 (bench/
  * RESULTS-precision.md): strict precision in percent after the
  * checkpatch filter and rb_findings_postprocess(), and the number of
  * labelled findings it rests on, over what the daemon can say: findings
@@ -119,6 +124,19 @@ static const struct rb_rule_default table[] = {
 	{ CP, "UNNECESSARY_ELSE", false, 33, 3 },
 	{ CP, "UNSPECIFIED_INT", false, 0, 3 },
 	{ CP, "VOLATILE", false, 20, 5 },
+	/*
+	 * The tree checkers (issue 32), bench/RESULTS-precision-tree.md, run
+	 * only where a policy names them. kernel-doc: 12 of 12 on the 112
+	 * patches. cc-maintainers: 36 of 54 (a syscall wired up in every
+	 * arch's table names every arch maintainer: debatable). sparse and
+	 * coccinelle said nothing on the 15 real patches built (their probes
+	 * were right): never measured on real findings, so off.
+	 */
+	{ MT, "cc-maintainers", false, 67, 54 },
+	{ CO, "coccinelle", false, -1, 0 },
+	{ KD, "kernel-doc", true, 100, 12 },
+	{ SP, "sparse-error", false, -1, 0 },
+	{ SP, "sparse-warning", false, -1, 0 },
 };
 
 const struct rb_rule_default *rb_rule_defaults(size_t *n)
@@ -131,7 +149,9 @@ bool rb_rule_applies(const char *checker, const char *category)
 {
 	if (!checker || !category || !strcmp(category, "checker-problem"))
 		return false;
-	return !strcmp(checker, CM) || !strcmp(checker, CP);
+	return !strcmp(checker, CM) || !strcmp(checker, CP) ||
+	       !strcmp(checker, SP) || !strcmp(checker, KD) ||
+	       !strcmp(checker, CO) || !strcmp(checker, MT);
 }
 
 bool rb_rule_default_on(const char *checker, const char *category)
@@ -178,15 +198,23 @@ bool rb_rule_enabled(const struct rb_rules *rules, const char *checker,
 	return on;
 }
 
-static bool is_cm_category(const char *name)
+/* A category of the table's checker @checker (NULL: any but checkpatch,
+ * whose types are open-ended). */
+static bool is_category(const char *checker, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(table); i++)
-		if (!strcmp(table[i].checker, CM) &&
+		if ((checker ? !strcmp(table[i].checker, checker) :
+			       strcmp(table[i].checker, CP) != 0) &&
 		    !strcasecmp(table[i].category, name))
 			return true;
 	return false;
+}
+
+static bool is_cm_category(const char *name)
+{
+	return is_category(NULL, name);
 }
 
 /* A checkpatch type: upper-case letters, digits and '_'. */
@@ -221,5 +249,13 @@ bool rb_rule_name_valid(const char *rule)
 		return !strcmp(name, "*") || is_cm_category(name);
 	if (n == strlen(CP) && !strncasecmp(rule, CP, n))
 		return !strcmp(name, "*") || is_cp_type(name);
+	for (n = 0; n < ARRAY_SIZE(table); n++)
+		if (strcmp(table[n].checker, CM) &&
+		    strcmp(table[n].checker, CP) &&
+		    strlen(table[n].checker) == (size_t)(colon - rule) &&
+		    !strncasecmp(rule, table[n].checker,
+				 (size_t)(colon - rule)))
+			return !strcmp(name, "*") ||
+			       is_category(table[n].checker, name);
 	return false;
 }

@@ -804,6 +804,40 @@ out:
 	return ret;
 }
 
+/* Every path that differs between @from and @to, from @to's blobs. */
+static int update_paths(git_repository *repo, git_diff *diff, const char *dir)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < git_diff_num_deltas(diff) && !ret; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		/* The old path goes (delete, or the type changed)... */
+		if (d->status == GIT_DELTA_DELETED ||
+		    d->status == GIT_DELTA_TYPECHANGE)
+			ret = write_entry(repo, &d->old_file, dir, true);
+		/* ...and the new content comes from the applied blob. */
+		if (!ret && d->status != GIT_DELTA_DELETED)
+			ret = write_entry(repo, &d->new_file, dir, false);
+	}
+	return ret;
+}
+
+int rb_tree_update(struct git_repository *repo, const struct git_oid *from,
+		   const struct git_oid *to, const char *dir)
+{
+	git_diff *diff = NULL;
+	int ret;
+
+	if (rb_tree_diff(&diff, repo, from, to))
+		return rb_err(RB_EIO, "diff of %s and the next patch: %s",
+			      git_oid_tostr_s(from), rb_git_msg());
+	ret = update_paths(repo, diff, dir);
+	git_diff_free(diff);
+	return ret;
+}
+
 int rb_tree_overlay(struct git_repository *repo, const struct git_oid *base,
 		    const struct git_oid *applied, const char *base_dir,
 		    const char *dir)
@@ -812,7 +846,6 @@ int rb_tree_overlay(struct git_repository *repo, const struct git_oid *base,
 	struct rb_proc_opts po = RB_PROC_OPTS_INIT;
 	struct rb_proc_result res;
 	git_diff *diff = NULL;
-	size_t i;
 	int ret;
 
 	if (rb_tree_diff(&diff, repo, base, applied)) {
@@ -833,17 +866,7 @@ int rb_tree_overlay(struct git_repository *repo, const struct git_oid *base,
 		goto out;
 	}
 	rb_proc_result_release(&res);
-	for (i = 0; i < git_diff_num_deltas(diff) && !ret; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-
-		/* The old path goes (delete, or the type changed)... */
-		if (d->status == GIT_DELTA_DELETED ||
-		    d->status == GIT_DELTA_TYPECHANGE)
-			ret = write_entry(repo, &d->old_file, dir, true);
-		/* ...and the new content comes from the applied blob. */
-		if (!ret && d->status != GIT_DELTA_DELETED)
-			ret = write_entry(repo, &d->new_file, dir, false);
-	}
+	ret = update_paths(repo, diff, dir);
 out:
 	git_diff_free(diff);
 	return ret;

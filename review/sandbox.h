@@ -154,6 +154,15 @@ int rb_tree_overlay(struct git_repository *repo, const struct git_oid *base,
 		    const char *dir);
 
 /*
+ * Moves @dir, a tree materialised by rb_tree_overlay() (or this), from
+ * commit @from to commit @to: each path that differs is unlinked (never
+ * written through a hard link) and written from @to's blob. Paths that
+ * do not differ keep their mtime, so make rebuilds only what changed.
+ */
+int rb_tree_update(struct git_repository *repo, const struct git_oid *from,
+		   const struct git_oid *to, const char *dir);
+
+/*
  * The diff of the trees of commits @base and @applied into *@out
  * (git_diff_free()). -RB_EIO when a commit, a tree or the diff cannot be
  * had; the caller names what failed, with rb_git_msg().

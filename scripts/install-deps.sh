@@ -13,14 +13,14 @@ set -eu
 build_pkgs="build-essential cmake pkg-config git clang python3
 libetpan-dev libcurl4-gnutls-dev libdpkg-perl libgit2-dev libssl-dev
 libyaml-dev libsqlite3-dev libjansson-dev libopendkim-dev libcmocka-dev
-libmicrohttpd-dev libpq-dev zlib1g-dev bubblewrap"
+libmicrohttpd-dev libpq-dev zlib1g-dev libpcre2-dev bubblewrap"
 
 # "test" adds the real peers the tests and bench/ talk to on loopback
 # (DESIGN.md, "Real peers"; isync's mbsync for bench/ingest.sh), which
 # "make test" installs and "make demo" does not.
 test_pkgs="dovecot-imapd dovecot-lmtpd python3-aiosmtpd public-inbox b4
 postgresql opendkim-tools xz-utils procps iproute2 chromium chromium-driver
-postfix sqlite3 flex bison bc libelf-dev ccache isync"
+postfix sqlite3 flex bison bc libelf-dev ccache isync sparse coccinelle"
 
 case "${1:-all}" in
 build) want="$build_pkgs" ;;

@@ -264,8 +264,8 @@ def has_word(text, words):
 def shown_lines(text, results, calls):
     """The tree lines a verifier request carries, as the bot counts them:
     (file, side, line, text), its tool results first (read_file,
-    grep, find_definition, find_callers), then the diff and functions
-    blocks of its prompt."""
+    grep, find_definition, find_callers), then the diff, functions and
+    tree-context blocks of its prompt."""
     out = []
     for r in results:
         name, args = calls.get(r["id"], (None, {}))
@@ -316,6 +316,32 @@ def shown_lines(text, results, calls):
             m = re.match(r"^ *(\d+) (.*)$", l)
             if m and path:
                 out.append((path, "tip", int(m.group(1)), m.group(2)))
+        elif block == "tree-context":
+            # review/model_prefetch.c: "=== WHAT in PATH, lines A-B of
+            # the tree after this patch" (tip) or "... of the base tree"
+            # (base), numbered lines after; "=== callers of NAME() ..."
+            # and find_callers rows (tip).
+            if l.startswith("=== callers of "):
+                path, tside = "CALLERS", "tip"
+                continue
+            m = re.match(r"^=== .* in (\S+), lines \d+-\d+ of the "
+                         r"(tree after this patch|base tree)", l)
+            if m:
+                path = m.group(1)
+                tside = "tip" if m.group(2).startswith("tree") else "base"
+                continue
+            if l.startswith("=== "):
+                path = None
+                continue
+            if path == "CALLERS":
+                m = re.match(r"^([^:\s]+):(\d+):(.*)$", l)
+                if m:
+                    t = re.sub(r"^ \[[^\]]*\(\)\] ", "", m.group(3))
+                    out.append((m.group(1), "tip", int(m.group(2)), t))
+                continue
+            m = re.match(r"^ *(\d+) (.*)$", l)
+            if m and path:
+                out.append((path, tside, int(m.group(1)), m.group(2)))
     return out
 
 

@@ -5,18 +5,31 @@
 # <devnull+ada.example.org@kernel.org>", with the author's own From: as
 # the first line of the body, as git am reads it. Through "reviewbot
 # run", the review of such a patch goes to the author, not to the relay's
-# devnull address.
+# devnull address. The relay signs its mail (d=kernel.org), and the
+# default policy (require_dkim) believes the relay only with that
+# signature: a test key for kernel.org stands in for DNS (RB_DKIM_KEYS).
 . "$(dirname "$0")/integration/lib.sh"
 d=$RB_TEST_DIR
+rb_need opendkim-genkey
+rb_need openssl
 bash "$RB_SRC/scripts/demo.sh" --make-only "$d/demo" >/dev/null
-/usr/bin/python3 - "$d/demo/series.mbox" "$d/relayed.mbox" <<'PY'
+mkdir -p "$d/k" "$d/mails"
+opendkim-genkey -D "$d/k" -d kernel.org -s rbtest
+python3 - "$d/k/rbtest.txt" >"$d/keys" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+print("rbtest._domainkey.kernel.org " + "".join(re.findall(r'"([^"]*)"', t)))
+PY
+export RB_DKIM_KEYS=$d/keys
+/usr/bin/python3 - "$d/demo/series.mbox" "$d/mails" <<'PY'
 import re, sys
 src, dst = sys.argv[1:3]
 parts = re.split(r"(?m)^(?=From [0-9a-f]{40} )", open(src).read())
-out = []
+n = 0
 for p in parts:
     if not p:
         continue
+    p = p.split("\n", 1)[1]  # the mbox From_ line
     head, _, body = p.partition("\n\n")
     m = re.search(r"(?m)^From: (.*)$", head)
     author = m.group(1)
@@ -25,9 +38,17 @@ for p in parts:
                         "<devnull+ada.example.org@kernel.org>")
     if "Subject: [PATCH 0/" not in head:
         body = "From: %s\n\n%s" % (author, body)
-    out.append(head + "\n\n" + body)
-open(dst, "w").write("".join(out))
+    n += 1
+    open("%s/%02d.eml" % (dst, n), "w").write(head + "\n\n" + body)
 PY
+for f in "$d/mails"/*.eml; do
+	python3 "$RB_SRC/tests/security/mail_dkim_sign.py" "$f" "$f.signed" \
+		kernel.org "$d/k/rbtest.private" ||
+		rb_fail "cannot sign $f"
+	printf 'From relay@kernel.org Thu Jan  1 00:00:00 1970\n' >>"$d/relayed.mbox"
+	cat "$f.signed" >>"$d/relayed.mbox"
+	printf '\n' >>"$d/relayed.mbox"
+done
 cat >"$d/config.yaml" <<EOC
 store:
   path: $d/rb.db

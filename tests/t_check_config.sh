@@ -5,7 +5,8 @@
 # on the machine (issue 22: a misspelled MAINTAINERS section on the demo
 # tree and, when it is set up, on the kernel tree; a missing tree, a
 # missing branch, a bad source path), and that every command says which
-# config it uses.
+# config it uses; a posting address in list_ids and a policy that never
+# takes effect are refused (issue 34).
 set -u
 : "${RB_BIN:?}" "${RB_SRC:?}"
 . "$RB_SRC/tests/need.sh"
@@ -165,6 +166,36 @@ YAML
 else
 	echo "SKIP: the kernel part: no linux 6.1 git tree at $tree: run scripts/setup-linux-tree.sh (or set RB_LINUX_TREE)"
 fi
+
+# Issue 34: a posting address where a List-Id belongs is refused, with the
+# List-Id it probably means (linux-mm@kvack.org would drop every mail);
+# a section whose mode the list's mode never lets it have is refused;
+# the summary says how a list's entry and a section's combine.
+cat >"$tmp/listid.yaml" <<'YAML'
+list_ids: [linux-mm@kvack.org]
+YAML
+expect 2 "list_ids posting address" "$RB_BIN" check-config -c "$tmp/listid.yaml"
+grep_err "^$tmp/listid\.yaml:1:12: list_ids\[0\]: 'linux-mm@kvack\.org' is a posting address, not a List-Id: .*\(did you mean 'linux-mm\.kvack\.org'\?\)$" \
+	"list_ids posting address"
+cat >"$tmp/combine.yaml" <<'YAML'
+admins: [admin@example.org]
+list_ids: [linux-mm.kvack.org]
+policy:
+  subsystems:
+    linux-mm.kvack.org:
+      mode: shadow
+    MEMORY MANAGEMENT:
+      mode: advisory
+YAML
+expect 2 "a section above its list" "$RB_BIN" check-config -c "$tmp/combine.yaml"
+grep_err "^$tmp/combine\.yaml:7:5: policy\.subsystems\.MEMORY MANAGEMENT: mode advisory never takes effect: .*\(linux-mm\.kvack\.org: shadow\)" \
+	"a section above its list"
+sed -i 's/mode: advisory/mode: shadow\n      report_apply_failures: author/' "$tmp/combine.yaml"
+expect 0 "the section as its list" "$RB_BIN" check-config -c "$tmp/combine.yaml"
+grep -q "^how they combine (policy.resolve: home): " "$tmp/out" &&
+	grep -q "^  linux-mm.kvack.org is a list: its series get at most shadow; its sections without an entry of their own are shadow$" "$tmp/out" &&
+	grep -q "^apply failures go to: default admins, MEMORY MANAGEMENT author (shadow mode: the admins)$" "$tmp/out" ||
+	{ echo "FAIL: the summary does not say how policies combine:"; sed 's/^/  /' "$tmp/out"; fail=1; }
 
 # No silent configuration: a command says which config it uses, or that
 # it uses none; ./config.yaml is the only file read without -c.

@@ -63,4 +63,31 @@ echo "$out"
 echo "$out" | grep -q '"category":"checker-problem".*did not finish' ||
 	fail "a timeout is not reported"
 [ $((e - s)) -lt 20 ] || fail "the timeout took $((e - s)) s"
+
+# Only what the series adds: the command runs on the base too, and a
+# finding of a file that the base's run has is not reported.
+cat > "$T/lines.sh" <<'EOF2'
+#!/bin/sh
+grep -n int "$2/frob.c" | sed 's/^\([0-9]*\):.*/frob.c:\1: warning: a line with int/'
+EOF2
+chmod +x "$T/lines.sh"
+out=$("$RB_BIN" check --tree "$T/repo" --base "$BASE" --checkers external \
+	--external "$T/lines.sh" --json "$T/p.eml") || fail "exit $? on delta"
+[ "$(echo "$out" | grep -c '"category":"external"')" = 1 ] ||
+	fail "want the one new line, got: $out"
+echo "$out" | grep -q '"file":"frob.c","line":2,.*a line with int' ||
+	fail "the new line is not line 2: $out"
+
+# The series' budget: two slow checkers one after the other (parallel 1);
+# the first stops at the budget, the second does not start.
+s=$(date +%s)
+out=$("$RB_BIN" check --tree "$T/repo" --base "$BASE" --checkers \
+	external,commit-msg --parallel 1 --timeout 60 --budget 2 \
+	--external "sleep 60; :" --json "$T/p.eml") || fail "exit $? on budget"
+e=$(date +%s)
+echo "$out" | grep -q '"category":"checker-problem".*did not finish' ||
+	fail "the budget does not stop the running checker: $out"
+echo "$out" | grep -q '"checker":"commit-msg".*"category":"checker-problem".*budget' ||
+	fail "a checker after the budget ran: $out"
+[ $((e - s)) -lt 20 ] || fail "the budget took $((e - s)) s"
 echo "ok"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # t_linux_mm_doc.sh - docs/LINUX-MM.md is right: every fenced yaml block
-# passes "reviewbot check-config", offline. A block whose first line is
+# passes "reviewbot check-config", offline; what it says of how policies
+# combine is what check-config prints, and its min_severity is
+# config.example.yaml's default. A block whose first line is
 # "# /etc/reviewbot/config.yaml" is a whole config; one whose first line
 # is "# KEY: in /etc/reviewbot/config.yaml" replaces the top-level keys it
 # holds in the last whole config. /var/lib/reviewbot and /etc/reviewbot
@@ -103,6 +105,42 @@ grep -q "MEMORY MANAGEMENT: shadow" < <("$RB_BIN" check-config -c "$T/cfg/1.yaml
 	fail "the first config is not shadow mode"
 grep -q "MEMORY MANAGEMENT: advisory" < <("$RB_BIN" check-config -c "$T/cfg/$n.yaml") ||
 	fail "the last config is not advisory mode"
+
+# What the page says of policies is what the code does (issue 34): the
+# sentence check-config prints of how entries combine is on the page,
+# word for word; the page never says "most restrictive" (policy.resolve:
+# strictest, which it does not use); and it sets min_severity as
+# config.example.yaml's default does.
+"$RB_BIN" check-config -c "$T/cfg/1.yaml" >"$T/out" 2>"$T/err" ||
+	fail "block 1: $(cat "$T/err")"
+python3 - "$doc" "$T/out" "$RB_SRC/config.example.yaml" "$T"/cfg/*.yaml <<'PY' ||
+import re, sys
+doc, out, example, *cfgs = sys.argv[1:]
+flat = lambda t: " ".join(t.split())
+text = flat(open(doc).read())
+m = re.search(r"^how they combine \(policy\.resolve: home\): (.*)$",
+              open(out).read(), re.M)
+if not m:
+    sys.exit("check-config does not say how the policies combine")
+if flat(m.group(1)) not in text:
+    sys.exit("the page does not say what check-config says of how policies "
+             "combine: %r" % m.group(1))
+if "most restrictive" in text and "strictest" not in "".join(
+        open(c).read() for c in cfgs):
+    sys.exit("the page says \"most restrictive\", but its configs resolve "
+             "by the home section")
+dflt = re.search(r"^  default:\n(?:    .*\n)*?    min_severity: (\w+)",
+                 open(example).read(), re.M)
+if not dflt:
+    sys.exit("config.example.yaml sets no default min_severity")
+for c in cfgs:
+    for v in re.findall(r"^\s+min_severity: (\w+)", open(c).read(), re.M):
+        if v != dflt.group(1):
+            sys.exit("%s: min_severity %s, config.example.yaml's default is %s"
+                     % (c, v, dflt.group(1)))
+PY
+	fail "docs/LINUX-MM.md and the code disagree"
+echo "ok   the page says how policies combine as check-config does, and min_severity as the default"
 
 # The units run what "cmake --install build --prefix /usr/local" installs.
 grep -q -- '--prefix /usr/local' "$RB_SRC/README.md" ||

@@ -134,6 +134,26 @@ static void check_parse(const char *in, const char *name, const char *addr)
 	rb_addr_release(&a);
 }
 
+/* Issue 34: an address no mail can reach is never a recipient. */
+static void test_deliverable(void **state)
+{
+	(void)state;
+	assert_true(rb_addr_deliverable("ada@example.org"));
+	assert_true(rb_addr_deliverable("devnull+a.b@kernel.org"));
+	assert_true(rb_addr_deliverable("x@localhost.example.org"));
+	assert_true(rb_addr_deliverable("x@invalid.example.org"));
+	assert_false(rb_addr_deliverable("caritas@localhost"));
+	assert_false(rb_addr_deliverable("root@LOCALHOST"));
+	assert_false(rb_addr_deliverable("a@box.localhost"));
+	assert_false(rb_addr_deliverable("a@mail.invalid"));
+	assert_false(rb_addr_deliverable("a@printer.local"));
+	assert_false(rb_addr_deliverable("a@mailhost"));
+	assert_false(rb_addr_deliverable("a@[192.0.2.1]"));
+	assert_false(rb_addr_deliverable("no-domain"));
+	assert_false(rb_addr_deliverable("a@"));
+	assert_false(rb_addr_deliverable(NULL));
+}
+
 static void test_parse(void **state)
 {
 	static const char *const bad[] = {
@@ -368,6 +388,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_deliverable),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_roundtrip),

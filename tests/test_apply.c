@@ -3,7 +3,8 @@
  * test_apply.c - in-memory apply and base selection on small real git
  * repositories built with libgit2 in a temporary directory: offset apply,
  * fuzz refusal and -C, the 3-way fallback, new/deleted/renamed files,
- * no newline at EOF, path safety, limits, setuid, commit chains, a
+ * no newline at EOF, path safety, limits, the budgets (bytes of blobs,
+ * work, lines of a file), setuid, commit chains, a
  * base-commit no tree holds, a guessed base, and a series that fails on
  * every base with a report per base.
  */
@@ -548,28 +549,12 @@ static void test_limits_and_setuid(void **state)
 	r = apply1(f->repo, &base, patch, &opts);
 	assert_false(r->ok);
 	assert_int_equal(r->fail, RB_APPLY_FAIL_LIMIT);
-	assert_non_null(strstr(r->reason, "too big"));
-	/* Still applied, so the author learns it would apply. */
-	assert_non_null(strstr(r->reason, "applies cleanly"));
-	assert_int_equal(r->n_applied, 1);
+	assert_non_null(strstr(r->reason, RB_APPLY_TOO_BIG));
+	/* Not applied at all (issue 33): no patch is even tried. */
+	assert_int_equal(r->n_applied, 0);
+	assert_int_equal(r->failed_patch, 0);
+	assert_null(r->failed_file);
 	rb_apply_result_free(r);
-
-	/* Over the limit and not applying: both are said, with the place. */
-	{
-		struct rb_test_file other[] = { { "f.c", "something else\n",
-						  0 } };
-		git_oid base2;
-
-		rb_test_commit(&base2, f->repo, NULL, other, 1, 1001, NULL);
-		r = apply1(f->repo, &base2, patch, &opts);
-		assert_false(r->ok);
-		assert_int_not_equal(r->fail, RB_APPLY_FAIL_LIMIT);
-		assert_non_null(strstr(r->reason, "too big"));
-		assert_non_null(strstr(r->reason, "besides"));
-		assert_int_equal(r->failed_patch, 1);
-		assert_string_equal(r->failed_file, "f.c");
-		rb_apply_result_free(r);
-	}
 
 	r = apply1(f->repo, &base,
 		   "diff --git a/f.c b/f.c\nold mode 100644\nnew mode 104755\n",
@@ -1165,6 +1150,156 @@ static void test_binary_delta(void **state)
 	rb_apply_result_free(r);
 }
 
+/*
+ * A binary delta's header declares its result: 65,536 bytes made into
+ * 67,043,329 (one insert, then 1,023 one-byte ops that each copy 64 KiB,
+ * deflated to 30 bytes). Over the memory budget it is refused before
+ * anything is inflated for it; within the budget it applies, and a
+ * second call that shares the budget's work is charged for the first.
+ */
+static void test_budget_bytes(void **state)
+{
+	struct fx *f = *state;
+	static char zeros[65536];
+	struct rb_test_file files[] = { { "fw.bin", zeros, 0, sizeof(zeros) } };
+	const char *patch = "diff --git a/fw.bin b/fw.bin\n"
+			    "index c97c12f9b0a24bfc19c74a2b265a97c924137775.."
+			    "70449d53dc9223dd577a93991a3fa29c478696d6 100644\n"
+			    "GIT binary patch\n"
+			    "delta 1032\n"
+			    "Yc-m`dU}<dlBhSd*FbYP&C>W^#0Pp<*#{d8T\n"
+			    "\n";
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *r;
+	git_oid base;
+
+	rb_test_commit(&base, f->repo, NULL, files, 1, 1000, NULL);
+	opts.max_bytes = 1u << 20;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_LIMIT);
+	assert_string_equal(r->failed_file, "fw.bin");
+	assert_non_null(strstr(r->reason, "memory budget"));
+	assert_non_null(strstr(r->reason, "fw.bin needs 67043329 bytes"));
+	rb_apply_result_free(r);
+
+	opts.max_bytes = 70u << 20;
+	r = apply1(f->repo, &base, patch, &opts);
+	if (!r->ok)
+		fail_msg("within the budget: %s", r->reason);
+	rb_apply_result_free(r);
+}
+
+/* A file of 20,000 numbered lines, and a hunk for its end whose header
+ * says line 2: the search walks the whole file. */
+static void budget_fixture(struct fx *f, git_oid *base, const char **patch)
+{
+	char *v = numbered(20000, 0);
+	struct rb_test_file files[] = { { "big.c", v, 0 } };
+
+	rb_test_commit(base, f->repo, NULL, files, 1, 1000, NULL);
+	free(v);
+	*patch = "--- a/big.c\n+++ b/big.c\n@@ -2,3 +2,3 @@\n"
+		 " line 19990\n-line 19991\n+LINE\n line 19992\n";
+}
+
+static void test_budget_work(void **state)
+{
+	struct fx *f = *state;
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *r;
+	const char *patch;
+	uint64_t used = 0, first;
+	git_oid base;
+
+	budget_fixture(f, &base, &patch);
+	/* The default budget takes it, with the offset git gives. */
+	opts.work = &used;
+	r = apply1(f->repo, &base, patch, &opts);
+	if (!r->ok)
+		fail_msg("default budget: %s", r->reason);
+	assert_int_equal(r->patches[0].files[0].hunks[0].line, 19990);
+	rb_apply_result_free(r);
+	first = used;
+	assert_true(first > 20000 && first < 200000);
+
+	/* Shared: the second call has what the first left, not enough. */
+	opts.max_work = first + first / 2;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_LIMIT);
+	assert_int_equal(r->failed_hunk, 1);
+	assert_string_equal(r->failed_file, "big.c");
+	assert_non_null(strstr(r->reason, "time budget"));
+	assert_non_null(strstr(r->reason, "while placing hunk #1 of big.c"));
+	rb_apply_result_free(r);
+	/* It stopped at the budget, not at the end of the search. */
+	assert_true(used <= first + first / 2 + 8);
+
+	/* Alone, with a budget too small for the search. */
+	opts.work = NULL;
+	opts.max_work = 25000;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_LIMIT);
+	assert_non_null(strstr(r->reason, "while placing hunk #1 of big.c"));
+	rb_apply_result_free(r);
+}
+
+static void test_budget_lines(void **state)
+{
+	struct fx *f = *state;
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_result *r;
+	const char *patch;
+	git_oid base;
+
+	budget_fixture(f, &base, &patch);
+	opts.max_file_lines = 1000;
+	r = apply1(f->repo, &base, patch, &opts);
+	assert_false(r->ok);
+	assert_int_equal(r->fail, RB_APPLY_FAIL_LIMIT);
+	assert_string_equal(r->reason,
+			    "big.c has more than 1000 lines: too big to patch");
+	rb_apply_result_free(r);
+}
+
+/* A series over a limit is tried on one base: the limit is the series'. */
+static void test_base_limit(void **state)
+{
+	struct fx *f = *state;
+	struct rb_test_file f1[] = { { "a.c", "a\n", 0 } };
+	struct rb_base_tree trees[] = {
+		{ "linux-next", f->repo, "refs/heads/next" },
+		{ "mainline", f->repo, "refs/heads/master" },
+	};
+	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
+	struct rb_apply_patch p = { 0 };
+	struct rb_base_request req = { 0 };
+	struct rb_base_report *rep = NULL;
+	git_oid a, b;
+
+	rb_test_commit(&a, f->repo, NULL, f1, 1, 1000, NULL);
+	rb_test_commit(&b, f->repo, &a, f1, 1, 2000, NULL);
+	set_ref(f->repo, "refs/heads/next", &b);
+	set_ref(f->repo, "refs/heads/master", &a);
+	p.patch = "--- a/a.c\n+++ b/a.c\n@@ -1 +1,2 @@\n-a\n+A\n+B\n";
+	p.len = strlen(p.patch);
+	req.patches = &p;
+	req.n_patches = 1;
+	opts.max_lines = 2;
+	assert_int_equal(rb_base_select(&rep, trees, 2, &req, &opts), 0);
+	assert_false(rep->ok);
+	assert_true(rep->limit);
+	/* the guess (none), linux-next; never mainline */
+	assert_int_equal(rep->n_attempts, 2);
+	assert_string_equal(rep->attempts[1].name, "linux-next");
+	assert_non_null(strstr(rep->attempts[1].reason, RB_APPLY_TOO_BIG));
+	/* A failed attempt keeps its report, not its objects. */
+	assert_null(rep->attempts[1].result->mem);
+	rb_base_report_free(rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1180,6 +1315,10 @@ int main(void)
 		T(test_limits_and_setuid),
 		T(test_binary),
 		T(test_binary_delta),
+		T(test_budget_bytes),
+		T(test_budget_work),
+		T(test_budget_lines),
+		T(test_base_limit),
 		T(test_series_commits),
 		T(test_patch_id),
 		T(test_base_commit_missing),

@@ -176,6 +176,36 @@ static void check_one(const char *name, const char *want)
 	check_series(&name, 1, true, NULL, want);
 }
 
+/* The message of the one finding of @name, which must hold @needle. */
+static void check_says(const char *name, const char *needle)
+{
+	struct rb_check_opts o = RB_CHECK_OPTS_INIT;
+	struct rb_check_patch p = { 0 };
+	struct rb_check_ctx ctx = { 0 };
+	struct rb_findings out = { 0 };
+	struct rb_buf raw;
+	struct rb_message *m = load(name, &raw);
+
+	p.msg = m;
+	p.raw = raw.ptr;
+	p.raw_len = raw.len;
+	p.origin = name;
+	ctx.patches = &p;
+	ctx.n_patches = 1;
+	ctx.repo_path = repo_dir;
+	ctx.has_base = true;
+	git_oid_cpy(&ctx.base, &c2);
+	ctx.opts = &o;
+	assert_int_equal(rb_check_commit_ops.run(&ctx, &out), 0);
+	assert_int_equal(out.n, 1);
+	if (!strstr(out.v[0].message, needle))
+		fail_msg("%s says \"%s\", not \"%s\"", name, out.v[0].message,
+			 needle);
+	rb_findings_release(&out);
+	rb_message_free(m);
+	rb_buf_release(&raw);
+}
+
 static void test_good(void **state)
 {
 	(void)state;
@@ -192,6 +222,12 @@ static void test_signoff(void **state)
 	/* The body From: wins (git am), addresses compare without case. */
 	check_one("body-from.eml", "");
 	check_one("body-from-not-signed.eml", "author-signoff");
+	/* Said to the poster, who gets the mail (issue 34): "you" when the
+	 * poster is the author, the in-body author named otherwise. */
+	check_says("author-not-signed.eml",
+		   "You (jane.doe@example.org) are the author of this patch");
+	check_says("body-from-not-signed.eml",
+		   "The From: line at the top of the body names");
 	/* git am would cut the message before the sign-off. */
 	check_one("signoff-after-cut.eml", "signed-off-by");
 	/* A stable-queue mail names the author further down. */
@@ -244,6 +280,10 @@ static void test_fixes(void **state)
 	(void)state;
 	check_one("fixes-short.eml", "fixes-format");
 	check_one("fixes-no-quotes.eml", "fixes-format");
+	/* A commit id then a colon: the id is there, the form is off. */
+	check_one("fixes-colon.eml", "fixes-format");
+	check_says("fixes-colon.eml", "use the usual form");
+	check_says("fixes-commit.eml", "does not start with a commit id");
 	check_one("fixes-unknown.eml", "fixes-unknown");
 	check_one("fixes-wrong-subject.eml", "fixes-subject");
 	/* No history in the base: a missing target proves nothing. */

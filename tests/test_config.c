@@ -108,6 +108,10 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->model.prefetch_bytes, 100 * 1024);
 	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
 	assert_int_equal(cfg->max_message_size, 4u << 20);
+	assert_int_equal(cfg->max_apply_bytes, 128u << 20);
+	assert_int_equal(cfg->max_file_lines, 2000000);
+	assert_true(cfg->apply_seconds == 4);
+	assert_int_equal(cfg->max_job_attempts, 3);
 	assert_int_equal(cfg->incomplete_wait_minutes, 60);
 	assert_int_equal(cfg->apply_retry_minutes, -1); /* a fetch cycle */
 	assert_int_equal(cfg->n_sources, 0);
@@ -122,7 +126,9 @@ static void test_defaults(void **state)
 	assert_int_equal(p->min_severity, RB_FSEV_LOW);
 	assert_int_equal(p->max_findings, 3);
 	assert_false(p->send_when_empty);
-	assert_true(p->report_apply_failures);
+	/* Apply failures are the admins' first (issue 34). */
+	assert_int_equal(p->report_apply_failures, RB_AF_ADMINS);
+	assert_int_equal(cfg->max_lists, 10);
 	assert_int_equal(p->embargo_minutes, 0);
 	rb_config_free(cfg);
 
@@ -223,7 +229,7 @@ static void test_full(void **state)
 	assert_int_equal(p->recipients, RB_RCPT_AUTHOR | RB_RCPT_LIST);
 	assert_int_equal(p->min_severity, RB_FSEV_HIGH);
 	assert_true(p->send_when_empty);
-	assert_false(p->report_apply_failures);
+	assert_int_equal(p->report_apply_failures, RB_AF_OFF);
 	assert_int_equal(p->n_checkpatch_ignore, 2);
 	assert_string_equal(p->blocking_text,
 			    "Please answer each finding\nbefore this is "
@@ -253,6 +259,68 @@ static void test_full(void **state)
 	assert_int_equal(cfg->checkers_parallel, 3);
 	assert_true(cfg->checkpatch_strict);
 	rb_config_free(cfg);
+}
+
+/* Issue 32: the tree checkers a policy names, a section's build, and
+ * the checkers.* keys. */
+static void test_tree_checkers(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	const struct rb_policy *p;
+
+	(void)state;
+	assert_int_equal(
+		load_mem(&cfg,
+			 "checkers:\n"
+			 "  build_each: false\n"
+			 "  build_sparse: true\n"
+			 "  series_budget_seconds: 900\n"
+			 "  maintainers_fixes: false\n"
+			 "  external_command: /usr/bin/true\n"
+			 "  external_name: mine\n"
+			 "policy:\n"
+			 "  default:\n"
+			 "    checkers: [build, sparse, kernel-doc, coccinelle,"
+			 " cc-maintainers, external]\n"
+			 "    build_options: [DEBUG_VM]\n"
+			 "  subsystems:\n"
+			 "    MEMORY MANAGEMENT:\n"
+			 "      build_config: i386_defconfig\n"
+			 "      build_options: [TRANSPARENT_HUGEPAGE=n]\n",
+			 &e),
+		0);
+	assert_false(cfg->build_each);
+	assert_true(cfg->build_sparse);
+	assert_int_equal(cfg->series_budget, 900);
+	assert_false(cfg->maint_fixes);
+	assert_string_equal(cfg->external_command, "/usr/bin/true");
+	assert_string_equal(cfg->external_name, "mine");
+	p = rb_config_policy(cfg, "MEMORY MANAGEMENT");
+	assert_int_equal(p->n_checkers, 6);
+	assert_string_equal(p->build_config, "i386_defconfig");
+	assert_int_equal(p->n_build_options, 1);
+	assert_string_equal(p->build_options[0], "TRANSPARENT_HUGEPAGE=n");
+	p = rb_config_policy(cfg, "unknown");
+	assert_null(p->build_config);
+	assert_string_equal(p->build_options[0], "DEBUG_VM");
+	rb_config_free(cfg);
+
+	/* A checker that does not exist, an option that is not one. */
+	assert_int_not_equal(load_mem(&cfg,
+				      "policy:\n"
+				      "  default:\n"
+				      "    checkers: [smatch]\n",
+				      &e),
+			     0);
+	rb_config_errors_release(&e);
+	assert_int_not_equal(load_mem(&cfg,
+				      "policy:\n"
+				      "  default:\n"
+				      "    build_options: [\"X; rm -rf /\"]\n",
+				      &e),
+			     0);
+	rb_config_errors_release(&e);
 }
 
 /* Keys a subsystem leaves out come from policy.default. */
@@ -613,6 +681,43 @@ static void test_model_focuses(void **state)
 	rb_config_errors_release(&e);
 }
 
+/* Issue 33: the apply's budgets and the quarantine. */
+static void test_limits(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(load_mem(&cfg,
+				  "limits:\n"
+				  "  max_apply_bytes: 64M\n"
+				  "  max_file_lines: 500000\n"
+				  "  apply_seconds: 0.5\n"
+				  "  max_job_attempts: 5\n",
+				  &e),
+			 0);
+	assert_int_equal(cfg->max_apply_bytes, 64u << 20);
+	assert_int_equal(cfg->max_file_lines, 500000);
+	assert_true(cfg->apply_seconds == 0.5);
+	assert_int_equal(cfg->max_job_attempts, 5);
+	rb_config_free(cfg);
+
+	cfg = NULL;
+	assert_int_equal(load_mem(&cfg,
+				  "limits:\n"
+				  "  max_apply_bytes: 100K\n"
+				  "  max_file_lines: 10\n"
+				  "  apply_seconds: 0\n"
+				  "  max_job_attempts: 0\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 2, "'100K' is out of range (1M to 64G)"));
+	assert_true(has_error(&e, 3, "10 is out of range (1000 to"));
+	assert_true(has_error(&e, 4, "0 is out of range (above 0, to 3600)"));
+	assert_true(has_error(&e, 5, "0 is out of range (1 to 1000)"));
+	rb_config_errors_release(&e);
+}
+
 static void test_wrong_types(void **state)
 {
 	struct rb_config_errors e = { 0 };
@@ -659,6 +764,95 @@ static void test_wrong_types(void **state)
 }
 
 /* All errors are reported, in file order, not only the first. */
+/*
+ * Issue 34: configuration that cannot fail silently. A posting address
+ * where a List-Id belongs is refused, with the List-Id it probably
+ * means; so is a section whose mode no list lets it have.
+ */
+static void test_list_ids_and_policies(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+
+	(void)state;
+	assert_int_equal(load_mem(&cfg,
+				  "list_ids: [linux-mm@kvack.org]\n"
+				  "policy:\n"
+				  "  subsystems:\n"
+				  "    linux-api@vger.kernel.org:\n"
+				  "      mode: advisory\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 1,
+			      "'linux-mm@kvack.org' is a posting address, "
+			      "not a List-Id"));
+	assert_true(has_error(&e, 1, "did you mean 'linux-mm.kvack.org'?"));
+	assert_true(has_error(&e, 4,
+			      "did you mean "
+			      "'linux-api.vger.kernel.org'?"));
+	rb_config_errors_release(&e);
+
+	/* The list in shadow, its only section advisory: never advisory. */
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(load_mem(&cfg,
+				  "admins: [a@example.org]\n"
+				  "list_ids: [linux-mm.kvack.org]\n"
+				  "policy:\n"
+				  "  subsystems:\n"
+				  "    linux-mm.kvack.org:\n"
+				  "      mode: shadow\n"
+				  "    MEMORY MANAGEMENT:\n"
+				  "      mode: advisory\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 7,
+			      "policy.subsystems.MEMORY MANAGEMENT: mode "
+			      "advisory never takes effect"));
+	assert_true(has_error(&e, 7, "(linux-mm.kvack.org: shadow)"));
+	rb_config_errors_release(&e);
+
+	/* Both shadow, or a list without an entry: fine. */
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(load_mem(&cfg,
+				  "admins: [a@example.org]\n"
+				  "list_ids: [linux-mm.kvack.org, "
+				  "linux-api.vger.kernel.org]\n"
+				  "policy:\n"
+				  "  subsystems:\n"
+				  "    linux-mm.kvack.org:\n"
+				  "      mode: shadow\n"
+				  "    MEMORY MANAGEMENT:\n"
+				  "      mode: advisory\n"
+				  "      report_apply_failures: author\n",
+				  &e),
+			 0);
+	assert_int_equal(cfg->policies[1].report_apply_failures, RB_AF_AUTHOR);
+	assert_true(rb_config_is_list_policy(cfg, "linux-mm.kvack.org"));
+	assert_false(rb_config_is_list_policy(cfg, "MEMORY MANAGEMENT"));
+	rb_config_free(cfg);
+	cfg = NULL;
+	rb_config_errors_release(&e);
+
+	/* report_apply_failures: off, admins, author; the old booleans. */
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(load_mem(&cfg,
+				  "policy:\n"
+				  "  default:\n"
+				  "    report_apply_failures: true\n"
+				  "  subsystems:\n"
+				  "    A:\n"
+				  "      report_apply_failures: false\n"
+				  "    B:\n"
+				  "      report_apply_failures: everyone\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 8,
+			      "'everyone' is not one of: off, admins, "
+			      "author"));
+	assert_int_equal(e.n, 1);
+	rb_config_errors_release(&e);
+}
+
 static void test_multiple_errors(void **state)
 {
 	struct rb_config_errors e = { 0 };
@@ -1068,14 +1262,17 @@ int main(void)
 		cmocka_unit_test(test_secret_never_printed),
 		cmocka_unit_test(test_model_tools),
 		cmocka_unit_test(test_model_focuses),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_multiple_errors),
 		cmocka_unit_test(test_sources_and_trees),
 		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_tree_checkers),
 		cmocka_unit_test(test_shipped_config),
 		cmocka_unit_test(test_load_or_defaults),
 		cmocka_unit_test(test_url_parse),
 		cmocka_unit_test(test_check_system),
+		cmocka_unit_test(test_list_ids_and_policies),
 	};
 	const char *src = getenv("RB_SRC");
 	int ret;

@@ -100,8 +100,8 @@ static void test_collapse_lines(void **state)
 	assert_int_equal(fs.n, 3);
 	assert_int_equal(fs.v[0].line, 195);
 	assert_string_equal(fs.v[0].message,
-			    "need consistent spacing around '|' (ctx:VxW) And "
-			    "3 more like it: lines 196, 198 and 400.");
+			    "need consistent spacing around '|' (ctx:VxW) (and "
+			    "3 more like it: lines 196, 198 and 400).");
 	assert_string_equal(fs.v[1].file, "cpufeatures.h");
 	assert_null(strstr(fs.v[1].message, "more like it"));
 	assert_int_equal(fs.v[2].patch_index, 2);
@@ -126,8 +126,9 @@ static void test_collapse_other_checkers(void **state)
 	    "'y' may be used uninitialized", 1);
 	post_all(&fs);
 	assert_int_equal(fs.n, 4);
+	/* Not a sentence: the note goes in parentheses (issue 34). */
 	assert_string_equal(fs.v[2].message, "'y' may be used uninitialized "
-					     "And 1 more like it: line 42.");
+					     "(and 1 more like it: line 42).");
 	assert_int_equal(fs.v[3].line, 90);
 	rb_findings_release(&fs);
 }
@@ -147,7 +148,7 @@ static void test_collapse_repeated_code(void **state)
 	post_all(&fs);
 	assert_int_equal(fs.n, 1);
 	assert_non_null(strstr(fs.v[0].message, "2 more like it: lines 71 "
-						"and 180."));
+						"and 180)."));
 	rb_findings_release(&fs);
 }
 

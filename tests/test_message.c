@@ -390,6 +390,50 @@ static void test_hostile(void **state)
  * different ones); a repeat of the same value is one field (50 real
  * patches of linux-api repeat In-Reply-To and References so).
  */
+/*
+ * Issue 34: who posted a patch. The sender (From:), but for B4 Relay,
+ * which sends as devnull+...@kernel.org, the in-body author; an in-body
+ * From: of any other sender names the author, not the poster.
+ */
+static void test_poster(void **state)
+{
+	static const char relayed[] =
+		"From: Ada Lovelace via B4 Relay "
+		"<devnull+ada.example.org@kernel.org>\n"
+		"Subject: [PATCH] ring: x\nMessage-ID: <r@x>\n\n"
+		"From: Ada Lovelace <ada@example.org>\n\nring: x\n";
+	static const char sent[] =
+		"From: Bob <bob@example.com>\n"
+		"Subject: [PATCH] ring: x\nMessage-ID: <s@x>\n\n"
+		"From: Ada Lovelace <ada@example.org>\n\nring: x\n";
+	static const char lookalike[] =
+		"From: Mallory <devnull+ada.example.org@kernel.org.evil.example>\n"
+		"Subject: [PATCH] ring: x\nMessage-ID: <l@x>\n\n"
+		"From: Victim <victim@example.net>\n\nring: x\n";
+	static const char plain[] =
+		"From: Ada Lovelace <ada@example.org>\n"
+		"Subject: [PATCH] ring: x\nMessage-ID: <p@x>\n\nring: x\n";
+	struct rb_message *m = NULL;
+
+	(void)state;
+	assert_int_equal(parse_str(&m, relayed), 0);
+	assert_true(rb_message_b4_relay(m));
+	assert_string_equal(rb_message_poster(m)->addr, "ada@example.org");
+	rb_message_free(m);
+	assert_int_equal(parse_str(&m, sent), 0);
+	assert_false(rb_message_b4_relay(m));
+	assert_string_equal(rb_message_poster(m)->addr, "bob@example.com");
+	assert_string_equal(m->author.addr, "ada@example.org");
+	rb_message_free(m);
+	assert_int_equal(parse_str(&m, lookalike), 0);
+	assert_false(rb_message_b4_relay(m));
+	rb_message_free(m);
+	assert_int_equal(parse_str(&m, plain), 0);
+	assert_false(rb_message_b4_relay(m));
+	assert_string_equal(rb_message_poster(m)->addr, "ada@example.org");
+	rb_message_free(m);
+}
+
 static void test_once_fields(void **state)
 {
 	static const char *const names[] = {
@@ -1033,6 +1077,7 @@ int main(void)
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_once_fields),
+		cmocka_unit_test(test_poster),
 		cmocka_unit_test(test_name_ctrl),
 		cmocka_unit_test(test_addr_folds),
 		cmocka_unit_test(test_future_date),

@@ -163,6 +163,61 @@ static void test_malformed(void **state)
 	rb_test_env_close(&e);
 }
 
+/*
+ * Issue 34: a config that drops every message says so, at most once an
+ * hour, with counts and the List-Ids it met (the one that was meant).
+ */
+static void test_drops_reported(void **state)
+{
+	static const char mail[] = "From: Ada <ada@example.org>\n"
+				   "To: linux-mm@kvack.org\n"
+				   "Subject: hello %d\n"
+				   "Message-ID: <drop-%d@example.org>\n"
+				   "List-Id: <linux-mm.kvack.org>\n"
+				   "Date: Tue, 3 Nov 2026 09:00:00 +0000\n"
+				   "\nJust a note.\n";
+	char db[512], raw[512];
+	struct rb_test_env e;
+	int i, n;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/drops.db", dir);
+	rb_test_env_open(&e, dir, db,
+			 "list_ids: [linux-api.vger.kernel.org]\n"
+			 "policy:\n  default:\n    mode: advisory\n");
+	setenv("RB_NOW", "1793700000", 1);
+	for (i = 0; i < 3; i++) {
+		n = snprintf(raw, sizeof(raw), mail, i, i);
+		assert_int_equal(rb_pipeline_ingest_raw(&e.p, raw, (size_t)n,
+							"test:1"),
+				 0);
+	}
+	assert_int_equal(e.p.stats.dropped[RB_DROP_LIST], 3);
+	assert_string_equal(e.p.drop_ids[0], "linux-mm.kvack.org");
+	assert_int_equal(e.p.drop_id_n[0], 3);
+	/* The first report comes at once, and starts the hour. */
+	rb_pipeline_report_drops(&e.p, false);
+	assert_int_equal(e.p.stats.dropped[RB_DROP_LIST], 0);
+	assert_int_equal(e.p.stats.dropped_total[RB_DROP_LIST], 3);
+	assert_int_equal(e.p.drops_logged_at, 1793700000);
+	/* Within the hour: counted, not logged. */
+	n = snprintf(raw, sizeof(raw), mail, 3, 3);
+	assert_int_equal(rb_pipeline_ingest_raw(&e.p, raw, (size_t)n, "t:2"),
+			 0);
+	setenv("RB_NOW", "1793703599", 1);
+	rb_pipeline_report_drops(&e.p, false);
+	assert_int_equal(e.p.stats.dropped[RB_DROP_LIST], 1);
+	assert_int_equal(e.p.drops_logged_at, 1793700000);
+	/* An hour on: logged. */
+	setenv("RB_NOW", "1793703600", 1);
+	rb_pipeline_report_drops(&e.p, false);
+	assert_int_equal(e.p.stats.dropped[RB_DROP_LIST], 0);
+	assert_int_equal(e.p.drops_logged_at, 1793703600);
+	assert_int_equal(e.p.stats.dropped_total[RB_DROP_LIST], 4);
+	unsetenv("RB_NOW");
+	rb_test_env_close(&e);
+}
+
 /* Counts the jobs claimed; at each, how much mail was sent before it. */
 struct claims {
 	struct rb_test_env *e;
@@ -324,6 +379,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_drops_reported),
 		cmocka_unit_test(test_send_between_jobs),
 		cmocka_unit_test(test_rate_kinds),
 	};

@@ -158,6 +158,18 @@ static void golden(const char *got, const char *file)
 	free(want);
 }
 
+/* @s with its line breaks as spaces, in a static buffer (tests only). */
+static const char *acc_flat(const char *s)
+{
+	static char b[1 << 16];
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < sizeof(b); i++)
+		b[i] = s[i] == '\n' ? ' ' : s[i];
+	b[i] = '\0';
+	return b;
+}
+
 /* Plain text, <= 72 columns except quoted code, no trailer lines. */
 static void check_layout(const char *text)
 {
@@ -187,11 +199,14 @@ static void check_layout(const char *text)
 		    !strncasecmp(t, "Tested-by:", 10))
 			fail_msg("line %d carries a trailer: %.*s", line,
 				 (int)n, s);
+		/* Only a quote of the patch may say one, as it is. */
+		if (s[0] != '>' && (memmem(s, n, "Reviewed-by:", 12) ||
+				    memmem(s, n, "Acked-by:", 9) ||
+				    memmem(s, n, "Tested-by:", 10)))
+			fail_msg("line %d names a trailer: %.*s", line, (int)n,
+				 s);
 		s = e ? e + 1 : s + n;
 	}
-	assert_null(strstr(text, "Reviewed-by:"));
-	assert_null(strstr(text, "Acked-by:"));
-	assert_null(strstr(text, "Tested-by:"));
 }
 
 static const char *const summary_lines[] = {
@@ -470,8 +485,9 @@ static void test_other_mails(void **state)
 		{ "mm-stable", "fedcba9876543210", 2, series[1].title,
 		  "mm/page_counter.c", 1, NULL,
 		  "the file has no line matching the context" },
-		{ "mainline", NULL, 0, NULL, NULL, 0, NULL,
-		  "base-commit 0123456789ab is not in this tree" },
+		{ .note = "No base could be guessed from the index lines: "
+			  "no recent commit of the configured trees holds "
+			  "every preimage blob." },
 	};
 	struct rb_render_apply_ctx a = { 0 };
 	struct rb_render_incomplete_ctx inc = { 0 };
@@ -491,9 +507,23 @@ static void test_other_mails(void **state)
 	a.attempts = at;
 	a.n_attempts = 3;
 	a.dirs.templates_dir = tmpl_dir;
+	a.rebase_on = "mm-unstable";
 	assert_int_equal(rb_render_apply_failure(&out, &a), 0);
 	golden(out.ptr, "apply-failure.golden");
 	check_layout(out.ptr);
+	/* An attempt never made is a sentence, not "guessed base: no
+	 * guessed base: ..." (issue 34). */
+	assert_null(strstr(out.ptr, "guessed base:"));
+	rb_buf_reset(&out);
+	/* The default: the admins' notice, which names the author. */
+	a.to_admins = true;
+	a.author = "ada@example.org";
+	assert_int_equal(rb_render_apply_failure(&out, &a), 0);
+	golden(out.ptr, "apply-failure-admin.golden");
+	check_layout(out.ptr);
+	assert_non_null(strstr(out.ptr, "from ada@example.org"));
+	assert_non_null(strstr(out.ptr, "only the admins get this"));
+	assert_null(strstr(out.ptr, "author only"));
 	rb_buf_reset(&out);
 
 	inc.head.mode = RB_MODE_ADVISORY;
@@ -514,6 +544,21 @@ static void test_other_mails(void **state)
 	assert_int_equal(rb_render_incomplete(&out, &inc), 0);
 	assert_non_null(strstr(out.ptr, "patch 3/9 did not"));
 	rb_buf_reset(&out);
+	/* Runs of three or more read as a range (issue 34). */
+	{
+		static const int many[] = { 2, 4, 5, 6, 7, 9, 10 };
+
+		inc.missing = many;
+		inc.n_missing = 7;
+		assert_int_equal(rb_render_incomplete(&out, &inc), 0);
+		assert_non_null(
+			strstr(acc_flat(out.ptr),
+			       "patches 2/9, 4/9 to 7/9, 9/9 and 10/9 did "
+			       "not reach"));
+		rb_buf_reset(&out);
+		inc.missing = missing;
+		inc.n_missing = 2;
+	}
 
 	ack.items = items;
 	ack.n_items = 3;
@@ -522,6 +567,63 @@ static void test_other_mails(void **state)
 	assert_string_equal(
 		out.ptr,
 		"Recorded: F1 false positive, F3 valid, F4 fixed. Thank you.\n");
+	rb_buf_release(&out);
+}
+
+/*
+ * Issue 34: a quote of the patch shows it as it is. A commit-message
+ * line or a diff line that says "Reviewed-by:" keeps its colon in the
+ * quote ("> "), which is no trailer; the finding's own words still lose
+ * theirs.
+ */
+static void test_quote_as_is(void **state)
+{
+	static const char msg[] = "mm: say who looked\n"
+				  "\n"
+				  "Reviewed-by: Jane Doe <jane@example.org>\n"
+				  "Signed-off-by: Ada <ada@example.org>\n";
+	static const char diff[] =
+		"diff --git a/Documentation/x.rst b/Documentation/x.rst\n"
+		"--- a/Documentation/x.rst\n"
+		"+++ b/Documentation/x.rst\n"
+		"@@ -1,2 +1,3 @@\n"
+		" Trailers:\n"
+		"+Acked-by: Some One <one@example.org>\n"
+		" end\n";
+	struct rb_buf out = RB_BUF_INIT(1 << 20);
+	struct rb_findings fs = { 0 };
+	struct rb_render_ctx c;
+
+	(void)state;
+	assert_int_equal(rb_findings_add(&fs, "commit-msg", "1", "x",
+					 RB_FSEV_LOW, NULL, 3,
+					 "Reviewed-by: Jane Doe",
+					 "Was this Reviewed-by: given on the "
+					 "list?",
+					 1),
+			 0);
+	assert_int_equal(rb_findings_add(&fs, "checkpatch", "1", "y",
+					 RB_FSEV_LOW, "Documentation/x.rst", 2,
+					 "Acked-by: Some One", "A nit.", 1),
+			 0);
+	memset(&c, 0, sizeof(c));
+	c.mode = RB_MODE_ADVISORY;
+	c.subsystem = "DOCUMENTATION";
+	c.title = "mm: say who looked";
+	c.findings = fs.v;
+	c.n_findings = fs.n;
+	c.commit_msg = msg;
+	c.patch = diff;
+	c.patch_len = strlen(diff);
+	c.dirs.templates_dir = tmpl_dir;
+	assert_int_equal(rb_render_review(&out, &c), 0);
+	check_layout(out.ptr);
+	assert_non_null(strstr(out.ptr,
+			       "\n> Reviewed-by: Jane Doe <jane@example.org>"));
+	assert_non_null(
+		strstr(out.ptr, "\n> +Acked-by: Some One <one@example.org>"));
+	assert_non_null(strstr(out.ptr, "Was this Reviewed-by given"));
+	rb_findings_release(&fs);
 	rb_buf_release(&out);
 }
 
@@ -573,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_override_and_refusal),
 		cmocka_unit_test(test_hostile_text),
 		cmocka_unit_test(test_other_mails),
+		cmocka_unit_test(test_quote_as_is),
 		cmocka_unit_test(test_layout),
 	};
 

@@ -597,6 +597,68 @@ static void test_versions(void **state)
 	rb_series_set_free(set);
 }
 
+/*
+ * Issue 34: versions link only within one author. In Alice's thread Bob
+ * posts his own "[PATCH v2]" (another fix, replying to her v1): it is not
+ * her v2, and her v3, replying to Bob's, follows her v1. A change-id that
+ * another author's series carries too (a copied cover) links nothing.
+ */
+static void test_versions_one_author(void **state)
+{
+	static const struct spec v[] = {
+		{ .id = "p1@x",
+		  .from = "alice@example.org",
+		  .date = 10,
+		  .subject = "[PATCH] mm: one",
+		  .title = "mm: one",
+		  .version = 1,
+		  .body = DIFF },
+		{ .id = "q1@x",
+		  .irt = "p1@x",
+		  .refs = { "p1@x" },
+		  .from = "bob@example.org",
+		  .date = 20,
+		  .subject = "[PATCH v2] mm: one, another way",
+		  .title = "mm: one, another way",
+		  .version = 2,
+		  .body = DIFF },
+		{ .id = "r1@x",
+		  .irt = "q1@x",
+		  .refs = { "p1@x", "q1@x" },
+		  .from = "Alice@Example.org",
+		  .date = 30,
+		  .subject = "[PATCH v3] mm: one",
+		  .title = "mm: one",
+		  .version = 3,
+		  .body = DIFF },
+		{ .id = "s1@x",
+		  .from = "carol@example.org",
+		  .date = 40,
+		  .subject = "[PATCH] net: two",
+		  .title = "net: two",
+		  .version = 1,
+		  .body = DIFF,
+		  .change_id = "cid-9" },
+		{ .id = "t1@x",
+		  .from = "dave@example.org",
+		  .date = 50,
+		  .subject = "[PATCH v2] net: three",
+		  .title = "net: three",
+		  .version = 2,
+		  .body = DIFF,
+		  .change_id = "cid-9" },
+	};
+	struct rb_series_set *set;
+
+	(void)state;
+	assert_int_equal(rb_series_set_new(&set), 0);
+	add_all(set, v, 5);
+	assert_null(by_id(set, "q1@x")->previous);
+	assert_string_equal(by_id(set, "r1@x")->previous, "p1@x");
+	assert_null(by_id(set, "t1@x")->previous);
+	rb_series_set_free(set);
+}
+
 static void test_partial_reroll(void **state)
 {
 	/* v2 of patch 2 only, sent as a reply to v1 2/3: not a duplicate of
@@ -1056,6 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_stranger_part),
 		cmocka_unit_test(test_deep_no_cover_incomplete),
 		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_versions_one_author),
 		cmocka_unit_test(test_partial_reroll),
 		cmocka_unit_test(test_replies),
 		cmocka_unit_test(test_pull_is_not_series),

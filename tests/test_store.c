@@ -155,6 +155,52 @@ static void test_job_lease(void **state)
 	rb_store_close(st);
 }
 
+/*
+ * Issue 33: a claim counts the claims before it that never ended (the
+ * worker died with the job), whether the job came back by a restart or
+ * by its lease; jobs that killed a worker go after the others; putting a
+ * job back (a deferral) or ending it is not a death.
+ */
+static void test_job_lost(void **state)
+{
+	struct rb_store *st = open_store();
+	struct rb_job j = { 0 };
+
+	(void)state;
+	setenv("RB_NOW", "1000", 1);
+	assert_int_equal(rb_store_job_add(st, "review", "poison", 1000), 0);
+	assert_int_equal(rb_store_job_claim(st, "w1", 60, &j), 0);
+	assert_int_equal(j.lost, 0);
+	rb_job_release(&j);
+	/* w1 dies; a restart puts its job back (SQLite, at start). */
+	assert_int_equal(rb_store_job_reset_running(st), 0);
+	assert_int_equal(rb_store_job_add(st, "review", "innocent", 1000), 0);
+	/* The innocent job is newer, but goes first. */
+	assert_int_equal(rb_store_job_claim(st, "w2", 60, &j), 0);
+	assert_string_equal(j.key, "innocent");
+	assert_int_equal(j.lost, 0);
+	assert_int_equal(rb_store_job_done(st, j.id, NULL), 0);
+	rb_job_release(&j);
+	assert_int_equal(rb_store_job_claim(st, "w2", 60, &j), 0);
+	assert_string_equal(j.key, "poison");
+	assert_int_equal(j.lost, 1);
+	assert_int_equal(j.attempts, 2);
+	rb_job_release(&j);
+	/* w2 dies too; its lease runs out; w3 counts that. */
+	setenv("RB_NOW", "1061", 1);
+	assert_int_equal(rb_store_job_claim(st, "w3", 60, &j), 0);
+	assert_int_equal(j.lost, 2);
+	/* Put back for later (a tree was down): not a death. */
+	assert_int_equal(rb_store_job_retry(st, j.id, 1061, "later"), 0);
+	rb_job_release(&j);
+	assert_int_equal(rb_store_job_claim(st, "w3", 60, &j), 0);
+	assert_int_equal(j.lost, 2);
+	assert_int_equal(j.attempts, 4);
+	rb_job_release(&j);
+	unsetenv("RB_NOW");
+	rb_store_close(st);
+}
+
 static void test_outbox_states(void **state)
 {
 	struct rb_store *st = open_store();
@@ -574,6 +620,9 @@ static void test_migrate_rates(void **state)
 					   "DROP INDEX patches_message;"
 					   "ALTER TABLE messages DROP COLUMN"
 					   " patch_id;"
+					   "ALTER TABLE jobs DROP COLUMN"
+					   " in_hand;"
+					   "ALTER TABLE jobs DROP COLUMN lost;"
 					   "DELETE FROM schema_version"
 					   " WHERE version >= 9",
 					   NULL, 0),
@@ -684,6 +733,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_job_lease, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_job_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_states, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_version, setup,

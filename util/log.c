@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,36 @@
 
 static enum rb_log_level min_level = RB_LOG_INFO;
 
+/* The status line (rb_log_status()): on, and what it shows now. */
+static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
+static int status_on;
+static char status[256];
+
+void rb_log_status_enable(int on)
+{
+	status_on = on;
+}
+
+/* Under status_lock: wipes the status line off the terminal. */
+static void status_clear(void)
+{
+	if (status[0])
+		fputs("\r\033[K", stderr);
+}
+
+void rb_log_status(const char *text)
+{
+	if (!status_on)
+		return;
+	pthread_mutex_lock(&status_lock);
+	status_clear();
+	snprintf(status, sizeof(status), "%s", text ? text : "");
+	if (status[0])
+		fputs(status, stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&status_lock);
+}
+
 void rb_log_set_level(enum rb_log_level lvl)
 {
 	min_level = lvl;
@@ -18,6 +49,20 @@ void rb_log_set_level(enum rb_log_level lvl)
 void rb_log_set_quiet(int quiet)
 {
 	min_level = quiet ? RB_LOG_ERROR : RB_LOG_INFO;
+}
+
+void rb_log_plain(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&status_lock);
+	status_clear();
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (status[0])
+		fputs(status, stderr);
+	pthread_mutex_unlock(&status_lock);
 }
 
 static void put_value(struct rb_buf *b, const char *v)
@@ -71,6 +116,11 @@ void rb_log(enum rb_log_level lvl, const char *event, ...)
 	}
 	va_end(ap);
 	rb_buf_putc(&b, '\n');
+	pthread_mutex_lock(&status_lock);
+	status_clear();
 	fwrite(b.ptr, 1, b.len, stderr);
+	if (status[0])
+		fputs(status, stderr);
+	pthread_mutex_unlock(&status_lock);
 	rb_buf_release(&b);
 }

@@ -22,4 +22,18 @@ void rb_log_set_quiet(int quiet);
 void rb_log(enum rb_log_level lvl, const char *event, ...)
 	__attribute__((sentinel));
 
+/*
+ * A status line on a terminal: rb_log_status() shows @text on the last
+ * line of stderr, in place of what it showed before; a log line clears it
+ * first and shows it again below itself, so that the two never mix. It
+ * does nothing unless rb_log_status_enable(1) was called (the caller
+ * checked that stderr is a terminal). rb_log_status(NULL) clears it.
+ */
+void rb_log_status_enable(int on);
+void rb_log_status(const char *text);
+
+/* A plain line on stderr ("reviewbot: ..."), printf-style, that keeps
+ * to the status line as a log line does. */
+void rb_log_plain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -33,10 +33,11 @@
  *	t_sec_build_quote_host_file, t_sec_apply_tree_unwritten,
  *	t_sec_build_sandbox_limits; bench/checks.sh.
  *
- * RB_FAULT=STAGE:N
+ * RB_FAULT=STAGE:N[:KEY]
  *	The kill tests' fault point (bot/stages/fault.h): the process kills itself
- *	right after the N-th commit of STAGE. Tests: t_review_kill,
- *	integration/t_daemon_kill.
+ *	right after the N-th commit of STAGE, or (STAGE "job") when the N-th
+ *	job whose key holds KEY starts. Tests: t_review_kill,
+ *	integration/t_daemon_kill, security/t_sec_job_quarantine.
  *
  * The tests' own variables (RB_BIN, RB_SRC, RB_SHARED, RB_BUILD; set by
  * ctest, tests/CMakeLists.txt) are read by the tests, not by reviewbot.
@@ -56,7 +57,7 @@ const char *rb_test_dkim_key_file(void);
 /* RB_BUILD_CACHE: the build cache directory, or NULL when unset or "". */
 const char *rb_test_build_cache(void);
 
-/* RB_FAULT: "STAGE:N", or NULL when unset or "". */
+/* RB_FAULT: "STAGE:N[:KEY]", or NULL when unset or "". */
 const char *rb_test_fault(void);
 
 #endif

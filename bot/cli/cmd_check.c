@@ -58,7 +58,9 @@ static void usage(FILE *f)
 		"--tools (default HEAD),\n"
 		"never from the base, and run in the bubblewrap sandbox.\n\n"
 		"  --checkers LIST   comma-separated: commit-msg, checkpatch, "
-		"build, external\n"
+		"build, sparse,\n"
+		"                    kernel-doc, coccinelle, cc-maintainers, "
+		"external\n"
 		"                    (default commit-msg,checkpatch; external "
 		"with --external)\n"
 		"  --json            one JSON finding per line (checker, "
@@ -72,6 +74,8 @@ static void usage(FILE *f)
 		"                    JSON-lines findings\n"
 		"  --timeout S       per-checker timeout in seconds (default "
 		"600)\n"
+		"  --budget S        seconds for all checkers of the series "
+		"(default none)\n"
 		"  --parallel N      checkers run at once (default 2)\n"
 		"  --tools REV       the revision whose scripts/ are run "
 		"(default HEAD)\n"
@@ -198,6 +202,7 @@ struct check_run {
 	struct rb_check_patch *cps;
 	struct rb_apply_patch *aps;
 	struct rb_apply_result *ar;
+	git_oid *commits; /* each patch's, from the apply */
 	git_repository *repo;
 };
 
@@ -213,6 +218,7 @@ static int parse_args(struct check_run *r, int argc, char **argv)
 		{ "ignore", required_argument, NULL, 'i' },
 		{ "external", required_argument, NULL, 'e' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "budget", required_argument, NULL, 'B' },
 		{ "parallel", required_argument, NULL, 'p' },
 		{ "build-cache", required_argument, NULL, 'C' },
 		{ "build-config", required_argument, NULL, 'K' },
@@ -259,6 +265,9 @@ static int parse_args(struct check_run *r, int argc, char **argv)
 			break;
 		case 'T':
 			o->timeout_seconds = atoi(optarg);
+			break;
+		case 'B':
+			o->series_budget_seconds = atoi(optarg);
 			break;
 		case 'p':
 			o->parallel = atoi(optarg);
@@ -438,7 +447,58 @@ static int apply_series(struct check_run *r)
 	r->ctx.apply = ar;
 	git_oid_cpy(&r->ctx.applied, &ar->commit);
 	r->ctx.has_applied = true;
+	/* Each patch's commit, for the build of each in turn. */
+	r->commits =
+		calloc(ar->n_patches ? ar->n_patches : 1, sizeof(*r->commits));
+	if (!r->commits)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ar->n_patches; i++)
+		git_oid_cpy(&r->commits[i], &ar->patches[i].commit);
+	if (ar->n_patches == r->n) {
+		r->ctx.patch_commits = r->commits;
+		r->ctx.n_patch_commits = ar->n_patches;
+	}
 	return 0;
+}
+
+/* Whether the comma-separated @list names @name. */
+static bool names_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; p && (p = strstr(p, name)); p++)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * As the daemon runs them: sparse inside the build when both are named
+ * (one build), and W=1's kernel-doc off when the kernel-doc checker runs.
+ * @buf receives the list without sparse.
+ */
+static const char *tree_checkers(struct check_run *r, char *buf, size_t size)
+{
+	const char *list = r->checkers;
+	char *copy, *p, *save = NULL;
+
+	if (!list)
+		return NULL;
+	r->opts.build_no_kdoc = names_has(list, "kernel-doc");
+	if (!names_has(list, "build") || !names_has(list, "sparse"))
+		return list;
+	r->opts.build_sparse = true;
+	buf[0] = '\0';
+	copy = strdup(list);
+	if (!copy)
+		return list;
+	for (p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		if (strcmp(p, "sparse"))
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+				 buf[0] ? "," : "", p);
+	free(copy);
+	return buf;
 }
 
 static void print_findings(const struct check_run *r,
@@ -463,6 +523,7 @@ static void print_findings(const struct check_run *r,
 static void check_run_release(struct check_run *r)
 {
 	rb_apply_result_free(r->ar);
+	free(r->commits);
 	free(r->aps);
 	free(r->cps);
 	free(r->patches);
@@ -479,6 +540,7 @@ int cmd_check(int argc, char **argv)
 			       .base = "HEAD",
 			       .tools = "HEAD" };
 	struct rb_findings found = { 0 };
+	char names[256];
 	int ret = 0, rc;
 
 	if (rb_cli_wants_help(argc, argv)) {
@@ -501,7 +563,9 @@ int cmd_check(int argc, char **argv)
 	r.ctx.n_patches = r.n;
 	if (!ret && !r.no_apply)
 		ret = apply_series(&r);
-	ret = ret ?: rb_checks_run(&found, &r.ctx, r.checkers);
+	ret = ret   ?:
+		      rb_checks_run(&found, &r.ctx,
+				    tree_checkers(&r, names, sizeof(names)));
 	if (!ret)
 		print_findings(&r, &found);
 	else

@@ -38,6 +38,56 @@ static const char *yes_no(bool b)
 	return b ? "yes" : "no";
 }
 
+static const char *const notice_names[] = { "off", "admins", "author" };
+
+/*
+ * How the policies combine (bot/stages/scope.h, policy.h), said with the
+ * config's own names, so that an entry that looks set but never rules is
+ * seen (issue 34).
+ */
+static void combine(const struct rb_config *cfg, FILE *f)
+{
+	size_t i, n_lists = 0;
+
+	if (cfg->policy_strictest)
+		fprintf(f, "how they combine (policy.resolve: strictest): a "
+			   "series gets, knob by knob, the most restrictive "
+			   "of every section it touches (each its entry, "
+			   "else its list's, else the default) and of its "
+			   "list's entry\n");
+	else
+		fprintf(f, "how they combine (policy.resolve: home): a series "
+			   "gets the entry of its home section (the opted-in "
+			   "section with most of its changed lines), else its "
+			   "list's, else the default; a list's mode is the "
+			   "most a series from it gets\n");
+	for (i = 0; i < cfg->n_policies; i++) {
+		const struct rb_policy *p = &cfg->policies[i];
+
+		if (!rb_config_is_list_policy(cfg, p->name))
+			continue;
+		n_lists++;
+		fprintf(f,
+			"  %s is a list: its series get at most %s; its "
+			"sections without an entry of their own are %s\n",
+			p->name, rb_mode_name(p->mode), rb_mode_name(p->mode));
+	}
+	if (!n_lists)
+		fprintf(f,
+			"  no list has an entry: sections without one are "
+			"%s\n",
+			rb_mode_name(cfg->policy_default.mode));
+	fprintf(f, "apply failures go to: default %s",
+		notice_names[cfg->policy_default.report_apply_failures]);
+	for (i = 0; i < cfg->n_policies; i++)
+		if (cfg->policies[i].report_apply_failures !=
+		    cfg->policy_default.report_apply_failures)
+			fprintf(f, ", %s %s", cfg->policies[i].name,
+				notice_names[cfg->policies[i]
+						     .report_apply_failures]);
+	fprintf(f, " (shadow mode: the admins)\n");
+}
+
 static void summary(const struct rb_config *cfg, FILE *f)
 {
 	const struct rb_source_config *s;
@@ -87,6 +137,7 @@ static void summary(const struct rb_config *cfg, FILE *f)
 			rb_fsev_name(p->min_severity), p->max_findings,
 			yes_no(p->send_when_empty));
 	}
+	combine(cfg, f);
 	fprintf(f, "admins: %zu, list ids: %zu, known bots: %zu\n",
 		cfg->n_admins, cfg->n_list_ids, cfg->n_known_bots);
 }

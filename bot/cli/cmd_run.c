@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@
 #include "bot/stages/retention.h"
 #include "bot/stages/sources.h"
 #include "bot/store/store.h"
+#include "bot/store/store_reports.h"
 #include "bot/stages/trees.h"
 #include "review/base.h"
 #include "util/buf.h"
@@ -603,6 +605,162 @@ static void run_wait(struct runner *r)
 								 30);
 }
 
+/* "2026-12-06 22:08 UTC" */
+static void utc(char *out, size_t size, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(out, size, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+/* What the closing summary gathers from the store. */
+struct summary {
+	struct rb_buf line;
+	int64_t total, n;
+	FILE *f;
+};
+
+static int sum_series(const char *state, const char *why, int64_t n,
+		      int64_t when, void *payload)
+{
+	struct summary *s = payload;
+
+	(void)when;
+	s->total += n;
+	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s",
+			     s->line.len ? ", " : "", n, state,
+			     *why ? " (" : "", why, *why ? ")" : "");
+}
+
+static int sum_waiting(const char *state, const char *kind, int64_t n,
+		       int64_t when, void *payload)
+{
+	struct summary *s = payload;
+	char at[40] = "";
+
+	if (when > 0)
+		utc(at, sizeof(at), when);
+	s->n += n;
+	return rb_buf_printf(
+		&s->line, "%s%" PRId64 " %s%s%s", s->line.len ? "; " : "", n,
+		!strcmp(state, "apply_waiting") ?
+			"apply nowhere yet: tried again after the trees' "
+			"next fetch" :
+		!strcmp(kind, "incomplete") ? "wait for missing parts" :
+		!strcmp(kind, "review")	    ? "wait for their review" :
+					      "wait",
+		*at ? ", the first at " : "", at);
+}
+
+static int sum_unsent(const char *state, const char *why, int64_t n,
+		      int64_t when, void *payload)
+{
+	struct summary *s = payload;
+	char at[40] = "";
+
+	if (when > 0)
+		utc(at, sizeof(at), when);
+	s->n += n;
+	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s%s%s",
+			     s->line.len ? "; " : "", n, state,
+			     *why ? " (" : "", why, *why ? ")" : "",
+			     *at ? ", until " : "", at);
+}
+
+static int sum_mails(const char *kind, const char *state, int64_t n,
+		     int64_t when, void *payload)
+{
+	struct summary *s = payload;
+	static const struct {
+		const char *kind, *what;
+	} names[] = {
+		{ "review", "reviews" },
+		{ "summary", "summaries to a cover letter" },
+		{ "apply-failure", "apply-failure notices to the poster" },
+		{ "apply-failure-admin",
+		  "apply-failure notices to the admins" },
+		{ "incomplete", "incomplete-series notices" },
+		{ "ack", "verdict acknowledgements" },
+	};
+	const char *what = kind;
+	size_t i;
+
+	(void)when;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(kind, names[i].kind))
+			what = names[i].what;
+	s->n += n;
+	return rb_buf_printf(&s->line, "%s%" PRId64 " %s %s",
+			     s->line.len ? ", " : "", n, what, state);
+}
+
+/* Runs one report into one line "LABEL: ...", or "LABEL: none". */
+static int sum_line(struct summary *s, struct rb_store *st, const char *label,
+		    enum rb_report_summary what, rb_report_summary_fn fn)
+{
+	int ret;
+
+	rb_buf_reset(&s->line);
+	s->total = s->n = 0;
+	ret = rb_store_report_summary(st, what, fn, s);
+	if (!ret)
+		fprintf(s->f, "  %s: %s\n", label,
+			s->line.len ? s->line.ptr : "none");
+	return ret;
+}
+
+/*
+ * run --once ends with what it did and what is left (issue 34): the
+ * messages this run read, the series in the store by state, what waits
+ * and until when, the mail not sent yet and why, the mails by kind, and
+ * the recipients left out. On stdout; the logs stay on stderr.
+ */
+static void print_summary(struct runner *r, int64_t started, FILE *f)
+{
+	const struct rb_pipeline_stats *ps = &r->p->stats;
+	struct summary s = { .line = RB_BUF_INIT(1 << 20), .f = f };
+	size_t dropped = 0, i;
+	int ret;
+
+	for (i = 0; i < RB_DROP_N; i++)
+		dropped += ps->dropped_total[i];
+	fprintf(f, "reviewbot run --once: done in %" PRId64 " s\n",
+		rb_now() - started);
+	fprintf(f,
+		"  messages: %zu stored, %zu already stored, %zu malformed, "
+		"%zu ignored (our own, bots, Auto-Submitted, List-Id not in "
+		"list_ids)\n",
+		ps->stored, ps->duplicates, ps->malformed, dropped);
+	ret = sum_line(&s, r->st, "series", RB_SUM_SERIES, sum_series);
+	if (!ret)
+		fprintf(f,
+			"  jobs this run: %zu; %zu series not for these "
+			"trees, said nothing\n",
+			ps->jobs, ps->foreign);
+	ret = ret   ?:
+		      sum_line(&s, r->st, "waiting", RB_SUM_WAITING,
+			       sum_waiting);
+	ret = ret   ?:
+		      sum_line(&s, r->st, "not sent yet", RB_SUM_UNSENT,
+			       sum_unsent);
+	ret = ret ?: sum_line(&s, r->st, "mails", RB_SUM_MAILS, sum_mails);
+	if (!ret)
+		fprintf(f,
+			"  recipients left out: %zu that cannot receive mail, "
+			"%zu of a patch's To/Cc neither its author's nor "
+			"MAINTAINERS', %zu lists over outbox.max_lists; %zu "
+			"mails with nobody to send to\n",
+			ps->undeliverable, ps->refused, ps->lists_capped,
+			ps->unsent);
+	if (ret)
+		fprintf(f, "  (the store could not say more: %s)\n",
+			rb_errmsg());
+	rb_buf_release(&s.line);
+	fflush(f);
+}
+
 /* Passes until a signal stops them (or, with @once, until one is idle). */
 static int run_loop(struct runner *r, struct rb_config **cfg, bool once)
 {
@@ -616,6 +774,7 @@ static int run_loop(struct runner *r, struct rb_config **cfg, bool once)
 				break;
 		}
 		ret = run_step(r);
+		rb_pipeline_report_drops(r->p, false);
 		if (ret == -RB_ECONFIG) {
 			rb_log(RB_LOG_ERROR, "run.stop", "reason", rb_errmsg(),
 			       NULL);
@@ -659,6 +818,7 @@ int cmd_run(int argc, char **argv)
 	const struct rb_cli_args args = { usage, opts };
 	struct rb_config *cfg = NULL;
 	char defname[300];
+	int64_t started;
 	int ret;
 
 	ret = rb_cli_parse(&args, argc, argv);
@@ -681,7 +841,14 @@ int cmd_run(int argc, char **argv)
 	rb_log(RB_LOG_INFO, "run.start", "store", rb_store_where(r.st),
 	       "config", cfg->file ? cfg->file : "(embedded defaults)", "role",
 	       r.role, "name", r.name, NULL);
+	/* On a terminal, long work says how far it is (one status line). */
+	p.progress = isatty(STDERR_FILENO);
+	rb_log_status_enable(p.progress);
+	started = rb_now();
 	ret = run_loop(&r, &cfg, once);
+	rb_pipeline_report_drops(&p, true);
+	if (once)
+		print_summary(&r, started, stdout);
 	hb_stop(&r);
 	rb_metrics_state(r.st, r.name, "stopped");
 	rb_log(RB_LOG_INFO, "run.stop", "stored",

@@ -11,12 +11,13 @@
 #include "util/testenv.h"
 #include "util/banned.h"
 
-void rb_fault_point(const char *stage)
+void rb_fault_point_key(const char *stage, const char *key)
 {
-	static char name[64];
+	static char name[64], want[256];
 	static long target = -1, count;
 	const char *env = rb_test_fault();
-	const char *colon;
+	const char *colon, *rest;
+	char *end;
 
 	if (!env || !*env)
 		return;
@@ -25,13 +26,24 @@ void rb_fault_point(const char *stage)
 		if (!colon || (size_t)(colon - env) >= sizeof(name))
 			return;
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - env), env);
-		target = strtol(colon + 1, NULL, 10);
+		target = strtol(colon + 1, &end, 10);
+		rest = *end == ':' ? end + 1 : "";
+		snprintf(want, sizeof(want), "%s", rest);
 	}
 	if (strcmp(name, stage))
 		return;
+	/* STAGE:N:KEY counts only the calls for a key that holds KEY. */
+	if (want[0] && (!key || !strstr(key, want)))
+		return;
 	if (++count == target) {
-		fprintf(stderr, "reviewbot: RB_FAULT: killed after %s:%ld\n",
-			stage, count);
+		fprintf(stderr,
+			"reviewbot: RB_FAULT: killed after %s:%ld%s%s\n", stage,
+			count, key ? " " : "", key ? key : "");
 		raise(SIGKILL);
 	}
+}
+
+void rb_fault_point(const char *stage)
+{
+	rb_fault_point_key(stage, NULL);
 }

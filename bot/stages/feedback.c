@@ -138,18 +138,6 @@ static bool in_list(const char *const *v, size_t n, const char *addr)
 }
 
 /*
- * B4 Relay sends an author's patches from devnull+<author>@kernel.org,
- * her own From: as the first line of the body (tests/t_b4_relay.sh).
- */
-static bool b4_relay(const char *addr)
-{
-	const char *at = addr ? strrchr(addr, '@') : NULL;
-
-	return at && !strncasecmp(addr, "devnull+", 8) &&
-	       !strcasecmp(at + 1, "kernel.org");
-}
-
-/*
  * The one author of the series (issue 33): its sender (the From: of its
  * first part, which every part shares: mail/series.h), or for a B4 Relay
  * series the in-body From: of its first patch. Another part's From: or
@@ -166,7 +154,7 @@ static bool is_author(const char *series_author,
 		return false;
 	if (rb_addr_same(series_author, addr))
 		return true;
-	if (!b4_relay(series_author))
+	if (!rb_message_relay_addr(series_author))
 		return false;
 	for (k = 1; parts && k < n; k++) {
 		const struct rb_message *m = parts[k];
@@ -174,7 +162,8 @@ static bool is_author(const char *series_author,
 		if (!m || !m->from.addr ||
 		    !rb_addr_same(m->from.addr, series_author))
 			continue;
-		return m->author.addr && !b4_relay(m->author.addr) &&
+		return m->author.addr &&
+		       !rb_message_relay_addr(m->author.addr) &&
 		       rb_addr_same(m->author.addr, addr);
 	}
 	return false;

@@ -91,7 +91,7 @@ struct prepared {
 };
 
 static struct prepared *prepared_of(const struct rb_message *m);
-static void prepared_for(struct prepared *pr, const struct rb_pipeline *p);
+static void prepared_for(struct prepared *pr, struct rb_pipeline *p);
 
 /*
  * The checks and the parse of a raw message (NULL: over the size cap):
@@ -175,6 +175,7 @@ static int ingest_parsed(struct rb_pipeline *p, struct prepared *pr,
 		p->stats.stored++;
 		p->stats.parsed++;
 		p->assembled = false;
+		rb_pipeline_progress(p);
 		rb_fault_point("parse");
 		if (p->batching && ++p->batch % RB_BATCH == 0) {
 			ret = rb_store_commit(p->st);
@@ -205,7 +206,7 @@ int rb_pipeline_ingest_prepared(struct rb_pipeline *p, const char *raw,
 		return ingest_parsed(p, pr, raw, len, origin);
 	}
 	p->stats.malformed++;
-	fprintf(stderr, "reviewbot: %s\n", reason.ptr);
+	rb_log_plain("reviewbot: %s\n", reason.ptr);
 	rb_log(RB_LOG_WARN, "msg.malformed", "reason", reason.ptr, NULL);
 	ret = rb_store_add_bad(p->st, origin, reason.ptr, raw, raw ? len : 0);
 	rb_buf_release(&reason);
@@ -239,6 +240,7 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
 	p->batching = true;
 	ret = rb_mail_walk(path, rb_pipeline_max_size(p), ingest_cb, p);
 	p->batching = false;
+	rb_pipeline_progress_done(p);
 	if (ret) {
 		/* What was stored is kept; the error is the caller's. */
 		char why[1024];
@@ -251,6 +253,50 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
 	return rb_store_commit(p->st);
 }
 
+void rb_pipeline_progress(struct rb_pipeline *p)
+{
+	int64_t now;
+	char line[160];
+	size_t n;
+
+	if (!p->progress)
+		return;
+	now = rb_now();
+	if (!p->progress_start) {
+		p->progress_start = now;
+		p->progress_base = p->stats.stored - 1;
+	}
+	if (now == p->progress_at)
+		return;
+	p->progress_at = now;
+	n = p->stats.stored - p->progress_base;
+	snprintf(line, sizeof(line),
+		 "reviewbot: ingest: %zu messages stored, %.0f a second", n,
+		 now > p->progress_start ?
+			 (double)n / (double)(now - p->progress_start) :
+			 (double)n);
+	rb_log_status(line);
+}
+
+void rb_pipeline_progress_done(struct rb_pipeline *p)
+{
+	char line[160];
+	int64_t secs;
+	size_t n;
+
+	if (!p->progress || !p->progress_start)
+		return;
+	secs = rb_now() - p->progress_start;
+	n = p->stats.stored - p->progress_base;
+	snprintf(line, sizeof(line),
+		 "reviewbot: ingest: %zu messages stored in %lld s\n", n,
+		 (long long)secs);
+	rb_log_status(line);
+	rb_log_status(NULL);
+	p->progress_start = 0;
+	p->progress_at = 0;
+}
+
 /*
  * DESIGN.md fact 6: only listed lists, never our own mail or a bot's. A
  * part fetched from a public-inbox to complete a series of our list
@@ -259,21 +305,25 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
  * archive holds every list, and anyone can post to one (issue 33).
  */
 static const char *loop_reason(const struct rb_pipeline *p,
-			       const struct prepared *pr)
+			       const struct prepared *pr, enum rb_drop *why)
 {
 	const struct rb_config *c = p->cfg;
 	const char *from = pr->meta.msg.from_addr, *list = pr->meta.list_id;
 	size_t i;
 
+	*why = RB_DROP_OURS;
 	if (pr->ours)
 		return "our own mail (X-Reviewbot-Series)";
 	if (from && c->smtp_from && strcasestr(c->smtp_from, from))
 		return "our own mail (From)";
+	*why = RB_DROP_BOT;
 	for (i = 0; from && i < c->n_known_bots; i++)
 		if (!strcasecmp(from, c->known_bots[i]))
 			return "a known bot";
+	*why = RB_DROP_AUTO;
 	if (pr->auto_submitted && strcasecmp(pr->auto_submitted, "no"))
 		return "Auto-Submitted mail";
+	*why = RB_DROP_LIST;
 	if (c->n_list_ids) {
 		for (i = 0; i < c->n_list_ids; i++)
 			if (list && !strcasecmp(list, c->list_ids[i]))
@@ -282,6 +332,72 @@ static const char *loop_reason(const struct rb_pipeline *p,
 			return "List-Id not on the allow-list";
 	}
 	return NULL;
+}
+
+/* Counts a message ignored for @why; the allow-list's by List-Id. */
+static void count_drop(struct rb_pipeline *p, enum rb_drop why,
+		       const char *list_id)
+{
+	size_t k;
+
+	p->stats.dropped[why]++;
+	p->stats.dropped_total[why]++;
+	if (why != RB_DROP_LIST)
+		return;
+	if (!list_id || !*list_id)
+		list_id = "(none)";
+	for (k = 0; k < 4 && p->drop_ids[k][0]; k++)
+		if (!strcasecmp(p->drop_ids[k], list_id)) {
+			p->drop_id_n[k]++;
+			return;
+		}
+	if (k < 4) {
+		snprintf(p->drop_ids[k], sizeof(p->drop_ids[k]), "%s", list_id);
+		p->drop_id_n[k] = 1;
+	}
+}
+
+void rb_pipeline_report_drops(struct rb_pipeline *p, bool force)
+{
+	static const char *const names[RB_DROP_N] = {
+		[RB_DROP_OURS] = "our own mail",
+		[RB_DROP_BOT] = "a known bot",
+		[RB_DROP_AUTO] = "Auto-Submitted",
+		[RB_DROP_LIST] = "List-Id not in list_ids",
+	};
+	struct rb_buf why = RB_BUF_INIT(4096);
+	int64_t now = rb_now();
+	size_t i, n = 0;
+	char count[32];
+
+	for (i = 0; i < RB_DROP_N; i++)
+		n += p->stats.dropped[i];
+	if (!n ||
+	    (!force && p->drops_logged_at && now - p->drops_logged_at < 3600))
+		return;
+	for (i = 0; i < RB_DROP_N; i++) {
+		if (!p->stats.dropped[i])
+			continue;
+		rb_buf_printf(&why, "%s%s: %zu", why.len ? "; " : "", names[i],
+			      p->stats.dropped[i]);
+		p->stats.dropped[i] = 0;
+	}
+	/* What the allow-list met: a posting address in list_ids (linux-mm@
+	 * kvack.org) drops every message, and these say what it should be. */
+	for (i = 0; i < 4 && p->drop_ids[i][0]; i++) {
+		rb_buf_printf(&why, "%s%s x%zu",
+			      i ? ", " : " (List-Ids seen: ", p->drop_ids[i],
+			      p->drop_id_n[i]);
+		p->drop_ids[i][0] = '\0';
+		p->drop_id_n[i] = 0;
+	}
+	if (i)
+		rb_buf_putc(&why, ')');
+	snprintf(count, sizeof(count), "%zu", n);
+	rb_log(RB_LOG_WARN, "ingest.dropped", "count", count, "why",
+	       why.ptr ? why.ptr : "", "next", "at most once an hour", NULL);
+	p->drops_logged_at = now;
+	rb_buf_release(&why);
 }
 
 /* The stored References: space-separated, at most 1 MB of them. */
@@ -377,10 +493,14 @@ static struct prepared *prepared_of(const struct rb_message *m)
 }
 
 /* Sets @pr's kind and reason; where it came from does not matter. */
-static void prepared_for(struct prepared *pr, const struct rb_pipeline *p)
+static void prepared_for(struct prepared *pr, struct rb_pipeline *p)
 {
-	pr->meta.reason = loop_reason(p, pr);
+	enum rb_drop why;
+
+	pr->meta.reason = loop_reason(p, pr, &why);
 	pr->meta.kind = pr->meta.reason ? "ignored" : pr->kind;
+	if (pr->meta.reason)
+		count_drop(p, why, pr->meta.list_id);
 }
 
 static int parse_one(struct rb_msgrow *row, void *payload)
@@ -398,8 +518,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 		struct rb_buf why = RB_BUF_INIT(4096);
 
 		rb_buf_printf(&why, "%s: %s", row->origin, rb_errmsg());
-		fprintf(stderr, "reviewbot: %s; recorded and skipped\n",
-			why.ptr);
+		rb_log_plain("reviewbot: %s; recorded and skipped\n", why.ptr);
 		ret = rb_store_mark_malformed(p->st, row->message_id, why.ptr);
 		rb_buf_release(&why);
 		p->stats.malformed++;
@@ -643,10 +762,44 @@ static int claim(struct rb_pipeline *p, struct rb_job *job)
 	return ret;
 }
 
+/* limits.max_job_attempts, or its default. */
+static int max_lost(const struct rb_pipeline *p)
+{
+	return p->cfg->max_job_attempts > 0 ? p->cfg->max_job_attempts : 3;
+}
+
+/*
+ * A job the worker died with max_lost() times is not run again (issue
+ * 33): a series whose review kills the process (an OOM kill, a crash)
+ * would otherwise be claimed on every restart, and nothing after it
+ * reviewed. A series gets its one notice; when the worker died once
+ * more, in the quarantine itself, the job only records why.
+ */
+static int quarantine(struct rb_pipeline *p, const struct rb_job *job)
+{
+	char why[256];
+
+	if (!strcmp(job->kind, "review") || !strcmp(job->kind, "incomplete"))
+		return rb_review_quarantine(p, job, job->lost == max_lost(p));
+	snprintf(why, sizeof(why),
+		 "quarantined: the worker died %d times while it had this "
+		 "job (limits.max_job_attempts); not tried again",
+		 job->lost);
+	rb_log(RB_LOG_ERROR, "job.quarantined", "kind", job->kind, "key",
+	       job->key, NULL);
+	return rb_store_job_done(p->st, job->id, why);
+}
+
 static int run_job(struct rb_pipeline *p, const struct rb_job *job,
 		   const char **fault)
 {
 	size_t i;
+
+	if (job->lost >= max_lost(p)) {
+		*fault = NULL;
+		return quarantine(p, job);
+	}
+	rb_fault_point_key("job", job->key);
 
 	for (i = 0; i < sizeof(job_kinds) / sizeof(job_kinds[0]); i++) {
 		if (strcmp(job->kind, job_kinds[i].kind))
@@ -677,6 +830,26 @@ static void send_between(struct rb_pipeline *p)
 	}
 }
 
+/* With p->progress: how many jobs ran, and what came of them. */
+static void jobs_progress(struct rb_pipeline *p)
+{
+	const struct rb_pipeline_stats *s = &p->stats;
+	int64_t now;
+	char line[200];
+
+	if (!p->progress)
+		return;
+	now = rb_now();
+	if (now == p->progress_at)
+		return;
+	p->progress_at = now;
+	snprintf(line, sizeof(line),
+		 "reviewbot: jobs: %zu run: %zu reviewed, %zu apply nowhere, "
+		 "%zu not for these trees; %zu mails queued",
+		 s->jobs, s->reviewed, s->apply_failed, s->foreign, s->queued);
+	rb_log_status(line);
+}
+
 int rb_pipeline_jobs(struct rb_pipeline *p)
 {
 	const char *fault = NULL;
@@ -686,8 +859,11 @@ int rb_pipeline_jobs(struct rb_pipeline *p)
 	while (!(p->stop && *p->stop)) {
 		memset(&job, 0, sizeof(job));
 		ret = claim(p, &job);
-		if (ret == -RB_ENOTFOUND)
+		if (ret == -RB_ENOTFOUND) {
+			if (p->progress && p->progress_at)
+				rb_log_status(NULL);
 			return 0;
+		}
 		if (ret)
 			return ret;
 		ret = run_job(p, &job, &fault);
@@ -728,6 +904,7 @@ int rb_pipeline_jobs(struct rb_pipeline *p)
 		if (fault)
 			rb_fault_point(fault);
 		send_between(p);
+		jobs_progress(p);
 	}
 	return 0;
 }

@@ -57,4 +57,17 @@ int rb_pipeline_jobs(struct rb_pipeline *p);
 /* The stages of @roles (enum rb_role), in order. */
 int rb_pipeline_step(struct rb_pipeline *p, unsigned roles);
 
+/*
+ * Logs, at most once an hour (or now, with @force), how many stored
+ * messages were ignored since the last such line and why (our own mail,
+ * a known bot, Auto-Submitted, a List-Id not in list_ids, with the
+ * List-Ids met): a config that drops everything cannot go unnoticed.
+ */
+void rb_pipeline_report_drops(struct rb_pipeline *p, bool force);
+
+/* With p->progress: the ingest's status line (messages, rate), drawn at
+ * most once a second; _done ends it with the total. */
+void rb_pipeline_progress(struct rb_pipeline *p);
+void rb_pipeline_progress_done(struct rb_pipeline *p);
+
 #endif

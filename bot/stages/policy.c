@@ -18,6 +18,8 @@
 
 /* Names shown in the footer before "and N more". */
 #define SHOWN_NAMES 3
+/* Of a patch's To/Cc, how many are looked at (10 times a header's). */
+#define ORIG_MAX (10 * RB_ADDR_LIST_MAX)
 
 enum rb_mode rb_mode_most_restrictive(enum rb_mode a, enum rb_mode b)
 {
@@ -81,6 +83,16 @@ unsigned rb_policy_checkers(const struct rb_policy *pol)
 			bits |= RB_PCHECK_CHECKPATCH;
 		else if (!strcmp(pol->checkers[i], "build"))
 			bits |= RB_PCHECK_BUILD;
+		else if (!strcmp(pol->checkers[i], "sparse"))
+			bits |= RB_PCHECK_SPARSE;
+		else if (!strcmp(pol->checkers[i], "kernel-doc"))
+			bits |= RB_PCHECK_KDOC;
+		else if (!strcmp(pol->checkers[i], "coccinelle"))
+			bits |= RB_PCHECK_COCCI;
+		else if (!strcmp(pol->checkers[i], "cc-maintainers"))
+			bits |= RB_PCHECK_MAINT;
+		else if (!strcmp(pol->checkers[i], "external"))
+			bits |= RB_PCHECK_EXTERNAL;
 	}
 	return bits;
 }
@@ -122,8 +134,8 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 	    (!out->max_findings || pol->max_findings < out->max_findings))
 		out->max_findings = pol->max_findings;
 	out->send_when_empty = out->send_when_empty && pol->send_when_empty;
-	out->report_apply_failures = out->report_apply_failures &&
-				     pol->report_apply_failures;
+	if (pol->report_apply_failures < out->report_apply_failures)
+		out->report_apply_failures = pol->report_apply_failures;
 	out->require_dkim = out->require_dkim || pol->require_dkim;
 	if (pol->suppress_similar > 0 &&
 	    (!out->suppress_similar ||
@@ -169,7 +181,10 @@ int rb_policy_resolve(struct rb_effective_policy *out,
 		if (dup)
 			continue;
 		pol = find_entry(cfg, sections[i]);
-		ret = merge(&p, pol ? pol : &cfg->policy_default, !used++);
+		/* Without an entry: the list's, else the default. */
+		if (!pol)
+			pol = list_pol ? list_pol : &cfg->policy_default;
+		ret = merge(&p, pol, !used++);
 		ret = ret ?: add_name(&names, &shown, &more, sections[i]);
 	}
 	if (!ret && list_pol) {
@@ -190,6 +205,37 @@ int rb_policy_resolve(struct rb_effective_policy *out,
 			ret = rb_err(RB_ENOMEM, "out of memory");
 	}
 	rb_buf_release(&names);
+	if (ret) {
+		rb_effective_policy_release(&p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+int rb_policy_resolve_home(struct rb_effective_policy *out,
+			   const struct rb_config *cfg, const char *home,
+			   const char *list_id)
+{
+	const struct rb_policy *list_pol = find_entry(cfg, list_id);
+	const struct rb_policy *pol = find_entry(cfg, home);
+	struct rb_effective_policy p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	if (!pol)
+		pol = list_pol ? list_pol : &cfg->policy_default;
+	ret = merge(&p, pol, true);
+	/* The list's mode is the most a series from it gets. */
+	if (!ret && list_pol && list_pol->mode < p.mode)
+		p.mode = list_pol->mode;
+	if (!ret) {
+		p.blocking_text = p.governing->blocking_text;
+		p.templates_dir = p.governing->templates_dir;
+		p.subsystem = strdup(home);
+		if (!p.subsystem)
+			ret = rb_err(RB_ENOMEM, "out of memory");
+	}
 	if (ret) {
 		rb_effective_policy_release(&p);
 		return ret;
@@ -284,26 +330,40 @@ bool rb_policy_should_send(const struct rb_effective_policy *p,
 	return n_findings > 0 || p->send_when_empty;
 }
 
-/* Builds a recipient list in priority order, checked, unique, capped. */
 /*
- * Who is how relevant, from the first to trim to the last: the author's
- * own To/Cc people, the other sections' M:/R:, the home section's, the
- * author; lists are never trimmed (a review that does not reach the list
- * is not "on-list").
+ * Who is how relevant, from the first to trim to the last (people and
+ * lists each have their own cap): the other opted-in sections' M:/R:,
+ * the home section's, the people of MAINTAINERS the poster addressed
+ * (the patch's own To/Cc), the in-body author the poster addressed, the
+ * poster. Lists: those of MAINTAINERS the poster addressed, the other
+ * sections', the home section's, the lists the bot reads (list_ids).
  */
 enum rcpt_class {
-	RC_ORIG, /* a person of the patch's To/Cc */
 	RC_OTHER, /* an M:/R: of another opted-in section */
 	RC_HOME, /* an M:/R: of the home section */
-	RC_AUTHOR,
-	RC_ADMIN, /* shadow mode */
+	RC_ADDRESSED, /* in the patch's To/Cc and M:/R: of a touched file */
+	RC_INBODY, /* the in-body author, in the patch's To/Cc */
+	RC_AUTHOR, /* the poster */
+	RC_ADMIN, /* shadow mode, and the admins' notices */
 	RC_LIST,
+};
+
+/* A list's rank, from the first to trim to the last. */
+enum list_rank {
+	LR_ADDRESSED, /* in the patch's To/Cc, L: of a touched file only */
+	LR_OTHER, /* L: of another opted-in section (THE REST's too) */
+	LR_HOME, /* L: of the home section */
+	LR_READ, /* a list the bot reads (list_ids) */
 };
 
 struct rcpt {
 	char *mailbox; /* as given */
 	struct rb_addr a; /* parsed, for rb_addr_same() */
-	enum rcpt_class cls;
+	enum rcpt_class cls; /* the most relevant it was added as */
+	enum list_rank rank; /* RC_LIST only */
+	/* Chosen by the trusted tree or the config, by the class it was
+	 * first added with (rcpt_trusted()). */
+	bool trusted;
 	bool to;
 	bool kept;
 };
@@ -311,8 +371,9 @@ struct rcpt {
 struct rcpt_builder {
 	struct rcpt *v;
 	size_t n;
-	size_t max; /* people at most; lists come on top */
-	size_t dropped, capped;
+	size_t max; /* people at most */
+	size_t max_lists; /* lists at most */
+	size_t dropped, capped, lists_capped, undeliverable, refused;
 	const struct rb_config *cfg;
 	const struct rb_policy_people *who; /* or NULL */
 };
@@ -322,26 +383,13 @@ static int cmp_list(const void *key, const void *elt)
 	return strcasecmp(key, *(char *const *)elt);
 }
 
-/*
- * Is @a a mailing list: an L: list of MAINTAINERS (the touched sections'
- * or any other's, from the trusted tree), or the address of a List-Id the
- * admin allowed ("linux-mm.kvack.org" is linux-mm@kvack.org)? Never
- * decided by what a mail says, so a poster cannot lift a person's rate
- * limit or slip a person past the cap.
- */
-static bool is_list_addr(const struct rb_config *cfg,
-			 const struct rb_policy_people *who, const char *a)
+/* Is @a the address of a List-Id the admin allowed ("linux-mm.kvack.org"
+ * is linux-mm@kvack.org): a list the bot reads? */
+static bool is_read_list(const struct rb_config *cfg, const char *a)
 {
 	const char *at = strrchr(a, '@');
 	size_t i, local;
 
-	for (i = 0; who && i < who->n_lists; i++)
-		if (rb_addr_same(who->lists[i], a))
-			return true;
-	if (who && who->n_known_lists &&
-	    bsearch(a, who->known_lists, who->n_known_lists,
-		    sizeof(*who->known_lists), cmp_list))
-		return true;
 	if (!at)
 		return false;
 	local = (size_t)(at - a);
@@ -355,8 +403,57 @@ static bool is_list_addr(const struct rb_config *cfg,
 	return false;
 }
 
-static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to,
-		    enum rcpt_class cls)
+/* Is @a one of the mailboxes @v[0..n)? */
+static bool among(const char *const *v, size_t n, const char *a)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		if (rb_addr_same(v[i], a))
+			return true;
+	return false;
+}
+
+/*
+ * Is @a a mailing list: an L: list of MAINTAINERS (the touched sections'
+ * or any other's, from the trusted tree), or the address of a List-Id the
+ * admin allowed? Never decided by what a mail says, so a poster cannot
+ * lift a person's rate limit or slip a person past the cap.
+ */
+static bool is_list_addr(const struct rb_config *cfg,
+			 const struct rb_policy_people *who, const char *a)
+{
+	if (who && (among(who->lists, who->n_lists, a) ||
+		    among(who->touched_lists, who->n_touched_lists, a)))
+		return true;
+	if (who && who->n_known_lists &&
+	    bsearch(a, who->known_lists, who->n_known_lists,
+		    sizeof(*who->known_lists), cmp_list))
+		return true;
+	return is_read_list(cfg, a);
+}
+
+/*
+ * Is a person of class @cls on the mail because the trusted tree
+ * (MAINTAINERS of the base, never of the patch) or the config put them
+ * there? Such a person has no per-recipient rate limit: the poster can
+ * choose which files a patch touches, but not who maintains them, so a
+ * flood of patches reaches them no more often than it reaches the list,
+ * which the global and the per-list limits bound. The poster, the
+ * in-body author and the people of the patch's own To/Cc are the
+ * poster's choice, and a person keeps the trust of the class it was
+ * first added with (the poster first), so that naming somebody in a
+ * patch never lifts their limit.
+ */
+static bool rcpt_trusted(enum rcpt_class cls)
+{
+	return cls == RC_HOME || cls == RC_OTHER || cls == RC_ADMIN;
+}
+
+/* Adds @mailbox as class @cls (a list: @rank), or raises the class of the
+ * one already there. */
+static int rcpt_add_ranked(struct rcpt_builder *b, const char *mailbox, bool to,
+			   enum rcpt_class cls, enum list_rank rank)
 {
 	struct rb_addr a = { 0 };
 	struct rcpt *v;
@@ -372,12 +469,28 @@ static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to,
 		rb_addr_release(&a);
 		return 0;
 	}
+	/* The config's admins may be local; nobody else can be. */
+	if (cls != RC_ADMIN && !rb_addr_deliverable(a.addr)) {
+		rb_log(RB_LOG_INFO, "policy.recipient_undeliverable", "addr",
+		       a.addr, NULL);
+		b->dropped++;
+		b->undeliverable++;
+		rb_addr_release(&a);
+		return 0;
+	}
 	for (i = 0; i < b->n; i++) {
-		if (rb_addr_same(b->v[i].a.addr, a.addr)) {
-			b->dropped++;
-			rb_addr_release(&a);
-			return 0;
-		}
+		struct rcpt *e = &b->v[i];
+
+		if (!rb_addr_same(e->a.addr, a.addr))
+			continue;
+		if (e->cls == RC_LIST && cls == RC_LIST && rank > e->rank)
+			e->rank = rank;
+		else if (e->cls != RC_LIST && cls != RC_LIST && cls > e->cls)
+			e->cls = cls;
+		e->to = e->to || to;
+		b->dropped++;
+		rb_addr_release(&a);
+		return 0;
 	}
 	if (b->n >= RB_ADDR_LIST_MAX) {
 		rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr", a.addr,
@@ -398,14 +511,26 @@ static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to,
 		rb_addr_release(&a);
 		return rb_err(RB_ENOMEM, "out of memory");
 	}
+	if (cls != RC_ADMIN && cls != RC_LIST &&
+	    is_list_addr(b->cfg, b->who, a.addr)) {
+		/* A list written where a person goes: a list all the same. */
+		cls = RC_LIST;
+		rank = is_read_list(b->cfg, a.addr) ? LR_READ : LR_ADDRESSED;
+	}
 	v[b->n].a = a;
-	v[b->n].cls = cls != RC_ADMIN && is_list_addr(b->cfg, b->who, a.addr) ?
-			      RC_LIST :
-			      cls;
+	v[b->n].cls = cls;
+	v[b->n].rank = rank;
+	v[b->n].trusted = rcpt_trusted(cls);
 	v[b->n].to = to;
 	v[b->n].kept = true;
 	b->n++;
 	return 0;
+}
+
+static int rcpt_add(struct rcpt_builder *b, const char *mailbox, bool to,
+		    enum rcpt_class cls)
+{
+	return rcpt_add_ranked(b, mailbox, to, cls, LR_ADDRESSED);
 }
 
 static int rcpt_add_all(struct rcpt_builder *b, const char *const *v, size_t n,
@@ -416,6 +541,65 @@ static int rcpt_add_all(struct rcpt_builder *b, const char *const *v, size_t n,
 
 	for (i = 0; i < n && !ret; i++)
 		ret = rcpt_add(b, v[i], to, cls);
+	return ret;
+}
+
+static int rcpt_add_lists(struct rcpt_builder *b, const char *const *v,
+			  size_t n, enum list_rank rank)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = rcpt_add_ranked(b, v[i], false, RC_LIST,
+				      is_read_list(b->cfg, v[i]) ? LR_READ :
+								   rank);
+	return ret;
+}
+
+/*
+ * The patch's own To and Cc, for reply-all, as far as they are the
+ * author's and MAINTAINERS' (issue 33): the in-body author, the M:/R:
+ * people of the touched files, the lists the bot reads and the L: lists
+ * of the touched files. Anybody else the poster wrote there is left
+ * out: a poster does not choose whom the bot writes to.
+ */
+static int rcpt_add_addressed(struct rcpt_builder *b)
+{
+	const struct rb_policy_people *w = b->who;
+	size_t i, n = w->n_orig_cc;
+	int ret = 0;
+
+	/* A budget: a mail can hold thousands; a reply never needs them. */
+	if (n > ORIG_MAX) {
+		b->refused += n - ORIG_MAX;
+		n = ORIG_MAX;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		const char *m = w->orig_cc[i];
+		struct rb_addr a = { 0 };
+
+		if (rb_addr_parse(&a, m) || !rb_addr_valid(a.addr)) {
+			rb_addr_release(&a);
+			ret = rcpt_add(b, m, false, RC_ADDRESSED); /* counted */
+			continue;
+		}
+		if (w->inbody && rb_addr_same(w->inbody, a.addr))
+			ret = rcpt_add(b, m, false, RC_INBODY);
+		else if (is_read_list(b->cfg, a.addr))
+			ret = rcpt_add_ranked(b, m, false, RC_LIST, LR_READ);
+		else if (among(w->touched_people, w->n_touched_people,
+			       a.addr) ||
+			 among(w->maintainers, w->n_maintainers, a.addr))
+			ret = rcpt_add(b, m, false, RC_ADDRESSED);
+		else if (among(w->touched_lists, w->n_touched_lists, a.addr) ||
+			 among(w->lists, w->n_lists, a.addr))
+			ret = rcpt_add_ranked(b, m, false, RC_LIST,
+					      LR_ADDRESSED);
+		else if (!(w->author && rb_addr_same(w->author, a.addr)))
+			b->refused++;
+		rb_addr_release(&a);
+	}
 	return ret;
 }
 
@@ -430,6 +614,8 @@ static void rcpt_builder_init(struct rcpt_builder *b,
 					   RB_ADDR_LIST_MAX;
 	if (b->max > RB_ADDR_LIST_MAX)
 		b->max = RB_ADDR_LIST_MAX;
+	b->max_lists = cfg->max_lists > 0 ? (size_t)cfg->max_lists :
+					    RB_ADDR_LIST_MAX;
 }
 
 static void rcpt_builder_release(struct rcpt_builder *b)
@@ -443,15 +629,21 @@ static void rcpt_builder_release(struct rcpt_builder *b)
 	free(b->v);
 }
 
-/* max_recipients counts people: trim the least relevant, last first. */
+/*
+ * outbox.max_recipients counts people and outbox.max_lists lists: each
+ * trims the least relevant first (enum rcpt_class, enum list_rank), the
+ * last added of a class first.
+ */
 static void rcpt_cap(struct rcpt_builder *b)
 {
-	size_t people = 0, i;
+	size_t people = 0, lists = 0, i;
 	int cls;
 
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
 		people += b->v[i].cls != RC_LIST;
-	for (cls = RC_ORIG; cls <= RC_ADMIN && people > b->max; cls++)
+		lists += b->v[i].cls == RC_LIST;
+	}
+	for (cls = RC_OTHER; cls <= RC_ADMIN && people > b->max; cls++)
 		for (i = b->n; i > 0 && people > b->max; i--) {
 			struct rcpt *r = &b->v[i - 1];
 
@@ -464,22 +656,20 @@ static void rcpt_cap(struct rcpt_builder *b)
 			rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr",
 			       r->a.addr, "why", "outbox.max_recipients", NULL);
 		}
-}
+	for (cls = LR_ADDRESSED; cls <= LR_READ && lists > b->max_lists; cls++)
+		for (i = b->n; i > 0 && lists > b->max_lists; i--) {
+			struct rcpt *r = &b->v[i - 1];
 
-/*
- * Is a person of class @cls on the mail because the trusted tree
- * (MAINTAINERS of the base, never of the patch) or the config put them
- * there? Such a person has no per-recipient rate limit: the poster can
- * choose which files a patch touches, but not who maintains them, so a
- * flood of patches reaches them no more often than it reaches the list,
- * which the global and the per-list limits bound. The author and the
- * patch's own To/Cc are the poster's choice, and a person the poster
- * names keeps the class it was first added with (rcpt_add(): the author
- * first), so that naming somebody in a patch never lifts their limit.
- */
-static bool rcpt_trusted(enum rcpt_class cls)
-{
-	return cls == RC_HOME || cls == RC_OTHER || cls == RC_ADMIN;
+			if (!r->kept || r->cls != RC_LIST ||
+			    (int)r->rank != cls)
+				continue;
+			r->kept = false;
+			lists--;
+			b->dropped++;
+			b->lists_capped++;
+			rb_log(RB_LOG_WARN, "policy.recipient_capped", "addr",
+			       r->a.addr, "why", "outbox.max_lists", NULL);
+		}
 }
 
 /* The kept entries in the order given; without a To, the first Cc. */
@@ -515,7 +705,7 @@ static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
 			r.lists[r.n_lists] = strdup(e->a.addr);
 			if (!r.lists[r.n_lists++])
 				goto nomem;
-		} else if (rcpt_trusted(e->cls)) {
+		} else if (e->trusted) {
 			r.trusted[r.n_trusted] = strdup(e->a.addr);
 			if (!r.trusted[r.n_trusted++])
 				goto nomem;
@@ -523,11 +713,37 @@ static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
 	}
 	r.n_dropped = b->dropped;
 	r.n_capped = b->capped;
+	r.n_lists_capped = b->lists_capped;
+	r.n_undeliverable = b->undeliverable;
+	r.n_refused = b->refused;
+	if (b->refused) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%zu", b->refused);
+		rb_log(RB_LOG_INFO, "policy.recipients_refused", "count", n,
+		       "why",
+		       "in the patch's To/Cc, neither its author nor in "
+		       "MAINTAINERS for its files, nor a list read",
+		       NULL);
+	}
 	*out = r;
 	return 0;
 nomem:
 	rb_recipients_release(&r);
 	return rb_err(RB_ENOMEM, "out of memory");
+}
+
+/* The poster, and the in-body author where the poster addressed them. */
+static int rcpt_add_author(struct rcpt_builder *b,
+			   const struct rb_policy_people *who)
+{
+	int ret = rcpt_add(b, who->author, true, RC_AUTHOR);
+	size_t i;
+
+	for (i = 0; !ret && who->inbody && i < who->n_orig_cc; i++)
+		if (rb_addr_same(who->orig_cc[i], who->inbody))
+			return rcpt_add(b, who->orig_cc[i], false, RC_INBODY);
+	return ret;
 }
 
 int rb_policy_recipients(struct rb_recipients *out,
@@ -536,10 +752,14 @@ int rb_policy_recipients(struct rb_recipients *out,
 			 const struct rb_policy_people *who)
 {
 	struct rcpt_builder b;
-	size_t nh = who->n_home_maintainers;
+	size_t nh = who->n_home_maintainers, nl = who->n_home_lists;
 	int ret = 0;
 
 	rcpt_builder_init(&b, cfg, who);
+	if (nh > who->n_maintainers)
+		nh = who->n_maintainers;
+	if (nl > who->n_lists)
+		nl = who->n_lists;
 	switch (p->mode) {
 	case RB_MODE_OFF:
 		break;
@@ -550,9 +770,7 @@ int rb_policy_recipients(struct rb_recipients *out,
 	case RB_MODE_ADVISORY:
 	case RB_MODE_BLOCKING:
 		if (p->recipients & RB_RCPT_AUTHOR)
-			ret = rcpt_add(&b, who->author, true, RC_AUTHOR);
-		if (nh > who->n_maintainers)
-			nh = who->n_maintainers;
+			ret = rcpt_add_author(&b, who);
 		if (!ret && (p->recipients & RB_RCPT_MAINTAINERS))
 			ret = rcpt_add_all(&b, who->maintainers, nh, false,
 					   RC_HOME);
@@ -561,12 +779,13 @@ int rb_policy_recipients(struct rb_recipients *out,
 					   who->n_maintainers - nh, false,
 					   RC_OTHER);
 		if (!ret && (p->recipients & RB_RCPT_LIST))
-			ret = rcpt_add_all(&b, who->lists, who->n_lists, false,
-					   RC_LIST);
+			ret = rcpt_add_lists(&b, who->lists, nl, LR_HOME);
+		if (!ret && (p->recipients & RB_RCPT_LIST))
+			ret = rcpt_add_lists(&b, who->lists + nl,
+					     who->n_lists - nl, LR_OTHER);
 		if (!ret &&
 		    (p->recipients & (RB_RCPT_MAINTAINERS | RB_RCPT_LIST)))
-			ret = rcpt_add_all(&b, who->orig_cc, who->n_orig_cc,
-					   false, RC_ORIG);
+			ret = rcpt_add_addressed(&b);
 		break;
 	}
 	if (!ret)
@@ -575,24 +794,51 @@ int rb_policy_recipients(struct rb_recipients *out,
 	return ret;
 }
 
-int rb_policy_apply_failure_recipients(struct rb_recipients *out,
-				       const struct rb_effective_policy *p,
-				       const struct rb_config *cfg,
-				       const char *author)
+int rb_policy_author_recipients(struct rb_recipients *out,
+				const struct rb_effective_policy *p,
+				const struct rb_config *cfg,
+				const struct rb_policy_people *who)
 {
 	struct rcpt_builder b;
 	int ret = 0;
 
-	rcpt_builder_init(&b, cfg, NULL);
-	if (p->mode == RB_MODE_SHADOW && p->report_apply_failures)
+	rcpt_builder_init(&b, cfg, who);
+	if (p->mode == RB_MODE_SHADOW)
 		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
 				   cfg->n_admins, true, RC_ADMIN);
-	else if (p->mode != RB_MODE_OFF && p->report_apply_failures)
-		ret = rcpt_add(&b, author, true, RC_AUTHOR);
+	else if (p->mode != RB_MODE_OFF)
+		ret = rcpt_add_author(&b, who);
 	if (!ret)
 		ret = rcpt_finish(out, &b);
 	rcpt_builder_release(&b);
 	return ret;
+}
+
+int rb_policy_admin_recipients(struct rb_recipients *out,
+			       const struct rb_config *cfg)
+{
+	struct rcpt_builder b;
+	int ret;
+
+	rcpt_builder_init(&b, cfg, NULL);
+	ret = rcpt_add_all(&b, (const char *const *)cfg->admins, cfg->n_admins,
+			   true, RC_ADMIN);
+	if (!ret)
+		ret = rcpt_finish(out, &b);
+	rcpt_builder_release(&b);
+	return ret;
+}
+
+enum rb_apply_notice
+rb_policy_apply_failure_notice(const struct rb_effective_policy *p)
+{
+	if (p->mode == RB_MODE_OFF)
+		return RB_AF_OFF;
+	/* Shadow mode mails the admins only, whatever the key says. */
+	if (p->mode == RB_MODE_SHADOW &&
+	    p->report_apply_failures == RB_AF_AUTHOR)
+		return RB_AF_ADMINS;
+	return p->report_apply_failures;
 }
 
 void rb_recipients_release(struct rb_recipients *r)

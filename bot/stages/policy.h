@@ -21,7 +21,8 @@
  *   min_severity        the highest
  *   max_findings        the smallest (0 or less: no cap)
  *   send_when_empty     only when all say so
- *   report_apply_failures  only when all say so
+ *   report_apply_failures  the one that tells the fewest (off < admins <
+ *                       author)
  *   require_dkim        when any says so
  *   suppress_similar    the smallest positive value
  *   skip_authors        the union
@@ -32,8 +33,17 @@
  *   blocking_text, templates_dir  from the entry whose mode won (the
  *                       first one, in the order given)
  *
- * The List-Id's entry, when there is one, takes part like a section; a
- * list without an entry does not (it would drag every series to default).
+ * A section without an entry of its own takes the entry of the list the
+ * series came from (its List-Id), else policy.default. The List-Id's
+ * entry, when there is one, also takes part like a section; a list
+ * without an entry does not (it would drag every series to default).
+ *
+ * That is policy.resolve: strictest. By default (policy.resolve: home)
+ * one section decides, the series' home (bot/stages/scope.h):
+ * rb_policy_resolve_home() gives its entry (or its list's, or the
+ * default), and the mode of the list's entry is the most it gets: a list
+ * in shadow mode gets no mail but the admins', whatever its sections
+ * say. check-config refuses a section whose mode no list lets it have.
  */
 #ifndef RB_BOT_POLICY_H
 #define RB_BOT_POLICY_H
@@ -50,6 +60,11 @@ enum rb_policy_checker {
 	RB_PCHECK_COMMIT = 1 << 0, /* commit-msg */
 	RB_PCHECK_CHECKPATCH = 1 << 1, /* checkpatch */
 	RB_PCHECK_BUILD = 1 << 2, /* build, in the sandbox */
+	RB_PCHECK_SPARSE = 1 << 3, /* sparse: C=1 on the changed objects */
+	RB_PCHECK_KDOC = 1 << 4, /* kernel-doc on the changed files */
+	RB_PCHECK_COCCI = 1 << 5, /* scripts/coccinelle, report mode */
+	RB_PCHECK_MAINT = 1 << 6, /* cc-maintainers */
+	RB_PCHECK_EXTERNAL = 1 << 7, /* checkers.external_command */
 };
 #define RB_PCHECK_DEFAULT (RB_PCHECK_COMMIT | RB_PCHECK_CHECKPATCH)
 
@@ -65,7 +80,7 @@ struct rb_effective_policy {
 	enum rb_fsev min_severity;
 	int max_findings; /* per patch; 0: no cap */
 	bool send_when_empty;
-	bool report_apply_failures;
+	enum rb_apply_notice report_apply_failures;
 	bool require_dkim;
 	int suppress_similar; /* 0: off */
 	const char **skip_authors; /* owned array of borrowed strings */
@@ -90,6 +105,15 @@ struct rb_effective_policy {
 int rb_policy_resolve(struct rb_effective_policy *out,
 		      const struct rb_config *cfg, const char *const *sections,
 		      size_t n_sections, const char *list_id);
+/*
+ * The policy of a series whose home section is @home (policy.resolve:
+ * home): @home's entry, else the entry of the list @list_id (may be
+ * NULL), else the default; its mode at most the list entry's. Same
+ * ownership and errors as rb_policy_resolve().
+ */
+int rb_policy_resolve_home(struct rb_effective_policy *out,
+			   const struct rb_config *cfg, const char *home,
+			   const char *list_id);
 void rb_effective_policy_release(struct rb_effective_policy *p);
 
 /* The most restrictive of two modes (see above). */
@@ -126,30 +150,53 @@ bool rb_policy_should_send(const struct rb_effective_policy *p,
 
 /* Who a series' review could go to; mailboxes, all borrowed. */
 struct rb_policy_people {
-	const char *author; /* the From: of the patch */
-	/* M: and R: people of the sections, by relevance: the first
-	 * n_home_maintainers are the home section's (bot/stages/scope.h). */
+	/* The poster: the From: of the patch mail, or the in-body author of
+	 * a B4 Relay mail (mail/message.h: rb_message_poster()). */
+	const char *author;
+	/* The in-body From: of the patch when it names someone other than
+	 * the poster, or NULL: a reply Cc's them only where the poster did
+	 * (git send-email Cc's the author of a patch it sends). */
+	const char *inbody;
+	/* M: and R: people of the opted-in sections, by relevance: the
+	 * first n_home_maintainers are the home section's
+	 * (bot/stages/scope.h). */
 	const char *const *maintainers;
 	size_t n_maintainers;
 	size_t n_home_maintainers;
-	const char *const *lists; /* L: lists of the sections */
+	/* L: lists of the opted-in sections, the home's n_home_lists
+	 * first. */
+	const char *const *lists;
 	size_t n_lists;
+	size_t n_home_lists;
 	const char *const *orig_cc; /* To: and Cc: of the patch mail */
 	size_t n_orig_cc;
-	/* Every L: address of MAINTAINERS, bare, sorted (strcasecmp): a
-	 * list the author Cc'd is a list too, and is never capped. */
+	/* Every M:/R: person and L: list of the touched sections, opted in
+	 * or not: who of orig_cc may stay. */
+	const char *const *touched_people;
+	size_t n_touched_people;
+	const char *const *touched_lists;
+	size_t n_touched_lists;
+	/* Every L: address of MAINTAINERS, bare, sorted (strcasecmp): what
+	 * is a list rather than a person. */
 	char *const *known_lists;
 	size_t n_known_lists;
 };
 
-/* Mailboxes as given ("Name <a@b>"), each a malloc'd copy. */
+/* Mailboxes as given ("Name <addr>"), each a malloc'd copy. */
 struct rb_recipients {
 	char **to;
 	size_t n_to;
 	char **cc;
 	size_t n_cc;
-	size_t n_dropped; /* invalid, duplicate of a kept one, or over the cap */
+	/* invalid, undeliverable, duplicate of a kept one, or over a cap */
+	size_t n_dropped;
 	size_t n_capped; /* people trimmed by max_recipients (in n_dropped) */
+	size_t n_lists_capped; /* lists trimmed by max_lists (in n_dropped) */
+	/* addresses no mail can reach (rb_addr_deliverable(); in n_dropped) */
+	size_t n_undeliverable;
+	/* of the patch's To/Cc, those neither its author nor MAINTAINERS'
+	 * nor a list read: left out (not in n_dropped) */
+	size_t n_refused;
 	/* The kept recipients that are mailing lists, bare addresses: the
 	 * L: lists of @who, and addresses whose "local.domain" is on the
 	 * config's List-Id allow-list. They have the per-list rate limit,
@@ -159,8 +206,9 @@ struct rb_recipients {
 	/* The kept people whom the trusted tree or the config put on the
 	 * mail, bare addresses: the M:/R: people of the touched sections
 	 * and the admins (shadow mode). Bounded by the global rate only.
-	 * Every other person (the author, the patch's own To/Cc) has the
-	 * per-recipient limit: a poster chooses them. */
+	 * Every other person (the poster, the in-body author, the people
+	 * of the patch's own To/Cc) has the per-recipient limit: a poster
+	 * chooses them. */
 	char **trusted;
 	size_t n_trusted;
 };
@@ -169,16 +217,21 @@ struct rb_recipients {
  * The recipients of a review under @p:
  *  - off: none;
  *  - shadow: To: the admins (cfg->admins), nobody else;
- *  - advisory, blocking: To: the author (RB_RCPT_AUTHOR); Cc: the
- *    maintainers (RB_RCPT_MAINTAINERS), the lists (RB_RCPT_LIST) and, when
- *    the reply goes to either, the original To/Cc of the patch (reply-all
- *    is the list etiquette); without RB_RCPT_AUTHOR the first Cc becomes
- *    the To.
+ *  - advisory, blocking: To: the poster (RB_RCPT_AUTHOR), Cc: the
+ *    in-body author if the poster addressed them; Cc: the maintainers
+ *    (RB_RCPT_MAINTAINERS), the lists (RB_RCPT_LIST) and, when the reply
+ *    goes to either, the patch's own To/Cc (reply-all is the list
+ *    etiquette) as far as they are the author's and MAINTAINERS' (issue
+ *    33): the M:/R: people of the touched files, their L: lists and the
+ *    lists the bot reads (list_ids); anybody else the poster named is
+ *    left out. Without RB_RCPT_AUTHOR the first Cc becomes the To.
  * Every entry must parse as a mailbox with an address rb_addr_valid()
  * accepts (no CR, LF or other control character, RFC 5321 syntax, at most
- * 254 bytes); duplicates (rb_addr_same()) keep the first; the total is
- * capped at cfg->max_recipients (0: RB_ADDR_LIST_MAX), in the order above.
- * Dropped entries are logged and counted. *out is owned by the caller
+ * 254 bytes) and, but for the admins, one rb_addr_deliverable() accepts;
+ * duplicates (rb_addr_same()) keep the first place and the most relevant
+ * class; people are capped at cfg->max_recipients and lists at
+ * cfg->max_lists, the least relevant trimmed first (policy.c). Dropped
+ * entries are logged and counted. *out is owned by the caller
  * (rb_recipients_release()). Returns 0 or -RB_ENOMEM.
  */
 int rb_policy_recipients(struct rb_recipients *out,
@@ -187,14 +240,28 @@ int rb_policy_recipients(struct rb_recipients *out,
 			 const struct rb_policy_people *who);
 
 /*
- * The recipients of an apply-failure report: none when the mode is off or
- * report_apply_failures is false; the admins in shadow mode; otherwise the
- * author only. Same rules and ownership as rb_policy_recipients().
+ * The recipients of a notice for the poster (an incomplete series, an
+ * apply failure where the section opted in): none when the mode is off;
+ * the admins in shadow mode; otherwise To: the poster, Cc: the in-body
+ * author where the poster addressed them. Same rules and ownership as
+ * rb_policy_recipients().
  */
-int rb_policy_apply_failure_recipients(struct rb_recipients *out,
-				       const struct rb_effective_policy *p,
-				       const struct rb_config *cfg,
-				       const char *author);
+int rb_policy_author_recipients(struct rb_recipients *out,
+				const struct rb_effective_policy *p,
+				const struct rb_config *cfg,
+				const struct rb_policy_people *who);
+
+/* To: the admins (cfg->admins), for the operator's notices. */
+int rb_policy_admin_recipients(struct rb_recipients *out,
+			       const struct rb_config *cfg);
+
+/*
+ * Who is told that a series applies nowhere: nobody when the mode is
+ * off; report_apply_failures otherwise, but never the author in shadow
+ * mode (only the admins get shadow mail).
+ */
+enum rb_apply_notice
+rb_policy_apply_failure_notice(const struct rb_effective_policy *p);
 
 void rb_recipients_release(struct rb_recipients *r);
 

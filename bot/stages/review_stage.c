@@ -28,11 +28,13 @@
 #include "bot/stages/trees.h"
 #include "mail/addr.h"
 #include "mail/compose.h"
+#include "mail/dkim.h"
 #include "mail/message.h"
 #include "review/apply.h"
 #include "review/base.h"
 #include "review/checkpatch_filter.h"
 #include "review/checks.h"
+#include "review/diff.h"
 #include "review/findings.h"
 #include "review/maintainers.h"
 #include "review/model.h"
@@ -43,6 +45,7 @@
 #include "util/dur.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/testenv.h"
 /* v(n+1) of a stored series (issue 18), after the review/ headers. */
 #include "bot/stages/versions.h"
 #include "util/banned.h"
@@ -71,6 +74,7 @@ struct outgoing {
 	int patch_idx;
 	int words;
 	int capped; /* people the recipient cap trimmed */
+	bool skip; /* nobody to send it to: not queued */
 	size_t *finding_idx; /* indices into the series' findings */
 	int *ids; /* their Fn */
 	size_t n;
@@ -83,6 +87,7 @@ struct series_ctx {
 	struct rb_msgrow *raws; /* [total + 1], [0] the cover */
 	struct rb_message **msgs; /* [total + 1], NULL where missing */
 	struct rb_message *first; /* the first part we have */
+	bool *foreign; /* [total + 1]: a part for another project, left out */
 	int first_idx; /* its index: 0 the cover, else the first patch */
 	int n_parts; /* patches under review: 1..n_parts (a prefix, or all) */
 	/* The home policy's rule switches over the defaults (rules.h). */
@@ -102,6 +107,9 @@ struct series_ctx {
 	const struct tree *base_tree;
 	git_oid base_oid, applied_oid;
 	bool applied;
+	/* The apply's work for this series, over every base and the try
+	 * after a fetch (review/apply.h max_work): one budget a run. */
+	uint64_t apply_work;
 
 	struct rb_findings findings;
 	char **states; /* per finding: raised, suppressed, dropped */
@@ -119,6 +127,7 @@ struct series_ctx {
 	size_t n_out;
 	const char *series_state;
 	char detail[512];
+	const char *job_error; /* the job ends as failed with it, or NULL */
 };
 
 static void release(struct series_ctx *c)
@@ -131,6 +140,7 @@ static void release(struct series_ctx *c)
 	}
 	free(c->raws);
 	free(c->msgs);
+	free(c->foreign);
 	for (i = 0; i < c->n_trees; i++)
 		git_repository_free(c->trees[i].repo);
 	free(c->trees);
@@ -176,7 +186,8 @@ static int load_messages(struct series_ctx *c)
 		return ret;
 	c->raws = calloc((size_t)c->row.total + 1, sizeof(*c->raws));
 	c->msgs = calloc((size_t)c->row.total + 1, sizeof(*c->msgs));
-	if (!c->raws || !c->msgs)
+	c->foreign = calloc((size_t)c->row.total + 1, sizeof(*c->foreign));
+	if (!c->raws || !c->msgs || !c->foreign)
 		return rb_err(RB_ENOMEM, "out of memory");
 	opts.max_size = max_size(c->p);
 	for (i = 0; i <= c->row.total; i++) {
@@ -320,6 +331,23 @@ static int add_labelled(struct series_ctx *c, const char *label,
 	return ret;
 }
 
+/* The apply's limits and budgets, from limits.* of the config. */
+static void apply_opts(struct rb_apply_opts *o, struct series_ctx *c)
+{
+	const struct rb_config *cfg = c->p->cfg;
+
+	if (cfg->max_apply_bytes)
+		o->max_bytes = cfg->max_apply_bytes;
+	if (cfg->max_file_lines > 0)
+		o->max_file_lines = (size_t)cfg->max_file_lines;
+	/* Never 0 (no limit) by rounding: at least one unit. */
+	if (cfg->apply_seconds > 0)
+		o->max_work = (uint64_t)(cfg->apply_seconds *
+					 (double)RB_APPLY_WORK_PER_SECOND) +
+			      1;
+	o->work = &c->apply_work;
+}
+
 static int apply_series(struct series_ctx *c)
 {
 	struct rb_apply_opts opts = RB_APPLY_OPTS_INIT;
@@ -360,6 +388,7 @@ static int apply_series(struct series_ctx *c)
 		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
 	req.patches = ap;
 	req.n_patches = n;
+	apply_opts(&opts, c);
 	/* b4's prerequisites, from the store, go first on every base. */
 	if (!c->prereq_done) {
 		c->prereq_done = true;
@@ -411,20 +440,45 @@ out:
 /*
  * The checkers to run: those the policy names (commit-msg and checkpatch
  * unless it says otherwise), checkpatch only where the trusted tree
- * ships it, the build only on an applied series.
+ * ships it, the tree checkers only on an applied series, external only
+ * with a command in the config. sparse runs inside the build when both
+ * are asked for (one build, opts->build_sparse).
  */
 static void checker_names(char *out, size_t size, unsigned want, bool applied,
-			  bool have_checkpatch)
+			  bool have_checkpatch, bool have_external,
+			  struct rb_check_opts *opts)
 {
+	static const struct {
+		unsigned bit;
+		const char *name;
+		bool tree; /* needs the applied series */
+	} order[] = {
+		{ RB_PCHECK_COMMIT, "commit-msg", false },
+		{ RB_PCHECK_CHECKPATCH, "checkpatch", false },
+		{ RB_PCHECK_BUILD, "build", true },
+		{ RB_PCHECK_SPARSE, "sparse", true },
+		{ RB_PCHECK_KDOC, "kernel-doc", true },
+		{ RB_PCHECK_COCCI, "coccinelle", true },
+		{ RB_PCHECK_MAINT, "cc-maintainers", true },
+		{ RB_PCHECK_EXTERNAL, "external", false },
+	};
+	size_t i;
+
 	out[0] = '\0';
-	if (want & RB_PCHECK_COMMIT)
-		snprintf(out, size, "commit-msg");
-	if ((want & RB_PCHECK_CHECKPATCH) && have_checkpatch)
-		snprintf(out + strlen(out), size - strlen(out), "%scheckpatch",
-			 out[0] ? "," : "");
-	if ((want & RB_PCHECK_BUILD) && applied)
-		snprintf(out + strlen(out), size - strlen(out), "%sbuild",
-			 out[0] ? "," : "");
+	if ((want & RB_PCHECK_BUILD) && (want & RB_PCHECK_SPARSE) && applied) {
+		opts->build_sparse = true;
+		want &= ~(unsigned)RB_PCHECK_SPARSE;
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!(want & order[i].bit) || (order[i].tree && !applied))
+			continue;
+		if (order[i].bit == RB_PCHECK_CHECKPATCH && !have_checkpatch)
+			continue;
+		if (order[i].bit == RB_PCHECK_EXTERNAL && !have_external)
+			continue;
+		snprintf(out + strlen(out), size - strlen(out), "%s%s",
+			 out[0] ? "," : "", order[i].name);
+	}
 }
 
 /*
@@ -433,48 +487,72 @@ static void checker_names(char *out, size_t size, unsigned want, bool applied,
  * is named apart with its reason, so that a review never claims a check
  * that did not happen.
  */
-static int add_checks_summary(struct series_ctx *c, const char *names)
+static int add_checks_summary(struct series_ctx *c, const char *names,
+			      const struct rb_check_opts *opts)
 {
 	static const struct {
 		const char *checker, *what;
 	} known[] = { { "commit-msg", "commit message" },
 		      { "checkpatch", "checkpatch" },
-		      { "build", "build" } };
-	const char *ran[3], *why[3];
+		      { "build", "build" },
+		      { "sparse", "sparse" },
+		      { "kernel-doc", "kernel-doc" },
+		      { "coccinelle", "coccinelle" },
+		      { "cc-maintainers", "Cc of the maintainers" },
+		      { "external", "external" } };
+	const size_t n_known = sizeof(known) / sizeof(known[0]);
+	const char *ran[8], *why[8];
 	struct rb_buf line = RB_BUF_INIT(4096);
 	size_t n = 0, n_why = 0, i, k;
 	int ret = 0;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < n_known; i++) {
 		const char *problem = NULL;
+		const char *name = known[i].checker;
+		bool asked = false;
+		char *p;
 
-		if (!strstr(names, known[i].checker))
+		/* A whole name of the list, not a part of one. */
+		for (p = strstr(names, name); p && !asked;
+		     p = strstr(p + 1, name))
+			asked = (p == names || p[-1] == ',') &&
+				(p[strlen(name)] == ',' || !p[strlen(name)]);
+		/* sparse inside the build. */
+		if (!strcmp(name, "sparse") && opts->build_sparse)
+			asked = strstr(names, "build") != NULL;
+		if (!asked)
 			continue;
 		for (k = 0; k < c->findings.n && !problem; k++)
 			if (!strcmp(c->findings.v[k].checker,
-				    known[i].checker) &&
+				    !strcmp(name, "sparse") &&
+						    opts->build_sparse ?
+					    "build" :
+					    name) &&
 			    !strcmp(c->findings.v[k].category,
 				    "checker-problem"))
 				problem = c->findings.v[k].message;
-		if (problem)
+		if (problem && strcmp(name, "sparse"))
 			why[n_why++] = problem;
-		else
+		else if (!problem)
 			ran[n++] = known[i].what;
 	}
 	ret = rb_buf_puts(&line, "Checks: ");
-	for (i = 0; i < n && !ret; i++)
+	for (i = 0; i < n && !ret; i++) {
 		ret = rb_buf_printf(&line, "%s%s",
 				    i == 0     ? "" :
 				    i == n - 1 ? " and " :
 						 ", ",
 				    ran[i]);
+		if (!ret && !strcmp(ran[i], "build"))
+			ret = rb_buf_printf(&line, " (%s)",
+					    opts->section_build_config ?
+						    opts->section_build_config :
+					    c->p->cfg->build_config ?
+						    c->p->cfg->build_config :
+						    "defconfig");
+	}
 	if (!ret && !n)
 		ret = rb_buf_puts(&line, "none");
-	if (!ret && n && !strcmp(ran[n - 1], "build"))
-		ret = rb_buf_printf(&line, " (%s)",
-				    c->p->cfg->build_config ?
-					    c->p->cfg->build_config :
-					    "defconfig");
 	if (!ret)
 		ret = rb_buf_putc(&line, '.');
 	/* "The build checker did not run: ..." from the runner. */
@@ -508,12 +586,22 @@ static void checker_opts(struct rb_check_opts *opts,
 	if (pol) {
 		opts->checkpatch_ignore = pol->checkpatch_ignore;
 		opts->n_checkpatch_ignore = pol->n_checkpatch_ignore;
+		/* The section's build: its config, its extra options. */
+		opts->section_build_config = pol->build_config;
+		opts->section_build_options = pol->build_options;
+		opts->n_section_build_options = pol->n_build_options;
 	}
 	set_positive(&opts->parallel, cfg->checkers_parallel);
 	set_positive(&opts->timeout_seconds, cfg->checkers_timeout);
+	set_positive(&opts->series_budget_seconds, cfg->series_budget);
 	opts->build_config = cfg->build_config;
 	opts->build_options = cfg->build_options;
 	opts->n_build_options = cfg->n_build_options;
+	opts->build_each = cfg->build_each;
+	opts->build_sparse = cfg->build_sparse;
+	opts->maint_fixes = cfg->maint_fixes;
+	opts->external_cmd = cfg->external_command;
+	opts->external_name = cfg->external_name;
 	set_positive(&opts->build_jobs, cfg->build_jobs);
 	if (cfg->build_mem_mb > 0)
 		opts->build_mem_mb = cfg->build_mem_mb;
@@ -540,13 +628,17 @@ static int run_checkers(struct series_ctx *c)
 	const struct rb_policy *pol = c->scope.pol.governing;
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
-	char names[128], cache[4096];
+	git_oid *commits = NULL;
+	char names[256], cache[4096];
 	int i, ret;
 
 	cp = calloc((size_t)c->row.total, sizeof(*cp));
 	if (!cp)
 		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 1; i <= c->row.total; i++) {
+		/* A part left out (another project's) is not checked. */
+		if (c->foreign[i])
+			continue;
 		cp[i - 1].msg = c->msgs[i];
 		cp[i - 1].raw = c->raws[i].raw;
 		cp[i - 1].raw_len = c->raws[i].len;
@@ -558,15 +650,29 @@ static int run_checkers(struct series_ctx *c)
 	checker_opts(&opts, cfg, pol, cache, sizeof(cache));
 	ctx.opts = &opts;
 	if (c->applied && c->base_tree) {
+		const struct rb_apply_result *ar =
+			c->base->attempts[c->base->chosen].result;
 		git_object *tip = NULL, *obj = NULL;
+		size_t k;
 
 		ctx.repo_path = c->base_tree->path;
 		/* The applied commits exist only in the apply's store. */
-		ctx.apply = c->base->attempts[c->base->chosen].result;
+		ctx.apply = ar;
 		git_oid_cpy(&ctx.base, &c->base_oid);
 		ctx.has_base = true;
 		git_oid_cpy(&ctx.applied, &c->applied_oid);
 		ctx.has_applied = true;
+		/* Each patch's commit, for the build of each in turn. */
+		commits = calloc(ar->n_patches ? ar->n_patches : 1,
+				 sizeof(*commits));
+		for (k = 0;
+		     commits && k < ar->n_patches && ar->patches[k].applied;
+		     k++)
+			git_oid_cpy(&commits[k], &ar->patches[k].commit);
+		if (commits && k == ar->n_patches && k == ctx.n_patches) {
+			ctx.patch_commits = commits;
+			ctx.n_patch_commits = k;
+		}
 		/*
 		 * The tools (checkpatch.pl and its files, scripts/config) come
 		 * from the tree's configured branch tip, never from the base,
@@ -593,12 +699,15 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(obj);
 	}
 	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
-		      have_checkpatch);
+		      have_checkpatch, cfg->external_command != NULL, &opts);
+	/* kernel-doc said once: by its checker, not by W=1 in the build. */
+	opts.build_no_kdoc = strstr(names, "kernel-doc") != NULL;
 	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
 	free(cp);
+	free(commits);
 	if (ret)
 		return ret;
-	return add_checks_summary(c, names);
+	return add_checks_summary(c, names, &opts);
 }
 
 /* The model stage is made once per process, from model.* in the config. */
@@ -1131,14 +1240,39 @@ struct people_buf {
 	char **orig;
 	size_t n_orig;
 	char *author;
+	char *inbody;
 };
 
-/* The people a reply to @m may go to: the scope's (the home section's
- * first), and the patch's own To/Cc for reply-all. */
-static int people_of(struct series_ctx *c, const struct rb_message *m,
+/*
+ * Whether part @idx came through B4 Relay (mail/message.h), so that its
+ * in-body author is the poster. Where the policy checks DKIM, the relay's
+ * own signature (d=kernel.org, From: aligned) must pass: anybody can
+ * write "devnull@kernel.org" in a From: header.
+ */
+static bool relayed(const struct series_ctx *c, int idx)
+{
+	const struct rb_message *m = c->msgs[idx];
+	struct rb_dkim_result d = { .pass = false };
+
+	if (!m || !rb_message_b4_relay(m))
+		return false;
+	if (!c->scope.pol.require_dkim)
+		return true;
+	if (!c->raws || !c->raws[idx].raw ||
+	    rb_dkim_verify(&d, c->raws[idx].raw, c->raws[idx].len, m->from.addr,
+			   rb_test_dkim_key_file()))
+		return false;
+	return d.pass && d.from_ok;
+}
+
+/* The people a reply to part @idx may go to: its poster, the scope's (the
+ * home section's first), and the patch's own To/Cc for reply-all. */
+static int people_of(struct series_ctx *c, int idx,
 		     struct rb_policy_people *who, struct people_buf *b)
 {
+	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
 	const struct rb_scope *s = &c->scope;
+	bool relay = c->msgs[idx] && relayed(c, idx);
 	size_t i;
 
 	b->orig = calloc(m->to.n + m->cc.n + 1, sizeof(*b->orig));
@@ -1150,17 +1284,29 @@ static int people_of(struct series_ctx *c, const struct rb_message *m,
 	for (i = 0; i < m->cc.n; i++)
 		if ((b->orig[b->n_orig] = mailbox_of(&m->cc.v[i])))
 			b->n_orig++;
-	/* The real author: the in-body From: of a relayed patch (B4 Relay
-	 * sends as devnull+...@kernel.org), else the sender. */
-	b->author = mailbox_of(m->author.addr ? &m->author : &m->from);
+	/*
+	 * The poster: the sender (From:), or for B4 Relay (which sends as
+	 * devnull+...@kernel.org) the in-body author. Another in-body
+	 * author is Cc'd where the poster addressed them.
+	 */
+	b->author = mailbox_of(relay ? &m->author : &m->from);
+	if (!relay && m->author.addr && m->from.addr &&
+	    !rb_addr_same(m->author.addr, m->from.addr))
+		b->inbody = mailbox_of(&m->author);
 	who->author = b->author;
+	who->inbody = b->inbody;
 	who->maintainers = s->people;
 	who->n_maintainers = s->n_people;
 	who->n_home_maintainers = s->n_home_people;
 	who->lists = s->lists;
 	who->n_lists = s->n_lists;
+	who->n_home_lists = s->n_home_lists;
 	who->orig_cc = (const char *const *)b->orig;
 	who->n_orig_cc = b->n_orig;
+	who->touched_people = s->touched_people;
+	who->n_touched_people = s->n_touched_people;
+	who->touched_lists = s->touched_lists;
+	who->n_touched_lists = s->n_touched_lists;
 	who->known_lists = s->known_lists;
 	who->n_known_lists = s->n_known_lists;
 	return 0;
@@ -1174,15 +1320,24 @@ static void people_release(struct people_buf *b)
 		free(b->orig[i]);
 	free(b->orig);
 	free(b->author);
+	free(b->inbody);
 }
+
+/* Whom a reply goes to (queue_reply()). */
+enum reply_to {
+	REPLY_REVIEW, /* the policy's recipients (rb_policy_recipients()) */
+	REPLY_AUTHOR, /* the poster (rb_policy_author_recipients()) */
+	REPLY_ADMINS, /* the admins only: the operator's notice */
+};
 
 /*
  * Composes @body as a reply to part @idx (0: the cover) to the recipients
- * the policy names (the author only for reports such as apply failures),
- * and keeps the bytes in @o for the store.
+ * @to names, and keeps the bytes in @o for the store. When nobody is
+ * left to send to (no admins, an author who cannot receive mail), @o is
+ * marked to be skipped: the series' state says what happened.
  */
 static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
-		       const char *body, bool author_only)
+		       const char *body, enum reply_to to)
 {
 	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
 	struct rb_policy_people who = { 0 };
@@ -1194,18 +1349,28 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	size_t i, n_env = 0;
 	int ret;
 
-	ret = people_of(c, m, &who, &pb);
-	if (!ret && author_only)
-		ret = rb_policy_apply_failure_recipients(&r, &c->scope.pol,
-							 c->p->cfg, pb.author);
+	ret = people_of(c, c->msgs[idx] ? idx : c->first_idx, &who, &pb);
+	if (!ret && to == REPLY_ADMINS)
+		ret = rb_policy_admin_recipients(&r, c->p->cfg);
+	else if (!ret && to == REPLY_AUTHOR)
+		ret = rb_policy_author_recipients(&r, &c->scope.pol, c->p->cfg,
+						  &who);
 	else if (!ret)
 		ret = rb_policy_recipients(&r, &c->scope.pol, c->p->cfg, &who);
 	if (ret)
 		goto out;
+	c->p->stats.undeliverable += r.n_undeliverable;
+	c->p->stats.refused += r.n_refused;
+	c->p->stats.lists_capped += r.n_lists_capped;
 	if (!r.n_to) {
-		ret = rb_err(RB_EINVAL,
-			     "no valid recipient for a reply to <%s>",
-			     m->message_id);
+		rb_log(RB_LOG_INFO, "review.no_recipient", "series", c->row.id,
+		       "kind", o->kind, "why",
+		       to == REPLY_ADMINS ?
+			       "no admins are configured" :
+			       "nobody it may go to can receive mail",
+		       NULL);
+		o->skip = true;
+		c->p->stats.unsent++;
 		goto out;
 	}
 	refs = calloc(m->n_references + 1, sizeof(*refs));
@@ -1228,7 +1393,8 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	reply.references = refs;
 	reply.n_references = m->n_references + 1;
 	reply.date = rb_now();
-	reply.policy = c->scope.pol.mode;
+	/* An admins' notice is shadow mail, whatever the series' mode. */
+	reply.policy = to == REPLY_ADMINS ? RB_MODE_SHADOW : c->scope.pol.mode;
 	reply.series_id = c->row.id;
 	reply.body = body;
 	ret = rb_compose(&o->bytes, &o->message_id, &reply);
@@ -1434,7 +1600,7 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 	o->n = cp.n;
 	cp.idx = NULL;
 	cp.ids = NULL;
-	ret = queue_reply(c, o, 0, body.ptr, false);
+	ret = queue_reply(c, o, 0, body.ptr, REPLY_REVIEW);
 	o->words = 0;
 	for (k = 0; k < o->n; k++) {
 		size_t fi = o->finding_idx[k];
@@ -1534,7 +1700,7 @@ static int render_reviews(struct series_ctx *c)
 		rb_buf_reset(&body);
 		ret = rb_render_review(&body, &r);
 		if (!ret)
-			ret = queue_reply(c, o, i, body.ptr, false);
+			ret = queue_reply(c, o, i, body.ptr, REPLY_REVIEW);
 		/* Words of commentary: what the findings say, not the frame
 		 * every mail has. */
 		o->words = 0;
@@ -1559,6 +1725,9 @@ static const char *attempt_name(const struct rb_base_attempt *a)
 		return a->name;
 	return a->kind == RB_BASE_GUESSED ? "guessed base" : "base-commit";
 }
+
+/* A tree whose tip is older than this is not one to rebase on. */
+#define REBASE_MAX_AGE ((int64_t)30 * 86400)
 
 /* "3 hours": whole units, as a person writes them in a mail. */
 static const struct rb_dur_unit mail_units[] = {
@@ -1603,23 +1772,101 @@ static void attempt_age(char *out, size_t size, const struct series_ctx *c,
 	}
 }
 
+/*
+ * What an attempt that was never made says (base-commit: names a commit
+ * no tree has; no base could be guessed), as a sentence of its own
+ * rather than "guessed base: no guessed base: ...".
+ */
+static void attempt_note(char *out, size_t size,
+			 const struct rb_base_attempt *a)
+{
+	static const char guess[] = "no guessed base: ";
+	const char *why = a->reason ? a->reason : "";
+
+	if (a->kind == RB_BASE_GUESSED) {
+		if (!strncmp(why, guess, sizeof(guess) - 1))
+			why += sizeof(guess) - 1;
+		snprintf(out, size,
+			 "No base could be guessed from the index lines: %s.",
+			 why);
+	} else {
+		snprintf(out, size, "The series names its base, but %s.", why);
+	}
+}
+
+/*
+ * An attempt's reason without what the line says before it: "hunk #1 of
+ * FILE does not match ..." after "FILE, hunk 1: " is "does not match".
+ */
+static const char *plain_reason(const struct rb_base_attempt *a)
+{
+	const char *r = a->reason;
+	size_t n, fl = a->failed_file ? strlen(a->failed_file) : 0;
+	char head[64];
+
+	/* "FILE does not exist in the tree" after "FILE: " */
+	if (r && fl && !strncmp(r, a->failed_file, fl) && r[fl] == ' ')
+		return r + fl + 1;
+	if (!r || !a->failed_file || a->failed_hunk <= 0)
+		return r;
+	snprintf(head, sizeof(head), "hunk #%d of ", (int)a->failed_hunk);
+	n = strlen(head);
+	if (strncmp(r, head, n) ||
+	    strncmp(r + n, a->failed_file, strlen(a->failed_file)))
+		return r;
+	r += n + strlen(a->failed_file);
+	return *r == ' ' ? r + 1 : a->reason;
+}
+
+/*
+ * The apply-failure notice. By default it goes to the admins: with trees
+ * that are out of date, nearly every series applies nowhere, and that is
+ * the operator's to fix, not the author's (issue 34). A section that
+ * opted in (report_apply_failures: author) tells the poster: which patch
+ * and file failed on which tree at which commit, and what to do.
+ */
+/* How old the commit an attempt was made on is, in seconds (INT64_MAX
+ * when it cannot be told). */
+static int64_t commit_age(const struct series_ctx *c,
+			  const struct rb_base_attempt *a)
+{
+	git_commit *commit = NULL;
+	int64_t age = INT64_MAX;
+	size_t i;
+
+	for (i = 0; a->name && i < c->n_trees; i++) {
+		if (strcmp(a->name, c->trees[i].name))
+			continue;
+		if (!git_commit_lookup(&commit, c->trees[i].repo, &a->commit))
+			age = rb_now() - (int64_t)git_commit_time(commit);
+		git_commit_free(commit);
+		git_error_clear();
+		break;
+	}
+	return age;
+}
+
 static int render_apply_failure(struct series_ctx *c)
 {
+	enum rb_apply_notice who =
+		rb_policy_apply_failure_notice(&c->scope.pol);
 	struct rb_render_apply_attempt *at = NULL;
 	struct rb_render_apply_ctx r = { 0 };
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
 	char(*hex)[GIT_OID_HEXSZ + 1] = NULL;
 	char(*age)[96] = NULL;
+	char(*note)[512] = NULL;
 	struct outgoing *o = NULL;
 	size_t i, n = c->base ? c->base->n_attempts : 0;
 	int ret;
 
-	if (!c->scope.pol.report_apply_failures)
+	if (who == RB_AF_OFF)
 		return 0;
 	at = calloc(n + 1, sizeof(*at));
 	hex = calloc(n + 1, sizeof(*hex));
 	age = calloc(n + 1, sizeof(*age));
-	if (!at || !hex || !age) {
+	note = calloc(n + 1, sizeof(*note));
+	if (!at || !hex || !age || !note) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1627,9 +1874,18 @@ static int render_apply_failure(struct series_ctx *c)
 		const struct rb_base_attempt *a = &c->base->attempts[i];
 		int pi = (int)a->failed_patch;
 
+		if (!a->tried) {
+			/* A guess that found nothing is the bot's business:
+			 * the author is told only of the base they named. */
+			if (who == RB_AF_AUTHOR && a->kind == RB_BASE_GUESSED)
+				continue;
+			attempt_note(note[i], sizeof(note[i]), a);
+			at[i].note = note[i];
+			continue;
+		}
 		git_oid_tostr(hex[i], sizeof(hex[i]), &a->commit);
 		at[i].base_name = attempt_name(a);
-		at[i].base_commit = a->tried ? hex[i] : NULL;
+		at[i].base_commit = hex[i];
 		attempt_age(age[i], sizeof(age[i]), c, a);
 		at[i].age = age[i][0] ? age[i] : NULL;
 		at[i].patch_index = pi;
@@ -1639,18 +1895,26 @@ static int render_apply_failure(struct series_ctx *c)
 					    NULL;
 		at[i].file = a->failed_file;
 		at[i].hunk = (int)a->failed_hunk;
-		at[i].reason = a->reason;
-		/* Over the size limit on a tree: not reviewed for that. */
-		if (a->tried && a->reason &&
-		    !strncmp(a->reason, RB_APPLY_TOO_BIG,
-			     strlen(RB_APPLY_TOO_BIG)))
+		at[i].reason = plain_reason(a);
+		/* Over a size limit or budget: not reviewed for that. */
+		if ((a->tried && a->result &&
+		     a->result->fail == RB_APPLY_FAIL_LIMIT) ||
+		    (a->reason && !strncmp(a->reason, RB_APPLY_TOO_BIG,
+					   strlen(RB_APPLY_TOO_BIG))))
 			r.too_big = true;
+		/* A rebase on a tree is advice only while the tree is
+		 * current: never "rebase on" a tree months old. */
+		if (!r.rebase_on && a->kind == RB_BASE_TREE &&
+		    commit_age(c, a) < REBASE_MAX_AGE)
+			r.rebase_on = at[i].base_name;
 	}
 	r.head = render_head(c);
 	r.attempts = at;
 	r.n_attempts = n;
 	r.prereq_applied = c->prereq.applied.len ? c->prereq.applied.ptr : NULL;
 	r.prereq_missing = c->prereq.missing.len ? c->prereq.missing.ptr : NULL;
+	r.to_admins = who == RB_AF_ADMINS;
+	r.author = c->first ? rb_message_poster(c->first)->addr : NULL;
 	/* What the other mails say first: the parts that did not arrive. */
 	fix_summary(c);
 	r.summary = c->summary_v;
@@ -1659,15 +1923,18 @@ static int render_apply_failure(struct series_ctx *c)
 	ret = rb_render_apply_failure(&body, &r);
 	if (ret)
 		goto out;
-	ret = new_out(&o, c, "apply-failure", 0);
+	ret = new_out(&o, c,
+		      r.to_admins ? "apply-failure-admin" : "apply-failure", 0);
 	if (ret)
 		goto out;
-	/* To the author only, in reply to the cover (or patch 1). */
-	ret = queue_reply(c, o, c->first_idx, body.ptr, true);
+	/* In reply to the cover (or patch 1), never to the list. */
+	ret = queue_reply(c, o, c->first_idx, body.ptr,
+			  r.to_admins ? REPLY_ADMINS : REPLY_AUTHOR);
 out:
 	free(at);
 	free(hex);
 	free(age);
+	free(note);
 	rb_buf_release(&body);
 	return ret;
 }
@@ -1700,9 +1967,33 @@ static int render_incomplete(struct series_ctx *c)
 	if (!ret) {
 		ret = new_out(&o, c, "incomplete", 0);
 		if (!ret)
-			ret = queue_reply(c, o, c->first_idx, body.ptr, true);
+			ret = queue_reply(c, o, c->first_idx, body.ptr,
+					  REPLY_AUTHOR);
 	}
 	free(missing);
+	rb_buf_release(&body);
+	return ret;
+}
+
+/* The one "could not be reviewed" note of a quarantined series. */
+static int render_not_reviewed(struct series_ctx *c, int tries)
+{
+	struct rb_render_not_reviewed_ctx r = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct outgoing *o = NULL;
+	int ret;
+
+	if (!c->scope.pol.report_apply_failures)
+		return 0;
+	r.head = render_head(c);
+	r.tries = tries;
+	r.dirs = dirs_of(c);
+	ret = rb_render_not_reviewed(&body, &r);
+	if (!ret)
+		ret = new_out(&o, c, "not-reviewed", 0);
+	/* To the author only, in reply to the cover (or patch 1). */
+	if (!ret)
+		ret = queue_reply(c, o, c->first_idx, body.ptr, true);
 	rb_buf_release(&body);
 	return ret;
 }
@@ -1721,6 +2012,18 @@ static int64_t last_seen(const struct series_ctx *c)
 		if (c->raws[i].received_at > t)
 			t = c->raws[i].received_at;
 	return t;
+}
+
+/* When the bot received the series' newest part (0: not known). */
+static int64_t last_received(const struct series_ctx *c)
+{
+	int64_t t = 0;
+	int i;
+
+	for (i = 0; c->raws && i <= c->row.total; i++)
+		if (c->raws[i].received_at > t)
+			t = c->raws[i].received_at;
+	return t ? t : c->row.last_date;
 }
 
 /* Everything decided, in one transaction with the end of the job. */
@@ -1761,7 +2064,9 @@ static int write_bases(struct series_ctx *c)
 static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
 {
 	struct rb_store *st = c->p->st;
-	int64_t latency = now - c->row.last_date;
+	/* From when the bot received the series' last part: a mail's Date
+	 * says when it was written (a replayed 2019 mail, 2019). */
+	int64_t latency = now - last_received(c);
 	struct rb_outmail m = {
 		.message_id = o->message_id,
 		.series_id = c->row.id,
@@ -1784,6 +2089,8 @@ static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
 	size_t k;
 	int ret;
 
+	if (o->skip)
+		return 0;
 	if (c->usage && o->patch_idx > 0 && o->patch_idx <= c->row.total) {
 		const struct rb_model_usage *u = &c->usage[o->patch_idx];
 
@@ -1843,7 +2150,7 @@ static int write_results(struct series_ctx *c)
 	else if (!ret)
 		ret = rb_store_job_done_by(st, c->job->id,
 					   c->p->owner ? c->p->owner : "local",
-					   NULL);
+					   c->job_error);
 	if (ret) {
 		rb_store_rollback(st);
 		if (ret == -RB_ELOCKED) {
@@ -1857,14 +2164,14 @@ static int write_results(struct series_ctx *c)
 	return rb_store_commit(st);
 }
 
-static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
-		    const char *why)
+static int end_job(struct rb_pipeline *p, const struct rb_job *job,
+		   const char *state, const char *why)
 {
 	int ret = rb_store_begin(p->st);
 
 	if (ret)
 		return ret;
-	ret = rb_store_set_series_state(p->st, job->key, "error", why);
+	ret = rb_store_set_series_state(p->st, job->key, state, why);
 	if (!ret)
 		ret = rb_store_job_done(p->st, job->id, why);
 	if (ret) {
@@ -1874,46 +2181,170 @@ static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
 	return rb_store_commit(p->st);
 }
 
-/*
- * A series that applied because it only adds files may still be for
- * another project (a man page, a glibc file posted to linux-api): every
- * path must start in a directory (or be a file) of the base tree's top
- * level. Such a series is not reviewed, and nobody is told.
- */
-static bool for_this_tree(struct series_ctx *c)
+static int fail_job(struct rb_pipeline *p, const struct rb_job *job,
+		    const char *why)
 {
-	git_commit *commit = NULL;
+	return end_job(p, job, "error", why);
+}
+
+/* The top-level tree of @t's branch tip, or NULL. */
+static git_tree *top_tree(const struct tree *t)
+{
+	git_object *obj = NULL, *commit = NULL;
 	git_tree *tree = NULL;
-	bool ok = true;
-	size_t i;
 
-	if (!c->base_tree ||
-	    git_commit_lookup(&commit, c->base_tree->repo, &c->base_oid) ||
-	    git_commit_tree(&tree, commit)) {
-		git_commit_free(commit);
-		return true;
-	}
-	for (i = 0; ok && i < c->scope.n_files; i++) {
-		const char *path = c->scope.files[i].path;
-		char top[256];
-		size_t n = strcspn(path, "/");
+	if (!git_revparse_single(&obj, t->repo, t->ref) &&
+	    !git_object_peel(&commit, obj, GIT_OBJECT_COMMIT))
+		git_commit_tree(&tree, (git_commit *)commit);
+	git_object_free(commit);
+	git_object_free(obj);
+	git_error_clear();
+	return tree;
+}
 
-		if (n >= sizeof(top))
-			continue;
-		memcpy(top, path, n);
-		top[n] = '\0';
-		if (!git_tree_entry_byname(tree, top)) {
-			ok = false;
-			snprintf(
-				c->detail, sizeof(c->detail),
-				"not for this tree: %s is outside its top-level "
-				"directories",
-				path);
+/* Is every path @d writes at the top level of one of @tops[0..n)?
+ * Else the first that is not, in @bad. */
+static bool diff_in_trees(const struct rb_diff *d, git_tree *const *tops,
+			  size_t n, char *bad, size_t size)
+{
+	size_t f, side, k;
+
+	for (f = 0; f < d->n_files; f++) {
+		for (side = 0; side < 2; side++) {
+			const char *path = side ? d->files[f].old_path :
+						  d->files[f].new_path;
+			size_t len = path ? strcspn(path, "/") : 0;
+			char top[256];
+			bool found = false;
+
+			if (!len)
+				continue;
+			if (len >= sizeof(top))
+				len = sizeof(top) - 1;
+			memcpy(top, path, len);
+			top[len] = '\0';
+			for (k = 0; k < n && !found; k++)
+				found = git_tree_entry_byname(tops[k], top);
+			if (!found) {
+				snprintf(bad, size, "%s", path);
+				return false;
+			}
 		}
 	}
-	git_tree_free(tree);
-	git_commit_free(commit);
-	return ok;
+	return true;
+}
+
+/* The first part we have after some were dropped: the cover, else the
+ * first patch. */
+static void refirst(struct series_ctx *c)
+{
+	int i;
+
+	c->first = NULL;
+	for (i = 1; i <= c->row.total && !c->first; i++)
+		if (c->msgs[i]) {
+			c->first = c->msgs[i];
+			c->first_idx = i;
+		}
+	if (c->msgs[0]) {
+		c->first = c->msgs[0];
+		c->first_idx = 0;
+	}
+}
+
+/*
+ * Scope before anything is said (issue 34): a list such as linux-api
+ * carries patches for other projects (man-pages, glibc, numactl,
+ * coreutils, iproute2, xfsprogs), whose paths ("man2/prctl.2",
+ * "csu/libc-start.c", "libnuma.c") are not in a kernel tree. A patch is
+ * for these trees when every path it writes starts with a name (a
+ * directory or a file) at the top level of some configured tree's branch
+ * tip. The patches that are not are left out, before scope, apply or any
+ * checker, and every mail about the rest says so; a series none of whose
+ * patches is for these trees is recorded ("skipped", with the first such
+ * path in c->detail) and nobody is told anything: no review, no
+ * apply-failure or incomplete notice. Returns how many patches were left
+ * out, and sets *@none when that was all of them.
+ */
+static int drop_foreign(struct series_ctx *c, bool *none)
+{
+	struct rb_buf line = RB_BUF_INIT(4096);
+	git_tree **tops = NULL;
+	char bad[256], first_bad[256] = "";
+	size_t n = 0, k;
+	int i, kept = 0, dropped = 0, ret = 0;
+
+	*none = false;
+	if (!c->n_trees)
+		return 0;
+	tops = calloc(c->n_trees, sizeof(*tops));
+	if (!tops)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (k = 0; k < c->n_trees; k++)
+		if ((tops[n] = top_tree(&c->trees[k])))
+			n++;
+	for (i = 1; n && i <= c->row.total; i++) {
+		struct rb_diff *d = NULL;
+		const struct rb_message *m = c->msgs[i];
+		bool in;
+
+		if (!m || !m->patch ||
+		    rb_diff_parse(&d, m->patch, m->patch_len)) {
+			kept += m != NULL;
+			continue;
+		}
+		in = diff_in_trees(d, tops, n, bad, sizeof(bad));
+		rb_diff_free(d);
+		if (in) {
+			kept++;
+			continue;
+		}
+		if (!first_bad[0])
+			snprintf(first_bad, sizeof(first_bad), "%s", bad);
+		c->foreign[i] = true;
+		dropped++;
+	}
+	for (k = 0; k < n; k++)
+		git_tree_free(tops[k]);
+	free(tops);
+	if (!dropped)
+		goto out;
+	if (!kept) {
+		*none = true;
+		snprintf(c->detail, sizeof(c->detail),
+			 "not for these trees: %s is outside the top-level "
+			 "directories of every configured tree; nothing sent",
+			 first_bad);
+		goto out;
+	}
+	/* "Patches 2/3 and 3/3 change files of other projects ..." */
+	ret = rb_buf_puts(&line, dropped > 1 ? "Patches " : "Patch ");
+	for (i = 1, k = 0; !ret && i <= c->row.total; i++) {
+		if (!c->foreign[i])
+			continue;
+		ret = rb_buf_printf(&line, "%s%d/%d",
+				    !k			     ? "" :
+				    k + 1 == (size_t)dropped ? " and " :
+							       ", ",
+				    i, c->row.total);
+		k++;
+		rb_message_free(c->msgs[i]);
+		c->msgs[i] = NULL;
+	}
+	if (!ret)
+		ret = rb_buf_printf(&line,
+				    " change%s files outside these trees (%s): "
+				    "%s for another project and %s not looked "
+				    "at.",
+				    dropped > 1 ? "" : "s", first_bad,
+				    dropped > 1 ? "they are" : "it is",
+				    dropped > 1 ? "were" : "was");
+	if (!ret)
+		ret = add_summary(c, line.ptr);
+	refirst(c);
+out:
+	rb_buf_release(&line);
+	return ret;
 }
 
 /*
@@ -2046,6 +2477,12 @@ static int versions_fixed(struct series_ctx *c)
 	return ret;
 }
 
+/* The last base tried hit a limit of the apply options (base.h). */
+static bool over_limit(const struct series_ctx *c)
+{
+	return c->base && c->base->limit && c->base->n_attempts;
+}
+
 /* Apply, then the checkers, the model, the filters and the mails. */
 static int review_series(struct series_ctx *c)
 {
@@ -2053,11 +2490,27 @@ static int review_series(struct series_ctx *c)
 	int ret, wait;
 
 	ret = apply_series(c);
-	if (!ret && c->n_trees && !c->applied && refresh_trees(c)) {
+	if (!ret && !over_limit(c) && c->n_trees && !c->applied &&
+	    refresh_trees(c)) {
 		/* A tree moved: the series is tried again on its new head. */
 		rb_base_report_free(c->base);
 		c->base = NULL;
 		ret = apply_series(c);
+	}
+	/*
+	 * Over a limit of the series itself (its size, the apply's memory
+	 * or time budget): no fetch or wait makes it fit; the notice says
+	 * which limit it hit, now.
+	 */
+	if (!ret && over_limit(c)) {
+		c->series_state = "apply_failed";
+		p->stats.apply_failed++;
+		snprintf(c->detail, sizeof(c->detail), "over a limit: %.400s",
+			 c->base->attempts[c->base->n_attempts - 1].reason ?
+				 c->base->attempts[c->base->n_attempts - 1]
+					 .reason :
+				 "?");
+		return render_apply_failure(c);
 	}
 	wait = ret || c->applied ? 0 : retry_minutes(c);
 	if (!ret && c->n_trees && !c->applied && wait > 0 &&
@@ -2093,10 +2546,6 @@ static int review_series(struct series_ctx *c)
 	}
 	if (ret)
 		return ret;
-	if (c->applied && !for_this_tree(c)) {
-		c->series_state = "skipped";
-		return 0;
-	}
 	c->series_state = "reviewed";
 	ret = compare_versions(c);
 	if (!ret)
@@ -2243,7 +2692,7 @@ static int review_prefix(struct series_ctx *c, int k)
 int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 {
 	struct series_ctx c = { .p = p, .job = job };
-	bool incomplete = !strcmp(job->kind, "incomplete");
+	bool incomplete = !strcmp(job->kind, "incomplete"), none_here = false;
 	int ret;
 
 	rb_buf_init(&c.summary, 64 * 1024);
@@ -2253,11 +2702,19 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 	if (!ret)
 		ret = open_trees(&c);
 	if (!ret)
+		ret = drop_foreign(&c, &none_here);
+	if (!ret)
 		ret = resolve_scope(&c);
 	if (ret)
 		goto out;
 	c.n_parts = c.row.total;
-	if (c.scope.pol.mode == RB_MODE_OFF) {
+	if (none_here) {
+		/* The one place a series of another project stops. */
+		c.series_state = "skipped";
+		p->stats.foreign++;
+		rb_log(RB_LOG_INFO, "review.not_for_these_trees", "series",
+		       c.row.id, "detail", c.detail, NULL);
+	} else if (c.scope.pol.mode == RB_MODE_OFF) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
 			 c.scope.pol.subsystem ? c.scope.pol.subsystem :
@@ -2307,8 +2764,52 @@ out:
 		snprintf(why, sizeof(why), "%s", rb_errmsg());
 		rb_log(RB_LOG_ERROR, "review.failed", "series", job->key,
 		       "reason", why, NULL);
-		fprintf(stderr, "reviewbot: series <%s>: %s\n", job->key, why);
+		rb_log_plain("reviewbot: series <%s>: %s\n", job->key, why);
 		ret = fail_job(p, job, why);
+	}
+	release(&c);
+	return ret;
+}
+
+int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
+			 bool notice)
+{
+	struct series_ctx c = { .p = p, .job = job };
+	char why[512];
+	int ret;
+
+	snprintf(why, sizeof(why),
+		 "quarantined: the worker died %d times while it had this "
+		 "job (limits.max_job_attempts); not tried again",
+		 job->lost);
+	rb_log(RB_LOG_ERROR, "job.quarantined", "kind", job->kind, "key",
+	       job->key, "notice", notice ? "yes" : "no", NULL);
+	fprintf(stderr, "reviewbot: %s <%s>: %s\n", job->kind, job->key, why);
+	if (!notice)
+		return end_job(p, job, "quarantined", why);
+	rb_buf_init(&c.summary, 64 * 1024);
+	rb_buf_init(&c.model_line, 4096);
+	rb_prereq_init(&c.prereq);
+	c.series_state = "quarantined";
+	c.job_error = why;
+	snprintf(c.detail, sizeof(c.detail), "%s", why);
+	/* Only what the notice needs: the parts, the trees, the policy. */
+	ret = load_messages(&c);
+	if (!ret)
+		ret = open_trees(&c);
+	if (!ret)
+		ret = resolve_scope(&c);
+	if (!ret && c.scope.pol.mode != RB_MODE_OFF)
+		ret = render_not_reviewed(&c, job->lost);
+	if (!ret)
+		ret = write_results(&c);
+	if (ret && ret != -RB_EAGAIN && ret != -RB_ESTORE) {
+		/* No notice then: the quarantine itself still holds. */
+		char full[1024];
+
+		snprintf(full, sizeof(full), "%s; no notice: %s", why,
+			 rb_errmsg());
+		ret = end_job(p, job, "quarantined", full);
 	}
 	release(&c);
 	return ret;

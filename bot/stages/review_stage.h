@@ -9,6 +9,8 @@
 #ifndef RB_BOT_REVIEW_STAGE_H
 #define RB_BOT_REVIEW_STAGE_H
 
+#include <stdbool.h>
+
 struct rb_pipeline;
 struct rb_job;
 
@@ -24,5 +26,17 @@ struct rb_job;
  * caller puts the job back), other negative codes for store failures.
  */
 int rb_review_job(struct rb_pipeline *p, const struct rb_job *job);
+
+/*
+ * A review or incomplete job whose worker died with it in hand
+ * job->lost times (limits.max_job_attempts; pipeline.c): its series is
+ * set aside ("quarantined") and the job ends as failed. With @notice, the
+ * author gets one "could not be reviewed" note (templates/not-reviewed.txt),
+ * sent as the policy sends apply-failure notes; without, or when even
+ * that fails, the series and the job only record why. Returns as
+ * rb_review_job().
+ */
+int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
+			 bool notice);
 
 #endif

@@ -65,12 +65,19 @@ static const struct rb_policy *entry_of(const struct rb_config *cfg,
 	return NULL;
 }
 
-/* A section takes part in home resolution when its policy is not off. */
-static bool opted_in(const struct rb_config *cfg, const char *name)
+/*
+ * A section takes part in home resolution when its policy is not off:
+ * its own entry, else the entry of the series' list (@list), else the
+ * default (bot/stages/policy.h).
+ */
+static bool opted_in(const struct rb_config *cfg, const char *name,
+		     const struct rb_policy *list)
 {
 	const struct rb_policy *e = entry_of(cfg, name);
 
-	return (e ? e->mode : cfg->policy_default.mode) != RB_MODE_OFF;
+	if (!e)
+		e = list ? list : &cfg->policy_default;
+	return e->mode != RB_MODE_OFF;
 }
 
 void rb_scope_release(struct rb_scope *s)
@@ -86,6 +93,8 @@ void rb_scope_release(struct rb_scope *s)
 	free(s->files);
 	free(s->people);
 	free(s->lists);
+	free(s->touched_people);
+	free(s->touched_lists);
 	for (i = 0; i < s->n_known_lists; i++)
 		free(s->known_lists[i]);
 	free(s->known_lists);
@@ -248,7 +257,7 @@ static int place_files(struct rb_scope *s, const struct rb_config *cfg)
 			}
 		}
 		f->section = own ? own : any;
-		f->off = own && !opted_in(cfg, own);
+		f->off = own && !opted_in(cfg, own, s->list_pol);
 		rb_maint_result_free(r);
 	}
 	return ret;
@@ -277,7 +286,8 @@ static const char *find_home(const struct rb_scope *s,
 		size_t lines = 0;
 		bool listed = false;
 
-		if (!sec || rb_scope_catch_all(cfg, sec) || !opted_in(cfg, sec))
+		if (!sec || rb_scope_catch_all(cfg, sec) ||
+		    !opted_in(cfg, sec, s->list_pol))
 			continue;
 		for (k = 0; k < s->n_files; k++)
 			if (s->files[k].section &&
@@ -348,42 +358,54 @@ static bool role_opted_in(const struct rb_scope *s, const struct rb_config *cfg,
 		if (!role_names(role, sec))
 			continue;
 		named = true;
-		if (opted_in(cfg, sec))
+		if (opted_in(cfg, sec, s->list_pol))
 			return true;
 	}
 	return !named;
 }
 
-/* People and lists of the opted-in sections, the home's people first. */
+/*
+ * People and lists of the opted-in sections, the home's first; and every
+ * person and list the touched sections name, opted in or not: who of the
+ * patch's own To/Cc a reply may keep (bot/stages/policy.h).
+ */
 static int pick_recipients(struct rb_scope *s, const struct rb_config *cfg)
 {
 	size_t i, n = s->touched ? s->touched->nto : 0, pass;
 
 	s->people = calloc(n + 1, sizeof(*s->people));
 	s->lists = calloc(n + 1, sizeof(*s->lists));
-	if (!s->people || !s->lists)
+	s->touched_people = calloc(n + 1, sizeof(*s->touched_people));
+	s->touched_lists = calloc(n + 1, sizeof(*s->touched_lists));
+	if (!s->people || !s->lists || !s->touched_people || !s->touched_lists)
 		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		const struct rb_maint_recipient *r = &s->touched->to[i];
+
+		if (r->kind == RB_MAINT_LIST)
+			s->touched_lists[s->n_touched_lists++] = r->addr;
+		else
+			s->touched_people[s->n_touched_people++] = r->addr;
+	}
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
 			const struct rb_maint_recipient *r = &s->touched->to[i];
 			bool home = s->home && role_names(r->role, s->home);
 
-			if (r->kind == RB_MAINT_LIST) {
-				if (pass == 0 &&
-				    (cfg->policy_strictest ||
-				     role_opted_in(s, cfg, r->role)))
-					s->lists[s->n_lists++] = r->addr;
-				continue;
-			}
 			if (pass != (home ? 0 : 1))
 				continue;
 			if (!cfg->policy_strictest && !home &&
 			    !role_opted_in(s, cfg, r->role))
 				continue;
-			s->people[s->n_people++] = r->addr;
+			if (r->kind == RB_MAINT_LIST)
+				s->lists[s->n_lists++] = r->addr;
+			else
+				s->people[s->n_people++] = r->addr;
 		}
-		if (pass == 0)
+		if (pass == 0) {
 			s->n_home_people = s->n_people;
+			s->n_home_lists = s->n_lists;
+		}
 	}
 	return 0;
 }
@@ -431,6 +453,7 @@ int rb_scope_resolve(struct rb_scope *out, struct rb_pipeline *p,
 	int ret;
 
 	memset(&s, 0, sizeof(s));
+	s.list_pol = entry_of(cfg, list_id);
 	ret = load_index(&s, p);
 	if (!ret && s.maint)
 		ret = lookup_series(&s, parts, n);
@@ -443,7 +466,7 @@ int rb_scope_resolve(struct rb_scope *out, struct rb_pipeline *p,
 	if (!ret && !cfg->policy_strictest)
 		s.home = find_home(&s, cfg, list_id);
 	if (!ret && s.home) {
-		ret = rb_policy_resolve(&s.pol, cfg, &s.home, 1, NULL);
+		ret = rb_policy_resolve_home(&s.pol, cfg, s.home, list_id);
 	} else if (!ret) {
 		/* Nothing opted in (or strictest): every section takes part,
 		 * the most restrictive wins, as policy.h says. */

@@ -10,12 +10,16 @@
  *
  * The home (policy.resolve: home, the default): each changed file counts
  * for the most specific section covering it that has opted in (a policy
- * entry whose mode is not off, or a default that is not off), weighted by
+ * entry whose mode is not off; for a section without one, the entry of
+ * the list the series came from, else a default, that is not off), weighted by
  * its changed lines; the section with most lines is home, ties going to
  * the section whose list the series came from. Catch-all sections
  * (policy.catch_all: THE REST, generic headers, selftests, documentation)
- * never decide. Without an opted-in section the List-Id's entry rules,
- * else the default. Sections that are off neither veto the review nor get
+ * never decide. The home's policy is its entry (else the list's, else
+ * the default), and the mode of the list's entry is the most it gets:
+ * a list in shadow mode mails only the admins. Without an opted-in
+ * section every touched section and the list's entry take part, the
+ * most restrictive value of each knob winning. Sections that are off neither veto the review nor get
  * mail, and findings in their files are left out. With policy.resolve:
  * strictest, every touched section takes part and the most restrictive
  * value of each knob wins (policy.h), as before.
@@ -42,6 +46,9 @@ struct rb_scope_file {
 
 struct rb_scope {
 	struct rb_maint *maint; /* the trusted tree's MAINTAINERS, or NULL */
+	/* The entry of the series' list (its List-Id), or NULL (borrowed
+	 * from the config): a section without an entry takes it. */
+	const struct rb_policy *list_pol;
 	struct rb_maint_result *touched; /* the series', or NULL */
 	/* Touched sections that are not catch-all (or only catch-all ones
 	 * when that is all there is), names borrowed from maint. */
@@ -53,11 +60,19 @@ struct rb_scope {
 	size_t n_files;
 	/* Recipients by relevance (mailboxes, borrowed from maint): the home
 	 * section's M:/R: people, then the other opted-in sections'; the L:
-	 * lists of the opted-in sections and THE REST's. */
+	 * lists of the home section, then of the other opted-in sections
+	 * and THE REST's. */
 	const char **people;
 	size_t n_people, n_home_people;
 	const char **lists;
-	size_t n_lists;
+	size_t n_lists, n_home_lists;
+	/* Every M:/R: person and every L: list of the touched sections,
+	 * whatever their policy: of the patch's own To/Cc, only these stay
+	 * on a reply (bot/stages/policy.h). */
+	const char **touched_people;
+	size_t n_touched_people;
+	const char **touched_lists;
+	size_t n_touched_lists;
 	/* Every L: address of MAINTAINERS (bare, sorted): what a list is. */
 	char **known_lists;
 	size_t n_known_lists;

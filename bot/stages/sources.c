@@ -234,6 +234,7 @@ int rb_sources_poll(struct rb_sources *s, struct rb_pipeline *p)
 				first = ret;
 		}
 	}
+	rb_pipeline_progress_done(p);
 	s->p = NULL;
 	return first;
 }

@@ -34,6 +34,15 @@ enum rb_role {
 	RB_ROLE_ALL = 7,
 };
 
+/* Why a message was stored but ignored (pipeline.c: loop_reason()). */
+enum rb_drop {
+	RB_DROP_OURS, /* our own mail */
+	RB_DROP_BOT, /* a known bot */
+	RB_DROP_AUTO, /* Auto-Submitted */
+	RB_DROP_LIST, /* List-Id not on the allow-list */
+	RB_DROP_N
+};
+
 struct rb_pipeline_stats {
 	size_t stored; /* new raw messages */
 	size_t duplicates;
@@ -50,6 +59,15 @@ struct rb_pipeline_stats {
 	size_t sent;
 	size_t send_failed;
 	size_t jobs; /* jobs run */
+	size_t foreign; /* series not for the configured trees: no mail */
+	/* Recipients left out (bot/stages/policy.h): addresses no mail can
+	 * reach, the patch's To/Cc that are neither its author's nor
+	 * MAINTAINERS', lists over outbox.max_lists. */
+	size_t undeliverable, refused, lists_capped;
+	size_t unsent; /* mails not queued: nobody to send them to */
+	/* Messages stored but ignored (loop rules, the List-Id allow-list),
+	 * by reason (enum rb_drop), since the last report and in all. */
+	size_t dropped[RB_DROP_N], dropped_total[RB_DROP_N];
 };
 
 struct rb_pipeline;
@@ -94,6 +112,16 @@ struct rb_pipeline {
 	/* The step runs the send stage too: send after each job (below) */
 	bool send_each;
 	unsigned long batch; /* messages in the open batch */
+	/* Progress on a terminal (isatty(2)): ingest and jobs say how far
+	 * they are, once a second, on one status line (util/log.h). */
+	bool progress;
+	int64_t progress_at, progress_start; /* last drawn; ingest began */
+	size_t progress_base; /* messages stored before this ingest */
+	/* The List-Ids that the allow-list dropped since the last report,
+	 * the first few, with counts: what the admin most likely meant. */
+	char drop_ids[4][128];
+	size_t drop_id_n[4];
+	int64_t drops_logged_at; /* the last ingest.dropped line */
 };
 
 /*

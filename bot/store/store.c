@@ -191,6 +191,12 @@ static const char *const migrations[] = {
 	 "CREATE INDEX messages_patch_id ON messages(patch_id);"
 	 "CREATE INDEX outbox_series ON outbox(series_id, state);"
 	 "CREATE INDEX patches_message ON patches(message_id);"),
+	/* 12: the job quarantine (issue 33; store_jobs.h). in_hand is 1 from
+	 * a claim until the job ends or is put back, so a claim that finds
+	 * it still 1 knows the last one died with the job (a crash, an OOM
+	 * kill, a lease run out) and counts it in lost. */
+	("ALTER TABLE jobs ADD COLUMN in_hand INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE jobs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

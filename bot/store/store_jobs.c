@@ -53,6 +53,7 @@ static int job_row(const struct rb_dbrow *row, void *payload)
 	j->kind = rb_dbv_strdup(&row->v[1]);
 	j->key = rb_dbv_strdup(&row->v[2]);
 	j->attempts = (int)row->v[3].i;
+	j->lost = (int)row->v[4].i;
 	return j->kind && j->key ? 1 : rb_err(RB_ENOMEM, "out of memory");
 }
 
@@ -65,19 +66,25 @@ int rb_store_job_claim(struct rb_store *st, const char *owner,
 	struct rb_job j = { 0 };
 	int ret;
 
-	/* Ready jobs, and running ones whose worker's lease ran out. */
+	/*
+	 * Ready jobs, and running ones whose worker's lease ran out. A job
+	 * still in hand was left by a claim that never ended: that one is
+	 * counted as lost now, in the claim's own transaction, before any
+	 * work (the SET expressions read the row as it was).
+	 */
 	ret = rb_store_claim_query(
 		st,
 		"UPDATE jobs SET state = 'running',"
 		" owner = ?, lost_by = CASE WHEN"
 		" state = 'running' THEN owner ELSE NULL"
 		" END, lease_until = ?,"
-		" attempts = attempts + 1, updated_at = ?"
+		" attempts = attempts + 1, lost = lost + in_hand,"
+		" in_hand = 1, updated_at = ?"
 		" WHERE id = (SELECT id FROM jobs"
 		" WHERE (state = 'ready' AND not_before <= ?)"
 		" OR (state = 'running' AND lease_until < ?)"
-		" ORDER BY id LIMIT 1{{SKIP_LOCKED}})"
-		" RETURNING id, kind, key, attempts",
+		" ORDER BY lost + in_hand, id LIMIT 1{{SKIP_LOCKED}})"
+		" RETURNING id, kind, key, attempts, lost",
 		p, 5, job_row, &j);
 	if (!ret)
 		*out = j;
@@ -90,7 +97,8 @@ int rb_store_job_done(struct rb_store *st, int64_t id, const char *error)
 {
 	return EXEC(st,
 		    "UPDATE jobs SET state = ?, error = ?, owner = NULL,"
-		    " lease_until = NULL, updated_at = ? WHERE id = ?",
+		    " lease_until = NULL, in_hand = 0, updated_at = ?"
+		    " WHERE id = ?",
 		    RB_DB_TEXT(error ? "failed" : "done"), RB_DB_TEXT(error),
 		    RB_DB_INT(rb_now()), RB_DB_INT(id));
 }
@@ -102,8 +110,8 @@ int rb_store_job_done_by(struct rb_store *st, int64_t id, const char *owner,
 
 	ret = EXEC(st,
 		   "UPDATE jobs SET state = ?, error = ?, owner = NULL,"
-		   " lease_until = NULL, updated_at = ? WHERE id = ?"
-		   " AND state = 'running' AND owner = ?",
+		   " lease_until = NULL, in_hand = 0, updated_at = ?"
+		   " WHERE id = ? AND state = 'running' AND owner = ?",
 		   RB_DB_TEXT(error ? "failed" : "done"), RB_DB_TEXT(error),
 		   RB_DB_INT(rb_now()), RB_DB_INT(id), RB_DB_TEXT(owner));
 	if (ret)
@@ -121,8 +129,8 @@ int rb_store_job_retry(struct rb_store *st, int64_t id, int64_t not_before,
 {
 	return EXEC(st,
 		    "UPDATE jobs SET state = 'ready', error = ?, owner = NULL,"
-		    " lease_until = NULL, not_before = ?, updated_at = ?"
-		    " WHERE id = ?",
+		    " lease_until = NULL, in_hand = 0, not_before = ?,"
+		    " updated_at = ? WHERE id = ?",
 		    RB_DB_TEXT(error), RB_DB_INT(not_before),
 		    RB_DB_INT(rb_now()), RB_DB_INT(id));
 }

@@ -19,7 +19,11 @@ struct rb_job {
 	int64_t id;
 	char *kind; /* "review", ... */
 	char *key; /* the series id */
-	int attempts;
+	int attempts; /* claims, this one included */
+	/* Claims before this one that never ended: the worker died with the
+	 * job in hand (a crash, an OOM kill) or lost its lease. Counted by
+	 * the claim, in its transaction, before any of the work is done. */
+	int lost;
 };
 void rb_job_release(struct rb_job *j);
 
@@ -30,7 +34,10 @@ int rb_store_job_add(struct rb_store *st, const char *kind, const char *key,
 int rb_store_job_cancel(struct rb_store *st, const char *kind, const char *key);
 /*
  * Claims the oldest ready job (or one whose lease expired) for @owner for
- * @lease_seconds: -RB_ENOTFOUND when there is none.
+ * @lease_seconds: -RB_ENOTFOUND when there is none. Jobs that a worker
+ * died with go after those that none did (fewest lost first), so that a
+ * job that kills the worker delays the queue by one restart, not for
+ * ever; out->lost says how often it did (the caller quarantines it).
  */
 int rb_store_job_claim(struct rb_store *st, const char *owner,
 		       int lease_seconds, struct rb_job *out);
@@ -52,7 +59,8 @@ int rb_store_job_retry(struct rb_store *st, int64_t id, int64_t not_before,
 int rb_store_job_renew(struct rb_store *st, int64_t id, const char *owner,
 		       int64_t until);
 /* Jobs left 'running' by a process that died go back to 'ready' (a
- * single-owner SQLite store, at start). */
+ * single-owner SQLite store, at start); each is still in hand, so that
+ * its next claim counts the death (rb_job.lost). */
 int rb_store_job_reset_running(struct rb_store *st);
 /* A job's state ("ready", "running", "done", "failed"), and the worker
  * whose lease on it ran out (NULL if none; @lost_by may be NULL). */

@@ -88,6 +88,61 @@ int rb_store_report_counts(struct rb_store *st, enum rb_report_count what,
 				  &cb);
 }
 
+/* Fixed strings, never input; ? is the store's clock where used. */
+static const char *const summary_sql[] = {
+	[RB_SUM_SERIES] =
+		"SELECT state, CASE WHEN state <> 'skipped' THEN ''"
+		" WHEN detail LIKE 'not for these trees%' THEN"
+		" 'not for these trees'"
+		" WHEN detail LIKE 'policy: off%' THEN 'policy off'"
+		" WHEN detail LIKE 'a stable review%' THEN 'stable review'"
+		" WHEN detail LIKE 'policy: author%' THEN 'skip_authors'"
+		" ELSE 'other' END AS why, COUNT(*), 0 FROM series"
+		" GROUP BY state, why ORDER BY 3 DESC, 1, 2",
+	[RB_SUM_WAITING] =
+		"SELECT s.state, COALESCE(j.kind, ''), COUNT(*),"
+		" COALESCE(MIN(j.not_before), 0) FROM series s LEFT JOIN jobs j"
+		" ON j.key = s.id AND j.state IN ('ready', 'running')"
+		" WHERE s.state IN ('waiting', 'apply_waiting')"
+		" GROUP BY s.state, j.kind ORDER BY 1, 2",
+	[RB_SUM_UNSENT] =
+		"SELECT state, COALESCE(last_error, CASE WHEN send_after > ?"
+		" THEN 'embargo' ELSE '' END) AS why, COUNT(*),"
+		" MAX(send_after) FROM outbox"
+		" WHERE state IN ('held', 'queued', 'sending', 'failed')"
+		" GROUP BY state, why ORDER BY 1, 2",
+	[RB_SUM_MAILS] = "SELECT r.kind, o.state, COUNT(*), 0 FROM reviews r"
+			 " JOIN outbox o ON o.message_id = r.message_id"
+			 " GROUP BY r.kind, o.state ORDER BY 1, 2",
+};
+
+struct summary_cb {
+	rb_report_summary_fn fn;
+	void *payload;
+};
+
+static int summary_row(const struct rb_dbrow *row, void *payload)
+{
+	struct summary_cb *cb = payload;
+
+	return cb->fn(key_of(&row->v[0]), key_of(&row->v[1]),
+		      rb_dbv_int(&row->v[2]), rb_dbv_int(&row->v[3]),
+		      cb->payload);
+}
+
+int rb_store_report_summary(struct rb_store *st, enum rb_report_summary what,
+			    rb_report_summary_fn fn, void *payload)
+{
+	struct summary_cb cb = { fn, payload };
+	struct rb_dbv now = RB_DB_INT(rb_now());
+
+	if ((unsigned int)what >= sizeof(summary_sql) / sizeof(summary_sql[0]))
+		return rb_err(RB_EINVAL, "summary: unknown report %d", what);
+	return st->db->ops->query(st->db, summary_sql[what], &now,
+				  what == RB_SUM_UNSENT ? 1 : 0, summary_row,
+				  &cb);
+}
+
 int rb_store_report_precision(struct rb_store *st,
 			      struct rb_report_precision *out)
 {

@@ -88,6 +88,30 @@ int rb_store_report_capped(struct rb_store *st, int64_t *mails,
 int rb_store_report_apply_failures(struct rb_store *st, int64_t *failed,
 				   int64_t *attempted);
 
+/* --- reviewbot run --once: the closing summary --- */
+
+enum rb_report_summary {
+	/* (state, why, n, 0): series by state; why sorts "skipped" out
+	 * ("not for these trees", "policy off", "stable review",
+	 * "skip_authors") and is "" otherwise */
+	RB_SUM_SERIES,
+	/* (state, job kind, n, first due): series still waiting
+	 * ("waiting": parts missing, job "incomplete"; "apply_waiting": a
+	 * tree's next fetch, job "review") and when the first goes on */
+	RB_SUM_WAITING,
+	/* (state, why, n, last due): mail not sent yet ("held": embargo;
+	 * "queued" with a reason: a rate limit or a failed try) */
+	RB_SUM_UNSENT,
+	/* (kind, state, n, 0): our mails by kind and outbox state */
+	RB_SUM_MAILS,
+};
+
+typedef int (*rb_report_summary_fn)(const char *a, const char *b, int64_t n,
+				    int64_t when, void *payload);
+/* Calls @fn for each row of @what, in order. */
+int rb_store_report_summary(struct rb_store *st, enum rb_report_summary what,
+			    rb_report_summary_fn fn, void *payload);
+
 /* --- /metrics --- */
 
 /* One row of table workers. */

@@ -4,7 +4,8 @@
  * (mail/addr.h) and for what compose does with hostile header text.
  *
  * Invariants checked (a violation traps):
- *  - a mailbox that parses has an address rb_addr_valid() accepts;
+ *  - a mailbox that parses has an address rb_addr_valid() accepts, and
+ *    one rb_addr_deliverable() accepts has a domain with a dot;
  *  - rb_addr_format() writes no control character, and what it writes
  *    parses again to the same address;
  *  - RFC 2047 output is printable ASCII in words of at most 75 bytes;
@@ -152,8 +153,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rb_addr_parse(&a, s) == 0) {
 		CHECK(rb_addr_valid(a.addr));
 		check_format(&a);
+		/* Deliverable: a domain with a dot, never a local name. */
+		if (rb_addr_deliverable(a.addr))
+			CHECK(strchr(strrchr(a.addr, '@'), '.'));
 		rb_addr_release(&a);
 	}
+	(void)rb_addr_deliverable(s);
 	check_encode(s, strlen(s));
 	check_compose(s);
 	{

@@ -117,6 +117,9 @@ static void fuzz_apply(const uint8_t *data, size_t size)
 	p.patch = (const char *)data;
 	p.len = size;
 	opts.fuzz = size & 1 ? 1 : -1;
+	/* Small budgets: cheap runs, and their limits are reached. */
+	opts.max_bytes = 1u << 20;
+	opts.max_work = 20000000;
 	if (rb_apply_series(&r, repo, &base, &p, 1, &opts))
 		return;
 	if (!r->ok && (!r->reason || !r->failed_patch))

@@ -20,3 +20,6 @@ printf 'diff --git a/bin b/bin\nindex c2000e7f432c502e785f1d0928304a1a4ee332bd..
 	>"$1/small-binary"
 printf 'diff --git a/bin b/bin\nindex c2000e7f432c502e785f1d0928304a1a4ee332bd..6f7ba40f695f9fbf8074c07e4e38b950d887e32f 100644\nGIT binary patch\ndelta 29\nlcmZ1=zeIjQ3giFHfh_*qtlg7lE@0UFkoh??OG#p84gjoq3u6EP\n\n' \
 	>"$1/small-delta"
+# Issue 33: binary deltas that each declare a 64 MiB result.
+python3 "$(dirname "$0")/../security/hostile_patch.py" delta-bomb \
+	"$1/bomb-delta" 2

@@ -6,6 +6,11 @@
  * diff, a line "=====", and the buggy patch's diff. Every line found must
  * be a new-side line of a file of the buggy patch, in order, and a
  * finding on it a hit. Seeds: fuzz_evalset.seeds.sh.
+ *
+ * The fix's diff is also reversed (rb_eval_diff_reverse(), how eval
+ * --inject puts a bug back): the reverse must parse, with as many files,
+ * and its own reverse must give the same text as reversing the parse of
+ * that text again.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -13,11 +18,37 @@
 #include <string.h>
 
 #include "review/diff.h"
+#include "review/eval_inject.h"
 #include "review/evalset.h"
 #include "review/findings.h"
+#include "util/buf.h"
 #include "util/banned.h"
 
 #define SEP "\n=====\n"
+
+/* The reverse of @d parses, and reversing is stable from then on. */
+static void check_reverse(const struct rb_diff *d)
+{
+	struct rb_buf a = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf c = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_diff *r = NULL, *rr = NULL;
+
+	if (rb_eval_diff_reverse(&a, d))
+		goto out;
+	if (rb_diff_parse(&r, a.ptr, a.len) || r->n_files != d->n_files)
+		abort();
+	if (rb_eval_diff_reverse(&b, r) || rb_diff_parse(&rr, b.ptr, b.len) ||
+	    rb_eval_diff_reverse(&c, rr) || a.len != c.len ||
+	    memcmp(a.ptr, c.ptr, a.len))
+		abort();
+out:
+	rb_diff_free(r);
+	rb_diff_free(rr);
+	rb_buf_release(&a);
+	rb_buf_release(&b);
+	rb_buf_release(&c);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -35,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    rb_diff_parse(&bd, sep + sizeof(SEP) - 1,
 			  size - (size_t)(sep - s) - (sizeof(SEP) - 1)))
 		goto out;
+	check_reverse(fd);
 	if (rb_eval_locate(&p, fd, bd, &touched))
 		goto out;
 	if (p.n_changed && !touched)

@@ -56,6 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	check_name(&m->from);
 	check_name(&m->author);
+	/* The poster is the sender, or the in-body author of B4 Relay. */
+	if (rb_message_poster(m) != &m->from &&
+	    (rb_message_poster(m) != &m->author || !rb_message_b4_relay(m)))
+		abort();
 	for (i = 0; i < m->to.n; i++)
 		check_name(&m->to.v[i]);
 	for (i = 0; i < m->cc.n; i++)

@@ -28,7 +28,8 @@ acc_config '  default:
   subsystems:
     RING BUFFER:
       mode: advisory
-      send_when_empty: true'
+      send_when_empty: true
+      report_apply_failures: author'
 $PY - "$d/config.yaml" "$d" <<'PY'
 import sys
 p, d = sys.argv[1:3]
@@ -91,7 +92,10 @@ work series_on_top reset
 work git push -q origin HEAD:master
 [ -f "$d/tree.git/reviewbot-fetched-master" ] ||
 	rb_fail "no fetch stamp in the clone after the daemon's first fetch"
-touch -d "@$(($(date +%s) - 600))" "$d/tree.git/reviewbot-fetched-master"
+# Both stamps: the last fetch, and the last try (a try is stamped before
+# it starts, so that a remote that fails is asked once an interval).
+touch -d "@$(($(date +%s) - 600))" "$d/tree.git/reviewbot-fetched-master" \
+	"$d/tree.git/reviewbot-tried-master"
 acc_feed "$d/reset.eml" ""
 acc_settle
 grep -q 'event=review\.refetch series=reset@example\.org tree=demo' "$d/daemon.log" ||

@@ -27,7 +27,8 @@ acc_config '  default:
   subsystems:
     RING BUFFER:
       mode: advisory
-      incomplete: notify' 'series:
+      incomplete: notify
+      report_apply_failures: author' 'series:
   incomplete_wait_minutes: 1'
 
 # A series on a tree reviewbot does not have: ring_pop() is ring_take()
@@ -99,8 +100,8 @@ acc.check(re.search(r'^demo at [0-9a-f]{12} \(committed \d+ [a-z]+ ago\):'
                     r' from a ring of size zero"\), lib/ring\.c, hunk 1: ',
                     f, re.M),
           "the apply failure does not say where it stopped:\n" + b)
-acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER: this note goes"
-                     " to the author only.\n"), "footer:\n" + b)
+acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER: this note is"
+                     " not sent to the list.\n"), "footer:\n" + b)
 r = acc.q("SELECT state FROM series WHERE id = ?", cover.strip("<>"))
 acc.check(r == [("apply_failed",)], "the series' state: %s" % r)
 # The partial series: waiting, and no note before its minute is over.
@@ -145,7 +146,8 @@ acc.check(re.match(r"Hello,\n\n2 of the 3 patches of this series arrived,"
                    r" but patch 2/3 did not reach the list within 1 minutes?\."
                    r" reviewbot reviews a series only once it is complete",
                    acc.flat(b)), "the incomplete note says:\n" + b)
-acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER.\n"),
+acc.check(b.endswith("-- \nreviewbot, advisory for RING BUFFER: this note is"
+                     " not sent to the list.\n"),
           "footer:\n" + b)
 seen = acc.q1("SELECT first_seen FROM series WHERE id = ?", pc.strip("<>"))
 due = acc.q1("SELECT not_before FROM jobs WHERE kind = 'incomplete'")

@@ -13,7 +13,8 @@
 #  3. the same patch naming a Message-ID reviewbot never stored gets the
 #     apply-failure mail, which names that prerequisite.
 . "$(dirname "$0")/accept_lib.sh"
-acc_ring "      send_when_empty: true"
+acc_ring "      send_when_empty: true
+      report_apply_failures: author"
 mbox=$d/demo/series.mbox
 
 # The patch on top of the series, in a scratch clone of the demo tree.

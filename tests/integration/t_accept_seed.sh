@@ -4,8 +4,8 @@
 # 9, part 8 never sent, no Message-IDs or threading headers) through
 # "reviewbot run" on linux 6.1 with the default "incomplete:
 # review-prefix" (issue 18): after the wait the series is taken up to its
-# first gap, parts 1 to 7, and the one mail, to the author, names part 8
-# as missing. The series is based on 2026 mm trees, so on 6.1 it does
+# first gap, parts 1 to 7, and the one mail, to the author (the section
+# opts into author notices), names part 8 as missing. The series is based on 2026 mm trees, so on 6.1 it does
 # not apply; the mail says where it stopped, on which tree and commit.
 . "$(dirname "$0")/lib.sh"
 set -e
@@ -38,6 +38,7 @@ policy:
   subsystems:
     MEMORY MANAGEMENT:
       mode: advisory
+      report_apply_failures: author
 EOC
 # The wait (series.incomplete_wait_minutes, 60) runs from when the
 # series was first seen incomplete: a pass now, and one past the wait.

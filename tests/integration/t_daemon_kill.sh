@@ -89,6 +89,11 @@ outbox:
   rate_per_recipient_hour: 1000
   rate_per_list_hour: 1000
 admins: [admin@example.org]
+# The kills land anywhere, a job's middle too: a job killed three times
+# would be quarantined (limits.max_job_attempts), which is right for a
+# job that kills the worker and not what this test compares.
+limits:
+  max_job_attempts: 1000
 policy:
   default:
     mode: "off"

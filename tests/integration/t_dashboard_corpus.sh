@@ -49,6 +49,9 @@ sources:
     name: linux-api
     path: $d/archive.mbox
 list_ids: [linux-api.vger.kernel.org]
+# Apply failures go to the admins by default (issue 34): they are most of
+# the mails, spread over the archive's days.
+admins: [admin@example.org]
 outbox:
   maildir: $d/outbox
   kill_switch_file: $d/hold

@@ -66,7 +66,7 @@ sources:
 ${3:-}
 $(rb_cfg_quiet)
 EOC
-	"$RB_BIN" run -c "$d/$1.yaml" --once 2>"$d/$1.log" ||
+	"$RB_BIN" run -c "$d/$1.yaml" --once >"$d/$1.out" 2>"$d/$1.log" ||
 		rb_fail "$1: run failed: $(cat "$d/$1.log")"
 	sqlite3 "$d/$1.db" "SELECT count(*) FROM messages"
 }

@@ -8,7 +8,7 @@
 # of the configured repository (another branch's, an unreleased fix's),
 # which the checkers and the model then read. Mallory's two patches name
 # the blob of the tree's MAINTAINERS as the new content of lib/ring.c,
-# and as a new file secret.bin. Each must fail to apply with the reason
+# and as a new file lib/secret.bin. Each must fail to apply with the reason
 # (no review of the planted content), while Bob's patch in the same
 # pass is reviewed.
 . "$(dirname "$0")/../integration/lib.sh"
@@ -39,7 +39,7 @@ EOM
 	} >"$d/$1.eml"
 }
 binary swap "diff --git a/lib/ring.c b/lib/ring.c\nindex $ring..$planted 100644\nBinary files a/lib/ring.c and b/lib/ring.c differ\n"
-binary plant "diff --git a/secret.bin b/secret.bin\nnew file mode 100644\nindex $zero..$planted\nBinary files /dev/null and b/secret.bin differ\n"
+binary plant "diff --git a/lib/secret.bin b/lib/secret.bin\nnew file mode 100644\nindex $zero..$planted\nBinary files /dev/null and b/lib/secret.bin differ\n"
 sec_patch bob bob-1@example.org 'Bob <bob@example.org>'
 sec_append "$d/swap.eml" "$d/plant.eml" "$d/bob.eml"
 sec_run run.log

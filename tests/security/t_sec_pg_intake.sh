@@ -6,8 +6,8 @@
 # posts a mail whose Message-ID and Subject: carry raw 8-bit bytes (and
 # one whose Message-ID is longer than a header line may be, too long for
 # a PostgreSQL index), before a good series. "reviewbot run --once" with
-# a file source must store the bad mails normalised or quarantined with a
-# reason, move past them, and store and review the good series.
+# a file source must record the bad mails as malformed (or normalised)
+# with a reason, move past them, and store and review the good series.
 # Before the fix the source retried the first mail forever.
 . "$(dirname "$0")/../integration/lib.sh"
 set -e
@@ -77,14 +77,11 @@ n=$(pq "SELECT COUNT(*) FROM series WHERE total = 3" 2>/dev/null || echo 0)
 [ "$n" = 1 ] || rb_fail "the good series was not stored after the bad mail: $(tail -5 "$d/run1.log")"
 n=$(ls "$d/outbox/new" 2>/dev/null | wc -l)
 [ "$n" -ge 1 ] || rb_fail "the good series was not reviewed: $(tail -5 "$d/run1.log")"
-# The 8-bit mail: stored under its Message-ID with each bad byte as
-# U+FFFD, so that a reply naming those bytes finds it.
-n=$(pq "SELECT COUNT(*) FROM messages WHERE message_id = 'bad-' || U&'\\FFFD\\FFFD' || '-1@evil.example'")
-[ "$n" = 1 ] || rb_fail "the 8-bit Message-ID was not stored normalised: $(pq "SELECT message_id FROM messages WHERE origin LIKE '%in.mbox:1'")"
-# ... and parsed: the store took its headers too (the parser reads 8-bit
-# header bytes as Latin-1; whatever it makes of them must be storable).
-n=$(pq "SELECT COUNT(*) FROM messages WHERE message_id LIKE 'bad-%' AND state = 'parsed'")
-[ "$n" = 1 ] || rb_fail "the 8-bit mail was not parsed: $(pq "SELECT state, reason FROM messages WHERE message_id LIKE 'bad-%'")"
+# The 8-bit mail: a Message-ID the bot could not answer (RFC 5322 3.6.4:
+# printable ASCII; issue 33) makes the mail malformed, recorded alone
+# with the byte named, under a key of its own that PostgreSQL takes.
+n=$(pq "SELECT COUNT(*) FROM messages WHERE origin LIKE '%in.mbox:1' AND state = 'malformed' AND reason LIKE '%byte 0x%in the Message-ID%'")
+[ "$n" = 1 ] || rb_fail "the 8-bit Message-ID was not recorded as malformed: $(pq "SELECT message_id, state, reason FROM messages WHERE origin LIKE '%in.mbox:1'")"
 # The long one: normalised (the parser puts a synthetic id in place of
 # one longer than a header line) or quarantined with its reason.
 n=$(pq "SELECT COUNT(*) FROM messages WHERE origin LIKE '%in.mbox:2' AND (length(message_id) <= 998 OR (state = 'malformed' AND reason IS NOT NULL))")
