@@ -27,7 +27,7 @@
 #
 # usage: bench/code-index.sh [OUT]
 #   RB_LINUX_TREE  the linux 6.1 tree (default ~/.cache/reviewbot/linux-6.1)
-#   RB_LINUX_612   the linux 6.12 tree (default ~/.cache/reviewbot/linux-6.12;
+#   RB_LINUX_TREE_6_12  the linux 6.12 tree (default ~/.cache/reviewbot/linux-6.12;
 #                  its rows are left out when there is none)
 #   BEFORE=path/to/reviewbot-core  one built before the code index
 #   NO_SCENARIO=1  the index alone, without the daemon's scenario
@@ -37,7 +37,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 bench_need python3 git
 [ $# -lt 1 ] || bench_out "$1" >/dev/null || exit 1
 tree=${RB_LINUX_TREE:-$HOME/.cache/reviewbot/linux-6.1}
-tree612=${RB_LINUX_612:-$HOME/.cache/reviewbot/linux-6.12}
+tree612=${RB_LINUX_TREE_6_12:-$HOME/.cache/reviewbot/linux-6.12}
 [ -d "$tree/.git" ] ||
 	bench_die "needs the linux 6.1 git tree at $tree (scripts/setup-linux-tree.sh, or RB_LINUX_TREE)"
 b=$(bench_build reviewbot-core) || exit 1
