@@ -2240,6 +2240,7 @@ static const struct key model_keys[] = {
 	    .item = focus_item),
 	KEY("focus_planner", K_BOOL, struct rb_model_config, focus_planner),
 	KEY("prompt_cache", K_BOOL, struct rb_model_config, prompt_cache),
+	KEY("index_dir", K_PATH, struct rb_model_config, index_dir),
 };
 
 static void model_check(struct ctx *c, yaml_node_t *map, void *obj,
@@ -2734,6 +2735,7 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->model.name);
 	rb_free_secret(cfg->model.api_key);
 	free(cfg->model.command);
+	free(cfg->model.index_dir);
 	free(cfg->model.max_tokens_field);
 	strv_free(cfg->model.focuses, cfg->model.n_focuses);
 	strv_free(cfg->model.blind_focuses, cfg->model.n_blind_focuses);

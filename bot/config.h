@@ -213,6 +213,8 @@ struct rb_model_config {
 	size_t n_blind_focuses;
 	bool focus_planner; /* leave out focuses with nothing to look at */
 	bool prompt_cache; /* mark the shared prefix for the provider */
+	/* The code index's files (review/code_index.h); NULL: the default */
+	char *index_dir;
 };
 
 struct rb_config {

@@ -44,6 +44,7 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "util/hash.h"
 #include "util/banned.h"
 
 #ifndef RB_MAINT_SRC
@@ -68,43 +69,6 @@
 
 /* The header's build tag: RB_MAINT_SRC, zero-padded. */
 static const char src_tag[SRC_LEN] = RB_MAINT_SRC;
-
-/* ---- checksum ------------------------------------------------------ */
-
-/*
- * Four independent lanes of 8 bytes: a one-shot run checks the whole
- * 1.2 MB file, and one dependent multiply per word made this a sixth of
- * the run (perf, linux 6.1). More lanes do not pay: the arithmetic is a
- * sixth of the pass, the rest is reading the file's pages, which a new
- * process finds cold in the CPU's caches. The hardware prefetcher stops
- * at each 4 kB page, so the loop asks for the next page's lines itself:
- * a third off the pass (0.62 to 0.40 ms, a test program on the file).
- * Every byte stays covered: a file damaged where its structure still
- * holds (a name, an address) must be refused, and no check but this
- * one sees that.
- */
-static uint64_t checksum(const unsigned char *p, size_t len)
-{
-	uint64_t h[4] = { 0x9e3779b97f4a7c15ull ^ len, 0x243f6a8885a308d3ull,
-			  0x13198a2e03707344ull, 0xa4093822299f31d0ull };
-	uint64_t w, r;
-	size_t i;
-	int k;
-
-	for (i = 0; i + 32 <= len; i += 32) {
-		if (!(i & 63) && len - i > 4096)
-			__builtin_prefetch(p + i + 4096);
-		for (k = 0; k < 4; k++) {
-			memcpy(&w, p + i + 8 * k, 8);
-			h[k] = (h[k] ^ w) * 0xff51afd7ed558ccdull;
-			h[k] ^= h[k] >> 32;
-		}
-	}
-	r = h[0] ^ (h[1] * 3) ^ (h[2] * 5) ^ (h[3] * 7);
-	for (; i < len; i++)
-		r = (r ^ p[i]) * 0xc4ceb9fe1a85ec53ull;
-	return r ^ (r >> 29);
-}
 
 /* ---- encoding ------------------------------------------------------ */
 
@@ -376,8 +340,9 @@ static void enc_header(unsigned char *h, const struct index *ix,
 	u = (uint32_t)e->st.tab.len;
 	memcpy(h, &u, 4);
 	h += 4;
-	sum = checksum((const unsigned char *)e->body.ptr, e->body.len) ^
-	      (checksum((const unsigned char *)e->st.tab.ptr, e->st.tab.len) *
+	sum = rb_checksum64((const unsigned char *)e->body.ptr, e->body.len) ^
+	      (rb_checksum64((const unsigned char *)e->st.tab.ptr,
+			     e->st.tab.len) *
 	       3);
 	memcpy(h, &sum, 8);
 }
@@ -904,8 +869,8 @@ static int decode(struct index *ix, const unsigned char *h, size_t len,
 	d.end = d.p + blen;
 	d.tab = (const char *)d.end;
 	d.tablen = tlen;
-	if (verify &&
-	    sum != (checksum(d.p, blen) ^ (checksum(d.end, tlen) * 3)))
+	if (verify && sum != (rb_checksum64(d.p, blen) ^
+			      (rb_checksum64(d.end, tlen) * 3)))
 		return -RB_EINVAL;
 
 	/* A count can't exceed what its smallest records would fill. */
@@ -1100,8 +1065,9 @@ int rb_maint__facts_save(const struct tree_facts *f, const char *dir)
 		err = rb_buf_add(&data, f->mmid.id, OID_LEN);
 	if (!err)
 		err = rb_buf_add(&data, u + 2, 8);
-	sum = checksum(f->memo, f->npat) ^
-	      (checksum((const unsigned char *)f->ignore.ptr, f->ignore.len) *
+	sum = rb_checksum64(f->memo, f->npat) ^
+	      (rb_checksum64((const unsigned char *)f->ignore.ptr,
+			     f->ignore.len) *
 	       3);
 	if (!err)
 		err = rb_buf_add(&data, &sum, 8);
@@ -1133,8 +1099,8 @@ int rb_maint__facts_decode(struct tree_facts *f, const unsigned char *h,
 	    u[1] != CACHE_ENDIAN || memcmp(h + 16, src_tag, SRC_LEN) ||
 	    memcmp(h + 16 + SRC_LEN, f->commit, OID_LEN) ||
 	    (uint64_t)u[2] + u[3] != len - FACTS_HDR || u[3] > IGNORE_MAX ||
-	    (verify &&
-	     sum != (checksum(body, u[2]) ^ (checksum(body + u[2], u[3]) * 3))))
+	    (verify && sum != (rb_checksum64(body, u[2]) ^
+			       (rb_checksum64(body + u[2], u[3]) * 3))))
 		return -RB_EINVAL;
 	for (i = 0; i < u[2]; i++)
 		if (body[i] > 2)

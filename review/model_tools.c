@@ -22,20 +22,18 @@
  *  - "git grep" on a tree cannot see the tip (it lives in memory) and
  *    inflates every blob of the kernel on each call (5 s of one core on
  *    linux 6.1 here): ten searches of a review would be a minute.
- * Instead, the first search reads the base tree once (every blob, one
- * core) into a word index: each run of [A-Za-z0-9_] of every text blob,
- * with the blobs holding it (numbers left out, see indexed()). A search
- * then reads only the blobs that can match: a fixed-string pattern's
- * inner words must be words of the blob, its edge words a suffix or
- * prefix of one (found by a scan of the distinct words), and a symbol's
- * definitions and callers are in the blobs that hold the word. Blobs of
- * the tip that the series changed are not in the index and are always
- * read. Patterns without a usable word, and regular expressions, read
- * every blob under the deadline. The index is kept for the next patch
- * on the same base tree (one at a time, shared between threads): on
- * linux 6.1 it is 78k blobs, 4.1M words, about 260 MiB, built in about
- * 20 s of CPU; then a symbol's definition or callers take 10-100 ms and
- * a word search well under a second (docs/ARCHITECTURE.md).
+ * Instead, the searches go through the word index of the base tree
+ * (review/code_index.h): each run of [A-Za-z0-9_] of every text blob,
+ * with the blobs holding it (numbers left out), in a file per tree that
+ * every process shares, built once (from the previous base's by reading
+ * the blobs that differ). A search reads only the blobs that can match:
+ * a fixed-string pattern's inner words must be words of the blob, its
+ * edge words a suffix or prefix of one, and a symbol's definitions and
+ * callers are in the blobs that hold the word. Blobs of the tip that the
+ * series changed are not in the index and are always read. Patterns
+ * without a usable word, and regular expressions, read every blob under
+ * the deadline. On linux 6.1 a symbol's definition or callers take
+ * 10-100 ms and a word search well under a second (docs/ARCHITECTURE.md).
  *
  * The recogniser of definitions (macros, functions, struct/union/enum,
  * typedefs, globals) is review/code_c.h, which the prompt shares; call
@@ -62,6 +60,7 @@
 #include <pcre2.h>
 
 #include "review/code_c.h"
+#include "review/code_index.h"
 #include "review/hidden.h"
 #include "review/model_diff.h"
 #include "review/model_prompt.h"
@@ -119,7 +118,7 @@
 #define LOG_WALK 20000 /* commits walked by log */
 #define LOG_BLOBS 4000 /* changed files looked into by log */
 #define CALL_SECONDS 60 /* one search, whatever is left of the budget */
-#define BLOB_MAX (4u << 20) /* bigger blobs are not searched */
+#define BLOB_MAX RB_CODE_INDEX_BLOB_MAX /* bigger blobs are not searched */
 #define WORK_MAX (1u << 20) /* a tool's text before the result cap */
 
 /* One blob of a tree. */
@@ -134,8 +133,6 @@ struct side {
 	size_t n, cap;
 };
 
-struct widx; /* the word index of a tree (below) */
-
 struct rb_model_tools {
 	struct rb_model_tools_ctx ctx;
 	git_oid base_tree, tip_tree, base_commit;
@@ -146,7 +143,7 @@ struct rb_model_tools {
 	const char *stop; /* the limit reached, or NULL */
 	struct rb_model_tools_pool *pool; /* borrowed, or NULL */
 	struct side sides[2]; /* 0: base, 1: tip */
-	struct widx *wi; /* the base tree's, shared (widx_get()) */
+	struct rb_code_index *wi; /* the base tree's, shared (widx_get()) */
 	bool wi_failed; /* building it failed: search without it */
 };
 
@@ -492,15 +489,13 @@ static void side_release(struct side *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static void widx_put(struct widx *w);
-
 void rb_model_tools_free(struct rb_model_tools *t)
 {
 	if (!t)
 		return;
 	side_release(&t->sides[0]);
 	side_release(&t->sides[1]);
-	widx_put(t->wi);
+	rb_code_index_put(t->wi);
 	free(t);
 }
 
@@ -864,17 +859,15 @@ struct search {
 		size_t off, len;
 	} * drows; /* find_definition's rows, in the order found */
 	size_t ndcap;
-	struct widx *wi; /* borrowed from t */
+	struct rb_code_index *wi; /* borrowed from t */
 	uint8_t *cand; /* blobs of wi that can match, or NULL: any */
 	bool collect; /* rb_model_tools_find_defs(): rows into coll */
 	struct rb_model_tools_def *coll;
 	size_t ccoll;
 };
 
-static struct widx *widx_get(struct rb_model_tools *t);
+static struct rb_code_index *widx_get(struct rb_model_tools *t);
 static double call_deadline(const struct rb_model_tools *t);
-static int widx_cand(uint8_t **out, const struct widx *w, const char *pat,
-		     size_t plen, bool whole);
 
 static bool c_file(const char *path)
 {
@@ -1149,8 +1142,8 @@ static int search_run(struct search *sr)
 	if (!sr->re && t->ctx.base_tree) {
 		sr->wi = widx_get(t);
 		if (sr->wi)
-			ret = widx_cand(&sr->cand, sr->wi, sr->pat, sr->plen,
-					sr->mode != S_GREP);
+			ret = rb_code_index_cand(&sr->cand, sr->wi, sr->pat,
+						 sr->plen, sr->mode != S_GREP);
 		if (ret)
 			return ret;
 		/* Building the index is not this call's time. */
@@ -1205,683 +1198,21 @@ static int search_run(struct search *sr)
 	return ret;
 }
 
-/* ---- the word index ---- */
+/* ---- the word index (review/code_index.h) ---- */
 
-/*
- * Every maximal run of [A-Za-z0-9_] of every text blob of one tree, with
- * the blobs that hold it: a posting list of blob numbers, ascending,
- * stored as the varint gaps between them. Built once per base tree and
- * shared by the tools objects of every patch reviewed on that tree (the
- * last one built is kept; model_tools.h rb_model_tools_drop_index()).
- */
-struct went {
-	uint32_t off; /* the word in the arena, NUL-terminated */
-	uint32_t plen; /* bytes of postings; HEAP: in post.ptr */
-	union {
-		uint8_t *ptr;
-		uint8_t in[8];
-	} post;
-};
-
-#define HEAP 0x80000000u
-
-#define WORD_MIN 3 /* shorter words are in too many blobs to help */
-
-static const uint8_t *went_post(const struct went *e)
+/* The index of @t's base tree: shared, loaded or built on first use. */
+static struct rb_code_index *widx_get(struct rb_model_tools *t)
 {
-	return e->plen & HEAP ? e->post.ptr : e->post.in;
-}
-
-/* What a heap list of @n bytes has room for: a power of two, 32 or more. */
-static size_t post_cap(size_t n)
-{
-	size_t c = 32;
-
-	while (c < n)
-		c *= 2;
-	return c;
-}
-
-static size_t went_len(const struct widx *w, const struct went *e);
-
-struct widx {
-	git_oid tree;
-	int refs;
-	git_oid *blob; /* blob number -> id */
-	uint32_t nblob, cblob;
-	uint32_t *bslot; /* id -> blob number + 1, open addressing */
-	size_t bmask;
-	struct went *w;
-	uint32_t *last; /* while building: word -> last blob number + 1 */
-	uint32_t nw, cw;
-	uint64_t *wslot; /* word -> hash >> 32 << 32 | number + 1 */
-	size_t wmask;
-	char *arena;
-	size_t alen, acap;
-	size_t bytes; /* text read to build it */
-	double seconds;
-};
-
-#define WIDX_MAX_BLOBS (1u << 20)
-
-static pthread_mutex_t widx_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct widx *widx_cache; /* holds a reference */
-
-static void widx_free(struct widx *w)
-{
-	uint32_t i;
-
-	if (!w)
-		return;
-	for (i = 0; i < w->nw; i++)
-		if (w->w[i].plen & HEAP)
-			free(w->w[i].post.ptr);
-	free(w->last);
-	free(w->w);
-	free(w->wslot);
-	free(w->arena);
-	free(w->blob);
-	free(w->bslot);
-	free(w);
-}
-
-static void widx_put(struct widx *w)
-{
-	bool last;
-
-	if (!w)
-		return;
-	pthread_mutex_lock(&widx_lock);
-	last = --w->refs == 0;
-	pthread_mutex_unlock(&widx_lock);
-	if (last)
-		widx_free(w);
-}
-
-void rb_model_tools_drop_index(void)
-{
-	struct widx *w;
-
-	pthread_mutex_lock(&widx_lock);
-	w = widx_cache;
-	widx_cache = NULL;
-	pthread_mutex_unlock(&widx_lock);
-	widx_put(w);
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h ^ (h >> 29);
-}
-
-static uint64_t hash_oid(const git_oid *id)
-{
-	uint64_t h;
-
-	memcpy(&h, id->id, sizeof(h));
-	return h;
-}
-
-/* The number of blob @id, or UINT32_MAX. */
-static uint32_t widx_blob(const struct widx *w, const git_oid *id)
-{
-	size_t i;
-
-	if (!w->bslot)
-		return UINT32_MAX;
-	for (i = hash_oid(id) & w->bmask; w->bslot[i]; i = (i + 1) & w->bmask)
-		if (git_oid_equal(&w->blob[w->bslot[i] - 1], id))
-			return w->bslot[i] - 1;
-	return UINT32_MAX;
-}
-
-static int grow_slots(uint32_t **slot, size_t *mask, size_t n,
-		      uint64_t (*hash)(const void *, uint32_t), const void *arg)
-{
-	size_t cap = (*mask + 1) * 2, i, k;
-	uint32_t *v;
-
-	if (*slot && n * 2 < *mask + 1)
-		return 0;
-	if (!*slot)
-		cap = 1024;
-	v = calloc(cap, sizeof(*v));
-	if (!v)
-		return rb_err(RB_ENOMEM, "model tools: out of memory");
-	for (i = 0; *slot && i <= *mask; i++) {
-		if (!(*slot)[i])
-			continue;
-		for (k = hash(arg, (*slot)[i] - 1) & (cap - 1); v[k];
-		     k = (k + 1) & (cap - 1))
-			;
-		v[k] = (*slot)[i];
-	}
-	free(*slot);
-	*slot = v;
-	*mask = cap - 1;
-	return 0;
-}
-
-static uint64_t blob_hash(const void *arg, uint32_t n)
-{
-	const struct widx *w = arg;
-
-	return hash_oid(&w->blob[n]);
-}
-
-static uint64_t word_hash(const void *arg, uint32_t n)
-{
-	const struct widx *w = arg;
-
-	return hash_bytes(w->arena + w->w[n].off, went_len(w, &w->w[n]));
-}
-
-/* Room for one more word (a load of at most one half). */
-static int grow_wslots(struct widx *w)
-{
-	size_t cap = w->wslot ? (w->wmask + 1) * 2 : 1024, i, k;
-	uint64_t *v;
-
-	if (w->wslot && ((size_t)w->nw + 1) * 2 < w->wmask + 1)
-		return 0;
-	v = calloc(cap, sizeof(*v));
-	if (!v)
-		return rb_err(RB_ENOMEM, "model tools: out of memory");
-	for (i = 0; w->wslot && i <= w->wmask; i++) {
-		if (!w->wslot[i])
-			continue;
-		for (k = word_hash(w, (uint32_t)w->wslot[i] - 1) & (cap - 1);
-		     v[k]; k = (k + 1) & (cap - 1))
-			;
-		v[k] = w->wslot[i];
-	}
-	free(w->wslot);
-	w->wslot = v;
-	w->wmask = cap - 1;
-	return 0;
-}
-
-/* Numbers blob @id; *out is UINT32_MAX when it already has one. */
-static int widx_add_blob(struct widx *w, const git_oid *id, uint32_t *out)
-{
-	size_t i, cap = w->cblob;
-	git_oid *v;
-	int ret;
-
-	*out = UINT32_MAX;
-	if (widx_blob(w, id) != UINT32_MAX)
-		return 0;
-	ret = grow_slots(&w->bslot, &w->bmask, w->nblob + 1, blob_hash, w);
-	if (ret)
-		return ret;
-	v = rb_grow(w->blob, &cap, w->nblob, sizeof(*w->blob));
-	if (!v)
-		return rb_err(RB_ENOMEM, "model tools: out of memory");
-	w->blob = v;
-	w->cblob = (uint32_t)cap;
-	git_oid_cpy(&w->blob[w->nblob], id);
-	for (i = hash_oid(id) & w->bmask; w->bslot[i]; i = (i + 1) & w->bmask)
-		;
-	w->bslot[i] = ++w->nblob;
-	*out = w->nblob - 1;
-	return 0;
-}
-
-/* The number of word @s[0..@n), or UINT32_MAX. */
-static uint32_t widx_word(const struct widx *w, const char *s, size_t n,
-			  uint64_t h)
-{
-	size_t i;
-
-	uint64_t tag = h >> 32 << 32;
-
-	if (!w->wslot)
-		return UINT32_MAX;
-	for (i = h & w->wmask; w->wslot[i]; i = (i + 1) & w->wmask) {
-		uint32_t k = (uint32_t)w->wslot[i] - 1;
-		const struct went *e = &w->w[k];
-
-		/* strncmp: stops at the shorter word's NUL, in the arena. */
-		if ((w->wslot[i] & ~0xffffffffull) == tag &&
-		    !strncmp(w->arena + e->off, s, n) && !w->arena[e->off + n])
-			return k;
-	}
-	return UINT32_MAX;
-}
-
-static int widx_post(struct widx *w, const char *s, size_t n, uint64_t h,
-		     uint32_t blob)
-{
-	uint32_t k = widx_word(w, s, n, h), gap;
-	struct went *e;
-	uint8_t *p;
-	size_t i, m;
-
-	if (k == UINT32_MAX) {
-		size_t cap = w->cw;
-		void *v;
-		int ret;
-
-		if (w->alen + n + 1 > UINT32_MAX)
-			return rb_err(RB_ETOOBIG, "model tools: index too big");
-		ret = grow_wslots(w);
-		if (ret)
-			return ret;
-		v = rb_grow(w->w, &cap, w->nw, sizeof(*w->w));
-		if (!v)
-			return rb_err(RB_ENOMEM, "model tools: out of memory");
-		w->w = v;
-		if (cap != w->cw) {
-			v = realloc(w->last, cap * sizeof(*w->last));
-			if (!v)
-				return rb_err(RB_ENOMEM, "model tools: out "
-							 "of memory");
-			w->last = v;
-		}
-		w->cw = (uint32_t)cap;
-		while (w->alen + n + 1 > w->acap) {
-			size_t nc = w->acap ? w->acap * 2 : 1 << 20;
-
-			v = realloc(w->arena, nc);
-			if (!v)
-				return rb_err(RB_ENOMEM, "model tools: out "
-							 "of memory");
-			w->arena = v;
-			w->acap = nc;
-		}
-		memcpy(w->arena + w->alen, s, n);
-		w->arena[w->alen + n] = 0;
-		e = &w->w[w->nw];
-		memset(e, 0, sizeof(*e));
-		w->last[w->nw] = 0;
-		e->off = (uint32_t)w->alen;
-		w->alen += n + 1;
-		for (i = h & w->wmask; w->wslot[i]; i = (i + 1) & w->wmask)
-			;
-		w->wslot[i] = (h >> 32 << 32) | ++w->nw;
-		k = w->nw - 1;
-	}
-	e = &w->w[k];
-	if (w->last[k] == blob + 1)
-		return 0;
-	m = e->plen & ~HEAP;
-	if (m + 5 > (e->plen & HEAP ? post_cap(m) : sizeof(e->post.in))) {
-		size_t nc = post_cap(m + 5);
-
-		p = e->plen & HEAP ? realloc(e->post.ptr, nc) : malloc(nc);
-		if (!p)
-			return rb_err(RB_ENOMEM, "model tools: out of memory");
-		if (!(e->plen & HEAP))
-			memcpy(p, e->post.in, m);
-		e->post.ptr = p;
-		e->plen |= HEAP;
-	}
-	p = e->plen & HEAP ? e->post.ptr : e->post.in;
-	gap = blob + 1 - w->last[k];
-	while (gap >= 0x80) {
-		p[m++] = (uint8_t)(gap | 0x80);
-		gap >>= 7;
-	}
-	p[m++] = (uint8_t)gap;
-	e->plen = (uint32_t)m | (e->plen & HEAP);
-	w->last[k] = blob + 1;
-	return 0;
-}
-
-/* Could @s[0..@n) be (part of) a C number: 0x1fUL, 1000, 0x0ULL? */
-static bool number_chars(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]) && !strchr("xXuUlL", s[i]))
-			return false;
-	return true;
-}
-
-/*
- * What of a word goes in the index: words of at least WORD_MIN bytes,
- * numbers left out (most of the distinct words of a kernel are hex
- * constants), and of another word that starts with digits ("3dnow"),
- * the rest after them. Then every piece of a pattern that starts with a
- * letter or '_', is WORD_MIN bytes or more and could not be part of a
- * number is found through the index (widx_cand()).
- */
-static bool indexed(const char **s, size_t *n)
-{
-	if (*n >= WORD_MIN && !isdigit((unsigned char)**s))
-		return true;
-	if (number_chars(*s, *n))
-		return false;
-	while (*n && isdigit((unsigned char)**s)) {
-		(*s)++;
-		(*n)--;
-	}
-	return *n >= WORD_MIN;
-}
-
-static size_t went_len(const struct widx *w, const struct went *e)
-{
-	return strlen(w->arena + e->off);
-}
-
-/*
- * The distinct words of one blob: the global table is large and every
- * probe of it a cache miss, so each word goes there once per blob, not
- * once per occurrence. Entries of another blob are told apart by @gen.
- */
-struct lent {
-	uint64_t h;
-	const char *s;
-	uint32_t n, gen;
-};
-
-struct lset {
-	struct lent *v;
-	size_t mask, used;
-	uint32_t gen;
-};
-
-/* true when @s[0..@n) is new in this blob; -1: out of memory. */
-static int lset_add(struct lset *l, const char *s, size_t n, uint64_t h)
-{
-	size_t i;
-
-	if (!l->v || (l->used + 1) * 2 > l->mask + 1) {
-		size_t cap = l->v ? (l->mask + 1) * 2 : 4096, k;
-		struct lent *v = calloc(cap, sizeof(*v));
-
-		if (!v)
-			return -1;
-		for (i = 0; l->v && i <= l->mask; i++) {
-			if (l->v[i].gen != l->gen || !l->v[i].s)
-				continue;
-			for (k = l->v[i].h & (cap - 1); v[k].s;
-			     k = (k + 1) & (cap - 1))
-				;
-			v[k] = l->v[i];
-		}
-		free(l->v);
-		l->v = v;
-		l->mask = cap - 1;
-	}
-	for (i = h & l->mask; l->v[i].s && l->v[i].gen == l->gen;
-	     i = (i + 1) & l->mask)
-		if (l->v[i].h == h && l->v[i].n == n &&
-		    !memcmp(l->v[i].s, s, n))
-			return 0;
-	l->v[i] = (struct lent){ h, s, (uint32_t)n, l->gen };
-	l->used++;
-	return 1;
-}
-
-static int widx_text(struct widx *w, struct lset *l, const char *p, size_t n,
-		     uint32_t blob)
-{
-	size_t i = 0, b;
-	int ret = 0;
-
-	/* A new generation empties the set; at wrap, really empty it. */
-	if (++l->gen == 0 && l->v) {
-		memset(l->v, 0, (l->mask + 1) * sizeof(*l->v));
-		l->gen = 1;
-	}
-	l->used = 0;
-	while (i < n && !ret) {
-		while (i < n && !is_word((unsigned char)p[i]))
-			i++;
-		b = i;
-		while (i < n && is_word((unsigned char)p[i]))
-			i++;
-		if (i > b) {
-			const char *x = p + b;
-			size_t xn = i - b;
-			uint64_t h;
-			int fresh;
-
-			if (!indexed(&x, &xn))
-				continue;
-			h = hash_bytes(x, xn);
-			fresh = lset_add(l, x, xn, h);
-			if (fresh < 0)
-				ret = rb_err(RB_ENOMEM, "model tools: out of "
-							"memory");
-			else if (fresh)
-				ret = widx_post(w, x, xn, h, blob);
-		}
-	}
-	return ret;
-}
-
-/* Reads every text blob of @files once (the base tree's). */
-static int widx_build(struct widx **out, git_repository *repo,
-		      const git_oid *tree, const struct side *files)
-{
-	struct widx *w = calloc(1, sizeof(*w));
-	struct lset ls = { 0 };
-	double t0 = now_s();
-	size_t i;
-	int ret = 0;
-
-	if (!w)
-		return rb_err(RB_ENOMEM, "model tools: out of memory");
-	git_oid_cpy(&w->tree, tree);
-	w->refs = 1;
-	if (files->n > WIDX_MAX_BLOBS)
-		ret = rb_err(RB_ETOOBIG, "model tools: too many files to "
-					 "index");
-	for (i = 0; i < files->n && !ret; i++) {
-		git_blob *b = NULL;
-		uint32_t k;
-
-		ret = widx_add_blob(w, &files->f[i].oid, &k);
-		if (ret || k == UINT32_MAX)
-			continue;
-		if (git_blob_lookup(&b, repo, &files->f[i].oid) < 0)
-			continue;
-		/* Never searched: nothing posted, so never a candidate. */
-		if (git_blob_rawsize(b) <= BLOB_MAX && !git_blob_is_binary(b)) {
-			w->bytes += (size_t)git_blob_rawsize(b);
-			ret = widx_text(w, &ls, git_blob_rawcontent(b),
-					(size_t)git_blob_rawsize(b), k);
-		}
-		git_blob_free(b);
-	}
-	free(ls.v);
-	if (ret) {
-		widx_free(w);
-		return ret;
-	}
-	/* Built: what only the build needed goes, the arrays shrink. */
-	free(w->last);
-	w->last = NULL;
-	if (w->nw && w->nw < w->cw) {
-		void *v = realloc(w->w, (size_t)w->nw * sizeof(*w->w));
-
-		if (v) {
-			w->w = v;
-			w->cw = w->nw;
-		}
-	}
-	if (w->alen && w->alen < w->acap) {
-		void *v = realloc(w->arena, w->alen);
-
-		if (v) {
-			w->arena = v;
-			w->acap = w->alen;
-		}
-	}
-	w->seconds = now_s() - t0;
-	*out = w;
-	return 0;
-}
-
-static size_t widx_mem(const struct widx *w)
-{
-	size_t n = sizeof(*w) + w->cblob * sizeof(git_oid) +
-		   (w->bmask + 1) * 4 + (size_t)w->cw * sizeof(struct went) +
-		   (w->wmask + 1) * 8 + w->acap;
-	uint32_t i;
-
-	for (i = 0; i < w->nw; i++)
-		if (w->w[i].plen & HEAP)
-			n += post_cap(w->w[i].plen & ~HEAP);
-	return n;
-}
-
-/* The index of @t's base tree: shared, built on first use. */
-static struct widx *widx_get(struct rb_model_tools *t)
-{
-	struct widx *w = NULL;
-	int ret;
-
 	if (t->wi || t->wi_failed)
 		return t->wi;
-	if (side_load(t, 0)) {
+	if (rb_code_index_get(&t->wi, t->ctx.repo, &t->base_tree)) {
+		rb_log(RB_LOG_WARN, "model.tools_index", "error", rb_errmsg(),
+		       NULL);
 		rb_err_clear();
-		t->wi_failed = true;
-		return NULL;
+		t->wi = NULL;
 	}
-	pthread_mutex_lock(&widx_lock);
-	if (widx_cache && git_oid_equal(&widx_cache->tree, &t->base_tree)) {
-		w = widx_cache;
-		w->refs++;
-	} else {
-		ret = widx_build(&w, t->ctx.repo, &t->base_tree, &t->sides[0]);
-		if (!ret) {
-			char hex[13], blobs[16], words[16], mib[16], secs[16];
-
-			git_oid_tostr(hex, sizeof(hex), &w->tree);
-			snprintf(blobs, sizeof(blobs), "%u", w->nblob);
-			snprintf(words, sizeof(words), "%u", w->nw);
-			snprintf(mib, sizeof(mib), "%zu", widx_mem(w) >> 20);
-			snprintf(secs, sizeof(secs), "%.2f", w->seconds);
-			rb_log(RB_LOG_INFO, "model.tools_index", "tree", hex,
-			       "blobs", blobs, "words", words, "mib", mib,
-			       "seconds", secs, NULL);
-			if (widx_cache && !--widx_cache->refs)
-				widx_free(widx_cache);
-			widx_cache = w;
-			w->refs++;
-		} else {
-			rb_log(RB_LOG_WARN, "model.tools_index", "error",
-			       rb_errmsg(), NULL);
-			rb_err_clear();
-			w = NULL;
-		}
-	}
-	pthread_mutex_unlock(&widx_lock);
-	t->wi = w;
-	t->wi_failed = !w;
-	return w;
-}
-
-/* ORs into @bits the blobs that hold word @k. */
-static void widx_or(const struct widx *w, uint32_t k, uint8_t *bits)
-{
-	const struct went *e = &w->w[k];
-	const uint8_t *p = went_post(e);
-	uint32_t i = 0, b = 0, n = e->plen & ~HEAP;
-
-	while (i < n) {
-		uint32_t gap = 0;
-		int sh = 0;
-
-		while (i < n && (p[i] & 0x80) && sh < 28) {
-			gap |= (uint32_t)(p[i++] & 0x7f) << sh;
-			sh += 7;
-		}
-		if (i < n)
-			gap |= (uint32_t)(p[i++] & 0x7f) << sh;
-		b += gap; /* blob number + 1 */
-		if (b && b <= w->nblob)
-			bits[(b - 1) >> 3] |= (uint8_t)(1u << ((b - 1) & 7));
-	}
-}
-
-/*
- * Which blobs can hold @pat? Each word of the pattern must be a word of
- * the blob; one at an edge of the pattern may be a piece of a longer
- * word (a suffix at the start, a prefix at the end, any part when it is
- * the whole pattern). NULL with no error: no word in the pattern, any
- * blob can.
- */
-static int widx_cand(uint8_t **out, const struct widx *w, const char *pat,
-		     size_t plen, bool whole)
-{
-	size_t nb = (w->nblob + 7) / 8 + 1, i = 0, b, k, j;
-	uint8_t *res = NULL, *one = NULL;
-	bool any = false;
-
-	*out = NULL;
-	res = malloc(nb);
-	one = malloc(nb);
-	if (!res || !one) {
-		free(res);
-		free(one);
-		return rb_err(RB_ENOMEM, "model tools: out of memory");
-	}
-	memset(res, 0xff, nb);
-	while (i < plen) {
-		bool lo, ro;
-		uint32_t x;
-
-		while (i < plen && !is_word((unsigned char)pat[i]))
-			i++;
-		b = i;
-		while (i < plen && is_word((unsigned char)pat[i]))
-			i++;
-		if (i == b)
-			break;
-		lo = b == 0 && !whole;
-		ro = i == plen && !whole;
-		/* A piece the index cannot answer for narrows nothing. */
-		if (i - b < WORD_MIN || isdigit((unsigned char)pat[b]) ||
-		    ((lo || ro) && number_chars(pat + b, i - b)))
-			continue;
-		memset(one, 0, nb);
-		if (!lo && !ro) {
-			x = widx_word(w, pat + b, i - b,
-				      hash_bytes(pat + b, i - b));
-			if (x != UINT32_MAX)
-				widx_or(w, x, one);
-		} else {
-			/* A scan of the distinct words (a few MiB). */
-			for (x = 0; x < w->nw; x++) {
-				const char *s = w->arena + w->w[x].off;
-				size_t n = strlen(s), m = i - b;
-
-				if (n < m)
-					continue;
-				if (lo && ro ?
-					    memmem(s, n, pat + b, m) != NULL :
-				    lo ? !memcmp(s + n - m, pat + b, m) :
-					 !memcmp(s, pat + b, m))
-					widx_or(w, x, one);
-			}
-		}
-		for (k = 0; k < nb; k++)
-			res[k] &= one[k];
-		any = true;
-		for (j = 0; j < nb && !res[j]; j++)
-			;
-		if (j == nb)
-			break; /* nothing can match */
-	}
-	free(one);
-	if (!any) {
-		free(res);
-		return 0;
-	}
-	*out = res;
-	return 0;
+	t->wi_failed = !t->wi;
+	return t->wi;
 }
 
 static bool may_match(struct search *sr, const struct tfile *f)
@@ -1890,9 +1221,9 @@ static bool may_match(struct search *sr, const struct tfile *f)
 
 	if (!sr->cand)
 		return true;
-	k = widx_blob(sr->wi, &f->oid);
+	k = rb_code_index_blob(sr->wi, &f->oid);
 	/* Not in the base tree's index (the series changed it): read it. */
-	if (k == UINT32_MAX)
+	if (k == RB_CODE_INDEX_NONE)
 		return true;
 	return sr->cand[k >> 3] & (1u << (k & 7));
 }
@@ -2110,28 +1441,19 @@ int rb_model_tools_find_defs(struct rb_model_tools_def **out, size_t *n,
 
 size_t rb_model_tools_word_blobs(struct rb_model_tools *t, const char *word)
 {
-	struct widx *w;
-	const struct went *e;
-	const uint8_t *p;
-	size_t n, i, k = 0;
-	uint32_t x;
+	struct rb_code_index *w;
 
 	if (!t || !t->ctx.repo || !t->ctx.base_tree || !word)
 		return SIZE_MAX;
 	w = widx_get(t);
-	n = strlen(word);
 	if (!w)
 		return SIZE_MAX;
-	x = widx_word(w, word, n, hash_bytes(word, n));
-	if (x == UINT32_MAX)
-		return 0;
-	e = &w->w[x];
-	p = went_post(e);
-	n = e->plen & ~HEAP;
-	/* One blob a varint: the bytes without the continuation bit. */
-	for (i = 0; i < n; i++)
-		k += !(p[i] & 0x80);
-	return k;
+	return rb_code_index_word_blobs(w, word, strlen(word));
+}
+
+void rb_model_tools_drop_index(void)
+{
+	rb_code_index_drop();
 }
 
 int rb_model_tools_put_text(struct rb_buf *b, const char *s, size_t len)

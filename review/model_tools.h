@@ -132,10 +132,10 @@ void rb_model_tools_get_usage(const struct rb_model_tools *t,
 			      struct rb_model_tools_usage *u);
 
 /*
- * The search tools read the base tree once into a word index, kept for
- * the next patch on the same tree (one index at a time, shared between
- * threads). This frees it; tools objects that hold it keep it until
- * rb_model_tools_free().
+ * The search tools read the base tree's word index (review/code_index.h),
+ * a file per tree that the process keeps open for the next patch on it.
+ * This closes those nothing uses (rb_code_index_drop()); tools objects
+ * that hold one keep it until rb_model_tools_free().
  */
 void rb_model_tools_drop_index(void);
 
@@ -152,7 +152,7 @@ struct rb_model_tools_def {
  * The definitions of the C identifier @sym that find_definition would
  * show, in the base tree (@base) or at the tip, best ranked first, at
  * most 64: for the prompt, which fetches code before the review
- * (model_prefetch.h). Uses and shares the word index; not counted in
+ * (model_prefetch.h). Uses the shared word index; not counted in
  * the tools' usage, but it starts their clock like a call. *out is owned
  * by the caller (rb_model_tools_defs_free()); none found is 0 with *n 0.
  * 0, -RB_ENOMEM, -RB_EIO (a tree that cannot be read).

@@ -715,6 +715,7 @@ static void test_model_focuses(void **state)
 	assert_string_equal(cfg->model.blind_focuses[1], "memory");
 	assert_true(cfg->model.focus_planner);
 	assert_true(cfg->model.prompt_cache);
+	assert_null(cfg->model.index_dir);
 	rb_config_free(cfg);
 
 	cfg = NULL;
@@ -722,12 +723,17 @@ static void test_model_focuses(void **state)
 				  "model:\n"
 				  "  blind_focuses: []\n"
 				  "  focus_planner: false\n"
-				  "  prompt_cache: false\n",
+				  "  prompt_cache: false\n"
+				  "  index_dir: cache/code\n",
 				  &e),
 			 0);
 	assert_int_equal(cfg->model.n_blind_focuses, 0);
 	assert_false(cfg->model.focus_planner);
 	assert_false(cfg->model.prompt_cache);
+	/* A path, against the config's directory. */
+	assert_non_null(cfg->model.index_dir);
+	assert_non_null(strstr(cfg->model.index_dir, "/cache/code"));
+	assert_true(cfg->model.index_dir[0] == '/');
 	rb_config_free(cfg);
 
 	cfg = NULL;

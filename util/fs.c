@@ -134,6 +134,74 @@ fail:
 	return rb_err(RB_EIO, "%s: %s", path, strerror((int)n));
 }
 
+int rb_afile_open(struct rb_afile *f, const char *path, int mode)
+{
+	static unsigned long seq;
+	unsigned long n = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
+
+	f->fd = -1;
+	if (snprintf(f->path, sizeof(f->path), "%s", path) >=
+		    (int)sizeof(f->path) ||
+	    snprintf(f->tmp, sizeof(f->tmp), "%s.tmp.%ld.%lu", path,
+		     (long)getpid(), n) >= (int)sizeof(f->tmp))
+		return rb_err(RB_EINVAL, "%s: path too long", path);
+	f->fd = open(f->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (f->fd < 0)
+		return rb_err(RB_EIO, "%s: %s", f->tmp, strerror(errno));
+	return 0;
+}
+
+int rb_afile_write(struct rb_afile *f, const void *data, size_t len)
+{
+	const char *p = data;
+	ssize_t n;
+
+	while (len) {
+		n = write(f->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return rb_err(RB_EIO, "%s: %s", f->tmp,
+				      n ? strerror(errno) : "short write");
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void rb_afile_abort(struct rb_afile *f)
+{
+	if (f->fd < 0)
+		return;
+	close(f->fd);
+	f->fd = -1;
+	unlink(f->tmp);
+}
+
+int rb_afile_commit(struct rb_afile *f)
+{
+	int fd = f->fd, e;
+
+	f->fd = -1;
+	if (fsync(fd)) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd)) {
+		e = errno;
+		goto fail;
+	}
+	if (rename(f->tmp, f->path)) {
+		e = errno;
+		goto fail;
+	}
+	return rb_fsync_dir_of(f->path);
+fail:
+	unlink(f->tmp);
+	return rb_err(RB_EIO, "%s: %s", f->path, strerror(e));
+}
+
 int rb_mkdirs(const char *path)
 {
 	char tmp[PATH_MAX];

@@ -31,6 +31,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_verdicts(int argc, char **argv);
 int cmd_notes(int argc, char **argv);
+int cmd_code_index(int argc, char **argv);
 
 struct rb_config;
 struct rb_store;

@@ -32,6 +32,8 @@ static const struct rb_cmd commands[] = {
 	  cmd_verdicts },
 	{ "notes", "the admin's notes for the model's prompt, per section",
 	  cmd_notes },
+	{ "code-index", "build or load the word index of a tree",
+	  cmd_code_index },
 };
 
 static void usage(FILE *f)

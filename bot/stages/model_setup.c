@@ -7,7 +7,9 @@
 
 #include "bot/config.h"
 #include "bot/stages/model_setup.h"
+#include "review/code_index.h"
 #include "review/model.h"
+#include "util/err.h"
 #include "util/banned.h"
 
 void rb_model_setup_opts(struct rb_model_opts *o,
@@ -65,6 +67,12 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 			o->blind_focuses |= 1u << k;
 	}
 	o->tool_rounds = mc->tools.max_rounds;
+	/*
+	 * The code index's directory is the process's, not the model's
+	 * (review/code_index.h): every review of this config uses it.
+	 */
+	if (rb_code_index_set_dir(mc->index_dir))
+		rb_err_clear(); /* out of memory: the default directory */
 	o->tool_tokens = mc->tools.max_tokens;
 	o->record_dir = record_dir;
 	if (replay_dir) {
