@@ -45,6 +45,8 @@ cleanup() {
 	rm -rf "$w"
 }
 trap cleanup EXIT
+# The code index of the tree (review/code_index.c) in the run's folder.
+export XDG_CACHE_HOME=$w/cache
 # The tree under the name the report gives it, wherever it is.
 ln -s "$(realpath -e -- "$tree")" "$w/linux-6.1"
 tree=$w/linux-6.1

@@ -33,6 +33,8 @@ kernel=$(sed -n 's/^\(VERSION\|PATCHLEVEL\|SUBLEVEL\) = //p' \
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rb-eval-replay.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/rec"
+# The code index of the tree goes with the test, not in the user's cache.
+export XDG_CACHE_HOME=$tmp/cache
 xz -dc "$rec/recording.tar.xz" | tar -C "$tmp/rec" -xf - ||
 	{ echo "FAIL: cannot unpack $rec/recording.tar.xz"; exit 1; }
 # The tree under the name it had when recorded.
