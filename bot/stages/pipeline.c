@@ -5,6 +5,7 @@
  * lives in feedback.c (verdicts), review_stage.c (the review of one
  * series) and outbox.c (sending).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,11 +572,112 @@ int rb_pipeline_parse(struct rb_pipeline *p)
 	return ret;
 }
 
+/* When a patch or cover was stored (its arrival, migration 13). */
+struct arrival {
+	char *message_id; /* owned */
+	int64_t at;
+};
+
 struct assemble_ctx {
 	struct rb_pipeline *p;
 	struct rb_series_set *set;
 	int err;
+	struct arrival *arr; /* patches and covers, sorted by Message-ID */
+	size_t n_arr, cap_arr;
 };
+
+static int arrival_add(struct assemble_ctx *a, const struct rb_msgmeta *meta)
+{
+	struct arrival *v;
+
+	if (!meta->kind ||
+	    (strcmp(meta->kind, "patch") && strcmp(meta->kind, "cover")))
+		return 0;
+	if (a->n_arr == a->cap_arr) {
+		size_t cap = a->cap_arr ? a->cap_arr * 2 : 256;
+
+		v = realloc(a->arr, cap * sizeof(*v));
+		if (!v)
+			return rb_err(RB_ENOMEM, "out of memory");
+		a->arr = v;
+		a->cap_arr = cap;
+	}
+	a->arr[a->n_arr].message_id = strdup(meta->msg.message_id);
+	if (!a->arr[a->n_arr].message_id)
+		return rb_err(RB_ENOMEM, "out of memory");
+	a->arr[a->n_arr++].at = meta->arrival;
+	return 0;
+}
+
+static int arrival_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct arrival *)x)->message_id,
+		      ((const struct arrival *)y)->message_id);
+}
+
+/* When @message_id was stored, or 0 (not a stored patch or cover). */
+static int64_t arrival_of(const struct assemble_ctx *a, const char *message_id)
+{
+	struct arrival k = { .message_id = (char *)message_id }, *e;
+
+	if (!message_id || !a->n_arr)
+		return 0;
+	e = bsearch(&k, a->arr, a->n_arr, sizeof(*a->arr), arrival_cmp);
+	return e ? e->at : 0;
+}
+
+/* A series and when its newest part was stored: when it arrived whole
+ * (or as far as it is). */
+struct series_order {
+	size_t i;
+	int64_t at;
+};
+
+static int order_cmp(const void *x, const void *y)
+{
+	const struct series_order *a = x, *b = y;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/*
+ * The set's series in the order they arrived (issue 38): the jobs are
+ * queued in it, and the claim takes them oldest first, so a burst is
+ * reviewed in the order its series came in, not by Message-ID. *@out is
+ * the caller's to free.
+ */
+static int arrival_order(struct series_order **out, struct assemble_ctx *a)
+{
+	size_t n = rb_series_set_count(a->set), i;
+	struct series_order *o;
+	int k;
+
+	*out = NULL;
+	if (a->n_arr)
+		qsort(a->arr, a->n_arr, sizeof(*a->arr), arrival_cmp);
+	o = calloc(n ? n : 1, sizeof(*o));
+	if (!o)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		const struct rb_series *s = rb_series_set_get(a->set, i);
+		int64_t t = arrival_of(a, s->cover);
+
+		for (k = 0; k < s->total; k++) {
+			int64_t u = arrival_of(a, s->patches[k]);
+
+			if (u > t)
+				t = u;
+		}
+		o[i].i = i;
+		o[i].at = t;
+	}
+	if (n)
+		qsort(o, n, sizeof(*o), order_cmp);
+	*out = o;
+	return 0;
+}
 
 /* Splits the stored space-separated References in place into *@v. */
 static int split_refs(char *refs, const char ***v, size_t *n)
@@ -629,6 +731,9 @@ static int add_stored(const struct rb_msgmeta *meta, void *payload)
 	struct rb_message *m = NULL;
 	int ret;
 
+	ret = arrival_add(a, meta);
+	if (ret)
+		return ret;
 	if (!meta->body_unknown)
 		return add_meta(a, meta);
 	ret = rb_store_get_raw(a->p->st, meta->msg.message_id, &row);
@@ -679,6 +784,7 @@ static int queue_series(struct rb_pipeline *p, const struct rb_series *s,
 int rb_pipeline_assemble(struct rb_pipeline *p)
 {
 	struct assemble_ctx a = { .p = p };
+	struct series_order *order = NULL;
 	int64_t now = rb_now();
 	size_t i, replies = 0;
 	int ret;
@@ -691,13 +797,16 @@ int rb_pipeline_assemble(struct rb_pipeline *p)
 	ret = rb_store_each_meta(p->st, add_stored, &a);
 	if (!ret)
 		ret = rb_series_set_assemble(a.set);
+	if (!ret)
+		ret = arrival_order(&order, &a);
 	if (ret)
 		goto out;
 	ret = rb_store_begin(p->st);
 	if (ret)
 		goto out;
 	for (i = 0; i < rb_series_set_count(a.set) && !ret; i++) {
-		const struct rb_series *s = rb_series_set_get(a.set, i);
+		const struct rb_series *s =
+			rb_series_set_get(a.set, order[i].i);
 
 		ret = rb_store_put_series(p->st, s);
 		if (!ret)
@@ -724,6 +833,10 @@ int rb_pipeline_assemble(struct rb_pipeline *p)
 		rb_fault_point("assemble");
 	}
 out:
+	for (i = 0; i < a.n_arr; i++)
+		free(a.arr[i].message_id);
+	free(a.arr);
+	free(order);
 	rb_series_set_free(a.set);
 	return ret;
 }
@@ -850,63 +963,339 @@ static void jobs_progress(struct rb_pipeline *p)
 	rb_log_status(line);
 }
 
-int rb_pipeline_jobs(struct rb_pipeline *p)
+/*
+ * What follows the run of @job, whose result is @ret, on the thread that
+ * claimed it: the count, a temporary failure put back (*@more false: the
+ * rest waits for the next pass), the caller's hook, the job's kill
+ * point, the mail it queued sent (send_between()) and the progress line.
+ * Returns nonzero when the stage stops.
+ */
+static int job_ended(struct rb_pipeline *p, const struct rb_job *job, int ret,
+		     const char *fault, bool *more)
+{
+	p->stats.jobs++;
+	if (ret == -RB_EAGAIN) {
+		/*
+		 * A tree or a server is down: the job is put back, due in
+		 * five minutes, with the reason (the kill tests print it to
+		 * tell deferred from lost).
+		 */
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", rb_errmsg());
+		p->stats.deferred++;
+		rb_log(RB_LOG_WARN, "job.deferred", "kind", job->kind, "key",
+		       job->key, "reason", why, NULL);
+		if (p->force_complete)
+			fprintf(stderr, "reviewbot: %s <%s> deferred: %s\n",
+				job->kind, job->key, why);
+		ret = rb_store_job_retry(p->st, job->id, rb_now() + 300, why);
+		if (p->hooks && p->hooks->finished)
+			p->hooks->finished(p, job, -RB_EAGAIN);
+		*more = false;
+		return ret;
+	}
+	if (p->hooks && p->hooks->finished) {
+		int r2 = p->hooks->finished(p, job, ret);
+
+		if (!ret)
+			ret = r2;
+	}
+	if (ret)
+		return ret;
+	if (fault)
+		rb_fault_point(fault);
+	send_between(p);
+	jobs_progress(p);
+	return 0;
+}
+
+static bool stopping(const struct rb_pipeline *p)
+{
+	return p->stop && *p->stop;
+}
+
+/* One job at a time, on the caller's thread. */
+static int jobs_serial(struct rb_pipeline *p)
 {
 	const char *fault = NULL;
 	struct rb_job job;
+	bool more = true;
 	int ret;
 
-	while (!(p->stop && *p->stop)) {
+	while (more && !stopping(p)) {
 		memset(&job, 0, sizeof(job));
 		ret = claim(p, &job);
-		if (ret == -RB_ENOTFOUND) {
-			if (p->progress && p->progress_at)
-				rb_log_status(NULL);
-			return 0;
-		}
+		if (ret == -RB_ENOTFOUND)
+			break;
 		if (ret)
 			return ret;
 		ret = run_job(p, &job, &fault);
-		p->stats.jobs++;
-		if (ret == -RB_EAGAIN) {
-			/*
-			 * A tree or a server is down: the job is put back,
-			 * due in five minutes, with the reason (the kill
-			 * tests print it to tell deferred from lost).
-			 */
-			char why[1024];
-
-			snprintf(why, sizeof(why), "%s", rb_errmsg());
-			p->stats.deferred++;
-			rb_log(RB_LOG_WARN, "job.deferred", "kind", job.kind,
-			       "key", job.key, "reason", why, NULL);
-			if (p->force_complete)
-				fprintf(stderr,
-					"reviewbot: %s <%s> deferred: %s\n",
-					job.kind, job.key, why);
-			ret = rb_store_job_retry(p->st, job.id, rb_now() + 300,
-						 why);
-			if (p->hooks && p->hooks->finished)
-				p->hooks->finished(p, &job, -RB_EAGAIN);
-			rb_job_release(&job);
-			/* The rest waits for the next pass. */
-			return ret;
-		}
-		if (p->hooks && p->hooks->finished) {
-			int r2 = p->hooks->finished(p, &job, ret);
-
-			if (!ret)
-				ret = r2;
-		}
+		ret = job_ended(p, &job, ret, fault, &more);
 		rb_job_release(&job);
 		if (ret)
 			return ret;
-		if (fault)
-			rb_fault_point(fault);
-		send_between(p);
-		jobs_progress(p);
 	}
+	if (p->progress && p->progress_at)
+		rb_log_status(NULL);
 	return 0;
+}
+
+/*
+ * The job threads of review.parallel_series. Each slot is one thread's
+ * context: a copy of the parent's with a store connection of its own (a
+ * SQLite connection, as libpq's, serves one thread at a time), its own
+ * MAINTAINERS cache and counters, and the parent's model, borrowed (its
+ * provider holds the requests in flight to model.concurrency over every
+ * thread). The review opens its own repositories (libgit2 objects are
+ * per thread); the code index of the model's tools is shared under its
+ * lock (review/model_tools.c). The parent alone claims, runs the hooks,
+ * counts and sends; a slot only runs the job.
+ */
+struct job_slot {
+	struct rb_pipeline w; /* the thread's context */
+	struct rb_job job; /* the job in hand */
+	struct rb_job_pool *pool; /* borrowed */
+	pthread_t th;
+	int ret;
+	const char *fault;
+	char why[1024]; /* the thread's reason for a nonzero ret */
+	bool busy; /* a job in hand: its thread runs or waits to be joined */
+	bool done; /* its thread is over */
+};
+
+struct rb_job_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n;
+	struct job_slot slots[];
+};
+
+static void pool_free(struct rb_job_pool *pool)
+{
+	int i;
+
+	if (!pool)
+		return;
+	for (i = 0; i < pool->n; i++) {
+		rb_store_close(pool->slots[i].w.st);
+		rb_maint_cache_free(pool->slots[i].w.maint);
+	}
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->cond);
+	free(pool);
+}
+
+/* p->pool with p->parallel slots, their connections opened once. */
+static int pool_get(struct rb_pipeline *p, struct rb_job_pool **out)
+{
+	struct rb_job_pool *pool = p->pool;
+	int i, ret = 0, n = p->parallel > 64 ? 64 : p->parallel;
+
+	if (pool && pool->n == n) {
+		*out = pool;
+		return 0;
+	}
+	pool_free(pool);
+	p->pool = NULL;
+	pool = calloc(1, sizeof(*pool) + (size_t)n * sizeof(pool->slots[0]));
+	if (!pool)
+		return rb_err(RB_ENOMEM, "out of memory");
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->cond, NULL);
+	for (i = 0; i < n && !ret; i++) {
+		ret = rb_store_open_again(&pool->slots[i].w.st, p->st);
+		pool->slots[i].pool = pool;
+		pool->n = i + (ret ? 0 : 1);
+	}
+	if (ret) {
+		pool_free(pool);
+		return ret;
+	}
+	p->pool = pool;
+	*out = pool;
+	return 0;
+}
+
+/* The slot's context for its next job: the parent's settings, the
+ * slot's own connection and cache, counters at zero. */
+static void slot_ctx(struct job_slot *s, const struct rb_pipeline *p)
+{
+	struct rb_store *st = s->w.st;
+	struct rb_maint_cache *maint = s->w.maint;
+
+	memset(&s->w, 0, sizeof(s->w));
+	s->w.cfg = p->cfg;
+	s->w.st = st;
+	s->w.maint = maint;
+	s->w.force_complete = p->force_complete;
+	s->w.owner = p->owner;
+	s->w.lease = p->lease;
+	s->w.cli_tree = p->cli_tree;
+	s->w.outbox_override = p->outbox_override;
+	s->w.templates_dir = p->templates_dir;
+	s->w.replay_dir = p->replay_dir;
+	s->w.record_dir = p->record_dir;
+	s->w.stop = p->stop;
+	s->w.model = p->model;
+	s->w.model_made = true;
+}
+
+/* Adds a slot's counters to the parent's (every field is a size_t). */
+static void stats_add(struct rb_pipeline_stats *to,
+		      const struct rb_pipeline_stats *from)
+{
+	size_t *t = (size_t *)to, i;
+	const size_t *f = (const size_t *)from;
+
+	_Static_assert(sizeof(*to) % sizeof(size_t) == 0,
+		       "rb_pipeline_stats holds size_t counters only");
+	for (i = 0; i < sizeof(*to) / sizeof(size_t); i++)
+		t[i] += f[i];
+}
+
+static void *slot_main(void *arg)
+{
+	struct job_slot *s = arg;
+
+	rb_err_clear();
+	s->ret = run_job(&s->w, &s->job, &s->fault);
+	if (s->ret)
+		snprintf(s->why, sizeof(s->why), "%s", rb_errmsg());
+	pthread_mutex_lock(&s->pool->lock);
+	s->done = true;
+	pthread_cond_signal(&s->pool->cond);
+	pthread_mutex_unlock(&s->pool->lock);
+	return NULL;
+}
+
+/* Review and incomplete jobs run on threads; a feedback job runs on the
+ * parent's, before the next claim: a verdict queued before a review is
+ * judged before that review starts, as one at a time. */
+static bool threaded(const struct rb_job *job)
+{
+	return !strcmp(job->kind, "review") || !strcmp(job->kind, "incomplete");
+}
+
+/* Takes a finished slot's job back on the parent's thread. */
+static int slot_reap(struct rb_pipeline *p, struct job_slot *s, bool *more)
+{
+	int ret;
+
+	pthread_join(s->th, NULL);
+	stats_add(&p->stats, &s->w.stats);
+	memset(&s->w.stats, 0, sizeof(s->w.stats));
+	ret = s->ret;
+	if (ret)
+		rb_err(-ret, "%s", s->why);
+	ret = job_ended(p, &s->job, ret, s->fault, more);
+	rb_job_release(&s->job);
+	s->busy = s->done = false;
+	return ret;
+}
+
+/*
+ * Up to p->parallel jobs at once, claimed oldest first (the claim's
+ * order: the order in which their series arrived, pipeline.c
+ * rb_pipeline_assemble()), each mail sent as soon as its job ends. A
+ * stop, a job put back or a store failure claims no more; the jobs in
+ * hand finish first.
+ */
+static int jobs_parallel(struct rb_pipeline *p)
+{
+	struct rb_job_pool *pool = NULL;
+	bool more = true, threads = true;
+	int i, ret, running = 0;
+
+	ret = pool_get(p, &pool);
+	if (ret)
+		return ret;
+	for (;;) {
+		while (more && !ret && !stopping(p) && running < pool->n) {
+			struct job_slot *s = NULL;
+			const char *fault = NULL;
+			struct rb_job job = { 0 };
+			int r = claim(p, &job);
+
+			if (r == -RB_ENOTFOUND) {
+				more = false;
+				break;
+			}
+			if (r) {
+				ret = r;
+				break;
+			}
+			/* The threads borrow the parent's model: made first. */
+			if (threaded(&job) && threads && !p->model_made &&
+			    rb_review_model_prepare(p)) {
+				rb_log(RB_LOG_WARN, "jobs.one_at_a_time",
+				       "reason", rb_errmsg(), NULL);
+				rb_err_clear();
+				threads = false;
+			}
+			for (i = 0; threaded(&job) && threads && i < pool->n;
+			     i++)
+				if (!pool->slots[i].busy) {
+					s = &pool->slots[i];
+					break;
+				}
+			if (s) {
+				slot_ctx(s, p);
+				s->job = job;
+				s->busy = true;
+				s->done = false;
+				if (!pthread_create(&s->th, NULL, slot_main,
+						    s)) {
+					running++;
+					continue;
+				}
+				s->busy = false;
+			}
+			/* Feedback, or no thread: here, now. */
+			r = run_job(p, &job, &fault);
+			r = job_ended(p, &job, r, fault, &more);
+			rb_job_release(&job);
+			if (r)
+				ret = r;
+		}
+		if (!running)
+			break;
+		pthread_mutex_lock(&pool->lock);
+		for (;;) {
+			for (i = 0; i < pool->n; i++)
+				if (pool->slots[i].busy && pool->slots[i].done)
+					break;
+			if (i < pool->n)
+				break;
+			pthread_cond_wait(&pool->cond, &pool->lock);
+		}
+		pthread_mutex_unlock(&pool->lock);
+		for (i = 0; i < pool->n; i++) {
+			struct job_slot *s = &pool->slots[i];
+			bool done;
+			int r;
+
+			pthread_mutex_lock(&pool->lock);
+			done = s->busy && s->done;
+			pthread_mutex_unlock(&pool->lock);
+			if (!done)
+				continue;
+			r = slot_reap(p, s, &more);
+			running--;
+			if (r && !ret)
+				ret = r;
+		}
+	}
+	if (p->progress && p->progress_at)
+		rb_log_status(NULL);
+	return ret;
+}
+
+int rb_pipeline_jobs(struct rb_pipeline *p)
+{
+	if (p->parallel > 1)
+		return jobs_parallel(p);
+	return jobs_serial(p);
 }
 
 int rb_pipeline_step(struct rb_pipeline *p, unsigned roles)
@@ -942,4 +1331,6 @@ void rb_pipeline_release(struct rb_pipeline *p)
 	rb_model_free(p->model);
 	p->model = NULL;
 	p->model_made = false;
+	pool_free(p->pool);
+	p->pool = NULL;
 }

@@ -197,6 +197,13 @@ static const char *const migrations[] = {
 	 * kill, a lease run out) and counts it in lost. */
 	("ALTER TABLE jobs ADD COLUMN in_hand INTEGER NOT NULL DEFAULT 0;"
 	 "ALTER TABLE jobs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"),
+	/* 13: issue 38. When each message was stored, in microseconds and
+	 * strictly increasing within the ingest process, so that the jobs of
+	 * a burst are queued in the order their series arrived, not in
+	 * Message-ID order (received_at is in seconds: one burst, one
+	 * second). NULL for older rows: received_at * 1000000 stands in.
+	 * Self-contained: renumber freely at a merge. */
+	("ALTER TABLE messages ADD COLUMN arrival BIGINT;"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
