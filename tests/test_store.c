@@ -623,6 +623,8 @@ static void test_migrate_rates(void **state)
 					   "ALTER TABLE jobs DROP COLUMN"
 					   " in_hand;"
 					   "ALTER TABLE jobs DROP COLUMN lost;"
+					   "ALTER TABLE messages DROP COLUMN"
+					   " arrival;"
 					   "DELETE FROM schema_version"
 					   " WHERE version >= 9",
 					   NULL, 0),

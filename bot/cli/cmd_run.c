@@ -17,7 +17,9 @@
  *  - sender: drains the outbox; each mail is claimed for a lease too, so
  *    two senders never hold the same mail.
  *  - all: the three in one process (the only role on SQLite).
- * SIGTERM lets the job in hand finish and then stops (a drain).
+ * A worker (or all) runs review.parallel_series review jobs at once
+ * (bot/stages/pipeline.c), each with a lease the heartbeat renews.
+ * SIGTERM lets the jobs in hand finish and then stops (a drain).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1198,12 +1198,14 @@ static int slot_reap(struct rb_pipeline *p, struct job_slot *s, bool *more)
  * Up to p->parallel jobs at once, claimed oldest first (the claim's
  * order: the order in which their series arrived, pipeline.c
  * rb_pipeline_assemble()), each mail sent as soon as its job ends. A
- * stop, a job put back or a store failure claims no more; the jobs in
- * hand finish first.
+ * job a worker died with runs alone, after the jobs in hand. A stop, a
+ * job put back or a store failure claims no more; the jobs in hand
+ * finish first.
  */
 static int jobs_parallel(struct rb_pipeline *p)
 {
 	struct rb_job_pool *pool = NULL;
+	struct rb_job isolated = { 0 }; /* claimed; runs once the rest end */
 	bool more = true, threads = true;
 	int i, ret, running = 0;
 
@@ -1211,7 +1213,8 @@ static int jobs_parallel(struct rb_pipeline *p)
 	if (ret)
 		return ret;
 	for (;;) {
-		while (more && !ret && !stopping(p) && running < pool->n) {
+		while (more && !ret && !stopping(p) && running < pool->n &&
+		       !isolated.id) {
 			struct job_slot *s = NULL;
 			const char *fault = NULL;
 			struct rb_job job = { 0 };
@@ -1223,6 +1226,15 @@ static int jobs_parallel(struct rb_pipeline *p)
 			}
 			if (r) {
 				ret = r;
+				break;
+			}
+			/*
+			 * A job a worker died with runs alone: its next death
+			 * takes no other series with it (the claim put it
+			 * after every job none died with).
+			 */
+			if (job.lost > 0) {
+				isolated = job;
 				break;
 			}
 			/* The threads borrow the parent's model: made first. */
@@ -1257,6 +1269,16 @@ static int jobs_parallel(struct rb_pipeline *p)
 			rb_job_release(&job);
 			if (r)
 				ret = r;
+		}
+		if (!running && isolated.id) {
+			const char *fault = NULL;
+			int r = run_job(p, &isolated, &fault);
+
+			r = job_ended(p, &isolated, r, fault, &more);
+			rb_job_release(&isolated);
+			if (r && !ret)
+				ret = r;
+			continue;
 		}
 		if (!running)
 			break;

@@ -30,7 +30,7 @@
 
 struct rb_store;
 
-#define RB_SCHEMA_VERSION 12
+#define RB_SCHEMA_VERSION 13
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
