@@ -146,16 +146,17 @@ def new_side(patch):
     return out
 
 
-def plain(text):
-    """Safe to look for in a JSON request body: no escapes in it."""
-    return text.isascii() and not any(c in text for c in '"\\\t')
-
-
-def msg_match(msg, others):
-    """A line of @msg that no other message holds, for "match"."""
-    for line in msg.split("\n"):
-        t = line.strip()
-        if len(t) >= 16 and plain(t) and not any(t in o for o in others):
+def diff_match(patch, others):
+    """A '+' or '-' line of @patch, sign included, that no other diff
+    holds: what "match" keys on. The finder's prompt holds the diff but
+    not always the commit message (model.blind_focuses), and the server
+    matches the request's text, tabs and all."""
+    for line in patch.split("\n"):
+        if line[:1] not in "+-" or line[:3] in ("+++", "---"):
+            continue
+        t = line.rstrip()
+        if len(t.strip("+- \t")) >= 12 and t.isascii() and \
+                not any(t in o for o in others):
             return t
     return None
 
@@ -163,8 +164,7 @@ def msg_match(msg, others):
 def cases_script(cases, labels):
     cats = {lab["fix_message_id"]: lab.get("categories", [])
             for lab in labels}
-    msgs = [c["commit_msg"] for c in cases] + \
-        [c["control_msg"] for c in cases]
+    diffs = [c["patch"] for c in cases] + [c["control"] for c in cases]
     steps = []
     for i, c in enumerate(cases):
         h = int(hashlib.sha256(("%d %s" % (c["pair"], c["case"]))
@@ -187,7 +187,7 @@ def cases_script(cases, labels):
                     break
             if fs:
                 break
-        match = msg_match(c["commit_msg"], msgs[:i] + msgs[i + 1:])
+        match = diff_match(c["patch"], diffs[:i] + diffs[i + 1:])
         first = next(((ch["file"], ch["lines"][0]) for ch in c["changed"]
                       if ch["lines"]), None)
         if match:
@@ -214,15 +214,17 @@ def cases_script(cases, labels):
             f, ln, t = cadd[0]
             cfs.append(finding(f, ln, t, fit,
                                "Scripted question on the fix itself?"))
-        cmatch = msg_match(c["control_msg"],
-                           msgs[:len(cases) + i] + msgs[len(cases) + i + 1:])
+        cmatch = diff_match(c["control"], diffs[:len(cases) + i] +
+                            diffs[len(cases) + i + 1:])
         if cmatch:
             steps.append({"kind": "finder", "match": cmatch, "repeat": True,
                           "answer_json": {"findings": cfs}})
     steps.append({"kind": "finder", "repeat": True,
                   "answer_json": {"findings": []}})
+    # It confirms with a line it was shown besides the finding's own
+    # (review/model_evidence.c drops any other confirmation).
     steps.append({"kind": "verifier", "repeat": True,
-                  "verdict": "confirmed"})
+                  "verdict": "confirmed", "evidence": "auto"})
     return {"steps": steps}
 
 

@@ -34,6 +34,7 @@
 #include <yaml.h>
 
 #include "bot/config.h"
+#include "mail/addr.h"
 #include "review/rules.h"
 #include "review/maintainers.h"
 #include "review/model.h"
@@ -1314,14 +1315,86 @@ static char *kconfig_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return xstrdup(c, t);
 }
 
+static const char *const shadow_to_names[] = { "admins", "maintainers", NULL };
+
+/*
+ * prefixes: {RFC: shadow, mm-hotfixes: blocking}: a series whose subject
+ * tags hold the prefix (a whole word: "[RFC PATCH v2 1/3]") gets that
+ * mode instead of the entry's; the first that matches, in file order.
+ */
+static void policy_prefixes(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	struct rb_policy *p = obj;
+	yaml_node_pair_t *pr;
+	size_t n, i;
+
+	if (is_null(v))
+		return;
+	if (v->type != YAML_MAPPING_NODE) {
+		cerr(c, v,
+		     "expected a mapping of subject prefixes to modes, got %s",
+		     kind_name(v));
+		return;
+	}
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	strv_free(p->prefix_tags, p->n_prefixes);
+	free(p->prefix_modes);
+	p->n_prefixes = 0;
+	p->prefix_tags = calloc(n + 1, sizeof(*p->prefix_tags));
+	p->prefix_modes = calloc(n + 1, sizeof(*p->prefix_modes));
+	if (!p->prefix_tags || !p->prefix_modes) {
+		c->oom = true;
+		return;
+	}
+	for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
+		const char *tag, *s;
+		char tmp[80];
+		size_t old;
+		int m;
+
+		if (!kn || !vn || !visit(c, kn) || !visit(c, vn))
+			return;
+		tag = text(c, kn, "a subject prefix", false);
+		if (!tag)
+			continue;
+		old = path_key(c, tag);
+		for (s = tag; *s; s++)
+			if (!isalnum((unsigned char)*s) && !strchr("-_.", *s))
+				break;
+		for (i = 0; !*s && i < p->n_prefixes; i++)
+			if (!strcasecmp(p->prefix_tags[i], tag))
+				break;
+		if (!*tag || *s) {
+			cerr(c, kn,
+			     "'%s' is not a subject prefix (a word such as RFC "
+			     "or mm-hotfixes)",
+			     shown(tmp, sizeof(tmp), tag));
+		} else if (i < p->n_prefixes) {
+			cerr(c, kn, "prefix '%s' is given twice", tag);
+		} else if (!strcasecmp(tag, "PATCH")) {
+			cerr(c, kn,
+			     "every patch has the PATCH prefix: set the "
+			     "entry's mode instead");
+		} else if ((m = pick(c, vn, mode_names)) >= 0) {
+			p->prefix_tags[p->n_prefixes] = xstrdup(c, tag);
+			p->prefix_modes[p->n_prefixes++] = (enum rb_mode)m;
+		}
+		path_pop(c, old);
+	}
+}
+
 static void policy_check(struct ctx *c, yaml_node_t *map, void *obj,
 			 yaml_node_t *const *seen)
 {
 	struct rb_policy *p = obj;
 	size_t old;
 
-	/* seen[0] is mode: shadow mail goes to the admins only. */
-	if (seen[0] && p->mode == RB_MODE_SHADOW && !c->cfg->n_admins) {
+	/* seen[0] is mode: shadow mail goes to the admins (unless the
+	 * section's own people get it, shadow_to: maintainers). */
+	if (seen[0] && p->mode == RB_MODE_SHADOW &&
+	    p->shadow_to == RB_SHADOW_ADMINS && !c->cfg->n_admins) {
 		old = path_key(c, "mode");
 		cerr(c, seen[0],
 		     "shadow sends to the admins only, but admins is empty");
@@ -1363,6 +1436,12 @@ static const struct key policy_keys[] = {
 	    .min = 0, .max = 1000),
 	KEY("require_dkim", K_BOOL, struct rb_policy, require_dkim),
 	KEY("templates_dir", K_DIR, struct rb_policy, templates_dir),
+	KEY("shadow_to", K_ENUM, struct rb_policy, shadow_to,
+	    .aux = shadow_to_names),
+	KEY("cc", K_ADDRLIST, struct rb_policy, cc,
+	    .noff = offsetof(struct rb_policy, n_cc)),
+	KEY("prefixes", K_FN, struct rb_policy, prefix_tags,
+	    .fn = policy_prefixes),
 };
 
 static void policy_release(struct rb_policy *p)
@@ -1378,6 +1457,9 @@ static void policy_release(struct rb_policy *p)
 	free(p->rule_on);
 	free(p->blocking_text);
 	free(p->templates_dir);
+	strv_free(p->cc, p->n_cc);
+	strv_free(p->prefix_tags, p->n_prefixes);
+	free(p->prefix_modes);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -1418,10 +1500,11 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	*dst = *src;
 	dst->name = dst->blocking_text = dst->templates_dir = NULL;
 	dst->bases = dst->skip_authors = dst->checkpatch_ignore = NULL;
-	dst->checkers = dst->rule_names = NULL;
+	dst->checkers = dst->rule_names = dst->cc = dst->prefix_tags = NULL;
 	dst->rule_on = NULL;
+	dst->prefix_modes = NULL;
 	dst->n_bases = dst->n_skip_authors = dst->n_checkpatch_ignore = 0;
-	dst->n_checkers = dst->n_rules = 0;
+	dst->n_checkers = dst->n_rules = dst->n_cc = dst->n_prefixes = 0;
 	dst->build_config = NULL;
 	dst->build_options = NULL;
 	dst->n_build_options = 0;
@@ -1454,6 +1537,24 @@ static int policy_copy(struct rb_policy *dst, const struct rb_policy *src,
 	if (!ret) {
 		ret = strv_dup(&dst->checkers, src->checkers, src->n_checkers);
 		dst->n_checkers = ret ? 0 : src->n_checkers;
+	}
+	if (!ret) {
+		ret = strv_dup(&dst->cc, src->cc, src->n_cc);
+		dst->n_cc = ret ? 0 : src->n_cc;
+	}
+	if (!ret && src->n_prefixes) {
+		ret = strv_dup(&dst->prefix_tags, src->prefix_tags,
+			       src->n_prefixes);
+		dst->prefix_modes = ret ? NULL :
+					  calloc(src->n_prefixes,
+						 sizeof(*dst->prefix_modes));
+		if (!ret && !dst->prefix_modes)
+			ret = -RB_ENOMEM;
+		if (!ret) {
+			memcpy(dst->prefix_modes, src->prefix_modes,
+			       src->n_prefixes * sizeof(*dst->prefix_modes));
+			dst->n_prefixes = src->n_prefixes;
+		}
 	}
 	if (!ret && src->n_rules) {
 		ret = strv_dup(&dst->rule_names, src->rule_names, src->n_rules);
@@ -2327,6 +2428,67 @@ static char *list_id_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return r;
 }
 
+/*
+ * people: {ljs@kernel.org: none, david@kernel.org: shadow}: what mail a
+ * person asked for (issue 36). "none": left out of every mail; "shadow":
+ * never on a public mail (the author's, the list's), a private copy of
+ * each review instead; "all": as MAINTAINERS and the policy say.
+ */
+static void read_people(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	static const char *const names[] = { "all", "shadow", "none", NULL };
+	struct rb_config *cfg = c->cfg;
+	yaml_node_pair_t *pr;
+	size_t n, i;
+
+	(void)obj;
+	if (is_null(v))
+		return;
+	if (v->type != YAML_MAPPING_NODE) {
+		cerr(c, v,
+		     "expected a mapping of addresses to all, shadow or none, "
+		     "got %s",
+		     kind_name(v));
+		return;
+	}
+	n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+	cfg->people = calloc(n + 1, sizeof(*cfg->people));
+	if (!cfg->people) {
+		c->oom = true;
+		return;
+	}
+	for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		yaml_node_t *kn = node(c, pr->key), *vn = node(c, pr->value);
+		const char *a;
+		char tmp[80];
+		size_t old;
+		int m;
+
+		if (!kn || !vn || !visit(c, kn) || !visit(c, vn))
+			return;
+		a = text(c, kn, "an email address", false);
+		if (!a)
+			continue;
+		old = path_key(c, a);
+		for (i = 0; i < cfg->n_people; i++)
+			if (!strcasecmp(cfg->people[i].addr, a))
+				break;
+		if (!addr_ok(a))
+			cerr(c, kn,
+			     "'%s' is not an email address (user@domain)",
+			     shown(tmp, sizeof(tmp), a));
+		else if (i < cfg->n_people)
+			cerr(c, kn, "'%s' is given twice", a);
+		else if ((m = pick(c, vn, names)) >= 0) {
+			cfg->people[cfg->n_people].addr = xstrdup(c, a);
+			cfg->people[cfg->n_people++].mail =
+				(enum rb_person_mail)m;
+		}
+		path_pop(c, old);
+	}
+}
+
 static const struct key http_keys[] = {
 	{ .name = "listen", .type = K_FN, .fn = http_listen },
 	KEY("thread_url", K_URL, struct rb_config, http_thread_url,
@@ -2435,6 +2597,7 @@ static const struct key top_keys[] = {
 	    .item = list_id_item),
 	KEY("known_bots", K_ADDRLIST, struct rb_config, known_bots,
 	    .noff = offsetof(struct rb_config, n_known_bots)),
+	{ .name = "people", .type = K_FN, .fn = read_people },
 	{ .name = "trees", .type = K_FN, .fn = read_trees },
 	{ .name = "sources", .type = K_FN, .fn = read_sources },
 	SECTION("smtp", smtp_keys, .check = smtp_check),
@@ -2575,6 +2738,9 @@ void rb_config_free(struct rb_config *cfg)
 		policy_release(&cfg->policies[i]);
 	free(cfg->policies);
 	strv_free(cfg->admins, cfg->n_admins);
+	for (i = 0; i < cfg->n_people; i++)
+		free(cfg->people[i].addr);
+	free(cfg->people);
 	strv_free(cfg->list_ids, cfg->n_list_ids);
 	strv_free(cfg->known_bots, cfg->n_known_bots);
 	free(cfg->http_listen);
@@ -3011,6 +3177,44 @@ const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 		if (cfg->trees[i].name && !strcmp(cfg->trees[i].name, name))
 			return &cfg->trees[i];
 	return NULL;
+}
+
+/* @a and @b (bare) are one mailbox: no case, the local part cut at a
+ * '+' (a+tag@x reaches a@x), so that a spelling never gets round what a
+ * person asked for. */
+static bool same_person(const char *a, const char *b)
+{
+	const char *at_a = strrchr(a, '@'), *at_b = strrchr(b, '@');
+	size_t la, lb;
+
+	if (!at_a || !at_b || strcasecmp(at_a, at_b))
+		return false;
+	la = strcspn(a, "+@");
+	lb = strcspn(b, "+@");
+	return la == lb && !strncasecmp(a, b, la);
+}
+
+enum rb_person_mail rb_config_person_mail(const struct rb_config *cfg,
+					  const char *addr)
+{
+	struct rb_addr a = { 0 };
+	enum rb_person_mail m = RB_PERSON_ALL;
+	size_t i;
+
+	if (!addr || !cfg->n_people)
+		return RB_PERSON_ALL;
+	if (rb_addr_parse(&a, addr) || !a.addr) {
+		rb_addr_release(&a);
+		rb_err_clear();
+		return RB_PERSON_ALL;
+	}
+	for (i = 0; i < cfg->n_people; i++)
+		if (same_person(cfg->people[i].addr, a.addr)) {
+			m = cfg->people[i].mail;
+			break;
+		}
+	rb_addr_release(&a);
+	return m;
 }
 
 const char *rb_source_type_name(enum rb_source_type t)

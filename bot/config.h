@@ -79,6 +79,20 @@ enum rb_apply_notice {
 	RB_AF_AUTHOR, /* the poster too: a section that opted in */
 };
 
+/* Who gets a section's shadow mail (policy "shadow_to", issue 36). */
+enum rb_shadow_to {
+	RB_SHADOW_ADMINS, /* the admins (the default) */
+	RB_SHADOW_MAINTAINERS, /* the home section's M: and R: people */
+};
+
+/* What mail a person gets (top-level "people", issue 36), from the
+ * most to the least. */
+enum rb_person_mail {
+	RB_PERSON_ALL, /* as MAINTAINERS and the policy say (the default) */
+	RB_PERSON_SHADOW, /* never on a public mail; a private copy instead */
+	RB_PERSON_NONE, /* never on any mail */
+};
+
 enum rb_recipient {
 	RB_RCPT_AUTHOR = 1 << 0,
 	RB_RCPT_MAINTAINERS = 1 << 1,
@@ -122,7 +136,22 @@ struct rb_policy {
 	int suppress_similar; /* N rejected like it: suppress; 0 = off */
 	bool require_dkim; /* verdict replies must pass DKIM */
 	char *templates_dir; /* per-subsystem template overrides, or NULL */
+	/* Issue 36, sub-maintainers decide: */
+	enum rb_shadow_to shadow_to; /* who gets shadow mail */
+	char **cc; /* a static Cc of every public review and forward */
+	size_t n_cc;
+	/* Subject prefixes ("RFC", "mm-hotfixes"), each with the mode a
+	 * series whose subject tags hold it gets; the first that matches. */
+	char **prefix_tags;
+	enum rb_mode *prefix_modes;
+	size_t n_prefixes;
 	struct rb_config_pos pos; /* its key under policy.subsystems */
+};
+
+/* One entry of the top-level "people" map. */
+struct rb_person {
+	char *addr; /* bare */
+	enum rb_person_mail mail;
 };
 
 /*
@@ -211,6 +240,9 @@ struct rb_config {
 
 	char **admins;
 	size_t n_admins;
+	/* people: who asked for less mail (issue 36); others get all */
+	struct rb_person *people;
+	size_t n_people;
 	char **list_ids; /* the List-Id allow-list; empty: accept all */
 	size_t n_list_ids;
 	char **known_bots; /* sender addresses never reacted to */
@@ -350,6 +382,11 @@ const struct rb_policy *rb_config_policy(const struct rb_config *cfg,
 					 const char *name);
 const struct rb_tree_config *rb_config_tree(const struct rb_config *cfg,
 					    const char *name);
+
+/* What mail the person at @addr (a bare address or a mailbox) asked for
+ * in "people"; RB_PERSON_ALL when not named. */
+enum rb_person_mail rb_config_person_mail(const struct rb_config *cfg,
+					  const char *addr);
 
 const char *rb_source_type_name(enum rb_source_type t);
 

@@ -19,6 +19,10 @@ struct state {
 	int kind[RB_VERDICT_MAX_ID + 1]; /* -1: none */
 	int line[RB_VERDICT_MAX_ID + 1];
 	size_t n;
+	bool send[RB_VERDICT_MAX_ID + 1]; /* "F1: send" (issue 36) */
+	size_t n_send;
+	bool answered[RB_VERDICT_MAX_ID + 1];
+	unsigned int cmds;
 };
 
 static bool is_word(unsigned char c)
@@ -94,6 +98,14 @@ static size_t phrase_at(const char *p, const char *e, int *kind)
 	return 0;
 }
 
+/* "send" or "forward" at @p as a whole word: its length, else 0. */
+static size_t send_at(const char *p, const char *e)
+{
+	size_t n = word_at(p, e, "send");
+
+	return n ? n : word_at(p, e, "forward");
+}
+
 /* "F12" at @p: the id (1..999), and @p moved past it; else 0. */
 static int id_at(const char **pp, const char *e)
 {
@@ -154,7 +166,25 @@ static int put(struct state *s, int id, int kind, int line)
 	return 0;
 }
 
-/* "F2: fp", "F1, F3 - valid", "fp F2". Returns 1 when the line was one. */
+static int put_send(struct state *s, int id, int line)
+{
+	if (s->send[id])
+		return 0;
+	if (s->n_send >= RB_VERDICT_MAX_ITEMS)
+		return rb_err(RB_ETOOBIG,
+			      "line %d: more than %d findings to send in one "
+			      "reply",
+			      line, RB_VERDICT_MAX_ITEMS);
+	s->send[id] = true;
+	s->n_send++;
+	return 0;
+}
+
+/* The kind that stands for "send" in explicit_line(). */
+#define KIND_SEND (-2)
+
+/* "F2: fp", "F1, F3 - valid", "fp F2", "F1, F3: send", "send F2".
+ * Returns 1 when the line was one. */
 static int explicit_line(struct state *s, const char *p, const char *e,
 			 int line)
 {
@@ -166,10 +196,16 @@ static int explicit_line(struct state *s, const char *p, const char *e,
 		p = skip_blank(p, e);
 		if (p < e && (*p == ':' || *p == '-' || *p == '='))
 			p = skip_blank(p + 1, e);
-		if (!phrase_at(p, e, &kind))
+		if (send_at(p, e))
+			kind = KIND_SEND;
+		else if (!phrase_at(p, e, &kind))
 			return 0;
 	} else {
-		len = phrase_at(p, e, &kind);
+		len = send_at(p, e);
+		if (len)
+			kind = KIND_SEND;
+		else
+			len = phrase_at(p, e, &kind);
 		if (!len)
 			return 0;
 		p = skip_blank(p + len, e);
@@ -180,11 +216,53 @@ static int explicit_line(struct state *s, const char *p, const char *e,
 			return 0;
 	}
 	for (i = 0; i < n; i++) {
-		ret = put(s, ids[i], kind, line);
+		ret = kind == KIND_SEND ? put_send(s, ids[i], line) :
+					  put(s, ids[i], kind, line);
 		if (ret)
 			return ret;
 	}
 	return 1;
+}
+
+/*
+ * A command alone on its line: "retry", "pause", "resume", blanks and a
+ * final '.' or '!' allowed. Returns its bit, else 0.
+ */
+static unsigned int command_line(const char *p, const char *e)
+{
+	static const struct {
+		const char *w;
+		unsigned int bit;
+	} cmds[] = {
+		{ "retry", RB_VCMD_RETRY },
+		{ "pause", RB_VCMD_PAUSE },
+		{ "resume", RB_VCMD_RESUME },
+	};
+	size_t i, n;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *q;
+
+		n = word_at(p, e, cmds[i].w);
+		if (!n)
+			continue;
+		q = skip_blank(p + n, e);
+		if (q < e && (*q == '.' || *q == '!'))
+			q = skip_blank(q + 1, e);
+		return q == e ? cmds[i].bit : 0;
+	}
+	return 0;
+}
+
+/* Is the quoted line @p..@e ("> ..." with any depth) a signature
+ * separator, "-- "? */
+static bool quoted_sig(const char *p, const char *e)
+{
+	while (p < e && (*p == '>' || *p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	return e - p == 2 && p[0] == '-' && p[1] == '-';
 }
 
 /*
@@ -265,7 +343,8 @@ int rb_verdicts_parse(struct rb_verdicts *out, const char *body, size_t len)
 	struct state *s = malloc(sizeof(*s));
 	const char *p = body, *end = body + len, *e, *nl;
 	int line = 0, cur = 0, ret = 0, id;
-	size_t i, k;
+	unsigned int cmd;
+	size_t i, k, n_ans = 0;
 
 	if (!s)
 		return rb_err(RB_ENOMEM, "out of memory");
@@ -289,6 +368,18 @@ int rb_verdicts_parse(struct rb_verdicts *out, const char *body, size_t len)
 			id = quoted_id(p, e);
 			if (id)
 				cur = id;
+			else if (quoted_sig(p, e))
+				cur = 0;
+			continue;
+		}
+		/* Something said under a quoted finding answers it. */
+		if (cur)
+			s->answered[cur] = true;
+		cmd = command_line(p, e);
+		if (cmd) {
+			if (cmd & (RB_VCMD_PAUSE | RB_VCMD_RESUME))
+				s->cmds &= ~(RB_VCMD_PAUSE | RB_VCMD_RESUME);
+			s->cmds |= cmd;
 			continue;
 		}
 		ret = explicit_line(s, p, e, line);
@@ -301,12 +392,24 @@ int rb_verdicts_parse(struct rb_verdicts *out, const char *body, size_t len)
 	}
 	if (ret)
 		goto out;
-	out->n = 0;
+	memset(out, 0, sizeof(*out));
+	for (i = 1; i <= RB_VERDICT_MAX_ID; i++)
+		n_ans += s->answered[i];
 	out->v = calloc(s->n ? s->n : 1, sizeof(*out->v));
-	if (!out->v) {
+	out->send = calloc(s->n_send ? s->n_send : 1, sizeof(*out->send));
+	out->answered = calloc(n_ans ? n_ans : 1, sizeof(*out->answered));
+	if (!out->v || !out->send || !out->answered) {
+		rb_verdicts_release(out);
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
+	for (i = 1; i <= RB_VERDICT_MAX_ID; i++) {
+		if (s->send[i])
+			out->send[out->n_send++] = (int)i;
+		if (s->answered[i])
+			out->answered[out->n_answered++] = (int)i;
+	}
+	out->cmds = s->cmds;
 	for (i = 1, k = 0; i <= RB_VERDICT_MAX_ID; i++) {
 		if (s->kind[i] < 0)
 			continue;
@@ -326,8 +429,14 @@ void rb_verdicts_release(struct rb_verdicts *v)
 	if (!v)
 		return;
 	free(v->v);
-	v->v = NULL;
-	v->n = 0;
+	free(v->send);
+	free(v->answered);
+	memset(v, 0, sizeof(*v));
+}
+
+bool rb_verdicts_has_requests(const struct rb_verdicts *v)
+{
+	return v->n_send || v->cmds;
 }
 
 const char *rb_verdict_kind_name(enum rb_verdict_kind k)

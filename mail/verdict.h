@@ -21,10 +21,33 @@
  * ('Reply "F1: false positive" ...') is no verdict. Parsing stops at the
  * signature separator "-- ". When one id gets several verdicts, the last
  * one wins.
+ *
+ * What a sub-maintainer asks of reviewbot (issue 36), on the same
+ * grammar; who may ask is the feedback stage's business
+ * (bot/stages/curate.h):
+ *
+ *   F1, F3: send            (also "forward"; "send F1, F3" too): forward
+ *                           those findings to the author and the list
+ *   retry                   review the series again now
+ *   pause                   say nothing more about the series
+ *   resume                  go on
+ *
+ * "send" is never read under a quoted finding (a prose "Send a v2"
+ * there must not publish anything), and a command is a line holding the
+ * word alone (blanks and a final '.' or '!' allowed), so that prose
+ * ("I will retry later") is none. When both pause and resume are asked,
+ * the last one wins.
+ *
+ * What the reply answers (the blocking ledger): a finding quoted on a
+ * quoted line ("> [F2] ...") followed, before the next quoted finding,
+ * by an unquoted line that says something. A quoted signature separator
+ * ("> -- ", the review's footer) ends the quoted finding before it, so
+ * that a "Thanks" after the quoted footer answers nothing.
  */
 #ifndef RB_MAIL_VERDICT_H
 #define RB_MAIL_VERDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum rb_verdict_kind {
@@ -44,20 +67,39 @@ struct rb_verdict_item {
 	int line; /* 1-based line of the body that gave it */
 };
 
+/* What a reply asks of reviewbot beside verdicts (issue 36). */
+enum rb_verdict_cmd {
+	RB_VCMD_RETRY = 1 << 0,
+	RB_VCMD_PAUSE = 1 << 1,
+	RB_VCMD_RESUME = 1 << 2, /* never together with RB_VCMD_PAUSE */
+};
+
 struct rb_verdicts {
 	struct rb_verdict_item *v; /* ordered by id, one per id */
 	size_t n;
+	/* "F1, F3: send": the ids to forward, ascending, each once (at
+	 * most RB_VERDICT_MAX_ITEMS) */
+	int *send;
+	size_t n_send;
+	unsigned int cmds; /* enum rb_verdict_cmd bits */
+	/* The ids the reply answers (above), ascending, each once. */
+	int *answered;
+	size_t n_answered;
 };
 
 /*
  * Reads the verdicts in @body (@len bytes, LF or CRLF, need not be
  * NUL-terminated). On success *out (owned by the caller, released with
- * rb_verdicts_release()) holds zero or more verdicts. Fails only with
- * -RB_ENOMEM, or -RB_ETOOBIG when the reply names more than
- * RB_VERDICT_MAX_ITEMS verdicts.
+ * rb_verdicts_release()) holds zero or more verdicts, the ids to send,
+ * the commands and the answered ids. Fails only with -RB_ENOMEM, or
+ * -RB_ETOOBIG when the reply names more than RB_VERDICT_MAX_ITEMS
+ * verdicts or ids to send.
  */
 int rb_verdicts_parse(struct rb_verdicts *out, const char *body, size_t len);
 void rb_verdicts_release(struct rb_verdicts *v);
+
+/* True when @v asks for anything but verdicts: ids to send or a command. */
+bool rb_verdicts_has_requests(const struct rb_verdicts *v);
 
 /* "false_positive", "valid", "fixed": the store's spelling. */
 const char *rb_verdict_kind_name(enum rb_verdict_kind k);

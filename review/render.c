@@ -785,6 +785,76 @@ static int finding_json(json_t **out, const struct rb_finding *f, int id,
 	return 0;
 }
 
+/*
+ * The findings of a mail that a language model wrote, and its names, for
+ * the plain line every such mail carries (issue 36).
+ */
+#define LLM_IDS 8
+struct llm_acc {
+	int ids[LLM_IDS];
+	size_t n; /* findings noted, ids[] holds the first LLM_IDS */
+	char models[256]; /* "a, b" */
+};
+
+static void llm_note(struct llm_acc *a, const struct rb_finding *f, int id)
+{
+	const char *name, *p;
+	size_t len, nl;
+
+	if (!f->checker || strcmp(f->checker, "model"))
+		return;
+	name = f->checker_version && *f->checker_version ? f->checker_version :
+							   "a model";
+	len = strlen(a->models);
+	nl = strlen(name);
+	p = a->models;
+	if (a->n < LLM_IDS)
+		a->ids[a->n] = id;
+	a->n++;
+	/* Each name once. */
+	while (*p) {
+		size_t w = strcspn(p, ",");
+
+		if (w == nl && !strncmp(p, name, nl))
+			return;
+		p += w;
+		p += strspn(p, ", ");
+	}
+	if (len + nl + 3 < sizeof(a->models))
+		snprintf(a->models + len, sizeof(a->models) - len, "%s%s",
+			 len ? ", " : "", name);
+}
+
+/* "F1 and F2 were written with a language model (NAME)." */
+static int set_llm_line(json_t *d, const struct llm_acc *a)
+{
+	struct rb_buf b = RB_BUF_INIT(RENDER_MAX);
+	size_t i;
+	int ret = 0;
+
+	if (!a->n)
+		return set_str(d, "llm_line", NULL);
+	if (a->n > LLM_IDS) {
+		ret = rb_buf_printf(&b, "%zu findings here were", a->n);
+	} else {
+		for (i = 0; i < a->n && !ret; i++)
+			ret = rb_buf_printf(&b, "%sF%d",
+					    !i		  ? "" :
+					    i + 1 == a->n ? " and " :
+							    ", ",
+					    a->ids[i]);
+		ret = ret ?: rb_buf_puts(&b, a->n == 1 ? " was" : " were");
+	}
+	ret = ret   ?:
+		      rb_buf_printf(&b,
+				    " written with a language model (%s), "
+				    "not by a person.",
+				    a->models);
+	ret = ret ?: set_text(d, "llm_line", b.ptr, b.len, CL_PARA);
+	rb_buf_release(&b);
+	return ret;
+}
+
 /* The findings of one patch being laid out in quoted blocks. */
 struct layout {
 	const struct rb_render_patch *p;
@@ -795,6 +865,7 @@ struct layout {
 	const struct loc *cur; /* the last finding placed in a block */
 	size_t last_file; /* the file of the last diff block closed */
 	int *ids; /* each finding's number, by its index in the patch */
+	struct llm_acc *llm; /* or NULL */
 };
 
 /*
@@ -859,6 +930,8 @@ static int place(struct layout *lay, const struct loc *l, int id)
 	int ret;
 
 	lay->ids[l->fi] = id;
+	if (lay->llm)
+		llm_note(lay->llm, f, id);
 	if (l->kind == LOC_NONE) {
 		ret = finding_json(&fo, f, id, true);
 		return ret ?: push_new(lay->unloc, fo);
@@ -887,9 +960,9 @@ static int place(struct layout *lay, const struct loc *l, int id)
  * and "n_findings" for patch @p; numbers findings from *next_id on.
  */
 static int patch_findings(json_t *d, const struct rb_render_patch *p,
-			  int *next_id)
+			  int *next_id, struct llm_acc *llm)
 {
-	struct layout lay = { .p = p, .last_file = (size_t)-1 };
+	struct layout lay = { .p = p, .last_file = (size_t)-1, .llm = llm };
 	struct loc *locs = NULL;
 	size_t i, m = 0, n = p->n_findings;
 	int ret;
@@ -910,8 +983,11 @@ static int patch_findings(json_t *d, const struct rb_render_patch *p,
 		goto out;
 	}
 	m = locate_all(locs, &lay);
+	/* A forward keeps the numbers the review gave (issue 36). */
 	for (i = 0; i < m && !ret; i++)
-		ret = place(&lay, &locs[i], (*next_id)++);
+		ret = place(&lay, &locs[i],
+			    p->given_ids ? p->given_ids[locs[i].fi] :
+					   (*next_id)++);
 	ret = ret ?: block_close(&lay);
 	if (ret)
 		goto out;
@@ -1180,6 +1256,7 @@ static int render(struct rb_buf *out, const struct rb_render_dirs *dirs,
 int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 {
 	struct rb_render_patch p;
+	struct llm_acc llm = { 0 };
 	json_t *d = json_object();
 	int next = 1, ret;
 
@@ -1205,7 +1282,9 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 	ret = ret ?: set_base(d, ctx->base_name, ctx->base_commit);
 	ret = ret ?: set_summary(d, ctx->summary, ctx->n_summary);
 	ret = ret ?: set_str(d, "model_line", ctx->model_line);
-	ret = ret ?: patch_findings(d, &p, &next);
+	ret = ret ?: set_bool(d, "shadow_maintainers", ctx->shadow_maintainers);
+	ret = ret ?: patch_findings(d, &p, &next, &llm);
+	ret = ret ?: set_llm_line(d, &llm);
 	ret = ret ?: set_findings_line(d, shown(&p), "");
 	ret = ret ?: set_str(d, "first_id", "F1");
 	ret = ret ?: render(out, &ctx->dirs, "review.txt", d);
@@ -1218,6 +1297,7 @@ int rb_render_summary(struct rb_buf *out,
 {
 	json_t *d = NULL, *patches = json_array(), *clean_arr;
 	size_t i, total_findings = 0, with = 0;
+	struct llm_acc llm = { 0 };
 	char suffix[64];
 	int next = 1, ret;
 
@@ -1238,7 +1318,7 @@ int rb_render_summary(struct rb_buf *out,
 		ret = ret ?: set_label(po, 1, p->index, ctx->head.total);
 		ret = ret ?: set_str(po, "title", p->title);
 		ret = ret ?: set_summary(po, p->summary, p->n_summary);
-		ret = ret ?: patch_findings(po, p, &next);
+		ret = ret ?: patch_findings(po, p, &next, &llm);
 		if (ret) {
 			json_decref(po);
 			break;
@@ -1263,6 +1343,10 @@ int rb_render_summary(struct rb_buf *out,
 	else
 		suffix[0] = '\0';
 	ret = set_findings_line(d, total_findings, suffix);
+	ret = ret ?: set_llm_line(d, &llm);
+	ret = ret   ?:
+		      set_bool(d, "shadow_maintainers",
+			       ctx->head.shadow_maintainers);
 	ret = ret ?: set_int(d, "n_findings", (long long)total_findings);
 	ret = ret ?: set_new(d, "patches", json_incref(patches));
 	ret = ret ?: set_new(d, "clean", json_incref(clean_arr));
@@ -1393,6 +1477,115 @@ int rb_render_incomplete(struct rb_buf *out,
 	ret = ret ?: render(out, &ctx->dirs, "incomplete.txt", d);
 	json_decref(d);
 	rb_buf_release(&m);
+	return ret;
+}
+
+int rb_render_forward(struct rb_buf *out,
+		      const struct rb_render_forward_ctx *ctx)
+{
+	struct rb_render_patch p;
+	struct llm_acc llm = { 0 };
+	json_t *d = json_object();
+	char first[32];
+	int next = 1, ret;
+
+	if (!d)
+		return rb_err(RB_ENOMEM, "out of memory");
+	memset(&p, 0, sizeof(p));
+	p.index = ctx->index;
+	p.title = ctx->title;
+	p.findings = ctx->findings;
+	p.n_findings = ctx->n_findings;
+	p.commit_msg = ctx->commit_msg;
+	p.patch = ctx->patch;
+	p.patch_len = ctx->patch_len;
+	p.given_ids = ctx->ids;
+	snprintf(first, sizeof(first), "F%d",
+		 ctx->n_findings && ctx->ids ? ctx->ids[0] : 1);
+	ret = set_common(d, ctx->mode, ctx->subsystem, ctx->blocking_text);
+	ret = ret ?: set_label(d, ctx->version, ctx->index, ctx->total);
+	ret = ret ?: set_str(d, "title", ctx->title);
+	ret = ret   ?:
+		      set_text(d, "by", ctx->by, ctx->by ? strlen(ctx->by) : 0,
+			       CL_PARA);
+	ret = ret ?: set_str(d, "role", ctx->role ? ctx->role : "maintainer");
+	ret = ret ?: patch_findings(d, &p, &next, &llm);
+	ret = ret ?: set_llm_line(d, &llm);
+	ret = ret ?: set_bool(d, "one", shown(&p) == 1);
+	ret = ret ?: set_str(d, "first_id", first);
+	ret = ret ?: render(out, &ctx->dirs, "forward.txt", d);
+	json_decref(d);
+	return ret;
+}
+
+/* An open blocking finding of the ledger, an item of "open". */
+static int ledger_item(json_t *o, const void *arg, size_t i)
+{
+	const struct rb_render_ledger_ctx *ctx = arg;
+	const struct rb_render_ledger_item *it = &ctx->items[i];
+	const char *m = it->finding.message ? it->finding.message : "";
+	size_t len = strlen(m), cut = len;
+	bool trunc = false;
+	char id[32];
+	int ret;
+
+	/* Short: the first sentence (or paragraph), 160 bytes at most, cut
+	 * at a blank. */
+	for (size_t k = 0; k + 1 < len && cut == len; k++)
+		if ((strchr(".?!", m[k]) && isspace((unsigned char)m[k + 1])) ||
+		    (m[k] == '\n' && m[k + 1] == '\n'))
+			cut = m[k] == '\n' ? k : k + 1;
+	if (cut > 160) {
+		cut = 160;
+		while (cut > 80 && !isspace((unsigned char)m[cut]))
+			cut--;
+		trunc = true;
+	}
+	snprintf(id, sizeof(id), "F%d", it->id);
+	ret = set_str(o, "id", id);
+	ret = ret ?: set_int(o, "version", it->version);
+	if (!ret && it->index > 0) {
+		ret = set_label(o, it->version, it->index, ctx->head.total);
+	} else if (!ret) {
+		char l[48];
+
+		if (it->version > 1)
+			snprintf(l, sizeof(l), "v%d of the series",
+				 it->version);
+		else
+			snprintf(l, sizeof(l), "the series");
+		ret = set_str(o, "label", l);
+	}
+	ret = ret ?: set_str(o, "severity", rb_fsev_name(it->finding.severity));
+	ret = ret ?: set_text(o, "message", m, cut, CL_PARA);
+	return ret ?: set_bool(o, "cut", trunc);
+}
+
+int rb_render_ledger(struct rb_buf *out, const struct rb_render_ledger_ctx *ctx)
+{
+	struct llm_acc llm = { 0 };
+	json_t *d = NULL;
+	char c[13];
+	size_t i;
+	int ret;
+
+	ret = series_doc_new(&d, &ctx->head);
+	ret = ret   ?:
+		      set_text(d, "author", ctx->author,
+			       ctx->author ? strlen(ctx->author) : 0, CL_PARA);
+	ret = ret ?: set_str(d, "tree", ctx->tree);
+	snprintf(c, sizeof(c), "%s", ctx->commit ? ctx->commit : "");
+	ret = ret ?: set_str(d, "commit", c);
+	ret = ret ?: set_int(d, "parts", ctx->parts);
+	ret = ret ?: set_int(d, "n_open", (long long)ctx->n_items);
+	ret = ret ?: set_bool(d, "one", ctx->n_items == 1);
+	ret = ret ?: set_bool(d, "one_part", ctx->parts == 1);
+	ret = ret ?: set_items(d, "open", ctx->n_items, ledger_item, ctx);
+	for (i = 0; i < ctx->n_items; i++)
+		llm_note(&llm, &ctx->items[i].finding, ctx->items[i].id);
+	ret = ret ?: set_llm_line(d, &llm);
+	ret = ret ?: render(out, &ctx->dirs, "ledger.txt", d);
+	json_decref(d);
 	return ret;
 }
 

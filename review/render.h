@@ -71,6 +71,9 @@ struct rb_render_patch {
 	 * success.
 	 */
 	int *ids;
+	/* In, may be NULL: [n_findings], the numbers to show instead of
+	 * F1..Fn (a forward keeps the review's, issue 36). */
+	const int *given_ids;
 };
 
 /* The review of one patch, a reply to that patch. */
@@ -94,8 +97,18 @@ struct rb_render_ctx {
 	const char *patch;
 	size_t patch_len;
 	int *ids; /* out, may be NULL: as in struct rb_render_patch */
+	/* Shadow mail to the section's own M: and R: people (issue 36):
+	 * the footer says so and how to send a finding on. */
+	bool shadow_maintainers;
 	struct rb_render_dirs dirs;
 };
+
+/*
+ * Every mail with findings a language model wrote says so in a plain
+ * line before its footer, naming the model (a model finding's
+ * checker_version) and the findings: "F1 and F2 were written with a
+ * language model (NAME), not by a person." (template data "llm_line").
+ */
 
 /* templates/review.txt */
 int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx);
@@ -111,6 +124,7 @@ struct rb_render_head {
 	const char *blocking_text;
 	int version, total;
 	const char *title; /* the series' (the cover letter's) title */
+	bool shadow_maintainers; /* as in struct rb_render_ctx */
 };
 
 /* One reply to the cover letter that sums up the whole series. */
@@ -190,6 +204,59 @@ struct rb_render_incomplete_ctx {
 /* templates/incomplete.txt */
 int rb_render_incomplete(struct rb_buf *out,
 			 const struct rb_render_incomplete_ctx *ctx);
+
+/*
+ * A forward (issue 36): the findings of a review that a maintainer of
+ * the home section chose to send to the author and the list, quoted as
+ * the review quoted them and numbered as it numbered them.
+ */
+struct rb_render_forward_ctx {
+	enum rb_mode mode; /* the series' */
+	const char *subsystem;
+	const char *blocking_text;
+	const char *by; /* who forwarded them: "Grace Hopper <g@x>" */
+	const char *role; /* "maintainer", "reviewer" or "admin" */
+	int version, index, total;
+	const char *title;
+	const struct rb_finding *findings;
+	size_t n_findings;
+	const int *ids; /* [n_findings]: each one's number in the review */
+	const char *commit_msg;
+	const char *patch;
+	size_t patch_len;
+	struct rb_render_dirs dirs;
+};
+
+/* templates/forward.txt */
+int rb_render_forward(struct rb_buf *out,
+		      const struct rb_render_forward_ctx *ctx);
+
+/* An open blocking finding, as the ledger's notice names it. */
+struct rb_render_ledger_item {
+	struct rb_finding finding; /* borrowed strings */
+	int id; /* its N in its review */
+	int version, index; /* the series version and part it is on */
+};
+
+/*
+ * The blocking ledger's notice (issue 36): a series with open blocking
+ * findings appeared in one of the section's trees. To the home
+ * section's maintainers; one per series and tree.
+ */
+struct rb_render_ledger_ctx {
+	struct rb_render_head head; /* mode blocking, the series */
+	const char *author;
+	const char *tree; /* "mm-unstable" */
+	const char *commit; /* the tree's head; 12 digits shown */
+	int parts; /* how many of the series' parts matched */
+	const struct rb_render_ledger_item *items;
+	size_t n_items;
+	struct rb_render_dirs dirs;
+};
+
+/* templates/ledger.txt */
+int rb_render_ledger(struct rb_buf *out,
+		     const struct rb_render_ledger_ctx *ctx);
 
 /* A series set aside: its review stopped the reviewer every time. */
 struct rb_render_not_reviewed_ctx {

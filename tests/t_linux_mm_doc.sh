@@ -12,7 +12,8 @@
 # set up (so the policy's section names are checked against the real
 # MAINTAINERS), else a small tree whose MAINTAINERS has the sections
 # linux 6.1 has for mm. The systemd units must run the binary where the
-# README installs it.
+# README installs it. What section 8 quotes of check-config is what
+# check-config prints.
 set -eu
 : "${RB_BIN:?}" "${RB_SRC:?}"
 doc=$RB_SRC/docs/LINUX-MM.md
@@ -73,8 +74,14 @@ else
 	echo "SKIP: section names against linux 6.1: no git tree at $tree (scripts/setup-linux-tree.sh); checked against a small MAINTAINERS"
 	src=$T/small
 	git init -q -b master "$src"
-	printf '%s\n' "MEMORY MANAGEMENT" "M:	Andrew Morton <akpm@linux-foundation.org>" \
+	printf '%s\n' "MEMORY HOT(UN)PLUG" "M:	David Hildenbrand <david@redhat.com>" \
+		"L:	linux-mm@kvack.org" "S:	Maintained" \
+		"F:	mm/memory_hotplug.c" "" \
+		"MEMORY MANAGEMENT" "M:	Andrew Morton <akpm@linux-foundation.org>" \
 		"L:	linux-mm@kvack.org" "S:	Maintained" "F:	mm/" "" \
+		"SLAB ALLOCATOR" "M:	Vlastimil Babka <vbabka@suse.cz>" \
+		"L:	linux-mm@kvack.org" "S:	Maintained" "F:	mm/slab*" \
+		"F:	mm/slub.c" "" \
 		"THE REST" "M:	Linus Torvalds <torvalds@linux-foundation.org>" \
 		"F:	*" "F:	*/" >"$src/MAINTAINERS"
 	git -C "$src" add MAINTAINERS
@@ -89,6 +96,10 @@ done
 for r in linux-next linux; do
 	git -C "$T/var/trees/$r.git" update-ref refs/heads/master HEAD
 done
+
+# The IMAP source's secret (section 8), 0600 as a secret's file is.
+printf 'not-a-real-password\n' >"$T/etc/imap-password"
+chmod 600 "$T/etc/imap-password"
 
 n=0
 for c in "$T"/cfg/*.yaml; do
@@ -141,6 +152,32 @@ for c in cfgs:
 PY
 	fail "docs/LINUX-MM.md and the code disagree"
 echo "ok   the page says how policies combine as check-config does, and min_severity as the default"
+
+# A sub-maintainer's day (issue 36): what the page quotes of check-config
+# for its last policy is what check-config prints for it, line by line;
+# its people block is read as the page says.
+"$RB_BIN" check-config -c "$T/cfg/$n.yaml" >"$T/out" 2>"$T/err" ||
+	fail "block $n: $(cat "$T/err")"
+python3 - "$doc" "$T/out" <<'PY' || fail "docs/LINUX-MM.md and check-config disagree on what a section decided"
+import re, sys
+doc, out = sys.argv[1:3]
+text, got = open(doc).read(), open(out).read().splitlines()
+m = re.search(r"`check-config` says what each section decided.*?\n```\n(.*?)```",
+              text, re.S)
+if not m:
+    sys.exit("the page quotes nothing of check-config for section 8")
+for line in m.group(1).splitlines():
+    if line not in got:
+        sys.exit("check-config does not print %r; it prints:\n%s" %
+                 (line, "\n".join(got)))
+PY
+people=$(grep -l '^people:' "$T"/cfg/*.yaml | head -1)
+[ -n "$people" ] || fail "the page has no people block"
+"$RB_BIN" check-config -c "$people" >"$T/out" 2>"$T/err" || fail "$(cat "$T/err")"
+grep -q "no-bot-mail@example.org gets no mail at all" "$T/out" &&
+	grep -q "private-reader@example.org gets reviews in private copies only" "$T/out" ||
+	fail "the people block is not read as the page says: $(cat "$T/out")"
+echo "ok   a sub-maintainer's day: check-config says what the page says"
 
 # The units run what "cmake --install build --prefix /usr/local" installs.
 grep -q -- '--prefix /usr/local' "$RB_SRC/README.md" ||

@@ -375,6 +375,87 @@ static void test_inheritance(void **state)
 	rb_config_free(cfg);
 }
 
+/* Issue 36: shadow_to, a static Cc, subject prefixes and people. */
+static void test_sub_maintainers(void **state)
+{
+	struct rb_config_errors e = { 0 };
+	struct rb_config *cfg = NULL;
+	const struct rb_policy *p;
+
+	(void)state;
+	assert_int_equal(
+		load_mem(&cfg,
+			 "policy:\n"
+			 "  default:\n"
+			 "    mode: shadow\n"
+			 "    shadow_to: maintainers\n" /* no admins needed */
+			 "    prefixes: {RFC: off}\n"
+			 "  subsystems:\n"
+			 "    MM:\n"
+			 "      mode: advisory\n"
+			 "      cc: [mm-reviews@example.org]\n"
+			 "      prefixes:\n"
+			 "        RFC: shadow\n"
+			 "        mm-hotfixes: blocking\n"
+			 "people:\n"
+			 "  ljs@example.org: none\n"
+			 "  david@example.org: shadow\n"
+			 "  akpm@example.org: all\n",
+			 &e),
+		0);
+	p = rb_config_policy(cfg, "MM");
+	assert_int_equal(p->shadow_to, RB_SHADOW_MAINTAINERS);
+	assert_int_equal(p->n_cc, 1);
+	assert_string_equal(p->cc[0], "mm-reviews@example.org");
+	assert_int_equal(p->n_prefixes, 2);
+	assert_string_equal(p->prefix_tags[1], "mm-hotfixes");
+	assert_int_equal(p->prefix_modes[0], RB_MODE_SHADOW);
+	assert_int_equal(p->prefix_modes[1], RB_MODE_BLOCKING);
+	/* The default's prefixes are copied, not shared, and kept apart. */
+	assert_int_equal(cfg->policy_default.n_prefixes, 1);
+	assert_int_equal(cfg->policy_default.prefix_modes[0], RB_MODE_OFF);
+	assert_int_equal(rb_config_person_mail(cfg, "LJS@example.org"),
+			 RB_PERSON_NONE);
+	assert_int_equal(rb_config_person_mail(cfg,
+					       "Lorenzo <ljs+mm@example.org>"),
+			 RB_PERSON_NONE);
+	assert_int_equal(rb_config_person_mail(cfg, "david@example.org"),
+			 RB_PERSON_SHADOW);
+	assert_int_equal(rb_config_person_mail(cfg, "akpm@example.org"),
+			 RB_PERSON_ALL);
+	assert_int_equal(rb_config_person_mail(cfg, "someone@example.org"),
+			 RB_PERSON_ALL);
+	rb_config_free(cfg);
+
+	assert_int_equal(load_mem(&cfg,
+				  "policy:\n"
+				  "  default:\n"
+				  "    mode: shadow\n"
+				  "    shadow_to: everyone\n"
+				  "    prefixes: {PATCH: off, RFC: off,"
+				  " \"a b\": off, rfc: shadow, mm: loud}\n"
+				  "    cc: [not-an-address]\n"
+				  "people:\n"
+				  "  nobody: none\n"
+				  "  x@example.org: sometimes\n",
+				  &e),
+			 -RB_ECONFIG);
+	assert_true(has_error(&e, 3, "shadow sends to the admins only"));
+	assert_true(has_error(&e, 4,
+			      "'everyone' is not one of: admins, "
+			      "maintainers"));
+	assert_true(has_error(&e, 5, "every patch has the PATCH prefix"));
+	assert_true(has_error(&e, 5, "'loud' is not one of"));
+	assert_true(has_error(&e, 5, "'a b' is not a subject prefix"));
+	assert_true(has_error(&e, 5, "prefix 'rfc' is given twice"));
+	assert_true(has_error(&e, 6, "not an email address"));
+	assert_true(has_error(&e, 8, "'nobody' is not an email address"));
+	assert_true(has_error(&e, 9,
+			      "'sometimes' is not one of: all, "
+			      "shadow, none"));
+	rb_config_errors_release(&e);
+}
+
 /* The issue's acceptance case: a misspelled key under a policy. */
 static void test_misspelled_key(void **state)
 {
@@ -1264,6 +1345,7 @@ int main(void)
 		cmocka_unit_test(test_tree_checkers),
 		cmocka_unit_test(test_shipped_config),
 		cmocka_unit_test(test_load_or_defaults),
+		cmocka_unit_test(test_sub_maintainers),
 		cmocka_unit_test(test_url_parse),
 		cmocka_unit_test(test_check_system),
 		cmocka_unit_test(test_list_ids_and_policies),

@@ -797,6 +797,127 @@ static void test_rate_classes_hostile(void **state)
 	rb_effective_policy_release(&p);
 }
 
+/*
+ * Issue 36: shadow mail to the home section's people, the static Cc,
+ * people who want no mail or private copies only, forwards, private
+ * mail, and the subject prefix's mode.
+ */
+static void test_sub_maintainers(void **state)
+{
+	static char *cc[] = { "mm-review@example.org" };
+	static char *tags[] = { "RFC", "mm-hotfixes" };
+	static enum rb_mode modes[] = { RB_MODE_SHADOW, RB_MODE_BLOCKING };
+	struct rb_person who_mail[] = {
+		{ "lorenzo.stoakes@oracle.com", RB_PERSON_NONE },
+		{ "david@redhat.com", RB_PERSON_SHADOW },
+	};
+	struct rb_policy_people pp = people;
+	struct rb_effective_policy p;
+	struct rb_recipients r;
+	size_t i;
+
+	(void)state;
+	pp.n_home_maintainers = 2; /* Andrew and David: home; Lorenzo not */
+	pols[0].shadow_to = RB_SHADOW_MAINTAINERS;
+	pols[0].cc = cc;
+	pols[0].n_cc = 1;
+	pols[0].prefix_tags = tags;
+	pols[0].prefix_modes = modes;
+	pols[0].n_prefixes = 2;
+	cfg.people = who_mail;
+	cfg.n_people = 2;
+
+	resolve(&p, "MEMORY MANAGEMENT", NULL, NULL);
+	assert_int_equal(p.shadow_to, RB_SHADOW_MAINTAINERS);
+	assert_int_equal(p.n_cc, 1);
+	/* Blocking: Lorenzo (none) is nowhere, David (shadow) goes to a
+	 * private copy; the static Cc is on it, trusted. */
+	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &pp), 0);
+	for (i = 0; i < r.n_cc; i++) {
+		assert_null(strstr(r.cc[i], "lorenzo"));
+		assert_null(strcasestr(r.cc[i], "david"));
+	}
+	assert_string_equal(r.cc[r.n_cc - 1], "mm-review@example.org");
+	assert_int_equal(r.n_optout, 1);
+	assert_int_equal(r.n_private, 1);
+	assert_string_equal(r.private_to[0],
+			    "David Hildenbrand <david@redhat.com>");
+	assert_true(r.private_trusted);
+	rb_recipients_release(&r);
+
+	/* An [RFC PATCH] series: shadow, to the home section's people,
+	 * David among them (private mail), nobody else. */
+	rb_policy_apply_prefix(&p, &cfg, "RFC PATCH v2 1/3", NULL);
+	assert_int_equal(p.mode, RB_MODE_SHADOW);
+	assert_string_equal(p.prefix, "RFC");
+	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &pp), 0);
+	assert_int_equal(r.n_to, 2);
+	assert_int_equal(r.n_cc, 0);
+	assert_string_equal(r.to[0],
+			    "Andrew Morton <akpm@linux-foundation.org>");
+	assert_string_equal(r.to[1], "David Hildenbrand <david@redhat.com>");
+	assert_int_equal(r.n_trusted, 2);
+	rb_recipients_release(&r);
+	/* The home maintainer who posted it does not get shadow mail; the
+	 * admins do when nobody else is left. */
+	pp.author = "akpm@linux-foundation.org";
+	pp.n_home_maintainers = 1;
+	assert_int_equal(rb_policy_recipients(&r, &p, &cfg, &pp), 0);
+	assert_int_equal(r.n_to, 2);
+	assert_string_equal(r.to[0], "Admin One <admin1@example.org>");
+	rb_recipients_release(&r);
+	pp.author = people.author;
+	pp.n_home_maintainers = 2;
+
+	/* A prefix as a whole word only; the list's mode still caps. */
+	rb_policy_apply_prefix(&p, &cfg, "PATCH mm-hotfixes", NULL);
+	assert_int_equal(p.mode, RB_MODE_BLOCKING);
+	rb_policy_apply_prefix(&p, &cfg, "PATCH mm-hotfixes",
+			       "linux-api.vger.kernel.org");
+	assert_int_equal(p.mode, RB_MODE_SHADOW);
+	p.mode = RB_MODE_ADVISORY;
+	rb_policy_apply_prefix(&p, &cfg, "RFCv2 PATCH", NULL);
+	assert_int_equal(p.mode, RB_MODE_ADVISORY);
+	assert_null(p.prefix);
+	rb_policy_apply_prefix(&p, &cfg, NULL, NULL);
+	assert_null(p.prefix);
+
+	/* A forward: the author, the maintainer who sent it, the lists, the
+	 * static Cc; no other maintainer. */
+	assert_int_equal(rb_policy_forward_recipients(
+				 &r, &p, &cfg, &pp,
+				 "Andrew Morton <akpm@linux-foundation.org>"),
+			 0);
+	assert_int_equal(r.n_to, 1);
+	assert_string_equal(r.to[0], "Jane Developer <jane@example.org>");
+	assert_int_equal(r.n_cc, 4);
+	assert_string_equal(r.cc[0],
+			    "Andrew Morton <akpm@linux-foundation.org>");
+	assert_string_equal(r.cc[1], "linux-mm@kvack.org");
+	assert_string_equal(r.cc[3], "mm-review@example.org");
+	rb_recipients_release(&r);
+
+	/* Private mail: "none" holds, "shadow" gets it. */
+	assert_int_equal(rb_policy_private_recipients(&r, &cfg, maint, 3, true),
+			 0);
+	assert_int_equal(r.n_to, 2);
+	assert_int_equal(r.n_optout, 1);
+	assert_int_equal(r.n_trusted, 2);
+	rb_recipients_release(&r);
+	assert_int_equal(
+		rb_policy_private_recipients(&r, &cfg, maint + 2, 1, false), 0);
+	assert_int_equal(r.n_to, 2); /* nobody left: the admins */
+	rb_recipients_release(&r);
+	rb_effective_policy_release(&p);
+
+	pols[0].shadow_to = RB_SHADOW_ADMINS;
+	pols[0].cc = NULL;
+	pols[0].n_cc = 0;
+	pols[0].n_prefixes = 0;
+	cfg.people = NULL;
+	cfg.n_people = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -815,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_skip_authors),
 		cmocka_unit_test(test_recipient_cap),
 		cmocka_unit_test(test_rate_classes_hostile),
+		cmocka_unit_test(test_sub_maintainers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

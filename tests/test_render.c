@@ -90,13 +90,16 @@ static void load_findings(void)
 		int idx = (int)json_integer_value(json_object_get(o, "patch"));
 		const char *sev =
 			json_string_value(json_object_get(o, "severity"));
+		const char *checker =
+			json_string_value(json_object_get(o, "checker"));
 
 		assert_true(idx >= 1 && idx <= 2);
 		assert_int_equal(
 			rb_findings_add(
-				&series[idx - 1].fs,
-				json_string_value(json_object_get(o, "checker")),
-				"1",
+				&series[idx - 1].fs, checker,
+				/* a model finding's version: its model */
+				strcmp(checker, "model") ? "1" :
+							   "claude-sonnet-4-5",
 				json_string_value(
 					json_object_get(o, "category")),
 				rb_fsev_parse(sev),
@@ -390,6 +393,114 @@ static void test_modes_and_empty(void **state)
 	rb_buf_release(&out);
 }
 
+/*
+ * Issue 36: shadow mail to the section's maintainers says how to send a
+ * finding on; a forward shows the chosen findings with the review's
+ * numbers and who chose them; the ledger names the open findings; each
+ * says which findings a language model wrote.
+ */
+static void test_sub_maintainer_mails(void **state)
+{
+	struct rb_buf out = RB_BUF_INIT(1 << 20);
+	struct rb_render_forward_ctx f = { 0 };
+	struct rb_render_ledger_ctx l = { 0 };
+	struct rb_render_ledger_item items[2];
+	struct rb_render_ctx c;
+	int ids[7] = { 0 }, fids[1];
+	size_t i, k = 0;
+
+	(void)state;
+	review_ctx(&c, &series[0], 1, ids);
+	c.mode = RB_MODE_SHADOW;
+	c.shadow_maintainers = true;
+	assert_int_equal(rb_render_review(&out, &c), 0);
+	check_layout(out.ptr);
+	assert_non_null(strstr(out.ptr,
+			       "reviewbot, shadow for MEMORY "
+			       "MANAGEMENT: only its maintainers get "
+			       "this.\nReply \"F1: send\" to send a "
+			       "finding to the author and the list.\n"));
+	assert_null(strstr(out.ptr, "only the admins"));
+	assert_non_null(strstr(out.ptr,
+			       "\nF2, F3, F4, F5 and F7 were written with a "
+			       "language model\n(claude-sonnet-4-5), not by a "
+			       "person.\n\n-- \n"));
+
+	/* Forward the model finding the review called F5 alone. */
+	for (i = 0; i < 7; i++)
+		if (ids[i] == 5)
+			k = i;
+	fids[0] = 5;
+	f.mode = RB_MODE_BLOCKING;
+	f.subsystem = "MEMORY MANAGEMENT";
+	f.by = "Grace Hopper <grace@example.org>";
+	f.version = 3;
+	f.index = 1;
+	f.total = 2;
+	f.title = series[0].title;
+	f.findings = &series[0].fs.v[k];
+	f.n_findings = 1;
+	f.ids = fids;
+	f.commit_msg = series[0].commit_msg;
+	f.patch = series[0].diff;
+	f.patch_len = strlen(series[0].diff);
+	f.dirs.templates_dir = tmpl_dir;
+	rb_buf_reset(&out);
+	assert_int_equal(rb_render_forward(&out, &f), 0);
+	check_layout(out.ptr);
+	if (strncmp(out.ptr,
+		    "Grace Hopper <grace@example.org>, a maintainer of "
+		    "MEMORY MANAGEMENT,",
+		    68))
+		fail_msg("forward: %s", out.ptr);
+	assert_non_null(strstr(out.ptr, "\n[F5] "));
+	assert_null(strstr(out.ptr, "[F1]"));
+	assert_non_null(strstr(out.ptr, "\n> "));
+	assert_non_null(strstr(out.ptr, "F5 was written with a language "
+					"model (claude-sonnet-4-5)"));
+	assert_non_null(strstr(out.ptr, "forwarded by Grace Hopper"));
+	assert_non_null(strstr(out.ptr, "Reply \"F5: fixed\""));
+
+	/* The ledger: two open findings of v3 1/2. */
+	for (i = 0; i < 2; i++) {
+		items[i].finding = series[0].fs.v[i];
+		items[i].id = ids[i];
+		items[i].version = 3;
+		items[i].index = 1;
+	}
+	l.head.mode = RB_MODE_BLOCKING;
+	l.head.subsystem = "MEMORY MANAGEMENT";
+	l.head.version = 3;
+	l.head.total = 2;
+	l.head.title = "mm: page_counter: clamp limits";
+	l.author = "Ada Lovelace <ada@example.org>";
+	l.tree = "mm-unstable";
+	l.commit = "0123456789abcdef0123456789abcdef01234567";
+	l.parts = 1;
+	l.items = items;
+	l.n_items = 2;
+	l.dirs.templates_dir = tmpl_dir;
+	rb_buf_reset(&out);
+	assert_int_equal(rb_render_ledger(&out, &l), 0);
+	check_layout(out.ptr);
+	assert_non_null(strstr(out.ptr, "v3 of \"mm: page_counter: clamp "
+					"limits\" by Ada Lovelace"));
+	assert_non_null(strstr(out.ptr, "is in mm-unstable at 0123456789ab"));
+	if (!strstr(out.ptr, ", and 2\nblocking findings have no answer") ||
+	    !strstr(out.ptr, "\n\n-- \nreviewbot, blocking for MEMORY") ||
+	    !strstr(out.ptr, "(medium): Can nr_pages exceed PAGE_COUNTER_MAX "
+			     "here at\nall?\n") ||
+	    strstr(out.ptr, "*nr_pages"))
+		fail_msg("ledger: %s", out.ptr);
+	for (i = 0; i < 2; i++) {
+		char tag[32];
+
+		snprintf(tag, sizeof(tag), "\n[F%d] of v3 1/2 (", ids[i]);
+		assert_non_null(strstr(out.ptr, tag));
+	}
+	rb_buf_release(&out);
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[1200];
@@ -677,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_other_mails),
 		cmocka_unit_test(test_quote_as_is),
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_sub_maintainer_mails),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

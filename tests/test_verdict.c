@@ -141,6 +141,90 @@ static void test_cap(void **state)
 	assert_non_null(strstr(rb_errmsg(), "more than"));
 }
 
+/* "1,3 s:r p a:2": the ids to send, the commands (r)etry, (p)ause,
+ * resu(m)e, and the answered ids, as one comparable string. */
+static void expect_requests(const char *body, const char *want)
+{
+	struct rb_verdicts v = { 0 };
+	char got[256] = "";
+	size_t i, off = 0;
+
+	assert_int_equal(rb_verdicts_parse(&v, body, strlen(body)), 0);
+	for (i = 0; i < v.n_send; i++)
+		off += (size_t)snprintf(got + off, sizeof(got) - off, "%s%d",
+					i ? "," : "", v.send[i]);
+	off += (size_t)snprintf(got + off, sizeof(got) - off,
+				" %s%s%s a:", v.cmds & RB_VCMD_RETRY ? "r" : "",
+				v.cmds & RB_VCMD_PAUSE ? "p" : "",
+				v.cmds & RB_VCMD_RESUME ? "m" : "");
+	for (i = 0; i < v.n_answered; i++)
+		off += (size_t)snprintf(got + off, sizeof(got) - off, "%s%d",
+					i ? "," : "", v.answered[i]);
+	assert_true(rb_verdicts_has_requests(&v) ==
+		    (v.n_send > 0 || v.cmds != 0));
+	rb_verdicts_release(&v);
+	if (strcmp(got, want))
+		fail_msg("body %s: got \"%s\", want \"%s\"", body, got, want);
+}
+
+/* Issue 36: what a sub-maintainer asks, on the verdicts' grammar. */
+static void test_requests(void **state)
+{
+	static const struct vcase rq[] = {
+		{ "F1, F3: send\n", "1,3  a:" },
+		{ "F2: send, worth the author's time\n", "2  a:" },
+		{ "send F2 and F4\n", "2,4  a:" },
+		{ "F2: Forward\nF2: send\n", "2  a:" },
+		{ "retry\n", " r a:" },
+		{ "  Pause.\n", " p a:" },
+		{ "pause\nresume!\n", " m a:" },
+		{ "resume\npause\n", " p a:" },
+		{ "retry\npause\n", " rp a:" },
+		/* Prose is no command, quoted text none either. */
+		{ "I will retry later.\n", "  a:" },
+		{ "pause the series please\n", "  a:" },
+		{ "> F1: send\n> retry\n", "  a:" },
+		/* Never under a quoted finding. */
+		{ "> [F2] (medium) Is this right?\nSend a v2 with it.\n",
+		  "  a:2" },
+		/* Answers: something said under a quoted finding. */
+		{ "> [F1] (low) A.\n\nYes, fixed locally.\n"
+		  "> [F2] (low) B.\n>\n> [F3] (low) C.\nNo, see ring.h.\n",
+		  "  a:1,3" },
+		/* The quoted footer ends the last finding. */
+		{ "> [F2] (low) B.\n>\n> -- \n> reviewbot, advisory\n\n"
+		  "Thanks,\nAda\n",
+		  "  a:" },
+		{ "> [F2] (low) B.\n> --\nThanks\n", "  a:" },
+		/* Verdicts and requests together. */
+		{ "F1: fp\nF2: send\nretry\n", "2 r a:" },
+		{ "Before.\n-- \nF1: send\nretry\n", "  a:" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rq) / sizeof(rq[0]); i++)
+		expect_requests(rq[i].body, rq[i].want);
+	/* "send" is no verdict. */
+	expect("F2: send\n", "");
+	expect("F1: fp\nF2: send\n", "1f");
+}
+
+static void test_send_cap(void **state)
+{
+	char body[8192];
+	size_t off = 0;
+	struct rb_verdicts v = { 0 };
+	int i;
+
+	(void)state;
+	for (i = 1; i <= RB_VERDICT_MAX_ITEMS + 1; i++)
+		off += (size_t)snprintf(body + off, sizeof(body) - off,
+					"F%d: send\n", i);
+	assert_int_equal(rb_verdicts_parse(&v, body, off), -RB_ETOOBIG);
+	assert_non_null(strstr(rb_errmsg(), "to send"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -148,6 +232,8 @@ int main(void)
 		cmocka_unit_test(test_not_terminated),
 		cmocka_unit_test(test_line_numbers),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_requests),
+		cmocka_unit_test(test_send_cap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -88,6 +88,24 @@ static void combine(const struct rb_config *cfg, FILE *f)
 	fprintf(f, " (shadow mode: the admins)\n");
 }
 
+/* What a section decides for itself (issue 36), when it says anything. */
+static void sub_maintainers(const struct rb_policy *p, FILE *f)
+{
+	size_t k;
+
+	if (p->shadow_to == RB_SHADOW_MAINTAINERS)
+		fprintf(f, "    shadow mail goes to the section's M: and R:\n");
+	if (p->n_cc) {
+		fprintf(f, "    always Cc'd:");
+		for (k = 0; k < p->n_cc; k++)
+			fprintf(f, " %s", p->cc[k]);
+		fputc('\n', f);
+	}
+	for (k = 0; k < p->n_prefixes; k++)
+		fprintf(f, "    a [%s ...] series: %s\n", p->prefix_tags[k],
+			rb_mode_name(p->prefix_modes[k]));
+}
+
 static void summary(const struct rb_config *cfg, FILE *f)
 {
 	const struct rb_source_config *s;
@@ -136,10 +154,18 @@ static void summary(const struct rb_config *cfg, FILE *f)
 			p->name, rb_mode_name(p->mode),
 			rb_fsev_name(p->min_severity), p->max_findings,
 			yes_no(p->send_when_empty));
+		sub_maintainers(p, f);
 	}
 	combine(cfg, f);
 	fprintf(f, "admins: %zu, list ids: %zu, known bots: %zu\n",
 		cfg->n_admins, cfg->n_list_ids, cfg->n_known_bots);
+	for (i = 0; i < cfg->n_people; i++)
+		fprintf(f, "  %s gets %s\n", cfg->people[i].addr,
+			cfg->people[i].mail == RB_PERSON_NONE ?
+				"no mail at all" :
+			cfg->people[i].mail == RB_PERSON_SHADOW ?
+				"reviews in private copies only" :
+				"all mail");
 }
 
 int cmd_check_config(int argc, char **argv)

@@ -370,7 +370,7 @@ static void fetch_trees(struct runner *r)
 	int64_t now = rb_now();
 	size_t i;
 
-	if (r->n_fetched != cfg->n_trees) {
+	if (!r->fetched || r->n_fetched != cfg->n_trees) {
 		/* First use, or a reloaded config: the stamps decide. */
 		free(r->fetched);
 		r->fetched = calloc(cfg->n_trees + 1, sizeof(*r->fetched));
@@ -589,6 +589,11 @@ static int run_reload(struct runner *r, struct rb_config **cfg)
 	}
 	rb_sources_free(r->srcs);
 	r->srcs = NULL;
+	/* The trees' fetches: the stamps in the clones decide again, as
+	 * at the first start (fetch_trees()). */
+	free(r->fetched);
+	r->fetched = NULL;
+	r->n_fetched = 0;
 	rb_pipeline_release(r->p);
 	rb_config_free(*cfg);
 	*cfg = ncfg;

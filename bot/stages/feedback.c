@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "bot/config.h"
+#include "bot/stages/curate.h"
 #include "bot/stages/fault.h"
 #include "bot/stages/feedback.h"
 #include "bot/stages/policy.h"
@@ -637,6 +638,67 @@ static int judge_reply(struct reply_ctx *c, bool *authorised)
 	return 0;
 }
 
+/*
+ * Issue 36: a reply that asks something beside verdicts ("F1: send",
+ * "retry", "pause", "resume") or answers a finding needs the series and
+ * its scope even without a verdict; read before the transaction. A
+ * series that cannot be read leaves the reply to the verdicts' record.
+ */
+static int curate_prepare(struct reply_ctx *c)
+{
+	int ret;
+
+	if (!c->m || !c->review || c->parts ||
+	    (!rb_verdicts_has_requests(&c->verdicts) &&
+	     !c->verdicts.n_answered))
+		return 0;
+	ret = load_series(c);
+	if (!ret)
+		ret = resolve_scope(c);
+	if (ret && ret != -RB_ESTORE && ret != -RB_ENOMEM) {
+		rb_log(RB_LOG_WARN, "feedback.curate_unread", "reply", c->msgid,
+		       "reason", rb_errmsg(), NULL);
+		rb_err_clear();
+		ret = 0;
+	}
+	return ret;
+}
+
+/* What the reply asks and answers (bot/stages/curate.h), in the open
+ * transaction; a reply without verdicts takes the curation's state. */
+static int curate(struct reply_ctx *c, struct rb_feedback_stats *stats)
+{
+	struct rb_curate_result r = { 0 };
+	struct rb_curate_reply in = {
+		.p = c->p,
+		.reply_msgid = c->msgid,
+		.raw = c->raw.raw,
+		.raw_len = c->raw.len,
+		.m = c->m,
+		.review = c->review,
+		.row = &c->row,
+		.parts = (const struct rb_message *const *)c->parts,
+		.n_parts = c->parts ? (size_t)c->row.total + 1 : 0,
+		.scope = &c->scope,
+		.v = &c->verdicts,
+	};
+	int ret;
+
+	if (!c->m || !c->review || !c->parts || !c->scope.pol.subsystem)
+		return 0;
+	in.author =
+		is_author(c->row.author, in.parts, in.n_parts, c->m->from.addr);
+	ret = rb_curate_reply(&in, &r);
+	if (ret)
+		return ret;
+	if (r.state && !strcmp(c->state, "no_verdict")) {
+		c->state = r.state;
+		if (r.reason[0])
+			snprintf(c->reason, sizeof(c->reason), "%s", r.reason);
+	}
+	return 0;
+}
+
 static int one_reply(struct rb_pipeline *p, const char *msgid,
 		     struct rb_feedback_stats *stats)
 {
@@ -656,6 +718,8 @@ static int one_reply(struct rb_pipeline *p, const char *msgid,
 			 rb_errmsg());
 		ret = 0;
 	}
+	if (!ret)
+		ret = curate_prepare(&c);
 	if (ret)
 		goto out;
 	ret = rb_store_begin(p->st);
@@ -672,6 +736,8 @@ static int one_reply(struct rb_pipeline *p, const char *msgid,
 	}
 	if (!ret && authorised)
 		ret = queue_ack(&c, stats);
+	if (!ret)
+		ret = curate(&c, stats);
 	if (!ret) {
 		struct rb_feedback_rec f = {
 			.message_id = msgid,

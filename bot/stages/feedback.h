@@ -27,8 +27,14 @@
  *  - with cfg->ack_verdicts, a one-line acknowledgement goes to the judge
  *    through the outbox (kind "ack").
  * Every reply gets a row in table feedback (unrelated, no_verdict, judged,
- * refused), so it is looked at once; all of one reply's writes are one
+ * refused; and for a reply without verdicts, curated or answered: below),
+ * so it is looked at once; all of one reply's writes are one
  * transaction.
+ *
+ * What a reply asks beside verdicts ("F1: send", "retry", "pause",
+ * "resume") and which findings an author's reply answers are the
+ * curation's (bot/stages/curate.h), called from the dispatcher in the
+ * same transaction.
  *
  * Who may judge what (issue 17). A finding's sections are the MAINTAINERS
  * sections whose F: (and N:, X:) patterns take its file, THE REST only

@@ -16,6 +16,7 @@
 #include "bot/stages/fault.h"
 #include "bot/stages/feedback.h"
 #include "bot/stages/incomplete.h"
+#include "bot/stages/ledger.h"
 #include "bot/stages/outbox.h"
 #include "bot/stages/pipeline.h"
 #include "bot/stages/review_stage.h"
@@ -1329,6 +1330,8 @@ int rb_pipeline_step(struct rb_pipeline *p, unsigned roles)
 		{ RB_ROLE_INGEST, rb_pipeline_parse },
 		{ RB_ROLE_INGEST, rb_pipeline_assemble },
 		{ RB_ROLE_WORKER, rb_pipeline_jobs },
+		/* After the jobs: a series reviewed now is decided now. */
+		{ RB_ROLE_WORKER, rb_ledger_step },
 		{ RB_ROLE_SENDER, rb_outbox_send },
 	};
 	size_t i;

@@ -159,6 +159,69 @@ static int add_name(struct rb_buf *b, size_t *shown, size_t *more,
 	return ret ?: rb_buf_puts(b, name);
 }
 
+/* What the entry whose mode won decides alone. */
+static void set_governed(struct rb_effective_policy *p)
+{
+	const struct rb_policy *g = p->governing;
+
+	p->blocking_text = g->blocking_text;
+	p->templates_dir = g->templates_dir;
+	p->shadow_to = g->shadow_to;
+	p->cc = (const char *const *)g->cc;
+	p->n_cc = g->n_cc;
+}
+
+/* The mode of the first of @pol's prefixes that @tags holds as a word;
+ * *@tag the prefix. False when none does. */
+static bool prefix_mode(const struct rb_policy *pol, const char *tags,
+			enum rb_mode *mode, const char **tag)
+{
+	size_t i;
+
+	for (i = 0; pol && tags && i < pol->n_prefixes; i++) {
+		const char *t = pol->prefix_tags[i], *p = tags;
+		size_t len = strlen(t);
+
+		/* Words of "[RFC PATCH mm-hotfixes v2 1/3]": blank or comma
+		 * separated, as people write them. */
+		while (*p) {
+			size_t w;
+
+			p += strspn(p, " \t,");
+			w = strcspn(p, " \t,");
+			if (w == len && !strncasecmp(p, t, len)) {
+				*mode = pol->prefix_modes[i];
+				*tag = t;
+				return true;
+			}
+			p += w;
+		}
+	}
+	return false;
+}
+
+void rb_policy_apply_prefix(struct rb_effective_policy *p,
+			    const struct rb_config *cfg, const char *tags,
+			    const char *list_id)
+{
+	const struct rb_policy *list_pol = find_entry(cfg, list_id);
+	enum rb_mode m, cap;
+	const char *tag, *t2;
+
+	p->prefix = NULL;
+	if (!p->governing || !prefix_mode(p->governing, tags, &m, &tag))
+		return;
+	/* The list's mode, or its own prefix's, is the most a series from
+	 * it gets, as without a prefix. */
+	if (list_pol && list_pol != p->governing) {
+		if (!prefix_mode(list_pol, tags, &cap, &t2))
+			cap = list_pol->mode;
+		m = rb_mode_most_restrictive(m, cap);
+	}
+	p->mode = m;
+	p->prefix = tag;
+}
+
 int rb_policy_resolve(struct rb_effective_policy *out,
 		      const struct rb_config *cfg, const char *const *sections,
 		      size_t n_sections, const char *list_id)
@@ -198,8 +261,7 @@ int rb_policy_resolve(struct rb_effective_policy *out,
 	if (!ret && more)
 		ret = rb_buf_printf(&names, " and %zu more", more);
 	if (!ret) {
-		p.blocking_text = p.governing->blocking_text;
-		p.templates_dir = p.governing->templates_dir;
+		set_governed(&p);
 		p.subsystem = rb_buf_detach(&names, NULL);
 		if (!p.subsystem)
 			ret = rb_err(RB_ENOMEM, "out of memory");
@@ -230,8 +292,7 @@ int rb_policy_resolve_home(struct rb_effective_policy *out,
 	if (!ret && list_pol && list_pol->mode < p.mode)
 		p.mode = list_pol->mode;
 	if (!ret) {
-		p.blocking_text = p.governing->blocking_text;
-		p.templates_dir = p.governing->templates_dir;
+		set_governed(&p);
 		p.subsystem = strdup(home);
 		if (!p.subsystem)
 			ret = rb_err(RB_ENOMEM, "out of memory");
@@ -376,6 +437,12 @@ struct rcpt_builder {
 	size_t dropped, capped, lists_capped, undeliverable, refused;
 	const struct rb_config *cfg;
 	const struct rb_policy_people *who; /* or NULL */
+	/* A public mail (the author's, the list's): "people"'s "shadow"
+	 * are left off it and kept in private[] (issue 36). */
+	bool public;
+	char **private;
+	size_t n_private, optout;
+	bool private_untrusted;
 };
 
 static int cmp_list(const void *key, const void *elt)
@@ -450,6 +517,46 @@ static bool rcpt_trusted(enum rcpt_class cls)
 	return cls == RC_HOME || cls == RC_OTHER || cls == RC_ADMIN;
 }
 
+/*
+ * A person who gets no public mail ("people": shadow): kept for a
+ * private copy, once, and left off this mail; a list so marked is left
+ * off. Releases @a.
+ */
+static int rcpt_private(struct rcpt_builder *b, const char *mailbox,
+			struct rb_addr *a, enum rcpt_class cls)
+{
+	size_t i;
+	char **v;
+	int ret = 0;
+
+	b->dropped++;
+	if (cls == RC_LIST || is_list_addr(b->cfg, b->who, a->addr))
+		goto out;
+	for (i = 0; i < b->n_private; i++)
+		if (rb_addr_same(b->private[i], a -> addr))
+			goto out;
+	if (b->n_private >= RB_ADDR_LIST_MAX)
+		goto out;
+	v = realloc(b->private, (b->n_private + 1) * sizeof(*v));
+	if (!v) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	b->private = v;
+	v[b->n_private] = strdup(mailbox);
+	if (!v[b->n_private]) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	b->n_private++;
+	b->private_untrusted = b->private_untrusted || !rcpt_trusted(cls);
+	rb_log(RB_LOG_INFO, "policy.recipient_private", "addr", a->addr, "why",
+	       "people: shadow", NULL);
+out:
+	rb_addr_release(a);
+	return ret;
+}
+
 /* Adds @mailbox as class @cls (a list: @rank), or raises the class of the
  * one already there. */
 static int rcpt_add_ranked(struct rcpt_builder *b, const char *mailbox, bool to,
@@ -468,6 +575,23 @@ static int rcpt_add_ranked(struct rcpt_builder *b, const char *mailbox, bool to,
 		b->dropped++;
 		rb_addr_release(&a);
 		return 0;
+	}
+	/* What the person asked for (issue 36): nothing, or no public mail;
+	 * decided here, where every address passes. */
+	switch (rb_config_person_mail(b->cfg, a.addr)) {
+	case RB_PERSON_NONE:
+		rb_log(RB_LOG_INFO, "policy.recipient_optout", "addr", a.addr,
+		       "why", "people: none", NULL);
+		b->dropped++;
+		b->optout++;
+		rb_addr_release(&a);
+		return 0;
+	case RB_PERSON_SHADOW:
+		if (b->public)
+			return rcpt_private(b, mailbox, &a, cls);
+		break;
+	case RB_PERSON_ALL:
+		break;
 	}
 	/* The config's admins may be local; nobody else can be. */
 	if (cls != RC_ADMIN && !rb_addr_deliverable(a.addr)) {
@@ -627,6 +751,9 @@ static void rcpt_builder_release(struct rcpt_builder *b)
 		rb_addr_release(&b->v[i].a);
 	}
 	free(b->v);
+	for (i = 0; i < b->n_private; i++)
+		free(b->private[i]);
+	free(b->private);
 }
 
 /*
@@ -712,6 +839,12 @@ static int rcpt_finish(struct rb_recipients *out, struct rcpt_builder *b)
 		}
 	}
 	r.n_dropped = b->dropped;
+	r.n_optout = b->optout;
+	r.private_to = b->private;
+	r.n_private = b->n_private;
+	r.private_trusted = !b->private_untrusted;
+	b->private = NULL;
+	b->n_private = 0;
 	r.n_capped = b->capped;
 	r.n_lists_capped = b->lists_capped;
 	r.n_undeliverable = b->undeliverable;
@@ -746,6 +879,28 @@ static int rcpt_add_author(struct rcpt_builder *b,
 	return ret;
 }
 
+/*
+ * Shadow mail to the home section's first @nh M:/R: people (shadow_to:
+ * maintainers), never to the poster or the in-body author: shadow mail
+ * is not the author's.
+ */
+static int rcpt_add_shadow(struct rcpt_builder *b,
+			   const struct rb_policy_people *who, size_t nh)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < nh && !ret; i++) {
+		const char *m = who->maintainers[i];
+
+		if ((who->author && rb_addr_same(who->author, m)) ||
+		    (who->inbody && rb_addr_same(who->inbody, m)))
+			continue;
+		ret = rcpt_add(b, m, true, RC_HOME);
+	}
+	return ret;
+}
+
 int rb_policy_recipients(struct rb_recipients *out,
 			 const struct rb_effective_policy *p,
 			 const struct rb_config *cfg,
@@ -764,11 +919,16 @@ int rb_policy_recipients(struct rb_recipients *out,
 	case RB_MODE_OFF:
 		break;
 	case RB_MODE_SHADOW:
-		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
-				   cfg->n_admins, true, RC_ADMIN);
+		if (p->shadow_to == RB_SHADOW_MAINTAINERS)
+			ret = rcpt_add_shadow(&b, who, nh);
+		/* Somebody reads it: the admins when nobody else is left. */
+		if (!ret && !b.n)
+			ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
+					   cfg->n_admins, true, RC_ADMIN);
 		break;
 	case RB_MODE_ADVISORY:
 	case RB_MODE_BLOCKING:
+		b.public = true;
 		if (p->recipients & RB_RCPT_AUTHOR)
 			ret = rcpt_add_author(&b, who);
 		if (!ret && (p->recipients & RB_RCPT_MAINTAINERS))
@@ -786,6 +946,9 @@ int rb_policy_recipients(struct rb_recipients *out,
 		if (!ret &&
 		    (p->recipients & (RB_RCPT_MAINTAINERS | RB_RCPT_LIST)))
 			ret = rcpt_add_addressed(&b);
+		/* The section's static Cc: the config chose it. */
+		if (!ret)
+			ret = rcpt_add_all(&b, p->cc, p->n_cc, false, RC_HOME);
 		break;
 	}
 	if (!ret)
@@ -803,11 +966,13 @@ int rb_policy_author_recipients(struct rb_recipients *out,
 	int ret = 0;
 
 	rcpt_builder_init(&b, cfg, who);
-	if (p->mode == RB_MODE_SHADOW)
+	if (p->mode == RB_MODE_SHADOW) {
 		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
 				   cfg->n_admins, true, RC_ADMIN);
-	else if (p->mode != RB_MODE_OFF)
+	} else if (p->mode != RB_MODE_OFF) {
+		b.public = true;
 		ret = rcpt_add_author(&b, who);
+	}
 	if (!ret)
 		ret = rcpt_finish(out, &b);
 	rcpt_builder_release(&b);
@@ -823,6 +988,57 @@ int rb_policy_admin_recipients(struct rb_recipients *out,
 	rcpt_builder_init(&b, cfg, NULL);
 	ret = rcpt_add_all(&b, (const char *const *)cfg->admins, cfg->n_admins,
 			   true, RC_ADMIN);
+	if (!ret)
+		ret = rcpt_finish(out, &b);
+	rcpt_builder_release(&b);
+	return ret;
+}
+
+int rb_policy_forward_recipients(struct rb_recipients *out,
+				 const struct rb_effective_policy *p,
+				 const struct rb_config *cfg,
+				 const struct rb_policy_people *who,
+				 const char *by)
+{
+	struct rcpt_builder b;
+	size_t nl = who->n_home_lists;
+	int ret = 0;
+
+	rcpt_builder_init(&b, cfg, who);
+	b.public = true;
+	if (nl > who->n_lists)
+		nl = who->n_lists;
+	if (p->recipients & RB_RCPT_AUTHOR)
+		ret = rcpt_add_author(&b, who);
+	/* Who chose to send it stands by it: on the mail, as a maintainer
+	 * of the home section (the feedback stage checked). */
+	if (!ret)
+		ret = rcpt_add(&b, by, false, RC_HOME);
+	if (!ret && (p->recipients & RB_RCPT_LIST))
+		ret = rcpt_add_lists(&b, who->lists, nl, LR_HOME);
+	if (!ret && (p->recipients & RB_RCPT_LIST))
+		ret = rcpt_add_lists(&b, who->lists + nl, who->n_lists - nl,
+				     LR_OTHER);
+	if (!ret)
+		ret = rcpt_add_all(&b, p->cc, p->n_cc, false, RC_HOME);
+	if (!ret)
+		ret = rcpt_finish(out, &b);
+	rcpt_builder_release(&b);
+	return ret;
+}
+
+int rb_policy_private_recipients(struct rb_recipients *out,
+				 const struct rb_config *cfg,
+				 const char *const *to, size_t n, bool trusted)
+{
+	struct rcpt_builder b;
+	int ret;
+
+	rcpt_builder_init(&b, cfg, NULL);
+	ret = rcpt_add_all(&b, to, n, true, trusted ? RC_HOME : RC_ADDRESSED);
+	if (!ret && !b.n)
+		ret = rcpt_add_all(&b, (const char *const *)cfg->admins,
+				   cfg->n_admins, true, RC_ADMIN);
 	if (!ret)
 		ret = rcpt_finish(out, &b);
 	rcpt_builder_release(&b);
@@ -853,6 +1069,9 @@ void rb_recipients_release(struct rb_recipients *r)
 		free(r->lists[i]);
 	for (i = 0; i < r->n_trusted; i++)
 		free(r->trusted[i]);
+	for (i = 0; i < r->n_private; i++)
+		free(r->private_to[i]);
+	free(r->private_to);
 	free(r->to);
 	free(r->cc);
 	free(r->lists);

@@ -88,6 +88,13 @@ struct rb_effective_policy {
 	const struct rb_policy *governing; /* borrowed: whose mode won */
 	const char *blocking_text; /* borrowed from governing, may be NULL */
 	const char *templates_dir; /* borrowed from governing, may be NULL */
+	/* Issue 36, from governing: who gets shadow mail, the static Cc,
+	 * and the subject prefix whose mode rules (rb_policy_apply_prefix(),
+	 * NULL when none does). */
+	enum rb_shadow_to shadow_to;
+	const char *const *cc; /* borrowed */
+	size_t n_cc;
+	const char *prefix; /* borrowed from the config */
 	/*
 	 * For the mail's footer: the names that took part, "MEMORY
 	 * MANAGEMENT" or "MEMORY MANAGEMENT, NETWORKING and 2 more".
@@ -115,6 +122,19 @@ int rb_policy_resolve_home(struct rb_effective_policy *out,
 			   const struct rb_config *cfg, const char *home,
 			   const char *list_id);
 void rb_effective_policy_release(struct rb_effective_policy *p);
+
+/*
+ * Subject-prefix scoping (issue 36): when the series' subject tags
+ * (@tags, "RFC PATCH mm-hotfixes v2 1/3", NULL for none) hold, as a
+ * whole word and without regard to case, one of the prefixes of the
+ * governing entry (policy key "prefixes"), the series gets that
+ * prefix's mode instead, the first that matches; the mode of the list
+ * @list_id's entry (its own prefix's, when one matches) is still the most
+ * it gets. Sets p->prefix to the prefix that ruled.
+ */
+void rb_policy_apply_prefix(struct rb_effective_policy *p,
+			    const struct rb_config *cfg, const char *tags,
+			    const char *list_id);
 
 /* The most restrictive of two modes (see above). */
 enum rb_mode rb_mode_most_restrictive(enum rb_mode a, enum rb_mode b);
@@ -211,12 +231,22 @@ struct rb_recipients {
 	 * chooses them. */
 	char **trusted;
 	size_t n_trusted;
+	/* People the config's "people" keeps off this mail (issue 36):
+	 * every "none" is counted in n_optout; a "shadow" person left off a
+	 * public mail is in private (mailboxes), for a private copy. */
+	size_t n_optout;
+	char **private_to;
+	size_t n_private;
+	bool private_trusted; /* the private ones were all trusted */
 };
 
 /*
  * The recipients of a review under @p:
  *  - off: none;
- *  - shadow: To: the admins (cfg->admins), nobody else;
+ *  - shadow: To: the admins (cfg->admins), nobody else; with shadow_to:
+ *    maintainers, To: the home section's M: and R: people but the
+ *    poster and the in-body author, and the admins only when none is
+ *    left;
  *  - advisory, blocking: To: the poster (RB_RCPT_AUTHOR), Cc: the
  *    in-body author if the poster addressed them; Cc: the maintainers
  *    (RB_RCPT_MAINTAINERS), the lists (RB_RCPT_LIST) and, when the reply
@@ -224,7 +254,12 @@ struct rb_recipients {
  *    etiquette) as far as they are the author's and MAINTAINERS' (issue
  *    33): the M:/R: people of the touched files, their L: lists and the
  *    lists the bot reads (list_ids); anybody else the poster named is
- *    left out. Without RB_RCPT_AUTHOR the first Cc becomes the To.
+ *    left out; and the static Cc of the policy (cc). Without
+ *    RB_RCPT_AUTHOR the first Cc becomes the To.
+ * Whatever the mode, a person whom the config's "people" says "none" is
+ * left out, and one who says "shadow" is left off every public mail
+ * (advisory, blocking, a poster's notice, a forward) and put in
+ * out->private_to instead.
  * Every entry must parse as a mailbox with an address rb_addr_valid()
  * accepts (no CR, LF or other control character, RFC 5321 syntax, at most
  * 254 bytes) and, but for the admins, one rb_addr_deliverable() accepts;
@@ -254,6 +289,31 @@ int rb_policy_author_recipients(struct rb_recipients *out,
 /* To: the admins (cfg->admins), for the operator's notices. */
 int rb_policy_admin_recipients(struct rb_recipients *out,
 			       const struct rb_config *cfg);
+
+/*
+ * A forward (issue 36): findings of a review that a maintainer of the
+ * home section chose to send on. To: the poster (RB_RCPT_AUTHOR), Cc:
+ * the in-body author where the poster addressed them, the maintainer
+ * who forwarded (@by, a mailbox), the lists (RB_RCPT_LIST: the home
+ * section's, then the other opted-in sections' and the lists read) and
+ * the policy's static Cc. A public mail: "people" rules as above.
+ */
+int rb_policy_forward_recipients(struct rb_recipients *out,
+				 const struct rb_effective_policy *p,
+				 const struct rb_config *cfg,
+				 const struct rb_policy_people *who,
+				 const char *by);
+
+/*
+ * A private mail to @to[0..n) (mailboxes: the ledger's notice to the
+ * home section's M: people, a private copy of a review): To: them, the
+ * admins when none is left. "people"'s "none" holds; "shadow" gets
+ * private mail. @trusted: the trusted tree or the config chose them all
+ * (only the global rate limit); else each has the per-recipient limit.
+ */
+int rb_policy_private_recipients(struct rb_recipients *out,
+				 const struct rb_config *cfg,
+				 const char *const *to, size_t n, bool trusted);
 
 /*
  * Who is told that a series applies nowhere: nobody when the mode is

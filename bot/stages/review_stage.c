@@ -78,6 +78,15 @@ struct outgoing {
 	size_t *finding_idx; /* indices into the series' findings */
 	int *ids; /* their Fn */
 	size_t n;
+	/* Issue 36: the people ("people": shadow) left off this public
+	 * review, for a private copy of it (queue_copies()), and its body;
+	 * a copy names the review whose findings it carries. */
+	char **private_to;
+	size_t n_private;
+	bool private_trusted;
+	char *body;
+	char *copy_of;
+	int idx; /* the part it answers */
 };
 
 struct series_ctx {
@@ -132,7 +141,7 @@ struct series_ctx {
 
 static void release(struct series_ctx *c)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; c->raws && (int)i <= c->row.total; i++) {
 		rb_msgrow_release(&c->raws[i]);
@@ -164,6 +173,11 @@ static void release(struct series_ctx *c)
 		free(c->out[i].env_from);
 		free(c->out[i].finding_idx);
 		free(c->out[i].ids);
+		for (k = 0; k < c->out[i].n_private; k++)
+			free(c->out[i].private_to[k]);
+		free(c->out[i].private_to);
+		free(c->out[i].body);
+		free(c->out[i].copy_of);
 	}
 	free(c->out);
 	rb_versions_release(&c->versions);
@@ -1222,106 +1236,17 @@ static int new_out(struct outgoing **out, struct series_ctx *c,
 	return 0;
 }
 
-/* "Name <addr>" for an address of a parsed mail. */
-static char *mailbox_of(const struct rb_addr *a)
-{
-	struct rb_buf b = RB_BUF_INIT(4096);
-
-	if (!a->addr)
-		return NULL;
-	if (rb_addr_format(&b, a)) {
-		rb_buf_release(&b);
-		return NULL;
-	}
-	return rb_buf_detach(&b, NULL);
-}
-
-/* The arrays behind a struct rb_policy_people. */
-struct people_buf {
-	char **orig;
-	size_t n_orig;
-	char *author;
-	char *inbody;
-};
-
-/*
- * Whether part @idx came through B4 Relay (mail/message.h), so that its
- * in-body author is the poster. Where the policy checks DKIM, the relay's
- * own signature (d=kernel.org, From: aligned) must pass: anybody can
- * write "devnull@kernel.org" in a From: header.
- */
-static bool relayed(const struct series_ctx *c, int idx)
-{
-	const struct rb_message *m = c->msgs[idx];
-	struct rb_dkim_result d = { .pass = false };
-
-	if (!m || !rb_message_b4_relay(m))
-		return false;
-	if (!c->scope.pol.require_dkim)
-		return true;
-	if (!c->raws || !c->raws[idx].raw ||
-	    rb_dkim_verify(&d, c->raws[idx].raw, c->raws[idx].len, m->from.addr,
-			   rb_test_dkim_key_file()))
-		return false;
-	return d.pass && d.from_ok;
-}
-
-/* The people a reply to part @idx may go to: its poster, the scope's (the
- * home section's first), and the patch's own To/Cc for reply-all. */
+/* The people a reply to part @idx may go to (bot/stages/scope.h). */
 static int people_of(struct series_ctx *c, int idx,
-		     struct rb_policy_people *who, struct people_buf *b)
+		     struct rb_policy_people *who,
+		     struct rb_scope_people_buf *b)
 {
 	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
-	const struct rb_scope *s = &c->scope;
-	bool relay = c->msgs[idx] && relayed(c, idx);
-	size_t i;
+	bool relay = c->msgs[idx] && c->raws &&
+		     rb_scope_relayed(&c->scope, c->msgs[idx], c->raws[idx].raw,
+				      c->raws[idx].len);
 
-	b->orig = calloc(m->to.n + m->cc.n + 1, sizeof(*b->orig));
-	if (!b->orig)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0; i < m->to.n; i++)
-		if ((b->orig[b->n_orig] = mailbox_of(&m->to.v[i])))
-			b->n_orig++;
-	for (i = 0; i < m->cc.n; i++)
-		if ((b->orig[b->n_orig] = mailbox_of(&m->cc.v[i])))
-			b->n_orig++;
-	/*
-	 * The poster: the sender (From:), or for B4 Relay (which sends as
-	 * devnull+...@kernel.org) the in-body author. Another in-body
-	 * author is Cc'd where the poster addressed them.
-	 */
-	b->author = mailbox_of(relay ? &m->author : &m->from);
-	if (!relay && m->author.addr && m->from.addr &&
-	    !rb_addr_same(m->author.addr, m->from.addr))
-		b->inbody = mailbox_of(&m->author);
-	who->author = b->author;
-	who->inbody = b->inbody;
-	who->maintainers = s->people;
-	who->n_maintainers = s->n_people;
-	who->n_home_maintainers = s->n_home_people;
-	who->lists = s->lists;
-	who->n_lists = s->n_lists;
-	who->n_home_lists = s->n_home_lists;
-	who->orig_cc = (const char *const *)b->orig;
-	who->n_orig_cc = b->n_orig;
-	who->touched_people = s->touched_people;
-	who->n_touched_people = s->n_touched_people;
-	who->touched_lists = s->touched_lists;
-	who->n_touched_lists = s->n_touched_lists;
-	who->known_lists = s->known_lists;
-	who->n_known_lists = s->n_known_lists;
-	return 0;
-}
-
-static void people_release(struct people_buf *b)
-{
-	size_t i;
-
-	for (i = 0; b->orig && i < b->n_orig; i++)
-		free(b->orig[i]);
-	free(b->orig);
-	free(b->author);
-	free(b->inbody);
+	return rb_scope_people(who, b, &c->scope, m, relay);
 }
 
 /* Whom a reply goes to (queue_reply()). */
@@ -1329,6 +1254,7 @@ enum reply_to {
 	REPLY_REVIEW, /* the policy's recipients (rb_policy_recipients()) */
 	REPLY_AUTHOR, /* the poster (rb_policy_author_recipients()) */
 	REPLY_ADMINS, /* the admins only: the operator's notice */
+	REPLY_PRIVATE, /* o->private_to: a private copy (queue_copies()) */
 };
 
 /*
@@ -1344,7 +1270,7 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	struct rb_policy_people who = { 0 };
 	struct rb_recipients r = { 0 };
 	struct rb_reply reply = { 0 };
-	struct people_buf pb = { 0 };
+	struct rb_scope_people_buf pb = { 0 };
 	const char **refs = NULL;
 	char **env = NULL;
 	size_t i, n_env = 0;
@@ -1353,6 +1279,10 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	ret = people_of(c, c->msgs[idx] ? idx : c->first_idx, &who, &pb);
 	if (!ret && to == REPLY_ADMINS)
 		ret = rb_policy_admin_recipients(&r, c->p->cfg);
+	else if (!ret && to == REPLY_PRIVATE)
+		ret = rb_policy_private_recipients(
+			&r, c->p->cfg, (const char *const *)o->private_to,
+			o->n_private, o->private_trusted);
 	else if (!ret && to == REPLY_AUTHOR)
 		ret = rb_policy_author_recipients(&r, &c->scope.pol, c->p->cfg,
 						  &who);
@@ -1363,6 +1293,20 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	c->p->stats.undeliverable += r.n_undeliverable;
 	c->p->stats.refused += r.n_refused;
 	c->p->stats.lists_capped += r.n_lists_capped;
+	o->idx = idx;
+	if (to == REPLY_REVIEW && r.n_private) {
+		/* For their private copy (queue_copies()). */
+		o->private_to = r.private_to;
+		o->n_private = r.n_private;
+		o->private_trusted = r.private_trusted;
+		r.private_to = NULL;
+		r.n_private = 0;
+		o->body = strdup(body);
+		if (!o->body) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	if (!r.n_to) {
 		rb_log(RB_LOG_INFO, "review.no_recipient", "series", c->row.id,
 		       "kind", o->kind, "why",
@@ -1394,8 +1338,11 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	reply.references = refs;
 	reply.n_references = m->n_references + 1;
 	reply.date = rb_now();
-	/* An admins' notice is shadow mail, whatever the series' mode. */
-	reply.policy = to == REPLY_ADMINS ? RB_MODE_SHADOW : c->scope.pol.mode;
+	/* An admins' notice is shadow mail, whatever the series' mode, and
+	 * so is a private copy. */
+	reply.policy = to == REPLY_ADMINS || to == REPLY_PRIVATE ?
+			       RB_MODE_SHADOW :
+			       c->scope.pol.mode;
 	reply.series_id = c->row.id;
 	reply.body = body;
 	ret = rb_compose(&o->bytes, &o->message_id, &reply);
@@ -1414,8 +1361,63 @@ out:
 	if (env)
 		rb_addr_list_free(env, n_env);
 	free(refs);
-	people_release(&pb);
+	rb_scope_people_release(&pb);
 	rb_recipients_release(&r);
+	return ret;
+}
+
+/* Shadow mail goes to the home section's own people (issue 36). */
+static bool shadow_maintainers(const struct series_ctx *c)
+{
+	return c->scope.pol.mode == RB_MODE_SHADOW &&
+	       c->scope.pol.shadow_to == RB_SHADOW_MAINTAINERS &&
+	       c->scope.n_home_people > 0;
+}
+
+/*
+ * A private copy of each public review for the people who asked for
+ * reviews that way ("people": shadow, issue 36): the same text, To:
+ * them alone, a reply in the patch's thread like the review, whose
+ * findings it carries (a reply to it judges them).
+ */
+static int queue_copies(struct series_ctx *c)
+{
+	size_t i, n = c->n_out;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		struct rb_buf body = RB_BUF_INIT(4u << 20);
+		struct outgoing *o;
+		char *copy_of;
+
+		if (!c->out[i].n_private || c->out[i].skip ||
+		    !c->out[i].message_id)
+			continue;
+		ret = rb_buf_printf(&body,
+				    "A private copy: you asked for reviews "
+				    "only this way. The review below went to "
+				    "its other recipients.\n\n%s",
+				    c->out[i].body);
+		copy_of = ret ? NULL : strdup(c->out[i].message_id);
+		if (!ret && !copy_of)
+			ret = rb_err(RB_ENOMEM, "out of memory");
+		/* new_out() may move c->out: index it again after. */
+		ret = ret ?: new_out(&o, c, "review-copy", c->out[i].patch_idx);
+		if (!ret) {
+			o->copy_of = copy_of;
+			copy_of = NULL;
+			o->private_to = c->out[i].private_to;
+			o->n_private = c->out[i].n_private;
+			o->private_trusted = c->out[i].private_trusted;
+			c->out[i].private_to = NULL;
+			c->out[i].n_private = 0;
+			ret = queue_reply(c, o, c->out[i].idx, body.ptr,
+					  REPLY_PRIVATE);
+			o->words = 0;
+		}
+		free(copy_of);
+		rb_buf_release(&body);
+	}
 	return ret;
 }
 
@@ -1562,6 +1564,7 @@ static int cover_render(struct rb_buf *body, struct series_ctx *c,
 	r.head.version = c->msgs[0]->subject.version;
 	r.head.title = c->msgs[0]->subject.title;
 	r.head.blocking_text = c->scope.pol.blocking_text;
+	r.head.shadow_maintainers = shadow_maintainers(c);
 	r.base_name = c->applied && c->base_tree ? c->base_tree->name : NULL;
 	r.base_commit = c->applied ? base_hex : NULL;
 	r.summary = summary;
@@ -1672,6 +1675,7 @@ static int render_reviews(struct series_ctx *c)
 		r.mode = c->scope.pol.mode;
 		r.subsystem = c->scope.pol.subsystem;
 		r.blocking_text = c->scope.pol.blocking_text;
+		r.shadow_maintainers = shadow_maintainers(c);
 		r.version = m->subject.version;
 		r.index = m->subject.index;
 		r.total = m->subject.total;
@@ -2086,13 +2090,16 @@ static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
 		.subsystem = c->scope.pol.subsystem,
 		.latency = latency > 0 ? latency : 0,
 		.capped = o->capped,
+		.copy_of = o->copy_of,
 	};
 	size_t k;
 	int ret;
 
 	if (o->skip)
 		return 0;
-	if (c->usage && o->patch_idx > 0 && o->patch_idx <= c->row.total) {
+	/* A copy's cost is its review's. */
+	if (c->usage && !o->copy_of && o->patch_idx > 0 &&
+	    o->patch_idx <= c->row.total) {
 		const struct rb_model_usage *u = &c->usage[o->patch_idx];
 
 		m.model = rb_model_name(c->p->model);
@@ -2566,6 +2573,8 @@ static int review_series(struct series_ctx *c)
 		ret = versions_fixed(c);
 	if (!ret)
 		ret = render_reviews(c);
+	if (!ret)
+		ret = queue_copies(c);
 	p->stats.reviewed++;
 	return ret;
 }
@@ -2717,7 +2726,10 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		       c.row.id, "detail", c.detail, NULL);
 	} else if (c.scope.pol.mode == RB_MODE_OFF) {
 		c.series_state = "skipped";
-		snprintf(c.detail, sizeof(c.detail), "policy: off for %s",
+		snprintf(c.detail, sizeof(c.detail), "policy: off for %s%s%s%s",
+			 c.scope.pol.prefix ? "a [" : "",
+			 c.scope.pol.prefix ? c.scope.pol.prefix : "",
+			 c.scope.pol.prefix ? "] series of " : "",
 			 c.scope.pol.subsystem ? c.scope.pol.subsystem :
 						 "this series");
 	} else if (!p->cfg->review_stable &&

@@ -11,12 +11,14 @@
 #include "bot/stages/scope.h"
 #include "bot/stages/stage.h"
 #include "mail/addr.h"
+#include "mail/dkim.h"
 #include "mail/message.h"
 #include "review/diff.h"
 #include "review/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/testenv.h"
 #include "util/banned.h"
 
 /*
@@ -444,6 +446,17 @@ static int known_lists(struct rb_scope *s)
 	return 0;
 }
 
+/* The subject tags of the series: its cover's, else its first part's. */
+static const char *subject_tags(const struct rb_message *const *parts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (parts[i])
+			return parts[i]->subject.tags;
+	return NULL;
+}
+
 int rb_scope_resolve(struct rb_scope *out, struct rb_pipeline *p,
 		     const struct rb_message *const *parts, size_t n,
 		     const char *list_id)
@@ -478,6 +491,9 @@ int rb_scope_resolve(struct rb_scope *out, struct rb_pipeline *p,
 			s.files[i].off = false;
 	}
 	if (!ret)
+		rb_policy_apply_prefix(&s.pol, cfg, subject_tags(parts, n),
+				       list_id);
+	if (!ret)
 		ret = pick_recipients(&s, cfg);
 	if (!ret)
 		ret = known_lists(&s);
@@ -499,4 +515,90 @@ bool rb_scope_file_off(const struct rb_scope *s, const char *path)
 		if (!strcmp(s->files[i].path, path))
 			return s->files[i].off;
 	return false;
+}
+
+/* "Name <addr>" for an address of a parsed mail. */
+static char *mailbox_of(const struct rb_addr *a)
+{
+	struct rb_buf b = RB_BUF_INIT(4096);
+
+	if (!a->addr)
+		return NULL;
+	if (rb_addr_format(&b, a)) {
+		rb_buf_release(&b);
+		return NULL;
+	}
+	return rb_buf_detach(&b, NULL);
+}
+
+bool rb_scope_relayed(const struct rb_scope *s, const struct rb_message *m,
+		      const char *raw, size_t len)
+{
+	struct rb_dkim_result d = { .pass = false };
+
+	if (!m || !rb_message_b4_relay(m))
+		return false;
+	if (!s->pol.require_dkim)
+		return true;
+	if (!raw ||
+	    rb_dkim_verify(&d, raw, len, m->from.addr, rb_test_dkim_key_file()))
+		return false;
+	return d.pass && d.from_ok;
+}
+
+int rb_scope_people(struct rb_policy_people *who, struct rb_scope_people_buf *b,
+		    const struct rb_scope *s, const struct rb_message *m,
+		    bool relay)
+{
+	size_t i;
+
+	memset(b, 0, sizeof(*b));
+	b->orig = calloc(m->to.n + m->cc.n + 1, sizeof(*b->orig));
+	if (!b->orig)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < m->to.n; i++)
+		if ((b->orig[b->n_orig] = mailbox_of(&m->to.v[i])))
+			b->n_orig++;
+	for (i = 0; i < m->cc.n; i++)
+		if ((b->orig[b->n_orig] = mailbox_of(&m->cc.v[i])))
+			b->n_orig++;
+	/*
+	 * The poster: the sender (From:), or for B4 Relay (which sends as
+	 * devnull+...@kernel.org) the in-body author. Another in-body
+	 * author is Cc'd where the poster addressed them.
+	 */
+	b->author = mailbox_of(relay ? &m->author : &m->from);
+	if (!relay && m->author.addr && m->from.addr &&
+	    !rb_addr_same(m->author.addr, m->from.addr))
+		b->inbody = mailbox_of(&m->author);
+	memset(who, 0, sizeof(*who));
+	who->author = b->author;
+	who->inbody = b->inbody;
+	who->maintainers = s->people;
+	who->n_maintainers = s->n_people;
+	who->n_home_maintainers = s->n_home_people;
+	who->lists = s->lists;
+	who->n_lists = s->n_lists;
+	who->n_home_lists = s->n_home_lists;
+	who->orig_cc = (const char *const *)b->orig;
+	who->n_orig_cc = b->n_orig;
+	who->touched_people = s->touched_people;
+	who->n_touched_people = s->n_touched_people;
+	who->touched_lists = s->touched_lists;
+	who->n_touched_lists = s->n_touched_lists;
+	who->known_lists = s->known_lists;
+	who->n_known_lists = s->n_known_lists;
+	return 0;
+}
+
+void rb_scope_people_release(struct rb_scope_people_buf *b)
+{
+	size_t i;
+
+	for (i = 0; b->orig && i < b->n_orig; i++)
+		free(b->orig[i]);
+	free(b->orig);
+	free(b->author);
+	free(b->inbody);
+	memset(b, 0, sizeof(*b));
 }

@@ -23,6 +23,10 @@
  * mail, and findings in their files are left out. With policy.resolve:
  * strictest, every touched section takes part and the most restrictive
  * value of each knob wins (policy.h), as before.
+ *
+ * Then the subject prefix (issue 36): a series whose first part's
+ * subject tags hold one of the ruling entry's prefixes ("RFC",
+ * "mm-hotfixes") gets that prefix's mode (rb_policy_apply_prefix()).
  */
 #ifndef RB_BOT_SCOPE_H
 #define RB_BOT_SCOPE_H
@@ -91,6 +95,37 @@ int rb_scope_resolve(struct rb_scope *out, struct rb_pipeline *p,
 		     const struct rb_message *const *parts, size_t n,
 		     const char *list_id);
 void rb_scope_release(struct rb_scope *s);
+
+/* The arrays behind a struct rb_policy_people (rb_scope_people()). */
+struct rb_scope_people_buf {
+	char **orig;
+	size_t n_orig;
+	char *author;
+	char *inbody;
+};
+
+/*
+ * Who a reply to part @m of the series may go to (@who borrows from @s
+ * and @b): its poster (the sender, or with @relay, a B4 Relay part
+ * whose relay signature passed (rb_scope_relayed()), the in-body
+ * author), the in-body author when someone else, the scope's people
+ * and lists (the home section's first), and the patch's own To/Cc for
+ * reply-all. @b is released with rb_scope_people_release(). Returns 0 or
+ * -RB_ENOMEM.
+ */
+int rb_scope_people(struct rb_policy_people *who, struct rb_scope_people_buf *b,
+		    const struct rb_scope *s, const struct rb_message *m,
+		    bool relay);
+void rb_scope_people_release(struct rb_scope_people_buf *b);
+
+/*
+ * Whether part @m (its raw bytes @raw, @len) came through B4 Relay
+ * (mail/message.h), so that its in-body author is the poster. Where the
+ * policy checks DKIM, the relay's own signature (d=kernel.org, From:
+ * aligned) must pass: anybody can write "devnull@kernel.org" in a From:.
+ */
+bool rb_scope_relayed(const struct rb_scope *s, const struct rb_message *m,
+		      const char *raw, size_t len);
 
 /* True when findings in @path are left out (its section is off). */
 bool rb_scope_file_off(const struct rb_scope *s, const char *path);

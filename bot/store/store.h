@@ -15,6 +15,8 @@
  *   store_outbox.h    reviews and the outbox
  *   store_verdicts.h  findings, verdicts, the feedback bookkeeping
  *   store_reports.h   read-only figures: stats, /metrics, the dashboard
+ *   store_ledger.h    forwards, answers, requests, pauses, sightings in
+ *                     the trees (issue 36)
  *
  * struct rb_store is opaque. The schema is versioned; migrations run in
  * order inside a transaction (rb_store_migrate). The same SQL runs on
@@ -30,7 +32,7 @@
 
 struct rb_store;
 
-#define RB_SCHEMA_VERSION 13
+#define RB_SCHEMA_VERSION 14
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
@@ -80,5 +82,6 @@ int64_t rb_now(void);
 #include "bot/store/store_outbox.h"
 #include "bot/store/store_verdicts.h"
 #include "bot/store/store_reports.h"
+#include "bot/store/store_ledger.h"
 
 #endif

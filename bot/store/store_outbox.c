@@ -164,31 +164,37 @@ int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m)
 	int64_t now = rb_now();
 	int ret;
 
-	ret = EXEC(st,
-		   "INSERT INTO reviews (message_id, series_id, kind,"
-		   " patch_idx, policy, words, findings, subsystem, model,"
-		   " tokens_in, tokens_out, cost, latency, created_at, capped,"
-		   " prompt) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-		   " ON CONFLICT DO NOTHING",
-		   RB_DB_TEXT(m->message_id), RB_DB_TEXT(m->series_id),
-		   RB_DB_TEXT(m->kind), RB_DB_INT(m->patch_idx),
-		   RB_DB_TEXT(m->policy), RB_DB_INT(m->words),
-		   RB_DB_INT(m->findings), RB_DB_TEXT(m->subsystem),
-		   RB_DB_TEXT(m->model), RB_DB_INT(m->tokens_in),
-		   RB_DB_INT(m->tokens_out),
-		   RB_DB_INT((int64_t)(m->cost * 1e6)), RB_DB_INT(m->latency),
-		   RB_DB_INT(now), RB_DB_INT(m->capped), RB_DB_TEXT(m->prompt));
+	ret = EXEC(
+		st,
+		"INSERT INTO reviews (message_id, series_id, kind,"
+		" patch_idx, policy, words, findings, subsystem, model,"
+		" tokens_in, tokens_out, cost, latency, created_at, capped,"
+		" prompt, copy_of) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+		" ON CONFLICT DO NOTHING",
+		RB_DB_TEXT(m->message_id), RB_DB_TEXT(m->series_id),
+		RB_DB_TEXT(m->kind), RB_DB_INT(m->patch_idx),
+		RB_DB_TEXT(m->policy), RB_DB_INT(m->words),
+		RB_DB_INT(m->findings), RB_DB_TEXT(m->subsystem),
+		RB_DB_TEXT(m->model), RB_DB_INT(m->tokens_in),
+		RB_DB_INT(m->tokens_out), RB_DB_INT((int64_t)(m->cost * 1e6)),
+		RB_DB_INT(m->latency), RB_DB_INT(now), RB_DB_INT(m->capped),
+		RB_DB_TEXT(m->prompt), RB_DB_TEXT(m->copy_of));
 	if (ret)
 		return ret;
 	if (!rb_store_changes(st))
 		return -RB_EEXISTS;
+	/* A paused series' mail waits for "resume" (issue 36), but the
+	 * ledger's notice to its maintainers. */
 	ret = EXEC(st,
 		   "INSERT INTO outbox (message_id, series_id, env_from,"
 		   " rcpts, bytes, state, send_after, created_at, lists)"
-		   " VALUES (?,?,?,?,?,?,?,?,?)",
+		   " VALUES (?,?,?,?,?,CASE WHEN ? <> 'ledger' AND EXISTS"
+		   " (SELECT 1 FROM series_pause WHERE series_id = ?)"
+		   " THEN 'paused' ELSE ? END,?,?,?)",
 		   RB_DB_TEXT(m->message_id), RB_DB_TEXT(m->series_id),
 		   RB_DB_TEXT(m->env_from), RB_DB_TEXT(m->rcpts),
-		   RB_DB_BLOB(m->bytes, m->len),
+		   RB_DB_BLOB(m->bytes, m->len), RB_DB_TEXT(m->kind),
+		   RB_DB_TEXT(m->series_id),
 		   RB_DB_TEXT(m->send_after > now ? "held" : "queued"),
 		   RB_DB_INT(m->send_after), RB_DB_INT(now),
 		   RB_DB_TEXT(m->lists && *m->lists ? m->lists : NULL));
@@ -208,8 +214,8 @@ int rb_store_review_find(struct rb_store *st, const char *id, char **message_id,
 	ret = rb_buf_printf(&br, "<%s>", id);
 	if (!ret)
 		ret = QUERY(st,
-			    "SELECT message_id, series_id FROM reviews"
-			    " WHERE message_id IN (?, ?) LIMIT 1",
+			    "SELECT COALESCE(copy_of, message_id), series_id"
+			    " FROM reviews WHERE message_id IN (?, ?) LIMIT 1",
 			    rb_store_two_text_row, &t, RB_DB_TEXT(br.ptr),
 			    RB_DB_TEXT(id));
 	rb_buf_release(&br);

@@ -49,14 +49,20 @@ struct rb_outmail {
 	 * or NULL. Every recipient in neither has the per-recipient limit:
 	 * NULL for both counts every one. */
 	const char *trusted;
+	/* The review whose findings this mail carries (a forward, a
+	 * private copy: issue 36), or NULL; a reply to it judges them. */
+	const char *copy_of;
 };
+/* A mail of a paused series (bot/stages/curate.h) but a ledger notice is
+ * stored 'paused': it waits for "resume". */
 int rb_store_add_outmail(struct rb_store *st, const struct rb_outmail *m);
 
 /*
  * The mail of ours whose Message-ID is @id (bare, as messages hold it;
  * stored with or without its angle brackets): *message_id as stored and
- * its *series_id, both owned by the caller. -RB_ENOTFOUND when @id is
- * none of ours.
+ * its *series_id, both owned by the caller; for a mail that carries
+ * another review's findings (copy_of), that review's Message-ID.
+ * -RB_ENOTFOUND when @id is none of ours.
  */
 int rb_store_review_find(struct rb_store *st, const char *id, char **message_id,
 			 char **series_id);

@@ -798,6 +798,68 @@ static int mail_row(const struct rb_report_mail *m, void *payload)
 	return ret;
 }
 
+/*
+ * Issue 36: the series' blocking ledger (each finding raised under mode
+ * blocking, this version and the ones before, with its answer state),
+ * where the series was seen in the trees and what was decided, and what
+ * replies asked (not in the public view: store_ledger.h).
+ */
+static int ledger_json(json_t *j, struct rb_store *st, const char *id)
+{
+	struct rb_ledger_item *v = NULL;
+	struct rb_sighting *g = NULL;
+	struct rb_request_row *r = NULL;
+	json_t *lv = json_array(), *gv = json_array(), *rv = json_array();
+	size_t n = 0, ng = 0, nr = 0, i;
+	int ret;
+
+	jset(j, "ledger", lv);
+	jset(j, "sightings", gv);
+	jset(j, "requests", rv);
+	ret = rb_store_ledger(st, id, &v, &n);
+	for (i = 0; !ret && i < n; i++) {
+		json_t *o = json_object();
+
+		jset(o, "fid", jstr(v[i].f.fid));
+		jset(o, "version", json_integer(v[i].version));
+		jset(o, "patch", json_integer(v[i].f.patch_idx));
+		jset(o, "severity", jstr(v[i].f.severity));
+		jset(o, "checker", jstr(v[i].f.checker));
+		jset(o, "message", jstr(v[i].f.message));
+		jset(o, "state", jstr(v[i].state));
+		json_array_append_new(lv, o);
+	}
+	ret = ret ?: rb_store_sightings_of(st, id, &g, &ng);
+	for (i = 0; !ret && i < ng; i++) {
+		json_t *o = json_object();
+
+		jset(o, "tree", jstr(g[i].tree));
+		jset(o, "state", jstr(g[i].state));
+		jset(o, "commit", jstr(g[i].commit));
+		jset(o, "parts", json_integer(g[i].parts));
+		jset(o, "open", json_integer(g[i].open));
+		jset(o, "notice", jstr(g[i].message_id));
+		jset(o, "date", jtime(g[i].created_at));
+		json_array_append_new(gv, o);
+	}
+	ret = ret ?: rb_store_requests_of(st, id, &r, &nr);
+	for (i = 0; !ret && i < nr; i++) {
+		json_t *o = json_object();
+
+		jset(o, "verb", jstr(r[i].verb));
+		jset(o, "by", jstr(r[i].actor));
+		jset(o, "role", jstr(r[i].role));
+		jset(o, "authorised", json_boolean(r[i].authorised));
+		jset(o, "detail", jstr(r[i].detail));
+		jset(o, "date", jtime(r[i].created_at));
+		json_array_append_new(rv, o);
+	}
+	rb_ledger_free(v, n);
+	rb_sightings_free(g, ng);
+	rb_request_rows_free(r, nr);
+	return ret;
+}
+
 /* Series @id as JSON; *out NULL when there is no such series. */
 static int series_json(json_t **out, struct rb_store *st, const char *id,
 		       const char *inbox)
@@ -829,6 +891,7 @@ static int series_json(json_t **out, struct rb_store *st, const char *id,
 	ret = ret ?: rb_store_report_findings(st, id, finding_row, f);
 	ret = ret ?: rb_store_report_verdicts(st, id, verdict_row, v);
 	ret = ret ?: rb_store_report_mails_of(st, id, mail_row, m);
+	ret = ret ?: ledger_json(c.j, st, id);
 	if (ret) {
 		json_decref(c.j);
 		return ret;
@@ -1046,6 +1109,81 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 	return ret ?: rb_buf_puts(b, "</table>\n");
 }
 
+/* One table of the ledger's part of the page: its head, each row. */
+static int ledger_html(struct rb_buf *b, json_t *j)
+{
+	json_t *f;
+	size_t i;
+	int ret;
+
+	if (!json_array_size(json_object_get(j, "ledger")) &&
+	    !json_array_size(json_object_get(j, "sightings")) &&
+	    !json_array_size(json_object_get(j, "requests")))
+		return 0;
+	ret = rb_buf_puts(b, "<h2>Blocking ledger</h2><table id=\"ledger\">"
+			     "<tr><th>id</th><th>version</th><th>patch</th>"
+			     "<th>severity</th><th>finding</th>"
+			     "<th>state</th></tr>\n");
+	json_array_foreach(json_object_get(j, "ledger"), i, f)
+	{
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "fid") ?: "-");
+		ret = ret   ?:
+			      rb_buf_printf(
+				      b, "</td><td>v%lld</td><td>%lld</td><td>",
+				      ji(f, "version"), ji(f, "patch"));
+		ret = ret ?: rb_html_escape(b, js(f, "severity"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "message"));
+		ret = ret ?: rb_buf_puts(b, "</td><td class=\"state\">");
+		ret = ret ?: rb_html_escape(b, js(f, "state"));
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	ret = ret   ?:
+		      rb_buf_puts(b, "</table><h3>Seen in the trees</h3>"
+				     "<table id=\"sightings\"><tr><th>tree</th>"
+				     "<th>decided</th><th>at</th><th>parts</th>"
+				     "<th>open</th><th>when</th></tr>\n");
+	json_array_foreach(json_object_get(j, "sightings"), i, f)
+	{
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "tree"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "state"));
+		ret = ret   ?:
+			      rb_buf_printf(b,
+					    "</td><td>%.12s</td><td>%lld</td>"
+					    "<td>%lld</td><td>",
+					    js(f, "commit") ?: "",
+					    ji(f, "parts"), ji(f, "open"));
+		ret = ret ?: rb_html_escape(b, js(f, "date") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	ret = ret   ?:
+		      rb_buf_puts(b, "</table><h3>Requests</h3>"
+				     "<table id=\"requests\"><tr><th>asked</th>"
+				     "<th>by</th><th>allowed</th><th>what came "
+				     "of it</th><th>when</th></tr>\n");
+	json_array_foreach(json_object_get(j, "requests"), i, f)
+	{
+		ret = ret ?: rb_buf_puts(b, "<tr><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "verb"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "by") ?: "-");
+		ret = ret   ?:
+			      rb_buf_printf(b, "</td><td>%s</td><td>",
+					    json_is_true(json_object_get(
+						    f, "authorised")) ?
+						    "yes" :
+						    "no");
+		ret = ret ?: rb_html_escape(b, js(f, "detail"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(f, "date") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	return ret ?: rb_buf_puts(b, "</table>\n");
+}
+
 static int series_mails_html(struct rb_buf *b, json_t *j)
 {
 	json_t *m;
@@ -1079,6 +1217,7 @@ static int series_html(struct rb_buf *b, json_t *j)
 	ret = ret ?: series_head_html(b, j);
 	ret = ret ?: series_parts_html(b, j);
 	ret = ret ?: series_findings_html(b, j);
+	ret = ret ?: ledger_html(b, j);
 	ret = ret ?: series_mails_html(b, j);
 	return ret ?: tail(b);
 }

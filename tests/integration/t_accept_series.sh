@@ -101,6 +101,9 @@ bug?
 Trigger: ring_push() after ring_free(): head - tail is not size, so it
 stores through r->slots, now NULL.
 
+F1 and F2 were written with a language model (scripted), not by a
+person.
+
 """ + foot
 acc.check(ms[1]["body"] == want3, "the review of 3/3 says:\n%s\nnot:\n%s"
           % (ms[1]["body"], want3))

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ledger.c - the blocking ledger: sightings of series in the trees, and
+ * the notice about their open blocking findings. See ledger.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <git2.h>
+
+#include "bot/config.h"
+#include "bot/stages/ledger.h"
+#include "bot/stages/policy.h"
+#include "bot/stages/scope.h"
+#include "bot/stages/stage.h"
+#include "bot/store/store.h"
+#include "bot/store/store_versions.h"
+#include "mail/addr.h"
+#include "mail/compose.h"
+#include "mail/message.h"
+#include "review/findings.h"
+#include "review/maintainers.h"
+#include "review/patchid.h"
+#include "review/render.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/banned.h"
+
+#ifndef RB_TEMPLATES_DIR
+#define RB_TEMPLATES_DIR "templates"
+#endif
+
+/* A commit's diff bigger than this is no patch anybody mailed. */
+#define DIFF_MAX (16u << 20)
+/* Sightings decided per step, at most. */
+#define DECIDE_MAX 64
+
+/* Could any series be blocking: a policy's mode, or one of its
+ * prefixes'? */
+static bool any_blocking(const struct rb_config *cfg)
+{
+	const struct rb_policy *p;
+	size_t i, k;
+
+	for (i = 0; i <= cfg->n_policies; i++) {
+		p = i < cfg->n_policies ? &cfg->policies[i] :
+					  &cfg->policy_default;
+		if (p->mode == RB_MODE_BLOCKING)
+			return true;
+		for (k = 0; k < p->n_prefixes; k++)
+			if (p->prefix_modes[k] == RB_MODE_BLOCKING)
+				return true;
+	}
+	return false;
+}
+
+/* --- scanning a tree --- */
+
+/* The series seen in one scan, with how many of their parts. */
+struct seen {
+	char **series;
+	int *parts;
+	size_t n;
+};
+
+static void seen_release(struct seen *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->series[i]);
+	free(s->series);
+	free(s->parts);
+}
+
+static int seen_add(struct seen *s, char *series)
+{
+	char **v;
+	int *pv;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->series[i], series)) {
+			s->parts[i]++;
+			free(series);
+			return 0;
+		}
+	v = realloc(s->series, (s->n + 1) * sizeof(*v));
+	if (v)
+		s->series = v;
+	pv = v ? realloc(s->parts, (s->n + 1) * sizeof(*pv)) : NULL;
+	if (!v || !pv) {
+		free(series);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	s->parts = pv;
+	s->series[s->n] = series;
+	s->parts[s->n++] = 1;
+	return 0;
+}
+
+/*
+ * The patch-id of @commit's diff against its one parent into @pid; false
+ * for a merge, a root commit, or a diff too big or empty.
+ */
+static bool commit_patch_id(git_repository *repo, const git_oid *id,
+			    char pid[RB_PATCH_ID_HEX])
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *t = NULL, *pt = NULL;
+	git_diff *diff = NULL;
+	git_buf buf = { 0 };
+	bool ok = false;
+
+	if (git_commit_lookup(&c, repo, id) || git_commit_parentcount(c) != 1 ||
+	    git_commit_parent(&parent, c, 0) || git_commit_tree(&t, c) ||
+	    git_commit_tree(&pt, parent) ||
+	    git_diff_tree_to_tree(&diff, repo, pt, t, NULL) ||
+	    git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH))
+		goto out;
+	ok = buf.size && buf.size <= DIFF_MAX &&
+	     !rb_patch_id(pid, buf.ptr, buf.size);
+out:
+	git_buf_dispose(&buf);
+	git_diff_free(diff);
+	git_tree_free(pt);
+	git_tree_free(t);
+	git_commit_free(parent);
+	git_commit_free(c);
+	git_error_clear();
+	rb_err_clear();
+	return ok;
+}
+
+/* Is @a an earlier version of @b (@b's links back, at most
+ * RB_LEDGER_MAX_MATCHES of them)? */
+static int earlier_version(struct rb_pipeline *p, const char *a, const char *b,
+			   bool *out)
+{
+	char *cur = strdup(b), *prev = NULL;
+	int k, v, ret = 0;
+
+	*out = false;
+	if (!cur)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (k = 0; k < RB_LEDGER_MAX_MATCHES && !*out; k++) {
+		ret = rb_store_linked_version(p->st, cur, &prev, &v);
+		free(cur);
+		cur = prev;
+		prev = NULL;
+		if (ret == -RB_ENOTFOUND || (!ret && !cur)) {
+			ret = 0;
+			break;
+		}
+		if (ret)
+			break;
+		*out = !strcmp(cur, a);
+	}
+	free(cur);
+	return ret;
+}
+
+/*
+ * The series a new commit of patch-id @pid is a sighting of: each
+ * series that holds a patch of that patch-id (the first seen first, at
+ * most RB_LEDGER_MAX_MATCHES), less those that are an earlier version
+ * of another of them (v2 stands for v1, as its ledger holds v1's
+ * findings). A patch-id is anyone's to post: a copy of a patch under
+ * another name is a series of its own, never one that hides the
+ * original's.
+ */
+static int sighted(struct rb_pipeline *p, const char *pid, struct seen *s)
+{
+	bool drop[RB_LEDGER_MAX_MATCHES] = { false };
+	char **v = NULL;
+	size_t n = 0, i, j;
+	int ret;
+
+	ret = rb_store_series_by_patch_id(p->st, pid, RB_LEDGER_MAX_MATCHES, &v,
+					  &n);
+	for (i = 0; !ret && n > 1 && i < n; i++)
+		for (j = 0; !ret && j < n && !drop[i]; j++)
+			if (j != i)
+				ret = earlier_version(p, v[i], v[j], &drop[i]);
+	for (i = 0; !ret && i < n; i++) {
+		if (drop[i])
+			continue;
+		ret = seen_add(s, v[i]); /* takes it, even on failure */
+		v[i] = NULL;
+	}
+	rb_store_series_ids_free(v, n);
+	return ret;
+}
+
+/* The commits of @repo from @head back, not reachable from @old (may
+ * be NULL), at most RB_LEDGER_MAX_COMMITS: the series they belong to. */
+static int walk_new(struct rb_pipeline *p, git_repository *repo,
+		    const git_oid *head, const git_oid *old, struct seen *s,
+		    size_t *n_commits)
+{
+	git_revwalk *w = NULL;
+	git_oid id;
+	int ret = 0;
+
+	*n_commits = 0;
+	if (git_revwalk_new(&w, repo) || git_revwalk_push(w, head)) {
+		git_revwalk_free(w);
+		return rb_err(RB_EIO, "revwalk: %s",
+			      git_error_last() ? git_error_last()->message :
+						 "failed");
+	}
+	/* An old head that is gone (a rebased branch, gc) hides nothing:
+	 * the cap bounds the walk. */
+	if (old && git_revwalk_hide(w, old))
+		git_error_clear();
+	while (!ret && *n_commits < RB_LEDGER_MAX_COMMITS &&
+	       !git_revwalk_next(&id, w)) {
+		char pid[RB_PATCH_ID_HEX];
+
+		(*n_commits)++;
+		if (commit_patch_id(repo, &id, pid))
+			ret = sighted(p, pid, s);
+	}
+	git_error_clear();
+	git_revwalk_free(w);
+	return ret;
+}
+
+/* Records what the scan of @t found, and its head, in one transaction. */
+static int write_scan(struct rb_pipeline *p, const struct rb_tree_config *t,
+		      const char *head, const struct seen *s)
+{
+	size_t i;
+	int ret = rb_store_begin(p->st);
+
+	for (i = 0; !ret && i < s->n; i++) {
+		ret = rb_store_sighting_add(p->st, s->series[i], t->name, head,
+					    s->parts[i]);
+		if (!ret)
+			rb_log(RB_LOG_INFO, "ledger.sighting", "series",
+			       s->series[i], "tree", t->name, "head", head,
+			       NULL);
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+	}
+	if (!ret)
+		ret = rb_store_tree_head_set(p->st, t->name, head);
+	if (ret) {
+		rb_store_rollback(p->st);
+		return ret;
+	}
+	return rb_store_commit(p->st);
+}
+
+static int scan_tree(struct rb_pipeline *p, const struct rb_tree_config *t)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL, *commit = NULL;
+	struct seen s = { 0 };
+	char hex[GIT_OID_HEXSZ + 1], *stored = NULL, n[32], m[32];
+	git_oid head, old;
+	size_t commits = 0;
+	int ret = 0;
+
+	if (git_repository_open(&repo, t->path) ||
+	    git_revparse_single(&obj, repo, t->branch ? t->branch : "HEAD") ||
+	    git_object_peel(&commit, obj, GIT_OBJECT_COMMIT)) {
+		rb_log(RB_LOG_WARN, "ledger.tree_unread", "tree", t->name,
+		       "reason",
+		       git_error_last() ? git_error_last()->message : "?",
+		       NULL);
+		git_error_clear();
+		goto out;
+	}
+	git_oid_cpy(&head, git_object_id(commit));
+	git_oid_tostr(hex, sizeof(hex), &head);
+	ret = rb_store_tree_head(p->st, t->name, &stored);
+	if (ret == -RB_ENOTFOUND) {
+		/* The first look: what the tree holds now is not news. */
+		ret = write_scan(p, t, hex, &s);
+		goto out;
+	}
+	if (ret || !strcmp(stored, hex))
+		goto out;
+	ret = walk_new(p, repo, &head,
+		       git_oid_fromstr(&old, stored) ? NULL : &old, &s,
+		       &commits);
+	if (!ret)
+		ret = write_scan(p, t, hex, &s);
+	snprintf(n, sizeof(n), "%zu", commits);
+	snprintf(m, sizeof(m), "%zu", s.n);
+	if (!ret)
+		rb_log(RB_LOG_INFO, "ledger.scan", "tree", t->name, "head", hex,
+		       "commits", n, "series", m, NULL);
+out:
+	seen_release(&s);
+	free(stored);
+	git_object_free(commit);
+	git_object_free(obj);
+	git_repository_free(repo);
+	return ret;
+}
+
+/* --- deciding a sighting --- */
+
+/* One series, parsed, with its scope. */
+struct series {
+	struct rb_series_row row;
+	struct rb_message **parts; /* [row.total + 1] */
+	struct rb_scope scope;
+	bool scoped;
+};
+
+static void series_release(struct series *s)
+{
+	int i;
+
+	for (i = 0; s->parts && i <= s->row.total; i++)
+		rb_message_free(s->parts[i]);
+	free(s->parts);
+	if (s->scoped)
+		rb_scope_release(&s->scope);
+	rb_series_row_release(&s->row);
+}
+
+static int series_load(struct rb_pipeline *p, const char *id, struct series *s)
+{
+	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
+	const char *list_id = NULL;
+	int i, ret;
+
+	ret = rb_store_series_load(p->st, id, &s->row);
+	if (ret)
+		return ret;
+	s->parts = calloc((size_t)s->row.total + 1, sizeof(*s->parts));
+	if (!s->parts)
+		return rb_err(RB_ENOMEM, "out of memory");
+	opts.max_size = rb_pipeline_max_size(p);
+	for (i = 0; i <= s->row.total; i++) {
+		struct rb_msgrow r = { 0 };
+
+		if (!s->row.msgids[i] ||
+		    rb_store_get_raw(p->st, s->row.msgids[i], &r))
+			continue;
+		if (rb_message_parse(&s->parts[i], r.raw, r.len, &opts))
+			s->parts[i] = NULL;
+		if (s->parts[i] && !list_id)
+			list_id = s->parts[i]->list_id;
+		rb_msgrow_release(&r);
+	}
+	rb_err_clear();
+	ret = rb_scope_resolve(&s->scope, p,
+			       (const struct rb_message *const *)s->parts,
+			       (size_t)s->row.total + 1, list_id);
+	s->scoped = !ret;
+	return ret;
+}
+
+/* Is @tree one of the trees the series' policy names (all: none)? */
+static bool section_tree(const struct rb_effective_policy *pol,
+			 const char *tree)
+{
+	const struct rb_policy *g = pol->governing;
+	size_t i;
+
+	if (!g || !g->n_bases)
+		return true;
+	for (i = 0; i < g->n_bases; i++)
+		if (!strcmp(g->bases[i], tree))
+			return true;
+	return false;
+}
+
+/* The first part we have: the cover, else the first patch. */
+static const struct rb_message *first_part(const struct series *s)
+{
+	int i;
+
+	for (i = 0; i <= s->row.total; i++)
+		if (s->parts[i])
+			return s->parts[i];
+	return NULL;
+}
+
+/* The notice, composed into the outbox (in the open transaction). */
+static int notice(struct rb_pipeline *p, struct series *s,
+		  const struct rb_sighting *g, const struct rb_ledger_item *v,
+		  size_t n, char **msgid)
+{
+	const struct rb_config *cfg = p->cfg;
+	const struct rb_message *m = first_part(s);
+	const struct rb_maint_section *sec = NULL;
+	struct rb_render_ledger_item *items = NULL;
+	struct rb_render_ledger_ctx lc = { 0 };
+	struct rb_recipients r = { 0 };
+	struct rb_reply reply = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct rb_buf bytes = RB_BUF_INIT(4u << 20);
+	struct rb_buf rc = RB_BUF_INIT(1u << 20);
+	struct rb_buf trusted = RB_BUF_INIT(1u << 20);
+	struct rb_buf author = RB_BUF_INIT(4096);
+	const char **refs = NULL;
+	char *env_from = NULL, **env = NULL;
+	size_t i, k = 0, n_env = 0;
+	int64_t idx = 0;
+	int ret = 0;
+
+	*msgid = NULL;
+	if (!m)
+		return 0;
+	items = calloc(n + 1, sizeof(*items));
+	refs = calloc(m->n_references + 1, sizeof(*refs));
+	if (!items || !refs) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const struct rb_stored_finding *sf = &v[i].f;
+		struct rb_render_ledger_item *it = &items[k];
+		int sev = rb_fsev_parse(sf->severity);
+
+		if (strcmp(v[i].state, "open"))
+			continue;
+		it->finding.checker = sf->checker;
+		it->finding.checker_version = sf->checker_version;
+		it->finding.category = sf->category;
+		it->finding.severity = sev < 0 ? RB_FSEV_MEDIUM :
+						 (enum rb_fsev)sev;
+		it->finding.file = sf->file;
+		it->finding.line = sf->line;
+		it->finding.message = sf->message;
+		it->id = sf->fid ? atoi(sf->fid + 1) : 0;
+		it->version = v[i].version;
+		it->index = sf->patch_idx;
+		k++;
+	}
+	lc.head.mode = RB_MODE_BLOCKING;
+	lc.head.subsystem = s->scope.pol.subsystem;
+	lc.head.blocking_text = s->scope.pol.blocking_text;
+	lc.head.version = s->row.version;
+	lc.head.total = s->row.total;
+	lc.head.title = s->row.title;
+	/* The author as the series names her: "Name <addr>". */
+	if (rb_addr_format(&author, m->author.addr ? &m->author : &m->from))
+		rb_err_clear();
+	lc.author = author.len ? author.ptr : s->row.author;
+	lc.tree = g->tree;
+	lc.commit = g->commit;
+	lc.parts = g->parts;
+	lc.items = items;
+	lc.n_items = k;
+	lc.dirs.templates_dir = p->templates_dir ? p->templates_dir :
+						   RB_TEMPLATES_DIR;
+	lc.dirs.override_dir = s->scope.pol.templates_dir;
+	ret = rb_render_ledger(&body, &lc);
+	/* The home section's M: people, from the trusted tree. */
+	if (!ret && s->scope.home && s->scope.maint)
+		sec = rb_maint_find_section(s->scope.maint, s->scope.home);
+	if (!ret)
+		ret = rb_policy_private_recipients(
+			&r, cfg, sec ? sec->maintainers : NULL,
+			sec ? sec->nmaintainers : 0, true);
+	if (ret || !r.n_to)
+		goto out;
+	for (i = 0; i < m->n_references; i++)
+		refs[i] = m->references[i];
+	refs[i] = m->message_id;
+	reply.from = cfg->smtp_from;
+	reply.to = (const char *const *)r.to;
+	reply.n_to = r.n_to;
+	reply.cc = (const char *const *)r.cc;
+	reply.n_cc = r.n_cc;
+	reply.subject = m->subject_raw ? m->subject_raw : "";
+	reply.in_reply_to = m->message_id;
+	reply.references = refs;
+	reply.n_references = m->n_references + 1;
+	reply.date = rb_now();
+	reply.policy = RB_MODE_BLOCKING;
+	reply.series_id = s->row.id;
+	reply.body = body.ptr;
+	ret = rb_compose(&bytes, msgid, &reply);
+	if (!ret)
+		ret = rb_compose_envelope(&env_from, &env, &n_env, &reply);
+	for (i = 0; !ret && i < n_env; i++)
+		ret = rb_buf_printf(&rc, "%s%s", i ? "\n" : "", env[i]);
+	for (i = 0; !ret && i < r.n_trusted; i++)
+		ret = rb_buf_printf(&trusted, "%s%s", i ? "\n" : "",
+				    r.trusted[i]);
+	if (!ret)
+		ret = rb_store_review_next_idx(p->st, s->row.id, "ledger",
+					       &idx);
+	if (!ret) {
+		struct rb_outmail om = {
+			.message_id = *msgid,
+			.series_id = s->row.id,
+			.kind = "ledger",
+			.patch_idx = (int)idx,
+			.env_from = env_from,
+			.rcpts = rc.ptr,
+			.trusted = trusted.ptr,
+			.bytes = bytes.ptr,
+			.len = bytes.len,
+			.findings = (int)k,
+			.send_after = rb_now(),
+			.policy = "blocking",
+			.subsystem = s->scope.pol.subsystem,
+		};
+
+		ret = rb_store_add_outmail(p->st, &om);
+		if (ret == -RB_EEXISTS)
+			ret = 0;
+		else if (!ret)
+			p->stats.queued++;
+	}
+out:
+	if (ret) {
+		free(*msgid);
+		*msgid = NULL;
+	}
+	if (env)
+		rb_addr_list_free(env, n_env);
+	free(env_from);
+	free(items);
+	free(refs);
+	rb_recipients_release(&r);
+	rb_buf_release(&body);
+	rb_buf_release(&bytes);
+	rb_buf_release(&rc);
+	rb_buf_release(&trusted);
+	rb_buf_release(&author);
+	return ret;
+}
+
+static int decide(struct rb_pipeline *p, const struct rb_sighting *g)
+{
+	struct series s = { 0 };
+	struct rb_ledger_item *v = NULL;
+	char *msgid = NULL, open_s[16];
+	size_t n = 0, i;
+	int open = 0, ret;
+	bool ours;
+
+	ret = series_load(p, g->series_id, &s);
+	if (ret == -RB_ESTORE || ret == -RB_ENOMEM)
+		goto out;
+	if (ret) {
+		/* A series that cannot be read now (a tree): next step. */
+		rb_log(RB_LOG_WARN, "ledger.unread", "series", g->series_id,
+		       "reason", rb_errmsg(), NULL);
+		rb_err_clear();
+		ret = 0;
+		goto out;
+	}
+	ret = rb_store_ledger(p->st, g->series_id, &v, &n);
+	if (ret)
+		goto out;
+	for (i = 0; i < n; i++)
+		open += !strcmp(v[i].state, "open");
+	ours = section_tree(&s.scope.pol, g->tree);
+	ret = rb_store_begin(p->st);
+	if (ret)
+		goto out;
+	if (open && ours)
+		ret = notice(p, &s, g, v, n, &msgid);
+	if (!ret)
+		ret = rb_store_sighting_decide(p->st, g->series_id, g->tree,
+					       msgid ? "mailed" : "clear",
+					       msgid, open);
+	if (ret) {
+		rb_store_rollback(p->st);
+		goto out;
+	}
+	ret = rb_store_commit(p->st);
+	snprintf(open_s, sizeof(open_s), "%d", open);
+	if (!ret)
+		rb_log(RB_LOG_INFO, "ledger.decided", "series", g->series_id,
+		       "tree", g->tree, "open", open_s, "notice",
+		       msgid ? msgid :
+		       ours  ? "none" :
+			       "not the section's tree",
+		       NULL);
+out:
+	free(msgid);
+	rb_ledger_free(v, n);
+	series_release(&s);
+	return ret;
+}
+
+int rb_ledger_step(struct rb_pipeline *p)
+{
+	const struct rb_config *cfg = p->cfg;
+	struct rb_sighting *g = NULL;
+	size_t i, n = 0;
+	int ret = 0;
+
+	if (!cfg->n_trees || !any_blocking(cfg))
+		return 0;
+	git_libgit2_init();
+	for (i = 0; i < cfg->n_trees && !ret && !(p->stop && *p->stop); i++)
+		ret = scan_tree(p, &cfg->trees[i]);
+	git_libgit2_shutdown();
+	if (!ret)
+		ret = rb_store_sightings_pending(p->st, DECIDE_MAX, &g, &n);
+	for (i = 0; !ret && i < n && !(p->stop && *p->stop); i++)
+		ret = decide(p, &g[i]);
+	rb_sightings_free(g, n);
+	return ret;
+}
