@@ -73,6 +73,50 @@ for pid, raw in rows:
 print(agree, len(rows))
 PY
 )
+# Issue 37: the lines a person's reply on v(n) commented on (quoting them,
+# writing under them), and which v(n+1) kept with their neighbours.
+tq() { q "SELECT $1 FROM thread_quotes t JOIN series s ON s.id = t.series_id WHERE $2"; }
+v12="t.prev_version = 1 AND s.version = 2"
+q12=$(tq "COUNT(*)" "$v12")
+s12=$(tq "COUNT(DISTINCT t.series_id)" "$v12")
+u12=$(tq "COUNT(*)" "$v12 AND t.state = 'unchanged'")
+us12=$(tq "COUNT(DISTINCT t.series_id)" "$v12 AND t.state = 'unchanged'")
+qall=$(tq "COUNT(*)" "1 = 1")
+sall_q=$(tq "COUNT(DISTINCT t.series_id)" "1 = 1")
+uall=$(tq "COUNT(*)" "t.state = 'unchanged'")
+ball=$(tq "COUNT(*)" "t.source = 'bot'")
+# The hand labels (bench/versions-threads-labels.tsv), against this run.
+labels=$top/bench/versions-threads-labels.tsv
+label_md=$(python3 - c.db "$labels" <<'PY'
+import collections, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+listed = {(r[0], r[1]): r for r in db.execute(
+    "SELECT t.reply_msgid, t.n, s.title, t.file, t.line FROM thread_quotes"
+    " t JOIN series s ON s.id = t.series_id WHERE t.prev_version = 1 AND"
+    " s.version = 2 AND t.state = 'unchanged'")}
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])
+        if l.strip() and not l.startswith("#")]
+kept = [r for r in rows if (r[0], int(r[1])) in listed]
+n = collections.Counter(r[2] for r in kept)
+real = n["real"]
+print("%d labelled, %d of them listed by this run; **%d real unanswered"
+      " comments (%.0f%%)**, %d settled in the thread, %d addressed by a"
+      " change elsewhere, %d not a request on this line." %
+      (len(rows), len(kept), real, 100.0 * real / max(len(kept), 1),
+       n["settled"], n["elsewhere"], n["not-a-request"]))
+print()
+print("| # | series (v1 part) | line | label | why |")
+print("| --- | --- | --- | --- | --- |")
+for i, r in enumerate(rows, 1):
+    k = (r[0], int(r[1]))
+    if k in listed:
+        t = listed[k]
+        print("| %d | %s | %s:%d | %s | %s |" % (i, t[2][:48], t[3], t[4],
+                                                r[2], r[3]))
+    else:
+        print("| %d | (not listed by this run) | | %s | %s |" % (i, r[2], r[3]))
+PY
+)
 pct() { python3 -c "import sys; a,b=int(sys.argv[1]),int(sys.argv[2]); print('%.1f%%' % (100.0*a/b) if b else '-')" "$1" "$2"; }
 secs=$(python3 -c "print('%.1f' % ($t1 - $t0))")
 {
@@ -94,4 +138,40 @@ secs=$(python3 -c "print('%.1f' % ($t1 - $t0))")
 	echo "| later versions where no part needed a review | $sall |"
 	echo "| findings recorded as fixed in a later version | $fixed |"
 	echo "| patch-ids equal to \`git patch-id --stable\` (sample) | $agree of $n |"
+	echo
+	echo "## Versions: v(n)'s review, answered or not (issue 37)"
+	echo
+	echo "From the same run: the lines a person's reply on v(n) commented on"
+	echo "(quoted as \"> +...\" with their own words under them; the author's"
+	echo "and bots' replies left out, and on v(n) only replies dated before"
+	echo "v(n+1)), found in v(n)'s part and looked for in v(n+1)'s with the line"
+	echo "before and the two after it, byte for byte (table thread_quotes)."
+	echo
+	echo "| what | v1 to v2 | every later version |"
+	echo "| --- | --- | --- |"
+	echo "| later versions whose v(n) got replies commenting on code | $s12 | $sall_q |"
+	echo "| lines commented on | $q12 | $qall |"
+	echo "| **of them unchanged in v(n+1): listed in its review** | **$u12** (in $us12 series) | **$uall** |"
+	echo "| of the lines, from a bot (never listed as a reviewer's) | | $ball |"
+	echo
+	echo "### Hand-labelled sample (v1 to v2)"
+	echo
+	echo "Each listed line of a seeded random sample of the v1-to-v2 ones,"
+	echo "labelled by reading the whole thread (the reviewer's mail, every"
+	echo "answer to it and the reviewer's follow-ups, v2's notes and cover"
+	echo "letter) strictly, as an mm maintainer reading v2 would ask: does this"
+	echo "line show a comment nobody dealt with? **real**: the comment asks"
+	echo "for a change or raises a problem on this code, v2 leaves it, and the"
+	echo "thread did not settle it (a fix promised and not made counts as"
+	echo "real); **settled**: the thread settled it without a change (a"
+	echo "question answered, an explanation the reviewer accepted, a"
+	echo "suggestion withdrawn, deferred to a follow-up, disputed by another"
+	echo "reviewer with nothing left asked of the author); **elsewhere**: v2"
+	echo "addressed it by a change outside the compared lines (a helper, a"
+	echo "comment, a field added further up, another function); **not a"
+	echo "request**: a remark for another patch, an optional idea, a question"
+	echo "to someone else. Labels: \`bench/versions-threads-labels.tsv\`, keyed"
+	echo "by the reply's Message-ID and the comment's place in it."
+	echo
+	echo "$label_md"
 } >"$out"

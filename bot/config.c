@@ -1104,6 +1104,8 @@ static const char *const mode_names[] = { "off", "shadow", "advisory",
 					  "blocking", NULL };
 static const char *const incomplete_names[] = { "ignore", "notify",
 						"review-prefix", NULL };
+/* enum rb_already_quoted */
+static const char *const already_quoted_names[] = { "drop", "mark", NULL };
 /* enum rb_apply_notice; "false" is off, "true" the default (admins). */
 static const char *const apply_notice_names[] = { "off", "admins", "author",
 						  NULL };
@@ -1435,6 +1437,8 @@ static const struct key policy_keys[] = {
 	KEY("suppress_similar", K_INT, struct rb_policy, suppress_similar,
 	    .min = 0, .max = 1000),
 	KEY("require_dkim", K_BOOL, struct rb_policy, require_dkim),
+	KEY("already_quoted", K_ENUM, struct rb_policy, already_quoted,
+	    .aux = already_quoted_names),
 	KEY("templates_dir", K_DIR, struct rb_policy, templates_dir),
 	KEY("shadow_to", K_ENUM, struct rb_policy, shadow_to,
 	    .aux = shadow_to_names),
@@ -2546,9 +2550,11 @@ static const struct key series_keys[] = {
 };
 static const struct key feedback_keys[] = {
 	KEY("ack", K_BOOL, struct rb_config, ack_verdicts),
+	KEY("prose_model", K_BOOL, struct rb_config, prose_model),
 };
 static const struct key review_keys[] = {
 	KEY("reply_to_cover", K_BOOL, struct rb_config, reply_to_cover),
+	KEY("earlier_replies", K_BOOL, struct rb_config, earlier_replies),
 	KEY("apply_retry_minutes", K_INT, struct rb_config, apply_retry_minutes,
 	    .min = 0, .max = 7 * 24 * 60),
 	KEY("parallel_series", K_INT, struct rb_config, parallel_series,
@@ -2685,6 +2691,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->incomplete_wait_minutes = 60;
 	c->apply_retry_minutes = -1;
 	c->parallel_series = 4;
+	c->earlier_replies = true;
 	c->checkers_parallel = 2;
 	c->checkers_timeout = 600;
 	c->fetch_timeout_seconds = 30;

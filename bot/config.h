@@ -99,6 +99,13 @@ enum rb_recipient {
 	RB_RCPT_LIST = 1 << 2,
 };
 
+/* What a finding on a line someone already quoted gets (policy
+ * "already_quoted"), from the one that sends the least. */
+enum rb_already_quoted {
+	RB_AQ_DROP, /* not said again */
+	RB_AQ_MARK, /* said, marked as also raised */
+};
+
 struct rb_policy {
 	char *name; /* "default" or a MAINTAINERS section name or a list id */
 	enum rb_mode mode;
@@ -135,6 +142,9 @@ struct rb_policy {
 	char *blocking_text; /* what "blocking" means for this subsystem */
 	int suppress_similar; /* N rejected like it: suppress; 0 = off */
 	bool require_dkim; /* verdict replies must pass DKIM */
+	/* A finding on a line a reply in the thread had quoted (issue 37):
+	 * dropped (the default), or kept and marked as also raised. */
+	enum rb_already_quoted already_quoted;
 	char *templates_dir; /* per-subsystem template overrides, or NULL */
 	/* Issue 36, sub-maintainers decide: */
 	enum rb_shadow_to shadow_to; /* who gets shadow mail */
@@ -281,6 +291,12 @@ struct rb_config {
 	bool review_stable; /* review stable review series; default false */
 	bool ack_verdicts; /* default false */
 	bool reply_to_cover; /* one summary reply to the cover letter */
+	/* review.earlier_replies: list in v(n+1)'s review the lines a
+	 * reply on v(n) commented on that v(n+1) keeps; default true */
+	bool earlier_replies;
+	/* feedback.prose_model: a prose answer the phrases leave unclear is
+	 * classified by the model (recorded and replayable); default false */
+	bool prose_model;
 	/* review.apply_retry_minutes: how long a series that applies
 	 * nowhere waits, after the trees were fetched, before its
 	 * apply-failure notice is sent; -1 (the default): one more fetch

@@ -561,22 +561,27 @@ static void b4_subject_parse(struct b4_subject *b, const char *s)
 	}
 }
 
-static bool is_bot(const struct rb_series_msg *m)
+bool rb_series_from_bot(const char *addr, const char *name)
 {
 	static const char *const bots[] = { "lkp@intel.com", "syzbot",
 					    "patchwork-bot", "noreply",
 					    "no-reply",	     "bot@kernel.org",
 					    "kernelci",	     "ci_notify",
 					    "robot",	     NULL };
-	const char *a = m->from_addr ? m->from_addr : "";
+	const char *a = addr ? addr : "";
 	const char *const *b;
 
-	if (m->body & RB_SERIES_BODY_OURS)
-		return true;
 	for (b = bots; *b; b++)
 		if (strcasestr(a, *b))
 			return true;
-	return m->from_name && strcasestr(m->from_name, "test robot");
+	return name && strcasestr(name, "test robot");
+}
+
+static bool is_bot(const struct rb_series_msg *m)
+{
+	if (m->body & RB_SERIES_BODY_OURS)
+		return true;
+	return rb_series_from_bot(m->from_addr, m->from_name);
 }
 
 /* -------------------------------------------------------------- API */

@@ -62,6 +62,14 @@ enum rb_msg_kind {
 
 struct rb_series_set;
 
+/*
+ * Whether a sender is a bot that assembly ignores (the 0-day robot,
+ * syzbot, patchwork, CI systems, "noreply" senders): by its address
+ * @addr and display name @name (either may be NULL). Threads read
+ * such a reply as a bot's, never a reviewer's (bot/stages/threads.h).
+ */
+bool rb_series_from_bot(const char *addr, const char *name);
+
 /* Borrowed pointers stay valid until the set is freed. */
 int rb_series_set_new(struct rb_series_set **out);
 void rb_series_set_free(struct rb_series_set *set);

@@ -25,6 +25,7 @@
 #include <strings.h>
 #include <jansson.h>
 
+#include "mail/verdict.h"
 #include "review/diff.h"
 #include "review/model.h"
 #include "review/model_diff.h"
@@ -659,6 +660,28 @@ int rb_model_parse_verdicts(struct rb_model_verdict_entry *out, size_t n,
 out:
 	if (ret)
 		rb_model_verdicts_release(out, n);
+	json_decref(j);
+	return ret;
+}
+
+int rb_model_parse_prose_verdict(const char *text, size_t len)
+{
+	static const struct {
+		const char *name;
+		enum rb_verdict_kind kind;
+	} words[] = {
+		{ "false_positive", RB_VK_FALSE_POSITIVE },
+		{ "valid", RB_VK_VALID },
+		{ "fixed", RB_VK_FIXED },
+	};
+	json_t *j = text ? load_object(text, len) : NULL;
+	const char *v = json_string_value(json_object_get(j, "prose_verdict"));
+	size_t i;
+	int ret = -1;
+
+	for (i = 0; v && i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(v, words[i].name))
+			ret = (int)words[i].kind;
 	json_decref(j);
 	return ret;
 }

@@ -114,6 +114,16 @@ struct rb_model_patch_ctx {
 	const char *changelog; /* this patch's notes after "---" ("v2: ...") */
 	const char *range_diff; /* what changed since v(n-1), versions.c */
 	const char *prev_review; /* v(n-1)'s findings and their outcomes */
+	/* this patch against the part of v(n-1) it changed (versions.c) */
+	const char *interdiff;
+	/*
+	 * Notes an admin approved for the sections the series touches
+	 * (issue 37): facts learned from confirmed false positives, mail
+	 * text in origin, fenced as data like the rest and capped by the
+	 * caller; they are part of the prompt set's version
+	 * (rb_model_prompt_version_notes()).
+	 */
+	const char *notes;
 	/* Every part, commit message and diff: [n_subjects], NULL gaps. */
 	const char *const *patches;
 
@@ -295,6 +305,16 @@ struct rb_model_verdict_entry {
 int rb_model_parse_verdicts(struct rb_model_verdict_entry *out, size_t n,
 			    const char *text, size_t len);
 void rb_model_verdicts_release(struct rb_model_verdict_entry *v, size_t n);
+
+/*
+ * The classifier's reading of a prose answer to a finding
+ * (bot/stages/feedback.c, feedback.prose_model): {"prose_verdict":
+ * "false_positive" | "valid" | "fixed" | "unclear"} in @text (@len bytes,
+ * not NUL-terminated, a fence or prose around it cut). The verdict kind
+ * (mail/verdict.h RB_VK_*), or -1 for "unclear" and for anything else:
+ * hostile output names one known word or nothing.
+ */
+int rb_model_parse_prose_verdict(const char *text, size_t len);
 
 struct rb_diff;
 

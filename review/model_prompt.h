@@ -32,6 +32,16 @@ int rb_model_prompt_build(struct rb_buf *system, struct rb_buf *user,
 int rb_model_prompt_version(char out[13], const char *guides_dir,
 			    const char *const *texts, size_t n_texts);
 
+/*
+ * The version of the prompt set @base (rb_model_prompt_version()) with
+ * the admin's @notes (rb_model_patch_ctx.notes) in it: @base itself when
+ * there are none, else the first 12 hex digits of SHA-256 over @base,
+ * the notes' framing text and @notes, so that stats split the reviews a
+ * note reached from the others. 0 or -RB_ENOMEM.
+ */
+int rb_model_prompt_version_notes(char out[13], const char *base,
+				  const char *notes);
+
 /* A fresh random nonce, 16 hex digits. */
 void rb_model_nonce(char out[17]);
 

@@ -1010,6 +1010,64 @@ out:
 	return ret;
 }
 
+/* One quoted line "> +code" (or "> code" for a context line) into @q. */
+static int quote_text(struct rb_buf *q, char origin, const char *s)
+{
+	int ret = q->len ? rb_buf_putc(q, '\n') : 0;
+
+	if (!ret && origin == ' ' && !*s)
+		return rb_buf_putc(q, '>');
+	ret = ret ?: rb_buf_puts(q, "> ");
+	ret = ret ?: rb_buf_putc(q, origin);
+	return ret ?: clean(q, s, strlen(s), CL_TABS | CL_LINE);
+}
+
+/* "raised" (issue 37): each line raised on the previous version, quoted,
+ * with its note; and the part's interdiff, quoted. */
+static int patch_raised(json_t *d, const struct rb_render_patch *p)
+{
+	struct rb_buf q = RB_BUF_INIT(RENDER_MAX);
+	json_t *arr = json_array();
+	const char *s, *e;
+	size_t i, k;
+	int ret = arr ? 0 : rb_err(RB_ENOMEM, "out of memory");
+
+	for (i = 0; i < p->n_raised && !ret; i++) {
+		const struct rb_render_raised *r = &p->raised[i];
+		json_t *o = json_object();
+
+		rb_buf_reset(&q);
+		for (k = 0; k < 2 && !ret; k++)
+			if (r->before[k] && *r->before[k])
+				ret = quote_text(
+					&q, r->before[k][0] == '+' ? '+' : ' ',
+					r->before[k] + 1);
+		ret = ret ?: quote_text(&q, '+', r->line ? r->line : "");
+		ret = ret ?: (o ? 0 : rb_err(RB_ENOMEM, "out of memory"));
+		ret = ret   ?:
+			      set_new(o, "quote",
+				      json_stringn_nocheck(q.ptr, q.len));
+		ret = ret ?: set_str(o, "note", r->note);
+		ret = push_item(arr, o, ret);
+	}
+	ret = ret ?: set_new(d, "raised", json_incref(arr));
+	ret = ret ?: set_bool(d, "has_raised", p->n_raised > 0);
+	/* The interdiff, each line quoted as it is. */
+	rb_buf_reset(&q);
+	for (s = p->interdiff; !ret && s && *s; s = *e ? e + 1 : e) {
+		e = s + strcspn(s, "\n");
+		ret = q.len ? rb_buf_putc(&q, '\n') : 0;
+		ret = ret ?: rb_buf_puts(&q, "> ");
+		ret = ret ?: clean(&q, s, (size_t)(e - s), CL_TABS | CL_LINE);
+	}
+	if (!ret && q.len)
+		ret = set_new(d, "interdiff",
+			      json_stringn_nocheck(q.ptr, q.len));
+	json_decref(arr);
+	rb_buf_release(&q);
+	return ret;
+}
+
 /* Joins the strings of @arr as "a", "a and b" or "a, b and c". */
 static int set_list_text(json_t *d, const char *key, const json_t *arr)
 {
@@ -1272,6 +1330,8 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 	p.patch = ctx->patch;
 	p.patch_len = ctx->patch_len;
 	p.ids = ctx->ids;
+	p.raised = ctx->raised;
+	p.n_raised = ctx->n_raised;
 
 	ret = set_common(d, ctx->mode, ctx->subsystem, ctx->blocking_text);
 	ret = ret ?: set_label(d, ctx->version, ctx->index, ctx->total);
@@ -1284,6 +1344,7 @@ int rb_render_review(struct rb_buf *out, const struct rb_render_ctx *ctx)
 	ret = ret ?: set_str(d, "model_line", ctx->model_line);
 	ret = ret ?: set_bool(d, "shadow_maintainers", ctx->shadow_maintainers);
 	ret = ret ?: patch_findings(d, &p, &next, &llm);
+	ret = ret ?: patch_raised(d, &p);
 	ret = ret ?: set_llm_line(d, &llm);
 	ret = ret ?: set_findings_line(d, shown(&p), "");
 	ret = ret ?: set_str(d, "first_id", "F1");
@@ -1319,6 +1380,7 @@ int rb_render_summary(struct rb_buf *out,
 		ret = ret ?: set_str(po, "title", p->title);
 		ret = ret ?: set_summary(po, p->summary, p->n_summary);
 		ret = ret ?: patch_findings(po, p, &next, &llm);
+		ret = ret ?: patch_raised(po, p);
 		if (ret) {
 			json_decref(po);
 			break;
@@ -1327,7 +1389,7 @@ int rb_render_summary(struct rb_buf *out,
 		with += shown(p) > 0;
 		/* A patch without findings is listed when it has something
 		 * to say (a new version: "Unchanged since v1 ..."). */
-		if (shown(p) || p->n_summary) {
+		if (shown(p) || p->n_summary || p->n_raised) {
 			ret = push_new(patches, po);
 		} else {
 			ret = push_new(clean_arr, json_incref(json_object_get(

@@ -49,6 +49,20 @@ struct rb_render_dirs {
 	const char *override_dir; /* the subsystem's policy templates_dir */
 };
 
+/*
+ * A line a reply on the previous version commented on, which this
+ * version keeps (issue 37): quoted with the new-side lines before it,
+ * then its note ("Raised on v1 (patch 3/3, this line) by a reviewer,
+ * and unchanged in v2.").
+ */
+struct rb_render_raised {
+	/* the new-side lines before it, oldest first, each with its
+	 * origin ('+' or ' ') first; NULL where none */
+	const char *before[2];
+	const char *line; /* the added line, without "+" */
+	const char *note;
+};
+
 /* One patch of a series as the renderer needs it. */
 struct rb_render_patch {
 	int index; /* 1-based index in the series; 0: a single patch */
@@ -71,6 +85,12 @@ struct rb_render_patch {
 	 * success.
 	 */
 	int *ids;
+	/* Lines raised on the previous version and kept (issue 37). */
+	const struct rb_render_raised *raised;
+	size_t n_raised;
+	/* The part's interdiff against the previous version, shortened,
+	 * quoted as it is ('-'/'+'/' ' then the patch line), or NULL. */
+	const char *interdiff;
 	/* In, may be NULL: [n_findings], the numbers to show instead of
 	 * F1..Fn (a forward keeps the review's, issue 36). */
 	const int *given_ids;
@@ -97,6 +117,8 @@ struct rb_render_ctx {
 	const char *patch;
 	size_t patch_len;
 	int *ids; /* out, may be NULL: as in struct rb_render_patch */
+	const struct rb_render_raised *raised; /* as in rb_render_patch */
+	size_t n_raised;
 	/* Shadow mail to the section's own M: and R: people (issue 36):
 	 * the footer says so and how to send a finding on. */
 	bool shadow_maintainers;

@@ -11,9 +11,10 @@ changes (the state of used steps and the prompt cache reset then):
   {"steps": [STEP, ...]}
 
 For each request the first step that is not used up and whose "match"
-(a substring of the request body) and "kind" ("finder" or "verifier")
-fit is taken; a step is used up unless it says "repeat": true. No step
-left: HTTP 500 "script exhausted". A STEP may hold:
+(a substring of the request body) and "kind" ("finder", "verifier", or
+"classifier": the feedback stage's reading of a prose answer,
+feedback.prose_model) fit is taken; a step is used up unless it says
+"repeat": true. No step left: HTTP 500 "script exhausted". A STEP may hold:
 
   "answer": "text"          the model's answer (content / text block)
   "answer_json": {...}      the same, given as JSON; in either,
@@ -628,7 +629,8 @@ class Handler(BaseHTTPRequestHandler):
                              for p in parts)
             if fmt == "anthropic":
                 marks = cache_marks(req)[0]
-        kind = "verifier" if '"verdicts"' in text else "finder"
+        kind = "verifier" if '"verdicts"' in text else \
+            "classifier" if '"prose_verdict"' in text else "finder"
         results, tools, choice, can_call, bad, calls = \
             tool_state(fmt, req) if isinstance(req, dict) else \
             ([], [], None, False, None, {})

@@ -388,7 +388,7 @@ static void test_pages(void **state)
 	has(p, "<tr><td>-</td><td>commit-msg/fixes-format</td>");
 	has(p, "<td>(commit message)</td>");
 	has(p, "<tr><td>F1</td><td>false_positive</td><td>ada@example.org"
-	       "</td><td>yes</td><td></td>");
+	       "</td><td>yes</td><td></td><td class=\"words\"></td>");
 	has(p, "<tr><td>1</td><td>[PATCH v2] ring: &lt;b&gt;bold&lt;/b&gt;");
 	has(p, "<a class=\"prev\" href=\"/series?id=s0%40x\">previous "
 	       "version</a> <a class=\"next\" href=\"/series?id=s3%40x\">"

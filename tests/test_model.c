@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "review/diff.h"
+#include "mail/verdict.h"
 #include "review/model.h"
 #include "review/model_evidence.h"
 #include "review/model_prompt.h"
@@ -2025,10 +2026,53 @@ static void test_parsers(void **state)
 	assert_false(rb_model_category_allowed("style"));
 }
 
+/* The classifier's answer (feedback.prose_model): one known word. */
+static void test_prose_verdict(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"{",
+		"}{",
+		"{\"prose_verdict\": \"unclear\"}",
+		"{\"prose_verdict\": \"VALID\"}",
+		"{\"prose_verdict\": \"confirmed\"}",
+		"{\"prose_verdict\": 1}",
+		"[\"valid\"]",
+		/* duplicate keys: which one would be read is not said */
+		"{\"prose_verdict\": \"fixed\", \"prose_verdict\": \"valid\"}",
+		/* two objects: neither */
+		"{\"prose_verdict\": \"unclear\"} {\"prose_verdict\": \"valid\"}",
+		"{\"prose_verdict\": \"valid\\u0000x\"}",
+	};
+	static const char fp[] = "{\"prose_verdict\": \"false_positive\"}";
+	static const char fenced[] =
+		"```json\n{\"prose_verdict\": \"fixed\"}\n```";
+	static const char cut[] = "{\"prose_verdict\": \"valid\"}";
+	size_t i;
+
+	(void)state;
+	assert_int_equal(rb_model_parse_prose_verdict(fp, sizeof(fp) - 1),
+			 RB_VK_FALSE_POSITIVE);
+	assert_int_equal(rb_model_parse_prose_verdict(fenced,
+						      sizeof(fenced) - 1),
+			 RB_VK_FIXED);
+	assert_int_equal(rb_model_parse_prose_verdict(cut, sizeof(cut) - 1),
+			 RB_VK_VALID);
+	/* the length is the answer's end, not its NUL */
+	assert_int_equal(rb_model_parse_prose_verdict(cut, sizeof(cut) - 2),
+			 -1);
+	assert_int_equal(rb_model_parse_prose_verdict(NULL, 0), -1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rb_model_parse_prose_verdict(bad[i],
+							      strlen(bad[i])),
+				 -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parsers),
+		cmocka_unit_test(test_prose_verdict),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_evidence),
 		cmocka_unit_test(test_seen_tree_context),

@@ -624,6 +624,22 @@ static void test_migrate_rates(void **state)
 					   "ALTER TABLE jobs DROP COLUMN"
 					   " in_hand;"
 					   "ALTER TABLE jobs DROP COLUMN lost;"
+					   /* migration 13 (issue 37) */
+					   "DROP TABLE thread_quotes;"
+					   "DROP TABLE notes;"
+					   "DROP INDEX messages_in_reply_to;"
+					   "ALTER TABLE findings DROP COLUMN"
+					   " quoted;"
+					   "ALTER TABLE verdicts DROP COLUMN"
+					   " comment;"
+					   "ALTER TABLE verdicts DROP COLUMN"
+					   " proposed;"
+					   "ALTER TABLE verdicts DROP COLUMN"
+					   " guessed_by;"
+					   "ALTER TABLE verdicts DROP COLUMN"
+					   " confirmed_by;"
+					   "ALTER TABLE verdicts DROP COLUMN"
+					   " confirmed_at;"
 					   "ALTER TABLE messages DROP COLUMN"
 					   " arrival;"
 					   /* migration 14 (issue 36) */
@@ -1001,6 +1017,133 @@ static void test_stmt_cache(void **state)
 	db->ops->close(db);
 }
 
+/* Issue 37 (store_threads.h): proposed verdicts, notes, thread quotes;
+ * unique ids, counts taken relative: PostgreSQL keeps earlier rows. */
+struct t37 {
+	int64_t id, stranger;
+	int notes;
+};
+
+static int t37_proposal(const struct rb_proposal *p, void *payload)
+{
+	struct t37 *t = payload;
+
+	if (p->reply_msgid && !strcmp(p->reply_msgid, "rb-t37-ada@x.org")) {
+		t->id = p->id;
+		assert_string_equal(p->comment, "No, it is fine.");
+		assert_string_equal(p->verdict, "false_positive");
+		assert_string_equal(p->role, "author");
+		assert_int_equal(p->proposed, 1);
+		assert_false(p->authorised);
+	}
+	if (p->reply_msgid && !strcmp(p->reply_msgid, "rb-t37-eve@x.org"))
+		t->stranger = p->id;
+	return 0;
+}
+
+static int t37_note(const struct rb_note *n, void *payload)
+{
+	struct t37 *t = payload;
+
+	assert_string_equal(n->section, "T37 SECTION");
+	assert_int_equal(strlen(n->text), RB_NOTE_MAX);
+	t->notes++;
+	return 0;
+}
+
+static void test_threads_store(void **state)
+{
+	struct rb_store *st = open_store();
+	struct rb_verdict_rec v = {
+		.reply_msgid = "rb-t37-ada@x.org",
+		.review_msgid = "<rb-t37@x.org>",
+		.fid = "F1",
+		.fingerprint = "fp-t37",
+		.verdict = "false_positive",
+		.judge = "ada@x.org",
+		.authorised = true,
+		.reason = "proposed from prose",
+		.role = "author",
+		.owner = "ada@x.org",
+	};
+	struct rb_thread_quote_rec q = {
+		.series_id = "s-t37",
+		.reply_msgid = "rb-t37-grace@x.org",
+		.patch_idx = 3,
+		.prev_id = "s-t37-v1",
+		.prev_version = 1,
+		.prev_idx = 3,
+		.source = "reviewer",
+		.file = "lib/ring.c",
+		.line = 43,
+		.code = "\tfree(r->slots);",
+		.state = "unchanged",
+	};
+	struct rb_report_threads r0, r1;
+	struct rb_fp_verdicts l = { 0 };
+	struct t37 t = { 0 };
+	char text[RB_NOTE_MAX + 100];
+	int64_t note = 0;
+
+	(void)state;
+	assert_int_equal(rb_store_report_threads(st, &r0), 0);
+	assert_int_equal(rb_store_verdict_propose(st, &v, "No, it is fine.",
+						  "phrase"),
+			 0);
+	assert_int_equal(rb_store_verdict_propose(st, &v, "again", "phrase"),
+			 -RB_EEXISTS);
+	/* A stranger's: no role kept, so it can never be confirmed. */
+	v.reply_msgid = "rb-t37-eve@x.org";
+	v.judge = "eve@x.org";
+	v.authorised = false;
+	assert_int_equal(rb_store_verdict_propose(st, &v, "nope", NULL), 0);
+	assert_int_equal(rb_store_each_proposal(st, true, t37_proposal, &t), 0);
+	assert_true(t.id > 0 && t.stranger > 0);
+	/* Nothing counts it until an admin decides. */
+	assert_int_equal(rb_store_fp_verdicts(st, "fp-t37", &l), 0);
+	assert_int_equal(l.n, 0);
+	rb_fp_verdicts_release(&l);
+	assert_int_equal(rb_store_proposal_decide(st, t.stranger, true, NULL,
+						  "cli:test"),
+			 -RB_EINVAL);
+	assert_int_equal(rb_store_proposal_decide(st, t.stranger, false, NULL,
+						  "cli:test"),
+			 0);
+	assert_int_equal(
+		rb_store_proposal_decide(st, t.id, true, NULL, "cli:test"), 0);
+	assert_int_equal(rb_store_proposal_decide(st, t.id, true, NULL,
+						  "cli:test"),
+			 -RB_ENOTFOUND);
+	assert_int_equal(rb_store_fp_verdicts(st, "fp-t37", &l), 0);
+	assert_int_equal(l.n, 1);
+	rb_fp_verdicts_release(&l);
+	/* A note, cut at RB_NOTE_MAX; removed once. */
+	memset(text, 'n', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	assert_int_equal(rb_store_note_add(st, "T37 SECTION", text, t.id,
+					   "cli:test", &note),
+			 0);
+	assert_int_equal(
+		rb_store_each_note(st, "T37 SECTION", true, t37_note, &t), 0);
+	assert_int_equal(t.notes, 1);
+	/* Twice: the row is replaced, not added. */
+	assert_int_equal(rb_store_thread_quote_add(st, &q), 0);
+	assert_int_equal(rb_store_thread_quote_add(st, &q), 0);
+	assert_int_equal(rb_store_report_threads(st, &r1), 0);
+	assert_int_equal(r1.quoted_unchanged, r0.quoted_unchanged + 1);
+	assert_int_equal(r1.proposed_confirmed, r0.proposed_confirmed + 1);
+	assert_int_equal(r1.proposed_rejected, r0.proposed_rejected + 1);
+	assert_int_equal(r1.verdicts_with_reason, r0.verdicts_with_reason + 2);
+	assert_int_equal(r1.notes, r0.notes + 1);
+	assert_int_equal(rb_store_note_remove(st, note), 0);
+	assert_int_equal(rb_store_note_remove(st, note), -RB_ENOTFOUND);
+	t.notes = 0;
+	assert_int_equal(
+		rb_store_each_note(st, "T37 SECTION", true, t37_note, &t), 0);
+	assert_int_equal(t.notes, 0);
+	rb_store_close(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1028,6 +1171,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_rates, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_outbox_rates, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_threads_store, setup,
 						teardown),
 		cmocka_unit_test(test_stmt_cache),
 		cmocka_unit_test_setup_teardown(test_ledger, setup, teardown),

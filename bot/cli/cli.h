@@ -29,6 +29,8 @@ int cmd_migrate(int argc, char **argv);
 int cmd_prune(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_verdicts(int argc, char **argv);
+int cmd_notes(int argc, char **argv);
 
 struct rb_config;
 struct rb_store;

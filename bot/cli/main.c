@@ -28,6 +28,10 @@ static const struct rb_cmd commands[] = {
 	  cmd_prune },
 	{ "serve", "the read-only dashboard and /metrics", cmd_serve },
 	{ "eval", "measure the model on known bugs from list mail", cmd_eval },
+	{ "verdicts", "verdicts guessed from prose: list, confirm, reject",
+	  cmd_verdicts },
+	{ "notes", "the admin's notes for the model's prompt, per section",
+	  cmd_notes },
 };
 
 static void usage(FILE *f)

@@ -25,10 +25,18 @@
  *    owner (below), and authorised = 1; a refused reply's verdicts are
  *    stored with authorised = 0 and the reason, and change nothing;
  *  - with cfg->ack_verdicts, a one-line acknowledgement goes to the judge
- *    through the outbox (kind "ack").
+ *    through the outbox (kind "ack");
+ *  - issue 37: each verdict keeps the reply's own words about it (the
+ *    answer under the quoted [Fn], or the verdict line's paragraph);
+ *    an answer in prose under a quoted [Fn] with no verdict line
+ *    becomes a proposed verdict (mail/prose.h guesses which, then the
+ *    model with feedback.prose_model), stored unauthorised until an
+ *    admin confirms it with "reviewbot verdicts confirm ID" (or rejects
+ *    it); its sender's permission is decided as above and kept.
  * Every reply gets a row in table feedback (unrelated, no_verdict, judged,
- * refused; and for a reply without verdicts, curated or answered: below),
- * so it is looked at once; all of one reply's writes are one
+ * proposed, refused; and for a reply without verdicts, curated or
+ * answered: below), so it is looked at once; all of one reply's writes
+ * are one
  * transaction.
  *
  * What a reply asks beside verdicts ("F1: send", "retry", "pause",
@@ -80,6 +88,7 @@ struct rb_feedback_stats {
 	size_t refused; /* not allowed to judge, DKIM failed, unreadable */
 	size_t verdicts; /* authorised verdicts stored */
 	size_t acks; /* acknowledgements queued */
+	size_t proposed; /* verdicts guessed from prose, for an admin */
 };
 
 /*

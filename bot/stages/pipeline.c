@@ -573,7 +573,7 @@ int rb_pipeline_parse(struct rb_pipeline *p)
 	return ret;
 }
 
-/* When a patch or cover was stored (its arrival, migration 13). */
+/* When a patch or cover was stored (its arrival, migration 15). */
 struct arrival {
 	char *message_id; /* owned */
 	int64_t at;

@@ -115,6 +115,7 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 			pol->suppress_similar > 0 ? pol->suppress_similar : 0;
 		out->checkers = rb_policy_checkers(pol);
 		out->incomplete = pol->incomplete;
+		out->already_quoted = pol->already_quoted;
 		out->governing = pol;
 		return add_skip(out, pol);
 	}
@@ -137,6 +138,8 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 	if (pol->report_apply_failures < out->report_apply_failures)
 		out->report_apply_failures = pol->report_apply_failures;
 	out->require_dkim = out->require_dkim || pol->require_dkim;
+	if (pol->already_quoted < out->already_quoted)
+		out->already_quoted = pol->already_quoted;
 	if (pol->suppress_similar > 0 &&
 	    (!out->suppress_similar ||
 	     pol->suppress_similar < out->suppress_similar))

@@ -25,6 +25,7 @@
  *                       author)
  *   require_dkim        when any says so
  *   suppress_similar    the smallest positive value
+ *   already_quoted      drop when any says so (drop < mark)
  *   skip_authors        the union
  *   incomplete          the one that sends the least (ignore, notify,
  *                       review-prefix)
@@ -83,6 +84,7 @@ struct rb_effective_policy {
 	enum rb_apply_notice report_apply_failures;
 	bool require_dkim;
 	int suppress_similar; /* 0: off */
+	enum rb_already_quoted already_quoted; /* drop when any says so */
 	const char **skip_authors; /* owned array of borrowed strings */
 	size_t n_skip_authors;
 	const struct rb_policy *governing; /* borrowed: whose mode won */

@@ -38,6 +38,7 @@
 #include "review/findings.h"
 #include "review/maintainers.h"
 #include "review/model.h"
+#include "review/model_prompt.h"
 #include "review/model_tools.h"
 #include "review/render.h"
 #include "review/rules.h"
@@ -48,11 +49,20 @@
 #include "util/testenv.h"
 /* v(n+1) of a stored series (issue 18), after the review/ headers. */
 #include "bot/stages/versions.h"
+#include "bot/stages/threads.h"
 #include "util/banned.h"
 
 #ifndef RB_TEMPLATES_DIR
 #define RB_TEMPLATES_DIR "templates"
 #endif
+
+/* The interdiff of one part in its prompt (versions.h). */
+#define MODEL_INTERDIFF_LINES 200
+#define MODEL_INTERDIFF_BYTES (16 * 1024)
+/* The admin's notes in one prompt, all sections together (issue 37). */
+#define MODEL_NOTES_BYTES 4096
+/* The interdiff of one part in the cover's summary: its changed lines. */
+#define COVER_INTERDIFF_LINES 8
 
 struct tree {
 	const char *name;
@@ -125,6 +135,7 @@ struct series_ctx {
 	struct rb_versions versions; /* what changed since v(n) */
 	struct rb_model_usage *usage; /* [total + 1]: per patch */
 	char prompt[13]; /* the prompt set's version, "" without the model */
+	struct rb_buf notes; /* the admin's notes for the sections (issue 37) */
 	int model_err; /* what the model stage returned, 0 if it ran */
 	struct rb_buf model_line;
 	struct rb_buf summary; /* lines, NUL-separated */
@@ -163,6 +174,7 @@ static void release(struct series_ctx *c)
 	rb_findings_release(&c->findings);
 	rb_buf_release(&c->summary);
 	rb_buf_release(&c->model_line);
+	rb_buf_release(&c->notes);
 	free(c->usage);
 	for (i = 0; i < c->n_out; i++) {
 		rb_buf_release(&c->out[i].bytes);
@@ -724,6 +736,52 @@ static int run_checkers(struct series_ctx *c)
 	return add_checks_summary(c, names, &opts);
 }
 
+struct notes_load {
+	struct rb_buf *b;
+	bool full;
+};
+
+static int note_row(const struct rb_note *n, void *payload)
+{
+	struct notes_load *l = payload;
+	size_t before = l->b->len;
+	int ret;
+
+	if (l->full)
+		return 0;
+	/* Each note on its own line: what an admin approved, as data. */
+	ret = rb_buf_printf(l->b, "- (%s) ", n->section);
+	for (const char *p = n->text; !ret && *p; p++)
+		ret = rb_buf_putc(l->b, *p == '\n' || *p == '\r' ? ' ' : *p);
+	ret = ret ?: rb_buf_putc(l->b, '\n');
+	if (!ret && l->b->len > MODEL_NOTES_BYTES) {
+		/* Capped: a whole note or none. */
+		rb_buf_truncate(l->b, before);
+		l->full = true;
+	}
+	return ret;
+}
+
+/*
+ * The notes an admin approved (store_threads.h) for the sections the
+ * series touches, at most MODEL_NOTES_BYTES of them, oldest first.
+ */
+static int load_notes(struct series_ctx *c)
+{
+	struct notes_load l = { &c->notes, false };
+	size_t i;
+	int ret = 0;
+
+	rb_buf_reset(&c->notes);
+	for (i = 0; !ret && i < c->scope.n_sections; i++)
+		ret = rb_store_each_note(c->p->st, c->scope.sections[i], true,
+					 note_row, &l);
+	if (!ret && l.full)
+		rb_log(RB_LOG_WARN, "model.notes_capped", "series", c->row.id,
+		       NULL);
+	return ret;
+}
+
 /* The model stage is made once per process, from model.* in the config
  * (a job thread borrows its parent's, made before the threads start). */
 static int ensure_model(struct rb_pipeline *p)
@@ -749,6 +807,7 @@ struct model_series {
 	size_t n_focuses;
 	struct rb_buf range_diff; /* since v(n-1) */
 	struct rb_buf prev_review; /* v(n-1)'s findings, outcomes only */
+	char **interdiff; /* [total]: each part against v(n-1)'s, or NULL */
 	git_oid base_tree;
 	bool have_base;
 	/* [total]: each part's apply, NULL gaps (show_patch numbers them) */
@@ -761,6 +820,9 @@ static void model_series_release(struct model_series *s, int total)
 
 	for (i = 0; s->patches && i < total; i++)
 		free(s->patches[i]);
+	for (i = 0; s->interdiff && i < total; i++)
+		free(s->interdiff[i]);
+	free(s->interdiff);
 	free(s->applied);
 	free(s->patches);
 	free(s->subjects);
@@ -820,7 +882,8 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 	s->subjects = calloc(n + 1, sizeof(*s->subjects));
 	s->patches = calloc(n + 1, sizeof(*s->patches));
 	s->applied = calloc(n + 1, sizeof(*s->applied));
-	if (!s->subjects || !s->patches || !s->applied)
+	s->interdiff = calloc(n + 1, sizeof(*s->interdiff));
+	if (!s->subjects || !s->patches || !s->applied || !s->interdiff)
 		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 1; i <= c->row.total && !ret; i++) {
 		const struct rb_message *m = c->msgs[i];
@@ -834,6 +897,14 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 		s->patches[i - 1] = rb_buf_detach(&b, NULL);
 		if (!ret && !s->patches[i - 1])
 			ret = rb_err(RB_ENOMEM, "out of memory");
+		/* What changed in this part since v(n-1), for its prompt. */
+		b = (struct rb_buf)RB_BUF_INIT(MODEL_INTERDIFF_BYTES);
+		if (!ret && rb_versions_interdiff(&c->versions, i, 3,
+						  MODEL_INTERDIFF_LINES,
+						  &b) == -RB_ENOMEM)
+			ret = -RB_ENOMEM;
+		s->interdiff[i - 1] = b.len ? rb_buf_detach(&b, NULL) : NULL;
+		rb_buf_release(&b);
 		/* The apply had an entry per part with a patch. */
 		if (m && m->patch && ar && c->base_tree && k < ar->n_patches &&
 		    ar->patches[k].applied)
@@ -847,6 +918,10 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 		ret = -RB_ENOMEM;
 	if (!ret &&
 	    prev_review_text(&s->prev_review, &c->versions) == -RB_ENOMEM)
+		ret = -RB_ENOMEM;
+	/* The lines reviewers replied to on v(n-1), still there. */
+	if (!ret &&
+	    rb_threads_model_text(&s->prev_review, &c->versions) == -RB_ENOMEM)
 		ret = -RB_ENOMEM;
 	if (!ret && ar && !git_commit_lookup(&base, ar->repo, &ar->base)) {
 		git_oid_cpy(&s->base_tree, git_commit_tree_id(base));
@@ -881,6 +956,8 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 	ctx->patch_len = m->patch_len;
 	ctx->range_diff = s->range_diff.len ? s->range_diff.ptr : NULL;
 	ctx->prev_review = s->prev_review.len ? s->prev_review.ptr : NULL;
+	ctx->interdiff = s->interdiff[i - 1];
+	ctx->notes = c->notes.len ? c->notes.ptr : NULL;
 	ctx->focuses = s->focuses;
 	ctx->n_focuses = s->n_focuses;
 	/* The applied trees live in ar's own store (this thread). */
@@ -1027,6 +1104,13 @@ static int run_model(struct series_ctx *c)
 	if (!c->p->model)
 		return 0;
 	ret = rb_model_prompt_set_version(c->prompt, c->p->model);
+	/* The admin's notes for the sections: in the prompt and in its
+	 * version, so that stats split the reviews they reached. */
+	if (!ret)
+		ret = load_notes(c);
+	if (!ret)
+		ret = rb_model_prompt_version_notes(c->prompt, c->prompt,
+						    c->notes.ptr);
 	if (ret)
 		return ret;
 	if (c->applied && c->base && c->base->ok)
@@ -1448,6 +1532,63 @@ static struct rb_render_head render_head(const struct series_ctx *c)
 	return h;
 }
 
+/* The lines raised on v(n) that a part keeps, as its mail shows them. */
+struct raised_set {
+	struct rb_render_raised *v;
+	char **notes;
+	size_t n;
+};
+
+static void raised_release(struct raised_set *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->notes[i]);
+	free(r->notes);
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Part @idx's lines that a reply on v(n) commented on and that this
+ * version keeps (bot/stages/threads.h), into @r. */
+static int raised_of(struct raised_set *r, const struct series_ctx *c, int idx)
+{
+	const struct rb_versions *v = &c->versions;
+	size_t i, n = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < v->n_lines; i++)
+		n += v->lines[i].earlier && v->lines[i].unchanged &&
+		     v->lines[i].idx == idx;
+	if (!n)
+		return 0;
+	r->v = calloc(n, sizeof(*r->v));
+	r->notes = calloc(n, sizeof(*r->notes));
+	if (!r->v || !r->notes)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < v->n_lines; i++) {
+		const struct rb_thread_line *l = &v->lines[i];
+		struct rb_buf note = RB_BUF_INIT(4096);
+
+		if (!l->earlier || !l->unchanged || l->idx != idx)
+			continue;
+		if (rb_threads_note(&note, v, l)) {
+			rb_buf_release(&note);
+			return rb_err(RB_ENOMEM, "out of memory");
+		}
+		r->notes[r->n] = rb_buf_detach(&note, NULL);
+		if (!r->notes[r->n])
+			return rb_err(RB_ENOMEM, "out of memory");
+		r->v[r->n].before[0] = l->before[0];
+		r->v[r->n].before[1] = l->before[1];
+		r->v[r->n].line = l->code;
+		r->v[r->n].note = r->notes[r->n];
+		r->n++;
+	}
+	return 0;
+}
+
 /*
  * review.reply_to_cover: one reply to the cover letter for the whole
  * series instead of one per patch, with what changed since v(n) (a short
@@ -1465,10 +1606,20 @@ struct cover_parts {
 	size_t *idx; /* sel[i] is c->findings.v[idx[i]] */
 	int *ids;
 	size_t n, np; /* findings in sel, parts in pp */
+	struct raised_set *raised; /* per part shown (issue 37) */
+	char **interdiff; /* per part shown, or NULL */
 };
 
 static void cover_parts_release(struct cover_parts *cp)
 {
+	size_t i;
+
+	for (i = 0; cp->raised && i < cp->np; i++)
+		raised_release(&cp->raised[i]);
+	for (i = 0; cp->interdiff && i < cp->np; i++)
+		free(cp->interdiff[i]);
+	free(cp->raised);
+	free(cp->interdiff);
 	free(cp->pp);
 	free(cp->pnote);
 	free(cp->noff);
@@ -1494,8 +1645,10 @@ static int cover_parts_collect(struct cover_parts *cp, struct series_ctx *c)
 	cp->sel = calloc(c->findings.n + 1, sizeof(*cp->sel));
 	cp->idx = calloc(c->findings.n + 1, sizeof(*cp->idx));
 	cp->ids = calloc(c->findings.n + 1, sizeof(*cp->ids));
+	cp->raised = calloc((size_t)total + 1, sizeof(*cp->raised));
+	cp->interdiff = calloc((size_t)total + 1, sizeof(*cp->interdiff));
 	if (!cp->pp || !cp->pnote || !cp->noff || !cp->sel || !cp->idx ||
-	    !cp->ids)
+	    !cp->ids || !cp->raised || !cp->interdiff)
 		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 1; i <= total && !ret; i++) {
 		const struct rb_message *m = c->msgs[i];
@@ -1524,6 +1677,21 @@ static int cover_parts_collect(struct cover_parts *cp, struct series_ctx *c)
 		pp->commit_msg = m->commit_msg;
 		pp->patch = m->patch;
 		pp->patch_len = m->patch_len;
+		/* Issue 37: what v(n)'s replies said of lines kept, and the
+		 * part's interdiff, its changed lines only. */
+		ret = ret ?: raised_of(&cp->raised[cp->np], c, i);
+		pp->raised = cp->raised[cp->np].v;
+		pp->n_raised = cp->raised[cp->np].n;
+		if (!ret) {
+			struct rb_buf id = RB_BUF_INIT(64 * 1024);
+
+			ret = rb_versions_interdiff(&c->versions, i, 0,
+						    COVER_INTERDIFF_LINES, &id);
+			cp->interdiff[cp->np] =
+				id.len ? rb_buf_detach(&id, NULL) : NULL;
+			rb_buf_release(&id);
+			pp->interdiff = cp->interdiff[cp->np];
+		}
 		cp->np++;
 	}
 	if (ret)
@@ -1627,6 +1795,7 @@ static int render_reviews(struct series_ctx *c)
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
 	struct rb_buf line = RB_BUF_INIT(4096);
 	struct rb_finding *sel = NULL;
+	struct raised_set raised = { 0 };
 	size_t *idx = NULL;
 	int i, ret = 0;
 
@@ -1647,7 +1816,15 @@ static int render_reviews(struct series_ctx *c)
 		struct outgoing *o = NULL;
 		size_t k, n = 0;
 
-		if (!m || rb_versions_unchanged(&c->versions, i))
+		raised_release(&raised);
+		if (!m)
+			continue;
+		/* Lines a reply on v(n) commented on and this part keeps:
+		 * said in its mail, even on a part not reviewed again. */
+		ret = i ? raised_of(&raised, c, i) : 0;
+		if (ret)
+			break;
+		if (rb_versions_unchanged(&c->versions, i) && !raised.n)
 			continue;
 		for (k = 0; k < c->findings.n; k++) {
 			int pi = c->findings.v[k].patch_index;
@@ -1659,7 +1836,7 @@ static int render_reviews(struct series_ctx *c)
 				idx[n++] = k;
 			}
 		}
-		if (!n && !(when_empty && i > 0))
+		if (!n && !raised.n && !(when_empty && i > 0))
 			continue;
 		ret = new_out(&o, c, i ? "review" : "summary", i);
 		if (ret)
@@ -1701,6 +1878,8 @@ static int render_reviews(struct series_ctx *c)
 		r.patch = m->patch;
 		r.patch_len = m->patch_len;
 		r.ids = o->ids;
+		r.raised = raised.v;
+		r.n_raised = raised.n;
 		r.dirs = dirs_of(c);
 		rb_buf_reset(&body);
 		ret = rb_render_review(&body, &r);
@@ -1713,6 +1892,7 @@ static int render_reviews(struct series_ctx *c)
 			o->words += count_words(sel[k].message);
 	}
 out:
+	raised_release(&raised);
 	free(sel);
 	free(idx);
 	rb_buf_release(&body);
@@ -2379,7 +2559,29 @@ static int compare_versions(struct series_ctx *c)
 	struct rb_buf line = RB_BUF_INIT(8192);
 	int ret;
 
+	const struct rb_message *p1 = c->row.total ? c->msgs[1] : NULL;
+	struct rb_threads_in tin = {
+		.st = c->p->st,
+		.series_id = c->row.id,
+		.author = c->row.author,
+		/* B4 Relay posts as devnull+...@kernel.org; she answers as
+		 * herself (bot/stages/feedback.c reads her the same way). */
+		.poster =
+			c->row.author && rb_message_relay_addr(c->row.author) &&
+					p1 && p1->author.addr ?
+				p1->author.addr :
+				NULL,
+		.msgids = c->row.msgids,
+		.newest = c->row.last_date,
+		.max_size = max_size(c->p),
+		.earlier = c->p->cfg->earlier_replies,
+	};
+
 	ret = rb_versions_prepare(&c->versions, &in);
+	/* Who replied to which line, on v(n) and on this version. */
+	if (!ret)
+		ret = rb_threads_collect(&c->versions, &tin);
+	c->versions.mark_quoted = c->scope.pol.already_quoted == RB_AQ_MARK;
 	if (!ret)
 		ret = rb_versions_unchanged_line(&c->versions, &line);
 	if (!ret && line.len)
@@ -2472,13 +2674,27 @@ static int retry_minutes(const struct series_ctx *c)
 	return m;
 }
 
-/* A line naming the findings of v(n) that this version fixed. */
+/* A line naming the findings of v(n) that this version fixed, and one
+ * counting those not said again because the thread had (issue 37). */
 static int versions_fixed(struct series_ctx *c)
 {
 	struct rb_buf line = RB_BUF_INIT(8192);
+	size_t i, n = 0;
 	int ret;
 
 	ret = rb_versions_fixed_line(&c->versions, &line);
+	if (!ret && line.len)
+		ret = add_summary(c, line.ptr);
+	for (i = 0; c->versions.quoted_of && i < c->findings.n; i++)
+		n += c->versions.quoted_of[i] && c->states[i] &&
+		     !strcmp(c->states[i], "dropped");
+	rb_buf_reset(&line);
+	if (!ret && n)
+		ret = rb_buf_printf(&line,
+				    "%zu finding%s not said again: a reply in "
+				    "the thread had quoted %s line%s.",
+				    n, n > 1 ? "s" : "",
+				    n > 1 ? "their" : "its", n > 1 ? "s" : "");
 	if (!ret && line.len)
 		ret = add_summary(c, line.ptr);
 	rb_buf_release(&line);
@@ -2566,6 +2782,20 @@ static int review_series(struct series_ctx *c)
 		rb_versions_drop_unchanged(&c->versions, &c->findings);
 	if (!ret)
 		ret = filter_findings(c);
+	if (!ret) {
+		/* Whose quote of a finding's line may keep it unsaid. */
+		struct rb_threads_trust_in tr = {
+			.st = c->p->st,
+			.people = c->scope.touched_people,
+			.n_people = c->scope.n_touched_people,
+			.admins = (const char *const *)c->p->cfg->admins,
+			.n_admins = c->p->cfg->n_admins,
+			.require_dkim = c->scope.pol.require_dkim,
+		};
+
+		ret = rb_threads_trust(&c->versions, &c->findings,
+				       (const char *const *)c->states, &tr);
+	}
 	if (!ret)
 		ret = rb_versions_filter(&c->versions, &c->findings, c->states,
 					 c->msgs);
@@ -2707,6 +2937,7 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 
 	rb_buf_init(&c.summary, 64 * 1024);
 	rb_buf_init(&c.model_line, 4096);
+	rb_buf_init(&c.notes, RB_BUF_NOLIMIT);
 	rb_prereq_init(&c.prereq);
 	ret = load_messages(&c);
 	if (!ret)

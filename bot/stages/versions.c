@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <git2.h>
 
 #include "bot/store/store.h"
 #include "bot/store/store_versions.h"
+#include "bot/stages/threads.h"
 #include "bot/stages/versions.h"
 #include "mail/message.h"
 #include "review/diff.h"
@@ -67,7 +69,8 @@ static int alloc_parts(struct rb_versions *v, int total)
 	v->change = calloc(n, sizeof(*v->change));
 	v->prev_idx = calloc(n, sizeof(*v->prev_idx));
 	v->diffs = calloc(n, sizeof(*v->diffs));
-	if (!v->ids || !v->change || !v->prev_idx || !v->diffs)
+	v->patches = calloc(n, sizeof(*v->patches));
+	if (!v->ids || !v->change || !v->prev_idx || !v->diffs || !v->patches)
 		return rb_err(RB_ENOMEM, "out of memory");
 	return 0;
 }
@@ -108,8 +111,12 @@ static int load_prev(struct rb_versions *v, const struct rb_versions_in *in)
 	v->prev_ids = calloc(n, sizeof(*v->prev_ids));
 	v->prev_reviewed = calloc(n, sizeof(*v->prev_reviewed));
 	v->prev_matched = calloc(n, sizeof(*v->prev_matched));
+	v->prev_msgids = calloc(n, sizeof(*v->prev_msgids));
+	v->prev_diffs = calloc(n, sizeof(*v->prev_diffs));
+	v->prev_patches = calloc(n, sizeof(*v->prev_patches));
 	if (!v->prev_titles || !v->prev_ids || !v->prev_reviewed ||
-	    !v->prev_matched) {
+	    !v->prev_matched || !v->prev_msgids || !v->prev_diffs ||
+	    !v->prev_patches) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -121,6 +128,11 @@ static int load_prev(struct rb_versions *v, const struct rb_versions_in *in)
 
 		if (!row.msgids[i])
 			continue;
+		v->prev_msgids[i] = strdup(row.msgids[i]);
+		if (!v->prev_msgids[i]) {
+			ret = rb_err(RB_ENOMEM, "out of memory");
+			break;
+		}
 		ret = rb_store_get_raw(in->st, row.msgids[i], &raw);
 		if (ret)
 			break;
@@ -133,6 +145,17 @@ static int load_prev(struct rb_versions *v, const struct rb_versions_in *in)
 			    !rb_patch_id(computed, m->patch, m->patch_len))
 				memcpy(v->prev_ids[i], computed,
 				       sizeof(computed));
+			/* For the thread's comments and the interdiff. */
+			if (m->patch && rb_diff_parse(&v->prev_diffs[i],
+						      m->patch, m->patch_len)) {
+				rb_err_clear();
+				v->prev_diffs[i] = NULL;
+			}
+			if (m->patch)
+				v->prev_patches[i] =
+					strndup(m->patch, m->patch_len);
+			if (m->patch && !v->prev_patches[i])
+				ret = rb_err(RB_ENOMEM, "out of memory");
 			rb_message_free(m);
 			if (!v->prev_titles[i])
 				ret = rb_err(RB_ENOMEM, "out of memory");
@@ -232,6 +255,9 @@ int rb_versions_prepare(struct rb_versions *v, const struct rb_versions_in *in)
 			v->ids[i][0] = '\0';
 		if (rb_diff_parse(&v->diffs[i], m->patch, m->patch_len))
 			v->diffs[i] = NULL;
+		v->patches[i] = strndup(m->patch, m->patch_len);
+		if (!v->patches[i])
+			return rb_err(RB_ENOMEM, "out of memory");
 	}
 	if (in->version <= 1 && !in->assembled_previous)
 		return 0;
@@ -296,6 +322,22 @@ void rb_versions_release(struct rb_versions *v)
 		rb_diff_free(v->diffs[i]);
 	for (i = 0; v->prev_titles && i <= v->prev_total; i++)
 		free(v->prev_titles[i]);
+	for (i = 0; i <= v->prev_total; i++) {
+		if (v->prev_msgids)
+			free(v->prev_msgids[i]);
+		if (v->prev_diffs)
+			rb_diff_free(v->prev_diffs[i]);
+		if (v->prev_patches)
+			free(v->prev_patches[i]);
+	}
+	for (i = 0; v->patches && i <= v->total; i++)
+		free(v->patches[i]);
+	free(v->prev_msgids);
+	free(v->prev_diffs);
+	free(v->prev_patches);
+	free(v->patches);
+	free(v->quoted_of);
+	rb_threads_release(v);
 	free(v->diffs);
 	free(v->ids);
 	free(v->change);
@@ -470,6 +512,51 @@ static int recheck(struct rb_versions *v, struct rb_findings *fs, char **states,
 	return ret;
 }
 
+/*
+ * Issue 37: a raised finding on a line a reply in the thread had quoted
+ * (this version's, or v(n)'s and still there) is said already: dropped,
+ * or with mark_quoted kept with a note.
+ */
+static int said_once(struct rb_versions *v, struct rb_findings *fs,
+		     char **states)
+{
+	size_t i;
+	int ret = 0;
+
+	if (!v->n_lines)
+		return 0;
+	v->quoted_of = calloc(fs->n + 1, sizeof(*v->quoted_of));
+	if (!v->quoted_of)
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (i = 0; i < fs->n && !ret; i++) {
+		const struct rb_thread_line *l;
+		char note[128];
+
+		if (strcmp(states[i], "raised"))
+			continue;
+		l = rb_threads_quoted(v, &fs->v[i]);
+		if (!l)
+			continue;
+		v->quoted_of[i] = l->bot ? "bot" : "reviewer";
+		/* Only a trusted reply keeps it from being said at all. */
+		if (!v->mark_quoted && l->trusted) {
+			ret = set_state(states, i, "dropped");
+			continue;
+		}
+		if (l->earlier)
+			snprintf(note, sizeof(note),
+				 "(%s replied to this line on v%d too.)",
+				 l->bot ? "A bot" : "A reviewer",
+				 v->prev_version);
+		else
+			snprintf(note, sizeof(note),
+				 "(%s quoted this line in the thread too.)",
+				 l->bot ? "A bot" : "A reviewer");
+		ret = add_note(&fs->v[i], note);
+	}
+	return ret;
+}
+
 int rb_versions_filter(struct rb_versions *v, struct rb_findings *fs,
 		       char **states, struct rb_message *const *msgs)
 {
@@ -506,6 +593,8 @@ int rb_versions_filter(struct rb_versions *v, struct rb_findings *fs,
 	}
 	if (!ret && v->prev_id)
 		ret = recheck(v, fs, states, msgs);
+	if (!ret)
+		ret = said_once(v, fs, states);
 	return ret;
 }
 
@@ -636,5 +725,134 @@ int rb_versions_write(const struct rb_versions *v, struct rb_store *st,
 							fs->v[i].fingerprint,
 							v->prior_of[i],
 							v->later_of[i]);
+	for (i = 0; !ret && v->quoted_of && i < v->n_findings && i < fs->n; i++)
+		if (v->quoted_of[i])
+			ret = rb_store_finding_quoted(st, series_id,
+						      fs->v[i].patch_index,
+						      fs->v[i].fingerprint,
+						      v->quoted_of[i]);
+	if (!ret && v->prev_id)
+		ret = rb_threads_write(v, st, series_id);
+	return ret;
+}
+
+/* A patch as range-diff compares it: no index lines, no hunk numbers. */
+static int normalised(struct rb_buf *out, const char *patch)
+{
+	const char *p = patch, *e;
+	int ret = 0;
+
+	while (!ret && p && *p) {
+		size_t n;
+
+		e = strchr(p, '\n');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n >= 6 && !strncmp(p, "index ", 6)) {
+			/* left out */
+		} else if (n >= 3 && !strncmp(p, "@@ ", 3)) {
+			const char *c = memmem(p + 3, n - 3, "@@", 2);
+
+			ret = rb_buf_puts(out, "@@");
+			if (!ret && c)
+				ret = rb_buf_add(out, c + 2,
+						 (size_t)(p + n - c - 2));
+			ret = ret ?: rb_buf_putc(out, '\n');
+		} else {
+			ret = rb_buf_add(out, p, n);
+			ret = ret ?: rb_buf_putc(out, '\n');
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return ret;
+}
+
+/* An interdiff line is cut at this many bytes; room kept for the
+ * "(N more lines)" after the lines that fit. */
+#define IDIFF_LINE_BYTES 200
+#define IDIFF_TAIL_BYTES 32
+
+struct idiff {
+	struct rb_buf *out;
+	int max, n, more;
+	bool full; /* a line did not fit: the rest are counted only */
+	int err; /* what failed in the callback */
+};
+
+static int idiff_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
+		      const git_diff_line *line, void *payload)
+{
+	struct idiff *d = payload;
+	size_t n = line->content_len;
+
+	(void)delta;
+	(void)hunk;
+	if (line->origin != GIT_DIFF_LINE_CONTEXT &&
+	    line->origin != GIT_DIFF_LINE_ADDITION &&
+	    line->origin != GIT_DIFF_LINE_DELETION)
+		return 0;
+	while (n &&
+	       (line->content[n - 1] == '\n' || line->content[n - 1] == '\r'))
+		n--;
+	if (n > IDIFF_LINE_BYTES)
+		n = IDIFF_LINE_BYTES;
+	/* A line that does not fit whole, with room for the count after
+	 * it, is one more left out: @out's cap is a budget, not an error. */
+	if (d->n >= d->max || d->full ||
+	    (d->out->max != RB_BUF_NOLIMIT &&
+	     (d->out->max < IDIFF_TAIL_BYTES ||
+	      n + 2 > d->out->max - IDIFF_TAIL_BYTES - d->out->len))) {
+		d->full = true;
+		d->more++;
+		return 0;
+	}
+	d->n++;
+	d->err = rb_buf_printf(d->out, "%c%.*s\n", line->origin, (int)n,
+			       line->content);
+	return d->err ? -1 : 0;
+}
+
+int rb_versions_interdiff(const struct rb_versions *v, int idx, int context,
+			  int max_lines, struct rb_buf *out)
+{
+	struct rb_buf a = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_patch *patch = NULL;
+	struct idiff d = { out, max_lines, 0, 0, false, 0 };
+	const char *now;
+	size_t start = out->len;
+	int k, ret;
+
+	if (!v->prev_id || idx < 1 || idx > v->total || !v->patches ||
+	    v->change[idx] != RB_PART_CHANGED || !(now = v->patches[idx]))
+		return 0;
+	k = v->prev_idx[idx];
+	if (k < 1 || k > v->prev_total || !v->prev_patches ||
+	    !v->prev_patches[k])
+		return 0;
+	ret = normalised(&a, v->prev_patches[k]);
+	ret = ret ?: normalised(&b, now);
+	if (ret)
+		goto out;
+	opts.context_lines = (uint32_t)context;
+	if (git_patch_from_buffers(&patch, a.ptr, a.len, "a", b.ptr, b.len, "b",
+				   &opts)) {
+		git_error_clear();
+		goto out;
+	}
+	if (git_patch_print(patch, idiff_line, &d)) {
+		/* out of memory in idiff_line(), else libgit2's own failure:
+		 * no interdiff rather than half of one */
+		git_error_clear();
+		ret = d.err;
+		rb_buf_truncate(out, start);
+		goto out;
+	}
+	if (d.more)
+		ret = rb_buf_printf(out, "(%d more lines)\n", d.more);
+out:
+	git_patch_free(patch);
+	rb_buf_release(&a);
+	rb_buf_release(&b);
 	return ret;
 }

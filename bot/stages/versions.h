@@ -24,6 +24,7 @@ struct rb_diff;
 struct rb_findings;
 struct rb_message;
 struct rb_prior_finding;
+struct rb_thread_line;
 struct rb_store;
 
 /* What a part of v(n+1) is next to v(n). */
@@ -58,6 +59,23 @@ struct rb_versions {
 	int64_t *prior_of;
 	int *later_of;
 	size_t n_findings;
+	/*
+	 * Issue 37. v(n)'s parts as stored ([prev_total + 1]): their
+	 * Message-IDs (the threads to read), diffs and diff texts; this
+	 * version's diff texts ([total + 1], NULL where none), for the
+	 * interdiffs; the lines the replies commented on
+	 * (threads.h); per finding, "reviewer" or "bot" when a reply had
+	 * quoted its line, and whether such a finding is marked rather
+	 * than dropped (policy already_quoted: mark).
+	 */
+	char **prev_msgids;
+	struct rb_diff **prev_diffs;
+	char **prev_patches;
+	char **patches;
+	struct rb_thread_line *lines;
+	size_t n_lines;
+	const char **quoted_of;
+	bool mark_quoted;
 };
 
 /*
@@ -107,7 +125,12 @@ void rb_versions_drop_unchanged(const struct rb_versions *v,
  *    line again" when that patch adds the quoted code back;
  *  - re-check: a finding raised on v(n) too is suppressed when somebody
  *    judged it there, else it says "Raised on v(n) too, as Fk."; a v(n)
- *    finding whose quoted code is gone is fixed in this version.
+ *    finding whose quoted code is gone is fixed in this version;
+ *  - said once (issue 37): a finding on a line a reply in the thread
+ *    had quoted (rb_threads_quoted()) is dropped when that reply is
+ *    trusted (rb_threads_trust(), called before), else and with
+ *    mark_quoted it says "(A reviewer quoted this line in the thread
+ *    too.)".
  * @msgs ([total + 1]) are this version's parts, for commit-message
  * quotes. Returns 0 or -RB_ENOMEM.
  */
@@ -130,6 +153,19 @@ int rb_versions_fixed_line(const struct rb_versions *v, struct rb_buf *out);
 int rb_versions_range_diff(const struct rb_versions *v, struct rb_buf *out);
 int rb_versions_part_note(const struct rb_versions *v, int idx,
 			  struct rb_buf *out);
+
+/*
+ * The interdiff of part @idx against the part of v(n) it changed: the
+ * two patches compared as text (their index lines and hunk line numbers
+ * left out, as git range-diff does), each line marked '-' (v(n) had
+ * it), '+' (this version has it) or ' ', in hunks with @context lines
+ * around each change. At most @max_lines lines, each cut at 200 bytes,
+ * go to @out, and no more than fit whole under its cap: then "(N more
+ * lines)". Nothing for a part that is new, unchanged or unreadable.
+ * Returns 0 or -RB_ENOMEM.
+ */
+int rb_versions_interdiff(const struct rb_versions *v, int idx, int context,
+			  int max_lines, struct rb_buf *out);
 
 /* Records the link, the patch-ids, the outcomes and each finding's prior
  * and look-ahead, inside the caller's transaction (after the findings

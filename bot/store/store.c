@@ -197,13 +197,38 @@ static const char *const migrations[] = {
 	 * kill, a lease run out) and counts it in lost. */
 	("ALTER TABLE jobs ADD COLUMN in_hand INTEGER NOT NULL DEFAULT 0;"
 	 "ALTER TABLE jobs ADD COLUMN lost INTEGER NOT NULL DEFAULT 0;"),
-	/* 13: issue 38. When each message was stored, in microseconds and
-	 * strictly increasing within the ingest process, so that the jobs of
-	 * a burst are queued in the order their series arrived, not in
-	 * Message-ID order (received_at is in seconds: one burst, one
-	 * second). NULL for older rows: received_at * 1000000 stands in.
-	 * Self-contained: renumber freely at a merge. */
-	("ALTER TABLE messages ADD COLUMN arrival BIGINT;"),
+	/* 13: threads as a reviewer reads them (issue 37; bot/stages/
+	 * versions.c, feedback.c, store_threads.c). A reply's own words under
+	 * [Fn] kept with its verdict (comment); a verdict guessed from prose
+	 * (proposed 1) until an admin confirms (2) or rejects (3) it, with
+	 * how it was guessed; a finding whose line a reply in the thread
+	 * had already quoted (quoted: reviewer, bot); the lines a reply on
+	 * v(n) commented on and what v(n+1) did with them; the notes an
+	 * admin approved for the model's prompt, per section; the replies
+	 * to a part by index. Self-contained: it needs nothing of 14, and a
+	 * store made to 14 without it gets it after 14. */
+	("ALTER TABLE verdicts ADD COLUMN comment TEXT;"
+	 "ALTER TABLE verdicts ADD COLUMN proposed INTEGER NOT NULL DEFAULT 0;"
+	 "ALTER TABLE verdicts ADD COLUMN guessed_by TEXT;"
+	 "ALTER TABLE verdicts ADD COLUMN confirmed_by TEXT;"
+	 "ALTER TABLE verdicts ADD COLUMN confirmed_at BIGINT;"
+	 "ALTER TABLE findings ADD COLUMN quoted TEXT;"
+	 "CREATE TABLE thread_quotes ("
+	 " series_id TEXT NOT NULL, reply_msgid TEXT NOT NULL,"
+	 " n INTEGER NOT NULL," /* the comment's place in the reply */
+	 " patch_idx INTEGER," /* this version's part, NULL: none */
+	 " prev_id TEXT NOT NULL, prev_version INTEGER NOT NULL,"
+	 " prev_idx INTEGER NOT NULL, source TEXT NOT NULL," /* reviewer bot */
+	 " file TEXT, line INTEGER, code TEXT NOT NULL,"
+	 " state TEXT NOT NULL," /* unchanged changed */
+	 " PRIMARY KEY (series_id, reply_msgid, n));"
+	 "CREATE TABLE notes ("
+	 " id {{ID}}, section TEXT NOT NULL, text TEXT NOT NULL,"
+	 " state TEXT NOT NULL," /* approved removed */
+	 " verdict_id BIGINT, added_by TEXT, created_at BIGINT NOT NULL,"
+	 " removed_at BIGINT);"
+	 "CREATE INDEX notes_section ON notes(section, state);"
+	 "CREATE INDEX messages_in_reply_to ON messages(in_reply_to);"),
 	/* 14: sub-maintainers decide (issue 36; bot/stages/curate.c,
 	 * ledger.c). A mail that carries another review's findings (a
 	 * forward, a private copy) names it (copy_of), so that a reply to it
@@ -246,6 +271,13 @@ static const char *const migrations[] = {
 	 " created_at BIGINT NOT NULL, decided_at BIGINT,"
 	 " PRIMARY KEY (series_id, tree));"
 	 "CREATE INDEX sightings_state ON sightings(state);"),
+	/* 15: issue 38. When each message was stored, in microseconds and
+	 * strictly increasing within the ingest process, so that the jobs of
+	 * a burst are queued in the order their series arrived, not in
+	 * Message-ID order (received_at is in seconds: one burst, one
+	 * second). NULL for older rows: received_at * 1000000 stands in.
+	 * Self-contained: renumber freely at a merge. */
+	("ALTER TABLE messages ADD COLUMN arrival BIGINT;"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

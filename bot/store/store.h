@@ -32,7 +32,7 @@
 
 struct rb_store;
 
-#define RB_SCHEMA_VERSION 14
+#define RB_SCHEMA_VERSION 15
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
@@ -82,6 +82,7 @@ int64_t rb_now(void);
 #include "bot/store/store_outbox.h"
 #include "bot/store/store_verdicts.h"
 #include "bot/store/store_reports.h"
+#include "bot/store/store_threads.h"
 #include "bot/store/store_ledger.h"
 
 #endif

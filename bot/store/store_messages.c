@@ -79,7 +79,7 @@ static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
 }
 
 /*
- * When a message is stored (migration 13): microseconds, strictly
+ * When a message is stored (migration 15): microseconds, strictly
  * increasing within this process (the ingest is one process at a time:
  * the SQLite lock, PostgreSQL's ingest lock), so that messages stored in
  * the same second keep the order they came in.

@@ -75,7 +75,7 @@ struct rb_msgmeta {
 	const char *references; /* space-separated */
 	int version, idx, total;
 	/* When it was stored, in microseconds, strictly increasing within
-	 * the ingest (migration 13); set by rb_store_each_meta() only. */
+	 * the ingest (migration 15); set by rb_store_each_meta() only. */
 	int64_t arrival;
 	const char *reason; /* why ignored/malformed, or NULL */
 	/* git patch-id --stable of its diff (review/patchid.h), or NULL:

@@ -510,6 +510,7 @@ static int finding_row(const struct rb_dbrow *row, void *payload)
 		.fixed_version = rb_dbv_int(&v[11]),
 		.severity_reason = rb_dbv_str(&v[12]),
 		.verifier_reason = rb_dbv_str(&v[13]),
+		.quoted = rb_dbv_str(&v[14]),
 	};
 
 	return cb->fn(&f, cb->payload);
@@ -529,7 +530,7 @@ int rb_store_report_findings(struct rb_store *st, const char *id,
 		     " THEN NULL WHEN verdict IS NOT NULL THEN verdict"
 		     " WHEN outcome = 'fixed' THEN 'fixed_later' ELSE 'open'"
 		     " END, CASE WHEN outcome = 'fixed' THEN outcome_version"
-		     " END, severity_reason, verifier_reason"
+		     " END, severity_reason, verifier_reason, quoted"
 		     " FROM (SELECT f.*, (SELECT v.verdict FROM verdicts v"
 		     " WHERE v.review_msgid = f.review_msgid AND"
 		     " v.fid = f.fid AND v.authorised = 1 ORDER BY"
@@ -559,6 +560,9 @@ static int verdict_row(const struct rb_dbrow *row, void *payload)
 		.authorised = rb_dbv_int(&v[3]),
 		.reason = rb_dbv_str(&v[4]),
 		.created_at = rb_dbv_int(&v[5]),
+		.comment = rb_dbv_str(&v[6]),
+		.proposed = rb_dbv_int(&v[7]),
+		.id = rb_dbv_int(&v[8]),
 	};
 
 	return cb->fn(&r, cb->payload);
@@ -573,7 +577,8 @@ int rb_store_report_verdicts(struct rb_store *st, const char *id,
 
 	return QUERY(st,
 		     "SELECT v.fid, v.verdict, v.judge, v.authorised,"
-		     " v.reason, v.created_at FROM verdicts v WHERE"
+		     " v.reason, v.created_at, v.comment, v.proposed, v.id"
+		     " FROM verdicts v WHERE"
 		     " v.review_msgid IN (SELECT message_id FROM"
 		     " reviews WHERE series_id = ?) ORDER BY"
 		     " v.created_at, v.id",

@@ -260,6 +260,9 @@ struct rb_report_finding {
 	/* A model finding's why: the finder's severity reasoning and the
 	 * verifier's reason (review/findings.h), or NULL. */
 	const char *severity_reason, *verifier_reason;
+	/* A reply in the thread had quoted its line (issue 37): "reviewer",
+	 * "bot", or NULL. */
+	const char *quoted;
 };
 /* Series @id's findings, mail by mail. */
 int rb_store_report_findings(struct rb_store *st, const char *id,
@@ -272,6 +275,11 @@ struct rb_report_verdict {
 	int64_t authorised;
 	const char *reason;
 	int64_t created_at;
+	/* Issue 37: the reply's own words about the finding, or NULL; 0 an
+	 * explicit verdict, 1 guessed from prose and awaiting an admin, 2
+	 * confirmed, 3 rejected; its id (for reviewbot verdicts/notes). */
+	const char *comment;
+	int64_t proposed, id;
 };
 /* The verdicts on series @id's mails, oldest first. */
 int rb_store_report_verdicts(struct rb_store *st, const char *id,

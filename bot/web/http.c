@@ -153,7 +153,8 @@ static int head(struct rb_buf *b, const char *title)
 			      "nav a{margin-right:1em}svg{background:#fcfcfc;"
 			      "border:1px solid #ddd;margin:.5em 1em .5em 0}"
 			      "</style></head><body><nav><a href=\"/\">series</a>"
-			      "<a href=\"/stats\">stats</a><a href=\"/metrics\">metrics</a>"
+			      "<a href=\"/stats\">stats</a><a href=\"/notes\">notes</a>"
+			      "<a href=\"/metrics\">metrics</a>"
 			      "</nav>\n");
 	return ret;
 }
@@ -741,6 +742,7 @@ static int finding_row(const struct rb_report_finding *f, void *payload)
 	     f->fixed_version ? json_integer(f->fixed_version) : json_null());
 	jset(o, "severity_reason", jstr(f->severity_reason));
 	jset(o, "verifier_reason", jstr(f->verifier_reason));
+	jset(o, "already_quoted_by", jstr(f->quoted));
 	json_array_append_new(payload, o);
 	return 0;
 }
@@ -755,6 +757,14 @@ static int verdict_row(const struct rb_report_verdict *v, void *payload)
 	jset(o, "authorised", json_boolean(v->authorised));
 	jset(o, "reason", jstr(v->reason));
 	jset(o, "date", jtime(v->created_at));
+	/* Issue 37: the reply's words, and a guess from prose apart. */
+	jset(o, "id", json_integer(v->id));
+	jset(o, "words", jstr(v->comment));
+	jset(o, "proposed",
+	     jstr(v->proposed == 1 ? "pending" :
+		  v->proposed == 2 ? "confirmed" :
+		  v->proposed == 3 ? "rejected" :
+				     NULL));
 	json_array_append_new(payload, o);
 	return 0;
 }
@@ -1070,6 +1080,14 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 			ret = ret ?: rb_buf_puts(b, "</pre>");
 		}
 		ret = ret ?: rb_html_escape(b, js(f, "message"));
+		if (!ret && js(f, "already_quoted_by")) {
+			ret = rb_buf_puts(b, " <em>(its line was quoted in the "
+					     "thread already, by a ");
+			ret = ret   ?:
+				      rb_html_escape(
+					      b, js(f, "already_quoted_by"));
+			ret = ret ?: rb_buf_puts(b, ")</em>");
+		}
 		ret = ret ?: finding_why_html(b, f);
 		ret = ret ?: rb_buf_puts(b, "</td><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "state"));
@@ -1086,13 +1104,20 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 				  "<table id=\"verdicts\"><tr><th>finding</th>"
 				  "<th>verdict</th><th>judge</th>"
 				  "<th>authorised</th><th>reason</th>"
-				  "<th>when</th></tr>\n");
+				  "<th>their words</th><th>when</th>"
+				  "<th>id</th></tr>\n");
 	json_array_foreach(json_object_get(j, "verdicts"), i, f)
 	{
 		ret = ret ?: rb_buf_puts(b, "<tr><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "fid") ?: "-");
 		ret = ret ?: rb_buf_puts(b, "</td><td>");
-		ret = ret ?: rb_html_escape(b, js(f, "verdict") ?: "-");
+		ret = ret ?: rb_html_escape(b, js(f, "verdict") ?: "unclear");
+		/* A guess from prose is said to be one. */
+		if (!ret && js(f, "proposed")) {
+			ret = rb_buf_puts(b, " (proposed from prose, ");
+			ret = ret ?: rb_html_escape(b, js(f, "proposed"));
+			ret = ret ?: rb_buf_puts(b, ")");
+		}
 		ret = ret ?: rb_buf_puts(b, "</td><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "judge"));
 		ret = ret   ?:
@@ -1102,9 +1127,13 @@ static int series_findings_html(struct rb_buf *b, json_t *j)
 						    "yes" :
 						    "no");
 		ret = ret ?: rb_html_escape(b, js(f, "reason"));
+		ret = ret ?: rb_buf_puts(b, "</td><td class=\"words\">");
+		ret = ret ?: rb_html_escape(b, js(f, "words"));
 		ret = ret ?: rb_buf_puts(b, "</td><td>");
 		ret = ret ?: rb_html_escape(b, js(f, "date") ?: "-");
-		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+		ret = ret   ?:
+			      rb_buf_printf(b, "</td><td>%lld</td></tr>\n",
+					    ji(f, "id"));
 	}
 	return ret ?: rb_buf_puts(b, "</table>\n");
 }
@@ -1219,6 +1248,130 @@ static int series_html(struct rb_buf *b, json_t *j)
 	ret = ret ?: series_findings_html(b, j);
 	ret = ret ?: ledger_html(b, j);
 	ret = ret ?: series_mails_html(b, j);
+	return ret ?: tail(b);
+}
+
+/* --- /notes (issue 37) --- */
+
+static int note_obj(const struct rb_note *n, void *payload)
+{
+	json_t *o = json_object();
+
+	jset(o, "id", json_integer(n->id));
+	jset(o, "section", jstr(n->section));
+	jset(o, "text", jstr(n->text));
+	jset(o, "state", jstr(n->state));
+	jset(o, "from_verdict",
+	     n->verdict_id ? json_integer(n->verdict_id) : json_null());
+	jset(o, "added_by", jstr(n->added_by));
+	jset(o, "date", jtime(n->created_at));
+	json_array_append_new(payload, o);
+	return 0;
+}
+
+static int proposal_obj(const struct rb_proposal *p, void *payload)
+{
+	json_t *o = json_object();
+
+	jset(o, "id", json_integer(p->id));
+	jset(o, "series", jstr(p->series_id));
+	jset(o, "fid", jstr(p->fid));
+	jset(o, "guess", jstr(p->verdict));
+	jset(o, "guessed_by", jstr(p->guessed_by));
+	jset(o, "judge", jstr(p->judge));
+	jset(o, "may_judge", json_boolean(p->role != NULL));
+	jset(o, "words", jstr(p->comment));
+	jset(o, "date", jtime(p->created_at));
+	json_array_append_new(payload, o);
+	return 0;
+}
+
+/*
+ * The notes the model's prompt carries per section, and what awaits an
+ * admin: verdicts guessed from prose. The page is read-only: an admin
+ * acts with "reviewbot verdicts confirm|reject ID" and "reviewbot notes
+ * add|remove" on the bot's host (bot/cli/cmd_verdicts.c, cmd_notes.c).
+ */
+static int notes_json(json_t **out, struct rb_store *st)
+{
+	json_t *j = json_object(), *n = json_array(), *p = json_array();
+	int ret;
+
+	jset(j, "notes", n);
+	jset(j, "proposed", p);
+	ret = rb_store_each_note(st, NULL, true, note_obj, n);
+	ret = ret ?: rb_store_each_proposal(st, true, proposal_obj, p);
+	if (ret) {
+		json_decref(j);
+		return ret;
+	}
+	*out = j;
+	return 0;
+}
+
+static int notes_html(struct rb_buf *b, json_t *j)
+{
+	json_t *o;
+	size_t i;
+	int ret = head(b, "notes");
+
+	ret = ret   ?:
+		      rb_buf_puts(b, "<h1>Notes for the model</h1><p class=\""
+				     "reading\">What an admin approved for the "
+				     "prompt of the sections a series touches. "
+				     "Remove one with <code>reviewbot notes "
+				     "remove ID</code>; add one from a "
+				     "false-positive verdict's words with "
+				     "<code>reviewbot notes add --section NAME "
+				     "--verdict ID</code>.</p>"
+				     "<table id=\"notes\"><tr><th>id</th>"
+				     "<th>section</th><th>note</th><th>added "
+				     "by</th><th>when</th></tr>\n");
+	json_array_foreach(json_object_get(j, "notes"), i, o)
+	{
+		ret = ret   ?:
+			      rb_buf_printf(b, "<tr><td>%lld</td><td>",
+					    ji(o, "id"));
+		ret = ret ?: rb_html_escape(b, js(o, "section"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(o, "text"));
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(o, "added_by") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(o, "date") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	ret = ret   ?:
+		      rb_buf_puts(b,
+				  "</table><h2>Verdicts proposed from prose"
+				  "</h2><p class=\"reading\">Replies that "
+				  "answered a finding in words: they count "
+				  "for nothing until an admin runs "
+				  "<code>reviewbot verdicts confirm ID</code> "
+				  "(or <code>reject</code>).</p>"
+				  "<table id=\"proposed\"><tr><th>id</th>"
+				  "<th>series</th><th>finding</th><th>guess"
+				  "</th><th>judge</th><th>their words</th>"
+				  "</tr>\n");
+	json_array_foreach(json_object_get(j, "proposed"), i, o)
+	{
+		ret = ret   ?:
+			      rb_buf_printf(b, "<tr><td>%lld</td><td>",
+					    ji(o, "id"));
+		ret = ret ?: rb_html_escape(b, js(o, "series") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(o, "fid") ?: "-");
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(o, "guess") ?: "unclear");
+		ret = ret ?: rb_buf_puts(b, "</td><td>");
+		ret = ret ?: rb_html_escape(b, js(o, "judge") ?: "-");
+		if (!ret && !json_is_true(json_object_get(o, "may_judge")))
+			ret = rb_buf_puts(b, " (may not judge)");
+		ret = ret ?: rb_buf_puts(b, "</td><td class=\"words\">");
+		ret = ret ?: rb_html_escape(b, js(o, "words") ?: "");
+		ret = ret ?: rb_buf_puts(b, "</td></tr>\n");
+	}
+	ret = ret ?: rb_buf_puts(b, "</table>\n");
 	return ret ?: tail(b);
 }
 
@@ -2116,6 +2269,13 @@ int rb_http_render_query(struct rb_buf *out, struct rb_store *st,
 		if (!ret)
 			ret = json ? answer(out, j, ctype) :
 				     stats_html(out, st, j);
+		json_decref(j);
+		return ret;
+	}
+	if (!strcmp(path, "/notes")) {
+		ret = notes_json(&j, st);
+		if (!ret)
+			ret = json ? answer(out, j, ctype) : notes_html(out, j);
 		json_decref(j);
 		return ret;
 	}

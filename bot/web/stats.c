@@ -83,6 +83,41 @@ static int fixed_row(const char *group, int64_t n, void *payload)
 	return 0;
 }
 
+/*
+ * Issue 37: the threads as a reviewer reads them. Lines a reply on v(n)
+ * commented on that v(n+1) kept or changed; findings on a line a reply
+ * had quoted already, dropped or marked; verdicts given explicitly, with
+ * the reply's words, and those guessed from prose, counted apart until
+ * an admin decides; the notes approved for the prompt.
+ */
+static int threads(struct rb_store *st, json_t *j)
+{
+	struct rb_report_threads r;
+	json_t *o = json_object(), *q = json_object(), *d = json_object();
+	json_t *v = json_object(), *pr = json_object();
+	int ret = rb_store_report_threads(st, &r);
+
+	json_object_set_new(q, "unchanged", json_integer(r.quoted_unchanged));
+	json_object_set_new(q, "changed", json_integer(r.quoted_changed));
+	json_object_set_new(q, "unchanged_by_bots", json_integer(r.quoted_bot));
+	json_object_set_new(o, "earlier_replies", q);
+	json_object_set_new(d, "dropped", json_integer(r.findings_dropped));
+	json_object_set_new(d, "marked", json_integer(r.findings_marked));
+	json_object_set_new(o, "already_quoted", d);
+	json_object_set_new(v, "explicit", json_integer(r.verdicts_explicit));
+	json_object_set_new(v, "with_reason",
+			    json_integer(r.verdicts_with_reason));
+	json_object_set_new(pr, "pending", json_integer(r.proposed_pending));
+	json_object_set_new(pr, "confirmed",
+			    json_integer(r.proposed_confirmed));
+	json_object_set_new(pr, "rejected", json_integer(r.proposed_rejected));
+	json_object_set_new(v, "proposed", pr);
+	json_object_set_new(o, "verdicts", v);
+	json_object_set_new(o, "notes", json_integer(r.notes));
+	json_object_set_new(j, "threads", o);
+	return ret;
+}
+
 static int fixed_later(struct rb_store *st, json_t *j)
 {
 	static const struct {
@@ -171,6 +206,7 @@ int rb_stats_collect(struct rb_store *st, json_t **out)
 		    precision_by(st, j, "by_subsystem", RB_GROUP_SUBSYSTEM);
 	ret = ret ? ret : precision_by(st, j, "by_model", RB_GROUP_MODEL);
 	ret = ret ? ret : precision_by(st, j, "by_prompt", RB_GROUP_PROMPT);
+	ret = ret ? ret : threads(st, j);
 	/* Beside the verdicts: raised findings whose line a later version
 	 * of the series fixed (bot/stages/versions.h), per checker and subsystem. */
 	ret = ret ? ret : fixed_later(st, j);
@@ -329,6 +365,29 @@ void rb_stats_print(json_t *j, FILE *f)
 		(long long)json_integer_value(
 			json_object_get(rm, "tokens_out")),
 		json_real_value(json_object_get(rm, "cost_usd")));
+	{
+		json_t *t = json_object_get(j, "threads");
+		json_t *q = json_object_get(t, "earlier_replies");
+		json_t *a = json_object_get(t, "already_quoted");
+		json_t *v = json_object_get(t, "verdicts");
+		json_t *p = json_object_get(v, "proposed");
+#define I(o, k) ((long long)json_integer_value(json_object_get((o), (k))))
+
+		fprintf(f,
+			"earlier replies:       %lld lines kept, %lld changed "
+			"in the next version\n"
+			"already quoted:        %lld findings dropped, %lld "
+			"marked\n"
+			"verdicts:              %lld explicit, %lld with a "
+			"reason; proposed from prose %lld pending, %lld "
+			"confirmed, %lld rejected\n"
+			"notes for the prompt:  %lld\n",
+			I(q, "unchanged"), I(q, "changed"), I(a, "dropped"),
+			I(a, "marked"), I(v, "explicit"), I(v, "with_reason"),
+			I(p, "pending"), I(p, "confirmed"), I(p, "rejected"),
+			I(t, "notes"));
+#undef I
+	}
 	print_prec(f, "subsystem", json_object_get(j, "by_subsystem"));
 	print_prec(f, "checker", json_object_get(j, "by_checker"));
 	print_prec(f, "model", json_object_get(j, "by_model"));

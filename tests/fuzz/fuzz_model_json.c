@@ -25,10 +25,14 @@
  *                                    check of the answer against it
  *   'P' patch NUL commit-msg NUL answer
  *                                    prompt build (the message also as
- *                                    cover letter, changelog and earlier
- *                                    review; again without the message),
+ *                                    cover letter, changelog and a
+ *                                    section's notes, the answer as
+ *                                    earlier review and interdiff; again
+ *                                    without the message),
  *                                    the focus planner, parse, validate
  *                                    all
+ *   'C' answer                      the classifier's reading of a prose
+ *                                    answer (feedback.prose_model)
  * Anything else is treated as 'P'.
  */
 #include <stddef.h>
@@ -37,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mail/verdict.h"
 #include "review/diff.h"
 #include "review/model.h"
 #include "review/model_evidence.h"
@@ -184,6 +189,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rb_diff_free(d);
 			rb_model_verdicts_release(v, 8);
 		}
+	} else if (data[0] == 'C') {
+		/* exactly the answer's bytes: a read past them is ASan's */
+		char *c = malloc(size - 1 ? size - 1 : 1);
+		int k;
+
+		if (c) {
+			memcpy(c, data + 1, size - 1);
+			k = rb_model_parse_prose_verdict(c, size - 1);
+			if (k < -1 || k > RB_VK_FIXED)
+				abort();
+			free(c);
+		}
 	} else if (data[0] == 'T') {
 		static const char *const tools[] = { "read_file", "grep",
 						     "find_definition",
@@ -236,6 +253,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ctx.changelog = msg;
 		ctx.range_diff = ans;
 		ctx.prev_review = ans;
+		ctx.interdiff = ans;
+		ctx.notes = msg;
 		if (!rb_model_prompt_build(&sys, &user, NULL, &o, &ctx,
 					   "0123456789abcdef")) {
 			struct rb_model_seen *seen = NULL;

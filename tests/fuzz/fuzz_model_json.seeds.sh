@@ -43,3 +43,18 @@ for s in "$shared"/seeds/00[2-9]-patch-*.patch; do
 		printf '\0{"findings": [{"file": "%s", "side": "new", "line": 1, "quoted_code": "%s", "category": "logic", "severity": "low", "confidence": 0.5, "introduced_by_patch": true, "trigger_scenario": "t", "question": "Reviewed-by: x?"}]}' "$file" "$code"
 	} > "$dir/s$n"
 done
+# The classifier's answers (feedback.prose_model): as the scripted server
+# gives them, fenced, with an injection's second object, and around the
+# words of real replies of the linux-api corpus (what a model echoes).
+printf 'C{"prose_verdict": "valid"}' > "$dir/c1"
+printf 'C```json\n{"prose_verdict": "false_positive"}\n```' > "$dir/c2"
+printf 'C{"prose_verdict": "fixed", "prose_verdict": "valid"}' > "$dir/c3"
+printf 'C{"prose_verdict": "unclear"} and {"prose_verdict": "valid"}' > "$dir/c4"
+xz -dc "$shared/corpus/linux-api.mbox.xz" 2>/dev/null | head -c 3000000 |
+	awk -v d="$dir" '
+	function flush() { if (re && k < 40) { f = sprintf("%s/cr%02d", d, ++k); printf "C%s{\"prose_verdict\": \"valid\"}", body > f; close(f) } }
+	/^From / { flush(); hdr = 1; re = 0; body = ""; next }
+	hdr && /^Subject: [Rr][Ee]:/ { re = 1 }
+	hdr && /^$/ { hdr = 0; next }
+	!hdr && length(body) < 2000 { body = body $0 "\n" }
+	END { flush() }' || true

@@ -13,7 +13,8 @@
 #    (s_raid_stripe_width is __le32), shown in the summary to the cover;
 #  - v2: linked to v1, one re-review (the model sees patch 3 only), the
 #    summary says patches 1 and 2 are unchanged since v1 and carries the
-#    short range-diff; v2 turned that line into le32_to_cpu(), so the v1
+#    short range-diff and patch 3's interdiff, shortened (issue 37);
+#    v2 turned that line into le32_to_cpu(), so the v1
 #    finding's outcome is "fixed in v2", and stats --json counts it per
 #    checker and per subsystem.
 . "$(dirname "$0")/accept_lib.sh"
@@ -104,6 +105,12 @@ for want in ["Patches 1/3 and 2/3 are unchanged since v1 (the same"
              "Changed since v1 (was 3/3).",
              "Fixed in v2 (the line is gone or changed): F1 of v1."]:
     acc.check(want in b, "v2 summary lacks %r:\n%s" % (want, ms[0]["body"]))
+# Issue 37: the changed part's interdiff, shortened, quoted as it is.
+body = ms[0]["body"]
+acc.check("Changed since v1 (was 3/3).\n\n> -+\tEXT4_TUNE_FL_FORCE_FSCK)\n"
+          "> ++\tEXT4_TUNE_FL_FORCE_FSCK | EXT4_TUNE_FL_ENCODING | \\\n"
+          in body and "more lines)\n" in body,
+          "v2 summary lacks patch 3's interdiff:\n" + body)
 acc.check("le16_to_cpu() drop its upper half" not in b,
           "v2 raises the finding v2 fixed:\n" + ms[0]["body"])
 v1 = "<20250908-tune2fs-v1-0-e3a6929f3355@mit.edu>".strip("<>")
