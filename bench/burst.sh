@@ -43,8 +43,11 @@ w=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-burst.XXXXXX")
 chmod 0755 "$w" # Dovecot's auth reads the passwd file below
 TMPDIR=$w
 . "$src/tests/integration/lib.sh"
-trap 'rb_cleanup; rm -rf "$w"' EXIT
 d=$RB_TEST_DIR
+# measure() runs in a subshell (its output is read): the servers it
+# starts are listed in $d/measure.pids, for this trap, as well as
+# stopped by it.
+trap 'kill $(cat "$d/measure.pids" 2>/dev/null) 2>/dev/null; rb_cleanup; rm -rf "$w"' EXIT
 bash "$src/scripts/demo.sh" --make-only "$d/demo" >/dev/null ||
 	bench_die "scripts/demo.sh failed"
 chmod 0755 "$d"
@@ -85,9 +88,11 @@ measure()
 	port=$(rb_free_port)
 	rb_start "model.$n.$delay" /usr/bin/python3 "$src/tests/model_server.py" \
 		--port "$port" --script "$run/model.json" --log "$run/model.log"
+	cat "$d/model.$n.$delay.pid" >>"$d/measure.pids"
 	rb_wait_port "$port" || bench_die "the model server did not start"
 	RB_SMTP_PORT=
 	rb_start_aiosmtpd "$run/sink"
+	cat "$d/aiosmtpd.pid" >>"$d/measure.pids"
 	cat >"$run/config.yaml" <<EOC
 store:
   path: $run/rb.db
@@ -128,6 +133,7 @@ EOC
 	"$bin" check-config -c "$run/config.yaml" >"$run/check.log" 2>&1 ||
 		bench_die "the config does not check: $(cat "$run/check.log")"
 	rb_start "daemon.$n.$delay" "$bin" run -c "$run/config.yaml"
+	cat "$d/daemon.$n.$delay.pid" >>"$d/measure.pids"
 	local i=0
 	until grep -q 'event=imap\.login' "$d/daemon.$n.$delay.log" 2>/dev/null; do
 		i=$((i + 1))
@@ -183,6 +189,7 @@ if $curve; then
 		for delay in ${DELAYS:-1 3}; do
 			for n in ${SIZES:-5 10 20 30}; do
 				read -r first med last sent _ _ l0 l1 < <(measure "$bin" "$n" "$delay")
+				[ -n "${l1:-}" ] || bench_die "$n series, $delay s: no figure"
 				echo "burst: $n series, $delay s model: first $first s, last $last s, $sent sent (load $l0-$l1)" >&2
 				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$delay" "$first" "$med" "$last" "$sent" "$l1"
 			done
@@ -199,6 +206,7 @@ for which in before after; do
 	bin=$before
 	[ $which = after ] && bin=$after
 	read -r first med last sent n flight l0 l1 < <(measure "$bin" "$N" "$DELAY")
+	[ -n "${l1:-}" ] || bench_die "$which: no figure (see the messages above)"
 	echo "burst: $which: first $first s, median $med s, last $last s, $sent of $n sent, $flight requests in flight at most (load $l0 to $l1)" >&2
 	rows="$rows| $which: $("$bin" --version | head -n 1) | $first | $med | $last | $sent of $n | $flight | $l0 to $l1 |
 "
