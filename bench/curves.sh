@@ -29,12 +29,21 @@
 #  burst    first and last reply of a burst of 5, 10, 20 and 30 series
 #           against a 1 s and a 3 s scripted model (bench/burst.sh
 #           --curve: reviewbot run, Dovecot in, an SMTP sink out).
+#  pass     CPU time and peak RSS of one "reviewbot run --once" pass with
+#           one new message (a reply into a stored thread), policy off,
+#           at 0, 5,000, 15,000, 30,571 stored messages (the oldest of
+#           the corpus first) and 305,710 (the corpus replayed under ten
+#           List-Ids, every id renamed in nine of the copies): the
+#           median of PASS_RUNS (3) passes after one warm-up, each with a
+#           message of its own; with RB_BIN_BEFORE (another build, e.g.
+#           main's) the same passes on a store that build filled, in the
+#           same run.
 #
-# usage: bench/curves.sh [ingest|apply|latency|workers|burst|all]...
+# usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|all]...
 #   (default all). Writes bench/charts/NAME.tsv and .svg and prints the
 #   tables for bench/RESULTS-curves.md. The load average is recorded with
 #   each point. APPLY_N="1 5 20 100", APPLY_BASES="1 3 10", QUEUED="0 10
-#   100" change the points.
+#   100" change the points; PASS_SIZES="0 5000 15000 30571 305710" too.
 # RB_BIN: the reviewbot to measure (default build-bench/bot/reviewbot,
 # built first: bench/lib.sh).
 set -eu -o pipefail
@@ -624,6 +633,177 @@ PY
 	echo "workers: $charts/workers.svg" >&2
 }
 
+# ---- pass -------------------------------------------------------------------
+# pass_fill BIN N: a store of N messages made by BIN (reviewbot review,
+# policy off), in $w/pass.db.
+pass_fill() {
+	local bin=$1 n=$2
+	rm -rf "$w/pass.db"* "$w/pass-outbox"
+	echo "none@bench.example.org" >"$w/last-id"
+	[ "$n" = 0 ] && return 0
+	# The first N messages; the new mail answers the last of them.
+	python3 - "$w" "$n" <<'PY'
+import re, sys
+w, n = sys.argv[1], int(sys.argv[2])
+mid = re.compile(rb"^message-id:\s*<([^>]+)>", re.I)
+last, head = None, False
+with open(w + "/x10.mbox", "rb") as f, open(w + "/part.mbox", "wb") as o:
+    k = 0
+    for line in f:
+        if line.startswith(b"From "):
+            k += 1
+            head = True
+            if k > n:
+                break
+        elif line in (b"\n", b"\r\n"):
+            head = False
+        m = mid.match(line) if head else None
+        if m:
+            last = m.group(1)
+        o.write(line)
+if last:
+    open(w + "/last-id", "wb").write(last)
+PY
+	"$bin" review -c "$w/pass-fill.yaml" "$w/part.mbox" >"$w/fill.txt" \
+		2>"$w/fill.err" || true
+	grep -q 'stored in' "$w/fill.txt" ||
+		bench_die "pass: filling $n with $bin: $(tail -n 3 "$w/fill.err")"
+	rm -f "$w/part.mbox"
+}
+
+# pass_new I: the I-th new message, a reply into the last stored thread.
+pass_new() {
+	cat >"$w/new.mbox" <<EOM
+From bench@example.org Mon Jan  1 00:00:00 2024
+From: Bench Reader <bench@example.org>
+To: linux-api@vger.kernel.org
+Subject: Re: one more word
+Date: Mon, 1 Jan 2024 12:00:00 +0000
+Message-ID: <pass-$1.$$@bench.example.org>
+In-Reply-To: <$(cat "$w/last-id")>
+References: <$(cat "$w/last-id")>
+List-Id: <linux-api.vger.kernel.org>
+
+One more word on this.
+EOM
+}
+
+curve_pass() {
+	local sizes=${PASS_SIZES:-0 5000 15000 30571 305710}
+	local runs=${PASS_RUNS:-3} n bin tag i ld wall u s rss cpus rsss
+	xz -dc "$RB_SHARED/corpus/linux-api.mbox.xz" >"$w/all.mbox"
+	# The corpus, then nine copies under other List-Ids, ids renamed.
+	python3 - "$w" <<'PY'
+import re, sys
+w = sys.argv[1]
+data = open(w + "/all.mbox", "rb").read()
+starts = [m.start() for m in re.finditer(rb"^From ", data, re.M)]
+n = len(starts)
+ids = re.compile(rb"^(message-id|in-reply-to|references):", re.I)
+lid = re.compile(rb"^list-id:", re.I)
+def renamed(m, k):
+    head, sep, body = m.partition(b"\n\n")
+    fields = re.split(rb"\n(?![ \t])", head)
+    for i, f in enumerate(fields):
+        if ids.match(f):
+            fields[i] = re.sub(rb"<([^<>@\s]+)@",
+                               lambda x: b"<" + x.group(1) + b".l%d@" % k, f)
+        elif lid.match(f):
+            fields[i] = b"List-Id: <linux-api-%d.vger.kernel.org>" % k
+    return b"\n".join(fields) + sep + body
+with open(w + "/x10.mbox", "wb") as out:
+    out.write(data)
+    for k in range(1, 10):
+        for i, s in enumerate(starts):
+            out.write(renamed(data[s:starts[i + 1] if i + 1 < n else len(data)], k))
+PY
+	rm -f "$w/all.mbox"
+	cat >"$w/pass-fill.yaml" <<EOC
+store:
+  path: $w/pass.db
+outbox:
+  maildir: $w/pass-outbox
+policy:
+  default:
+    mode: "off"
+EOC
+	cat >"$w/pass-run.yaml" <<EOC
+store:
+  path: $w/pass.db
+sources:
+  - type: mbox
+    path: $w/new.mbox
+outbox:
+  maildir: $w/pass-outbox
+policy:
+  default:
+    mode: "off"
+EOC
+	: >"$w/pass.rows"
+	for n in $sizes; do
+		for tag in after before; do
+			bin=$RB_BIN
+			if [ $tag = before ]; then
+				[ -n "${RB_BIN_BEFORE:-}" ] || continue
+				bin=$RB_BIN_BEFORE
+			fi
+			pass_fill "$bin" "$n"
+			cpus= rsss=
+			for i in $(seq 0 "$runs"); do
+				pass_new "$i"
+				ld=$(load)
+				# getrusage of the child: CPU to the microsecond
+				# (/usr/bin/time rounds to 10 ms, an empty
+				# store's whole pass), and its peak RSS.
+				python3 - "$w/time.txt" "$bin" run --once -c \
+					"$w/pass-run.yaml" >"$w/out.txt" \
+					2>"$w/err.txt" <<'PY' ||
+import resource, subprocess, sys, time
+t = time.time()
+rc = subprocess.call(sys.argv[2:])
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.3f %.4f %.4f %d\n" % (
+    time.time() - t, r.ru_utime, r.ru_stime, r.ru_maxrss))
+sys.exit(rc)
+PY
+					bench_die "pass $tag $n: $(tail -n 3 "$w/err.txt")"
+				[ "$i" = 0 ] && continue # the warm-up
+				read -r wall u s rss < <(tail -n 1 "$w/time.txt")
+				cpus="$cpus $(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.4f", u + s }')"
+				rsss="$rsss $((rss / 1024))"
+				echo "pass $tag $n: run $i: $wall s wall, $u+$s s CPU, $((rss / 1024)) MB (load $ld)" >&2
+			done
+			med() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+			echo "$tag $n $(echo "$cpus" | med) $(echo "$rsss" | med) $ld" >>"$w/pass.rows"
+		done
+	done
+	rm -f "$w/x10.mbox" "$w/pass.db"*
+	{
+		echo "# title: One pass with one new message: CPU time against the store"
+		echo "# x: messages stored"
+		echo "# y: CPU seconds (user + system, median of $runs)"
+		echo "# note: bench/curves.sh pass, $day, $ver; reviewbot run --once, SQLite, policy off"
+		echo "# note: 305,710: the corpus replayed under ten List-Ids; load average $(awk '{ printf "%s%s", s, $5; s = ", " }' "$w/pass.rows")"
+		printf 'messages\tincremental assembly (this build)\tbefore (RB_BIN_BEFORE)\n'
+		awk '{ v[$2, $1] = $3; if (!($2 in seen)) { seen[$2] = 1; o[++k] = $2 } }
+		     END { for (i = 1; i <= k; i++) printf "%s\t%s\t%s\n", o[i], v[o[i], "after"], (o[i], "before") in v ? v[o[i], "before"] : "-" }' "$w/pass.rows"
+	} >"$charts/pass-cpu.tsv"
+	{
+		echo "# title: One pass with one new message: peak RSS against the store"
+		echo "# x: messages stored"
+		echo "# y: peak RSS, MB (median of $runs)"
+		echo "# note: bench/curves.sh pass, $day, $ver; /usr/bin/time -f %M"
+		printf 'messages\tincremental assembly (this build)\tbefore (RB_BIN_BEFORE)\n'
+		awk '{ v[$2, $1] = $4; if (!($2 in seen)) { seen[$2] = 1; o[++k] = $2 } }
+		     END { for (i = 1; i <= k; i++) printf "%s\t%s\t%s\n", o[i], v[o[i], "after"], (o[i], "before") in v ? v[o[i], "before"] : "-" }' "$w/pass.rows"
+	} >"$charts/pass-rss.tsv"
+	plot "$charts/pass-cpu.tsv" "$charts/pass-rss.tsv"
+	echo "| stored messages | build | CPU s (median) | x empty store | peak RSS MB | load |"
+	echo "| ---: | --- | ---: | ---: | ---: | ---: |"
+	awk '$2 == 0 { e[$1] = $3 } { r[NR] = $0 }
+	     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %s | %s | %.1f | %s | %s |\n", f[2], f[1], f[3], (e[f[1]] > 0 ? f[3] / e[f[1]] : 0), f[4], f[5] } }' "$w/pass.rows"
+}
+
 # ---- burst ------------------------------------------------------------------
 # bench/burst.sh --curve, drawn: x the burst's series, a line for the
 # first and one for the last reply at each model delay.
@@ -665,7 +845,7 @@ PY
 for c in $what; do
 	case $c in
 	all) curve_ingest; curve_apply; curve_latency; curve_workers; curve_burst ;;
-	ingest | apply | latency | workers | burst) "curve_$c" ;;
-	*) bench_die "usage: bench/curves.sh [ingest|apply|latency|workers|burst|all]..." ;;
+	ingest | apply | latency | workers | pass | burst) "curve_$c" ;;
+	*) bench_die "usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|all]..." ;;
 	esac
 done

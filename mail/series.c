@@ -1440,6 +1440,14 @@ static int cand_cmp(const void *a, const void *b)
 	       (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
+/* May @e join others by patchwork's fallback (join_unthreaded())? */
+static bool join_candidate(const struct ent *e)
+{
+	if ((e->flags & (F_NOTHREAD | F_REPLY | F_CINF | F_PULL)) != F_NOTHREAD)
+		return false;
+	return e->expected >= 2 && !(e->counter && !(e->flags & F_DIFF));
+}
+
 /* Patchwork's fallback: unthreaded parts of one posting are joined. */
 static int join_unthreaded(struct rb_series_set *set, bool *joined_roots)
 {
@@ -1454,16 +1462,9 @@ static int join_unthreaded(struct rb_series_set *set, bool *joined_roots)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < set->n_ents; i++) {
-		const struct ent *e = &set->ents[i];
-
-		if ((e->flags & (F_NOTHREAD | F_REPLY | F_CINF | F_PULL)) !=
-		    F_NOTHREAD)
-			continue;
-		if (e->expected < 2 || (e->counter && !(e->flags & F_DIFF)))
-			continue;
-		cand[n++] = (uint32_t)i;
-	}
+	for (i = 0; i < set->n_ents; i++)
+		if (join_candidate(&set->ents[i]))
+			cand[n++] = (uint32_t)i;
 	cmp_set = set;
 	qsort(cand, n, sizeof(*cand), cand_cmp);
 	cmp_set = NULL;
@@ -1991,4 +1992,56 @@ const struct rb_series *rb_series_set_find(const struct rb_series_set *set,
 	if (!e || e->series == NONE || e->series >= set->n_series)
 		return NULL;
 	return &set->series[e->series];
+}
+
+/*
+ * The join key of @m: the sender, revision and total that patchwork's
+ * fallback groups unthreaded parts by (join_unthreaded()), computed
+ * exactly as the assembly computes them; NULL when @m never joins.
+ */
+int rb_series_join_key(char **out, const struct rb_series_msg *m)
+{
+	struct rb_subject sj = { 0 };
+	struct ent e = { 0 };
+	const char *from = m->from_addr ? m->from_addr : "";
+	size_t i, n;
+	char *k;
+	int ret;
+
+	*out = NULL;
+	e.irt = NONE;
+	if (m->in_reply_to && *m->in_reply_to &&
+	    (!m->message_id || strcmp(m->in_reply_to, m->message_id)))
+		e.irt = 0; /* any node: only NONE or not matters here */
+	for (i = 0; i < m->n_references; i++)
+		if (m->references[i] && *m->references[i] &&
+		    (!m->message_id || strcmp(m->references[i], m->message_id)))
+			e.n_refs++;
+	ret = rb_subject_parse(&sj, m->subject ? m->subject : "");
+	if (ret)
+		return ret;
+	ent_b4(&e, m, &sj);
+	rb_subject_release(&sj);
+	if (!join_candidate(&e))
+		return 0;
+	n = strlen(from) + 32;
+	k = malloc(n);
+	if (!k)
+		return rb_err(RB_ENOMEM, "out of memory");
+	snprintf(k, n, "%s\n%d\n%d", from, e.rev, e.expected);
+	*out = k;
+	return 0;
+}
+
+int rb_series_link_keys(const struct rb_series *s, char **change, char **title)
+{
+	*change = s->change_id ? change_key(s) : NULL;
+	*title = title_key(s);
+	if ((s->change_id && !*change) || !*title) {
+		free(*change);
+		free(*title);
+		*change = *title = NULL;
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	return 0;
 }

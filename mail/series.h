@@ -162,4 +162,21 @@ const char *rb_series_set_answers(const struct rb_series_set *set,
 const struct rb_series *rb_series_set_find(const struct rb_series_set *set,
 					   const char *msgid);
 
+/*
+ * What ties a message or a series to others beyond its thread, for an
+ * assembly of only the part of a store that new mail touches
+ * (bot/stages/assemble.c): series in different threads are the same
+ * posting when their messages share a join key, and versions of one
+ * another when they share a link key.
+ *
+ * rb_series_join_key(): the key by which patchwork's fallback joins @m,
+ * a part without In-Reply-To or References, to the other parts of its
+ * posting (sender, revision, total); *@out NULL when @m never joins.
+ * rb_series_link_keys(): the keys by which versions are linked: the
+ * change-id's (*@change, NULL without one) and the title's (*@title),
+ * each with the author. Every key is the caller's to free; -RB_ENOMEM.
+ */
+int rb_series_join_key(char **out, const struct rb_series_msg *m);
+int rb_series_link_keys(const struct rb_series *s, char **change, char **title);
+
 #endif

@@ -640,8 +640,6 @@ static void test_migrate_rates(void **state)
 					   " confirmed_by;"
 					   "ALTER TABLE verdicts DROP COLUMN"
 					   " confirmed_at;"
-					   "ALTER TABLE messages DROP COLUMN"
-					   " arrival;"
 					   /* migration 14 (issue 36) */
 					   "ALTER TABLE reviews DROP COLUMN"
 					   " copy_of;"
@@ -651,6 +649,25 @@ static void test_migrate_rates(void **state)
 					   "DROP TABLE series_pause;"
 					   "DROP TABLE tree_heads;"
 					   "DROP TABLE sightings;"
+					   /* migration 16 (issue 38) */
+					   "ALTER TABLE messages DROP COLUMN"
+					   " stored_us;"
+					   /* migration 15 (issue 38) */
+					   "DROP INDEX messages_arrival;"
+					   "DROP INDEX messages_join;"
+					   "DROP INDEX messages_pending;"
+					   "DROP TABLE msg_links;"
+					   "ALTER TABLE messages DROP COLUMN"
+					   " arrival;"
+					   "ALTER TABLE messages DROP COLUMN"
+					   " join_key;"
+					   "DROP INDEX series_change_key;"
+					   "DROP INDEX series_title_key;"
+					   "DROP INDEX series_date;"
+					   "ALTER TABLE series DROP COLUMN"
+					   " change_key;"
+					   "ALTER TABLE series DROP COLUMN"
+					   " title_key;"
 					   "DELETE FROM schema_version"
 					   " WHERE version >= 9",
 					   NULL, 0),

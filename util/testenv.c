@@ -40,3 +40,12 @@ const char *rb_test_fault(void)
 {
 	return knob("RB_FAULT");
 }
+
+void rb_test_assemble_budget(size_t *budget)
+{
+	const char *v = knob("RB_ASSEMBLE_BUDGET");
+	long long n = v ? strtoll(v, NULL, 10) : 0;
+
+	if (n > 0)
+		*budget = (size_t)n;
+}

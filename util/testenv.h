@@ -39,6 +39,12 @@
  *	job whose key holds KEY starts. Tests: t_review_kill,
  *	integration/t_daemon_kill, security/t_sec_job_quarantine.
  *
+ * RB_ASSEMBLE_BUDGET=N
+ *	The work an incremental assembly may do before it assembles the
+ *	whole store instead (bot/stages/assemble.h), lowered so that a
+ *	test reaches the fallback with a few messages. Tests:
+ *	test_assemble, security/t_sec_assemble_refs.
+ *
  * The tests' own variables (RB_BIN, RB_SRC, RB_SHARED, RB_BUILD; set by
  * ctest, tests/CMakeLists.txt) are read by the tests, not by reviewbot.
  */
@@ -46,6 +52,7 @@
 #define RB_UTIL_TESTENV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* RB_NOW: true and *out set (seconds since the epoch) when set. */
@@ -59,5 +66,8 @@ const char *rb_test_build_cache(void);
 
 /* RB_FAULT: "STAGE:N[:KEY]", or NULL when unset or "". */
 const char *rb_test_fault(void);
+
+/* RB_ASSEMBLE_BUDGET: *budget set when it is a number above 0. */
+void rb_test_assemble_budget(size_t *budget);
 
 #endif

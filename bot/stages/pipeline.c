@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bot/config.h"
+#include "bot/stages/assemble.h"
 #include "bot/stages/fault.h"
 #include "bot/stages/feedback.h"
 #include "bot/stages/incomplete.h"
@@ -573,272 +574,15 @@ int rb_pipeline_parse(struct rb_pipeline *p)
 	return ret;
 }
 
-/* When a patch or cover was stored (its arrival, migration 15). */
-struct arrival {
-	char *message_id; /* owned */
-	int64_t at;
-};
-
-struct assemble_ctx {
-	struct rb_pipeline *p;
-	struct rb_series_set *set;
-	int err;
-	struct arrival *arr; /* patches and covers, sorted by Message-ID */
-	size_t n_arr, cap_arr;
-};
-
-static int arrival_add(struct assemble_ctx *a, const struct rb_msgmeta *meta)
-{
-	struct arrival *v;
-
-	if (!meta->kind ||
-	    (strcmp(meta->kind, "patch") && strcmp(meta->kind, "cover")))
-		return 0;
-	if (a->n_arr == a->cap_arr) {
-		size_t cap = a->cap_arr ? a->cap_arr * 2 : 256;
-
-		v = realloc(a->arr, cap * sizeof(*v));
-		if (!v)
-			return rb_err(RB_ENOMEM, "out of memory");
-		a->arr = v;
-		a->cap_arr = cap;
-	}
-	a->arr[a->n_arr].message_id = strdup(meta->msg.message_id);
-	if (!a->arr[a->n_arr].message_id)
-		return rb_err(RB_ENOMEM, "out of memory");
-	a->arr[a->n_arr++].at = meta->arrival;
-	return 0;
-}
-
-static int arrival_cmp(const void *x, const void *y)
-{
-	return strcmp(((const struct arrival *)x)->message_id,
-		      ((const struct arrival *)y)->message_id);
-}
-
-/* When @message_id was stored, or 0 (not a stored patch or cover). */
-static int64_t arrival_of(const struct assemble_ctx *a, const char *message_id)
-{
-	struct arrival k = { .message_id = (char *)message_id }, *e;
-
-	if (!message_id || !a->n_arr)
-		return 0;
-	e = bsearch(&k, a->arr, a->n_arr, sizeof(*a->arr), arrival_cmp);
-	return e ? e->at : 0;
-}
-
-/* A series and when its newest part was stored: when it arrived whole
- * (or as far as it is). */
-struct series_order {
-	size_t i;
-	int64_t at;
-};
-
-static int order_cmp(const void *x, const void *y)
-{
-	const struct series_order *a = x, *b = y;
-
-	if (a->at != b->at)
-		return a->at < b->at ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/*
- * The set's series in the order they arrived (issue 38): the jobs are
- * queued in it, and the claim takes them oldest first, so a burst is
- * reviewed in the order its series came in, not by Message-ID. *@out is
- * the caller's to free.
- */
-static int arrival_order(struct series_order **out, struct assemble_ctx *a)
-{
-	size_t n = rb_series_set_count(a->set), i;
-	struct series_order *o;
-	int k;
-
-	*out = NULL;
-	if (a->n_arr)
-		qsort(a->arr, a->n_arr, sizeof(*a->arr), arrival_cmp);
-	o = calloc(n ? n : 1, sizeof(*o));
-	if (!o)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		const struct rb_series *s = rb_series_set_get(a->set, i);
-		int64_t t = arrival_of(a, s->cover);
-
-		for (k = 0; k < s->total; k++) {
-			int64_t u = arrival_of(a, s->patches[k]);
-
-			if (u > t)
-				t = u;
-		}
-		o[i].i = i;
-		o[i].at = t;
-	}
-	if (n)
-		qsort(o, n, sizeof(*o), order_cmp);
-	*out = o;
-	return 0;
-}
-
-/* Splits the stored space-separated References in place into *@v. */
-static int split_refs(char *refs, const char ***v, size_t *n)
-{
-	size_t max = 1;
-	char *save = NULL, *t, *c;
-
-	for (c = refs; *c; c++)
-		max += *c == ' ';
-	*n = 0;
-	*v = calloc(max, sizeof(**v));
-	if (!*v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (t = strtok_r(refs, " ", &save); t && *n < max;
-	     t = strtok_r(NULL, " ", &save))
-		(*v)[(*n)++] = t;
-	return 0;
-}
-
-/* The stored metadata as assembly reads it, its References split. */
-static int add_meta(struct assemble_ctx *a, const struct rb_msgmeta *meta)
-{
-	struct rb_series_msg sm = meta->msg;
-	const char **refv = NULL;
-	char *refs = NULL;
-	int ret = 0;
-
-	if (meta->references && *meta->references) {
-		refs = strdup(meta->references);
-		ret = refs ? split_refs(refs, &refv, &sm.n_references) :
-			     rb_err(RB_ENOMEM, "out of memory");
-		sm.references = refv;
-	}
-	if (!ret)
-		ret = rb_series_set_add_msg(a->set, &sm);
-	free(refv);
-	free(refs);
-	return ret;
-}
-
-/*
- * One stored message into the set: from the metadata the parse stage
- * stored (no parse), or, for a message stored by a version that did not
- * keep the body facts, from its bytes.
- */
-static int add_stored(const struct rb_msgmeta *meta, void *payload)
-{
-	struct assemble_ctx *a = payload;
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	struct rb_msgrow row = { 0 };
-	struct rb_message *m = NULL;
-	int ret;
-
-	ret = arrival_add(a, meta);
-	if (ret)
-		return ret;
-	if (!meta->body_unknown)
-		return add_meta(a, meta);
-	ret = rb_store_get_raw(a->p->st, meta->msg.message_id, &row);
-	if (ret)
-		return ret;
-	opts.max_size = rb_pipeline_max_size(a->p);
-	opts.received_at = row.received_at;
-	if (!rb_message_parse(&m, row.raw, row.len, &opts)) {
-		ret = rb_series_set_add(a->set, m);
-		rb_message_free(m);
-	}
-	rb_msgrow_release(&row);
-	return ret;
-}
-
-/* The jobs of one assembled series, in the open transaction. */
-static int queue_series(struct rb_pipeline *p, const struct rb_series *s,
-			int64_t now)
-{
-	int64_t wait = (int64_t)p->cfg->incomplete_wait_minutes * 60;
-	int ret;
-
-	if (s->complete) {
-		ret = rb_store_job_add(p->st, "review", s->id, now);
-		if (ret == -RB_EEXISTS)
-			ret = 0;
-		/* The missing parts came in time: no "incomplete". */
-		if (!ret)
-			ret = rb_store_job_cancel(p->st, "incomplete", s->id);
-	} else {
-		/*
-		 * The wait runs from when the series was first seen
-		 * incomplete (the job is added once), or from its newest
-		 * part's Date when that is later: a series whose mail was
-		 * delayed past its Date still gets the whole wait for its
-		 * other parts.
-		 */
-		int64_t from = s->last_date > now ? s->last_date : now;
-		int64_t due = p->force_complete ? now : from + wait;
-
-		ret = rb_store_job_add(p->st, "incomplete", s->id, due);
-		if (ret == -RB_EEXISTS)
-			ret = 0;
-	}
-	return ret;
-}
-
 int rb_pipeline_assemble(struct rb_pipeline *p)
 {
-	struct assemble_ctx a = { .p = p };
-	struct series_order *order = NULL;
-	int64_t now = rb_now();
-	size_t i, replies = 0;
 	int ret;
 
 	if (p->assembled)
 		return 0;
-	ret = rb_series_set_new(&a.set);
-	if (ret)
-		return ret;
-	ret = rb_store_each_meta(p->st, add_stored, &a);
+	ret = rb_assemble(p, p->assemble_full);
 	if (!ret)
-		ret = rb_series_set_assemble(a.set);
-	if (!ret)
-		ret = arrival_order(&order, &a);
-	if (ret)
-		goto out;
-	ret = rb_store_begin(p->st);
-	if (ret)
-		goto out;
-	for (i = 0; i < rb_series_set_count(a.set) && !ret; i++) {
-		const struct rb_series *s =
-			rb_series_set_get(a.set, order[i].i);
-
-		ret = rb_store_put_series(p->st, s);
-		if (!ret)
-			ret = queue_series(p, s, now);
-		if (!ret)
-			p->stats.series++;
-	}
-	/*
-	 * Replies that answer one of our reviews become feedback jobs, in
-	 * the same transaction: a verdict is judged before any review job
-	 * queued after it (jobs run oldest first), so a verdict on v2
-	 * already suppresses its finding in v3. Other replies are marked
-	 * looked at, once.
-	 */
-	if (!ret)
-		ret = rb_store_queue_replies(p->st, now, &replies);
-	if (ret) {
-		rb_store_rollback(p->st);
-		goto out;
-	}
-	ret = rb_store_commit(p->st);
-	if (!ret) {
 		p->assembled = true;
-		rb_fault_point("assemble");
-	}
-out:
-	for (i = 0; i < a.n_arr; i++)
-		free(a.arr[i].message_id);
-	free(a.arr);
-	free(order);
-	rb_series_set_free(a.set);
 	return ret;
 }
 
@@ -1196,12 +940,11 @@ static int slot_reap(struct rb_pipeline *p, struct job_slot *s, bool *more)
 }
 
 /*
- * Up to p->parallel jobs at once, claimed oldest first (the claim's
- * order: the order in which their series arrived, pipeline.c
- * rb_pipeline_assemble()), each mail sent as soon as its job ends. A
- * job a worker died with runs alone, after the jobs in hand. A stop, a
- * job put back or a store failure claims no more; the jobs in hand
- * finish first.
+ * Up to p->parallel jobs at once, claimed oldest first (the order
+ * assembly queued them, bot/stages/assemble.c), each mail sent as soon
+ * as its job ends. A job a worker died with runs alone, after the jobs
+ * in hand. A stop, a job put back or a store failure claims no more;
+ * the jobs in hand finish first.
  */
 static int jobs_parallel(struct rb_pipeline *p)
 {

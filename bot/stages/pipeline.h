@@ -48,8 +48,7 @@ void rb_pipeline_prepared_free(void *prepared);
 
 /* The stages, one by one (tests call them; entry points use _step). */
 int rb_pipeline_parse(struct rb_pipeline *p);
-/* Assembles series and queues jobs, in the order their series arrived
- * (the store's arrival of their newest part); runs only when something
+/* Assembles series and queues jobs; runs only when something
  * new was parsed since the last assembly, or once after start. */
 int rb_pipeline_assemble(struct rb_pipeline *p);
 /*

@@ -117,6 +117,8 @@ struct rb_pipeline {
 	bool recovered; /* outbox 'sending' rows were requeued */
 	bool batching; /* ingest_raw commits every RB_BATCH messages */
 	bool assembled; /* assemble ran since the last parse stored new */
+	/* assemble the whole store each pass, not what is new (tests) */
+	bool assemble_full;
 	/* The step runs the send stage too: send after each job (below) */
 	bool send_each;
 	unsigned long batch; /* messages in the open batch */

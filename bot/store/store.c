@@ -271,13 +271,42 @@ static const char *const migrations[] = {
 	 " created_at BIGINT NOT NULL, decided_at BIGINT,"
 	 " PRIMARY KEY (series_id, tree));"
 	 "CREATE INDEX sightings_state ON sightings(state);"),
-	/* 15: issue 38. When each message was stored, in microseconds and
-	 * strictly increasing within the ingest process, so that the jobs of
-	 * a burst are queued in the order their series arrived, not in
-	 * Message-ID order (received_at is in seconds: one burst, one
-	 * second). NULL for older rows: received_at * 1000000 stands in.
+	/* 15: incremental assembly (issue 38; bot/stages/assemble.c). Each
+	 * message's place in assembly order (arrival; NULL while no
+	 * assembly has seen it: index messages_pending), the key by which
+	 * patchwork's fallback joins it to other unthreaded parts
+	 * (join_key), and the ids it answers or references (msg_links), so
+	 * that a pass reads only the threads its new mail touches; each
+	 * series' keys of version links (change_key, title_key; NULL once
+	 * no assembly makes the series any more). Existing messages are
+	 * pending: the first pass assembles the whole store once and fills
+	 * all of it. The dashboard's order as an index (series_date).
+	 * Self-contained: it needs nothing of 13 or 14. */
+	("ALTER TABLE messages ADD COLUMN arrival BIGINT;"
+	 "ALTER TABLE messages ADD COLUMN join_key TEXT;"
+	 "CREATE INDEX messages_arrival ON messages(arrival);"
+	 "CREATE INDEX messages_join ON messages(join_key);"
+	 "CREATE INDEX messages_pending ON messages(received_at, message_id)"
+	 " WHERE arrival IS NULL;"
+	 "CREATE TABLE msg_links ("
+	 " ref TEXT NOT NULL, message_id TEXT NOT NULL,"
+	 " PRIMARY KEY (ref, message_id));"
+	 "ALTER TABLE series ADD COLUMN change_key TEXT;"
+	 "ALTER TABLE series ADD COLUMN title_key TEXT;"
+	 "CREATE INDEX series_change_key ON series(change_key);"
+	 "CREATE INDEX series_title_key ON series(title_key);"
+	 /* The dashboard's order (store_reports.c SERIES_DATE), so that a
+	  * page is a range of an index, not a sort of every series. */
+	 "CREATE INDEX series_date ON series((CASE WHEN last_date > 0 AND"
+	 " last_date < first_seen THEN last_date ELSE first_seen END) DESC,"
+	 " id);"),
+	/* 16: issue 38. When each message was stored, in microseconds and
+	 * strictly increasing within the ingest process: assembly gives the
+	 * new messages their arrival in that order, not by Message-ID
+	 * (received_at is in seconds: one burst, one second), so the jobs
+	 * of a burst are queued as its series came in. NULL for older rows.
 	 * Self-contained: renumber freely at a merge. */
-	("ALTER TABLE messages ADD COLUMN arrival BIGINT;"),
+	("ALTER TABLE messages ADD COLUMN stored_us BIGINT;"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

@@ -17,6 +17,8 @@
  *   store_reports.h   read-only figures: stats, /metrics, the dashboard
  *   store_ledger.h    forwards, answers, requests, pauses, sightings in
  *                     the trees (issue 36)
+ *   store_assembly.h  what incremental assembly reads and keeps: arrival
+ *                     order, links, join and link keys (issue 38)
  *
  * struct rb_store is opaque. The schema is versioned; migrations run in
  * order inside a transaction (rb_store_migrate). The same SQL runs on
@@ -32,7 +34,7 @@
 
 struct rb_store;
 
-#define RB_SCHEMA_VERSION 15
+#define RB_SCHEMA_VERSION 16
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an
@@ -84,5 +86,6 @@ int64_t rb_now(void);
 #include "bot/store/store_reports.h"
 #include "bot/store/store_threads.h"
 #include "bot/store/store_ledger.h"
+#include "bot/store/store_assembly.h"
 
 #endif

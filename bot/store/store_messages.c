@@ -79,12 +79,12 @@ static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
 }
 
 /*
- * When a message is stored (migration 15): microseconds, strictly
+ * When a message is stored (migration 16): microseconds, strictly
  * increasing within this process (the ingest is one process at a time:
  * the SQLite lock, PostgreSQL's ingest lock), so that messages stored in
  * the same second keep the order they came in.
  */
-static int64_t arrival_now(void)
+static int64_t stored_now(void)
 {
 	static int64_t last;
 	struct timespec ts;
@@ -109,13 +109,13 @@ static int insert_parsed(struct rb_store *st, const char *message_id,
 	struct rb_dbv v[5 + META_N] = { RB_DB_TEXT(message_id),
 					RB_DB_BLOB(raw, len),
 					RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
-					RB_DB_INT(arrival_now()) };
+					RB_DB_INT(stored_now()) };
 
 	meta_params(v + 5, m);
 	return st->db->ops->exec(
 		st->db,
 		"INSERT INTO messages (message_id, raw, origin, received_at,"
-		" arrival, state, " META_COLS ") VALUES (?, ?, ?, ?, ?,"
+		" stored_us, state, " META_COLS ") VALUES (?, ?, ?, ?, ?,"
 		" 'parsed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 		" ON CONFLICT DO NOTHING",
 		v, 5 + META_N);
@@ -164,11 +164,11 @@ int rb_store_add_parsed(struct rb_store *st, const char *message_id,
 	else
 		ret = EXEC(st,
 			   "INSERT INTO messages (message_id, raw, origin,"
-			   " received_at, arrival) VALUES (?, ?, ?, ?, ?)"
+			   " received_at, stored_us) VALUES (?, ?, ?, ?, ?)"
 			   " ON CONFLICT DO NOTHING",
 			   RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
 			   RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
-			   RB_DB_INT(arrival_now()));
+			   RB_DB_INT(stored_now()));
 	if (ret)
 		return ret;
 	return rb_store_changes(st) ? 0 : -RB_EEXISTS;
@@ -313,56 +313,6 @@ int rb_store_mark_malformed(struct rb_store *st, const char *message_id,
 		    "UPDATE messages SET state = 'malformed', reason = ?"
 		    " WHERE message_id = ?",
 		    RB_DB_TEXT(reason), RB_DB_TEXT(message_id));
-}
-
-struct meta_cb {
-	int (*fn)(const struct rb_msgmeta *meta, void *payload);
-	void *payload;
-};
-
-static int meta_row(const struct rb_dbrow *row, void *payload)
-{
-	struct meta_cb *cb = payload;
-	const struct rb_dbv *v = row->v;
-	struct rb_msgmeta m = {
-		.msg = {
-			.message_id = rb_dbv_str(&v[0]),
-			.subject = rb_dbv_str(&v[2]),
-			.from_addr = rb_dbv_str(&v[3]),
-			.from_name = rb_dbv_str(&v[4]),
-			.date = v[5].i,
-			.in_reply_to = rb_dbv_str(&v[7]),
-			.change_id = rb_dbv_str(&v[12]),
-			.body = v[13].t == RB_DBT_INT ? (uint32_t)v[13].i : 0,
-		},
-		.body_unknown = v[13].t != RB_DBT_INT,
-		.kind = rb_dbv_str(&v[1]),
-		.list_id = rb_dbv_str(&v[6]),
-		.references = rb_dbv_str(&v[8]),
-		.version = (int)v[9].i,
-		.idx = (int)v[10].i,
-		.total = (int)v[11].i,
-		.arrival = v[14].i,
-	};
-
-	return cb->fn(&m, cb->payload);
-}
-
-int rb_store_each_meta(struct rb_store *st,
-		       int (*fn)(const struct rb_msgmeta *meta, void *payload),
-		       void *payload)
-{
-	struct meta_cb cb = { fn, payload };
-
-	return st->db->ops->query(
-		st->db,
-		"SELECT message_id, kind, subject, from_addr, from_name, date,"
-		" list_id, in_reply_to, refs, version, idx, total, change_id,"
-		" body_facts, COALESCE(arrival, received_at * 1000000)"
-		" FROM messages WHERE state = 'parsed'"
-		" AND kind IN ('patch', 'cover', 'reply')"
-		" ORDER BY received_at, message_id",
-		NULL, 0, meta_row, &cb);
 }
 
 /* --- series --- */

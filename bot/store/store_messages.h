@@ -74,9 +74,6 @@ struct rb_msgmeta {
 	const char *list_id;
 	const char *references; /* space-separated */
 	int version, idx, total;
-	/* When it was stored, in microseconds, strictly increasing within
-	 * the ingest (migration 15); set by rb_store_each_meta() only. */
-	int64_t arrival;
 	const char *reason; /* why ignored/malformed, or NULL */
 	/* git patch-id --stable of its diff (review/patchid.h), or NULL:
 	 * prerequisite-patch-id: is an index lookup (migration 10) */
@@ -99,11 +96,6 @@ int rb_store_prune_raw(struct rb_store *st, int64_t before, int64_t *n);
 /* Reads a stored message's raw bytes (caller frees m). */
 int rb_store_get_raw(struct rb_store *st, const char *message_id,
 		     struct rb_msgrow *m);
-
-/* Calls @fn with each parsed patch/cover/reply message's metadata. */
-int rb_store_each_meta(struct rb_store *st,
-		       int (*fn)(const struct rb_msgmeta *meta, void *payload),
-		       void *payload);
 
 /* --- series --- */
 

@@ -304,21 +304,31 @@ static int is_review(struct rb_store *st, const char *id, size_t len, bool *out)
 	return ret;
 }
 
-int rb_store_queue_replies(struct rb_store *st, int64_t now, size_t *queued)
+int rb_store_queue_replies(struct rb_store *st, int64_t now, int64_t since,
+			   size_t *queued)
 {
 	struct reply_list l = { 0 };
+	struct rb_dbv p = RB_DB_INT(since);
 	size_t i;
 	int ret;
 
 	*queued = 0;
-	/* Replies (UNJUDGED_REPLY) without a feedback job yet. */
+	/* Replies (UNJUDGED_REPLY) without a feedback job yet, among those
+	 * this assembly saw first (an index range, however many came
+	 * before: each earlier one was looked at by its own pass). */
+	/* UNJUDGED_REPLY, its state wrapped: SQLite would answer a plain
+	 * "state = 'parsed'" from the index on state (every parsed
+	 * message), not from the range of arrival. */
 	ret = st->db->ops->query(
 		st->db,
 		"SELECT m.message_id, m.in_reply_to, m.refs FROM messages m"
-		" WHERE" UNJUDGED_REPLY " AND NOT EXISTS (SELECT 1 FROM jobs j"
-		" WHERE j.kind = 'feedback' AND j.key = m.message_id)"
-		" ORDER BY m.received_at, m.message_id",
-		NULL, 0, reply_row, &l);
+		" WHERE m.arrival >= ? AND COALESCE(m.state, '') = 'parsed'"
+		" AND (m.kind = 'reply' OR (m.kind = 'ignored' AND m.reason ="
+		" 'List-Id not on the allow-list')) AND NOT EXISTS (SELECT 1"
+		" FROM feedback f WHERE f.message_id = m.message_id) AND NOT"
+		" EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'feedback' AND"
+		" j.key = m.message_id) ORDER BY m.arrival",
+		&p, 1, reply_row, &l);
 	for (i = 0; !ret && i < l.n; i++) {
 		const char *r = l.refs[i] ? l.refs[i] : "";
 		bool hit = false;

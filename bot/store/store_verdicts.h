@@ -113,11 +113,14 @@ int rb_store_each_unjudged_reply(struct rb_store *st,
 				 void *payload);
 
 /*
- * Each parsed reply not looked at yet: one that names one of our mails
- * (In-Reply-To or References) becomes a "feedback" job due @now; any
- * other is recorded in table feedback as unrelated. *queued counts the
- * jobs added. Runs in the caller's transaction. (bot/stages/pipeline.c)
+ * Each parsed reply not looked at yet, of those whose arrival
+ * (store_assembly.h) is @since or later: one that names one of our
+ * mails (In-Reply-To or References) becomes a "feedback" job due @now;
+ * any other is recorded in table feedback as unrelated. *queued counts
+ * the jobs added. Runs in the caller's transaction.
+ * (bot/stages/assemble.c)
  */
-int rb_store_queue_replies(struct rb_store *st, int64_t now, size_t *queued);
+int rb_store_queue_replies(struct rb_store *st, int64_t now, int64_t since,
+			   size_t *queued);
 
 #endif
