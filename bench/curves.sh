@@ -26,6 +26,9 @@
 #           the daemon idle in IMAP IDLE, the last patch delivered by LMTP
 #           to its reply.
 #  workers  the chart of bench/RESULTS-workers.md (bench/workers.sh).
+#  burst    first and last reply of a burst of 5, 10, 20 and 30 series
+#           against a 1 s and a 3 s scripted model (bench/burst.sh
+#           --curve: reviewbot run, Dovecot in, an SMTP sink out).
 #  pass     CPU time and peak RSS of one "reviewbot run --once" pass with
 #           one new message (a reply into a stored thread), policy off,
 #           at 0, 5,000, 15,000, 30,571 stored messages (the oldest of
@@ -36,7 +39,7 @@
 #           main's) the same passes on a store that build filled, in the
 #           same run.
 #
-# usage: bench/curves.sh [ingest|apply|latency|workers|pass|all]...
+# usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|all]...
 #   (default all). Writes bench/charts/NAME.tsv and .svg and prints the
 #   tables for bench/RESULTS-curves.md. The load average is recorded with
 #   each point. APPLY_N="1 5 20 100", APPLY_BASES="1 3 10", QUEUED="0 10
@@ -801,10 +804,48 @@ PY
 	     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %s | %s | %.1f | %s | %s |\n", f[2], f[1], f[3], (e[f[1]] > 0 ? f[3] / e[f[1]] : 0), f[4], f[5] } }' "$w/pass.rows"
 }
 
+# ---- burst ------------------------------------------------------------------
+# bench/burst.sh --curve, drawn: x the burst's series, a line for the
+# first and one for the last reply at each model delay.
+curve_burst() {
+	bash "$src/bench/burst.sh" --curve -o "$w/burst.rows" "$RB_BIN" ||
+		bench_die "burst: bench/burst.sh failed"
+	python3 - "$w/burst.rows" "$charts/burst.tsv" <<'PY'
+import sys
+src, out = sys.argv[1:3]
+notes, rows = [], []
+for l in open(src):
+    if l.startswith("# note:"):
+        notes.append(l[len("# note:"):].strip())
+    elif l.strip() and not l.startswith("#"):
+        rows.append(l.rstrip("\n").split("\t"))
+delays = sorted({r[1] for r in rows}, key=float)
+sizes = sorted({r[0] for r in rows}, key=int)
+at = {(r[0], r[1]): r for r in rows}
+with open(out, "w") as o:
+    o.write("# title: A burst of series -> first and last reply\n"
+            "# x: series arriving at once\n# y: seconds from the delivery\n")
+    for n in notes:
+        o.write("# note: %s\n" % n)
+    o.write("# note: load average %s\n" % ", ".join(r[6] for r in rows))
+    o.write("series\t" + "\t".join("%s, %s s model" % (w, d)
+                                    for d in delays
+                                    for w in ("first", "last")) + "\n")
+    for n in sizes:
+        cells = []
+        for d in delays:
+            r = at.get((n, d))
+            cells += [r[2], r[4]] if r else ["-", "-"]
+        o.write(n + "\t" + "\t".join(cells) + "\n")
+PY
+	plot "$charts/burst.tsv"
+	echo "burst: $charts/burst.svg" >&2
+}
+
 for c in $what; do
 	case $c in
-	all) curve_ingest; curve_apply; curve_latency; curve_workers ;;
-	ingest | apply | latency | workers | pass) "curve_$c" ;;
-	*) bench_die "usage: bench/curves.sh [ingest|apply|latency|workers|pass|all]..." ;;
+	all) curve_ingest; curve_apply; curve_latency; curve_workers; curve_burst ;;
+	ingest | apply | latency | workers | pass | burst) "curve_$c" ;;
+	*) bench_die "usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|all]..." ;;
 	esac
 done

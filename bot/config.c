@@ -2558,6 +2558,8 @@ static const struct key review_keys[] = {
 	KEY("earlier_replies", K_BOOL, struct rb_config, earlier_replies),
 	KEY("apply_retry_minutes", K_INT, struct rb_config, apply_retry_minutes,
 	    .min = 0, .max = 7 * 24 * 60),
+	KEY("parallel_series", K_INT, struct rb_config, parallel_series,
+	    .min = 1, .max = 64),
 };
 static const struct key checkers_keys[] = {
 	KEY("parallel", K_INT, struct rb_config, checkers_parallel, .min = 1,
@@ -2689,6 +2691,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->max_job_attempts = 3;
 	c->incomplete_wait_minutes = 60;
 	c->apply_retry_minutes = -1;
+	c->parallel_series = 4;
 	c->earlier_replies = true;
 	c->checkers_parallel = 2;
 	c->checkers_timeout = 600;

@@ -304,6 +304,12 @@ struct rb_config {
 	 * apply-failure notice is sent; -1 (the default): one more fetch
 	 * cycle, the longest fetch_minutes of the fetchable trees tried. */
 	int apply_retry_minutes;
+	/* review.parallel_series: series "reviewbot run" reviews at once,
+	 * each on a thread with its own store connection and repositories;
+	 * the model's requests (model.concurrency) and the checkers
+	 * (checkers.parallel) keep their own limits over all of them.
+	 * Default 4, 1..64. */
+	int parallel_series;
 	int checkers_parallel;
 	bool checkpatch_strict;
 	int checkers_timeout; /* seconds per checker; default 600 */

@@ -874,4 +874,5 @@ const struct rb_checker_ops rb_check_commit_ops = {
 	.name = "commit-msg",
 	.version = VERSION,
 	.run = run,
+	.light = true,
 };

@@ -278,4 +278,5 @@ const struct rb_checker_ops rb_check_maint_ops = {
 	.name = "cc-maintainers",
 	.version = VERSION,
 	.run = run,
+	.light = true,
 };

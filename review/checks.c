@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * checks.c - the checker runner: at most opts->parallel checkers at once
- * (one thread each), each with a deadline that the processes it runs obey
+ * in the process, whatever the number of series under review (one thread
+ * each), each with a deadline that the processes it runs obey
  * (rb_proc_run kills them at the deadline). A checker that fails is
  * reported as a "checker-problem" finding; it never stops the others.
  */
@@ -96,6 +97,33 @@ struct pool {
 	long long budget_ms; /* the series' deadline, 0: none */
 };
 
+/*
+ * opts->parallel holds over the whole process, not one series: the
+ * daemon reviews several series at once (review.parallel_series), and
+ * their builds, checkpatch and coccinelle runs would otherwise multiply
+ * by that. A checker waits here for its turn before its deadline starts.
+ */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_busy;
+
+static void gate_enter(int limit)
+{
+	pthread_mutex_lock(&gate_lock);
+	while (gate_busy >= (limit > 0 ? limit : 1))
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	gate_busy++;
+	pthread_mutex_unlock(&gate_lock);
+}
+
+static void gate_leave(void)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate_busy--;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
@@ -109,6 +137,8 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (!j)
 			return NULL;
+		if (!j->ops->light)
+			gate_enter(j->ctx.opts->parallel);
 		t0 = now_ms();
 		j->ctx.deadline_ms =
 			t0 + (long long)j->ctx.opts->timeout_seconds * 1000;
@@ -123,6 +153,8 @@ static void *worker(void *arg)
 		else
 			j->ret = j->ops->run(&j->ctx, &j->found);
 		j->ms = now_ms() - t0;
+		if (!j->ops->light)
+			gate_leave();
 		if (j->ret)
 			snprintf(j->errmsg, sizeof(j->errmsg), "%s",
 				 rb_errmsg());

@@ -145,6 +145,9 @@ struct rb_checker_ops {
 	 * the runner reports that as a problem, never as a fatal error.
 	 */
 	int (*run)(const struct rb_check_ctx *ctx, struct rb_findings *out);
+	/* Runs in the process, no child, in milliseconds: not held by the
+	 * process-wide limit of opts->parallel (checks.c). */
+	bool light;
 };
 
 /* The checker named @name, or NULL. */
@@ -160,7 +163,8 @@ extern const size_t rb_n_checkers;
 /*
  * Runs the checkers named in @names (a comma-separated list; NULL means
  * "commit-msg,checkpatch", plus "external" when one is configured) on
- * @ctx, at most opts->parallel at once, each with its own deadline of
+ * @ctx, at most opts->parallel at once over every call in the process
+ * (the light ones aside), each with its own deadline of
  * opts->timeout_seconds. Findings are appended to @out in the order of
  * @names. A checker that fails or times out adds one finding of category
  * "checker-problem" (severity info) and the others go on. Returns 0, or

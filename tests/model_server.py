@@ -57,6 +57,11 @@ feedback.prose_model) fit is taken; a step is used up unless it says
                             insufficient_quota, overloaded_error
   "headers": {"retry-after": "1"}
   "delay": 2.5              seconds to wait before answering
+  "hold": {"in_flight": 2, "seconds": 60}
+                            before the delay, wait until that many
+                            requests are in flight at once (this one
+                            counted), or the seconds pass: a proof of
+                            concurrency that does not hang on timing
   "raw_body": "..."         the body as is (broken JSON)
   "huge": 3000000           a body of that many bytes
   "cut": true               the answer stopped at max_tokens
@@ -105,7 +110,10 @@ Prompt caching, as the providers do it (no step field needed):
   total input.
 
 Every request is logged as one JSON line (time, path, wire format, the
-headers that matter, the parsed body) to --log.
+headers that matter, the parsed body) to --log, with "id" (its number,
+from 1 in arrival order) and "in_flight" (the ids of the requests
+received and not yet answered when it came in): which requests
+overlapped, whatever the timing.
 
   model_server.py --verifier-stdin [--evidence auto|own|none]
                             no server: the verifier's prompt on stdin
@@ -124,6 +132,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
+# Requests received and not answered yet (id -> True), for "in_flight".
+FLIGHT = {"next": 0, "open": {}}
+FLIGHT_CV = threading.Condition(LOCK)
 STATE = {"text": None, "steps": [], "used": []}
 # Prompt caching: the prefixes kept (Anthropic, by their text) and the
 # prompts seen (OpenAI), filled once a reply is sent.
@@ -637,6 +648,23 @@ class Handler(BaseHTTPRequestHandler):
                                    for at, bt, _ in marks],
                  "body": req}
         with LOCK:
+            FLIGHT["next"] += 1
+            rid = FLIGHT["next"]
+            entry["id"] = rid
+            entry["in_flight"] = sorted(FLIGHT["open"])
+            FLIGHT["open"][rid] = True
+            FLIGHT_CV.notify_all()
+        try:
+            self.answer(raw, fmt, req, text, marks, kind, results, tools,
+                        choice, can_call, bad, calls, entry)
+        finally:
+            with LOCK:
+                FLIGHT["open"].pop(rid, None)
+                FLIGHT_CV.notify_all()
+
+    def answer(self, raw, fmt, req, text, marks, kind, results, tools,
+               choice, can_call, bad, calls, entry):
+        with LOCK:
             load_script(self.server.script)
             step = None if bad else pick(kind, text, results, can_call)
             with open(self.server.log, "a", encoding="utf-8") as f:
@@ -651,6 +679,13 @@ class Handler(BaseHTTPRequestHandler):
         if step is None:
             self.send(500, error_body(fmt, "script exhausted", 500))
             return
+        hold = step.get("hold")
+        if hold:
+            end = time.time() + hold.get("seconds", 60)
+            with FLIGHT_CV:
+                while len(FLIGHT["open"]) < hold.get("in_flight", 2) and \
+                        time.time() < end:
+                    FLIGHT_CV.wait(max(0.01, end - time.time()))
         time.sleep(step.get("delay", 0))
         status = step.get("status", 200)
         headers = step.get("headers", {})

@@ -17,7 +17,9 @@
  *  - sender: drains the outbox; each mail is claimed for a lease too, so
  *    two senders never hold the same mail.
  *  - all: the three in one process (the only role on SQLite).
- * SIGTERM lets the job in hand finish and then stops (a drain).
+ * A worker (or all) runs review.parallel_series review jobs at once
+ * (bot/stages/pipeline.c), each with a lease the heartbeat renews.
+ * SIGTERM lets the jobs in hand finish and then stops (a drain).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -105,7 +107,10 @@ struct runner {
 	pthread_mutex_t hb_lock;
 	pthread_cond_t hb_cond;
 	bool hb_running, hb_stop;
-	int64_t hb_job; /* the job in hand, or 0 */
+	/* The jobs in hand (review.parallel_series of them at most), 0 for
+	 * a free place; in_hand counts them for the worker's state. */
+	int64_t hb_jobs[64];
+	int in_hand;
 };
 
 static void install_signals(void)
@@ -206,7 +211,8 @@ static void *heartbeat(void *arg)
 {
 	struct runner *r = arg;
 	struct timespec ts;
-	int64_t job;
+	int64_t jobs[64];
+	size_t i;
 
 	pthread_mutex_lock(&r->hb_lock);
 	while (!r->hb_stop) {
@@ -215,15 +221,17 @@ static void *heartbeat(void *arg)
 		pthread_cond_timedwait(&r->hb_cond, &r->hb_lock, &ts);
 		if (r->hb_stop)
 			break;
-		job = r->hb_job;
+		memcpy(jobs, r->hb_jobs, sizeof(jobs));
 		pthread_mutex_unlock(&r->hb_lock);
 		{
 			int64_t now = rb_now();
 
-			if (job && rb_store_job_renew(r->hb_st, job, r->name,
-						      now + r->lease))
-				rb_log(RB_LOG_WARN, "worker.heartbeat",
-				       "reason", rb_errmsg(), NULL);
+			for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
+				if (jobs[i] &&
+				    rb_store_job_renew(r->hb_st, jobs[i],
+						       r->name, now + r->lease))
+					rb_log(RB_LOG_WARN, "worker.heartbeat",
+					       "reason", rb_errmsg(), NULL);
 			rb_store_worker_seen(r->hb_st, r->name, now);
 		}
 		pthread_mutex_lock(&r->hb_lock);
@@ -232,12 +240,19 @@ static void *heartbeat(void *arg)
 	return NULL;
 }
 
-static void hb_set_job(struct runner *r, int64_t id)
+/* Job @id is in hand (@add) or no longer: the heartbeat renews the
+ * lease of each job in hand. */
+static void hb_set_job(struct runner *r, int64_t id, bool add)
 {
+	size_t i, n = sizeof(r->hb_jobs) / sizeof(r->hb_jobs[0]);
+
 	if (!r->hb_running)
 		return;
 	pthread_mutex_lock(&r->hb_lock);
-	r->hb_job = id;
+	for (i = 0; i < n && r->hb_jobs[i] != (add ? 0 : id); i++)
+		;
+	if (i < n)
+		r->hb_jobs[i] = add ? id : 0;
 	pthread_mutex_unlock(&r->hb_lock);
 }
 
@@ -304,7 +319,8 @@ static int job_claimed(struct rb_pipeline *p, const struct rb_job *job)
 	if (!ret) {
 		rb_log(RB_LOG_INFO, "worker.claimed", "name", r->name, "job",
 		       job->kind, "series", job->key, NULL);
-		hb_set_job(r, job->id);
+		hb_set_job(r, job->id, true);
+		r->in_hand++;
 	}
 	return ret;
 }
@@ -316,7 +332,9 @@ static int job_finished(struct rb_pipeline *p, const struct rb_job *job,
 	char *state = NULL;
 	int ret = 0;
 
-	hb_set_job(r, 0);
+	hb_set_job(r, job->id, false);
+	if (r->in_hand > 0)
+		r->in_hand--;
 	if (!result) {
 		ret = rb_store_job_state(r->st, job->id, &state, NULL);
 		if (!ret)
@@ -330,7 +348,8 @@ static int job_finished(struct rb_pipeline *p, const struct rb_job *job,
 		       state ? state : "?", NULL);
 		free(state);
 	}
-	if (!ret)
+	/* Idle when the last job in hand ended (review.parallel_series). */
+	if (!ret && !r->in_hand)
 		ret = rb_metrics_state(r->st, r->name, "idle");
 	return ret;
 }
@@ -519,6 +538,7 @@ static int run_prepare(struct runner *r, struct rb_config *cfg, char *defname,
 	}
 	install_signals();
 	p->cfg = cfg;
+	p->parallel = cfg->parallel_series;
 	p->st = r->st;
 	p->owner = r->name;
 	p->lease = r->lease;
@@ -578,6 +598,7 @@ static int run_reload(struct runner *r, struct rb_config **cfg)
 	rb_config_free(*cfg);
 	*cfg = ncfg;
 	r->p->cfg = ncfg;
+	r->p->parallel = ncfg->parallel_series;
 	if ((r->what & DO_INGEST) && r->leader) {
 		int ret = rb_sources_new(&r->srcs, ncfg, r->st);
 

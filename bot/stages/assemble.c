@@ -665,6 +665,81 @@ static int collect_live(const char *id, void *payload)
 	return strset_add(&a->old, id, &added);
 }
 
+/* A series of the set and its newest part's arrival. */
+struct by_when {
+	size_t i;
+	int64_t at;
+};
+
+static int amsg_id_cmp(const void *x, const void *y)
+{
+	return strcmp((*(const struct amsg *const *)x)->id,
+		      (*(const struct amsg *const *)y)->id);
+}
+
+static int when_cmp(const void *x, const void *y)
+{
+	const struct by_when *a = x, *b = y;
+
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static int64_t arrival_of(struct amsg **ids, size_t n, const char *id)
+{
+	struct amsg k = { .id = (char *)id }, *kp = &k, **e;
+
+	if (!id || !n)
+		return 0;
+	e = bsearch(&kp, ids, n, sizeof(*ids), amsg_id_cmp);
+	return e ? (*e)->arrival : 0;
+}
+
+/*
+ * The set's series in the order they arrived (issue 38): by the arrival
+ * of their newest part, which follows the order the messages were
+ * stored (messages.stored_us), so the jobs of a burst are queued, and
+ * claimed, as its series came in, not by Message-ID. *@out is the
+ * caller's to free.
+ */
+static int arrival_order(struct by_when **out, const struct asm_state *a,
+			 const struct rb_series_set *set)
+{
+	size_t n = rb_series_set_count(set), i;
+	struct amsg **ids = calloc(a->n ? a->n : 1, sizeof(*ids));
+	struct by_when *o = calloc(n ? n : 1, sizeof(*o));
+	int k;
+
+	if (!ids || !o) {
+		free(ids);
+		free(o);
+		return rb_err(RB_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < a->n; i++)
+		ids[i] = &a->msgs[i];
+	if (a->n)
+		qsort(ids, a->n, sizeof(*ids), amsg_id_cmp);
+	for (i = 0; i < n; i++) {
+		const struct rb_series *s = rb_series_set_get(set, i);
+		int64_t t = arrival_of(ids, a->n, s->cover);
+
+		for (k = 0; k < s->total; k++) {
+			int64_t u = arrival_of(ids, a->n, s->patches[k]);
+
+			if (u > t)
+				t = u;
+		}
+		o[i].i = i;
+		o[i].at = t;
+	}
+	if (n)
+		qsort(o, n, sizeof(*o), when_cmp);
+	free(ids);
+	*out = o;
+	return 0;
+}
+
 /*
  * Saves what @set made: each series that differs from what is stored,
  * with its jobs (a series that did not change has its jobs already);
@@ -675,6 +750,7 @@ static int save(struct asm_state *a, const struct rb_series_set *set,
 {
 	struct rb_pipeline *p = a->p;
 	struct strset made = { 0 };
+	struct by_when *order = NULL;
 	char ck[RB_SHA256_HEX], tk[RB_SHA256_HEX];
 	size_t i;
 	bool changed, added;
@@ -682,8 +758,10 @@ static int save(struct asm_state *a, const struct rb_series_set *set,
 
 	if (a->full)
 		ret = rb_store_asm_each_series(p->st, collect_live, a);
+	if (!ret)
+		ret = arrival_order(&order, a, set);
 	for (i = 0; i < rb_series_set_count(set) && !ret; i++) {
-		const struct rb_series *s = rb_series_set_get(set, i);
+		const struct rb_series *s = rb_series_set_get(set, order[i].i);
 
 		ret = series_keys(s, ck, tk);
 		if (!ret)
@@ -700,6 +778,7 @@ static int save(struct asm_state *a, const struct rb_series_set *set,
 		if (a->old.v[i] && !strset_has(&made, a->old.v[i]))
 			ret = rb_store_asm_drop_series(p->st, a->old.v[i]);
 	strset_release(&made);
+	free(order);
 	return ret;
 }
 

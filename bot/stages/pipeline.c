@@ -5,6 +5,7 @@
  * lives in feedback.c (verdicts), review_stage.c (the review of one
  * series) and outbox.c (sending).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -707,63 +708,360 @@ static void jobs_progress(struct rb_pipeline *p)
 	rb_log_status(line);
 }
 
-int rb_pipeline_jobs(struct rb_pipeline *p)
+/*
+ * What follows the run of @job, whose result is @ret, on the thread that
+ * claimed it: the count, a temporary failure put back (*@more false: the
+ * rest waits for the next pass), the caller's hook, the job's kill
+ * point, the mail it queued sent (send_between()) and the progress line.
+ * Returns nonzero when the stage stops.
+ */
+static int job_ended(struct rb_pipeline *p, const struct rb_job *job, int ret,
+		     const char *fault, bool *more)
+{
+	p->stats.jobs++;
+	if (ret == -RB_EAGAIN) {
+		/*
+		 * A tree or a server is down: the job is put back, due in
+		 * five minutes, with the reason (the kill tests print it to
+		 * tell deferred from lost).
+		 */
+		char why[1024];
+
+		snprintf(why, sizeof(why), "%s", rb_errmsg());
+		p->stats.deferred++;
+		rb_log(RB_LOG_WARN, "job.deferred", "kind", job->kind, "key",
+		       job->key, "reason", why, NULL);
+		if (p->force_complete)
+			fprintf(stderr, "reviewbot: %s <%s> deferred: %s\n",
+				job->kind, job->key, why);
+		ret = rb_store_job_retry(p->st, job->id, rb_now() + 300, why);
+		if (p->hooks && p->hooks->finished)
+			p->hooks->finished(p, job, -RB_EAGAIN);
+		*more = false;
+		return ret;
+	}
+	if (p->hooks && p->hooks->finished) {
+		int r2 = p->hooks->finished(p, job, ret);
+
+		if (!ret)
+			ret = r2;
+	}
+	if (ret)
+		return ret;
+	if (fault)
+		rb_fault_point(fault);
+	send_between(p);
+	jobs_progress(p);
+	return 0;
+}
+
+static bool stopping(const struct rb_pipeline *p)
+{
+	return p->stop && *p->stop;
+}
+
+/* One job at a time, on the caller's thread. */
+static int jobs_serial(struct rb_pipeline *p)
 {
 	const char *fault = NULL;
 	struct rb_job job;
+	bool more = true;
 	int ret;
 
-	while (!(p->stop && *p->stop)) {
+	while (more && !stopping(p)) {
 		memset(&job, 0, sizeof(job));
 		ret = claim(p, &job);
-		if (ret == -RB_ENOTFOUND) {
-			if (p->progress && p->progress_at)
-				rb_log_status(NULL);
-			return 0;
-		}
+		if (ret == -RB_ENOTFOUND)
+			break;
 		if (ret)
 			return ret;
 		ret = run_job(p, &job, &fault);
-		p->stats.jobs++;
-		if (ret == -RB_EAGAIN) {
-			/*
-			 * A tree or a server is down: the job is put back,
-			 * due in five minutes, with the reason (the kill
-			 * tests print it to tell deferred from lost).
-			 */
-			char why[1024];
-
-			snprintf(why, sizeof(why), "%s", rb_errmsg());
-			p->stats.deferred++;
-			rb_log(RB_LOG_WARN, "job.deferred", "kind", job.kind,
-			       "key", job.key, "reason", why, NULL);
-			if (p->force_complete)
-				fprintf(stderr,
-					"reviewbot: %s <%s> deferred: %s\n",
-					job.kind, job.key, why);
-			ret = rb_store_job_retry(p->st, job.id, rb_now() + 300,
-						 why);
-			if (p->hooks && p->hooks->finished)
-				p->hooks->finished(p, &job, -RB_EAGAIN);
-			rb_job_release(&job);
-			/* The rest waits for the next pass. */
-			return ret;
-		}
-		if (p->hooks && p->hooks->finished) {
-			int r2 = p->hooks->finished(p, &job, ret);
-
-			if (!ret)
-				ret = r2;
-		}
+		ret = job_ended(p, &job, ret, fault, &more);
 		rb_job_release(&job);
 		if (ret)
 			return ret;
-		if (fault)
-			rb_fault_point(fault);
-		send_between(p);
-		jobs_progress(p);
 	}
+	if (p->progress && p->progress_at)
+		rb_log_status(NULL);
 	return 0;
+}
+
+/*
+ * The job threads of review.parallel_series. Each slot is one thread's
+ * context: a copy of the parent's with a store connection of its own (a
+ * SQLite connection, as libpq's, serves one thread at a time), its own
+ * MAINTAINERS cache and counters, and the parent's model, borrowed (its
+ * provider holds the requests in flight to model.concurrency over every
+ * thread). The review opens its own repositories (libgit2 objects are
+ * per thread); the code index of the model's tools is shared under its
+ * lock (review/model_tools.c). The parent alone claims, runs the hooks,
+ * counts and sends; a slot only runs the job.
+ */
+struct job_slot {
+	struct rb_pipeline w; /* the thread's context */
+	struct rb_job job; /* the job in hand */
+	struct rb_job_pool *pool; /* borrowed */
+	pthread_t th;
+	int ret;
+	const char *fault;
+	char why[1024]; /* the thread's reason for a nonzero ret */
+	bool busy; /* a job in hand: its thread runs or waits to be joined */
+	bool done; /* its thread is over */
+};
+
+struct rb_job_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n;
+	struct job_slot slots[];
+};
+
+static void pool_free(struct rb_job_pool *pool)
+{
+	int i;
+
+	if (!pool)
+		return;
+	for (i = 0; i < pool->n; i++) {
+		rb_store_close(pool->slots[i].w.st);
+		rb_maint_cache_free(pool->slots[i].w.maint);
+	}
+	pthread_mutex_destroy(&pool->lock);
+	pthread_cond_destroy(&pool->cond);
+	free(pool);
+}
+
+/* p->pool with p->parallel slots, their connections opened once. */
+static int pool_get(struct rb_pipeline *p, struct rb_job_pool **out)
+{
+	struct rb_job_pool *pool = p->pool;
+	int i, ret = 0, n = p->parallel > 64 ? 64 : p->parallel;
+
+	if (pool && pool->n == n) {
+		*out = pool;
+		return 0;
+	}
+	pool_free(pool);
+	p->pool = NULL;
+	pool = calloc(1, sizeof(*pool) + (size_t)n * sizeof(pool->slots[0]));
+	if (!pool)
+		return rb_err(RB_ENOMEM, "out of memory");
+	pthread_mutex_init(&pool->lock, NULL);
+	pthread_cond_init(&pool->cond, NULL);
+	for (i = 0; i < n && !ret; i++) {
+		ret = rb_store_open_again(&pool->slots[i].w.st, p->st);
+		pool->slots[i].pool = pool;
+		pool->n = i + (ret ? 0 : 1);
+	}
+	if (ret) {
+		pool_free(pool);
+		return ret;
+	}
+	p->pool = pool;
+	*out = pool;
+	return 0;
+}
+
+/* The slot's context for its next job: the parent's settings, the
+ * slot's own connection and cache, counters at zero. */
+static void slot_ctx(struct job_slot *s, const struct rb_pipeline *p)
+{
+	struct rb_store *st = s->w.st;
+	struct rb_maint_cache *maint = s->w.maint;
+
+	memset(&s->w, 0, sizeof(s->w));
+	s->w.cfg = p->cfg;
+	s->w.st = st;
+	s->w.maint = maint;
+	s->w.force_complete = p->force_complete;
+	s->w.owner = p->owner;
+	s->w.lease = p->lease;
+	s->w.cli_tree = p->cli_tree;
+	s->w.outbox_override = p->outbox_override;
+	s->w.templates_dir = p->templates_dir;
+	s->w.replay_dir = p->replay_dir;
+	s->w.record_dir = p->record_dir;
+	s->w.stop = p->stop;
+	s->w.model = p->model;
+	s->w.model_made = true;
+}
+
+/* Adds a slot's counters to the parent's (every field is a size_t). */
+static void stats_add(struct rb_pipeline_stats *to,
+		      const struct rb_pipeline_stats *from)
+{
+	size_t *t = (size_t *)to, i;
+	const size_t *f = (const size_t *)from;
+
+	_Static_assert(sizeof(*to) % sizeof(size_t) == 0,
+		       "rb_pipeline_stats holds size_t counters only");
+	for (i = 0; i < sizeof(*to) / sizeof(size_t); i++)
+		t[i] += f[i];
+}
+
+static void *slot_main(void *arg)
+{
+	struct job_slot *s = arg;
+
+	rb_err_clear();
+	s->ret = run_job(&s->w, &s->job, &s->fault);
+	if (s->ret)
+		snprintf(s->why, sizeof(s->why), "%s", rb_errmsg());
+	pthread_mutex_lock(&s->pool->lock);
+	s->done = true;
+	pthread_cond_signal(&s->pool->cond);
+	pthread_mutex_unlock(&s->pool->lock);
+	return NULL;
+}
+
+/* Review and incomplete jobs run on threads; a feedback job runs on the
+ * parent's, before the next claim: a verdict queued before a review is
+ * judged before that review starts, as one at a time. */
+static bool threaded(const struct rb_job *job)
+{
+	return !strcmp(job->kind, "review") || !strcmp(job->kind, "incomplete");
+}
+
+/* Takes a finished slot's job back on the parent's thread. */
+static int slot_reap(struct rb_pipeline *p, struct job_slot *s, bool *more)
+{
+	int ret;
+
+	pthread_join(s->th, NULL);
+	stats_add(&p->stats, &s->w.stats);
+	memset(&s->w.stats, 0, sizeof(s->w.stats));
+	ret = s->ret;
+	if (ret)
+		rb_err(-ret, "%s", s->why);
+	ret = job_ended(p, &s->job, ret, s->fault, more);
+	rb_job_release(&s->job);
+	s->busy = s->done = false;
+	return ret;
+}
+
+/*
+ * Up to p->parallel jobs at once, claimed oldest first (the order
+ * assembly queued them, bot/stages/assemble.c), each mail sent as soon
+ * as its job ends. A job a worker died with runs alone, after the jobs
+ * in hand. A stop, a job put back or a store failure claims no more;
+ * the jobs in hand finish first.
+ */
+static int jobs_parallel(struct rb_pipeline *p)
+{
+	struct rb_job_pool *pool = NULL;
+	struct rb_job isolated = { 0 }; /* claimed; runs once the rest end */
+	bool more = true, threads = true;
+	int i, ret, running = 0;
+
+	ret = pool_get(p, &pool);
+	if (ret)
+		return ret;
+	for (;;) {
+		while (more && !ret && !stopping(p) && running < pool->n &&
+		       !isolated.id) {
+			struct job_slot *s = NULL;
+			const char *fault = NULL;
+			struct rb_job job = { 0 };
+			int r = claim(p, &job);
+
+			if (r == -RB_ENOTFOUND) {
+				more = false;
+				break;
+			}
+			if (r) {
+				ret = r;
+				break;
+			}
+			/*
+			 * A job a worker died with runs alone: its next death
+			 * takes no other series with it (the claim put it
+			 * after every job none died with).
+			 */
+			if (job.lost > 0) {
+				isolated = job;
+				break;
+			}
+			/* The threads borrow the parent's model: made first. */
+			if (threaded(&job) && threads && !p->model_made &&
+			    rb_review_model_prepare(p)) {
+				rb_log(RB_LOG_WARN, "jobs.one_at_a_time",
+				       "reason", rb_errmsg(), NULL);
+				rb_err_clear();
+				threads = false;
+			}
+			for (i = 0; threaded(&job) && threads && i < pool->n;
+			     i++)
+				if (!pool->slots[i].busy) {
+					s = &pool->slots[i];
+					break;
+				}
+			if (s) {
+				slot_ctx(s, p);
+				s->job = job;
+				s->busy = true;
+				s->done = false;
+				if (!pthread_create(&s->th, NULL, slot_main,
+						    s)) {
+					running++;
+					continue;
+				}
+				s->busy = false;
+			}
+			/* Feedback, or no thread: here, now. */
+			r = run_job(p, &job, &fault);
+			r = job_ended(p, &job, r, fault, &more);
+			rb_job_release(&job);
+			if (r)
+				ret = r;
+		}
+		if (!running && isolated.id) {
+			const char *fault = NULL;
+			int r = run_job(p, &isolated, &fault);
+
+			r = job_ended(p, &isolated, r, fault, &more);
+			rb_job_release(&isolated);
+			if (r && !ret)
+				ret = r;
+			continue;
+		}
+		if (!running)
+			break;
+		pthread_mutex_lock(&pool->lock);
+		for (;;) {
+			for (i = 0; i < pool->n; i++)
+				if (pool->slots[i].busy && pool->slots[i].done)
+					break;
+			if (i < pool->n)
+				break;
+			pthread_cond_wait(&pool->cond, &pool->lock);
+		}
+		pthread_mutex_unlock(&pool->lock);
+		for (i = 0; i < pool->n; i++) {
+			struct job_slot *s = &pool->slots[i];
+			bool done;
+			int r;
+
+			pthread_mutex_lock(&pool->lock);
+			done = s->busy && s->done;
+			pthread_mutex_unlock(&pool->lock);
+			if (!done)
+				continue;
+			r = slot_reap(p, s, &more);
+			running--;
+			if (r && !ret)
+				ret = r;
+		}
+	}
+	if (p->progress && p->progress_at)
+		rb_log_status(NULL);
+	return ret;
+}
+
+int rb_pipeline_jobs(struct rb_pipeline *p)
+{
+	if (p->parallel > 1)
+		return jobs_parallel(p);
+	return jobs_serial(p);
 }
 
 int rb_pipeline_step(struct rb_pipeline *p, unsigned roles)
@@ -801,4 +1099,6 @@ void rb_pipeline_release(struct rb_pipeline *p)
 	rb_model_free(p->model);
 	p->model = NULL;
 	p->model_made = false;
+	pool_free(p->pool);
+	p->pool = NULL;
 }

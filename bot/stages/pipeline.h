@@ -48,10 +48,15 @@ void rb_pipeline_prepared_free(void *prepared);
 
 /* The stages, one by one (tests call them; entry points use _step). */
 int rb_pipeline_parse(struct rb_pipeline *p);
-/* Assembles series and queues jobs; runs only when something new was
- * parsed since the last assembly, or once after start. */
+/* Assembles series and queues jobs; runs only when something
+ * new was parsed since the last assembly, or once after start. */
 int rb_pipeline_assemble(struct rb_pipeline *p);
-/* Runs due jobs of every kind until none is left (or p->stop is set). */
+/*
+ * Runs due jobs of every kind until none is left (or p->stop is set),
+ * oldest first; with p->parallel above 1, that many review jobs at once
+ * on threads of their own (each with its own store connection), the
+ * mail of each sent as soon as it ends when the step also sends.
+ */
 int rb_pipeline_jobs(struct rb_pipeline *p);
 
 /* The stages of @roles (enum rb_role), in order. */

@@ -782,7 +782,8 @@ static int load_notes(struct series_ctx *c)
 	return ret;
 }
 
-/* The model stage is made once per process, from model.* in the config. */
+/* The model stage is made once per process, from model.* in the config
+ * (a job thread borrows its parent's, made before the threads start). */
 static int ensure_model(struct rb_pipeline *p)
 {
 	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
@@ -3012,6 +3013,11 @@ out:
 	}
 	release(&c);
 	return ret;
+}
+
+int rb_review_model_prepare(struct rb_pipeline *p)
+{
+	return ensure_model(p);
 }
 
 int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,

@@ -39,4 +39,12 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job);
 int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
 			 bool notice);
 
+/*
+ * Makes the model stage of @p (model.* of the config) now, if it is not
+ * made yet: the job threads of pipeline.c share their parent's, whose
+ * provider holds the requests in flight to model.concurrency over all
+ * of them. 0, or a negative code when the model cannot be set up.
+ */
+int rb_review_model_prepare(struct rb_pipeline *p);
+
 #endif

@@ -21,6 +21,7 @@ struct rb_sender;
 struct rb_maint_cache;
 struct rb_model;
 struct rb_job;
+struct rb_job_pool;
 
 /*
  * The parts a process plays. "reviewbot review" and "reviewbot run" (role
@@ -100,12 +101,19 @@ struct rb_pipeline {
 	const char *record_dir; /* record model exchanges here, or NULL */
 	volatile sig_atomic_t *stop; /* set: finish the job in hand, stop */
 	const struct rb_job_hooks *hooks; /* or NULL */
+	/*
+	 * Review jobs run at once, each on a thread of its own
+	 * (review.parallel_series; "reviewbot run" sets it): 0 or 1 runs
+	 * one job at a time on the caller's thread.
+	 */
+	int parallel;
 
 	/* Owned, made on first use; rb_pipeline_release() frees them. */
 	struct rb_sender *sender;
 	struct rb_maint_cache *maint;
 	struct rb_model *model; /* NULL: the model stage is off */
 	bool model_made;
+	struct rb_job_pool *pool; /* the job threads (pipeline.c) */
 	bool recovered; /* outbox 'sending' rows were requeued */
 	bool batching; /* ingest_raw commits every RB_BATCH messages */
 	bool assembled; /* assemble ran since the last parse stored new */

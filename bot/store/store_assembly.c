@@ -140,7 +140,8 @@ int rb_store_asm_each_pending(struct rb_store *st, rb_asm_row_fn fn,
 	ret = st->db->ops->query(st->db,
 				 "SELECT " ASM_COLS " FROM messages m WHERE"
 				 " m.arrival IS NULL AND m.state <> 'new'"
-				 " ORDER BY m.received_at, m.message_id",
+				 " ORDER BY m.received_at,"
+				 " COALESCE(m.stored_us, 0), m.message_id",
 				 NULL, 0, copy_row, &c);
 	for (r = 0; !ret && r < c.n; r++) {
 		char **s = &c.s[r * COPY_S];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot/store/store_priv.h"
 #include "mail/series.h"
@@ -77,23 +78,47 @@ static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
 	v[14] = RB_DB_TEXT(m->patch_id);
 }
 
+/*
+ * When a message is stored (migration 16): microseconds, strictly
+ * increasing within this process (the ingest is one process at a time:
+ * the SQLite lock, PostgreSQL's ingest lock), so that messages stored in
+ * the same second keep the order they came in.
+ */
+static int64_t stored_now(void)
+{
+	static int64_t last;
+	struct timespec ts;
+	int64_t t, prev;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	t = rb_now() * 1000000 + ts.tv_nsec / 1000;
+	prev = __atomic_load_n(&last, __ATOMIC_RELAXED);
+	do {
+		if (t <= prev)
+			t = prev + 1;
+	} while (!__atomic_compare_exchange_n(
+		&last, &prev, t, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return t;
+}
+
 /* The INSERT of a parsed message: its bytes with what mark_parsed sets. */
 static int insert_parsed(struct rb_store *st, const char *message_id,
 			 const char *raw, size_t len, const char *origin,
 			 const struct rb_msgmeta *m)
 {
-	struct rb_dbv v[4 + META_N] = { RB_DB_TEXT(message_id),
+	struct rb_dbv v[5 + META_N] = { RB_DB_TEXT(message_id),
 					RB_DB_BLOB(raw, len),
-					RB_DB_TEXT(origin),
-					RB_DB_INT(rb_now()) };
+					RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
+					RB_DB_INT(stored_now()) };
 
-	meta_params(v + 4, m);
+	meta_params(v + 5, m);
 	return st->db->ops->exec(
 		st->db,
 		"INSERT INTO messages (message_id, raw, origin, received_at,"
-		" state, " META_COLS ") VALUES (?, ?, ?, ?, 'parsed', ?, ?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-		v, 4 + META_N);
+		" stored_us, state, " META_COLS ") VALUES (?, ?, ?, ?, ?,"
+		" 'parsed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+		" ON CONFLICT DO NOTHING",
+		v, 5 + META_N);
 }
 
 int rb_store_add_parsed(struct rb_store *st, const char *message_id,
@@ -137,12 +162,13 @@ int rb_store_add_parsed(struct rb_store *st, const char *message_id,
 	if (meta)
 		ret = insert_parsed(st, message_id, raw, len, origin, meta);
 	else
-		ret = EXEC(
-			st,
-			"INSERT INTO messages (message_id, raw, origin, received_at)"
-			" VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-			RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
-			RB_DB_TEXT(origin), RB_DB_INT(rb_now()));
+		ret = EXEC(st,
+			   "INSERT INTO messages (message_id, raw, origin,"
+			   " received_at, stored_us) VALUES (?, ?, ?, ?, ?)"
+			   " ON CONFLICT DO NOTHING",
+			   RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
+			   RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
+			   RB_DB_INT(stored_now()));
 	if (ret)
 		return ret;
 	return rb_store_changes(st) ? 0 : -RB_EEXISTS;
