@@ -922,6 +922,28 @@ static bool threaded(const struct rb_job *job)
 	return !strcmp(job->kind, "review") || !strcmp(job->kind, "incomplete");
 }
 
+/*
+ * A later version of a series (assembly linked it, or it says v2 or
+ * more) waits for the jobs in hand: its review reads what the review
+ * of the version before it stored (the parts unchanged since, the
+ * findings raised there), and that review may be one of them. Its
+ * store lookup failing is no reason to wait.
+ */
+static bool waits_for_hand(struct rb_pipeline *p, const struct rb_job *job)
+{
+	struct rb_series_row row = { 0 };
+	bool later;
+
+	if (strcmp(job->kind, "review") ||
+	    rb_store_series_load(p->st, job->key, &row)) {
+		rb_err_clear();
+		return false;
+	}
+	later = row.version > 1 || (row.previous && *row.previous);
+	rb_series_row_release(&row);
+	return later;
+}
+
 /* Takes a finished slot's job back on the parent's thread. */
 static int slot_reap(struct rb_pipeline *p, struct job_slot *s, bool *more)
 {
@@ -950,6 +972,7 @@ static int jobs_parallel(struct rb_pipeline *p)
 {
 	struct rb_job_pool *pool = NULL;
 	struct rb_job isolated = { 0 }; /* claimed; runs once the rest end */
+	struct rb_job held = { 0 }; /* claimed; starts once the rest end */
 	bool more = true, threads = true;
 	int i, ret, running = 0;
 
@@ -957,13 +980,24 @@ static int jobs_parallel(struct rb_pipeline *p)
 	if (ret)
 		return ret;
 	for (;;) {
-		while (more && !ret && !stopping(p) && running < pool->n &&
-		       !isolated.id) {
+		while (!ret && running < pool->n && !isolated.id &&
+		       (held.id ? !running : more && !stopping(p))) {
 			struct job_slot *s = NULL;
 			const char *fault = NULL;
 			struct rb_job job = { 0 };
-			int r = claim(p, &job);
+			int r;
 
+			if (held.id) {
+				job = held;
+				memset(&held, 0, sizeof(held));
+				r = 0;
+			} else {
+				r = claim(p, &job);
+				if (!r && running && waits_for_hand(p, &job)) {
+					held = job;
+					break;
+				}
+			}
 			if (r == -RB_ENOTFOUND) {
 				more = false;
 				break;
@@ -1013,6 +1047,13 @@ static int jobs_parallel(struct rb_pipeline *p)
 			rb_job_release(&job);
 			if (r)
 				ret = r;
+		}
+		if (!running && held.id) {
+			if (!ret)
+				continue;
+			/* Claimed, so run: here, as the isolated one is. */
+			isolated = held;
+			memset(&held, 0, sizeof(held));
 		}
 		if (!running && isolated.id) {
 			const char *fault = NULL;
