@@ -7,8 +7,10 @@
 # (a few C files, a MAINTAINERS file, a Makefile), and ./demo/series.mbox,
 # a cover letter and 3 patches against it made with git format-patch; the
 # second patch lacks its Signed-off-by, which the commit-message checker
-# catches. Then runs "reviewbot review" with no config at all (SQLite in
-# ./demo/reviewbot.db, replies in the Maildir ./demo/outbox) and prints
+# catches. Then runs the daemon once, "reviewbot run --once", with a
+# config of three keys (the mbox as its source, the tree, every section
+# advisory) and the embedded defaults for the rest (SQLite in
+# ./demo/reviewbot.db, replies in the Maildir ./demo/outbox), and prints
 # the reply, headers and body, from the outbox.
 set -euo pipefail
 make_only=
@@ -168,13 +170,30 @@ git reset -q --hard HEAD~3
 [ -z "$make_only" ] || exit 0
 
 cd "$demo"
-echo "== reviewbot review --tree demo/tree demo/series.mbox (no config: embedded defaults)"
+rm -rf reviewbot.db reviewbot.db-* outbox
+cat >config.yaml <<'EOF2'
+# The demo's config: what is not here is the embedded default (the store
+# ./reviewbot.db, replies written to the Maildir ./outbox, nothing sent).
+sources:
+  - type: mbox
+    path: ./series.mbox
+trees:
+  - name: demo
+    path: ./tree
+    fetch_minutes: 0
+policy:
+  default:
+    mode: advisory                # the embedded default is off: silent
+EOF2
+echo "== demo/config.yaml"
+cat config.yaml
+echo "== reviewbot run --once -c demo/config.yaml"
 set +e
-RB_NOW=1793700000 "$bin" review --tree "$demo/tree" --store "$demo/reviewbot.db" \
-	--outbox "$demo/outbox" "$demo/series.mbox"
+RB_NOW=1793700000 "$bin" run --once -c config.yaml 2>run.log
 rc=$?
 set -e
-echo "== exit code: $rc"
+echo "== exit code: $rc (the daemon's log: demo/run.log)"
+[ "$rc" -le 1 ] || tail -n 20 run.log >&2
 n=$(ls "$demo"/outbox/new 2>/dev/null | wc -l)
 echo "== $n mail(s) in the outbox $demo/outbox"
 for f in "$demo"/outbox/new/*; do
