@@ -2658,7 +2658,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->model.max_tokens_field = strdup("max_tokens");
 	c->model.max_tokens = 4096;
 	c->model.timeout_seconds = 120;
-	c->model.concurrency = 2;
+	c->model.concurrency = 4;
 	c->model.max_retries = 3;
 	c->model.max_findings = 3;
 	c->model.max_words = 400;

@@ -89,7 +89,7 @@ struct rb_model_opts {
 #define RB_MODEL_OPTS_INIT                                                    \
 	{                                                                     \
 		.provider = "none", .max_tokens_field = "max_tokens",         \
-		.max_tokens = 4096, .timeout_seconds = 120, .concurrency = 2, \
+		.max_tokens = 4096, .timeout_seconds = 120, .concurrency = 4, \
 		.max_retries = 3, .retry_base_ms = 1000, .max_findings = 3,   \
 		.max_words = 400, .min_severity = RB_FSEV_LOW,                \
 		.near_lines = 5, .prompt_tokens = RB_MODEL_PROMPT_TOKENS,     \
