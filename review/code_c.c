@@ -581,7 +581,7 @@ static bool body_open(const struct rb_c_lines *l, size_t i, bool *on_line,
 		const char *p = skip_ws(s, s + n);
 
 		/* "\t\t\t{ return 0; }" under a head's ")" (slub's stubs). */
-		if (*p == '{' && i > 0) {
+		if (p < s + n && *p == '{' && i > 0) {
 			const char *pv = rb_c_line(l, i - 1, &k);
 
 			if (last_char(pv, k) == ')') {
