@@ -310,21 +310,6 @@ static int choose(struct curate *c, struct chosen *ch)
 	return ret;
 }
 
-static int count_words(const char *s)
-{
-	int n = 0, in = 0;
-
-	for (; s && *s; s++) {
-		if (*s == ' ' || *s == '\n' || *s == '\t') {
-			in = 0;
-		} else if (!in) {
-			in = 1;
-			n++;
-		}
-	}
-	return n;
-}
-
 /* The stored bytes of part @idx of the series, for B4 Relay's check. */
 static bool part_relayed(const struct rb_curate_reply *in, int idx)
 {
@@ -453,7 +438,7 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 		ret = rb_buf_printf(&trusted, "%s%s", i ? "\n" : "",
 				    r.trusted[i]);
 	for (i = 0; i < ch->n; i++)
-		words += count_words(ch->f[i].message);
+		words += rb_stage_count_words(ch->f[i].message);
 	if (!ret)
 		ret = rb_store_review_next_idx(in->p->st, in->row->id,
 					       "forward", &idx);

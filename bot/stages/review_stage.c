@@ -1285,7 +1285,8 @@ out:
 	return ret;
 }
 
-static int count_words(const char *s)
+/* Words of commentary in @s, for the reviews' word counts. */
+int rb_stage_count_words(const char *s)
 {
 	int n = 0, in = 0;
 
@@ -1440,7 +1441,7 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 	for (i = 0; !ret && i < r.n_trusted; i++)
 		ret = rb_buf_printf(&o->trusted, "%s%s", i ? "\n" : "",
 				    r.trusted[i]);
-	o->words = count_words(body);
+	o->words = rb_stage_count_words(body);
 out:
 	if (env)
 		rb_addr_list_free(env, n_env);
@@ -1777,7 +1778,7 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 	for (k = 0; k < o->n; k++) {
 		size_t fi = o->finding_idx[k];
 
-		o->words += count_words(c->findings.v[fi].message);
+		o->words += rb_stage_count_words(c->findings.v[fi].message);
 	}
 out:
 	cover_parts_release(&cp);
@@ -1889,7 +1890,7 @@ static int render_reviews(struct series_ctx *c)
 		 * every mail has. */
 		o->words = 0;
 		for (k = 0; k < n; k++)
-			o->words += count_words(sel[k].message);
+			o->words += rb_stage_count_words(sel[k].message);
 	}
 out:
 	raised_release(&raised);

@@ -145,4 +145,8 @@ typedef int (*rb_job_fn)(struct rb_pipeline *p, const struct rb_job *job);
 /* The cap on one raw message: limits.max_message_size or the default. */
 size_t rb_pipeline_max_size(const struct rb_pipeline *p);
 
+/* The words of @s (blank-separated), for the reviews' word counts:
+ * review_stage.c and curate.c count alike. */
+int rb_stage_count_words(const char *s);
+
 #endif
