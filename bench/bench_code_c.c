@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bench_code_c.c - the C recogniser (review/code_c.h) against
+ * bench_code_c.c - the C recogniser (review/code/code_c.h) against
  * universal-ctags: reads ctags' tags on stdin (run in the tree, with
  * --kinds-C=f --fields=+ne -o -) and, for each function ctags finds,
  * asks rb_c_func_at() about its name line: found (a function whose head
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/code_c.h"
+#include "review/code/code_c.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/banned.h"

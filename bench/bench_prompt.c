@@ -2,7 +2,7 @@
 /*
  * bench_prompt.c - what the model is shown of the code, without a model:
  * bench_prompt REPO REV MAIL... applies each mail's patch alone on REV
- * in memory (review/apply.h), builds the finder's prompt through
+ * in memory (review/apply/apply.h), builds the finder's prompt through
  * rb_model_prompt_build() with the context the review stage gives it
  * (bot/stages/review_stage.c model_patch_ctx()) and the default options,
  * and checks it against an oracle that is not ours: universal-ctags
@@ -26,10 +26,10 @@
 #include <git2.h>
 
 #include "mail/message.h"
-#include "review/apply.h"
-#include "review/diff.h"
-#include "review/model.h"
-#include "review/model_prompt.h"
+#include "review/apply/apply.h"
+#include "review/apply/diff.h"
+#include "review/model/model.h"
+#include "review/model/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

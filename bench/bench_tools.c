@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * bench_tools.c - times the model's tools (review/model_tools.h) on a real
+ * bench_tools.c - times the model's tools (review/model/model_tools.h) on a real
  * tree: bench_tools REPO REV [PATCH...] reads calls from stdin, one a line
  * as "NAME<TAB>JSON ARGS", and prints each call's wall time and the first
  * line of its result (all of it with BENCH_TOOLS_FULL=1). With patches, they are applied in memory on REV
- * (review/apply.h) and the tools see base and tip as a review does.
+ * (review/apply/apply.h) and the tools see base and tip as a review does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,8 +13,8 @@
 
 #include <git2.h>
 
-#include "review/apply.h"
-#include "review/model_tools.h"
+#include "review/apply/apply.h"
+#include "review/model/model_tools.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # bench/code-index.sh - the code index on disk (issue 38,
-# review/code_index.h) on linux 6.1: a build from nothing, a build for a
+# review/code/code_index.h) on linux 6.1: a build from nothing, a build for a
 # base one commit away, a load by a second process, lookups, the memory
 # of three bases in one process; then issue 38's scenario, six series on
 # three bases that differ by one file, interleaved, reviewed by one

@@ -6,7 +6,7 @@
 # kept (--record, tool turns included), and writes into bench/eval-replay/:
 #
 #   recording.tar.xz  the exchanges, one JSON file each, named by the
-#                     request's hash (review/model_provider.h)
+#                     request's hash (review/model/model_provider.h)
 #   report.md, report.json  what the run printed: the figures CI replays
 #   meta.json         the model, the kernel, the prompt set, the label
 #   config.yaml       (with -c) the model options the replay needs
@@ -45,7 +45,7 @@ cleanup() {
 	rm -rf "$w"
 }
 trap cleanup EXIT
-# The code index of the tree (review/code_index.c) in the run's folder.
+# The code index of the tree (review/code/code_index.c) in the run's folder.
 export XDG_CACHE_HOME=$w/cache
 # The tree under the name the report gives it, wherever it is.
 ln -s "$(realpath -e -- "$tree")" "$w/linux-6.1"

@@ -107,8 +107,8 @@ for v in 6.1 6.12; do
 done
 labels=$top/tests/data/eval/labelled.json
 # The context code measured: the last commit that changed it.
-rev=$(git -C "$top" log -1 --format=%h -- review/model_prompt.c \
-	review/model_tools.c review/model.c 2>/dev/null || echo '?')
+rev=$(git -C "$top" log -1 --format=%h -- review/model/model_prompt.c \
+	review/model/model_tools.c review/model/model.c 2>/dev/null || echo '?')
 if [ ${#itrees[@]} -gt 0 ]; then
 	start=$(date +%s%N)
 	"$bin" eval --inject --recall --set "$w/set.json" "${itrees[@]}" \
@@ -232,7 +232,7 @@ them (the fix's functions by find_definition, read_file for the rest,
 their callers by find_callers)? A line counts when its text, blanks
 trimmed, is in the prompt (or in the tools' results); lines with fewer
 than three word characters are not counted. These are the figures of the
-context code as of $rev (review/model_prompt.c, model_tools.c, model.c),
+context code as of $rev (review/model/model_prompt.c, model_tools.c, model.c),
 the "before" of the context work (issue 24).
 $recall_s s for the trees, most of it the tools' word index of each.
 

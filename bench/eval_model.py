@@ -222,7 +222,7 @@ def cases_script(cases, labels):
     steps.append({"kind": "finder", "repeat": True,
                   "answer_json": {"findings": []}})
     # It confirms with a line it was shown besides the finding's own
-    # (review/model_evidence.c drops any other confirmation).
+    # (review/model/model_evidence.c drops any other confirmation).
     steps.append({"kind": "verifier", "repeat": True,
                   "verdict": "confirmed", "evidence": "auto"})
     return {"steps": steps}
@@ -257,7 +257,7 @@ def main():
     prompt = sys.stdin.read()
     if '"verdicts"' in prompt:
         # Each confirmation quotes the finding's own line and one more
-        # line of the prompt the claim rests on (review/model_evidence.c
+        # line of the prompt the claim rests on (review/model/model_evidence.c
         # drops a confirmation whose evidence is only the finding's own
         # line): the scripted verifier of tests/model_server.py.
         sys.path.insert(0, os.path.join(os.path.dirname(

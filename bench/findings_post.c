@@ -5,7 +5,7 @@
  * "previous"; the lines of a series together): for each series the
  * checkpatch filter on the base tree (--tree, its HEAD; review/
  * checkpatch_filter.h), then rb_findings_postprocess() with the default
- * rules (review/rules.h) and the fingerprints of the series' earlier
+ * rules (review/checks/rules.h) and the fingerprints of the series' earlier
  * versions as seen. Prints the findings that remain, each line its input
  * object with the message as rewritten ("And N more like it").
  *
@@ -19,9 +19,9 @@
 #include <git2.h>
 #include <jansson.h>
 
-#include "review/checkpatch_filter.h"
+#include "review/checks/checkpatch_filter.h"
 #include "review/findings.h"
-#include "review/rules.h"
+#include "review/checks/rules.h"
 #include "util/err.h"
 #include "util/banned.h"
 

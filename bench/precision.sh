@@ -20,7 +20,7 @@
 # bench/findings_post.c: the checkpatch filter with the 6.1 tree as base
 # and rb_findings_postprocess(), once with every rule on (what each rule
 # says after the fixes; its precision decides its default) and once with
-# the shipped defaults (review/rules.c: what the bot emits). Labels are
+# the shipped defaults (review/checks/rules.c: what the bot emits). Labels are
 # matched to both; the per-rule table and the default's precision go to
 # OUT (default bench/RESULTS-precision.md); unlabelled findings that the
 # default emits are listed on stderr, to be labelled next.

@@ -35,9 +35,9 @@
 
 #include "bot/config.h"
 #include "mail/addr.h"
-#include "review/rules.h"
-#include "review/maintainers.h"
-#include "review/model.h"
+#include "review/checks/rules.h"
+#include "review/maint/maintainers.h"
+#include "review/model/model.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -1166,7 +1166,7 @@ static void policy_bases(struct ctx *c, yaml_node_t *v, void *obj)
 
 /*
  * rules: {subject-length: on, "checkpatch:*": off, ...}: which findings
- * speak in this subsystem, over the shipped defaults (review/rules.h);
+ * speak in this subsystem, over the shipped defaults (review/checks/rules.h);
  * later entries win.
  */
 static void policy_rules(struct ctx *c, yaml_node_t *v, void *obj)
@@ -1274,7 +1274,7 @@ static char *checkpatch_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return xstrdup(c, t);
 }
 
-/* The checkers a policy may name (review/checks.h has them all). */
+/* The checkers a policy may name (review/checks/checks.h has them all). */
 static const char *const policy_checker_names[] = {
 	"commit-msg", "checkpatch",	"build",    "sparse", "kernel-doc",
 	"coccinelle", "cc-maintainers", "external", NULL
@@ -2173,7 +2173,7 @@ static const char *const http_schemes[] = { "http", "https", NULL };
 
 enum { OK_PROVIDER, OK_URL, OK_NAME, OK_KEY_ENV, OK_KEY_FILE, OK_COMMAND };
 
-/* One of the finder's focuses (review/model.h). */
+/* One of the finder's focuses (review/model/model.h). */
 static char *focus_item(struct ctx *c, yaml_node_t *n, const char *t)
 {
 	char tmp[80];

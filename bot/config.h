@@ -134,7 +134,7 @@ struct rb_policy {
 	char **build_options;
 	size_t n_build_options;
 	enum rb_incomplete incomplete; /* default review-prefix */
-	/* Rule switches (review/rules.h), in order: rule_names[i] is on
+	/* Rule switches (review/checks/rules.h), in order: rule_names[i] is on
 	 * when rule_on[i]; NULL: the shipped defaults. */
 	char **rule_names;
 	bool *rule_on;
@@ -204,7 +204,7 @@ struct rb_model_config {
 	int max_words; /* per patch, default 400 */
 	int prompt_tokens; /* one prompt's budget, default 48000 */
 	int prefetch_bytes; /* the tree context in it, default 100 KiB */
-	/* The finder's focuses, one call each (review/model.h); none: all */
+	/* The finder's focuses, one call each (review/model/model.h); none: all */
 	char **focuses;
 	size_t n_focuses;
 	/* Focuses that see the diff without the commit message; default
@@ -213,7 +213,7 @@ struct rb_model_config {
 	size_t n_blind_focuses;
 	bool focus_planner; /* leave out focuses with nothing to look at */
 	bool prompt_cache; /* mark the shared prefix for the provider */
-	/* The code index's files (review/code_index.h); NULL: the default */
+	/* The code index's files (review/code/code_index.h); NULL: the default */
 	char *index_dir;
 };
 
@@ -274,7 +274,7 @@ struct rb_config {
 	size_t n_catch_all;
 
 	size_t max_message_size; /* default 4 MiB (RB_MSG_DEFAULT_MAX) */
-	/* The apply's budgets for one series (review/apply.h): bytes of
+	/* The apply's budgets for one series (review/apply/apply.h): bytes of
 	 * the blobs it makes (default 128 MiB), lines of a file it reads
 	 * (default 2,000,000) and its time, in seconds of one core counted
 	 * as work units (default 4). */
@@ -325,7 +325,7 @@ struct rb_config {
 	int series_budget; /* seconds for all checkers of a series; 0: none */
 	bool maint_fixes; /* cc-maintainers: Fixes: targets too; default true */
 	/* The "external" checker a policy may name: a command run in the
-	 * sandbox (review/check_external.h), and its name in findings. */
+	 * sandbox (review/checks/check_external.h), and its name in findings. */
 	char *external_command;
 	char *external_name;
 };
@@ -378,7 +378,7 @@ void rb_config_errors_release(struct rb_config_errors *errs);
  * config names on this machine. Each tree's path exists and is a git
  * repository holding the branch; each mbox, Maildir or eml source's path
  * exists; each policy.subsystems key is a MAINTAINERS section of the
- * trees (read from each tree's branch through review/maintainers.h) or
+ * trees (read from each tree's branch through review/maint/maintainers.h) or
  * one of list_ids, with "did you mean" for a close name (sections are
  * checked only when some tree has a MAINTAINERS file). The problems are
  * appended to @errs as FILE:LINE:COL: key.path: message, sorted by line.

@@ -111,7 +111,7 @@ struct rb_parse_opts {
  * The default cap on one raw message (limits.max_message_size). The
  * largest of the 30,571 mails of linux-api is 357 KB (9 are over 256 KB,
  * none over 512 KB), and a review stops at 10,000 changed lines
- * (review/apply.h), about 0.5 MB of diff: no mail over a few MB can be
+ * (review/apply/apply.h), about 0.5 MB of diff: no mail over a few MB can be
  * reviewed. 4 MiB is ten times the largest real mail; a review of a
  * patch of 4 MiB peaks at about 110 MB (short lines, the worst case),
  * one of 20 MB took 480 MB.

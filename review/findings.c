@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "review/findings.h"
-#include "review/rules.h"
+#include "review/checks/rules.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/hash.h"

@@ -74,7 +74,7 @@ void rb_finding_fingerprint(const struct rb_finding *f, char out[17]);
  * before the policy's floor and cap (bot/stages/review_stage.c), so that one
  * problem is said once:
  *
- *  1. rules: findings of rules that are off (review/rules.h, with the
+ *  1. rules: findings of rules that are off (review/checks/rules.h, with the
  *     subsystem's switches in @rules) go, unless @all_rules;
  *  2. the same problem twice: a checkpatch report that says what a
  *     commit-msg finding of the same patch says (MISSING_SIGN_OFF and
@@ -83,7 +83,7 @@ void rb_finding_fingerprint(const struct rb_finding *f, char out[17]);
  *     so does LEADING_SPACE next to CODE_INDENT in the same file;
  *  3. repeated lines: the same complaint in one file of one patch is
  *     one finding, the first, whose message gains "And N more like it:
- *     lines a, b.". For a rule (review/rules.h) the complaint is its
+ *     lines a, b.". For a rule (review/checks/rules.h) the complaint is its
  *     type, anywhere in the file; for other checkers (build, model) it is
  *     the same message on the same line, the next lines (within 3) or
  *     the same quoted code;

@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "mail/trailer.h"
-#include "review/diff.h"
+#include "review/apply/diff.h"
 #include "review/hidden.h"
 #include "review/render.h"
 #include "util/buf.h"

@@ -32,7 +32,7 @@ feedback.prose_model) fit is taken; a step is used up unless it says
                             it is only the finding's own quote, file,
                             line and side (old: "base", new: "tip"):
                             what a lazy verifier says, which the bot
-                            rejects (review/model_evidence.h: evidence
+                            rejects (review/model/model_evidence.h: evidence
                             must reach beyond the finding's lines);
   "evidence": "auto"        real evidence: the finding's own quote and
                             one more line the verifier was given (a
@@ -250,7 +250,7 @@ def load_script(path):
         del CACHE["prompts"][:]
 
 
-# What the words of a line say it does, as review/model_evidence.c reads
+# What the words of a line say it does, as review/model/model_evidence.c reads
 # them: identifiers split at "_", a part that holds or is one of these.
 SYNC = ("lock", "mutex", "spin", "rcu", "sem", "atomic", "barrier", "once",
         "smp", "irqsave", "irqrestore", "preempt", "lockdep", "guard")
@@ -329,7 +329,7 @@ def shown_lines(text, results, calls):
             if m and path:
                 out.append((path, "tip", int(m.group(1)), m.group(2)))
         elif block == "tree-context":
-            # review/model_prefetch.c: "=== WHAT in PATH, lines A-B of
+            # review/model/model_prefetch.c: "=== WHAT in PATH, lines A-B of
             # the tree after this patch" (tip) or "... of the base tree"
             # (base), numbered lines after; "=== callers of NAME() ..."
             # and find_callers rows (tip).

@@ -21,9 +21,9 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "review/apply.h"
-#include "review/base.h"
-#include "review/patchid.h"
+#include "review/apply/apply.h"
+#include "review/apply/base.h"
+#include "review/apply/patchid.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -662,7 +662,7 @@ static void test_series_commits(void **state)
 }
 
 /*
- * rb_patch_id() (review/patchid.h, which resolves b4's
+ * rb_patch_id() (review/apply/patchid.h, which resolves b4's
  * prerequisite-patch-id:) against "git patch-id --stable" (git 2.39) on a
  * format-patch mail: a new file, a change with whitespace and without
  * a final newline, a rename with a change.

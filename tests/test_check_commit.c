@@ -18,9 +18,9 @@
 #include <git2.h>
 
 #include "mail/message.h"
-#include "review/check_commit.h"
-#include "review/checks.h"
-#include "review/sandbox.h"
+#include "review/checks/check_commit.h"
+#include "review/checks/checks.h"
+#include "review/checks/sandbox.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -17,15 +17,15 @@
 #include <cmocka.h>
 
 #include "mail/message.h"
-#include "review/check_build.h"
-#include "review/check_cocci.h"
-#include "review/check_external.h"
-#include "review/check_kdoc.h"
-#include "review/check_maint.h"
-#include "review/check_util.h"
-#include "review/checks.h"
-#include "review/maintainers.h"
-#include "review/rules.h"
+#include "review/checks/check_build.h"
+#include "review/checks/check_cocci.h"
+#include "review/checks/check_external.h"
+#include "review/checks/check_kdoc.h"
+#include "review/checks/check_maint.h"
+#include "review/checks/check_util.h"
+#include "review/checks/checks.h"
+#include "review/maint/maintainers.h"
+#include "review/checks/rules.h"
 #include "util/banned.h"
 
 /* sparse's lines of a C=1 build of linux 6.1's kernel/ksysfs.o with the

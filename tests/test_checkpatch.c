@@ -18,10 +18,10 @@
 #include <git2.h>
 
 #include "mail/message.h"
-#include "review/check_build.h"
-#include "review/check_checkpatch.h"
-#include "review/checks.h"
-#include "review/sandbox.h"
+#include "review/checks/check_build.h"
+#include "review/checks/check_checkpatch.h"
+#include "review/checks/checks.h"
+#include "review/checks/sandbox.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_code_index.c - the word index of a tree on disk
- * (review/code_index.h), on small repositories built with libgit2 in a
+ * (review/code/code_index.h), on small repositories built with libgit2 in a
  * temporary directory: what is indexed and what a pattern's pieces find;
  * that a file built from another tree's file, or in batches, is the very
  * file a build from nothing writes; a damaged, truncated or foreign file
@@ -27,8 +27,8 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "review/apply.h"
-#include "review/code_index.h"
+#include "review/apply/apply.h"
+#include "review/code/code_index.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

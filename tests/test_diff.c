@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "review/diff.h"
+#include "review/apply/diff.h"
 #include "util/err.h"
 #include "util/banned.h"
 

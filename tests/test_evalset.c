@@ -8,7 +8,7 @@
  * misses on another file, another function and the commit message), and
  * a hand-labelled set (tests/data/eval/labelled.json: a mail file,
  * categories that a hit must match, a clean pair), its hand labels and
- * the strict scorer; and the cases of --inject (review/eval_inject.h) on
+ * the strict scorer; and the cases of --inject (review/eval/eval_inject.h) on
  * a small git tree: a diff reversed, the fix of archive.mbox reversed
  * onto a tree that has it (the case), the fix applied on that (the
  * control, which gives the tree back), the buggy patch applied forward
@@ -26,14 +26,14 @@
 #include <cmocka.h>
 
 #include "mail/fixes.h"
-#include "review/apply.h"
-#include "review/diff.h"
-#include "review/eval_inject.h"
-#include "review/eval_recall.h"
-#include "review/evalset.h"
+#include "review/apply/apply.h"
+#include "review/apply/diff.h"
+#include "review/eval/eval_inject.h"
+#include "review/eval/eval_recall.h"
+#include "review/eval/evalset.h"
 #include "review/findings.h"
-#include "review/model.h"
-#include "review/model_provider.h"
+#include "review/model/model.h"
+#include "review/model/model_provider.h"
 #include "tests/testlib.h"
 #include "util/buf.h"
 #include "util/err.h"

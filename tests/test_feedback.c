@@ -40,7 +40,7 @@
 #include "bot/store/store_priv.h" /* white-box: the tables as stored */
 #include "mail/dkim.h"
 #include "review/findings.h"
-#include "review/maintainers.h"
+#include "review/maint/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_findings.c - one finding for one problem (rb_findings_postprocess),
- * the rule table and its switches (review/rules.h), and the checkpatch
+ * the rule table and its switches (review/checks/rules.h), and the checkpatch
  * filter on a small base tree made here with libgit2. The findings are
  * the real ones of bench/labels/findings.tsv, cut down.
  */
@@ -16,10 +16,10 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "review/checkpatch_filter.h"
+#include "review/checks/checkpatch_filter.h"
 #include "review/findings.h"
-#include "review/rules.h"
-#include "review/sandbox.h"
+#include "review/checks/rules.h"
+#include "review/checks/sandbox.h"
 #include "util/banned.h"
 
 static void add(struct rb_findings *fs, const char *checker, const char *cat,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_guides.c - choosing subsystem guides (review/guides.h), the prompt
- * set's version (review/model_prompt.h), and the guides themselves: the
+ * test_guides.c - choosing subsystem guides (review/model/guides.h), the prompt
+ * set's version (review/model/model_prompt.h), and the guides themselves: the
  * mm guides are chosen by what a patch touches (the seed series gets the
  * page-table and large-page guides), and every file, function and
  * identifier a guide cites is in the linux 6.1 tree, so that a guide
@@ -21,10 +21,10 @@
 #include <cmocka.h>
 
 #include "mail/message.h"
-#include "review/diff.h"
-#include "review/guides.h"
-#include "review/maintainers.h"
-#include "review/model_prompt.h"
+#include "review/apply/diff.h"
+#include "review/model/guides.h"
+#include "review/maint/maintainers.h"
+#include "review/model/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -24,9 +24,9 @@
 
 #include <cmocka.h>
 
-#include "review/maint_priv.h"
-#include "review/maint_regex.h"
-#include "review/maintainers.h"
+#include "review/maint/maint_priv.h"
+#include "review/maint/maint_regex.h"
+#include "review/maint/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

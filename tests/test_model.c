@@ -26,11 +26,11 @@
 #include <git2.h>
 #include <jansson.h>
 
-#include "review/diff.h"
+#include "review/apply/diff.h"
 #include "mail/verdict.h"
-#include "review/model.h"
-#include "review/model_evidence.h"
-#include "review/model_prompt.h"
+#include "review/model/model.h"
+#include "review/model/model_evidence.h"
+#include "review/model/model_prompt.h"
 #include "review/render.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_model_context.c - what the model is shown of the code (issue 30,
- * "the right code"): the C recogniser (review/code_c.h) on real kernel
+ * "the right code"): the C recogniser (review/code/code_c.h) on real kernel
  * heads, the diff numbered as the tree it applied to
- * (review/model_diff.h) in the prompt and in the validators, and the
+ * (review/model/model_diff.h) in the prompt and in the validators, and the
  * prefetch of the changed functions, their callers and the definitions
- * they use (review/model_prefetch.h), on small repositories made with
+ * they use (review/model/model_prefetch.h), on small repositories made with
  * libgit2 and applied with the real in-memory apply; then the acceptance
  * case on linux 6.1 (skipped without the tree): a two-patch series whose
  * hunks land 37 lines from where the mail says, inside zap_huge_pmd()
@@ -23,14 +23,14 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "review/apply.h"
-#include "review/code_c.h"
-#include "review/diff.h"
-#include "review/model.h"
-#include "review/model_diff.h"
-#include "review/model_prefetch.h"
-#include "review/model_prompt.h"
-#include "review/model_tools.h"
+#include "review/apply/apply.h"
+#include "review/code/code_c.h"
+#include "review/apply/diff.h"
+#include "review/model/model.h"
+#include "review/model/model_diff.h"
+#include "review/model/model_prefetch.h"
+#include "review/model/model_prompt.h"
+#include "review/model/model_tools.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_model_loop.c - the tool-calling loop of review/model_provider.c
+ * test_model_loop.c - the tool-calling loop of review/model/model_provider.c
  * against tests/model_server.py on a free loopback port: OpenAI
  * "tool_calls" and Anthropic "tool_use", the command provider's JSON
  * protocol (a small Python program as the model), the limits (max_rounds,
@@ -28,7 +28,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "review/model_provider.h"
+#include "review/model/model_provider.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -27,10 +27,10 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "review/diff.h"
-#include "review/model.h"
-#include "review/model_plan.h"
-#include "review/model_tools.h"
+#include "review/apply/diff.h"
+#include "review/model/model.h"
+#include "review/model/model_plan.h"
+#include "review/model/model_tools.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_model_tools.c - the model's read-only tools (review/model_tools.h)
+ * test_model_tools.c - the model's read-only tools (review/model/model_tools.h)
  * on a small real git repository built with libgit2 in a temporary
  * directory, with the tip made by the real in-memory apply
- * (review/apply.h): each tool at the base and at the tip, paths that
+ * (review/apply/apply.h): each tool at the base and at the tip, paths that
  * leave the tree refused, hostile arguments, hostile tree text, the
  * limits, and the evidence check.
  */
@@ -21,8 +21,8 @@
 #include <git2.h>
 #include <jansson.h>
 
-#include "review/apply.h"
-#include "review/model_tools.h"
+#include "review/apply/apply.h"
+#include "review/model/model_tools.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"

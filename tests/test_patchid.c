@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_patchid.c - review/patchid.h: the patch-id is git patch-id
+ * test_patchid.c - review/apply/patchid.h: the patch-id is git patch-id
  * --stable's (the expected ids below are what git 2.39 prints for the
  * demo series of scripts/demo.sh), whitespace and offsets do not change
  * it, and the look-ahead finds the later patch that changes a line.
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "review/diff.h"
-#include "review/patchid.h"
+#include "review/apply/diff.h"
+#include "review/apply/patchid.h"
 #include "util/err.h"
 
 /* Patch 1/3 of the demo series, with its commit message. */

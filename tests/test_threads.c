@@ -23,7 +23,7 @@
 #include "bot/stages/versions.h"
 #include "bot/store/store.h"
 #include "bot/store/store_messages.h"
-#include "review/diff.h"
+#include "review/apply/diff.h"
 #include "review/findings.h"
 #include "util/buf.h"
 #include "util/err.h"

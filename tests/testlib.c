@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "tests/testlib.h"
-#include "review/sandbox.h"
+#include "review/checks/sandbox.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/banned.h"

@@ -26,7 +26,7 @@
  *	(accept_lib.sh), security/t_sec_verdict_admin_dkim (mail_lib.sh).
  *
  * RB_BUILD_CACHE=DIR
- *	The build checker's cache of base builds (review/check_build.c),
+ *	The build checker's cache of base builds (review/checks/check_build.c),
  *	after --build-cache and before $XDG_CACHE_HOME/reviewbot/build:
  *	keeps each test's builds in its own directory. Tests:
  *	t_check_sandbox, security/t_sec_build_cache_symlink,

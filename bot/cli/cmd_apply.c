@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmd_apply.c - "reviewbot apply": applies patch mails in order onto a
- * revision of a git repository, in memory (review/apply.h), and prints
+ * revision of a git repository, in memory (review/apply/apply.h), and prints
  * per patch "applied" with each hunk's offset or "failed" with the file,
  * the hunk and the reason. The repository is written only with
  * --write-tree (without --check). Exit 0 all applied, 1 one failed, 2
@@ -23,7 +23,7 @@
 #include "bot/cli/cli.h"
 #include "mail/mbox.h"
 #include "mail/message.h"
-#include "review/apply.h"
+#include "review/apply/apply.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmd_check.c - "reviewbot check": applies patch mails on a revision of a
- * repository in memory (review/apply.h: the repository is never written),
- * runs the chosen checkers (review/checks.h) with the tools of --tools
+ * repository in memory (review/apply/apply.h: the repository is never written),
+ * runs the chosen checkers (review/checks/checks.h) with the tools of --tools
  * (default HEAD) and prints the findings, one per line. Exit 0 when the
  * run worked, whatever it found; 1 when the series did not apply or a
  * patch could not be read; 2 for usage errors.
@@ -19,8 +19,8 @@
 #include "bot/cli/cli.h"
 #include "mail/mbox.h"
 #include "mail/message.h"
-#include "review/apply.h"
-#include "review/checks.h"
+#include "review/apply/apply.h"
+#include "review/checks/checks.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -443,7 +443,7 @@ static int apply_series(struct check_run *r)
 				      r->patches[ar->failed_patch - 1]->origin :
 				      "?",
 			      ar->reason ? ar->reason : "?");
-	/* The applied commits live in ar's store only (review/apply.h). */
+	/* The applied commits live in ar's store only (review/apply/apply.h). */
 	r->ctx.apply = ar;
 	git_oid_cpy(&r->ctx.applied, &ar->commit);
 	r->ctx.has_applied = true;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cmd_code_index.c - "reviewbot code-index": loads the word index of a
- * tree (review/code_index.h) from its directory, or builds it there, and
+ * tree (review/code/code_index.h) from its directory, or builds it there, and
  * says how and what it cost; then, for each word given, how many blobs
  * hold it and how many a grep for it reads, with the time of each
  * lookup. Warms the index of a base before the daemon needs it, and
@@ -15,7 +15,7 @@
 #include <git2.h>
 
 #include "bot/cli/cli.h"
-#include "review/code_index.h"
+#include "review/code/code_index.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"

@@ -3,7 +3,7 @@
  * cmd_eval.c - reviewbot eval: the model measured on real bugs.
  *
  * --build-set finds the known bugs in an archive of list mail
- * (review/evalset.h, docs/EVAL.md); --set reviews each buggy patch with
+ * (review/eval/evalset.h, docs/EVAL.md); --set reviews each buggy patch with
  * the configured model, through rb_model_review_patch() and the options
  * the review stage uses (bot/stages/model_setup.h), and scores each
  * finding: a hit when it lands on the lines or in the function that the
@@ -31,10 +31,10 @@
 #include "mail/message.h"
 #include "mail/source.h"
 #include "mail/source_nntp.h"
-#include "review/apply.h"
-#include "review/diff.h"
-#include "review/evalset.h"
-#include "review/model.h"
+#include "review/apply/apply.h"
+#include "review/apply/diff.h"
+#include "review/eval/evalset.h"
+#include "review/model/model.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"

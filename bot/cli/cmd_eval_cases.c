@@ -2,7 +2,7 @@
 /*
  * cmd_eval_cases.c - reviewbot eval --inject: each pair of the set whose
  * fix is in a configured tree becomes a case, the fix reversed on the
- * tree (review/eval_inject.h), and each pair whose buggy patch applies
+ * tree (review/eval/eval_inject.h), and each pair whose buggy patch applies
  * becomes one as well; every case has its control, the fix applied on the
  * buggy code. Then, as asked:
  *
@@ -12,7 +12,7 @@
  *    a finding on a case is scored by the strict scorer (evalset.h), and
  *    every finding on a control is a false positive on real code;
  *  - --recall: does the prompt hold the fix's lines and functions, and can
- *    the tools reach them (review/eval_recall.h)? No model is called;
+ *    the tools reach them (review/eval/eval_recall.h)? No model is called;
  *  - --checkers: the deterministic checkers (commit-msg, checkpatch from
  *    the tree; build with --build) over the same cases and controls,
  *    through rb_checks_run() and the filters the review stage applies,
@@ -32,13 +32,13 @@
 #include "bot/config.h"
 #include "mail/message.h"
 #include "mail/subject.h"
-#include "review/apply.h"
-#include "review/checkpatch_filter.h"
-#include "review/checks.h"
-#include "review/eval_inject.h"
-#include "review/eval_recall.h"
-#include "review/evalset.h"
-#include "review/model.h"
+#include "review/apply/apply.h"
+#include "review/checks/checkpatch_filter.h"
+#include "review/checks/checks.h"
+#include "review/eval/eval_inject.h"
+#include "review/eval/eval_recall.h"
+#include "review/eval/evalset.h"
+#include "review/model/model.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"

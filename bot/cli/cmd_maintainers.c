@@ -3,7 +3,7 @@
  * cmd_maintainers.c - "reviewbot maintainers": MAINTAINERS lookup with
  * the output of scripts/get_maintainer.pl --nogit --nogit-fallback
  * --norolestats (or, with --roles, of --nogit --nogit-fallback), read
- * from a git tree's blobs (review/maintainers.h).
+ * from a git tree's blobs (review/maint/maintainers.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 #include "bot/cli/cli.h"
 #include "bot/cli/cmd_maintainers.h"
-#include "review/maintainers.h"
+#include "review/maint/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "review/maintainers.h"
+#include "review/maint/maintainers.h"
 #include "util/buf.h"
 
 struct maint_opts {

@@ -8,7 +8,7 @@
 
 #include "bot/cli/cli.h"
 #include "bot/cli/cmd_maintainers.h"
-#include "review/maintainers.h"
+#include "review/maint/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"

@@ -42,7 +42,7 @@
 #include "bot/store/store.h"
 #include "bot/store/store_reports.h"
 #include "bot/stages/trees.h"
-#include "review/base.h"
+#include "review/apply/base.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -19,7 +19,7 @@
 #include "mail/message.h"
 #include "mail/verdict.h"
 #include "review/findings.h"
-#include "review/maintainers.h"
+#include "review/maint/maintainers.h"
 #include "review/render.h"
 #include "util/buf.h"
 #include "util/err.h"

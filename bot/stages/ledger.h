@@ -13,7 +13,7 @@
  * is not news). The commits new since then (the head's history without
  * the old head's, at most RB_LEDGER_MAX_COMMITS of them, merges left
  * out) get the patch-id of their diff against their parent (git
- * patch-id --stable, review/patchid.h), and each is looked up among the
+ * patch-id --stable, review/apply/patchid.h), and each is looked up among the
  * stored patches (messages.patch_id): a match is a sighting of its
  * series in that tree (table sightings, once per series and tree).
  * Every series that holds the patch-id is seen (the first

@@ -7,8 +7,8 @@
 
 #include "bot/config.h"
 #include "bot/stages/model_setup.h"
-#include "review/code_index.h"
-#include "review/model.h"
+#include "review/code/code_index.h"
+#include "review/model/model.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -69,7 +69,7 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 	o->tool_rounds = mc->tools.max_rounds;
 	/*
 	 * The code index's directory is the process's, not the model's
-	 * (review/code_index.h): every review of this config uses it.
+	 * (review/code/code_index.h): every review of this config uses it.
 	 */
 	if (rb_code_index_set_dir(mc->index_dir))
 		rb_err_clear(); /* out of memory: the default directory */

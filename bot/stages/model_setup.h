@@ -7,7 +7,7 @@
 #ifndef RB_BOT_MODEL_SETUP_H
 #define RB_BOT_MODEL_SETUP_H
 
-#include "review/model_provider.h"
+#include "review/model/model_provider.h"
 
 struct rb_model_config;
 
@@ -21,7 +21,7 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 			 const char *record_dir, const char *replay_dir);
 
 /*
- * The finder's focuses: model.focuses, or all five (review/model.h)
+ * The finder's focuses: model.focuses, or all five (review/model/model.h)
  * when the config names none. Borrowed from @mc or static.
  */
 const char *const *rb_model_setup_focuses(const struct rb_model_config *mc,

@@ -26,9 +26,9 @@
 #include "mail/message.h"
 #include "mail/sender.h"
 #include "mail/series.h"
-#include "review/maintainers.h"
-#include "review/model.h"
-#include "review/patchid.h"
+#include "review/maint/maintainers.h"
+#include "review/model/model.h"
+#include "review/apply/patchid.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -794,7 +794,7 @@ static int jobs_serial(struct rb_pipeline *p)
  * provider holds the requests in flight to model.concurrency over every
  * thread). The review opens its own repositories (libgit2 objects are
  * per thread); the code index of the model's tools is shared under its
- * lock (review/model_tools.c). The parent alone claims, runs the hooks,
+ * lock (review/model/model_tools.c). The parent alone claims, runs the hooks,
  * counts and sends; a slot only runs the job.
  */
 struct job_slot {

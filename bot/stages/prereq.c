@@ -13,7 +13,7 @@
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
 #include "mail/message.h"
-#include "review/patchid.h"
+#include "review/apply/patchid.h"
 #include "util/err.h"
 #include "util/log.h"
 #include "util/banned.h"

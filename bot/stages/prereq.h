@@ -34,7 +34,7 @@
 
 #include <stddef.h>
 
-#include "review/apply.h"
+#include "review/apply/apply.h"
 #include "util/buf.h"
 
 struct rb_pipeline;

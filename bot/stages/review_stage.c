@@ -30,18 +30,18 @@
 #include "mail/compose.h"
 #include "mail/dkim.h"
 #include "mail/message.h"
-#include "review/apply.h"
-#include "review/base.h"
-#include "review/checkpatch_filter.h"
-#include "review/checks.h"
-#include "review/diff.h"
+#include "review/apply/apply.h"
+#include "review/apply/base.h"
+#include "review/checks/checkpatch_filter.h"
+#include "review/checks/checks.h"
+#include "review/apply/diff.h"
 #include "review/findings.h"
-#include "review/maintainers.h"
-#include "review/model.h"
-#include "review/model_prompt.h"
-#include "review/model_tools.h"
+#include "review/maint/maintainers.h"
+#include "review/model/model.h"
+#include "review/model/model_prompt.h"
+#include "review/model/model_tools.h"
 #include "review/render.h"
-#include "review/rules.h"
+#include "review/checks/rules.h"
 #include "util/buf.h"
 #include "util/dur.h"
 #include "util/err.h"
@@ -127,7 +127,7 @@ struct series_ctx {
 	git_oid base_oid, applied_oid;
 	bool applied;
 	/* The apply's work for this series, over every base and the try
-	 * after a fetch (review/apply.h max_work): one budget a run. */
+	 * after a fetch (review/apply/apply.h max_work): one budget a run. */
 	uint64_t apply_work;
 
 	struct rb_findings findings;
@@ -1180,7 +1180,7 @@ out:
 
 /*
  * One problem said once, and only what speaks (review/findings.h,
- * review/rules.h): checkpatch complaints that the base tree shows to be
+ * review/checks/rules.h): checkpatch complaints that the base tree shows to be
  * its own style go; rules that are off by default (strict precision
  * under 90% on the labelled set, bench/RESULTS-precision.md) or by the
  * home policy's "rules" go; the same complaint across checkers or lines

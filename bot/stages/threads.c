@@ -15,7 +15,7 @@
 #include "mail/message.h"
 #include "mail/quotes.h"
 #include "mail/series.h"
-#include "review/diff.h"
+#include "review/apply/diff.h"
 #include "review/findings.h"
 #include "util/buf.h"
 #include "util/err.h"

@@ -9,7 +9,7 @@
 
 #include "bot/config.h"
 #include "bot/stages/trees.h"
-#include "review/base.h"
+#include "review/apply/base.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"

@@ -3,7 +3,7 @@
  * trees.h - fetching the configured trees. A tree with a url, a branch
  * (not HEAD) and fetch_minutes is fetched from that url (an admin's
  * choice, never a mail's) and its local branch moved to the fetched head
- * (review/base.h rb_base_fetch()). When a branch was last fetched is the
+ * (review/apply/base.h rb_base_fetch()). When a branch was last fetched is the
  * mtime of a stamp in the repository's git directory,
  * "reviewbot-fetched-<branch>" (the branch %-encoded), touched after each
  * fetch of that branch: the daemon between jobs and the review stage

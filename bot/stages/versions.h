@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "review/patchid.h"
+#include "review/apply/patchid.h"
 
 struct rb_buf;
 struct rb_diff;

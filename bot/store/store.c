@@ -161,7 +161,7 @@ static const char *const migrations[] = {
 	"ALTER TABLE findings ADD COLUMN prior_id BIGINT;"
 	"ALTER TABLE findings ADD COLUMN later_patch INTEGER;"
 	"CREATE INDEX findings_series ON findings(series_id);",
-	/* 8: the prompt set's version (review/model_prompt.h) of each model
+	/* 8: the prompt set's version (review/model/model_prompt.h) of each model
 	 * review and model finding, so that stats split by it. */
 	("ALTER TABLE reviews ADD COLUMN prompt TEXT;"
 	 "ALTER TABLE findings ADD COLUMN prompt TEXT;"),

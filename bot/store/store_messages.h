@@ -75,7 +75,7 @@ struct rb_msgmeta {
 	const char *references; /* space-separated */
 	int version, idx, total;
 	const char *reason; /* why ignored/malformed, or NULL */
-	/* git patch-id --stable of its diff (review/patchid.h), or NULL:
+	/* git patch-id --stable of its diff (review/apply/patchid.h), or NULL:
 	 * prerequisite-patch-id: is an index lookup (migration 10) */
 	const char *patch_id;
 };

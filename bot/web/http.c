@@ -26,7 +26,7 @@
 #include "bot/web/metrics.h"
 #include "bot/web/stats.h"
 #include "bot/store/store.h"
-#include "review/rules.h"
+#include "review/checks/rules.h"
 #include "util/buf.h"
 #include "util/dur.h"
 #include "util/err.h"
@@ -1400,7 +1400,7 @@ static const struct {
 
 /*
  * The table of one group. Rules also show the precision the benchmark
- * measured on labelled real findings ("labelled", review/rules.c), beside
+ * measured on labelled real findings ("labelled", review/checks/rules.c), beside
  * what the verdicts here say.
  */
 static int prec_table(struct rb_buf *b, const char *title, json_t *o,

@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "mail/message.h"
-#include "review/check_build.h"
-#include "review/check_checkpatch.h"
-#include "review/check_commit.h"
-#include "review/check_external.h"
-#include "review/checks.h"
+#include "review/checks/check_build.h"
+#include "review/checks/check_checkpatch.h"
+#include "review/checks/check_commit.h"
+#include "review/checks/check_external.h"
+#include "review/checks/checks.h"
 #include "util/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/check_cocci.h"
-#include "review/checks.h"
+#include "review/checks/check_cocci.h"
+#include "review/checks/checks.h"
 #include "util/banned.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

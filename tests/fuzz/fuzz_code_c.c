@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * fuzz_code_c.c - libFuzzer target for the C recogniser (review/code_c.h)
+ * fuzz_code_c.c - libFuzzer target for the C recogniser (review/code/code_c.h)
  * over tree text, which whoever sent the patch controls: for every line,
  * the function and the block around it, the definitions of a symbol, a
  * head's name. The answers must stay inside the text and be consistent
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/code_c.h"
+#include "review/code/code_c.h"
 #include "util/err.h"
 #include "util/banned.h"
 

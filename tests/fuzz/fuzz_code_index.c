@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_code_index.c - libFuzzer target for the checks of a code index
- * file as it loads (review/code_index.c): a damaged file. The checksum
+ * file as it loads (review/code/code_index.c): a damaged file. The checksum
  * and the build tag are not checked (rb_code_index_parse(..., false)),
  * so that mutations reach the checks of the structure.
  *
@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/code_index.h"
-#include "review/code_index_priv.h"
+#include "review/code/code_index.h"
+#include "review/code/code_index_priv.h"
 #include "util/err.h"
 #include "util/banned.h"
 

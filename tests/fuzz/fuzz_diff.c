@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_diff.c - libFuzzer target for the unified-diff parser
- * (review/diff.h): any input parses or fails with -RB_EPARSE, and every
+ * (review/apply/diff.h): any input parses or fails with -RB_EPARSE, and every
  * parsed line lies inside the parser's copy of the text. A patch that
- * parses is then applied (review/apply.h, in memory) to a small repository
+ * parses is then applied (review/apply/apply.h, in memory) to a small repository
  * made at start-up in a temporary directory, so the hunk search, the
  * 3-way fallback, binary patches and the path checks see hostile input
- * too. The patch-id (review/patchid.h) reads the same input, and the
+ * too. The patch-id (review/apply/patchid.h) reads the same input, and the
  * look-ahead walks the parsed hunks.
  */
 #define _XOPEN_SOURCE 700
@@ -18,10 +18,10 @@
 
 #include <git2.h>
 
-#include "review/apply.h"
-#include "review/diff.h"
-#include "review/patchid.h"
-#include "review/sandbox.h"
+#include "review/apply/apply.h"
+#include "review/apply/diff.h"
+#include "review/apply/patchid.h"
+#include "review/checks/sandbox.h"
 #include "util/err.h"
 #include "util/banned.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_evalset.c - where a fix lands in a buggy patch (rb_eval_locate(),
- * review/evalset.h): both diffs come from list mail, and the hunk
+ * review/eval/evalset.h): both diffs come from list mail, and the hunk
  * headers' function names are read from them. The input is the fix's
  * diff, a line "=====", and the buggy patch's diff. Every line found must
  * be a new-side line of a file of the buggy patch, in order, and a
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/diff.h"
-#include "review/eval_inject.h"
-#include "review/evalset.h"
+#include "review/apply/diff.h"
+#include "review/eval/eval_inject.h"
+#include "review/eval/evalset.h"
 #include "review/findings.h"
 #include "util/buf.h"
 #include "util/banned.h"

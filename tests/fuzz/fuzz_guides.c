@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_guides.c - hostile patch text through the choice of the subsystem
- * guides (rb_guide_applies(), review/guides.h): the symbol search over
+ * guides (rb_guide_applies(), review/model/guides.h): the symbol search over
  * the added and removed lines and the moved-line test. The input is not
  * NUL-terminated, so a read past its end shows up in ASan. The guides are
  * the project's own (RB_SRC/review/guides), loaded once.
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/diff.h"
-#include "review/guides.h"
+#include "review/apply/diff.h"
+#include "review/model/guides.h"
 #include "util/banned.h"
 
 static struct rb_guides guides;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_maint_cache.c - libFuzzer target for the decoder of the on-disk
- * MAINTAINERS index (review/maint_cache.c). The checksum is not checked
+ * MAINTAINERS index (review/maint/maint_cache.c). The checksum is not checked
  * (rb_maint__cache_decode(..., false)), so mutations reach the decoder.
  *
  * Input: a cache file. Seeds: files written by "reviewbot maintainers"
@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/maint_priv.h"
-#include "review/maintainers.h"
+#include "review/maint/maint_priv.h"
+#include "review/maint/maintainers.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"

@@ -2,7 +2,7 @@
 /*
  * fuzz_maintainers.c - libFuzzer target for the MAINTAINERS parser, the
  * .mailmap parser, the Perl regex translation and the matcher
- * (review/maintainers.h).
+ * (review/maint/maintainers.h).
  *
  * Input: MAINTAINERS text, a NUL byte, a patch, a NUL byte, .mailmap text
  * (missing parts are empty). Each K:, N: and F: line of the MAINTAINERS
@@ -14,16 +14,16 @@
  *  - every touched section is one of the index's sections;
  *  - the same lookup twice gives the same output (no hidden state);
  *  - the index written in the cache's format and read back gives the
- *    same output (review/maint_cache.c).
+ *    same output (review/maint/maint_cache.c).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/maint_priv.h"
-#include "review/maint_regex.h"
-#include "review/maintainers.h"
+#include "review/maint/maint_priv.h"
+#include "review/maint/maint_regex.h"
+#include "review/maint/maintainers.h"
 #include "util/buf.h"
 #include "util/banned.h"
 

@@ -42,11 +42,11 @@
 #include <strings.h>
 
 #include "mail/verdict.h"
-#include "review/diff.h"
-#include "review/model.h"
-#include "review/model_evidence.h"
-#include "review/model_plan.h"
-#include "review/model_prompt.h"
+#include "review/apply/diff.h"
+#include "review/model/model.h"
+#include "review/model/model_evidence.h"
+#include "review/model/model_plan.h"
+#include "review/model/model_prompt.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"

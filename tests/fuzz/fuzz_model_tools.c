@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/model_provider.h"
+#include "review/model/model_provider.h"
 #include "util/err.h"
 #include "util/banned.h"
 

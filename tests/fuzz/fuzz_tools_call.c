@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * fuzz_tools_call.c - libFuzzer target for the model's tool calls as the
- * tools answer them (review/model_tools.h rb_model_tools_call()): a tool
+ * tools answer them (review/model/model_tools.h rb_model_tools_call()): a tool
  * name and JSON arguments as a hostile model sends them, on a small tree
  * held in memory (libgit2 mempack: a base tree, a tip tree that differs,
  * two commits, the base and its parent, for blame, show_commit and log)
@@ -29,7 +29,7 @@
 #include <git2/sys/repository.h>
 #include <jansson.h>
 
-#include "review/model_tools.h"
+#include "review/model/model_tools.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"

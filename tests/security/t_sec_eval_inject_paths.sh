@@ -5,7 +5,7 @@
 # whoever posted them chose their paths. A fix that "deleted" ../escape
 # (its reverse would create it), one that adds to .git/config, and a
 # buggy patch that creates .git/hooks/post-checkout give no case: the
-# apply refuses the paths (review/apply.h), nothing is written outside or
+# apply refuses the paths (review/apply/apply.h), nothing is written outside or
 # into the tree (the apply works in memory), and the run reports why.
 . "$(dirname "$0")/../integration/lib.sh"
 rb_need git

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * check_util.h - what the tree checkers share (kernel-doc, coccinelle,
+ * build): tools taken from the configured branch tip, the files a series
+ * changes, one file of a commit written out, the patch that changed a
+ * file, and "FILE:LINE: message" diagnostics compared with the base's.
+ */
+#ifndef RB_REVIEW_CHECK_UTIL_H
+#define RB_REVIEW_CHECK_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "review/checks/checks.h"
+
+struct git_repository;
+
+/*
+ * Writes @rel (a file, or a directory and all its files) of the tools
+ * commit @tools under @dir, directories 0755 and files 0755 (the sandbox's
+ * uid reads and runs them). -RB_ENOTFOUND when the commit has no @rel.
+ */
+int rb_check_tool_extract(struct git_repository *repo, const git_oid *tools,
+			  const char *rel, const char *dir);
+
+/* True for a path of kernel sources that is safe in a shell word. */
+bool rb_check_plain_path(const char *p);
+
+/*
+ * The files the series adds or changes (not deleted), whose names end in
+ * one of @exts (",c,h" style: ".c" and ".h"), that are plain paths and
+ * not under tools/ or a selftests/ directory; at most @max. *out is an
+ * array of strings the caller frees with rb_check_files_free().
+ */
+int rb_check_changed_files(char ***out, size_t *n, struct git_repository *repo,
+			   const struct rb_check_ctx *ctx,
+			   const char *const *exts, size_t max);
+void rb_check_files_free(char **v, size_t n);
+
+/*
+ * Writes @path of @commit as @dir/@path (0644; parents 0755). Returns 1
+ * when written, 0 when the commit has no such file, or a negative code.
+ */
+int rb_check_write_file(struct git_repository *repo, const git_oid *commit,
+			const char *path, const char *dir);
+
+/* The last patch (1-based) whose diff writes "+++ b/@file", or 0. */
+int rb_check_patch_of(const struct rb_check_ctx *ctx, const char *file);
+
+/* Line @line of @dir/@file (a file we wrote), or NULL. */
+char *rb_check_line_of(const char *dir, const char *file, int line);
+
+/*
+ * "FILE:LINE[:COL[-COL]]: MESSAGE" into its parts (the line is
+ * changed); false when it is not such a line, names no plain relative
+ * path, or has no message. "./" and "/src/x/" prefixes are dropped
+ * (@strip: a prefix such as "/src/a/" to drop, or NULL).
+ */
+bool rb_check_parse_loc(char *s, const char *strip, const char **file,
+			int *line, const char **msg);
+
+/*
+ * Whether @f (file, code) is one of @base's, taking each of @base once:
+ * @used marks those taken (base->n entries). The code is compared with
+ * digits removed, so a line shift inside a message does not make it new.
+ */
+bool rb_check_in_base(const struct rb_findings *base, bool *used,
+		      const struct rb_finding *f);
+
+#endif
