@@ -194,19 +194,17 @@ static int report(struct rb_findings *out, const struct rb_check_ctx *ctx,
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	static const char *const exts[] = { ".c", NULL };
+	static const char *const tools[] = { "scripts/coccinelle", NULL };
 	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
 	struct rb_sandbox_bind bind = { NULL, "/tools", false };
 	struct rb_findings base = { 0 }, now = { 0 };
 	struct rb_buf fa = RB_BUF_INIT(1 << 16), fb = RB_BUF_INIT(1 << 16);
 	struct rb_buf oa = RB_BUF_INIT(16u << 20), ob = RB_BUF_INIT(16u << 20);
-	char tmpl[] = "/tmp/rb-cocci-XXXXXX";
-	char *dir = NULL, tools[4200], src[4200], bdir[4200], adir[4200];
+	struct rb_check_work w;
 	const char *env[5];
-	git_repository *repo = NULL;
 	struct rb_proc_result res;
 	bool have_res = false;
-	char **files = NULL;
-	size_t n = 0, i;
+	size_t i;
 	int ret;
 
 	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
@@ -218,11 +216,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			      "scripts are never taken from a base a mail "
 			      "names");
 	git_libgit2_init();
-	ret = rb_check_repo_open(&repo, ctx);
-	if (!ret)
-		ret = rb_check_changed_files(&files, &n, repo, ctx, exts,
-					     MAX_FILES);
-	if (ret || !n)
+	ret = rb_check_work_open(&w, ctx, exts, MAX_FILES);
+	if (ret || !w.n)
 		goto out;
 	if (access("/usr/bin/spatch", X_OK)) {
 		ret = rb_err(RB_ENOTFOUND, "spatch is not installed "
@@ -235,38 +230,14 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 				       "one");
 		goto out;
 	}
-	dir = mkdtemp(tmpl);
-	if (!dir) {
-		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
-		goto out;
-	}
-	chmod(dir, 0755);
-	snprintf(tools, sizeof(tools), "%s/tools", dir);
-	snprintf(src, sizeof(src), "%s/src", dir);
-	snprintf(bdir, sizeof(bdir), "%s/src/b", dir);
-	snprintf(adir, sizeof(adir), "%s/src/a", dir);
-	if (mkdir(tools, 0755) || mkdir(src, 0755) || mkdir(bdir, 0755) ||
-	    mkdir(adir, 0755)) {
-		ret = rb_err(RB_EIO, "mkdir in %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	ret = rb_check_tool_extract(repo, &ctx->tools, "scripts/coccinelle",
-				    tools);
-	for (i = 0; i < n && !ret; i++) {
-		int a, b;
-
-		b = rb_check_write_file(repo, &ctx->base, files[i], bdir);
-		a = b < 0 ? b :
-			    rb_check_write_file(repo, &ctx->applied, files[i],
-						adir);
-		if (a < 0 || b < 0) {
-			ret = a < 0 ? a : b;
-			break;
-		}
-		if (b == 1)
-			rb_buf_printf(&fb, "%s%s", fb.len ? " " : "", files[i]);
-		if (a == 1)
-			rb_buf_printf(&fa, "%s%s", fa.len ? " " : "", files[i]);
+	ret = rb_check_work_fill(&w, ctx, "cocci", tools);
+	for (i = 0; i < w.n && !ret; i++) {
+		if (w.in_base[i])
+			rb_buf_printf(&fb, "%s%s", fb.len ? " " : "",
+				      w.files[i]);
+		if (w.in_applied[i])
+			rb_buf_printf(&fa, "%s%s", fa.len ? " " : "",
+				      w.files[i]);
 	}
 	if (ret || !fa.len)
 		goto out;
@@ -275,8 +246,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	env[2] = "FILES_B";
 	env[3] = fb.len ? fb.ptr : "";
 	env[4] = NULL;
-	bind.src = tools;
-	so.src = src;
+	bind.src = w.tools;
+	so.src = w.src;
 	so.binds = &bind;
 	so.n_binds = 1;
 	so.env = env;
@@ -300,24 +271,21 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	}
 	ret = split_output(&oa, &ob, res.out.ptr);
 	if (!ret)
-		ret = rb_cocci_parse(&base, ob.ptr ? ob.ptr : "", files, n);
+		ret = rb_cocci_parse(&base, ob.ptr ? ob.ptr : "", w.files, w.n);
 	if (!ret)
-		ret = rb_cocci_parse(&now, oa.ptr ? oa.ptr : "", files, n);
+		ret = rb_cocci_parse(&now, oa.ptr ? oa.ptr : "", w.files, w.n);
 	if (!ret)
-		ret = report(out, ctx, &base, &now, adir);
+		ret = report(out, ctx, &base, &now, w.adir);
 out:
 	if (have_res)
 		rb_proc_result_release(&res);
-	if (dir)
-		rb_remove_tree(dir);
 	rb_findings_release(&base);
 	rb_findings_release(&now);
 	rb_buf_release(&fa);
 	rb_buf_release(&fb);
 	rb_buf_release(&oa);
 	rb_buf_release(&ob);
-	rb_check_files_free(files, n);
-	git_repository_free(repo);
+	rb_check_work_release(&w);
 	git_libgit2_shutdown();
 	return ret;
 }

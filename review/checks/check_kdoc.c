@@ -162,18 +162,17 @@ out:
 static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	static const char *const exts[] = { ".c", ".h", NULL };
+	/* Newer trees: kernel-doc.py and its library beside it. */
+	static const char *const tools[] = { "scripts/kernel-doc",
+					     "scripts/lib/kdoc",
+					     "scripts/kernel-doc.py", NULL };
 	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
 	struct rb_sandbox_bind bind = { NULL, "/tools", false };
 	struct rb_findings base = { 0 }, now = { 0 };
 	struct rb_buf script = RB_BUF_INIT(1 << 20);
-	char tmpl[] = "/tmp/rb-kdoc-XXXXXX";
-	char *dir = NULL, tools[4200], src[4200], bdir[4200], adir[4200];
-	bool in_base[MAX_FILES], in_applied[MAX_FILES], any = false;
-	git_repository *repo = NULL;
+	struct rb_check_work w;
 	struct rb_proc_result res;
 	bool have_res = false;
-	char **files = NULL;
-	size_t n = 0, i;
 	const char *split;
 	int ret;
 
@@ -185,11 +184,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			      "kernel-doc needs the configured branch tip: it "
 			      "is never taken from a base a mail names");
 	git_libgit2_init();
-	ret = rb_check_repo_open(&repo, ctx);
-	if (!ret)
-		ret = rb_check_changed_files(&files, &n, repo, ctx, exts,
-					     MAX_FILES);
-	if (ret || !n)
+	ret = rb_check_work_open(&w, ctx, exts, MAX_FILES);
+	if (ret || !w.n)
 		goto out;
 	if (!rb_sandbox_available()) {
 		ret = rb_err(RB_EFAIL, "bwrap cannot create a sandbox on this "
@@ -197,54 +193,14 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 				       "outside one");
 		goto out;
 	}
-	dir = mkdtemp(tmpl);
-	if (!dir) {
-		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
+	ret = rb_check_work_fill(&w, ctx, "kdoc", tools);
+	if (ret || !w.any_applied)
 		goto out;
-	}
-	/* Read by uid 65534 in the sandbox when we are root. */
-	chmod(dir, 0755);
-	snprintf(tools, sizeof(tools), "%s/tools", dir);
-	snprintf(src, sizeof(src), "%s/src", dir);
-	snprintf(bdir, sizeof(bdir), "%s/src/b", dir);
-	snprintf(adir, sizeof(adir), "%s/src/a", dir);
-	if (mkdir(tools, 0755) || mkdir(src, 0755) || mkdir(bdir, 0755) ||
-	    mkdir(adir, 0755)) {
-		ret = rb_err(RB_EIO, "mkdir in %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	ret = rb_check_tool_extract(repo, &ctx->tools, "scripts/kernel-doc",
-				    tools);
-	/* Newer trees: kernel-doc.py and its library beside it. */
-	if (!ret)
-		rb_check_tool_extract(repo, &ctx->tools, "scripts/lib/kdoc",
-				      tools);
-	if (!ret)
-		rb_check_tool_extract(repo, &ctx->tools,
-				      "scripts/kernel-doc.py", tools);
-	rb_err_clear();
-	for (i = 0; i < n && !ret; i++) {
-		int a, b;
-
-		b = rb_check_write_file(repo, &ctx->base, files[i], bdir);
-		a = b < 0 ? b :
-			    rb_check_write_file(repo, &ctx->applied, files[i],
-						adir);
-		if (a < 0 || b < 0) {
-			ret = a < 0 ? a : b;
-			break;
-		}
-		in_base[i] = b == 1;
-		in_applied[i] = a == 1;
-		any |= in_applied[i];
-	}
-	if (ret || !any)
-		goto out;
-	ret = kdoc_script(&script, files, n, in_base, in_applied);
+	ret = kdoc_script(&script, w.files, w.n, w.in_base, w.in_applied);
 	if (ret)
 		goto out;
-	bind.src = tools;
-	so.src = src;
+	bind.src = w.tools;
+	so.src = w.src;
 	so.binds = &bind;
 	so.n_binds = 1;
 	so.chdir = "/src";
@@ -266,21 +222,19 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		goto out;
 	}
 	*(char *)split = '\0';
-	ret = rb_kdoc_parse(&base, res.out.ptr, files, n);
+	ret = rb_kdoc_parse(&base, res.out.ptr, w.files, w.n);
 	if (!ret)
-		ret = rb_kdoc_parse(&now, split + strlen(SPLIT) + 1, files, n);
+		ret = rb_kdoc_parse(&now, split + strlen(SPLIT) + 1, w.files,
+				    w.n);
 	if (!ret)
-		ret = report(out, ctx, &base, &now, adir);
+		ret = report(out, ctx, &base, &now, w.adir);
 out:
 	if (have_res)
 		rb_proc_result_release(&res);
-	if (dir)
-		rb_remove_tree(dir);
 	rb_findings_release(&base);
 	rb_findings_release(&now);
 	rb_buf_release(&script);
-	rb_check_files_free(files, n);
-	git_repository_free(repo);
+	rb_check_work_release(&w);
 	git_libgit2_shutdown();
 	return ret;
 }

@@ -251,6 +251,87 @@ out:
 	return ret;
 }
 
+int rb_check_work_open(struct rb_check_work *w, const struct rb_check_ctx *ctx,
+		       const char *const *exts, size_t max)
+{
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	ret = rb_check_repo_open(&w->repo, ctx);
+	if (!ret)
+		ret = rb_check_changed_files(&w->files, &w->n, w->repo, ctx,
+					     exts, max);
+	return ret;
+}
+
+/* @dir/@sub into @out (of sizeof(w->tools)), made 0755. */
+static int work_mkdir(char *out, const char *dir, const char *sub)
+{
+	snprintf(out, sizeof(((struct rb_check_work *)0)->tools), "%s/%s", dir,
+		 sub);
+	if (mkdir(out, 0755))
+		return rb_err(RB_EIO, "mkdir %s: %s", out, strerror(errno));
+	return 0;
+}
+
+int rb_check_work_fill(struct rb_check_work *w, const struct rb_check_ctx *ctx,
+		       const char *name, const char *const *tools)
+{
+	size_t i;
+	int ret;
+
+	w->in_base = calloc(w->n ? w->n : 1, sizeof(*w->in_base));
+	w->in_applied = calloc(w->n ? w->n : 1, sizeof(*w->in_applied));
+	if (!w->in_base || !w->in_applied)
+		return rb_err(RB_ENOMEM, "out of memory");
+	snprintf(w->tmpl, sizeof(w->tmpl), "/tmp/rb-%.20s-XXXXXX", name);
+	w->dir = mkdtemp(w->tmpl);
+	if (!w->dir)
+		return rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
+	/* Read by uid 65534 in the sandbox when we are root. */
+	chmod(w->dir, 0755);
+	ret = work_mkdir(w->tools, w->dir, "tools");
+	if (!ret)
+		ret = work_mkdir(w->src, w->dir, "src");
+	if (!ret)
+		ret = work_mkdir(w->bdir, w->dir, "src/b");
+	if (!ret)
+		ret = work_mkdir(w->adir, w->dir, "src/a");
+	if (!ret)
+		ret = rb_check_tool_extract(w->repo, &ctx->tools, tools[0],
+					    w->tools);
+	for (i = 1; !ret && tools[i]; i++)
+		if (rb_check_tool_extract(w->repo, &ctx->tools, tools[i],
+					  w->tools))
+			rb_err_clear();
+	for (i = 0; i < w->n && !ret; i++) {
+		int a, b;
+
+		b = rb_check_write_file(w->repo, &ctx->base, w->files[i],
+					w->bdir);
+		a = b < 0 ? b :
+			    rb_check_write_file(w->repo, &ctx->applied,
+						w->files[i], w->adir);
+		if (a < 0 || b < 0)
+			return a < 0 ? a : b;
+		w->in_base[i] = b == 1;
+		w->in_applied[i] = a == 1;
+		w->any_applied |= w->in_applied[i];
+	}
+	return ret;
+}
+
+void rb_check_work_release(struct rb_check_work *w)
+{
+	if (w->dir)
+		rb_remove_tree(w->dir);
+	free(w->in_base);
+	free(w->in_applied);
+	rb_check_files_free(w->files, w->n);
+	git_repository_free(w->repo);
+	memset(w, 0, sizeof(*w));
+}
+
 int rb_check_patch_of(const struct rb_check_ctx *ctx, const char *file)
 {
 	char needle[4200];

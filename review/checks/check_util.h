@@ -44,6 +44,46 @@ void rb_check_files_free(char **v, size_t n);
 int rb_check_write_file(struct git_repository *repo, const git_oid *commit,
 			const char *path, const char *dir);
 
+/*
+ * The working directory of a checker that runs a tool of the tree in the
+ * sandbox over the files a series changes (kernel-doc, coccinelle):
+ * @dir/tools (bound as /tools), @dir/src (the sandbox's /src) with the
+ * base's files under src/b and the applied tree's under src/a.
+ */
+struct rb_check_work {
+	struct git_repository *repo;
+	char **files; /* the changed files, n of them */
+	size_t n;
+	bool *in_base, *in_applied; /* n each: the file exists there */
+	bool any_applied; /* some file exists in the applied tree */
+	char *dir; /* the private directory, NULL until made */
+	char tools[4200], src[4200], bdir[4200], adir[4200];
+	char tmpl[64];
+};
+
+/*
+ * Opens the repository and lists the changed files whose names end in
+ * one of @exts, at most @max (rb_check_changed_files()). w->n == 0 when
+ * there are none: nothing to do. Release @w with rb_check_work_release()
+ * whatever this returns.
+ */
+int rb_check_work_open(struct rb_check_work *w, const struct rb_check_ctx *ctx,
+		       const char *const *exts, size_t max);
+
+/*
+ * Makes the directory /tmp/rb-@name-XXXXXX (0755: read by uid 65534 in
+ * the sandbox when we are root) and its tools/, src/a and src/b, takes
+ * @tools[0] (required) and each further path of the NULL-terminated
+ * @tools (optional: newer or older trees) from the configured branch tip
+ * into tools/, and writes each changed file of the base and of the
+ * applied tree, setting w->in_base, w->in_applied and w->any_applied.
+ */
+int rb_check_work_fill(struct rb_check_work *w, const struct rb_check_ctx *ctx,
+		       const char *name, const char *const *tools);
+
+/* Removes the directory and frees what @w holds; @w can be opened again. */
+void rb_check_work_release(struct rb_check_work *w);
+
 /* The last patch (1-based) whose diff writes "+++ b/@file", or 0. */
 int rb_check_patch_of(const struct rb_check_ctx *ctx, const char *file);
 
