@@ -528,8 +528,45 @@ int rb_store_two_text_row(const struct rb_dbrow *row, void *payload)
 	struct rb_two_text *t = payload;
 
 	t->a = rb_dbv_strdup(&row->v[0]);
-	t->b = rb_dbv_strdup(&row->v[1]);
+	t->b = row->n > 1 ? rb_dbv_strdup(&row->v[1]) : NULL;
 	return 1;
+}
+
+int rb_store_two_text(struct rb_store *st, char **a, char **b, const char *sql,
+		      const struct rb_dbv *p, size_t n)
+{
+	struct rb_two_text t = { 0 };
+	int ret;
+
+	ret = st->db->ops->query(st->db, sql, p, n, rb_store_two_text_row, &t);
+	if (!ret && !t.a)
+		ret = -RB_ENOTFOUND;
+	if (ret) {
+		free(t.a);
+		free(t.b);
+		return ret;
+	}
+	*a = t.a;
+	if (b)
+		*b = t.b;
+	else
+		free(t.b);
+	return 0;
+}
+
+int rb_store_each_str_row(const struct rb_dbrow *row, void *payload)
+{
+	struct rb_each_str *e = payload;
+	const char *s = rb_dbv_str(&row->v[0]);
+
+	return s ? e->fn(s, e->payload) : 0;
+}
+
+int rb_store_each_int_row(const struct rb_dbrow *row, void *payload)
+{
+	struct rb_each_int *e = payload;
+
+	return e->fn(rb_dbv_int(&row->v[0]), e->payload);
 }
 
 /* A URL without its password, for messages and logs. */

@@ -315,36 +315,25 @@ int rb_store_asm_series_of(struct rb_store *st, const char *message_id,
 		     series_keys_row, &cb, RB_DB_TEXT(message_id));
 }
 
-struct str_cb {
-	int (*fn)(const char *s, void *payload);
-	void *payload;
-};
-
-static int str_row(const struct rb_dbrow *row, void *payload)
-{
-	struct str_cb *cb = payload;
-	const char *s = rb_dbv_str(&row->v[0]);
-
-	return s ? cb->fn(s, cb->payload) : 0;
-}
-
 int rb_store_asm_parts_by_key(struct rb_store *st, bool change, const char *key,
 			      int64_t max,
 			      int (*fn)(const char *message_id, void *payload),
 			      void *payload)
 {
-	struct str_cb cb = { fn, payload };
+	struct rb_each_str cb = { fn, payload };
 
 	if (change)
 		return QUERY(st,
 			     "SELECT p.message_id FROM series s CROSS JOIN"
 			     " patches p WHERE s.change_key = ? AND"
 			     " p.series_id = s.id LIMIT ?",
-			     str_row, &cb, RB_DB_TEXT(key), RB_DB_INT(max));
+			     rb_store_each_str_row, &cb, RB_DB_TEXT(key),
+			     RB_DB_INT(max));
 	return QUERY(st,
 		     "SELECT p.message_id FROM series s CROSS JOIN patches p"
 		     " WHERE s.title_key = ? AND p.series_id = s.id LIMIT ?",
-		     str_row, &cb, RB_DB_TEXT(key), RB_DB_INT(max));
+		     rb_store_each_str_row, &cb, RB_DB_TEXT(key),
+		     RB_DB_INT(max));
 }
 
 /* What is stored of a series, to tell whether assembly changed it. */
@@ -448,10 +437,10 @@ int rb_store_asm_each_series(struct rb_store *st,
 			     int (*fn)(const char *id, void *payload),
 			     void *payload)
 {
-	struct str_cb cb = { fn, payload };
+	struct rb_each_str cb = { fn, payload };
 
 	return st->db->ops->query(st->db,
 				  "SELECT id FROM series WHERE title_key IS"
 				  " NOT NULL",
-				  NULL, 0, str_row, &cb);
+				  NULL, 0, rb_store_each_str_row, &cb);
 }

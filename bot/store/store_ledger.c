@@ -134,26 +134,10 @@ int rb_store_finding_get(struct rb_store *st, const char *review_msgid,
 int rb_store_forwarded(struct rb_store *st, int64_t finding_id, char **by,
 		       char **message_id)
 {
-	struct rb_two_text t = { 0 };
-	int ret;
-
-	ret = QUERY(st,
-		    "SELECT by_addr, message_id FROM forwards"
-		    " WHERE finding_id = ?",
-		    rb_store_two_text_row, &t, RB_DB_INT(finding_id));
-	if (!ret && !t.a)
-		ret = -RB_ENOTFOUND;
-	if (ret) {
-		free(t.a);
-		free(t.b);
-		return ret;
-	}
-	*by = t.a;
-	if (message_id)
-		*message_id = t.b;
-	else
-		free(t.b);
-	return 0;
+	return TWO_TEXT(st, by, message_id,
+			"SELECT by_addr, message_id FROM forwards"
+			" WHERE finding_id = ?",
+			RB_DB_INT(finding_id));
 }
 
 int rb_store_forward_add(struct rb_store *st, const struct rb_forward_rec *r)

@@ -554,51 +554,17 @@ int rb_store_source_set(struct rb_store *st, const char *source,
 
 /* --- prerequisites (bot/stages/prereq.h) --- */
 
-static int first_str(const struct rb_dbrow *row, void *payload)
-{
-	char **out = payload;
-
-	if (!*out)
-		*out = rb_dbv_strdup(&row->v[0]);
-	return 0;
-}
-
 int rb_store_series_of(struct rb_store *st, const char *message_id,
 		       char **series_id)
 {
-	struct rb_dbv p = RB_DB_TEXT(message_id);
-	char *id = NULL;
-	int ret;
-
 	/* A part of several rerolls counts for the newest one. */
-	ret = st->db->ops->query(st->db,
-				 "SELECT p.series_id FROM patches p"
-				 " JOIN series s ON s.id = p.series_id"
-				 " WHERE p.message_id = ?"
-				 " ORDER BY s.version DESC, s.first_seen DESC"
-				 " LIMIT 1",
-				 &p, 1, first_str, &id);
-	if (ret) {
-		free(id);
-		return ret;
-	}
-	if (!id)
-		return -RB_ENOTFOUND;
-	*series_id = id;
-	return 0;
-}
-
-struct each_str {
-	int (*fn)(const char *s, void *payload);
-	void *payload;
-};
-
-static int each_str_row(const struct rb_dbrow *row, void *payload)
-{
-	struct each_str *e = payload;
-	const char *s = rb_dbv_str(&row->v[0]);
-
-	return s ? e->fn(s, e->payload) : 0;
+	return TWO_TEXT(st, series_id, NULL,
+			"SELECT p.series_id FROM patches p"
+			" JOIN series s ON s.id = p.series_id"
+			" WHERE p.message_id = ?"
+			" ORDER BY s.version DESC, s.first_seen DESC"
+			" LIMIT 1",
+			RB_DB_TEXT(message_id));
 }
 
 int rb_store_each_recent_patch(struct rb_store *st, int64_t max,
@@ -606,7 +572,7 @@ int rb_store_each_recent_patch(struct rb_store *st, int64_t max,
 			       void *payload)
 {
 	struct rb_dbv p = RB_DB_INT(max);
-	struct each_str e = { fn, payload };
+	struct rb_each_str e = { fn, payload };
 
 	return st->db->ops->query(st->db,
 				  "SELECT p.message_id FROM patches p"
@@ -615,41 +581,19 @@ int rb_store_each_recent_patch(struct rb_store *st, int64_t max,
 				  " p.message_id WHERE p.idx > 0 AND"
 				  " m.patch_id IS NULL"
 				  " ORDER BY s.first_seen DESC, p.idx LIMIT ?",
-				  &p, 1, each_str_row, &e);
-}
-
-static int first_str_row(const struct rb_dbrow *row, void *payload)
-{
-	char **out = payload;
-	const char *v = rb_dbv_str(&row->v[0]);
-
-	if (v && !*out)
-		*out = strdup(v);
-	return 1;
+				  &p, 1, rb_store_each_str_row, &e);
 }
 
 int rb_store_patch_by_id(struct rb_store *st, const char *pid,
 			 char **message_id)
 {
-	struct rb_dbv p = RB_DB_TEXT(pid);
-	char *id = NULL;
-	int ret;
-
-	ret = st->db->ops->query(st->db,
-				 "SELECT m.message_id FROM messages m"
-				 " JOIN patches p ON p.message_id ="
-				 " m.message_id WHERE m.patch_id = ? AND"
-				 " p.idx > 0 ORDER BY m.received_at DESC"
-				 " LIMIT 1",
-				 &p, 1, first_str_row, &id);
-	if (ret) {
-		free(id);
-		return ret;
-	}
-	if (!id)
-		return -RB_ENOTFOUND;
-	*message_id = id;
-	return 0;
+	return TWO_TEXT(st, message_id, NULL,
+			"SELECT m.message_id FROM messages m"
+			" JOIN patches p ON p.message_id ="
+			" m.message_id WHERE m.patch_id = ? AND"
+			" p.idx > 0 ORDER BY m.received_at DESC"
+			" LIMIT 1",
+			RB_DB_TEXT(pid));
 }
 
 int rb_store_prune_raw(struct rb_store *st, int64_t before, int64_t *n)

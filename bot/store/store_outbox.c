@@ -208,27 +208,17 @@ int rb_store_review_find(struct rb_store *st, const char *id, char **message_id,
 			 char **series_id)
 {
 	struct rb_buf br = RB_BUF_INIT(4096);
-	struct rb_two_text t = { 0 };
 	int ret;
 
 	ret = rb_buf_printf(&br, "<%s>", id);
 	if (!ret)
-		ret = QUERY(st,
-			    "SELECT COALESCE(copy_of, message_id), series_id"
-			    " FROM reviews WHERE message_id IN (?, ?) LIMIT 1",
-			    rb_store_two_text_row, &t, RB_DB_TEXT(br.ptr),
-			    RB_DB_TEXT(id));
+		ret = TWO_TEXT(st, message_id, series_id,
+			       "SELECT COALESCE(copy_of, message_id), series_id"
+			       " FROM reviews WHERE message_id IN (?, ?)"
+			       " LIMIT 1",
+			       RB_DB_TEXT(br.ptr), RB_DB_TEXT(id));
 	rb_buf_release(&br);
-	if (!ret && !t.a)
-		ret = -RB_ENOTFOUND;
-	if (ret) {
-		free(t.a);
-		free(t.b);
-		return ret;
-	}
-	*message_id = t.a;
-	*series_id = t.b;
-	return 0;
+	return ret;
 }
 
 int rb_store_review_next_idx(struct rb_store *st, const char *series_id,

@@ -29,6 +29,33 @@ struct rb_two_text {
 int rb_store_two_text_row(const struct rb_dbrow *row, void *payload);
 
 /*
+ * The first two text columns of the first row of @sql into *a and *b
+ * (malloc'd; @b NULL: one column, or the second dropped). -RB_ENOTFOUND,
+ * with nothing to free, when there is no row or its first column is NULL.
+ */
+int rb_store_two_text(struct rb_store *st, char **a, char **b, const char *sql,
+		      const struct rb_dbv *p, size_t n);
+#define TWO_TEXT(st, a, b, sql, ...)                           \
+	({                                                     \
+		struct rb_dbv _p[] = { __VA_ARGS__ };          \
+		rb_store_two_text((st), (a), (b), (sql), _p,   \
+				  sizeof(_p) / sizeof(_p[0])); \
+	})
+
+/* Row callbacks that call @fn with the first column of each row: a
+ * string (rows where it is NULL are passed over), or an integer. */
+struct rb_each_str {
+	int (*fn)(const char *s, void *payload);
+	void *payload;
+};
+int rb_store_each_str_row(const struct rb_dbrow *row, void *payload);
+struct rb_each_int {
+	int (*fn)(int64_t v, void *payload);
+	void *payload;
+};
+int rb_store_each_int_row(const struct rb_dbrow *row, void *payload);
+
+/*
  * Runs a query that claims a row: @sql says {{SKIP_LOCKED}} where the
  * engine locks the row it picks (" FOR UPDATE SKIP LOCKED" on
  * PostgreSQL, nothing on SQLite, whose writer holds the whole store).

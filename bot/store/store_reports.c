@@ -254,28 +254,16 @@ int rb_store_report_mails(struct rb_store *st, struct rb_report_mails *out)
 	return ret;
 }
 
-struct int_cb {
-	int (*fn)(int64_t v, void *payload);
-	void *payload;
-};
-
-static int int_row(const struct rb_dbrow *row, void *payload)
-{
-	struct int_cb *cb = payload;
-
-	return cb->fn(rb_dbv_int(&row->v[0]), cb->payload);
-}
-
 int rb_store_report_latencies(struct rb_store *st,
 			      int (*fn)(int64_t seconds, void *payload),
 			      void *payload)
 {
-	struct int_cb cb = { fn, payload };
+	struct rb_each_int cb = { fn, payload };
 
 	return st->db->ops->query(st->db,
 				  "SELECT latency FROM reviews WHERE"
 				  " kind = 'review' ORDER BY created_at",
-				  NULL, 0, int_row, &cb);
+				  NULL, 0, rb_store_each_int_row, &cb);
 }
 
 int rb_store_report_capped(struct rb_store *st, int64_t *mails, int64_t *people)
@@ -941,7 +929,7 @@ int rb_store_report_send_latencies(struct rb_store *st,
 				   int (*fn)(int64_t seconds, void *payload),
 				   void *payload)
 {
-	struct int_cb cb = { fn, payload };
+	struct rb_each_int cb = { fn, payload };
 
 	return st->db->ops->query(
 		st->db,
@@ -951,7 +939,7 @@ int rb_store_report_send_latencies(struct rb_store *st,
 		" o.message_id = r.message_id WHERE o.state = 'sent' AND"
 		" o.sent_at IS NOT NULL AND EXISTS (SELECT 1 FROM patches p"
 		" WHERE p.series_id = r.series_id) ORDER BY o.sent_at",
-		NULL, 0, int_row, &cb);
+		NULL, 0, rb_store_each_int_row, &cb);
 }
 
 int rb_store_report_mails_by_series_day(struct rb_store *st,

@@ -41,24 +41,15 @@ int rb_store_add_finding(struct rb_store *st, const char *series_id,
 int rb_store_finding_of(struct rb_store *st, const char *review_msgid,
 			const char *fid, char **fingerprint, char **file)
 {
-	struct rb_two_text t = { 0 };
 	int ret;
 
 	*fingerprint = NULL;
 	*file = NULL;
-	ret = QUERY(st,
-		    "SELECT fingerprint, file FROM findings"
-		    " WHERE review_msgid = ? AND fid = ? LIMIT 1",
-		    rb_store_two_text_row, &t, RB_DB_TEXT(review_msgid),
-		    RB_DB_TEXT(fid));
-	if (ret) {
-		free(t.a);
-		free(t.b);
-		return ret;
-	}
-	*fingerprint = t.a;
-	*file = t.b;
-	return 0;
+	ret = TWO_TEXT(st, fingerprint, file,
+		       "SELECT fingerprint, file FROM findings"
+		       " WHERE review_msgid = ? AND fid = ? LIMIT 1",
+		       RB_DB_TEXT(review_msgid), RB_DB_TEXT(fid));
+	return ret == -RB_ENOTFOUND ? 0 : ret;
 }
 
 /* --- verdicts --- */
