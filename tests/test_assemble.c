@@ -36,31 +36,14 @@ static char dir[] = "/tmp/rb-assemble-XXXXXX";
 
 static int setup(void **state)
 {
-	const char *src = getenv("RB_SRC");
-	char cmd[1024];
-
 	(void)state;
-	if (!src || !mkdtemp(dir))
-		return -1;
-	git_libgit2_init();
-	snprintf(cmd, sizeof(cmd),
-		 "bash %s/scripts/demo.sh --make-only %s/demo >/dev/null", src,
-		 dir);
-	return system(cmd) ? -1 : 0;
+	return rb_test_demo_setup(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
 	(void)state;
-	git_libgit2_shutdown();
-	if (!getenv("RB_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			return -1;
-	}
-	return 0;
+	return rb_test_demo_teardown(dir);
 }
 
 static int dump_row(const struct rb_dbrow *row, void *payload)

@@ -24,9 +24,11 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+#include "tests/testlib.h"
 #include "util/banned.h"
 
-static char repo_dir[] = "/tmp/rb-test-check-commit-XXXXXX";
+static char repo_dir[64];
+static git_repository *setup_repo; /* open from setup to teardown */
 static git_oid c1, c2;
 static char sha2[13];
 
@@ -73,27 +75,22 @@ static void commit_file(git_repository *repo, git_oid *out, const char *text,
 
 static int setup(void **state)
 {
-	git_repository *repo = NULL;
-
 	(void)state;
-	git_libgit2_init();
-	assert_non_null(mkdtemp(repo_dir));
-	assert_int_equal(git_repository_init(&repo, repo_dir, 1), 0);
-	commit_file(repo, &c1, "int frob;\n", "mm/frob: add the frob driver\n",
-		    NULL, 1600000000);
-	commit_file(repo, &c2, "int frob_count;\n",
+	rb_test_bare_repo_new(&setup_repo, repo_dir, sizeof(repo_dir),
+			      "/tmp/rb-test-check-commit-XXXXXX");
+	commit_file(setup_repo, &c1, "int frob;\n",
+		    "mm/frob: add the frob driver\n", NULL, 1600000000);
+	commit_file(setup_repo, &c2, "int frob_count;\n",
 		    "mm/frob: rework the refcount\n\nCount users.\n", &c1,
 		    1600000100);
 	git_oid_tostr(sha2, sizeof(sha2), &c2);
-	git_repository_free(repo);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	rb_remove_tree(repo_dir);
-	git_libgit2_shutdown();
+	rb_test_repo_free(setup_repo, repo_dir);
 	return 0;
 }
 

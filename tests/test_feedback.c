@@ -145,10 +145,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	git_libgit2_shutdown();
-	if (!getenv("RB_KEEP"))
-		sh("rm -rf %s", dir);
-	return 0;
+	return rb_test_demo_teardown(dir);
 }
 
 /* Ingests @file of the test dir and runs every stage and feedback. */

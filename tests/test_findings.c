@@ -20,6 +20,7 @@
 #include "review/findings.h"
 #include "review/checks/rules.h"
 #include "review/checks/sandbox.h"
+#include "tests/testlib.h"
 #include "util/banned.h"
 
 static void add(struct rb_findings *fs, const char *checker, const char *cat,
@@ -271,19 +272,21 @@ static void test_line_shape(void **state)
 	assert_string_equal(a, "\tV V: V = S; V;");
 }
 
-static char repo_dir[] = "/tmp/rb-test-findings-XXXXXX";
+static char repo_dir[64];
 
 /* A one-commit tree holding @path (no history, as the 6.1 import). */
-static void make_tree(git_oid *commit, const char *path, const char *text)
+static void make_tree(git_repository **out, git_oid *commit, const char *path,
+		      const char *text)
 {
-	git_repository *repo = NULL;
+	git_repository *repo;
 	git_treebuilder *tb = NULL;
 	git_signature *sig = NULL;
 	git_tree *tree = NULL;
 	git_oid blob, tid;
 
-	assert_non_null(mkdtemp(repo_dir));
-	assert_int_equal(git_repository_init(&repo, repo_dir, 1), 0);
+	rb_test_bare_repo_new(out, repo_dir, sizeof(repo_dir),
+			      "/tmp/rb-test-findings-XXXXXX");
+	repo = *out;
 	assert_int_equal(git_blob_create_from_buffer(&blob, repo, text,
 						     strlen(text)),
 			 0);
@@ -302,7 +305,6 @@ static void make_tree(git_oid *commit, const char *path, const char *text)
 	git_signature_free(sig);
 	git_tree_free(tree);
 	git_treebuilder_free(tb);
-	git_repository_free(repo);
 }
 
 /*
@@ -328,8 +330,7 @@ static void test_checkpatch_filter(void **state)
 	size_t dropped = 9;
 
 	(void)state;
-	make_tree(&c, "pgtable_types.h", base);
-	assert_int_equal(git_repository_open(&repo, repo_dir), 0);
+	make_tree(&repo, &c, "pgtable_types.h", base);
 	add(&fs, "checkpatch", "SPACING", "pgtable_types.h", 3,
 	    "+#define __PAGE_KERNEL_RO\t (__PP|   0|   0|___A|__NX|   0)", vxw,
 	    1);
@@ -359,8 +360,7 @@ static void test_checkpatch_filter(void **state)
 	assert_string_equal(fs.v[2].file, "new.h");
 	assert_string_equal(fs.v[3].checker, "commit-msg");
 	rb_findings_release(&fs);
-	git_repository_free(repo);
-	rb_remove_tree(repo_dir);
+	rb_test_repo_free(repo, repo_dir);
 }
 
 int main(void)

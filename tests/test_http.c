@@ -31,8 +31,10 @@
 #include "review/findings.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "tests/testlib.h"
+#include "tests/testlib_bot.h"
 
-static char dir[256];
+static char dir[64];
 static char path[300];
 static const char *db; /* the SQLite path, or RB_TEST_PG_URL */
 
@@ -225,28 +227,22 @@ static void fill_many(struct rb_store *st)
 
 static int setup(void **state)
 {
-	struct rb_store *st = NULL;
+	struct rb_store *st;
+	bool pg;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/rb-http-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	db = getenv("RB_TEST_PG_URL") && *getenv("RB_TEST_PG_URL") ?
-		     getenv("RB_TEST_PG_URL") :
-		     path;
+	if (rb_test_tmpdir(dir, sizeof(dir), "/tmp/rb-http-XXXXXX"))
+		return -1;
+	db = rb_test_store_target(path, sizeof(path), dir, &pg);
 	setenv("RB_NOW", "1793780000", 1);
-	assert_int_equal(rb_store_open(&st, db, db != path), 0);
 	/* A PostgreSQL database outlives the test: start clean. */
-	assert_int_equal(st->db->ops->exec(st->db,
-					   "DELETE FROM series; DELETE FROM"
-					   " patches; DELETE FROM attempts;"
-					   " DELETE FROM reviews; DELETE FROM"
-					   " outbox; DELETE FROM findings;"
-					   " DELETE FROM verdicts; DELETE FROM"
-					   " workers; DELETE FROM jobs;"
-					   " DELETE FROM messages",
-					   NULL, 0),
-			 0);
+	st = rb_test_store_open(dir, "DELETE FROM series; DELETE FROM"
+				     " patches; DELETE FROM attempts;"
+				     " DELETE FROM reviews; DELETE FROM"
+				     " outbox; DELETE FROM findings;"
+				     " DELETE FROM verdicts; DELETE FROM"
+				     " workers; DELETE FROM jobs;"
+				     " DELETE FROM messages");
 	fill(st);
 	fill_many(st);
 	setenv("RB_NOW", "1793780000", 1);
@@ -256,12 +252,9 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[400];
-
 	(void)state;
 	unsetenv("RB_NOW");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return rb_test_tmpdir_remove(dir);
 }
 
 static char *render(struct rb_store *st, const char *path, const char *id,

@@ -21,45 +21,31 @@
 #include "bot/store/store_priv.h" /* white-box: the tables as stored */
 #include "util/buf.h"
 #include "util/err.h"
+#include "tests/testlib.h"
+#include "tests/testlib_bot.h"
 
-static char dir[256];
+static char dir[64];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/rb-metrics-XXXXXX");
-	assert_non_null(mkdtemp(dir));
 	setenv("RB_NOW", "1000000", 1);
-	return 0;
+	return rb_test_tmpdir(dir, sizeof(dir), "/tmp/rb-metrics-XXXXXX");
 }
 
 static int teardown(void **state)
 {
-	char cmd[400];
-
 	(void)state;
 	unsetenv("RB_NOW");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return rb_test_tmpdir_remove(dir);
 }
 
 static struct rb_store *open_store(void)
 {
-	const char *pg = getenv("RB_TEST_PG_URL");
-	struct rb_store *st = NULL;
-	char path[300];
-
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	assert_int_equal(rb_store_open(&st, pg && *pg ? pg : path, pg != NULL),
-			 0);
 	/* A PostgreSQL database outlives the test: start clean. */
-	assert_int_equal(st->db->ops->exec(st->db,
-					   "DELETE FROM workers; DELETE FROM"
-					   " jobs; DELETE FROM outbox;"
-					   " DELETE FROM reviews",
-					   NULL, 0),
-			 0);
-	return st;
+	return rb_test_store_open(dir, "DELETE FROM workers; DELETE FROM"
+				       " jobs; DELETE FROM outbox;"
+				       " DELETE FROM reviews");
 }
 
 static void now_is(long long t)

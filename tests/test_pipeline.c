@@ -34,32 +34,17 @@ static const char config_more[] = "policy:\n  default:\n    mode: advisory\n";
 
 static int setup(void **state)
 {
-	const char *src = getenv("RB_SRC");
-	char cmd[1024];
-
 	(void)state;
-	if (!src || !mkdtemp(dir))
+	if (rb_test_demo_setup(dir))
 		return -1;
-	git_libgit2_init();
 	snprintf(db_path, sizeof(db_path), "%s/rb.db", dir);
-	snprintf(cmd, sizeof(cmd),
-		 "bash %s/scripts/demo.sh --make-only %s/demo >/dev/null", src,
-		 dir);
-	return system(cmd) ? -1 : 0;
+	return 0;
 }
 
 static int teardown(void **state)
 {
-	char cmd[512];
-
 	(void)state;
-	git_libgit2_shutdown();
-	if (!getenv("RB_KEEP")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd))
-			return -1;
-	}
-	return 0;
+	return rb_test_demo_teardown(dir);
 }
 
 static int maildir_count(void)

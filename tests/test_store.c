@@ -26,8 +26,10 @@
 #include "mail/series.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "tests/testlib.h"
+#include "tests/testlib_bot.h"
 
-static char dir[256];
+static char dir[64];
 
 static const char *db_path(void)
 {
@@ -40,36 +42,19 @@ static const char *db_path(void)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/rb-store-XXXXXX");
-	assert_non_null(mkdtemp(dir));
 	unsetenv("RB_NOW");
-	return 0;
+	return rb_test_tmpdir(dir, sizeof(dir), "/tmp/rb-store-XXXXXX");
 }
 
 static int teardown(void **state)
 {
-	char cmd[400];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
-}
-
-static const char *target(void)
-{
-	const char *pg = getenv("RB_TEST_PG_URL");
-
-	return pg && *pg ? pg : db_path();
+	return rb_test_tmpdir_remove(dir);
 }
 
 static struct rb_store *open_store(void)
 {
-	struct rb_store *st = NULL;
-
-	assert_int_equal(rb_store_open(&st, target(),
-				       getenv("RB_TEST_PG_URL") != NULL),
-			 0);
-	return st;
+	return rb_test_store_open(dir, NULL);
 }
 
 static void test_migrate_idempotent(void **state)

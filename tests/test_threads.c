@@ -27,24 +27,20 @@
 #include "review/findings.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "tests/testlib.h"
 
-static char dir[256];
+static char dir[64];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/rb-threads-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	return 0;
+	return rb_test_tmpdir(dir, sizeof(dir), "/tmp/rb-threads-XXXXXX");
 }
 
 static int teardown(void **state)
 {
-	char cmd[400];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return rb_test_tmpdir_remove(dir);
 }
 
 static struct rb_store *open_store(const char *name)

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -135,13 +136,38 @@ void rb_test_server_teardown(struct rb_test_server *s)
 		rb_remove_tree(s->dir);
 }
 
+int rb_test_tmpdir(char *dir, size_t size, const char *tmpl)
+{
+	if ((size_t)snprintf(dir, size, "%s", tmpl) >= size)
+		return -1;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+int rb_test_tmpdir_remove(const char *dir)
+{
+	if (!getenv("RB_KEEP"))
+		rb_remove_tree(dir);
+	return 0;
+}
+
+static void repo_new(git_repository **out, char *dir, size_t size,
+		     const char *tmpl, bool bare)
+{
+	assert_int_equal(rb_test_tmpdir(dir, size, tmpl), 0);
+	git_libgit2_init();
+	assert_int_equal(git_repository_init(out, dir, bare), 0);
+}
+
 void rb_test_repo_new(git_repository **out, char *dir, size_t size,
 		      const char *tmpl)
 {
-	snprintf(dir, size, "%s", tmpl);
-	assert_non_null(mkdtemp(dir));
-	git_libgit2_init();
-	assert_int_equal(git_repository_init(out, dir, 0), 0);
+	repo_new(out, dir, size, tmpl, false);
+}
+
+void rb_test_bare_repo_new(git_repository **out, char *dir, size_t size,
+			   const char *tmpl)
+{
+	repo_new(out, dir, size, tmpl, true);
 }
 
 void rb_test_repo_free(git_repository *repo, const char *dir)

@@ -18,6 +18,14 @@
 /* The source tree: $RB_SRC, or ".." (a run from the build's tests/). */
 const char *rb_test_src(void);
 
+/*
+ * A test's own directory, made from @tmpl ("/tmp/rb-NAME-XXXXXX"), its
+ * path written to @dir (@size bytes): 0, or -1 (a cmocka setup's answer).
+ */
+int rb_test_tmpdir(char *dir, size_t size, const char *tmpl);
+/* Removes @dir, unless RB_KEEP is set; 0 (a group teardown's answer). */
+int rb_test_tmpdir_remove(const char *dir);
+
 /* tests/model_server.py, playing the steps of a script file. */
 struct rb_test_server {
 	char dir[256]; /* the test's temporary directory */
@@ -67,6 +75,9 @@ struct rb_test_file {
  */
 void rb_test_repo_new(git_repository **out, char *dir, size_t size,
 		      const char *tmpl);
+/* The same, bare: the trees a checker or the model reads. */
+void rb_test_bare_repo_new(git_repository **out, char *dir, size_t size,
+			   const char *tmpl);
 /* Frees @repo, shuts libgit2 down and removes @dir. */
 void rb_test_repo_free(git_repository *repo, const char *dir);
 /*

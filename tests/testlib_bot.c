@@ -4,11 +4,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "tests/testlib_bot.h"
 #include "bot/store/store_priv.h" /* white-box: the tables as stored */
+#include "review/checks/sandbox.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -41,6 +45,60 @@ void rb_test_env_close(struct rb_test_env *e)
 	rb_pipeline_release(&e->p);
 	rb_store_close(e->st);
 	rb_config_free(e->cfg);
+}
+
+int rb_test_demo_setup(char *tmpl)
+{
+	const char *src = getenv("RB_SRC");
+	struct rb_buf cmd = RB_BUF_INIT(4096);
+	int ret;
+
+	if (!src || !mkdtemp(tmpl))
+		return -1;
+	git_libgit2_init();
+	ret = rb_buf_printf(&cmd,
+			    "bash %s/scripts/demo.sh --make-only %s/demo"
+			    " >/dev/null",
+			    src, tmpl);
+	if (!ret)
+		ret = system(cmd.ptr) ? -1 : 0;
+	rb_buf_release(&cmd);
+	return ret ? -1 : 0;
+}
+
+int rb_test_demo_teardown(const char *dir)
+{
+	git_libgit2_shutdown();
+	if (!getenv("RB_KEEP"))
+		rb_remove_tree(dir);
+	return 0;
+}
+
+const char *rb_test_store_target(char *buf, size_t size, const char *dir,
+				 bool *pg)
+{
+	const char *url = getenv("RB_TEST_PG_URL");
+
+	*pg = url && *url;
+	if (*pg)
+		return url;
+	snprintf(buf, size, "%s/t.db", dir);
+	return buf;
+}
+
+struct rb_store *rb_test_store_open(const char *dir, const char *clean)
+{
+	struct rb_store *st = NULL;
+	char path[4200];
+	const char *target;
+	bool pg;
+
+	target = rb_test_store_target(path, sizeof(path), dir, &pg);
+	if (rb_store_open(&st, target, pg))
+		fail_msg("store %s: %s", target, rb_errmsg());
+	if (clean && st->db->ops->exec(st->db, clean, NULL, 0))
+		fail_msg("%s: %s", clean, rb_errmsg());
+	return st;
 }
 
 int64_t rb_test_q_int(struct rb_test_env *e, const char *sql)
