@@ -72,8 +72,8 @@ done
 
 # ---- 2. the negative set from linux-api ------------------------------------
 mkdir -p "$work/split" "$work/neg"
-xz -dc "$shared/corpus/linux-api.mbox.xz" |
-	git mailsplit --mboxrd -o"$work/split" >/dev/null
+python3 -m mbox_feed files "$shared/corpus/linux-api.mbox.xz" "$work/split" \
+	>/dev/null
 mapfile -t pm < <(grep -l -m1 '^diff --git ' "$work/split"/* |
 	xargs grep -l -m1 -i '^Subject:.*PATCH')
 step=$(( ${#pm[@]} / neg_max )); [ "$step" -ge 1 ] || step=1

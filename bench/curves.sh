@@ -78,26 +78,17 @@ curve_ingest() {
 	# 1/4, 1/2 (the oldest messages first, as the archive holds them) and
 	# the corpus followed by a copy of itself with every id renamed.
 	python3 - "$w" <<'PY'
-import re, sys
+import sys
+from mbox_feed import raw, renamed
 w = sys.argv[1]
-data = open(w + "/all.mbox", "rb").read()
-starts = [m.start() for m in re.finditer(rb"^From ", data, re.M)]
-n = len(starts)
-open(w + "/q1.mbox", "wb").write(data[:starts[n // 4]])
-open(w + "/q2.mbox", "wb").write(data[:starts[n // 2]])
-ids = re.compile(rb"^(message-id|in-reply-to|references):", re.I)
-def renamed(m):
-    head, sep, body = m.partition(b"\n\n")
-    fields = re.split(rb"\n(?![ \t])", head)
-    for i, f in enumerate(fields):
-        if ids.match(f):
-            fields[i] = re.sub(rb"<([^<>@\s]+)@",
-                               lambda x: b"<" + x.group(1) + b".x2@", f)
-    return b"\n".join(fields) + sep + body
+msgs = raw(w + "/all.mbox")
+n = len(msgs)
+open(w + "/q1.mbox", "wb").write(b"".join(msgs[:n // 4]))
+open(w + "/q2.mbox", "wb").write(b"".join(msgs[:n // 2]))
 with open(w + "/x2.mbox", "wb") as out:
-    out.write(data)
-    for i, s in enumerate(starts):
-        out.write(renamed(data[s:starts[i + 1] if i + 1 < n else len(data)]))
+    out.write(b"".join(msgs))
+    for m in msgs:
+        out.write(renamed(m, "x2"))
 PY
 	cat >"$w/off.yaml" <<EOC
 store:
@@ -637,33 +628,13 @@ PY
 # pass_fill BIN N: a store of N messages made by BIN (reviewbot review,
 # policy off), in $w/pass.db.
 pass_fill() {
-	local bin=$1 n=$2
+	local bin=$1 n=$2 last
 	rm -rf "$w/pass.db"* "$w/pass-outbox"
 	echo "none@bench.example.org" >"$w/last-id"
 	[ "$n" = 0 ] && return 0
 	# The first N messages; the new mail answers the last of them.
-	python3 - "$w" "$n" <<'PY'
-import re, sys
-w, n = sys.argv[1], int(sys.argv[2])
-mid = re.compile(rb"^message-id:\s*<([^>]+)>", re.I)
-last, head = None, False
-with open(w + "/x10.mbox", "rb") as f, open(w + "/part.mbox", "wb") as o:
-    k = 0
-    for line in f:
-        if line.startswith(b"From "):
-            k += 1
-            head = True
-            if k > n:
-                break
-        elif line in (b"\n", b"\r\n"):
-            head = False
-        m = mid.match(line) if head else None
-        if m:
-            last = m.group(1)
-        o.write(line)
-if last:
-    open(w + "/last-id", "wb").write(last)
-PY
+	last=$(python3 -m mbox_feed head "$n" "$w/x10.mbox" "$w/part.mbox")
+	[ -z "$last" ] || echo "$last" >"$w/last-id"
 	"$bin" review -c "$w/pass-fill.yaml" "$w/part.mbox" >"$w/fill.txt" \
 		2>"$w/fill.err" || true
 	grep -q 'stored in' "$w/fill.txt" ||
@@ -694,28 +665,15 @@ curve_pass() {
 	xz -dc "$RB_SHARED/corpus/linux-api.mbox.xz" >"$w/all.mbox"
 	# The corpus, then nine copies under other List-Ids, ids renamed.
 	python3 - "$w" <<'PY'
-import re, sys
+import sys
+from mbox_feed import raw, renamed
 w = sys.argv[1]
-data = open(w + "/all.mbox", "rb").read()
-starts = [m.start() for m in re.finditer(rb"^From ", data, re.M)]
-n = len(starts)
-ids = re.compile(rb"^(message-id|in-reply-to|references):", re.I)
-lid = re.compile(rb"^list-id:", re.I)
-def renamed(m, k):
-    head, sep, body = m.partition(b"\n\n")
-    fields = re.split(rb"\n(?![ \t])", head)
-    for i, f in enumerate(fields):
-        if ids.match(f):
-            fields[i] = re.sub(rb"<([^<>@\s]+)@",
-                               lambda x: b"<" + x.group(1) + b".l%d@" % k, f)
-        elif lid.match(f):
-            fields[i] = b"List-Id: <linux-api-%d.vger.kernel.org>" % k
-    return b"\n".join(fields) + sep + body
+msgs = raw(w + "/all.mbox")
 with open(w + "/x10.mbox", "wb") as out:
-    out.write(data)
+    out.write(b"".join(msgs))
     for k in range(1, 10):
-        for i, s in enumerate(starts):
-            out.write(renamed(data[s:starts[i + 1] if i + 1 < n else len(data)], k))
+        for m in msgs:
+            out.write(renamed(m, "l%d" % k, "linux-api-%d.vger.kernel.org" % k))
 PY
 	rm -f "$w/all.mbox"
 	cat >"$w/pass-fill.yaml" <<EOC

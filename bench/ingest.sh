@@ -267,8 +267,7 @@ corpus_mbox() {
 	local n=${NNTP_N:-0}
 	[ -s "$d/corpus.mbox" ] && return
 	if [ "$n" -gt 0 ]; then
-		xz -dc "$corpus" | awk -v n="$n" '/^From /{ if (++c > n) exit } { print }' \
-			>"$d/corpus.mbox"
+		python3 -m mbox_feed head "$n" "$corpus" "$d/corpus.mbox" >/dev/null
 	else
 		xz -dc "$corpus" >"$d/corpus.mbox"
 	fi

@@ -97,3 +97,32 @@ bench_reviewbot()
 	b=$(bench_build reviewbot) || exit 1
 	bench_bin "$b/bot/reviewbot"
 }
+
+# bench_replay_config DIR CORPUS TREE: DIR/config.yaml, the whole-archive
+# replay of list-replay.sh and same-mails.sh: the mbox CORPUS as the one
+# source, TREE as the one tree, the store DIR/rb.db and the Maildir
+# DIR/outbox, rate limits no archive reaches, every subsystem advisory.
+bench_replay_config()
+{
+	cat >"$1/config.yaml" <<EOC
+store:
+  path: $1/rb.db
+sources:
+  - type: mbox
+    name: linux-api
+    path: $2
+trees:
+  - name: mainline
+    path: $3
+outbox:
+  maildir: $1/outbox
+  rate_per_hour: 100000
+  rate_per_recipient_hour: 10000
+  rate_per_list_hour: 100000
+list_ids: [linux-api.vger.kernel.org]
+admins: [admin@example.org]
+policy:
+  default:
+    mode: advisory
+EOC
+}

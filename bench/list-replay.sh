@@ -40,27 +40,7 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 rm -rf "$work/rb.db"* "$work/outbox" "$work/build-cache"
-cat >"$work/config.yaml" <<EOC
-store:
-  path: $work/rb.db
-sources:
-  - type: mbox
-    name: linux-api
-    path: $corpus
-trees:
-  - name: mainline
-    path: $tree
-outbox:
-  maildir: $work/outbox
-  rate_per_hour: 100000
-  rate_per_recipient_hour: 10000
-  rate_per_list_hour: 100000
-list_ids: [linux-api.vger.kernel.org]
-admins: [admin@example.org]
-policy:
-  default:
-    mode: advisory
-EOC
+bench_replay_config "$work" "$corpus" "$tree"
 "$bin" check-config -c "$work/config.yaml" >/dev/null ||
 	bench_die "the replay config does not check"
 t0=$(date +%s)

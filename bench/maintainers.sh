@@ -55,10 +55,8 @@ ls "$shared"/corpus/apply-6.1/*.eml | head -n "${APPLY_MAX:-1000}" \
 	> "$work/apply.list"
 grep -hi -m1 '^Message-ID:' $(cat "$work/apply.list") |
 	tr -d '\r' | awk '{print $2}' | sort -u > "$work/apply.ids"
-xz -dc "$shared/corpus/linux-api.mbox.xz" | awk -v d="$work/mail" '
-	/^From / { if (f) close(f); n++; f = sprintf("%s/api-%05d", d, n); next }
-	f { line = $0; if (line ~ /^>+From /) line = substr(line, 2);
-	    print line > f }'
+python3 -m mbox_feed files "$shared/corpus/linux-api.mbox.xz" "$work/mail" \
+	>/dev/null
 grep -l '^diff --git ' "$work"/mail/api-* | sort > "$work/patchmails"
 # The Message-ID of each patch mail, in one pass.
 xargs -a "$work/patchmails" awk 'FNR == 1 { done = 0 }

@@ -39,16 +39,10 @@ trap cleanup EXIT
 
 # The series, from the archive, as it was sent.
 python3 - "$shared/corpus/linux-api.mbox.xz" "$work/series.mbox" <<'PY'
-import lzma, re, sys
-msgs, cur = [], []
-for line in lzma.open(sys.argv[1]):
-    if line.startswith(b"From ") and cur and cur[-1] == b"\n":
-        msgs.append(b"".join(cur))
-        cur = []
-    cur.append(line)
-msgs.append(b"".join(cur))
+import re, sys
+from mbox_feed import raw
 out = []
-for m in msgs:
+for m in raw(sys.argv[1]):
     h = m.split(b"\n\n", 1)[0].decode("utf-8", "replace")
     s = re.search(r"^Subject: (.*(?:\n[ \t].*)*)", h, re.M)
     sub = re.sub(r"\s+", " ", s.group(1)) if s else ""
@@ -63,10 +57,10 @@ PY
 # the step's match), confirmed by the verifier; nothing elsewhere.
 python3 - "$work/series.mbox" "$LAT" >"$work/script.json" <<'PY'
 import json, re, sys
-text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+from mbox_feed import split
 lat = float(sys.argv[2])
 steps = []
-for part in re.split(r"\nFrom [^\n]*\n", text):
+for part in (m.decode("utf-8", "replace") for m in split(sys.argv[1])):
     if not re.search(r"^Subject: \[PATCH mm-unstable [1-9]/9\]", part, re.M):
         continue
     path, new = None, 0

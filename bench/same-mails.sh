@@ -3,10 +3,10 @@
 # bench/same-mails.sh - does a change leave the mails alone (issue 35)?
 # The whole real archive (shared/corpus/linux-api.mbox.xz, 30,571 mails)
 # through "reviewbot run --once" with OLD_BIN and then with NEW_BIN, as
-# bench/list-replay.sh runs it: one config (an mbox source, the linux 6.1
-# tree, every subsystem advisory, a Maildir outbox, no model), a fresh
-# store and outbox for each run, in the same directory, so that no path
-# differs. Then the two outboxes are compared mail by mail.
+# bench/list-replay.sh runs it: one config (bench_replay_config: an mbox
+# source, the linux 6.1 tree, every subsystem advisory, a Maildir outbox,
+# no model), a fresh store and outbox for each run, in the same
+# directory, so that no path differs. Then the two outboxes are compared mail by mail.
 #
 # What is left out of the comparison, and why:
 #   - the Date: header: rb_now() at composing, so it differs per run;
@@ -18,6 +18,9 @@
 # Everything else is compared byte for byte, headers unfolded.
 #
 # usage: bench/same-mails.sh OLD_BIN NEW_BIN
+#   Each BIN is a reviewbot with its reviewbot-core beside it (a build's
+#   bot/ folder, or copies of both). A run takes 5 to 20 minutes on 2
+#   shared cores (the apply of 1,600 series on the tree).
 #   Prints how many mails each run wrote and that they are the same (exit
 #   0), or a unified diff of the differing mails (exit 1). Exit 2 when a
 #   run fails. Without the shared folder (RB_SHARED, else ../shared beside
@@ -71,27 +74,7 @@ run()
 {
 	local name=$1 bin=$2 r=$work/run
 	mkdir -p "$r"
-	cat >"$r/config.yaml" <<EOC
-store:
-  path: $r/rb.db
-sources:
-  - type: mbox
-    name: linux-api
-    path: $corpus
-trees:
-  - name: mainline
-    path: $tree
-outbox:
-  maildir: $r/outbox
-  rate_per_hour: 100000
-  rate_per_recipient_hour: 10000
-  rate_per_list_hour: 100000
-list_ids: [linux-api.vger.kernel.org]
-admins: [admin@example.org]
-policy:
-  default:
-    mode: advisory
-EOC
+	bench_replay_config "$r" "$corpus" "$tree"
 	"$bin" check-config -c "$r/config.yaml" >/dev/null 2>"$r/check.log" || {
 		echo "same-mails.sh: $name: the config does not check: $(tail -3 "$r/check.log")" >&2
 		exit 2
