@@ -54,6 +54,7 @@
 
 #include "mail/message.h"
 #include "review/checks/check_build.h"
+#include "review/checks/check_util.h"
 #include "review/checks/checks.h"
 #include "review/checks/sandbox.h"
 #include "util/buf.h"
@@ -611,11 +612,10 @@ static char *source_line(const char *dir, const char *file, int line)
 {
 	struct rb_buf b = RB_BUF_INIT(MAX_QUOTED_FILE);
 	char path[4096], *root = NULL, *real = NULL;
-	const char *p;
 	char *s = NULL;
 	struct stat st;
 	size_t rl;
-	int i, fd = -1;
+	int fd = -1;
 
 	if (line < 1 || *file == '/' ||
 	    snprintf(path, sizeof(path), "%s/%s", dir, file) >=
@@ -633,13 +633,7 @@ static char *source_line(const char *dir, const char *file, int line)
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (size_t)st.st_size > MAX_QUOTED_FILE || rb_read_fd(&b, fd))
 		goto out;
-	for (p = b.ptr, i = 1; p && i < line; i++) {
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	if (p && *p)
-		s = strndup(p, strcspn(p, "\n"));
+	s = rb_check_nth_line(b.ptr, line);
 out:
 	rb_err_clear();
 	if (fd >= 0)

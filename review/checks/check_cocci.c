@@ -196,27 +196,15 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	static const char *const exts[] = { ".c", NULL };
 	static const char *const tools[] = { "scripts/coccinelle", NULL };
 	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
-	struct rb_sandbox_bind bind = { NULL, "/tools", false };
-	struct rb_findings base = { 0 }, now = { 0 };
 	struct rb_buf fa = RB_BUF_INIT(1 << 16), fb = RB_BUF_INIT(1 << 16);
 	struct rb_buf oa = RB_BUF_INIT(16u << 20), ob = RB_BUF_INIT(16u << 20);
 	struct rb_check_work w;
 	const char *env[5];
-	struct rb_proc_result res;
-	bool have_res = false;
 	size_t i;
 	int ret;
 
-	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
-		return rb_err(RB_EINVAL,
-			      "coccinelle needs the base and applied trees");
-	if (!ctx->has_tools)
-		return rb_err(RB_EINVAL,
-			      "coccinelle needs the configured branch tip: its "
-			      "scripts are never taken from a base a mail "
-			      "names");
 	git_libgit2_init();
-	ret = rb_check_work_open(&w, ctx, exts, MAX_FILES);
+	ret = rb_check_work_open(&w, ctx, CHECKER, exts, MAX_FILES);
 	if (ret || !w.n)
 		goto out;
 	if (access("/usr/bin/spatch", X_OK)) {
@@ -246,41 +234,29 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	env[2] = "FILES_B";
 	env[3] = fb.len ? fb.ptr : "";
 	env[4] = NULL;
-	bind.src = w.tools;
-	so.src = w.src;
-	so.binds = &bind;
-	so.n_binds = 1;
 	so.env = env;
-	so.chdir = "/src";
 	so.timeout_seconds = rb_check_time_left_ms(ctx, 600000) / 1000 + 1;
 	so.mem_mb = 2048;
 	so.max_output = 16u << 20;
-	ret = rb_sandbox_run(&res, &so, cocci_sh);
+	ret = rb_check_work_run(&w, &so, cocci_sh);
 	if (ret)
 		goto out;
-	have_res = true;
-	if (res.timed_out) {
-		ret = rb_err(RB_ETIMEOUT, "coccinelle did not finish in time");
-		goto out;
-	}
-	if (!strstr(res.out.ptr, "rb-cocci-done")) {
+	if (!strstr(w.res.out.ptr, "rb-cocci-done")) {
 		ret = rb_err(RB_EFAIL,
 			     "coccinelle did not run (exit %d): %.300s",
-			     res.exit_code, res.out.ptr);
+			     w.res.exit_code, w.res.out.ptr);
 		goto out;
 	}
-	ret = split_output(&oa, &ob, res.out.ptr);
+	ret = split_output(&oa, &ob, w.res.out.ptr);
 	if (!ret)
-		ret = rb_cocci_parse(&base, ob.ptr ? ob.ptr : "", w.files, w.n);
+		ret = rb_cocci_parse(&w.base, ob.ptr ? ob.ptr : "", w.files,
+				     w.n);
 	if (!ret)
-		ret = rb_cocci_parse(&now, oa.ptr ? oa.ptr : "", w.files, w.n);
+		ret = rb_cocci_parse(&w.now, oa.ptr ? oa.ptr : "", w.files,
+				     w.n);
 	if (!ret)
-		ret = report(out, ctx, &base, &now, w.adir);
+		ret = report(out, ctx, &w.base, &w.now, w.adir);
 out:
-	if (have_res)
-		rb_proc_result_release(&res);
-	rb_findings_release(&base);
-	rb_findings_release(&now);
 	rb_buf_release(&fa);
 	rb_buf_release(&fb);
 	rb_buf_release(&oa);

@@ -247,23 +247,6 @@ static int external_script(char *script, size_t size, const char *cmd,
 	return 0;
 }
 
-/* @a and @b equal once digits are dropped from both. */
-static bool same_but_digits(const char *a, const char *b)
-{
-	for (;;) {
-		while (*a >= '0' && *a <= '9')
-			a++;
-		while (*b >= '0' && *b <= '9')
-			b++;
-		if (*a != *b)
-			return false;
-		if (!*a)
-			return true;
-		a++;
-		b++;
-	}
-}
-
 /*
  * The findings of @now that the base's run did not have: a finding of a
  * file is the base's when the base run had one of that file and category
@@ -289,7 +272,7 @@ static int delta(struct rb_findings *out, const struct rb_findings *now,
 			old = !used[k] && g->file &&
 			      !strcmp(g->file, f->file) &&
 			      !strcmp(g->category, f->category) &&
-			      same_but_digits(g->message, f->message);
+			      rb_check_same_but_digits(g->message, f->message);
 			if (old)
 				used[k] = true;
 		}

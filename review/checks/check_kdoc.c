@@ -167,24 +167,13 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 					     "scripts/lib/kdoc",
 					     "scripts/kernel-doc.py", NULL };
 	struct rb_sandbox_opts so = RB_SANDBOX_OPTS_INIT;
-	struct rb_sandbox_bind bind = { NULL, "/tools", false };
-	struct rb_findings base = { 0 }, now = { 0 };
 	struct rb_buf script = RB_BUF_INIT(1 << 20);
 	struct rb_check_work w;
-	struct rb_proc_result res;
-	bool have_res = false;
 	const char *split;
 	int ret;
 
-	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
-		return rb_err(RB_EINVAL,
-			      "kernel-doc needs the base and applied trees");
-	if (!ctx->has_tools)
-		return rb_err(RB_EINVAL,
-			      "kernel-doc needs the configured branch tip: it "
-			      "is never taken from a base a mail names");
 	git_libgit2_init();
-	ret = rb_check_work_open(&w, ctx, exts, MAX_FILES);
+	ret = rb_check_work_open(&w, ctx, CHECKER, exts, MAX_FILES);
 	if (ret || !w.n)
 		goto out;
 	if (!rb_sandbox_available()) {
@@ -199,40 +188,26 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	ret = kdoc_script(&script, w.files, w.n, w.in_base, w.in_applied);
 	if (ret)
 		goto out;
-	bind.src = w.tools;
-	so.src = w.src;
-	so.binds = &bind;
-	so.n_binds = 1;
-	so.chdir = "/src";
 	so.timeout_seconds = rb_check_time_left_ms(ctx, 300000) / 1000 + 1;
 	so.mem_mb = 1024;
-	ret = rb_sandbox_run(&res, &so, script.ptr);
+	ret = rb_check_work_run(&w, &so, script.ptr);
 	if (ret)
 		goto out;
-	have_res = true;
-	if (res.timed_out) {
-		ret = rb_err(RB_ETIMEOUT, "kernel-doc did not finish in time");
-		goto out;
-	}
-	split = strstr(res.out.ptr, SPLIT "\n");
-	if (!split || !strncmp(res.out.ptr, "bwrap:", 6)) {
+	split = strstr(w.res.out.ptr, SPLIT "\n");
+	if (!split || !strncmp(w.res.out.ptr, "bwrap:", 6)) {
 		ret = rb_err(RB_EFAIL,
 			     "kernel-doc did not run (exit %d): %.300s",
-			     res.exit_code, res.out.ptr);
+			     w.res.exit_code, w.res.out.ptr);
 		goto out;
 	}
 	*(char *)split = '\0';
-	ret = rb_kdoc_parse(&base, res.out.ptr, w.files, w.n);
+	ret = rb_kdoc_parse(&w.base, w.res.out.ptr, w.files, w.n);
 	if (!ret)
-		ret = rb_kdoc_parse(&now, split + strlen(SPLIT) + 1, w.files,
+		ret = rb_kdoc_parse(&w.now, split + strlen(SPLIT) + 1, w.files,
 				    w.n);
 	if (!ret)
-		ret = report(out, ctx, &base, &now, w.adir);
+		ret = report(out, ctx, &w.base, &w.now, w.adir);
 out:
-	if (have_res)
-		rb_proc_result_release(&res);
-	rb_findings_release(&base);
-	rb_findings_release(&now);
 	rb_buf_release(&script);
 	rb_check_work_release(&w);
 	git_libgit2_shutdown();

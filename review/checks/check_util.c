@@ -252,11 +252,20 @@ out:
 }
 
 int rb_check_work_open(struct rb_check_work *w, const struct rb_check_ctx *ctx,
-		       const char *const *exts, size_t max)
+		       const char *name, const char *const *exts, size_t max)
 {
 	int ret;
 
 	memset(w, 0, sizeof(*w));
+	w->name = name;
+	if (!ctx->repo_path || !ctx->has_base || !ctx->has_applied)
+		return rb_err(RB_EINVAL, "%s needs the base and applied trees",
+			      name);
+	if (!ctx->has_tools)
+		return rb_err(RB_EINVAL,
+			      "%s needs the configured branch tip: its tools "
+			      "are never taken from a base a mail names",
+			      name);
 	ret = rb_check_repo_open(&w->repo, ctx);
 	if (!ret)
 		ret = rb_check_changed_files(&w->files, &w->n, w->repo, ctx,
@@ -321,8 +330,32 @@ int rb_check_work_fill(struct rb_check_work *w, const struct rb_check_ctx *ctx,
 	return ret;
 }
 
+int rb_check_work_run(struct rb_check_work *w, struct rb_sandbox_opts *so,
+		      const char *script)
+{
+	struct rb_sandbox_bind bind = { w->tools, "/tools", false };
+	int ret;
+
+	so->src = w->src;
+	so->binds = &bind;
+	so->n_binds = 1;
+	so->chdir = "/src";
+	ret = rb_sandbox_run(&w->res, so, script);
+	if (ret)
+		return ret;
+	w->have_res = true;
+	if (w->res.timed_out)
+		return rb_err(RB_ETIMEOUT, "%s did not finish in time",
+			      w->name);
+	return 0;
+}
+
 void rb_check_work_release(struct rb_check_work *w)
 {
+	if (w->have_res)
+		rb_proc_result_release(&w->res);
+	rb_findings_release(&w->base);
+	rb_findings_release(&w->now);
 	if (w->dir)
 		rb_remove_tree(w->dir);
 	free(w->in_base);
@@ -352,14 +385,26 @@ int rb_check_patch_of(const struct rb_check_ctx *ctx, const char *file)
 	return found;
 }
 
+char *rb_check_nth_line(const char *text, int line)
+{
+	const char *p = text;
+	int i;
+
+	for (i = 1; p && i < line; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return p && *p ? strndup(p, strcspn(p, "\n")) : NULL;
+}
+
 char *rb_check_line_of(const char *dir, const char *file, int line)
 {
 	struct rb_buf b = RB_BUF_INIT(MAX_FILE);
 	char path[8192];
-	const char *p;
 	char *s = NULL;
 	struct stat st;
-	int i, fd;
+	int fd;
 
 	if (line < 1 || !rb_check_plain_path(file) ||
 	    snprintf(path, sizeof(path), "%s/%s", dir, file) >=
@@ -371,13 +416,7 @@ char *rb_check_line_of(const char *dir, const char *file, int line)
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (size_t)st.st_size > MAX_FILE || rb_read_fd(&b, fd))
 		goto out;
-	for (p = b.ptr, i = 1; p && i < line; i++) {
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	if (p && *p)
-		s = strndup(p, strcspn(p, "\n"));
+	s = rb_check_nth_line(b.ptr, line);
 out:
 	rb_err_clear();
 	close(fd);
@@ -423,8 +462,7 @@ bool rb_check_parse_loc(char *s, const char *strip, const char **file,
 	return true;
 }
 
-/* @a and @b equal once digits are dropped from both. */
-static bool same_but_digits(const char *a, const char *b)
+bool rb_check_same_but_digits(const char *a, const char *b)
 {
 	for (;;) {
 		while (isdigit((unsigned char)*a))
@@ -448,7 +486,8 @@ bool rb_check_in_base(const struct rb_findings *base, bool *used,
 	for (i = 0; i < base->n; i++)
 		if (!used[i] && base->v[i].file && f->file &&
 		    !strcmp(base->v[i].file, f->file) && base->v[i].code &&
-		    f->code && same_but_digits(base->v[i].code, f->code)) {
+		    f->code &&
+		    rb_check_same_but_digits(base->v[i].code, f->code)) {
 			used[i] = true;
 			return true;
 		}

@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "review/checks/checks.h"
+#include "review/checks/sandbox.h"
+#include "review/findings.h"
 
 struct git_repository;
 
@@ -59,16 +61,22 @@ struct rb_check_work {
 	char *dir; /* the private directory, NULL until made */
 	char tools[4200], src[4200], bdir[4200], adir[4200];
 	char tmpl[64];
+	const char *name; /* the checker, for messages */
+	struct rb_findings base, now; /* the tool's findings on each tree */
+	struct rb_proc_result res; /* of rb_check_work_run() */
+	bool have_res;
 };
 
 /*
- * Opens the repository and lists the changed files whose names end in
- * one of @exts, at most @max (rb_check_changed_files()). w->n == 0 when
- * there are none: nothing to do. Release @w with rb_check_work_release()
+ * For the checker @name, which needs the base, the applied tree and the
+ * configured tip (whose tools it runs: never a base a mail names): opens
+ * the repository and lists the changed files whose names end in one of
+ * @exts, at most @max (rb_check_changed_files()). w->n == 0 when there
+ * are none: nothing to do. Release @w with rb_check_work_release()
  * whatever this returns.
  */
 int rb_check_work_open(struct rb_check_work *w, const struct rb_check_ctx *ctx,
-		       const char *const *exts, size_t max);
+		       const char *name, const char *const *exts, size_t max);
 
 /*
  * Makes the directory /tmp/rb-@name-XXXXXX (0755: read by uid 65534 in
@@ -81,11 +89,25 @@ int rb_check_work_open(struct rb_check_work *w, const struct rb_check_ctx *ctx,
 int rb_check_work_fill(struct rb_check_work *w, const struct rb_check_ctx *ctx,
 		       const char *name, const char *const *tools);
 
+/*
+ * Runs @script in the sandbox with @so's limits and variables, tools/
+ * bound at /tools and src/ at /src (the working directory), into w->res.
+ * An error when it could not run or did not finish in time.
+ */
+int rb_check_work_run(struct rb_check_work *w, struct rb_sandbox_opts *so,
+		      const char *script);
+
 /* Removes the directory and frees what @w holds; @w can be opened again. */
 void rb_check_work_release(struct rb_check_work *w);
 
 /* The last patch (1-based) whose diff writes "+++ b/@file", or 0. */
 int rb_check_patch_of(const struct rb_check_ctx *ctx, const char *file);
+
+/* Line @line (from 1) of @text, malloc'd without its newline, or NULL. */
+char *rb_check_nth_line(const char *text, int line);
+
+/* @a and @b equal once digits are dropped from both. */
+bool rb_check_same_but_digits(const char *a, const char *b);
 
 /* Line @line of @dir/@file (a file we wrote), or NULL. */
 char *rb_check_line_of(const char *dir, const char *file, int line);
