@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bot/cli/cli.h"
@@ -132,4 +133,37 @@ int rb_cli_config_store(struct rb_config **cfg, struct rb_store **st,
 	if (!ret && st)
 		ret = rb_cli_open_store(st, *cfg, store, shared);
 	return ret;
+}
+
+int rb_cli_parse_verb(const struct rb_cli_args *a, int argc, char **argv,
+		      const char *cmd, const char *const *verbs,
+		      const char **verb)
+{
+	int ret = rb_cli_parse(a, argc, argv);
+	size_t i;
+
+	*verb = NULL;
+	if (ret != RB_CLI_GO || optind >= argc)
+		return ret;
+	*verb = argv[optind++];
+	for (i = 0; verbs[i]; i++)
+		if (!strcmp(*verb, verbs[i]))
+			return RB_CLI_GO;
+	fprintf(stderr, "reviewbot: %s: unknown action '%s'\n%s", cmd, *verb,
+		a->usage);
+	return RB_EXIT_USAGE;
+}
+
+long long rb_cli_id_arg(int argc, char **argv, const char *cmd,
+			const char *verb)
+{
+	char *end = NULL;
+	long long id = 0;
+
+	if (optind < argc)
+		id = strtoll(argv[optind], &end, 10);
+	if (id > 0 && !*end)
+		return id;
+	fprintf(stderr, "reviewbot: %s %s: want an ID\n", cmd, verb);
+	return 0;
 }

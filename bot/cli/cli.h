@@ -85,6 +85,23 @@ struct rb_cli_args {
 int rb_cli_parse(const struct rb_cli_args *a, int argc, char **argv);
 
 /*
+ * rb_cli_parse(), then the action word after the options of "reviewbot
+ * @cmd": *verb is NULL when there is none, else one of @verbs
+ * (NULL-terminated); another word is a usage error. Returns as
+ * rb_cli_parse().
+ */
+int rb_cli_parse_verb(const struct rb_cli_args *a, int argc, char **argv,
+		      const char *cmd, const char *const *verbs,
+		      const char **verb);
+
+/*
+ * The positive ID that argv[optind] must be for "reviewbot @cmd @verb",
+ * or 0 after a usage message on stderr.
+ */
+long long rb_cli_id_arg(int argc, char **argv, const char *cmd,
+			const char *verb);
+
+/*
  * rb_cli_load_config() then, when @st is not NULL, rb_cli_open_store()
  * with @store and @shared. Returns an exit code; *cfg may be set even
  * when it fails, and the caller frees it.

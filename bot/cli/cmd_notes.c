@@ -120,21 +120,14 @@ int cmd_notes(int argc, char **argv)
 	const struct rb_cli_args args = { usage, opts };
 	struct rb_config *cfg = NULL;
 	struct rb_store *st = NULL;
-	const char *verb = NULL;
-	char *end = NULL;
+	static const char *const verbs[] = { "add", "remove", NULL };
+	const char *verb;
 	long long id = 0;
 	int ret;
 
-	ret = rb_cli_parse(&args, argc, argv);
+	ret = rb_cli_parse_verb(&args, argc, argv, "notes", verbs, &verb);
 	if (ret != RB_CLI_GO)
 		return ret;
-	if (optind < argc)
-		verb = argv[optind++];
-	if (verb && strcmp(verb, "add") && strcmp(verb, "remove")) {
-		fprintf(stderr, "reviewbot: notes: unknown action '%s'\n%s",
-			verb, usage);
-		return RB_EXIT_USAGE;
-	}
 	if (verb && !strcmp(verb, "add") &&
 	    (!section || !*section || (!verdict && (!text || !*text)))) {
 		fprintf(stderr, "reviewbot: notes add: want --section and "
@@ -142,11 +135,8 @@ int cmd_notes(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	if (verb && !strcmp(verb, "remove") &&
-	    (optind >= argc || (id = strtoll(argv[optind], &end, 10)) <= 0 ||
-	     *end)) {
-		fprintf(stderr, "reviewbot: notes remove: want an ID\n");
+	    !(id = rb_cli_id_arg(argc, argv, "notes", verb)))
 		return RB_EXIT_USAGE;
-	}
 	ret = rb_cli_config_store(&cfg, &st, config, store, true);
 	if (ret)
 		goto out;

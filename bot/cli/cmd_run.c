@@ -632,13 +632,15 @@ static void run_wait(struct runner *r)
 }
 
 /* "2026-12-06 22:08 UTC" */
+/* @t as "YYYY-MM-DD HH:MM UTC" into @out, or "" when it is not set. */
 static void utc(char *out, size_t size, int64_t t)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
 
-	gmtime_r(&tt, &tm);
-	strftime(out, size, "%Y-%m-%d %H:%M UTC", &tm);
+	*out = '\0';
+	if (t > 0 && gmtime_r(&tt, &tm))
+		strftime(out, size, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
 /* What the closing summary gathers from the store. */
@@ -664,10 +666,9 @@ static int sum_waiting(const char *state, const char *kind, int64_t n,
 		       int64_t when, void *payload)
 {
 	struct summary *s = payload;
-	char at[40] = "";
+	char at[40];
 
-	if (when > 0)
-		utc(at, sizeof(at), when);
+	utc(at, sizeof(at), when);
 	s->n += n;
 	return rb_buf_printf(
 		&s->line, "%s%" PRId64 " %s%s%s", s->line.len ? "; " : "", n,
@@ -684,10 +685,9 @@ static int sum_unsent(const char *state, const char *why, int64_t n,
 		      int64_t when, void *payload)
 {
 	struct summary *s = payload;
-	char at[40] = "";
+	char at[40];
 
-	if (when > 0)
-		utc(at, sizeof(at), when);
+	utc(at, sizeof(at), when);
 	s->n += n;
 	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s%s%s",
 			     s->line.len ? "; " : "", n, state,

@@ -84,29 +84,17 @@ int cmd_verdicts(int argc, char **argv)
 	const struct rb_cli_args args = { usage, opts };
 	struct rb_config *cfg = NULL;
 	struct rb_store *st = NULL;
-	const char *verb = NULL;
-	char who[128], *end = NULL;
+	static const char *const verbs[] = { "confirm", "reject", NULL };
+	const char *verb;
+	char who[128];
 	long long id = 0;
 	int ret;
 
-	ret = rb_cli_parse(&args, argc, argv);
+	ret = rb_cli_parse_verb(&args, argc, argv, "verdicts", verbs, &verb);
 	if (ret != RB_CLI_GO)
 		return ret;
-	if (optind < argc)
-		verb = argv[optind++];
-	if (verb && (strcmp(verb, "confirm") && strcmp(verb, "reject"))) {
-		fprintf(stderr, "reviewbot: verdicts: unknown action '%s'\n%s",
-			verb, usage);
+	if (verb && !(id = rb_cli_id_arg(argc, argv, "verdicts", verb)))
 		return RB_EXIT_USAGE;
-	}
-	if (verb) {
-		if (optind >= argc ||
-		    (id = strtoll(argv[optind], &end, 10)) <= 0 || *end) {
-			fprintf(stderr, "reviewbot: verdicts %s: want an ID\n",
-				verb);
-			return RB_EXIT_USAGE;
-		}
-	}
 	if (as && strcmp(as, "false_positive") && strcmp(as, "valid") &&
 	    strcmp(as, "fixed")) {
 		fprintf(stderr,
