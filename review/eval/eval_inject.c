@@ -16,6 +16,7 @@
 #include "review/apply/apply.h"
 #include "review/apply/diff.h"
 #include "review/eval/eval_inject.h"
+#include "review/eval/evalset.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/banned.h"
@@ -298,24 +299,6 @@ out:
 
 /* ---- where the fix is in the buggy code ---- */
 
-static const char *line_at(const char *text, size_t len, int line, size_t *n)
-{
-	const char *p = text, *end = text + len, *q;
-	int i;
-
-	for (i = 1; p < end; i++) {
-		q = memchr(p, '\n', (size_t)(end - p));
-		if (!q)
-			q = end;
-		if (i == line) {
-			*n = (size_t)(q - p);
-			return p;
-		}
-		p = q + 1;
-	}
-	return NULL;
-}
-
 bool rb_eval_func_span(const char *text, size_t len, int line, char *name,
 		       size_t name_size, int *start, int *end)
 {
@@ -323,10 +306,10 @@ bool rb_eval_func_span(const char *text, size_t len, int line, char *name,
 	size_t n;
 	int i;
 
-	if (line < 1 || !line_at(text, len, line, &n))
+	if (line < 1 || !rb_eval_line_at(text, len, line, &n))
 		return false;
 	for (i = line; i >= 1; i--) {
-		s = line_at(text, len, i, &n);
+		s = rb_eval_line_at(text, len, i, &n);
 		if (i < line && n && s[0] == '}')
 			return false;
 		if (rb_eval_def_name(s, n, name, name_size))
@@ -335,7 +318,7 @@ bool rb_eval_func_span(const char *text, size_t len, int line, char *name,
 	if (i < 1)
 		return false;
 	*start = i;
-	for (i = *start + 1; (s = line_at(text, len, i, &n)); i++) {
+	for (i = *start + 1; (s = rb_eval_line_at(text, len, i, &n)); i++) {
 		if (n && s[0] == '}') {
 			if (i < line)
 				return false;

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "review/eval/eval_inject.h"
+#include "review/eval/evalset.h"
 #include "review/eval/eval_recall.h"
 #include "review/model/model_prompt.h"
 #include "review/model/model_tools.h"
@@ -20,44 +21,9 @@
 #define MAX_FUNCS 8 /* functions of one case the plan looks up */
 #define READ_SPAN 400 /* read_file's most lines a call */
 
-/* A line of text, blanks trimmed; false when it says nothing (fewer than
- * three word characters). */
-static bool telling(const char **s, size_t *n)
-{
-	size_t k, w = 0;
-
-	while (*n && isspace((unsigned char)**s)) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && isspace((unsigned char)(*s)[*n - 1]))
-		(*n)--;
-	for (k = 0; k < *n; k++)
-		w += isalnum((unsigned char)(*s)[k]) || (*s)[k] == '_';
-	return w >= 3;
-}
-
 static bool holds(const struct rb_buf *b, const char *s, size_t n)
 {
 	return b->len && memmem(b->ptr, b->len, s, n) != NULL;
-}
-
-static const char *line_of(const char *text, size_t len, int line, size_t *n)
-{
-	const char *p = text, *end = text + len, *q;
-	int i;
-
-	for (i = 1; p < end; i++) {
-		q = memchr(p, '\n', (size_t)(end - p));
-		if (!q)
-			q = end;
-		if (i == line) {
-			*n = (size_t)(q - p);
-			return p;
-		}
-		p = q + 1;
-	}
-	return NULL;
 }
 
 /* The file @path of the buggy code (ctx->tree); *out NULL when none. */
@@ -119,8 +85,8 @@ static bool span_held(const struct rb_buf *b, const char *text, size_t len,
 	int i;
 
 	for (i = a; i <= e; i++) {
-		s = line_of(text, len, i, &n);
-		if (!s || !telling(&s, &n))
+		s = rb_eval_line_at(text, len, i, &n);
+		if (!s || !rb_eval_telling(&s, &n))
 			continue;
 		(*of)++;
 		if (holds(b, s, n))
@@ -230,10 +196,10 @@ static int plan(struct rb_eval_recall *out, const struct rb_model_opts *o,
 
 				if (l < fn[f].start || l > fn[f].end)
 					continue;
-				s = line_of(git_blob_rawcontent(b),
-					    (size_t)git_blob_rawsize(b), l,
-					    &len);
-				if (s && telling(&s, &len) &&
+				s = rb_eval_line_at(git_blob_rawcontent(b),
+						    (size_t)git_blob_rawsize(b),
+						    l, &len);
+				if (s && rb_eval_telling(&s, &len) &&
 				    !holds(&all, s, len))
 					missing = true;
 			}
@@ -268,9 +234,10 @@ static int plan(struct rb_eval_recall *out, const struct rb_model_opts *o,
 				if (!strcmp(fn[f].file, changed[i].file) &&
 				    l >= fn[f].start && l <= fn[f].end)
 					break;
-			s = line_of(git_blob_rawcontent(b),
-				    (size_t)git_blob_rawsize(b), l, &len);
-			if (f == nfn || !s || !telling(&s, &len))
+			s = rb_eval_line_at(git_blob_rawcontent(b),
+					    (size_t)git_blob_rawsize(b), l,
+					    &len);
+			if (f == nfn || !s || !rb_eval_telling(&s, &len))
 				continue;
 			out->tool_lines_of++;
 			out->tool_lines += holds(&all, s, len);
@@ -326,8 +293,9 @@ int rb_eval_context_recall(struct rb_eval_recall *out,
 			const char *l;
 			size_t ln;
 
-			l = line_of(text, len, changed[c].lines[k], &ln);
-			if (l && telling(&l, &ln)) {
+			l = rb_eval_line_at(text, len, changed[c].lines[k],
+					    &ln);
+			if (l && rb_eval_telling(&l, &ln)) {
 				out->lines++;
 				out->lines_in_prompt += holds(&user, l, ln);
 			}

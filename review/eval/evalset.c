@@ -415,9 +415,25 @@ const char *rb_eval_function_at(const struct rb_diff *d, const char *file,
 	return f && size ? func_in_file(f, line, buf, size) : NULL;
 }
 
-/* Trimmed [*s, *s + *n); false when it has fewer than 3 word characters,
- * like "}" or "break;", which are everywhere. */
-static bool anchor_text(const char **s, size_t *n)
+const char *rb_eval_line_at(const char *text, size_t len, int line, size_t *n)
+{
+	const char *p = text, *end = text + len, *q;
+	int i;
+
+	for (i = 1; p < end; i++) {
+		q = memchr(p, '\n', (size_t)(end - p));
+		if (!q)
+			q = end;
+		if (i == line) {
+			*n = (size_t)(q - p);
+			return p;
+		}
+		p = q + 1;
+	}
+	return NULL;
+}
+
+bool rb_eval_telling(const char **s, size_t *n)
 {
 	size_t k, w = 0;
 
@@ -462,7 +478,7 @@ static int match_anchor(struct linevec *lv, const struct rb_diff_file *bf,
 	size_t n = l->len, tn, h, i, hits = 0;
 	int found[MAX_ANCHOR_HITS];
 
-	if (!anchor_text(&s, &n))
+	if (!rb_eval_telling(&s, &n))
 		return 0;
 	for (h = 0; h < bf->n_hunks; h++) {
 		for (i = 0; i < bf->hunks[h].n_lines; i++) {
@@ -474,7 +490,7 @@ static int match_anchor(struct linevec *lv, const struct rb_diff_file *bf,
 				continue;
 			t = b->text;
 			tn = b->len;
-			anchor_text(&t, &tn);
+			rb_eval_telling(&t, &tn);
 			if (tn != n || memcmp(s, t, n))
 				continue;
 			if (hits == MAX_ANCHOR_HITS)
@@ -1347,18 +1363,28 @@ static int load_label(struct rb_eval_label *lab, json_t *o, const char *path,
 	return 0;
 }
 
-int rb_eval_labels_load(struct rb_eval_labels *out, const char *path)
+/* The JSON document at @path into *root, or an error naming its line. */
+static int load_json(json_t **root, const char *path)
 {
 	json_error_t je;
-	json_t *root, *v;
-	size_t i;
-	int ret = 0;
 
-	memset(out, 0, sizeof(*out));
-	root = json_load_file(path, 0, &je);
-	if (!root)
+	*root = json_load_file(path, 0, &je);
+	if (!*root)
 		return rb_err(RB_EPARSE, "%s: line %d: %s", path, je.line,
 			      je.text);
+	return 0;
+}
+
+int rb_eval_labels_load(struct rb_eval_labels *out, const char *path)
+{
+	json_t *root, *v;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = load_json(&root, path);
+	if (ret)
+		return ret;
 	v = json_object_get(root, "labels");
 	if (!v)
 		goto out;
@@ -1730,16 +1756,14 @@ out:
 
 int rb_eval_set_load(struct rb_eval_set *out, const char *path)
 {
-	json_error_t je;
 	json_t *root, *pairs;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	root = json_load_file(path, 0, &je);
-	if (!root)
-		return rb_err(RB_EPARSE, "%s: line %d: %s", path, je.line,
-			      je.text);
+	ret = load_json(&root, path);
+	if (ret)
+		return ret;
 	pairs = json_object_get(root, "pairs");
 	if (!json_is_array(pairs)) {
 		json_decref(root);

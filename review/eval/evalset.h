@@ -205,6 +205,14 @@ bool rb_eval_hit_strict(const struct rb_eval_changed *changed, size_t n,
 			const struct rb_finding *f, const char *fn, char *how,
 			size_t how_size);
 
+/* Line @line (from 1) of @text (@len bytes) and its length in *n, or
+ * NULL past the end. */
+const char *rb_eval_line_at(const char *text, size_t len, int line, size_t *n);
+
+/* Trimmed [*s, *s + *n); false when it has fewer than 3 word characters,
+ * like "}" or "break;", which are everywhere. */
+bool rb_eval_telling(const char **s, size_t *n);
+
 /* Does @cat fit the bug: in the entry's and the label's lists (if any)? */
 bool rb_eval_category_fits(const struct rb_eval_changed *c,
 			   const struct rb_eval_label *lab, const char *cat);
