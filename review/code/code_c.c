@@ -205,6 +205,26 @@ static bool macro_word(const char *s, size_t n)
 	return letter;
 }
 
+bool rb_c_in_list(const char *s, size_t n, const char *const *v, size_t nv)
+{
+	size_t i;
+
+	for (i = 0; i < nv; i++)
+		if (strlen(v[i]) == n && !memcmp(s, v[i], n))
+			return true;
+	return false;
+}
+
+size_t rb_c_word_end(const char *s, size_t n, size_t i, size_t *k)
+{
+	while (i < n && rb_c_is_word((unsigned char)s[i]))
+		i++;
+	*k = i;
+	while (*k < n && (s[*k] == ' ' || s[*k] == '\t'))
+		(*k)++;
+	return i;
+}
+
 /* Annotations that take arguments and come before or after a name. */
 static bool annotation(const char *s, size_t n)
 {
@@ -234,12 +254,7 @@ static bool annotation(const char *s, size_t n)
 		"__asm",
 		"__cond_lock",
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (strlen(names[i]) == n && !memcmp(s, names[i], n))
-			return true;
-	return false;
+	return rb_c_in_list(s, n, names, sizeof(names) / sizeof(*names));
 }
 
 /* The words of C types, which a macro's first argument never is. */
@@ -250,12 +265,7 @@ static bool type_word(const char *s, size_t n)
 		"unsigned", "signed", "const", "bool",	"float",
 		"double",   "struct", "union", "enum",	"volatile",
 	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (strlen(names[i]) == n && !memcmp(s, names[i], n))
-			return true;
-	return false;
+	return rb_c_in_list(s, n, names, sizeof(names) / sizeof(*names));
 }
 
 /* After a macro's first argument: ',' or ')' (or the line's end). */
@@ -644,12 +654,7 @@ static bool keyword(const char *s, size_t n)
 	static const char *const names[] = { "if",     "for",	 "while",
 					     "switch", "return", "sizeof",
 					     "do",     "else",	 "case" };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (strlen(names[i]) == n && !memcmp(s, names[i], n))
-			return true;
-	return false;
+	return rb_c_in_list(s, n, names, sizeof(names) / sizeof(*names));
 }
 
 /*

@@ -43,6 +43,15 @@ static inline bool rb_c_is_word(int c)
 	       (c >= '0' && c <= '9') || c == '_';
 }
 
+/* Is @s[0..@n) one of the @nv words of @v? */
+bool rb_c_in_list(const char *s, size_t n, const char *const *v, size_t nv);
+
+/*
+ * The word that starts at @s[@i] (rb_c_is_word): its end, and in *@k
+ * where the next thing after it begins (spaces and tabs skipped).
+ */
+size_t rb_c_word_end(const char *s, size_t n, size_t i, size_t *k);
+
 /* Where @w (@wl bytes) is in @s[0..@n) as a whole word, or -1. */
 long rb_c_find_word(const char *s, size_t n, const char *w, size_t wl);
 

@@ -508,11 +508,7 @@ int rb_code_index_cand(uint8_t **out, const struct rb_code_index *ix,
 		bool lo, ro;
 		uint32_t x;
 
-		while (i < plen && !is_word((unsigned char)pat[i]))
-			i++;
-		b = i;
-		while (i < plen && is_word((unsigned char)pat[i]))
-			i++;
+		b = next_word(pat, plen, &i);
 		if (i == b)
 			break;
 		lo = b == 0 && !whole;

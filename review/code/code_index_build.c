@@ -287,11 +287,7 @@ static int delta_text(struct delta *d, struct lset *l, const char *p, size_t n,
 		uint32_t w = 0; /* gcc -O2 cannot see delta_word() set it */
 		int fresh;
 
-		while (i < n && !is_word((unsigned char)p[i]))
-			i++;
-		b = i;
-		while (i < n && is_word((unsigned char)p[i]))
-			i++;
+		b = next_word(p, n, &i);
 		x = p + b;
 		xn = i - b;
 		if (!xn || !indexed(&x, &xn))

@@ -115,6 +115,20 @@ static inline bool is_word(int c)
 	       is_digit((char)c) || c == '_';
 }
 
+/* The next word of @p[*@i..@n): its start, *@i left at its end (both
+ * @n when there is none). */
+static inline size_t next_word(const char *p, size_t n, size_t *i)
+{
+	size_t b;
+
+	while (*i < n && !is_word((unsigned char)p[*i]))
+		(*i)++;
+	b = *i;
+	while (*i < n && is_word((unsigned char)p[*i]))
+		(*i)++;
+	return b;
+}
+
 /* Could @s[0..@n) be (part of) a C number: 0x1fUL, 1000, 0x0ULL? */
 static inline bool number_chars(const char *s, size_t n)
 {

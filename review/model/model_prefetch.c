@@ -265,11 +265,7 @@ static unsigned int contract_line(const char *s, size_t n)
 			continue;
 		}
 		b = i;
-		while (i < n && rb_c_is_word((unsigned char)s[i]))
-			i++;
-		k = i;
-		while (k < n && (s[k] == ' ' || s[k] == '\t'))
-			k++;
+		i = rb_c_word_end(s, n, i, &k);
 		if (i - b == 6 && !memcmp(s + b, "return", 6)) {
 			if (k < n && s[k] != ';')
 				r |= C_RETURN;
@@ -599,16 +595,6 @@ static int show_callers(struct pf *p, const struct changed *c)
 
 /* ---- the symbols the changes use ---- */
 
-static bool in_list(const char *s, size_t n, const char *const *v, size_t nv)
-{
-	size_t i;
-
-	for (i = 0; i < nv; i++)
-		if (strlen(v[i]) == n && !memcmp(s, v[i], n))
-			return true;
-	return false;
-}
-
 /* Words a definition of would teach nothing: keywords, the well known. */
 static bool boring(const char *s, size_t n)
 {
@@ -740,7 +726,7 @@ static bool boring(const char *s, size_t n)
 		"EXPORT_SYMBOL_GPL",
 	};
 
-	return n < 3 || in_list(s, n, v, sizeof(v) / sizeof(*v));
+	return n < 3 || rb_c_in_list(s, n, v, sizeof(v) / sizeof(*v));
 }
 
 /* SOME_CONSTANT: capitals, digits, '_', a letter among them. */
@@ -839,11 +825,7 @@ static int scan_syms(struct pf *p, const char *s, size_t n, const char *path)
 			continue;
 		}
 		b = i;
-		while (i < n && rb_c_is_word((unsigned char)s[i]))
-			i++;
-		k = i;
-		while (k < n && (s[k] == ' ' || s[k] == '\t'))
-			k++;
+		i = rb_c_word_end(s, n, i, &k);
 		if (type_next) {
 			type_next = false;
 			ret = sym_add(p, s + b, i - b, S_TYPE, path);
