@@ -20,8 +20,10 @@
 #include "bot/stages/model_setup.h"
 #include "bot/stages/policy.h"
 #include "bot/stages/prereq.h"
+#include "bot/stages/reply.h"
 #include "bot/stages/review_stage.h"
 #include "bot/stages/scope.h"
+#include "bot/stages/series_view.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
 #include "bot/store/store_versions.h"
@@ -74,12 +76,7 @@ struct tree {
 
 /* One mail to queue, with the findings it shows. */
 struct outgoing {
-	struct rb_buf bytes;
-	char *message_id;
-	char *env_from;
-	struct rb_buf rcpts;
-	struct rb_buf lists; /* the recipients that are mailing lists */
-	struct rb_buf trusted; /* M:/R: people and admins (no rcpt limit) */
+	struct rb_reply_mail mail; /* bot/stages/reply.h */
 	const char *kind;
 	int patch_idx;
 	int words;
@@ -102,9 +99,8 @@ struct outgoing {
 struct series_ctx {
 	struct rb_pipeline *p;
 	const struct rb_job *job;
-	struct rb_series_row row;
-	struct rb_msgrow *raws; /* [total + 1], [0] the cover */
-	struct rb_message **msgs; /* [total + 1], NULL where missing */
+	/* The series: row, raws and parts ([0] the cover, NULL missing). */
+	struct rb_series_view view;
 	struct rb_message *first; /* the first part we have */
 	bool *foreign; /* [total + 1]: a part for another project, left out */
 	int first_idx; /* its index: 0 the cover, else the first patch */
@@ -115,9 +111,6 @@ struct series_ctx {
 
 	struct tree *trees;
 	size_t n_trees;
-
-	/* What the series touches, its home and policy, its recipients. */
-	struct rb_scope scope;
 
 	struct rb_prereq prereq; /* applied first on every base */
 	bool prereq_done; /* resolved (once, before the first apply) */
@@ -154,17 +147,10 @@ static void release(struct series_ctx *c)
 {
 	size_t i, k;
 
-	for (i = 0; c->raws && (int)i <= c->row.total; i++) {
-		rb_msgrow_release(&c->raws[i]);
-		rb_message_free(c->msgs[i]);
-	}
-	free(c->raws);
-	free(c->msgs);
 	free(c->foreign);
 	for (i = 0; i < c->n_trees; i++)
 		git_repository_free(c->trees[i].repo);
 	free(c->trees);
-	rb_scope_release(&c->scope);
 	free(c->rule_sw);
 	rb_base_report_free(c->base);
 	rb_prereq_release(&c->prereq);
@@ -177,12 +163,7 @@ static void release(struct series_ctx *c)
 	rb_buf_release(&c->notes);
 	free(c->usage);
 	for (i = 0; i < c->n_out; i++) {
-		rb_buf_release(&c->out[i].bytes);
-		rb_buf_release(&c->out[i].rcpts);
-		rb_buf_release(&c->out[i].lists);
-		rb_buf_release(&c->out[i].trusted);
-		free(c->out[i].message_id);
-		free(c->out[i].env_from);
+		rb_reply_mail_release(&c->out[i].mail);
 		free(c->out[i].finding_idx);
 		free(c->out[i].ids);
 		for (k = 0; k < c->out[i].n_private; k++)
@@ -193,47 +174,27 @@ static void release(struct series_ctx *c)
 	}
 	free(c->out);
 	rb_versions_release(&c->versions);
-	rb_series_row_release(&c->row);
-}
-
-static size_t max_size(const struct rb_pipeline *p)
-{
-	return p->cfg->max_message_size ? p->cfg->max_message_size :
-					  RB_MSG_DEFAULT_MAX;
+	rb_series_view_release(&c->view);
 }
 
 static int load_messages(struct series_ctx *c)
 {
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	int i, ret;
+	int ret;
 
-	ret = rb_store_series_load(c->p->st, c->job->key, &c->row);
+	ret = rb_series_view_load(&c->view, c->p->st, c->job->key,
+				  rb_series_max_size(c->p->cfg),
+				  RB_VIEW_KEEP_RAW);
 	if (ret)
 		return ret;
-	c->raws = calloc((size_t)c->row.total + 1, sizeof(*c->raws));
-	c->msgs = calloc((size_t)c->row.total + 1, sizeof(*c->msgs));
-	c->foreign = calloc((size_t)c->row.total + 1, sizeof(*c->foreign));
-	if (!c->raws || !c->msgs || !c->foreign)
+	c->foreign = calloc((size_t)c->view.row.total + 1, sizeof(*c->foreign));
+	if (!c->foreign)
 		return rb_err(RB_ENOMEM, "out of memory");
-	opts.max_size = max_size(c->p);
-	for (i = 0; i <= c->row.total; i++) {
-		if (!c->row.msgids[i])
-			continue;
-		ret = rb_store_get_raw(c->p->st, c->row.msgids[i], &c->raws[i]);
-		if (ret)
-			return ret;
-		if (rb_message_parse(&c->msgs[i], c->raws[i].raw,
-				     c->raws[i].len, &opts))
-			c->msgs[i] = NULL;
-		if (c->msgs[i] && !c->first && i > 0) {
-			c->first = c->msgs[i];
-			c->first_idx = i;
-		}
-	}
-	if (c->msgs[0])
+	c->first = c->view.first_patch;
+	c->first_idx = c->view.first_patch_idx;
+	if (c->view.msgs[0])
 		c->first_idx = 0;
 	if (!c->first)
-		c->first = c->msgs[0];
+		c->first = c->view.msgs[0];
 	if (!c->first)
 		return rb_err(RB_EINVAL, "series <%s>: no part parses",
 			      c->job->key);
@@ -285,9 +246,7 @@ static int open_trees(struct series_ctx *c)
  */
 static int resolve_scope(struct series_ctx *c)
 {
-	return rb_scope_resolve(&c->scope, c->p,
-				(const struct rb_message *const *)c->msgs,
-				(size_t)c->row.total + 1, c->first->list_id);
+	return rb_series_view_scope(&c->view, c->p, c->first->list_id);
 }
 
 static int add_summary(struct series_ctx *c, const char *line)
@@ -317,7 +276,7 @@ static void fix_summary(struct series_ctx *c)
  */
 static size_t order_trees(struct series_ctx *c, struct rb_base_tree *out)
 {
-	const struct rb_policy *pol = c->scope.pol.governing;
+	const struct rb_policy *pol = c->view.scope.pol.governing;
 	size_t n = 0, i, k;
 	bool *used = calloc(c->n_trees ? c->n_trees : 1, sizeof(*used));
 
@@ -387,14 +346,14 @@ static int apply_series(struct series_ctx *c)
 		add_summary(c, "Not applied: no tree is configured.");
 		return 0;
 	}
-	ap = calloc((size_t)c->row.total, sizeof(*ap));
+	ap = calloc((size_t)c->view.row.total, sizeof(*ap));
 	bt = calloc(c->n_trees, sizeof(*bt));
 	if (!ap || !bt) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 1; i <= (size_t)c->row.total; i++) {
-		const struct rb_message *m = c->msgs[i];
+	for (i = 1; i <= (size_t)c->view.row.total; i++) {
+		const struct rb_message *m = c->view.msgs[i];
 
 		if (!m || !m->patch)
 			continue;
@@ -410,16 +369,18 @@ static int apply_series(struct series_ctx *c)
 		if (!req.base_commit)
 			req.base_commit = rb_message_trailer(m, "base-commit");
 	}
-	if (c->msgs[0] && !req.base_commit)
-		req.base_commit = rb_message_trailer(c->msgs[0], "base-commit");
+	if (c->view.msgs[0] && !req.base_commit)
+		req.base_commit =
+			rb_message_trailer(c->view.msgs[0], "base-commit");
 	req.patches = ap;
 	req.n_patches = n;
 	apply_opts(&opts, c);
 	/* b4's prerequisites, from the store, go first on every base. */
 	if (!c->prereq_done) {
 		c->prereq_done = true;
-		ret = rb_prereq_resolve(&c->prereq, c->p, c->row.id, c->msgs,
-					(size_t)c->row.total + 1);
+		ret = rb_prereq_resolve(&c->prereq, c->p, c->view.row.id,
+					c->view.msgs,
+					(size_t)c->view.row.total + 1);
 		if (ret)
 			goto out;
 	} else {
@@ -651,26 +612,26 @@ static int run_checkers(struct series_ctx *c)
 	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
 	struct rb_check_ctx ctx = { 0 };
 	struct rb_check_patch *cp;
-	const struct rb_policy *pol = c->scope.pol.governing;
+	const struct rb_policy *pol = c->view.scope.pol.governing;
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
 	git_oid *commits = NULL;
 	char names[256], cache[4096];
 	int i, ret;
 
-	cp = calloc((size_t)c->row.total, sizeof(*cp));
+	cp = calloc((size_t)c->view.row.total, sizeof(*cp));
 	if (!cp)
 		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 1; i <= c->row.total; i++) {
+	for (i = 1; i <= c->view.row.total; i++) {
 		/* A part left out (another project's) is not checked. */
 		if (c->foreign[i])
 			continue;
-		cp[i - 1].msg = c->msgs[i];
-		cp[i - 1].raw = c->raws[i].raw;
-		cp[i - 1].raw_len = c->raws[i].len;
-		cp[i - 1].origin = c->raws[i].origin;
+		cp[i - 1].msg = c->view.msgs[i];
+		cp[i - 1].raw = c->view.raws[i].raw;
+		cp[i - 1].raw_len = c->view.raws[i].len;
+		cp[i - 1].origin = c->view.raws[i].origin;
 	}
-	ctx.cover = c->msgs[0];
+	ctx.cover = c->view.msgs[0];
 	ctx.patches = cp;
 	ctx.n_patches = (size_t)c->n_parts;
 	checker_opts(&opts, cfg, pol, cache, sizeof(cache));
@@ -724,8 +685,9 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(tip);
 		git_object_free(obj);
 	}
-	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
-		      have_checkpatch, cfg->external_command != NULL, &opts);
+	checker_names(names, sizeof(names), c->view.scope.pol.checkers,
+		      c->applied, have_checkpatch,
+		      cfg->external_command != NULL, &opts);
 	/* kernel-doc said once: by its checker, not by W=1 in the build. */
 	opts.build_no_kdoc = strstr(names, "kernel-doc") != NULL;
 	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
@@ -773,12 +735,12 @@ static int load_notes(struct series_ctx *c)
 	int ret = 0;
 
 	rb_buf_reset(&c->notes);
-	for (i = 0; !ret && i < c->scope.n_sections; i++)
-		ret = rb_store_each_note(c->p->st, c->scope.sections[i], true,
-					 note_row, &l);
+	for (i = 0; !ret && i < c->view.scope.n_sections; i++)
+		ret = rb_store_each_note(c->p->st, c->view.scope.sections[i],
+					 true, note_row, &l);
 	if (!ret && l.full)
-		rb_log(RB_LOG_WARN, "model.notes_capped", "series", c->row.id,
-		       NULL);
+		rb_log(RB_LOG_WARN, "model.notes_capped", "series",
+		       c->view.row.id, NULL);
 	return ret;
 }
 
@@ -872,7 +834,7 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 			     const struct rb_apply_result *ar)
 {
 	const struct rb_model_config *mc = &c->p->cfg->model;
-	size_t n = (size_t)c->row.total;
+	size_t n = (size_t)c->view.row.total;
 	git_commit *base = NULL;
 	size_t k = 0;
 	int i, ret = 0;
@@ -885,8 +847,8 @@ static int model_series_init(struct model_series *s, struct series_ctx *c,
 	s->interdiff = calloc(n + 1, sizeof(*s->interdiff));
 	if (!s->subjects || !s->patches || !s->applied || !s->interdiff)
 		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 1; i <= c->row.total && !ret; i++) {
-		const struct rb_message *m = c->msgs[i];
+	for (i = 1; i <= c->view.row.total && !ret; i++) {
+		const struct rb_message *m = c->view.msgs[i];
 		struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
 
 		s->subjects[i - 1] = m ? m->subject.title : "";
@@ -937,17 +899,18 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 			    const struct model_series *s,
 			    const struct rb_apply_result *ar, int i)
 {
-	const struct rb_message *m = c->msgs[i];
+	const struct rb_message *m = c->view.msgs[i];
 	size_t k = 0;
 	int j;
 
 	/* The apply had one entry per part with a patch (apply_series()). */
 	for (j = 1; j < i; j++)
-		k += c->msgs[j] && c->msgs[j]->patch;
-	ctx->cover_title = c->msgs[0] ? c->msgs[0]->subject.title : NULL;
-	ctx->cover_body = c->msgs[0] ? c->msgs[0]->body : NULL;
+		k += c->view.msgs[j] && c->view.msgs[j]->patch;
+	ctx->cover_title = c->view.msgs[0] ? c->view.msgs[0]->subject.title :
+					     NULL;
+	ctx->cover_body = c->view.msgs[0] ? c->view.msgs[0]->body : NULL;
 	ctx->subjects = s->subjects;
-	ctx->n_subjects = (size_t)c->row.total;
+	ctx->n_subjects = (size_t)c->view.row.total;
 	ctx->patches = (const char *const *)s->patches;
 	ctx->index = i;
 	ctx->commit_msg = m->commit_msg;
@@ -971,8 +934,8 @@ static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
 		ctx->base_commit = &ar->base;
 		ctx->base_tree = s->have_base ? &s->base_tree : NULL;
 	}
-	ctx->subsystems = c->scope.sections;
-	ctx->n_subsystems = c->scope.n_sections;
+	ctx->subsystems = c->view.scope.sections;
+	ctx->n_subsystems = c->view.scope.n_sections;
 }
 
 /* For rb_model_patch_ctx.repo_open: the apply's objects, this thread. */
@@ -1003,7 +966,7 @@ struct model_work {
 static void model_one(struct model_work *w, int i)
 {
 	struct series_ctx *c = w->c;
-	const struct rb_message *m = c->msgs[i];
+	const struct rb_message *m = c->view.msgs[i];
 	struct rb_model_patch_ctx ctx = { 0 };
 	git_repository *repo = NULL;
 	int err = 0;
@@ -1030,7 +993,7 @@ static void model_one(struct model_work *w, int i)
 	if (!err)
 		return;
 	rb_log(err == -RB_EQUOTA ? RB_LOG_ERROR : RB_LOG_WARN, "model.failed",
-	       "series", c->row.id, "reason", rb_errmsg(), NULL);
+	       "series", c->view.row.id, "reason", rb_errmsg(), NULL);
 	w->err[i] = err;
 	if (err == -RB_EQUOTA) {
 		pthread_mutex_lock(&w->lock);
@@ -1046,9 +1009,9 @@ static void *model_worker(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
-		i = w->stop ? w->c->row.total + 1 : w->next++;
+		i = w->stop ? w->c->view.row.total + 1 : w->next++;
 		pthread_mutex_unlock(&w->lock);
-		if (i > w->c->row.total)
+		if (i > w->c->view.row.total)
 			break;
 		model_one(w, i);
 	}
@@ -1115,9 +1078,9 @@ static int run_model(struct series_ctx *c)
 		return ret;
 	if (c->applied && c->base && c->base->ok)
 		w.ar = c->base->attempts[c->base->chosen].result;
-	c->usage = calloc((size_t)c->row.total + 1, sizeof(*c->usage));
-	w.found = calloc((size_t)c->row.total + 1, sizeof(*w.found));
-	w.err = calloc((size_t)c->row.total + 1, sizeof(*w.err));
+	c->usage = calloc((size_t)c->view.row.total + 1, sizeof(*c->usage));
+	w.found = calloc((size_t)c->view.row.total + 1, sizeof(*w.found));
+	w.err = calloc((size_t)c->view.row.total + 1, sizeof(*w.err));
 	if (!c->usage || !w.found || !w.err) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
@@ -1132,8 +1095,8 @@ static int run_model(struct series_ctx *c)
 	w.next = 1;
 	pthread_mutex_init(&w.lock, NULL);
 	want = rb_model_get_opts(c->p->model)->concurrency;
-	if (want > c->row.total)
-		want = c->row.total;
+	if (want > c->view.row.total)
+		want = c->view.row.total;
 	if (want > max_threads)
 		want = max_threads;
 	w.threads = want > 1;
@@ -1155,23 +1118,23 @@ static int run_model(struct series_ctx *c)
 		snprintf(calls, sizeof(calls), "%d", tu.calls);
 		snprintf(bytes, sizeof(bytes), "%zu", tu.bytes);
 		snprintf(refused, sizeof(refused), "%d", tu.refused);
-		rb_log(RB_LOG_INFO, "model.series_tools", "series", c->row.id,
-		       "calls", calls, "bytes", bytes, "refused", refused,
-		       NULL);
+		rb_log(RB_LOG_INFO, "model.series_tools", "series",
+		       c->view.row.id, "calls", calls, "bytes", bytes,
+		       "refused", refused, NULL);
 	}
-	for (i = 1; !ret && i <= c->row.total; i++) {
+	for (i = 1; !ret && i <= c->view.row.total; i++) {
 		ret = findings_move(&c->findings, &w.found[i], c->prompt);
 		if (w.err[i] && !c->model_err)
 			c->model_err = w.err[i];
 		rb_model_usage_add(&total, &c->usage[i]);
 	}
 out:
-	for (i = 0; w.found && i <= c->row.total; i++)
+	for (i = 0; w.found && i <= c->view.row.total; i++)
 		rb_findings_release(&w.found[i]);
 	free(w.found);
 	free(w.err);
 	rb_model_tools_pool_free(w.pool);
-	model_series_release(&s, c->row.total);
+	model_series_release(&s, c->view.row.total);
 	if (ret)
 		return ret;
 	return rb_model_status_line(&c->model_line, c->p->model, &total,
@@ -1188,7 +1151,7 @@ out:
  */
 static int postprocess(struct series_ctx *c)
 {
-	const struct rb_policy *gov = c->scope.pol.governing;
+	const struct rb_policy *gov = c->view.scope.pol.governing;
 	struct rb_findings_post post = RB_FINDINGS_POST_INIT;
 	size_t i, dropped = 0;
 
@@ -1240,19 +1203,20 @@ static int filter_findings(struct series_ctx *c)
 	for (i = 0; i < n && !ret; i++) {
 		struct rb_feedback_scope scope = {
 			.cfg = c->p->cfg,
-			.maint = c->scope.maint,
-			.touched = c->scope.touched,
-			.series_author = c->row.author,
-			.parts = (const struct rb_message *const *)c->msgs,
-			.n_parts = (size_t)c->row.total + 1,
-			.suppress_similar = c->scope.pol.suppress_similar,
+			.maint = c->view.scope.maint,
+			.touched = c->view.scope.touched,
+			.series_author = c->view.row.author,
+			.parts = (const struct rb_message *const *)c->view.msgs,
+			.n_parts = (size_t)c->view.row.total + 1,
+			.suppress_similar = c->view.scope.pol.suppress_similar,
 		};
 
 		ret = rb_feedback_suppressed(c->p->st, &scope,
 					     &c->findings.v[i], &rejected[i]);
 		/* A file of a section that is off is not ours to judge, and
 		 * a rule that is off does not speak. */
-		off[i] = rb_scope_file_off(&c->scope, c->findings.v[i].file) ||
+		off[i] = rb_scope_file_off(&c->view.scope,
+					   c->findings.v[i].file) ||
 			 !rb_rule_enabled(&c->rules, c->findings.v[i].checker,
 					  c->findings.v[i].category);
 	}
@@ -1265,7 +1229,7 @@ static int filter_findings(struct series_ctx *c)
 			v[m] = c->findings.v[i];
 			map[m++] = i;
 		}
-	rb_policy_filter_findings(&c->scope.pol, v, m, keep);
+	rb_policy_filter_findings(&c->view.scope.pol, v, m, keep);
 	for (i = 0; i < n; i++)
 		c->states[i] = strdup(rejected[i] ? "suppressed" : "dropped");
 	for (i = 0; i < m; i++)
@@ -1311,10 +1275,7 @@ static int new_out(struct outgoing **out, struct series_ctx *c,
 	c->out = v;
 	v = &c->out[c->n_out++];
 	memset(v, 0, sizeof(*v));
-	rb_buf_init(&v->bytes, 4u << 20);
-	rb_buf_init(&v->rcpts, 1u << 20);
-	rb_buf_init(&v->lists, 1u << 20);
-	rb_buf_init(&v->trusted, 1u << 20);
+	rb_reply_mail_init(&v->mail, 4u << 20);
 	v->kind = kind;
 	v->patch_idx = patch_idx;
 	*out = v;
@@ -1326,12 +1287,14 @@ static int people_of(struct series_ctx *c, int idx,
 		     struct rb_policy_people *who,
 		     struct rb_scope_people_buf *b)
 {
-	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
-	bool relay = c->msgs[idx] && c->raws &&
-		     rb_scope_relayed(&c->scope, c->msgs[idx], c->raws[idx].raw,
-				      c->raws[idx].len);
+	const struct rb_message *m = c->view.msgs[idx] ? c->view.msgs[idx] :
+							 c->first;
+	bool relay = c->view.msgs[idx] && c->view.raws &&
+		     rb_scope_relayed(&c->view.scope, c->view.msgs[idx],
+				      c->view.raws[idx].raw,
+				      c->view.raws[idx].len);
 
-	return rb_scope_people(who, b, &c->scope, m, relay);
+	return rb_scope_people(who, b, &c->view.scope, m, relay);
 }
 
 /* Whom a reply goes to (queue_reply()). */
@@ -1351,17 +1314,15 @@ enum reply_to {
 static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 		       const char *body, enum reply_to to)
 {
-	const struct rb_message *m = c->msgs[idx] ? c->msgs[idx] : c->first;
+	const struct rb_message *m = c->view.msgs[idx] ? c->view.msgs[idx] :
+							 c->first;
 	struct rb_policy_people who = { 0 };
 	struct rb_recipients r = { 0 };
 	struct rb_reply reply = { 0 };
 	struct rb_scope_people_buf pb = { 0 };
-	const char **refs = NULL;
-	char **env = NULL;
-	size_t i, n_env = 0;
 	int ret;
 
-	ret = people_of(c, c->msgs[idx] ? idx : c->first_idx, &who, &pb);
+	ret = people_of(c, c->view.msgs[idx] ? idx : c->first_idx, &who, &pb);
 	if (!ret && to == REPLY_ADMINS)
 		ret = rb_policy_admin_recipients(&r, c->p->cfg);
 	else if (!ret && to == REPLY_PRIVATE)
@@ -1369,10 +1330,11 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 			&r, c->p->cfg, (const char *const *)o->private_to,
 			o->n_private, o->private_trusted);
 	else if (!ret && to == REPLY_AUTHOR)
-		ret = rb_policy_author_recipients(&r, &c->scope.pol, c->p->cfg,
-						  &who);
+		ret = rb_policy_author_recipients(&r, &c->view.scope.pol,
+						  c->p->cfg, &who);
 	else if (!ret)
-		ret = rb_policy_recipients(&r, &c->scope.pol, c->p->cfg, &who);
+		ret = rb_policy_recipients(&r, &c->view.scope.pol, c->p->cfg,
+					   &who);
 	if (ret)
 		goto out;
 	c->p->stats.undeliverable += r.n_undeliverable;
@@ -1393,8 +1355,8 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 		}
 	}
 	if (!r.n_to) {
-		rb_log(RB_LOG_INFO, "review.no_recipient", "series", c->row.id,
-		       "kind", o->kind, "why",
+		rb_log(RB_LOG_INFO, "review.no_recipient", "series",
+		       c->view.row.id, "kind", o->kind, "why",
 		       to == REPLY_ADMINS ?
 			       "no admins are configured" :
 			       "nobody it may go to can receive mail",
@@ -1403,49 +1365,19 @@ static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
 		c->p->stats.unsent++;
 		goto out;
 	}
-	refs = calloc(m->n_references + 1, sizeof(*refs));
-	if (!refs) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < m->n_references; i++)
-		refs[i] = m->references[i];
-	refs[i] = m->message_id;
 	o->capped = (int)r.n_capped;
 	c->p->stats.capped += r.n_capped;
 	reply.from = c->p->cfg->smtp_from;
-	reply.to = (const char *const *)r.to;
-	reply.n_to = r.n_to;
-	reply.cc = (const char *const *)r.cc;
-	reply.n_cc = r.n_cc;
-	reply.subject = m->subject_raw ? m->subject_raw : "";
-	reply.in_reply_to = m->message_id;
-	reply.references = refs;
-	reply.n_references = m->n_references + 1;
-	reply.date = rb_now();
 	/* An admins' notice is shadow mail, whatever the series' mode, and
 	 * so is a private copy. */
 	reply.policy = to == REPLY_ADMINS || to == REPLY_PRIVATE ?
 			       RB_MODE_SHADOW :
-			       c->scope.pol.mode;
-	reply.series_id = c->row.id;
+			       c->view.scope.pol.mode;
+	reply.series_id = c->view.row.id;
 	reply.body = body;
-	ret = rb_compose(&o->bytes, &o->message_id, &reply);
-	if (!ret)
-		ret = rb_compose_envelope(&o->env_from, &env, &n_env, &reply);
-	for (i = 0; !ret && i < n_env; i++)
-		ret = rb_buf_printf(&o->rcpts, "%s%s", i ? "\n" : "", env[i]);
-	for (i = 0; !ret && i < r.n_lists; i++)
-		ret = rb_buf_printf(&o->lists, "%s%s", i ? "\n" : "",
-				    r.lists[i]);
-	for (i = 0; !ret && i < r.n_trusted; i++)
-		ret = rb_buf_printf(&o->trusted, "%s%s", i ? "\n" : "",
-				    r.trusted[i]);
+	ret = rb_reply_compose(&o->mail, &reply, m, &r);
 	o->words = rb_stage_count_words(body);
 out:
-	if (env)
-		rb_addr_list_free(env, n_env);
-	free(refs);
 	rb_scope_people_release(&pb);
 	rb_recipients_release(&r);
 	return ret;
@@ -1454,9 +1386,9 @@ out:
 /* Shadow mail goes to the home section's own people (issue 36). */
 static bool shadow_maintainers(const struct series_ctx *c)
 {
-	return c->scope.pol.mode == RB_MODE_SHADOW &&
-	       c->scope.pol.shadow_to == RB_SHADOW_MAINTAINERS &&
-	       c->scope.n_home_people > 0;
+	return c->view.scope.pol.mode == RB_MODE_SHADOW &&
+	       c->view.scope.pol.shadow_to == RB_SHADOW_MAINTAINERS &&
+	       c->view.scope.n_home_people > 0;
 }
 
 /*
@@ -1476,14 +1408,14 @@ static int queue_copies(struct series_ctx *c)
 		char *copy_of;
 
 		if (!c->out[i].n_private || c->out[i].skip ||
-		    !c->out[i].message_id)
+		    !c->out[i].mail.message_id)
 			continue;
 		ret = rb_buf_printf(&body,
 				    "A private copy: you asked for reviews "
 				    "only this way. The review below went to "
 				    "its other recipients.\n\n%s",
 				    c->out[i].body);
-		copy_of = ret ? NULL : strdup(c->out[i].message_id);
+		copy_of = ret ? NULL : strdup(c->out[i].mail.message_id);
 		if (!ret && !copy_of)
 			ret = rb_err(RB_ENOMEM, "out of memory");
 		/* new_out() may move c->out: index it again after. */
@@ -1511,7 +1443,7 @@ static struct rb_render_dirs dirs_of(const struct series_ctx *c)
 	struct rb_render_dirs d = {
 		.templates_dir = c->p->templates_dir ? c->p->templates_dir :
 						       RB_TEMPLATES_DIR,
-		.override_dir = c->scope.pol.templates_dir,
+		.override_dir = c->view.scope.pol.templates_dir,
 	};
 	return d;
 }
@@ -1524,11 +1456,11 @@ static struct rb_render_dirs dirs_of(const struct series_ctx *c)
 static struct rb_render_head render_head(const struct series_ctx *c)
 {
 	struct rb_render_head h = {
-		.mode = c->scope.pol.mode,
-		.subsystem = c->scope.pol.subsystem,
-		.version = c->row.version,
-		.total = c->row.total,
-		.title = c->row.title,
+		.mode = c->view.scope.pol.mode,
+		.subsystem = c->view.scope.pol.subsystem,
+		.version = c->view.row.version,
+		.total = c->view.row.total,
+		.title = c->view.row.title,
 	};
 	return h;
 }
@@ -1636,7 +1568,7 @@ static void cover_parts_release(struct cover_parts *cp)
  */
 static int cover_parts_collect(struct cover_parts *cp, struct series_ctx *c)
 {
-	int total = c->row.total, i, ret = 0;
+	int total = c->view.row.total, i, ret = 0;
 	size_t k;
 
 	cp->notes = (struct rb_buf)RB_BUF_INIT(1u << 20);
@@ -1652,7 +1584,7 @@ static int cover_parts_collect(struct cover_parts *cp, struct series_ctx *c)
 	    !cp->ids || !cp->raised || !cp->interdiff)
 		return rb_err(RB_ENOMEM, "out of memory");
 	for (i = 1; i <= total && !ret; i++) {
-		const struct rb_message *m = c->msgs[i];
+		const struct rb_message *m = c->view.msgs[i];
 		struct rb_render_patch *pp = &cp->pp[cp->np];
 		size_t start = cp->n;
 
@@ -1730,9 +1662,9 @@ static int cover_render(struct rb_buf *body, struct series_ctx *c,
 		summary[k++] = rd.ptr;
 	r.head = render_head(c);
 	/* The cover letter's own subject: the summary answers it. */
-	r.head.version = c->msgs[0]->subject.version;
-	r.head.title = c->msgs[0]->subject.title;
-	r.head.blocking_text = c->scope.pol.blocking_text;
+	r.head.version = c->view.msgs[0]->subject.version;
+	r.head.title = c->view.msgs[0]->subject.title;
+	r.head.blocking_text = c->view.scope.pol.blocking_text;
 	r.head.shadow_maintainers = shadow_maintainers(c);
 	r.base_name = c->applied && c->base_tree ? c->base_tree->name : NULL;
 	r.base_commit = c->applied ? base_hex : NULL;
@@ -1760,7 +1692,7 @@ static int render_cover_summary(struct series_ctx *c, const char *base_hex)
 	ret = cover_parts_collect(&cp, c);
 	if (ret)
 		goto out;
-	if (!cp.n && !c->scope.pol.send_when_empty && !c->versions.prev_id)
+	if (!cp.n && !c->view.scope.pol.send_when_empty && !c->versions.prev_id)
 		goto out;
 	ret = cover_render(&body, c, &cp, base_hex);
 	if (ret)
@@ -1791,7 +1723,7 @@ out:
  * when there is a cover, else with patch 1's. */
 static int render_reviews(struct series_ctx *c)
 {
-	bool when_empty = c->scope.pol.send_when_empty;
+	bool when_empty = c->view.scope.pol.send_when_empty;
 	char base_hex[GIT_OID_HEXSZ + 1] = "";
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
 	struct rb_buf line = RB_BUF_INIT(4096);
@@ -1803,7 +1735,7 @@ static int render_reviews(struct series_ctx *c)
 	if (c->applied)
 		git_oid_tostr(base_hex, sizeof(base_hex), &c->base_oid);
 	fix_summary(c);
-	if (c->p->cfg->reply_to_cover && c->msgs[0])
+	if (c->p->cfg->reply_to_cover && c->view.msgs[0])
 		return render_cover_summary(c, base_hex);
 	sel = calloc(c->findings.n + 1, sizeof(*sel));
 	idx = calloc(c->findings.n + 1, sizeof(*idx));
@@ -1811,8 +1743,8 @@ static int render_reviews(struct series_ctx *c)
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = c->msgs[0] ? 0 : 1; i <= c->row.total && !ret; i++) {
-		const struct rb_message *m = c->msgs[i];
+	for (i = c->view.msgs[0] ? 0 : 1; i <= c->view.row.total && !ret; i++) {
+		const struct rb_message *m = c->view.msgs[i];
 		struct rb_render_ctx r = { 0 };
 		struct outgoing *o = NULL;
 		size_t k, n = 0;
@@ -1832,7 +1764,8 @@ static int render_reviews(struct series_ctx *c)
 
 			if (strcmp(c->states[k], "raised"))
 				continue;
-			if (pi == i || (pi == 0 && i == 1 && !c->msgs[0])) {
+			if (pi == i ||
+			    (pi == 0 && i == 1 && !c->view.msgs[0])) {
 				sel[n] = c->findings.v[k];
 				idx[n++] = k;
 			}
@@ -1850,9 +1783,9 @@ static int render_reviews(struct series_ctx *c)
 		}
 		memcpy(o->finding_idx, idx, n * sizeof(size_t));
 		o->n = n;
-		r.mode = c->scope.pol.mode;
-		r.subsystem = c->scope.pol.subsystem;
-		r.blocking_text = c->scope.pol.blocking_text;
+		r.mode = c->view.scope.pol.mode;
+		r.subsystem = c->view.scope.pol.subsystem;
+		r.blocking_text = c->view.scope.pol.blocking_text;
 		r.shadow_maintainers = shadow_maintainers(c);
 		r.version = m->subject.version;
 		r.index = m->subject.index;
@@ -2035,7 +1968,7 @@ static int64_t commit_age(const struct series_ctx *c,
 static int render_apply_failure(struct series_ctx *c)
 {
 	enum rb_apply_notice who =
-		rb_policy_apply_failure_notice(&c->scope.pol);
+		rb_policy_apply_failure_notice(&c->view.scope.pol);
 	struct rb_render_apply_attempt *at = NULL;
 	struct rb_render_apply_ctx r = { 0 };
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
@@ -2075,9 +2008,9 @@ static int render_apply_failure(struct series_ctx *c)
 		attempt_age(age[i], sizeof(age[i]), c, a);
 		at[i].age = age[i][0] ? age[i] : NULL;
 		at[i].patch_index = pi;
-		at[i].patch_title = pi > 0 && pi <= c->row.total &&
-						    c->msgs[pi] ?
-					    c->msgs[pi]->subject.title :
+		at[i].patch_title = pi > 0 && pi <= c->view.row.total &&
+						    c->view.msgs[pi] ?
+					    c->view.msgs[pi]->subject.title :
 					    NULL;
 		at[i].file = a->failed_file;
 		at[i].hunk = (int)a->failed_hunk;
@@ -2133,21 +2066,21 @@ static int render_incomplete(struct series_ctx *c)
 	struct outgoing *o = NULL;
 	int i, n = 0, ret;
 
-	missing = calloc((size_t)c->row.total + 1, sizeof(*missing));
+	missing = calloc((size_t)c->view.row.total + 1, sizeof(*missing));
 	if (!missing)
 		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 1; i <= c->row.total; i++)
-		if (!c->row.msgids[i])
+	for (i = 1; i <= c->view.row.total; i++)
+		if (!c->view.row.msgids[i])
 			missing[n++] = i;
 	snprintf(c->detail, sizeof(c->detail), "%d of %d parts missing", n,
-		 c->row.total);
+		 c->view.row.total);
 	r.head = render_head(c);
 	r.missing = missing;
 	r.n_missing = (size_t)n;
 	r.wait_minutes =
 		c->p->force_complete ? 0 : c->p->cfg->incomplete_wait_minutes;
 	/* A prefix was reviewed and said nothing: the notice says so. */
-	r.reviewed = c->n_parts < c->row.total ? c->n_parts : 0;
+	r.reviewed = c->n_parts < c->view.row.total ? c->n_parts : 0;
 	r.dirs = dirs_of(c);
 	ret = rb_render_incomplete(&body, &r);
 	if (!ret) {
@@ -2169,7 +2102,7 @@ static int render_not_reviewed(struct series_ctx *c, int tries)
 	struct outgoing *o = NULL;
 	int ret;
 
-	if (!c->scope.pol.report_apply_failures)
+	if (!c->view.scope.pol.report_apply_failures)
 		return 0;
 	r.head = render_head(c);
 	r.tries = tries;
@@ -2191,12 +2124,12 @@ static int render_not_reviewed(struct series_ctx *c, int tries)
  */
 static int64_t last_seen(const struct series_ctx *c)
 {
-	int64_t t = c->row.last_date;
+	int64_t t = c->view.row.last_date;
 	int i;
 
-	for (i = 0; c->raws && i <= c->row.total; i++)
-		if (c->raws[i].received_at > t)
-			t = c->raws[i].received_at;
+	for (i = 0; c->view.raws && i <= c->view.row.total; i++)
+		if (c->view.raws[i].received_at > t)
+			t = c->view.raws[i].received_at;
 	return t;
 }
 
@@ -2206,10 +2139,10 @@ static int64_t last_received(const struct series_ctx *c)
 	int64_t t = 0;
 	int i;
 
-	for (i = 0; c->raws && i <= c->row.total; i++)
-		if (c->raws[i].received_at > t)
-			t = c->raws[i].received_at;
-	return t ? t : c->row.last_date;
+	for (i = 0; c->view.raws && i <= c->view.row.total; i++)
+		if (c->view.raws[i].received_at > t)
+			t = c->view.raws[i].received_at;
+	return t ? t : c->view.row.last_date;
 }
 
 /* Everything decided, in one transaction with the end of the job. */
@@ -2221,23 +2154,24 @@ static int write_bases(struct series_ctx *c)
 	size_t i;
 	int ret;
 
-	ret = rb_store_series_subsystem(st, c->row.id, c->scope.pol.subsystem,
+	ret = rb_store_series_subsystem(st, c->view.row.id,
+					c->view.scope.pol.subsystem,
 					c->first->list_id);
 	for (i = 0; !ret && c->base && i < c->base->n_attempts; i++) {
 		const struct rb_base_attempt *a = &c->base->attempts[i];
 
 		git_oid_tostr(hex, sizeof(hex), &a->commit);
-		ret = rb_store_add_attempt(st, c->row.id, attempt_name(a), hex,
-					   a->applied, (int)a->failed_patch,
-					   a->failed_file, (int)a->failed_hunk,
-					   a->reason);
+		ret = rb_store_add_attempt(st, c->view.row.id, attempt_name(a),
+					   hex, a->applied,
+					   (int)a->failed_patch, a->failed_file,
+					   (int)a->failed_hunk, a->reason);
 	}
 	if (!ret && c->applied) {
 		git_oid_tostr(hex, sizeof(hex), &c->base_oid);
 		git_oid_tostr(hex2, sizeof(hex2), &c->applied_oid);
 		ret = rb_store_series_applied(
-			st, c->row.id, c->base_tree ? c->base_tree->name : NULL,
-			hex, hex2);
+			st, c->view.row.id,
+			c->base_tree ? c->base_tree->name : NULL, hex, hex2);
 	}
 	return ret;
 }
@@ -2254,21 +2188,17 @@ static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
 	 * says when it was written (a replayed 2019 mail, 2019). */
 	int64_t latency = now - last_received(c);
 	struct rb_outmail m = {
-		.message_id = o->message_id,
-		.series_id = c->row.id,
+		.series_id = c->view.row.id,
 		.kind = o->kind,
 		.patch_idx = o->patch_idx,
-		.env_from = o->env_from,
-		.rcpts = o->rcpts.ptr,
-		.lists = o->lists.ptr,
-		.trusted = o->trusted.ptr,
-		.bytes = o->bytes.ptr,
-		.len = o->bytes.len,
+		.lists = o->mail.lists.ptr,
+		.trusted = o->mail.trusted.ptr,
 		.words = o->words,
 		.findings = (int)o->n,
-		.send_after = rb_policy_send_after(&c->scope.pol, last_seen(c)),
-		.policy = rb_mode_name(c->scope.pol.mode),
-		.subsystem = c->scope.pol.subsystem,
+		.send_after =
+			rb_policy_send_after(&c->view.scope.pol, last_seen(c)),
+		.policy = rb_mode_name(c->view.scope.pol.mode),
+		.subsystem = c->view.scope.pol.subsystem,
 		.latency = latency > 0 ? latency : 0,
 		.capped = o->capped,
 		.copy_of = o->copy_of,
@@ -2280,7 +2210,7 @@ static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
 		return 0;
 	/* A copy's cost is its review's. */
 	if (c->usage && !o->copy_of && o->patch_idx > 0 &&
-	    o->patch_idx <= c->row.total) {
+	    o->patch_idx <= c->view.row.total) {
 		const struct rb_model_usage *u = &c->usage[o->patch_idx];
 
 		m.model = rb_model_name(c->p->model);
@@ -2289,16 +2219,16 @@ static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
 		m.tokens_out = u->tokens_out;
 		m.cost = u->cost;
 	}
-	ret = rb_store_add_outmail(st, &m);
+	ret = rb_reply_queue(c->p, &o->mail, &m);
 	if (ret == -RB_EEXISTS) /* The same mail from an earlier run. */
 		return 0;
-	c->p->stats.queued++;
 	for (k = 0; !ret && k < o->n; k++) {
 		char fid[16];
 		size_t fi = o->finding_idx[k];
 
 		snprintf(fid, sizeof(fid), "F%d", o->ids[k]);
-		ret = rb_store_add_finding(st, c->row.id, o->message_id, fid,
+		ret = rb_store_add_finding(st, c->view.row.id,
+					   o->mail.message_id, fid,
 					   &c->findings.v[fi], c->states[fi]);
 		free(c->states[fi]);
 		c->states[fi] = NULL;
@@ -2322,17 +2252,17 @@ static int write_results(struct series_ctx *c)
 	/* Findings not shown in any mail are kept for the stats. */
 	for (i = 0; !ret && c->states && i < c->findings.n; i++)
 		if (c->states[i])
-			ret = rb_store_add_finding(st, c->row.id, NULL, NULL,
-						   &c->findings.v[i],
+			ret = rb_store_add_finding(st, c->view.row.id, NULL,
+						   NULL, &c->findings.v[i],
 						   c->states[i]);
 	/* The link to v(n), patch-ids, fixed findings, repeats. */
 	if (!ret)
-		ret = rb_versions_write(&c->versions, st, c->row.id,
+		ret = rb_versions_write(&c->versions, st, c->view.row.id,
 					&c->findings);
 	if (!ret)
-		ret = rb_store_set_series_state(st, c->row.id, c->series_state,
-						c->detail[0] ? c->detail :
-							       NULL);
+		ret = rb_store_set_series_state(
+			st, c->view.row.id, c->series_state,
+			c->detail[0] ? c->detail : NULL);
 	if (!ret && c->defer_until)
 		ret = rb_store_job_retry(st, c->job->id, c->defer_until,
 					 c->detail);
@@ -2345,7 +2275,7 @@ static int write_results(struct series_ctx *c)
 		if (ret == -RB_ELOCKED) {
 			/* Another worker owns the job now: its results count. */
 			rb_log(RB_LOG_WARN, "review.lease_lost", "series",
-			       c->row.id, "reason", rb_errmsg(), NULL);
+			       c->view.row.id, "reason", rb_errmsg(), NULL);
 			return 0;
 		}
 		return ret;
@@ -2430,13 +2360,13 @@ static void refirst(struct series_ctx *c)
 	int i;
 
 	c->first = NULL;
-	for (i = 1; i <= c->row.total && !c->first; i++)
-		if (c->msgs[i]) {
-			c->first = c->msgs[i];
+	for (i = 1; i <= c->view.row.total && !c->first; i++)
+		if (c->view.msgs[i]) {
+			c->first = c->view.msgs[i];
 			c->first_idx = i;
 		}
-	if (c->msgs[0]) {
-		c->first = c->msgs[0];
+	if (c->view.msgs[0]) {
+		c->first = c->view.msgs[0];
 		c->first_idx = 0;
 	}
 }
@@ -2472,9 +2402,9 @@ static int drop_foreign(struct series_ctx *c, bool *none)
 	for (k = 0; k < c->n_trees; k++)
 		if ((tops[n] = top_tree(&c->trees[k])))
 			n++;
-	for (i = 1; n && i <= c->row.total; i++) {
+	for (i = 1; n && i <= c->view.row.total; i++) {
 		struct rb_diff *d = NULL;
-		const struct rb_message *m = c->msgs[i];
+		const struct rb_message *m = c->view.msgs[i];
 		bool in;
 
 		if (!m || !m->patch ||
@@ -2508,17 +2438,17 @@ static int drop_foreign(struct series_ctx *c, bool *none)
 	}
 	/* "Patches 2/3 and 3/3 change files of other projects ..." */
 	ret = rb_buf_puts(&line, dropped > 1 ? "Patches " : "Patch ");
-	for (i = 1, k = 0; !ret && i <= c->row.total; i++) {
+	for (i = 1, k = 0; !ret && i <= c->view.row.total; i++) {
 		if (!c->foreign[i])
 			continue;
 		ret = rb_buf_printf(&line, "%s%d/%d",
 				    !k			     ? "" :
 				    k + 1 == (size_t)dropped ? " and " :
 							       ", ",
-				    i, c->row.total);
+				    i, c->view.row.total);
 		k++;
-		rb_message_free(c->msgs[i]);
-		c->msgs[i] = NULL;
+		rb_message_free(c->view.msgs[i]);
+		c->view.msgs[i] = NULL;
 	}
 	if (!ret)
 		ret = rb_buf_printf(&line,
@@ -2545,36 +2475,40 @@ static int compare_versions(struct series_ctx *c)
 {
 	struct rb_versions_in in = {
 		.st = c->p->st,
-		.series_id = c->row.id,
-		.version = c->row.version,
-		.author = c->row.author,
-		.title = c->row.title,
-		.assembled_previous = c->row.previous,
-		.msgs = c->msgs,
-		.total = c->row.total,
+		.series_id = c->view.row.id,
+		.version = c->view.row.version,
+		.author = c->view.row.author,
+		.title = c->view.row.title,
+		.assembled_previous = c->view.row.previous,
+		.msgs = c->view.msgs,
+		.total = c->view.row.total,
 		.n_parts = c->n_parts,
-		.cover_raw = c->raws && c->raws[0].raw ? c->raws[0].raw : NULL,
-		.cover_len = c->raws ? c->raws[0].len : 0,
-		.max_size = max_size(c->p),
+		.cover_raw = c->view.raws && c->view.raws[0].raw ?
+				     c->view.raws[0].raw :
+				     NULL,
+		.cover_len = c->view.raws ? c->view.raws[0].len : 0,
+		.max_size = rb_series_max_size(c->p->cfg),
 	};
 	struct rb_buf line = RB_BUF_INIT(8192);
 	int ret;
 
-	const struct rb_message *p1 = c->row.total ? c->msgs[1] : NULL;
+	const struct rb_message *p1 = c->view.row.total ? c->view.msgs[1] :
+							  NULL;
 	struct rb_threads_in tin = {
 		.st = c->p->st,
-		.series_id = c->row.id,
-		.author = c->row.author,
+		.series_id = c->view.row.id,
+		.author = c->view.row.author,
 		/* B4 Relay posts as devnull+...@kernel.org; she answers as
 		 * herself (bot/stages/feedback.c reads her the same way). */
-		.poster =
-			c->row.author && rb_message_relay_addr(c->row.author) &&
-					p1 && p1->author.addr ?
-				p1->author.addr :
-				NULL,
-		.msgids = c->row.msgids,
-		.newest = c->row.last_date,
-		.max_size = max_size(c->p),
+		.poster = c->view.row.author &&
+					  rb_message_relay_addr(
+						  c->view.row.author) &&
+					  p1 && p1->author.addr ?
+				  p1->author.addr :
+				  NULL,
+		.msgids = c->view.row.msgids,
+		.newest = c->view.row.last_date,
+		.max_size = rb_series_max_size(c->p->cfg),
 		.earlier = c->p->cfg->earlier_replies,
 	};
 
@@ -2582,7 +2516,8 @@ static int compare_versions(struct series_ctx *c)
 	/* Who replied to which line, on v(n) and on this version. */
 	if (!ret)
 		ret = rb_threads_collect(&c->versions, &tin);
-	c->versions.mark_quoted = c->scope.pol.already_quoted == RB_AQ_MARK;
+	c->versions.mark_quoted = c->view.scope.pol.already_quoted ==
+				  RB_AQ_MARK;
 	if (!ret)
 		ret = rb_versions_unchanged_line(&c->versions, &line);
 	if (!ret && line.len)
@@ -2594,7 +2529,7 @@ static int compare_versions(struct series_ctx *c)
 /* Whether the policy names @t: a policy that names no bases uses all. */
 static bool policy_tree(const struct series_ctx *c, const struct tree *t)
 {
-	const struct rb_policy *pol = c->scope.pol.governing;
+	const struct rb_policy *pol = c->view.scope.pol.governing;
 	size_t k;
 
 	if (!pol || !pol->n_bases)
@@ -2639,7 +2574,7 @@ static size_t refresh_trees(struct series_ctx *c)
 		    !rb_tree_due(t->cfg, t->repo, now))
 			continue;
 		had = head_of(&before, t);
-		rb_log(RB_LOG_INFO, "review.refetch", "series", c->row.id,
+		rb_log(RB_LOG_INFO, "review.refetch", "series", c->view.row.id,
 		       "tree", t->name, NULL);
 		if (rb_tree_fetch(&after, t->repo, t->cfg,
 				  c->p->owner ? c->p->owner : "local")) {
@@ -2740,7 +2675,8 @@ static int review_series(struct series_ctx *c)
 	wait = ret || c->applied ? 0 : retry_minutes(c);
 	if (!ret && c->n_trees && !c->applied && wait > 0 &&
 	    !p->force_complete &&
-	    (!c->row.state || strcmp(c->row.state, "apply_waiting"))) {
+	    (!c->view.row.state ||
+	     strcmp(c->view.row.state, "apply_waiting"))) {
 		/*
 		 * Not yet "does not apply": a series posted minutes before
 		 * its tree is updated would get a false one. The job waits
@@ -2757,7 +2693,7 @@ static int review_series(struct series_ctx *c)
 			 c->base ? c->base->n_attempts : 0, wait);
 		snprintf(mins, sizeof(mins), "%d", wait);
 		rb_log(RB_LOG_INFO, "review.apply_deferred", "series",
-		       c->row.id, "minutes", mins, NULL);
+		       c->view.row.id, "minutes", mins, NULL);
 		p->stats.deferred++;
 		return 0;
 	}
@@ -2787,11 +2723,11 @@ static int review_series(struct series_ctx *c)
 		/* Whose quote of a finding's line may keep it unsaid. */
 		struct rb_threads_trust_in tr = {
 			.st = c->p->st,
-			.people = c->scope.touched_people,
-			.n_people = c->scope.n_touched_people,
+			.people = c->view.scope.touched_people,
+			.n_people = c->view.scope.n_touched_people,
 			.admins = (const char *const *)c->p->cfg->admins,
 			.n_admins = c->p->cfg->n_admins,
-			.require_dkim = c->scope.pol.require_dkim,
+			.require_dkim = c->view.scope.pol.require_dkim,
 		};
 
 		ret = rb_threads_trust(&c->versions, &c->findings,
@@ -2799,7 +2735,7 @@ static int review_series(struct series_ctx *c)
 	}
 	if (!ret)
 		ret = rb_versions_filter(&c->versions, &c->findings, c->states,
-					 c->msgs);
+					 c->view.msgs);
 	if (!ret)
 		ret = versions_fixed(c);
 	if (!ret)
@@ -2838,18 +2774,18 @@ static bool sent_elsewhere(const struct series_ctx *c)
 	bool differ = false, have = false;
 	int i, n = 0;
 
-	for (i = 0; i <= c->row.total; i++)
-		n += c->msgs[i] != NULL;
-	if (n == 1 && !c->msgs[0] && c->row.total > 1)
+	for (i = 0; i <= c->view.row.total; i++)
+		n += c->view.msgs[i] != NULL;
+	if (n == 1 && !c->view.msgs[0] && c->view.row.total > 1)
 		return true;
-	for (i = 0; i <= c->row.total && !differ; i++) {
-		if (!c->msgs[i])
+	for (i = 0; i <= c->view.row.total && !differ; i++) {
+		if (!c->view.msgs[i])
 			continue;
 		if (!have) {
-			have = !recipients_of(c->msgs[i], &a);
+			have = !recipients_of(c->view.msgs[i], &a);
 			continue;
 		}
-		if (!recipients_of(c->msgs[i], &b))
+		if (!recipients_of(c->view.msgs[i], &b))
 			differ = a.len != b.len || memcmp(a.ptr, b.ptr, a.len);
 	}
 	rb_buf_release(&a);
@@ -2862,8 +2798,8 @@ static int present_parts(const struct series_ctx *c)
 {
 	int i, n = 0;
 
-	for (i = 1; i <= c->row.total; i++)
-		n += c->msgs[i] != NULL;
+	for (i = 1; i <= c->view.row.total; i++)
+		n += c->view.msgs[i] != NULL;
 	return n;
 }
 
@@ -2872,7 +2808,7 @@ static int present_prefix(const struct series_ctx *c)
 {
 	int k = 0;
 
-	while (k < c->row.total && c->msgs[k + 1])
+	while (k < c->view.row.total && c->view.msgs[k + 1])
 		k++;
 	return k;
 }
@@ -2887,26 +2823,26 @@ static int review_prefix(struct series_ctx *c, int k)
 	struct rb_buf line = RB_BUF_INIT(4096);
 	int i, n = 0, ret = 0;
 
-	for (i = k + 1; i <= c->row.total; i++) {
-		if (c->msgs[i]) {
-			rb_message_free(c->msgs[i]);
-			c->msgs[i] = NULL;
+	for (i = k + 1; i <= c->view.row.total; i++) {
+		if (c->view.msgs[i]) {
+			rb_message_free(c->view.msgs[i]);
+			c->view.msgs[i] = NULL;
 			continue;
 		}
 		n++;
 	}
 	/* "Patch 8/9 did not ..." or "Patches 8/9, 9/9 did not ..." */
 	ret = rb_buf_puts(&line, n > 1 ? "Patches " : "Patch ");
-	for (i = k + 1; i <= c->row.total && !ret; i++)
-		if (!c->row.msgids[i])
+	for (i = k + 1; i <= c->view.row.total && !ret; i++)
+		if (!c->view.row.msgids[i])
 			ret = rb_buf_printf(&line, "%s%d/%d",
 					    i > k + 1 ? ", " : "", i,
-					    c->row.total);
+					    c->view.row.total);
 	if (!ret)
 		ret = rb_buf_printf(&line,
 				    " did not reach the list; only patches 1 "
 				    "to %d of %d were looked at.",
-				    k, c->row.total);
+				    k, c->view.row.total);
 	if (!ret)
 		ret = add_summary(c, line.ptr);
 	rb_buf_release(&line);
@@ -2917,8 +2853,8 @@ static int review_prefix(struct series_ctx *c, int k)
 		return ret;
 	c->series_state = "incomplete";
 	snprintf(c->detail, sizeof(c->detail),
-		 "patches 1 to %d of %d reviewed; %d missing", k, c->row.total,
-		 n);
+		 "patches 1 to %d of %d reviewed; %d missing", k,
+		 c->view.row.total, n);
 	/*
 	 * A clean prefix sends no review (send_when_empty), so nobody would
 	 * learn that a part is missing: the author gets the notice, which
@@ -2949,40 +2885,41 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 		ret = resolve_scope(&c);
 	if (ret)
 		goto out;
-	c.n_parts = c.row.total;
+	c.n_parts = c.view.row.total;
 	if (none_here) {
 		/* The one place a series of another project stops. */
 		c.series_state = "skipped";
 		p->stats.foreign++;
 		rb_log(RB_LOG_INFO, "review.not_for_these_trees", "series",
-		       c.row.id, "detail", c.detail, NULL);
-	} else if (c.scope.pol.mode == RB_MODE_OFF) {
+		       c.view.row.id, "detail", c.detail, NULL);
+	} else if (c.view.scope.pol.mode == RB_MODE_OFF) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail), "policy: off for %s%s%s%s",
-			 c.scope.pol.prefix ? "a [" : "",
-			 c.scope.pol.prefix ? c.scope.pol.prefix : "",
-			 c.scope.pol.prefix ? "] series of " : "",
-			 c.scope.pol.subsystem ? c.scope.pol.subsystem :
-						 "this series");
+			 c.view.scope.pol.prefix ? "a [" : "",
+			 c.view.scope.pol.prefix ? c.view.scope.pol.prefix : "",
+			 c.view.scope.pol.prefix ? "] series of " : "",
+			 c.view.scope.pol.subsystem ?
+				 c.view.scope.pol.subsystem :
+				 "this series");
 	} else if (!p->cfg->review_stable &&
 		   rb_subject_is_stable(&c.first->subject)) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail),
 			 "a stable review series: not reviewed "
 			 "(series.review_stable)");
-	} else if (rb_policy_skip_author(&c.scope.pol,
+	} else if (rb_policy_skip_author(&c.view.scope.pol,
 					 c.first->author.addr ?
 						 c.first->author.addr :
 						 c.first->from.addr)) {
 		c.series_state = "skipped";
 		snprintf(c.detail, sizeof(c.detail),
 			 "policy: author is in skip_authors");
-	} else if (incomplete && c.scope.pol.incomplete == RB_INC_IGNORE) {
+	} else if (incomplete && c.view.scope.pol.incomplete == RB_INC_IGNORE) {
 		c.series_state = "incomplete";
 		snprintf(c.detail, sizeof(c.detail),
 			 "parts missing; the policy ignores incomplete series");
 	} else if (incomplete &&
-		   c.scope.pol.incomplete == RB_INC_REVIEW_PREFIX &&
+		   c.view.scope.pol.incomplete == RB_INC_REVIEW_PREFIX &&
 		   present_prefix(&c) > 0) {
 		ret = review_prefix(&c, present_prefix(&c));
 	} else if (incomplete && sent_elsewhere(&c)) {
@@ -2991,7 +2928,8 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 			 "%d of %d parts missing; the parts here were sent to "
 			 "other recipients than the rest (the author Cc'd "
 			 "lists per patch): no notice",
-			 c.row.total - present_parts(&c), c.row.total);
+			 c.view.row.total - present_parts(&c),
+			 c.view.row.total);
 	} else if (incomplete) {
 		c.series_state = "incomplete";
 		ret = render_incomplete(&c);
@@ -3049,7 +2987,7 @@ int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
 		ret = open_trees(&c);
 	if (!ret)
 		ret = resolve_scope(&c);
-	if (!ret && c.scope.pol.mode != RB_MODE_OFF)
+	if (!ret && c.view.scope.pol.mode != RB_MODE_OFF)
 		ret = render_not_reviewed(&c, job->lost);
 	if (!ret)
 		ret = write_results(&c);
