@@ -6,7 +6,9 @@
  * of the trusted tree; base selection and in-memory apply (fact 9);
  * checkers; the model stage; suppression of findings judged false before;
  * the policy's severity floor and cap; render; compose. Everything it
- * decides is written in one transaction with the job's end.
+ * decides is written in one transaction with the job's end. The model
+ * step is review_model.c, the mails review_mail.c; what they share is
+ * review_ctx.h.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "bot/stages/policy.h"
 #include "bot/stages/prereq.h"
 #include "bot/stages/reply.h"
+#include "bot/stages/review_ctx.h"
 #include "bot/stages/review_stage.h"
 #include "bot/stages/scope.h"
 #include "bot/stages/series_view.h"
@@ -54,95 +57,6 @@
 #include "bot/stages/threads.h"
 #include "util/banned.h"
 
-#ifndef RB_TEMPLATES_DIR
-#define RB_TEMPLATES_DIR "templates"
-#endif
-
-/* The interdiff of one part in its prompt (versions.h). */
-#define MODEL_INTERDIFF_LINES 200
-#define MODEL_INTERDIFF_BYTES (16 * 1024)
-/* The admin's notes in one prompt, all sections together (issue 37). */
-#define MODEL_NOTES_BYTES 4096
-/* The interdiff of one part in the cover's summary: its changed lines. */
-#define COVER_INTERDIFF_LINES 8
-
-struct tree {
-	const char *name;
-	const char *path;
-	const char *ref;
-	git_repository *repo;
-	const struct rb_tree_config *cfg; /* NULL: the command line's */
-};
-
-/* One mail to queue, with the findings it shows. */
-struct outgoing {
-	struct rb_reply_mail mail; /* bot/stages/reply.h */
-	const char *kind;
-	int patch_idx;
-	int words;
-	int capped; /* people the recipient cap trimmed */
-	bool skip; /* nobody to send it to: not queued */
-	size_t *finding_idx; /* indices into the series' findings */
-	int *ids; /* their Fn */
-	size_t n;
-	/* Issue 36: the people ("people": shadow) left off this public
-	 * review, for a private copy of it (queue_copies()), and its body;
-	 * a copy names the review whose findings it carries. */
-	char **private_to;
-	size_t n_private;
-	bool private_trusted;
-	char *body;
-	char *copy_of;
-	int idx; /* the part it answers */
-};
-
-struct series_ctx {
-	struct rb_pipeline *p;
-	const struct rb_job *job;
-	/* The series: row, raws and parts ([0] the cover, NULL missing). */
-	struct rb_series_view view;
-	struct rb_message *first; /* the first part we have */
-	bool *foreign; /* [total + 1]: a part for another project, left out */
-	int first_idx; /* its index: 0 the cover, else the first patch */
-	int n_parts; /* patches under review: 1..n_parts (a prefix, or all) */
-	/* The home policy's rule switches over the defaults (rules.h). */
-	struct rb_rule_switch *rule_sw;
-	struct rb_rules rules;
-
-	struct tree *trees;
-	size_t n_trees;
-
-	struct rb_prereq prereq; /* applied first on every base */
-	bool prereq_done; /* resolved (once, before the first apply) */
-	int64_t defer_until; /* the job waits until then (a tree's fetch) */
-	struct rb_base_report *base;
-	const struct tree *base_tree;
-	git_oid base_oid, applied_oid;
-	bool applied;
-	/* The apply's work for this series, over every base and the try
-	 * after a fetch (review/apply/apply.h max_work): one budget a run. */
-	uint64_t apply_work;
-
-	struct rb_findings findings;
-	char **states; /* per finding: raised, suppressed, dropped */
-	struct rb_versions versions; /* what changed since v(n) */
-	struct rb_model_usage *usage; /* [total + 1]: per patch */
-	char prompt[13]; /* the prompt set's version, "" without the model */
-	struct rb_buf notes; /* the admin's notes for the sections (issue 37) */
-	int model_err; /* what the model stage returned, 0 if it ran */
-	struct rb_buf model_line;
-	struct rb_buf summary; /* lines, NUL-separated */
-	const char *summary_v[8];
-	size_t n_summary;
-	bool summary_fixed; /* summary_v holds pointers (fix_summary()) */
-
-	struct outgoing *out;
-	size_t n_out;
-	const char *series_state;
-	char detail[512];
-	const char *job_error; /* the job ends as failed with it, or NULL */
-};
-
 static void release(struct series_ctx *c)
 {
 	size_t i, k;
@@ -158,21 +72,21 @@ static void release(struct series_ctx *c)
 		free(c->states ? c->states[i] : NULL);
 	free(c->states);
 	rb_findings_release(&c->findings);
-	rb_buf_release(&c->summary);
-	rb_buf_release(&c->model_line);
-	rb_buf_release(&c->notes);
-	free(c->usage);
-	for (i = 0; i < c->n_out; i++) {
-		rb_reply_mail_release(&c->out[i].mail);
-		free(c->out[i].finding_idx);
-		free(c->out[i].ids);
-		for (k = 0; k < c->out[i].n_private; k++)
-			free(c->out[i].private_to[k]);
-		free(c->out[i].private_to);
-		free(c->out[i].body);
-		free(c->out[i].copy_of);
+	rb_buf_release(&c->summary.buf);
+	rb_buf_release(&c->model.line);
+	rb_buf_release(&c->model.notes);
+	free(c->model.usage);
+	for (i = 0; i < c->mail.n_out; i++) {
+		rb_reply_mail_release(&c->mail.out[i].mail);
+		free(c->mail.out[i].finding_idx);
+		free(c->mail.out[i].ids);
+		for (k = 0; k < c->mail.out[i].n_private; k++)
+			free(c->mail.out[i].private_to[k]);
+		free(c->mail.out[i].private_to);
+		free(c->mail.out[i].body);
+		free(c->mail.out[i].copy_of);
 	}
-	free(c->out);
+	free(c->mail.out);
 	rb_versions_release(&c->versions);
 	rb_series_view_release(&c->view);
 }
@@ -251,22 +165,24 @@ static int resolve_scope(struct series_ctx *c)
 
 static int add_summary(struct series_ctx *c, const char *line)
 {
-	if (c->n_summary >= sizeof(c->summary_v) / sizeof(c->summary_v[0]))
+	if (c->summary.n >= sizeof(c->summary.v) / sizeof(c->summary.v[0]))
 		return 0;
 	/* Pointers are fixed up after the buffer stops growing. */
-	c->summary_v[c->n_summary++] = (const char *)(uintptr_t)c->summary.len;
-	return rb_buf_add(&c->summary, line, strlen(line) + 1);
+	c->summary.v[c->summary.n++] =
+		(const char *)(uintptr_t)c->summary.buf.len;
+	return rb_buf_add(&c->summary.buf, line, strlen(line) + 1);
 }
 
-static void fix_summary(struct series_ctx *c)
+void rb_review_fix_summary(struct series_ctx *c)
 {
 	size_t i;
 
-	if (c->summary_fixed)
+	if (c->summary.fixed)
 		return;
-	c->summary_fixed = true;
-	for (i = 0; i < c->n_summary; i++)
-		c->summary_v[i] = c->summary.ptr + (uintptr_t)c->summary_v[i];
+	c->summary.fixed = true;
+	for (i = 0; i < c->summary.n; i++)
+		c->summary.v[i] =
+			c->summary.buf.ptr + (uintptr_t)c->summary.v[i];
 }
 
 /*
@@ -698,449 +614,6 @@ static int run_checkers(struct series_ctx *c)
 	return add_checks_summary(c, names, &opts);
 }
 
-struct notes_load {
-	struct rb_buf *b;
-	bool full;
-};
-
-static int note_row(const struct rb_note *n, void *payload)
-{
-	struct notes_load *l = payload;
-	size_t before = l->b->len;
-	int ret;
-
-	if (l->full)
-		return 0;
-	/* Each note on its own line: what an admin approved, as data. */
-	ret = rb_buf_printf(l->b, "- (%s) ", n->section);
-	for (const char *p = n->text; !ret && *p; p++)
-		ret = rb_buf_putc(l->b, *p == '\n' || *p == '\r' ? ' ' : *p);
-	ret = ret ?: rb_buf_putc(l->b, '\n');
-	if (!ret && l->b->len > MODEL_NOTES_BYTES) {
-		/* Capped: a whole note or none. */
-		rb_buf_truncate(l->b, before);
-		l->full = true;
-	}
-	return ret;
-}
-
-/*
- * The notes an admin approved (store_threads.h) for the sections the
- * series touches, at most MODEL_NOTES_BYTES of them, oldest first.
- */
-static int load_notes(struct series_ctx *c)
-{
-	struct notes_load l = { &c->notes, false };
-	size_t i;
-	int ret = 0;
-
-	rb_buf_reset(&c->notes);
-	for (i = 0; !ret && i < c->view.scope.n_sections; i++)
-		ret = rb_store_each_note(c->p->st, c->view.scope.sections[i],
-					 true, note_row, &l);
-	if (!ret && l.full)
-		rb_log(RB_LOG_WARN, "model.notes_capped", "series",
-		       c->view.row.id, NULL);
-	return ret;
-}
-
-/* The model stage is made once per process, from model.* in the config
- * (a job thread borrows its parent's, made before the threads start). */
-static int ensure_model(struct rb_pipeline *p)
-{
-	struct rb_model_opts o = RB_MODEL_OPTS_INIT;
-	int ret;
-
-	if (p->model_made)
-		return 0;
-	rb_model_setup_opts(&o, &p->cfg->model, p->record_dir, p->replay_dir);
-	ret = rb_model_new(&p->model, &o);
-	if (ret)
-		return ret;
-	p->model_made = true;
-	return 0;
-}
-
-/* What every patch's model review reads beside its patch (model.h). */
-struct model_series {
-	const char **subjects; /* [total] */
-	char **patches; /* [total]: commit message and diff, "" if missing */
-	const char *const *focuses;
-	size_t n_focuses;
-	struct rb_buf range_diff; /* since v(n-1) */
-	struct rb_buf prev_review; /* v(n-1)'s findings, outcomes only */
-	char **interdiff; /* [total]: each part against v(n-1)'s, or NULL */
-	git_oid base_tree;
-	bool have_base;
-	/* [total]: each part's apply, NULL gaps (show_patch numbers them) */
-	const struct rb_apply_patch_result **applied;
-};
-
-static void model_series_release(struct model_series *s, int total)
-{
-	int i;
-
-	for (i = 0; s->patches && i < total; i++)
-		free(s->patches[i]);
-	for (i = 0; s->interdiff && i < total; i++)
-		free(s->interdiff[i]);
-	free(s->interdiff);
-	free(s->applied);
-	free(s->patches);
-	free(s->subjects);
-	rb_buf_release(&s->range_diff);
-	rb_buf_release(&s->prev_review);
-}
-
-/*
- * The findings raised on earlier versions and what became of them, for
- * the model: where, what, and whether somebody judged it. Never who
- * wrote or judged anything: the model has no use for names, and a
- * review that quotes them would be one more place they leak to.
- */
-static int prev_review_text(struct rb_buf *b, const struct rb_versions *v)
-{
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; !ret && i < v->n_prior; i++) {
-		const struct rb_prior_finding *p = &v->prior[i];
-
-		ret = rb_buf_printf(b, "- %s of v%d, patch %d, ",
-				    p->fid ? p->fid : "a finding", p->version,
-				    p->patch_idx);
-		if (!ret && p->file)
-			ret = rb_buf_printf(b, "%s line %d", p->file, p->line);
-		else if (!ret)
-			ret = rb_buf_puts(b, "the commit message");
-		if (!ret)
-			ret = rb_buf_printf(b, ", %s (%s)",
-					    p->category ? p->category : "",
-					    p->checker ? p->checker : "");
-		if (!ret && p->code && *p->code)
-			ret = rb_buf_printf(b, ": \"%.200s\"", p->code);
-		if (!ret)
-			ret = rb_buf_printf(
-				b, ": %s\n",
-				p->judged ? "judged by a reviewer; not to be "
-					    "raised again" :
-					    "not judged; still open unless "
-					    "this version changed it");
-	}
-	return ret;
-}
-
-static int model_series_init(struct model_series *s, struct series_ctx *c,
-			     const struct rb_apply_result *ar)
-{
-	const struct rb_model_config *mc = &c->p->cfg->model;
-	size_t n = (size_t)c->view.row.total;
-	git_commit *base = NULL;
-	size_t k = 0;
-	int i, ret = 0;
-
-	rb_buf_init(&s->range_diff, 64 * 1024);
-	rb_buf_init(&s->prev_review, 256 * 1024);
-	s->subjects = calloc(n + 1, sizeof(*s->subjects));
-	s->patches = calloc(n + 1, sizeof(*s->patches));
-	s->applied = calloc(n + 1, sizeof(*s->applied));
-	s->interdiff = calloc(n + 1, sizeof(*s->interdiff));
-	if (!s->subjects || !s->patches || !s->applied || !s->interdiff)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 1; i <= c->view.row.total && !ret; i++) {
-		const struct rb_message *m = c->view.msgs[i];
-		struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
-
-		s->subjects[i - 1] = m ? m->subject.title : "";
-		if (m && m->patch)
-			ret = rb_buf_printf(&b, "%s\n---\n%.*s",
-					    m->commit_msg ? m->commit_msg : "",
-					    (int)m->patch_len, m->patch);
-		s->patches[i - 1] = rb_buf_detach(&b, NULL);
-		if (!ret && !s->patches[i - 1])
-			ret = rb_err(RB_ENOMEM, "out of memory");
-		/* What changed in this part since v(n-1), for its prompt. */
-		b = (struct rb_buf)RB_BUF_INIT(MODEL_INTERDIFF_BYTES);
-		if (!ret && rb_versions_interdiff(&c->versions, i, 3,
-						  MODEL_INTERDIFF_LINES,
-						  &b) == -RB_ENOMEM)
-			ret = -RB_ENOMEM;
-		s->interdiff[i - 1] = b.len ? rb_buf_detach(&b, NULL) : NULL;
-		rb_buf_release(&b);
-		/* The apply had an entry per part with a patch. */
-		if (m && m->patch && ar && c->base_tree && k < ar->n_patches &&
-		    ar->patches[k].applied)
-			s->applied[i - 1] = &ar->patches[k];
-		k += m && m->patch;
-	}
-	s->focuses = rb_model_setup_focuses(mc, &s->n_focuses);
-	/* Too long to say is not worth failing the review for. */
-	if (!ret &&
-	    rb_versions_range_diff(&c->versions, &s->range_diff) == -RB_ENOMEM)
-		ret = -RB_ENOMEM;
-	if (!ret &&
-	    prev_review_text(&s->prev_review, &c->versions) == -RB_ENOMEM)
-		ret = -RB_ENOMEM;
-	/* The lines reviewers replied to on v(n-1), still there. */
-	if (!ret &&
-	    rb_threads_model_text(&s->prev_review, &c->versions) == -RB_ENOMEM)
-		ret = -RB_ENOMEM;
-	if (!ret && ar && !git_commit_lookup(&base, ar->repo, &ar->base)) {
-		git_oid_cpy(&s->base_tree, git_commit_tree_id(base));
-		s->have_base = true;
-	}
-	git_commit_free(base);
-	return ret;
-}
-
-/* Part @i's context: its patch, the series, the trees. */
-static void model_patch_ctx(struct rb_model_patch_ctx *ctx,
-			    const struct series_ctx *c,
-			    const struct model_series *s,
-			    const struct rb_apply_result *ar, int i)
-{
-	const struct rb_message *m = c->view.msgs[i];
-	size_t k = 0;
-	int j;
-
-	/* The apply had one entry per part with a patch (apply_series()). */
-	for (j = 1; j < i; j++)
-		k += c->view.msgs[j] && c->view.msgs[j]->patch;
-	ctx->cover_title = c->view.msgs[0] ? c->view.msgs[0]->subject.title :
-					     NULL;
-	ctx->cover_body = c->view.msgs[0] ? c->view.msgs[0]->body : NULL;
-	ctx->subjects = s->subjects;
-	ctx->n_subjects = (size_t)c->view.row.total;
-	ctx->patches = (const char *const *)s->patches;
-	ctx->index = i;
-	ctx->commit_msg = m->commit_msg;
-	ctx->changelog = m->notes;
-	ctx->patch = m->patch;
-	ctx->patch_len = m->patch_len;
-	ctx->range_diff = s->range_diff.len ? s->range_diff.ptr : NULL;
-	ctx->prev_review = s->prev_review.len ? s->prev_review.ptr : NULL;
-	ctx->interdiff = s->interdiff[i - 1];
-	ctx->notes = c->notes.len ? c->notes.ptr : NULL;
-	ctx->focuses = s->focuses;
-	ctx->n_focuses = s->n_focuses;
-	/* The applied trees live in ar's own store (this thread). */
-	if (ar && c->base_tree && k < ar->n_patches && ar->patches[k].applied) {
-		ctx->repo = ar->repo;
-		ctx->tree = &ar->patches[k].tree;
-		/* Where its hunks went in: the diff is numbered as the tree. */
-		ctx->applied = &ar->patches[k];
-		ctx->applied_all = s->applied;
-		ctx->tip_tree = &ar->tree;
-		ctx->base_commit = &ar->base;
-		ctx->base_tree = s->have_base ? &s->base_tree : NULL;
-	}
-	ctx->subsystems = c->view.scope.sections;
-	ctx->n_subsystems = c->view.scope.n_sections;
-}
-
-/* For rb_model_patch_ctx.repo_open: the apply's objects, this thread. */
-static int model_repo_open(git_repository **out, void *arg)
-{
-	return rb_apply_repo_open(out, arg);
-}
-
-/*
- * The patches of one series under review, taken in turn by the workers
- * of run_model(); each keeps its findings and error apart, merged in
- * patch order once all are done.
- */
-struct model_work {
-	struct series_ctx *c;
-	const struct model_series *s;
-	const struct rb_apply_result *ar;
-	struct rb_model_tools_pool *pool; /* the series' tool budget */
-	struct rb_findings *found; /* [total + 1] */
-	int *err; /* [total + 1] */
-	pthread_mutex_t lock;
-	int next; /* the next patch to take */
-	bool stop; /* a quota error: take no more */
-	bool threads; /* workers are threads: each opens its repository */
-};
-
-/* Patch @i's model review, on the calling thread. */
-static void model_one(struct model_work *w, int i)
-{
-	struct series_ctx *c = w->c;
-	const struct rb_message *m = c->view.msgs[i];
-	struct rb_model_patch_ctx ctx = { 0 };
-	git_repository *repo = NULL;
-	int err = 0;
-
-	/* Unchanged since v(n): its review is v(n)'s. */
-	if (!m || !m->patch || rb_versions_unchanged(&c->versions, i))
-		return;
-	model_patch_ctx(&ctx, c, w->s, w->ar, i);
-	/* The applied trees live in the apply's store: a repository for
-	 * this thread over it, and the passes' threads open theirs. */
-	if (ctx.repo && w->threads) {
-		err = rb_apply_repo_open(&repo, w->ar);
-		ctx.repo = repo;
-	}
-	if (ctx.repo) {
-		ctx.repo_open = model_repo_open;
-		ctx.repo_arg = (void *)w->ar;
-	}
-	ctx.tool_pool = w->pool;
-	if (!err)
-		err = rb_model_review_patch(&w->found[i], &c->usage[i],
-					    c->p->model, &ctx);
-	git_repository_free(repo);
-	if (!err)
-		return;
-	rb_log(err == -RB_EQUOTA ? RB_LOG_ERROR : RB_LOG_WARN, "model.failed",
-	       "series", c->view.row.id, "reason", rb_errmsg(), NULL);
-	w->err[i] = err;
-	if (err == -RB_EQUOTA) {
-		pthread_mutex_lock(&w->lock);
-		w->stop = true;
-		pthread_mutex_unlock(&w->lock);
-	}
-}
-
-static void *model_worker(void *arg)
-{
-	struct model_work *w = arg;
-	int i;
-
-	for (;;) {
-		pthread_mutex_lock(&w->lock);
-		i = w->stop ? w->c->view.row.total + 1 : w->next++;
-		pthread_mutex_unlock(&w->lock);
-		if (i > w->c->view.row.total)
-			break;
-		model_one(w, i);
-	}
-	return NULL;
-}
-
-/* Appends @from's findings to @to, emptying @from; strings move. */
-static int findings_move(struct rb_findings *to, struct rb_findings *from,
-			 const char *prompt)
-{
-	struct rb_finding *v;
-	size_t k;
-
-	if (!from->n)
-		return 0;
-	v = realloc(to->v, (to->n + from->n) * sizeof(*v));
-	if (!v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	to->v = v;
-	for (k = 0; k < from->n; k++) {
-		memcpy(from->v[k].prompt, prompt, sizeof(from->v[k].prompt));
-		to->v[to->n++] = from->v[k];
-	}
-	free(from->v);
-	from->v = NULL;
-	from->n = 0;
-	return 0;
-}
-
-/*
- * The model review of every patch, each on the tree after it. The
- * patches run at once, up to model.concurrency of them (each runs its
- * passes at once too; the provider holds the requests to the limit), on
- * worker threads with repositories of their own; their findings are
- * merged in patch order, so the mails do not depend on which answer
- * came first. A failure (quota, timeouts) does not fail the review: the
- * checkers' findings stand alone and the mail says why the model did
- * not speak.
- */
-static int run_model(struct series_ctx *c)
-{
-	struct model_work w = { 0 };
-	struct rb_model_usage total = { 0 };
-	struct rb_model_tools_usage tu;
-	struct model_series s = { 0 };
-	pthread_t th[64];
-	const int max_threads = (int)(sizeof(th) / sizeof(th[0]));
-	int i, n = 0, want, ret;
-
-	ret = ensure_model(c->p);
-	if (ret)
-		return ret;
-	if (!c->p->model)
-		return 0;
-	ret = rb_model_prompt_set_version(c->prompt, c->p->model);
-	/* The admin's notes for the sections: in the prompt and in its
-	 * version, so that stats split the reviews they reached. */
-	if (!ret)
-		ret = load_notes(c);
-	if (!ret)
-		ret = rb_model_prompt_version_notes(c->prompt, c->prompt,
-						    c->notes.ptr);
-	if (ret)
-		return ret;
-	if (c->applied && c->base && c->base->ok)
-		w.ar = c->base->attempts[c->base->chosen].result;
-	c->usage = calloc((size_t)c->view.row.total + 1, sizeof(*c->usage));
-	w.found = calloc((size_t)c->view.row.total + 1, sizeof(*w.found));
-	w.err = calloc((size_t)c->view.row.total + 1, sizeof(*w.err));
-	if (!c->usage || !w.found || !w.err) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	ret = model_series_init(&s, c, w.ar);
-	if (!ret)
-		ret = rb_model_series_pool_new(&w.pool, c->p->model);
-	if (ret)
-		goto out;
-	w.c = c;
-	w.s = &s;
-	w.next = 1;
-	pthread_mutex_init(&w.lock, NULL);
-	want = rb_model_get_opts(c->p->model)->concurrency;
-	if (want > c->view.row.total)
-		want = c->view.row.total;
-	if (want > max_threads)
-		want = max_threads;
-	w.threads = want > 1;
-	for (n = 0; w.threads && n < want; n++)
-		if (pthread_create(&th[n], NULL, model_worker, &w))
-			break;
-	/* One at a time on this thread (and its repository) otherwise. */
-	if (!n) {
-		w.threads = false;
-		model_worker(&w);
-	}
-	for (i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&w.lock);
-	rb_model_tools_pool_get_usage(w.pool, &tu);
-	if (tu.calls || tu.refused) {
-		char calls[16], bytes[24], refused[16];
-
-		snprintf(calls, sizeof(calls), "%d", tu.calls);
-		snprintf(bytes, sizeof(bytes), "%zu", tu.bytes);
-		snprintf(refused, sizeof(refused), "%d", tu.refused);
-		rb_log(RB_LOG_INFO, "model.series_tools", "series",
-		       c->view.row.id, "calls", calls, "bytes", bytes,
-		       "refused", refused, NULL);
-	}
-	for (i = 1; !ret && i <= c->view.row.total; i++) {
-		ret = findings_move(&c->findings, &w.found[i], c->prompt);
-		if (w.err[i] && !c->model_err)
-			c->model_err = w.err[i];
-		rb_model_usage_add(&total, &c->usage[i]);
-	}
-out:
-	for (i = 0; w.found && i <= c->view.row.total; i++)
-		rb_findings_release(&w.found[i]);
-	free(w.found);
-	free(w.err);
-	rb_model_tools_pool_free(w.pool);
-	model_series_release(&s, c->view.row.total);
-	if (ret)
-		return ret;
-	return rb_model_status_line(&c->model_line, c->p->model, &total,
-				    c->model_err);
-}
-
 /*
  * One problem said once, and only what speaks (review/findings.h,
  * review/checks/rules.h): checkpatch complaints that the base tree shows to be
@@ -1249,902 +722,6 @@ out:
 	return ret;
 }
 
-/* Words of commentary in @s, for the reviews' word counts. */
-int rb_stage_count_words(const char *s)
-{
-	int n = 0, in = 0;
-
-	for (; s && *s; s++) {
-		if (*s == ' ' || *s == '\n' || *s == '\t') {
-			in = 0;
-		} else if (!in) {
-			in = 1;
-			n++;
-		}
-	}
-	return n;
-}
-
-static int new_out(struct outgoing **out, struct series_ctx *c,
-		   const char *kind, int patch_idx)
-{
-	struct outgoing *v = realloc(c->out, (c->n_out + 1) * sizeof(*v));
-
-	if (!v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	c->out = v;
-	v = &c->out[c->n_out++];
-	memset(v, 0, sizeof(*v));
-	rb_reply_mail_init(&v->mail, 4u << 20);
-	v->kind = kind;
-	v->patch_idx = patch_idx;
-	*out = v;
-	return 0;
-}
-
-/* The people a reply to part @idx may go to (bot/stages/scope.h). */
-static int people_of(struct series_ctx *c, int idx,
-		     struct rb_policy_people *who,
-		     struct rb_scope_people_buf *b)
-{
-	const struct rb_message *m = c->view.msgs[idx] ? c->view.msgs[idx] :
-							 c->first;
-	bool relay = c->view.msgs[idx] && c->view.raws &&
-		     rb_scope_relayed(&c->view.scope, c->view.msgs[idx],
-				      c->view.raws[idx].raw,
-				      c->view.raws[idx].len);
-
-	return rb_scope_people(who, b, &c->view.scope, m, relay);
-}
-
-/* Whom a reply goes to (queue_reply()). */
-enum reply_to {
-	REPLY_REVIEW, /* the policy's recipients (rb_policy_recipients()) */
-	REPLY_AUTHOR, /* the poster (rb_policy_author_recipients()) */
-	REPLY_ADMINS, /* the admins only: the operator's notice */
-	REPLY_PRIVATE, /* o->private_to: a private copy (queue_copies()) */
-};
-
-/*
- * Composes @body as a reply to part @idx (0: the cover) to the recipients
- * @to names, and keeps the bytes in @o for the store. When nobody is
- * left to send to (no admins, an author who cannot receive mail), @o is
- * marked to be skipped: the series' state says what happened.
- */
-static int queue_reply(struct series_ctx *c, struct outgoing *o, int idx,
-		       const char *body, enum reply_to to)
-{
-	const struct rb_message *m = c->view.msgs[idx] ? c->view.msgs[idx] :
-							 c->first;
-	struct rb_policy_people who = { 0 };
-	struct rb_recipients r = { 0 };
-	struct rb_reply reply = { 0 };
-	struct rb_scope_people_buf pb = { 0 };
-	int ret;
-
-	ret = people_of(c, c->view.msgs[idx] ? idx : c->first_idx, &who, &pb);
-	if (!ret && to == REPLY_ADMINS)
-		ret = rb_policy_admin_recipients(&r, c->p->cfg);
-	else if (!ret && to == REPLY_PRIVATE)
-		ret = rb_policy_private_recipients(
-			&r, c->p->cfg, (const char *const *)o->private_to,
-			o->n_private, o->private_trusted);
-	else if (!ret && to == REPLY_AUTHOR)
-		ret = rb_policy_author_recipients(&r, &c->view.scope.pol,
-						  c->p->cfg, &who);
-	else if (!ret)
-		ret = rb_policy_recipients(&r, &c->view.scope.pol, c->p->cfg,
-					   &who);
-	if (ret)
-		goto out;
-	c->p->stats.undeliverable += r.n_undeliverable;
-	c->p->stats.refused += r.n_refused;
-	c->p->stats.lists_capped += r.n_lists_capped;
-	o->idx = idx;
-	if (to == REPLY_REVIEW && r.n_private) {
-		/* For their private copy (queue_copies()). */
-		o->private_to = r.private_to;
-		o->n_private = r.n_private;
-		o->private_trusted = r.private_trusted;
-		r.private_to = NULL;
-		r.n_private = 0;
-		o->body = strdup(body);
-		if (!o->body) {
-			ret = rb_err(RB_ENOMEM, "out of memory");
-			goto out;
-		}
-	}
-	if (!r.n_to) {
-		rb_log(RB_LOG_INFO, "review.no_recipient", "series",
-		       c->view.row.id, "kind", o->kind, "why",
-		       to == REPLY_ADMINS ?
-			       "no admins are configured" :
-			       "nobody it may go to can receive mail",
-		       NULL);
-		o->skip = true;
-		c->p->stats.unsent++;
-		goto out;
-	}
-	o->capped = (int)r.n_capped;
-	c->p->stats.capped += r.n_capped;
-	reply.from = c->p->cfg->smtp_from;
-	/* An admins' notice is shadow mail, whatever the series' mode, and
-	 * so is a private copy. */
-	reply.policy = to == REPLY_ADMINS || to == REPLY_PRIVATE ?
-			       RB_MODE_SHADOW :
-			       c->view.scope.pol.mode;
-	reply.series_id = c->view.row.id;
-	reply.body = body;
-	ret = rb_reply_compose(&o->mail, &reply, m, &r);
-	o->words = rb_stage_count_words(body);
-out:
-	rb_scope_people_release(&pb);
-	rb_recipients_release(&r);
-	return ret;
-}
-
-/* Shadow mail goes to the home section's own people (issue 36). */
-static bool shadow_maintainers(const struct series_ctx *c)
-{
-	return c->view.scope.pol.mode == RB_MODE_SHADOW &&
-	       c->view.scope.pol.shadow_to == RB_SHADOW_MAINTAINERS &&
-	       c->view.scope.n_home_people > 0;
-}
-
-/*
- * A private copy of each public review for the people who asked for
- * reviews that way ("people": shadow, issue 36): the same text, To:
- * them alone, a reply in the patch's thread like the review, whose
- * findings it carries (a reply to it judges them).
- */
-static int queue_copies(struct series_ctx *c)
-{
-	size_t i, n = c->n_out;
-	int ret = 0;
-
-	for (i = 0; i < n && !ret; i++) {
-		struct rb_buf body = RB_BUF_INIT(4u << 20);
-		struct outgoing *o;
-		char *copy_of;
-
-		if (!c->out[i].n_private || c->out[i].skip ||
-		    !c->out[i].mail.message_id)
-			continue;
-		ret = rb_buf_printf(&body,
-				    "A private copy: you asked for reviews "
-				    "only this way. The review below went to "
-				    "its other recipients.\n\n%s",
-				    c->out[i].body);
-		copy_of = ret ? NULL : strdup(c->out[i].mail.message_id);
-		if (!ret && !copy_of)
-			ret = rb_err(RB_ENOMEM, "out of memory");
-		/* new_out() may move c->out: index it again after. */
-		ret = ret ?: new_out(&o, c, "review-copy", c->out[i].patch_idx);
-		if (!ret) {
-			o->copy_of = copy_of;
-			copy_of = NULL;
-			o->private_to = c->out[i].private_to;
-			o->n_private = c->out[i].n_private;
-			o->private_trusted = c->out[i].private_trusted;
-			c->out[i].private_to = NULL;
-			c->out[i].n_private = 0;
-			ret = queue_reply(c, o, c->out[i].idx, body.ptr,
-					  REPLY_PRIVATE);
-			o->words = 0;
-		}
-		free(copy_of);
-		rb_buf_release(&body);
-	}
-	return ret;
-}
-
-static struct rb_render_dirs dirs_of(const struct series_ctx *c)
-{
-	struct rb_render_dirs d = {
-		.templates_dir = c->p->templates_dir ? c->p->templates_dir :
-						       RB_TEMPLATES_DIR,
-		.override_dir = c->view.scope.pol.templates_dir,
-	};
-	return d;
-}
-
-/*
- * What a mail about the whole series says first: its policy and the
- * stored series' version, size and title. No blocking text: only the
- * summary explains what blocking means.
- */
-static struct rb_render_head render_head(const struct series_ctx *c)
-{
-	struct rb_render_head h = {
-		.mode = c->view.scope.pol.mode,
-		.subsystem = c->view.scope.pol.subsystem,
-		.version = c->view.row.version,
-		.total = c->view.row.total,
-		.title = c->view.row.title,
-	};
-	return h;
-}
-
-/* The lines raised on v(n) that a part keeps, as its mail shows them. */
-struct raised_set {
-	struct rb_render_raised *v;
-	char **notes;
-	size_t n;
-};
-
-static void raised_release(struct raised_set *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->notes[i]);
-	free(r->notes);
-	free(r->v);
-	memset(r, 0, sizeof(*r));
-}
-
-/* Part @idx's lines that a reply on v(n) commented on and that this
- * version keeps (bot/stages/threads.h), into @r. */
-static int raised_of(struct raised_set *r, const struct series_ctx *c, int idx)
-{
-	const struct rb_versions *v = &c->versions;
-	size_t i, n = 0;
-
-	memset(r, 0, sizeof(*r));
-	for (i = 0; i < v->n_lines; i++)
-		n += v->lines[i].earlier && v->lines[i].unchanged &&
-		     v->lines[i].idx == idx;
-	if (!n)
-		return 0;
-	r->v = calloc(n, sizeof(*r->v));
-	r->notes = calloc(n, sizeof(*r->notes));
-	if (!r->v || !r->notes)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 0; i < v->n_lines; i++) {
-		const struct rb_thread_line *l = &v->lines[i];
-		struct rb_buf note = RB_BUF_INIT(4096);
-
-		if (!l->earlier || !l->unchanged || l->idx != idx)
-			continue;
-		if (rb_threads_note(&note, v, l)) {
-			rb_buf_release(&note);
-			return rb_err(RB_ENOMEM, "out of memory");
-		}
-		r->notes[r->n] = rb_buf_detach(&note, NULL);
-		if (!r->notes[r->n])
-			return rb_err(RB_ENOMEM, "out of memory");
-		r->v[r->n].before[0] = l->before[0];
-		r->v[r->n].before[1] = l->before[1];
-		r->v[r->n].line = l->code;
-		r->v[r->n].note = r->notes[r->n];
-		r->n++;
-	}
-	return 0;
-}
-
-/*
- * review.reply_to_cover: one reply to the cover letter for the whole
- * series instead of one per patch, with what changed since v(n) (a short
- * range-diff: the series line, and a note per part). Sent when it shows
- * a finding, when the policy says send_when_empty, or when it is a new
- * version of a reviewed series (the range-diff is news to the list).
- */
-/* The parts of the cover's summary reply, one per patch shown. */
-struct cover_parts {
-	struct rb_render_patch *pp;
-	const char **pnote; /* into notes */
-	size_t *noff; /* each part's note in notes, while it grows */
-	struct rb_buf notes;
-	struct rb_finding *sel; /* borrowed strings: c->findings' */
-	size_t *idx; /* sel[i] is c->findings.v[idx[i]] */
-	int *ids;
-	size_t n, np; /* findings in sel, parts in pp */
-	struct raised_set *raised; /* per part shown (issue 37) */
-	char **interdiff; /* per part shown, or NULL */
-};
-
-static void cover_parts_release(struct cover_parts *cp)
-{
-	size_t i;
-
-	for (i = 0; cp->raised && i < cp->np; i++)
-		raised_release(&cp->raised[i]);
-	for (i = 0; cp->interdiff && i < cp->np; i++)
-		free(cp->interdiff[i]);
-	free(cp->raised);
-	free(cp->interdiff);
-	free(cp->pp);
-	free(cp->pnote);
-	free(cp->noff);
-	free(cp->sel);
-	free(cp->idx);
-	free(cp->ids);
-	rb_buf_release(&cp->notes);
-}
-
-/*
- * Each patch that is there, with its raised findings (series-wide ones go
- * with the first part shown) and its note from the versions stage.
- */
-static int cover_parts_collect(struct cover_parts *cp, struct series_ctx *c)
-{
-	int total = c->view.row.total, i, ret = 0;
-	size_t k;
-
-	cp->notes = (struct rb_buf)RB_BUF_INIT(1u << 20);
-	cp->pp = calloc((size_t)total + 1, sizeof(*cp->pp));
-	cp->pnote = calloc((size_t)total + 1, sizeof(*cp->pnote));
-	cp->noff = calloc((size_t)total + 1, sizeof(*cp->noff));
-	cp->sel = calloc(c->findings.n + 1, sizeof(*cp->sel));
-	cp->idx = calloc(c->findings.n + 1, sizeof(*cp->idx));
-	cp->ids = calloc(c->findings.n + 1, sizeof(*cp->ids));
-	cp->raised = calloc((size_t)total + 1, sizeof(*cp->raised));
-	cp->interdiff = calloc((size_t)total + 1, sizeof(*cp->interdiff));
-	if (!cp->pp || !cp->pnote || !cp->noff || !cp->sel || !cp->idx ||
-	    !cp->ids || !cp->raised || !cp->interdiff)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 1; i <= total && !ret; i++) {
-		const struct rb_message *m = c->view.msgs[i];
-		struct rb_render_patch *pp = &cp->pp[cp->np];
-		size_t start = cp->n;
-
-		if (!m)
-			continue;
-		for (k = 0; k < c->findings.n; k++) {
-			int pi = c->findings.v[k].patch_index;
-
-			if (!strcmp(c->states[k], "raised") &&
-			    (pi == i || (pi == 0 && !cp->np))) {
-				cp->sel[cp->n] = c->findings.v[k];
-				cp->idx[cp->n++] = k;
-			}
-		}
-		cp->noff[cp->np] = cp->notes.len;
-		ret = rb_versions_part_note(&c->versions, i, &cp->notes);
-		ret = ret ?: rb_buf_putc(&cp->notes, '\0');
-		pp->index = i;
-		pp->title = m->subject.title;
-		pp->findings = cp->sel + start;
-		pp->n_findings = cp->n - start;
-		pp->ids = cp->ids + start;
-		pp->commit_msg = m->commit_msg;
-		pp->patch = m->patch;
-		pp->patch_len = m->patch_len;
-		/* Issue 37: what v(n)'s replies said of lines kept, and the
-		 * part's interdiff, its changed lines only. */
-		ret = ret ?: raised_of(&cp->raised[cp->np], c, i);
-		pp->raised = cp->raised[cp->np].v;
-		pp->n_raised = cp->raised[cp->np].n;
-		if (!ret) {
-			struct rb_buf id = RB_BUF_INIT(64 * 1024);
-
-			ret = rb_versions_interdiff(&c->versions, i, 0,
-						    COVER_INTERDIFF_LINES, &id);
-			cp->interdiff[cp->np] =
-				id.len ? rb_buf_detach(&id, NULL) : NULL;
-			rb_buf_release(&id);
-			pp->interdiff = cp->interdiff[cp->np];
-		}
-		cp->np++;
-	}
-	if (ret)
-		return ret;
-	/* The notes buffer may have moved while growing: point at it now. */
-	for (k = 0; k < cp->np; k++) {
-		cp->pnote[k] = cp->notes.ptr + cp->noff[k];
-		if (*cp->pnote[k]) {
-			cp->pp[k].summary = &cp->pnote[k];
-			cp->pp[k].n_summary = 1;
-		}
-	}
-	return 0;
-}
-
-/* The summary reply's text: the series' summary lines, then the parts. */
-static int cover_render(struct rb_buf *body, struct series_ctx *c,
-			const struct cover_parts *cp, const char *base_hex)
-{
-	struct rb_render_summary_ctx r = { 0 };
-	struct rb_buf rd = RB_BUF_INIT(64 * 1024);
-	const char **summary;
-	size_t k;
-	int ret;
-
-	summary = calloc(c->n_summary + 2, sizeof(*summary));
-	if (!summary)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (k = 0; k < c->n_summary; k++)
-		summary[k] = c->summary_v[k];
-	ret = rb_versions_range_diff(&c->versions, &rd);
-	if (ret)
-		goto out;
-	if (rd.len)
-		summary[k++] = rd.ptr;
-	r.head = render_head(c);
-	/* The cover letter's own subject: the summary answers it. */
-	r.head.version = c->view.msgs[0]->subject.version;
-	r.head.title = c->view.msgs[0]->subject.title;
-	r.head.blocking_text = c->view.scope.pol.blocking_text;
-	r.head.shadow_maintainers = shadow_maintainers(c);
-	r.base_name = c->applied && c->base_tree ? c->base_tree->name : NULL;
-	r.base_commit = c->applied ? base_hex : NULL;
-	r.summary = summary;
-	r.n_summary = k;
-	r.model_line = c->model_line.len ? c->model_line.ptr : NULL;
-	r.patches = cp->pp;
-	r.n_patches = cp->np;
-	r.dirs = dirs_of(c);
-	ret = rb_render_summary(body, &r);
-out:
-	free(summary);
-	rb_buf_release(&rd);
-	return ret;
-}
-
-static int render_cover_summary(struct series_ctx *c, const char *base_hex)
-{
-	struct cover_parts cp = { 0 };
-	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	struct outgoing *o = NULL;
-	size_t k;
-	int ret;
-
-	ret = cover_parts_collect(&cp, c);
-	if (ret)
-		goto out;
-	if (!cp.n && !c->view.scope.pol.send_when_empty && !c->versions.prev_id)
-		goto out;
-	ret = cover_render(&body, c, &cp, base_hex);
-	if (ret)
-		goto out;
-	ret = new_out(&o, c, "summary", 0);
-	if (ret)
-		goto out;
-	o->finding_idx = cp.idx;
-	o->ids = cp.ids;
-	o->n = cp.n;
-	cp.idx = NULL;
-	cp.ids = NULL;
-	ret = queue_reply(c, o, 0, body.ptr, REPLY_REVIEW);
-	o->words = 0;
-	for (k = 0; k < o->n; k++) {
-		size_t fi = o->finding_idx[k];
-
-		o->words += rb_stage_count_words(c->findings.v[fi].message);
-	}
-out:
-	cover_parts_release(&cp);
-	rb_buf_release(&body);
-	return ret;
-}
-
-/* One reply per patch that has findings (or every patch when the policy
- * says send_when_empty). Series-wide findings go with the cover's reply
- * when there is a cover, else with patch 1's. */
-static int render_reviews(struct series_ctx *c)
-{
-	bool when_empty = c->view.scope.pol.send_when_empty;
-	char base_hex[GIT_OID_HEXSZ + 1] = "";
-	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	struct rb_buf line = RB_BUF_INIT(4096);
-	struct rb_finding *sel = NULL;
-	struct raised_set raised = { 0 };
-	size_t *idx = NULL;
-	int i, ret = 0;
-
-	if (c->applied)
-		git_oid_tostr(base_hex, sizeof(base_hex), &c->base_oid);
-	fix_summary(c);
-	if (c->p->cfg->reply_to_cover && c->view.msgs[0])
-		return render_cover_summary(c, base_hex);
-	sel = calloc(c->findings.n + 1, sizeof(*sel));
-	idx = calloc(c->findings.n + 1, sizeof(*idx));
-	if (!sel || !idx) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = c->view.msgs[0] ? 0 : 1; i <= c->view.row.total && !ret; i++) {
-		const struct rb_message *m = c->view.msgs[i];
-		struct rb_render_ctx r = { 0 };
-		struct outgoing *o = NULL;
-		size_t k, n = 0;
-
-		raised_release(&raised);
-		if (!m)
-			continue;
-		/* Lines a reply on v(n) commented on and this part keeps:
-		 * said in its mail, even on a part not reviewed again. */
-		ret = i ? raised_of(&raised, c, i) : 0;
-		if (ret)
-			break;
-		if (rb_versions_unchanged(&c->versions, i) && !raised.n)
-			continue;
-		for (k = 0; k < c->findings.n; k++) {
-			int pi = c->findings.v[k].patch_index;
-
-			if (strcmp(c->states[k], "raised"))
-				continue;
-			if (pi == i ||
-			    (pi == 0 && i == 1 && !c->view.msgs[0])) {
-				sel[n] = c->findings.v[k];
-				idx[n++] = k;
-			}
-		}
-		if (!n && !raised.n && !(when_empty && i > 0))
-			continue;
-		ret = new_out(&o, c, i ? "review" : "summary", i);
-		if (ret)
-			break;
-		o->finding_idx = calloc(n + 1, sizeof(size_t));
-		o->ids = calloc(n + 1, sizeof(int));
-		if (!o->finding_idx || !o->ids) {
-			ret = rb_err(RB_ENOMEM, "out of memory");
-			break;
-		}
-		memcpy(o->finding_idx, idx, n * sizeof(size_t));
-		o->n = n;
-		r.mode = c->view.scope.pol.mode;
-		r.subsystem = c->view.scope.pol.subsystem;
-		r.blocking_text = c->view.scope.pol.blocking_text;
-		r.shadow_maintainers = shadow_maintainers(c);
-		r.version = m->subject.version;
-		r.index = m->subject.index;
-		r.total = m->subject.total;
-		r.title = m->subject.title;
-		r.base_name = c->applied && c->base_tree ? c->base_tree->name :
-							   NULL;
-		r.base_commit = c->applied ? base_hex : NULL;
-		r.summary = c->summary_v;
-		r.n_summary = c->n_summary;
-		/* This patch's own figures when the model ran on it. */
-		rb_buf_reset(&line);
-		if (c->usage && i > 0 &&
-		    !rb_model_status_line(&line, c->p->model, &c->usage[i],
-					  c->model_err))
-			r.model_line = line.ptr;
-		else
-			/* No model, no line: the author cannot turn it on. */
-			r.model_line = c->model_line.len ? c->model_line.ptr :
-							   NULL;
-		r.findings = sel;
-		r.n_findings = n;
-		r.commit_msg = m->commit_msg;
-		r.patch = m->patch;
-		r.patch_len = m->patch_len;
-		r.ids = o->ids;
-		r.raised = raised.v;
-		r.n_raised = raised.n;
-		r.dirs = dirs_of(c);
-		rb_buf_reset(&body);
-		ret = rb_render_review(&body, &r);
-		if (!ret)
-			ret = queue_reply(c, o, i, body.ptr, REPLY_REVIEW);
-		/* Words of commentary: what the findings say, not the frame
-		 * every mail has. */
-		o->words = 0;
-		for (k = 0; k < n; k++)
-			o->words += rb_stage_count_words(sel[k].message);
-	}
-out:
-	raised_release(&raised);
-	free(sel);
-	free(idx);
-	rb_buf_release(&body);
-	rb_buf_release(&line);
-	return ret;
-}
-
-/*
- * What an attempt is called in the mail and the store: the tree it was
- * made on, or, when no tree holds the base, what kind of base it was.
- */
-static const char *attempt_name(const struct rb_base_attempt *a)
-{
-	if (a->name)
-		return a->name;
-	return a->kind == RB_BASE_GUESSED ? "guessed base" : "base-commit";
-}
-
-/* A tree whose tip is older than this is not one to rebase on. */
-#define REBASE_MAX_AGE ((int64_t)30 * 86400)
-
-/* "3 hours": whole units, as a person writes them in a mail. */
-static const struct rb_dur_unit mail_units[] = {
-	{ 120, 1, -1, "seconds" },
-	{ 120 * 60, 60, -1, "minutes" },
-	{ 48 * 3600, 3600, -1, "hours" },
-	{ 0, 86400, -1, "days" },
-};
-
-/*
- * How old the commit an attempt tried was, and when its tree was last
- * fetched, so that the author can tell a stale tree from a wrong base.
- */
-static void attempt_age(char *out, size_t size, const struct series_ctx *c,
-			const struct rb_base_attempt *a)
-{
-	const struct tree *t = NULL;
-	git_commit *commit = NULL;
-	int64_t now = rb_now(), at;
-	char s1[32], s2[32];
-	size_t i;
-
-	out[0] = '\0';
-	for (i = 0; a->name && a->tried && i < c->n_trees && !t; i++)
-		if (!strcmp(a->name, c->trees[i].name))
-			t = &c->trees[i];
-	if (!t || git_commit_lookup(&commit, t->repo, &a->commit)) {
-		git_error_clear();
-		return;
-	}
-	rb_dur_format(s1, sizeof(s1),
-		      (double)(now - (int64_t)git_commit_time(commit)),
-		      mail_units);
-	git_commit_free(commit);
-	if (!rb_tree_fetchable(t->cfg))
-		snprintf(out, size, "committed %s ago", s1);
-	else if (rb_tree_fetched_at(&at, t->repo, t->cfg->branch))
-		snprintf(out, size, "committed %s ago, never fetched", s1);
-	else {
-		rb_dur_format(s2, sizeof(s2), (double)(now - at), mail_units);
-		snprintf(out, size, "committed %s ago, fetched %s ago", s1, s2);
-	}
-}
-
-/*
- * What an attempt that was never made says (base-commit: names a commit
- * no tree has; no base could be guessed), as a sentence of its own
- * rather than "guessed base: no guessed base: ...".
- */
-static void attempt_note(char *out, size_t size,
-			 const struct rb_base_attempt *a)
-{
-	static const char guess[] = "no guessed base: ";
-	const char *why = a->reason ? a->reason : "";
-
-	if (a->kind == RB_BASE_GUESSED) {
-		if (!strncmp(why, guess, sizeof(guess) - 1))
-			why += sizeof(guess) - 1;
-		snprintf(out, size,
-			 "No base could be guessed from the index lines: %s.",
-			 why);
-	} else {
-		snprintf(out, size, "The series names its base, but %s.", why);
-	}
-}
-
-/*
- * An attempt's reason without what the line says before it: "hunk #1 of
- * FILE does not match ..." after "FILE, hunk 1: " is "does not match".
- */
-static const char *plain_reason(const struct rb_base_attempt *a)
-{
-	const char *r = a->reason;
-	size_t n, fl = a->failed_file ? strlen(a->failed_file) : 0;
-	char head[64];
-
-	/* "FILE does not exist in the tree" after "FILE: " */
-	if (r && fl && !strncmp(r, a->failed_file, fl) && r[fl] == ' ')
-		return r + fl + 1;
-	if (!r || !a->failed_file || a->failed_hunk <= 0)
-		return r;
-	snprintf(head, sizeof(head), "hunk #%d of ", (int)a->failed_hunk);
-	n = strlen(head);
-	if (strncmp(r, head, n) ||
-	    strncmp(r + n, a->failed_file, strlen(a->failed_file)))
-		return r;
-	r += n + strlen(a->failed_file);
-	return *r == ' ' ? r + 1 : a->reason;
-}
-
-/*
- * The apply-failure notice. By default it goes to the admins: with trees
- * that are out of date, nearly every series applies nowhere, and that is
- * the operator's to fix, not the author's (issue 34). A section that
- * opted in (report_apply_failures: author) tells the poster: which patch
- * and file failed on which tree at which commit, and what to do.
- */
-/* How old the commit an attempt was made on is, in seconds (INT64_MAX
- * when it cannot be told). */
-static int64_t commit_age(const struct series_ctx *c,
-			  const struct rb_base_attempt *a)
-{
-	git_commit *commit = NULL;
-	int64_t age = INT64_MAX;
-	size_t i;
-
-	for (i = 0; a->name && i < c->n_trees; i++) {
-		if (strcmp(a->name, c->trees[i].name))
-			continue;
-		if (!git_commit_lookup(&commit, c->trees[i].repo, &a->commit))
-			age = rb_now() - (int64_t)git_commit_time(commit);
-		git_commit_free(commit);
-		git_error_clear();
-		break;
-	}
-	return age;
-}
-
-static int render_apply_failure(struct series_ctx *c)
-{
-	enum rb_apply_notice who =
-		rb_policy_apply_failure_notice(&c->view.scope.pol);
-	struct rb_render_apply_attempt *at = NULL;
-	struct rb_render_apply_ctx r = { 0 };
-	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	char(*hex)[GIT_OID_HEXSZ + 1] = NULL;
-	char(*age)[96] = NULL;
-	char(*note)[512] = NULL;
-	struct outgoing *o = NULL;
-	size_t i, n = c->base ? c->base->n_attempts : 0;
-	int ret;
-
-	if (who == RB_AF_OFF)
-		return 0;
-	at = calloc(n + 1, sizeof(*at));
-	hex = calloc(n + 1, sizeof(*hex));
-	age = calloc(n + 1, sizeof(*age));
-	note = calloc(n + 1, sizeof(*note));
-	if (!at || !hex || !age || !note) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		const struct rb_base_attempt *a = &c->base->attempts[i];
-		int pi = (int)a->failed_patch;
-
-		if (!a->tried) {
-			/* A guess that found nothing is the bot's business:
-			 * the author is told only of the base they named. */
-			if (who == RB_AF_AUTHOR && a->kind == RB_BASE_GUESSED)
-				continue;
-			attempt_note(note[i], sizeof(note[i]), a);
-			at[i].note = note[i];
-			continue;
-		}
-		git_oid_tostr(hex[i], sizeof(hex[i]), &a->commit);
-		at[i].base_name = attempt_name(a);
-		at[i].base_commit = hex[i];
-		attempt_age(age[i], sizeof(age[i]), c, a);
-		at[i].age = age[i][0] ? age[i] : NULL;
-		at[i].patch_index = pi;
-		at[i].patch_title = pi > 0 && pi <= c->view.row.total &&
-						    c->view.msgs[pi] ?
-					    c->view.msgs[pi]->subject.title :
-					    NULL;
-		at[i].file = a->failed_file;
-		at[i].hunk = (int)a->failed_hunk;
-		at[i].reason = plain_reason(a);
-		/* Over a size limit or budget: not reviewed for that. */
-		if ((a->tried && a->result &&
-		     a->result->fail == RB_APPLY_FAIL_LIMIT) ||
-		    (a->reason && !strncmp(a->reason, RB_APPLY_TOO_BIG,
-					   strlen(RB_APPLY_TOO_BIG))))
-			r.too_big = true;
-		/* A rebase on a tree is advice only while the tree is
-		 * current: never "rebase on" a tree months old. */
-		if (!r.rebase_on && a->kind == RB_BASE_TREE &&
-		    commit_age(c, a) < REBASE_MAX_AGE)
-			r.rebase_on = at[i].base_name;
-	}
-	r.head = render_head(c);
-	r.attempts = at;
-	r.n_attempts = n;
-	r.prereq_applied = c->prereq.applied.len ? c->prereq.applied.ptr : NULL;
-	r.prereq_missing = c->prereq.missing.len ? c->prereq.missing.ptr : NULL;
-	r.to_admins = who == RB_AF_ADMINS;
-	r.author = c->first ? rb_message_poster(c->first)->addr : NULL;
-	/* What the other mails say first: the parts that did not arrive. */
-	fix_summary(c);
-	r.summary = c->summary_v;
-	r.n_summary = c->n_summary;
-	r.dirs = dirs_of(c);
-	ret = rb_render_apply_failure(&body, &r);
-	if (ret)
-		goto out;
-	ret = new_out(&o, c,
-		      r.to_admins ? "apply-failure-admin" : "apply-failure", 0);
-	if (ret)
-		goto out;
-	/* In reply to the cover (or patch 1), never to the list. */
-	ret = queue_reply(c, o, c->first_idx, body.ptr,
-			  r.to_admins ? REPLY_ADMINS : REPLY_AUTHOR);
-out:
-	free(at);
-	free(hex);
-	free(age);
-	free(note);
-	rb_buf_release(&body);
-	return ret;
-}
-
-static int render_incomplete(struct series_ctx *c)
-{
-	struct rb_render_incomplete_ctx r = { 0 };
-	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	int *missing;
-	struct outgoing *o = NULL;
-	int i, n = 0, ret;
-
-	missing = calloc((size_t)c->view.row.total + 1, sizeof(*missing));
-	if (!missing)
-		return rb_err(RB_ENOMEM, "out of memory");
-	for (i = 1; i <= c->view.row.total; i++)
-		if (!c->view.row.msgids[i])
-			missing[n++] = i;
-	snprintf(c->detail, sizeof(c->detail), "%d of %d parts missing", n,
-		 c->view.row.total);
-	r.head = render_head(c);
-	r.missing = missing;
-	r.n_missing = (size_t)n;
-	r.wait_minutes =
-		c->p->force_complete ? 0 : c->p->cfg->incomplete_wait_minutes;
-	/* A prefix was reviewed and said nothing: the notice says so. */
-	r.reviewed = c->n_parts < c->view.row.total ? c->n_parts : 0;
-	r.dirs = dirs_of(c);
-	ret = rb_render_incomplete(&body, &r);
-	if (!ret) {
-		ret = new_out(&o, c, "incomplete", 0);
-		if (!ret)
-			ret = queue_reply(c, o, c->first_idx, body.ptr,
-					  REPLY_AUTHOR);
-	}
-	free(missing);
-	rb_buf_release(&body);
-	return ret;
-}
-
-/* The one "could not be reviewed" note of a quarantined series. */
-static int render_not_reviewed(struct series_ctx *c, int tries)
-{
-	struct rb_render_not_reviewed_ctx r = { 0 };
-	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	struct outgoing *o = NULL;
-	int ret;
-
-	if (!c->view.scope.pol.report_apply_failures)
-		return 0;
-	r.head = render_head(c);
-	r.tries = tries;
-	r.dirs = dirs_of(c);
-	ret = rb_render_not_reviewed(&body, &r);
-	if (!ret)
-		ret = new_out(&o, c, "not-reviewed", 0);
-	/* To the author only, in reply to the cover (or patch 1). */
-	if (!ret)
-		ret = queue_reply(c, o, c->first_idx, body.ptr, true);
-	rb_buf_release(&body);
-	return ret;
-}
-
-/*
- * When the series' last part came: its Date, or when we received it if
- * that is later. The embargo runs from there, so that a Date: set in the
- * past cannot skip it.
- */
-static int64_t last_seen(const struct series_ctx *c)
-{
-	int64_t t = c->view.row.last_date;
-	int i;
-
-	for (i = 0; c->view.raws && i <= c->view.row.total; i++)
-		if (c->view.raws[i].received_at > t)
-			t = c->view.raws[i].received_at;
-	return t;
-}
-
-/* When the bot received the series' newest part (0: not known). */
-static int64_t last_received(const struct series_ctx *c)
-{
-	int64_t t = 0;
-	int i;
-
-	for (i = 0; c->view.raws && i <= c->view.row.total; i++)
-		if (c->view.raws[i].received_at > t)
-			t = c->view.raws[i].received_at;
-	return t ? t : c->view.row.last_date;
-}
-
 /* Everything decided, in one transaction with the end of the job. */
 /* The series' subsystem, the bases tried and the one it applied on. */
 static int write_bases(struct series_ctx *c)
@@ -2161,10 +738,11 @@ static int write_bases(struct series_ctx *c)
 		const struct rb_base_attempt *a = &c->base->attempts[i];
 
 		git_oid_tostr(hex, sizeof(hex), &a->commit);
-		ret = rb_store_add_attempt(st, c->view.row.id, attempt_name(a),
-					   hex, a->applied,
-					   (int)a->failed_patch, a->failed_file,
-					   (int)a->failed_hunk, a->reason);
+		ret = rb_store_add_attempt(st, c->view.row.id,
+					   rb_review_attempt_name(a), hex,
+					   a->applied, (int)a->failed_patch,
+					   a->failed_file, (int)a->failed_hunk,
+					   a->reason);
 	}
 	if (!ret && c->applied) {
 		git_oid_tostr(hex, sizeof(hex), &c->base_oid);
@@ -2172,66 +750,6 @@ static int write_bases(struct series_ctx *c)
 		ret = rb_store_series_applied(
 			st, c->view.row.id,
 			c->base_tree ? c->base_tree->name : NULL, hex, hex2);
-	}
-	return ret;
-}
-
-/*
- * Queues @o in the outbox with the findings it shows (their states are
- * then written and dropped from c->states). The same mail from an
- * earlier run is left as it is.
- */
-static int write_outmail(struct series_ctx *c, struct outgoing *o, int64_t now)
-{
-	struct rb_store *st = c->p->st;
-	/* From when the bot received the series' last part: a mail's Date
-	 * says when it was written (a replayed 2019 mail, 2019). */
-	int64_t latency = now - last_received(c);
-	struct rb_outmail m = {
-		.series_id = c->view.row.id,
-		.kind = o->kind,
-		.patch_idx = o->patch_idx,
-		.lists = o->mail.lists.ptr,
-		.trusted = o->mail.trusted.ptr,
-		.words = o->words,
-		.findings = (int)o->n,
-		.send_after =
-			rb_policy_send_after(&c->view.scope.pol, last_seen(c)),
-		.policy = rb_mode_name(c->view.scope.pol.mode),
-		.subsystem = c->view.scope.pol.subsystem,
-		.latency = latency > 0 ? latency : 0,
-		.capped = o->capped,
-		.copy_of = o->copy_of,
-	};
-	size_t k;
-	int ret;
-
-	if (o->skip)
-		return 0;
-	/* A copy's cost is its review's. */
-	if (c->usage && !o->copy_of && o->patch_idx > 0 &&
-	    o->patch_idx <= c->view.row.total) {
-		const struct rb_model_usage *u = &c->usage[o->patch_idx];
-
-		m.model = rb_model_name(c->p->model);
-		m.prompt = c->prompt[0] ? c->prompt : NULL;
-		m.tokens_in = u->tokens_in;
-		m.tokens_out = u->tokens_out;
-		m.cost = u->cost;
-	}
-	ret = rb_reply_queue(c->p, &o->mail, &m);
-	if (ret == -RB_EEXISTS) /* The same mail from an earlier run. */
-		return 0;
-	for (k = 0; !ret && k < o->n; k++) {
-		char fid[16];
-		size_t fi = o->finding_idx[k];
-
-		snprintf(fid, sizeof(fid), "F%d", o->ids[k]);
-		ret = rb_store_add_finding(st, c->view.row.id,
-					   o->mail.message_id, fid,
-					   &c->findings.v[fi], c->states[fi]);
-		free(c->states[fi]);
-		c->states[fi] = NULL;
 	}
 	return ret;
 }
@@ -2247,8 +765,8 @@ static int write_results(struct series_ctx *c)
 	if (ret)
 		return ret;
 	ret = write_bases(c);
-	for (i = 0; !ret && i < c->n_out; i++)
-		ret = write_outmail(c, &c->out[i], now);
+	for (i = 0; !ret && i < c->mail.n_out; i++)
+		ret = rb_review_write_outmail(c, &c->mail.out[i], now);
 	/* Findings not shown in any mail are kept for the stats. */
 	for (i = 0; !ret && c->states && i < c->findings.n; i++)
 		if (c->states[i])
@@ -2643,12 +1161,17 @@ static bool over_limit(const struct series_ctx *c)
 	return c->base && c->base->limit && c->base->n_attempts;
 }
 
-/* Apply, then the checkers, the model, the filters and the mails. */
-static int review_series(struct series_ctx *c)
+/*
+ * The apply, on every base, once more after a tree moved. *@settled when
+ * the review ends here: it applies nowhere (the job waits for a fetch,
+ * or the apply-failure notice is made) or it hit a limit.
+ */
+static int apply_step(struct series_ctx *c, bool *settled)
 {
 	struct rb_pipeline *p = c->p;
 	int ret, wait;
 
+	*settled = true;
 	ret = apply_series(c);
 	if (!ret && !over_limit(c) && c->n_trees && !c->applied &&
 	    refresh_trees(c)) {
@@ -2670,7 +1193,7 @@ static int review_series(struct series_ctx *c)
 				 c->base->attempts[c->base->n_attempts - 1]
 					 .reason :
 				 "?");
-		return render_apply_failure(c);
+		return rb_review_render_apply_failure(c);
 	}
 	wait = ret || c->applied ? 0 : retry_minutes(c);
 	if (!ret && c->n_trees && !c->applied && wait > 0 &&
@@ -2703,16 +1226,22 @@ static int review_series(struct series_ctx *c)
 		snprintf(c->detail, sizeof(c->detail),
 			 "applies on none of %zu bases",
 			 c->base ? c->base->n_attempts : 0);
-		return render_apply_failure(c);
+		return rb_review_render_apply_failure(c);
 	}
-	if (ret)
-		return ret;
-	c->series_state = "reviewed";
+	*settled = false;
+	return ret;
+}
+
+/* What the checkers and the model find, and what of it is said. */
+static int findings_step(struct series_ctx *c)
+{
+	int ret;
+
 	ret = compare_versions(c);
 	if (!ret)
 		ret = run_checkers(c);
 	if (!ret)
-		ret = run_model(c);
+		ret = rb_review_run_model(c);
 	if (!ret)
 		ret = postprocess(c);
 	if (!ret)
@@ -2738,11 +1267,25 @@ static int review_series(struct series_ctx *c)
 					 c->view.msgs);
 	if (!ret)
 		ret = versions_fixed(c);
+	return ret;
+}
+
+/* Apply, then the checkers, the model, the filters and the mails. */
+static int review_series(struct series_ctx *c)
+{
+	bool settled;
+	int ret;
+
+	ret = apply_step(c, &settled);
+	if (ret || settled)
+		return ret;
+	c->series_state = "reviewed";
+	ret = findings_step(c);
 	if (!ret)
-		ret = render_reviews(c);
+		ret = rb_review_render_reviews(c);
 	if (!ret)
-		ret = queue_copies(c);
-	p->stats.reviewed++;
+		ret = rb_review_queue_copies(c);
+	c->p->stats.reviewed++;
 	return ret;
 }
 
@@ -2861,8 +1404,8 @@ static int review_prefix(struct series_ctx *c, int k)
 	 * says the prefix was reviewed, unless the parts evidently went to
 	 * other lists.
 	 */
-	if (!c->n_out && !sent_elsewhere(c))
-		ret = render_incomplete(c);
+	if (!c->mail.n_out && !sent_elsewhere(c))
+		ret = rb_review_render_incomplete(c);
 	return ret;
 }
 
@@ -2872,9 +1415,9 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 	bool incomplete = !strcmp(job->kind, "incomplete"), none_here = false;
 	int ret;
 
-	rb_buf_init(&c.summary, 64 * 1024);
-	rb_buf_init(&c.model_line, 4096);
-	rb_buf_init(&c.notes, RB_BUF_NOLIMIT);
+	rb_buf_init(&c.summary.buf, 64 * 1024);
+	rb_buf_init(&c.model.line, 4096);
+	rb_buf_init(&c.model.notes, RB_BUF_NOLIMIT);
 	rb_prereq_init(&c.prereq);
 	ret = load_messages(&c);
 	if (!ret)
@@ -2932,7 +1475,7 @@ int rb_review_job(struct rb_pipeline *p, const struct rb_job *job)
 			 c.view.row.total);
 	} else if (incomplete) {
 		c.series_state = "incomplete";
-		ret = render_incomplete(&c);
+		ret = rb_review_render_incomplete(&c);
 		p->stats.reviewed++;
 	} else {
 		ret = review_series(&c);
@@ -2956,7 +1499,7 @@ out:
 
 int rb_review_model_prepare(struct rb_pipeline *p)
 {
-	return ensure_model(p);
+	return rb_review_ensure_model(p);
 }
 
 int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
@@ -2975,8 +1518,8 @@ int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
 	fprintf(stderr, "reviewbot: %s <%s>: %s\n", job->kind, job->key, why);
 	if (!notice)
 		return end_job(p, job, "quarantined", why);
-	rb_buf_init(&c.summary, 64 * 1024);
-	rb_buf_init(&c.model_line, 4096);
+	rb_buf_init(&c.summary.buf, 64 * 1024);
+	rb_buf_init(&c.model.line, 4096);
 	rb_prereq_init(&c.prereq);
 	c.series_state = "quarantined";
 	c.job_error = why;
@@ -2988,7 +1531,7 @@ int rb_review_quarantine(struct rb_pipeline *p, const struct rb_job *job,
 	if (!ret)
 		ret = resolve_scope(&c);
 	if (!ret && c.view.scope.pol.mode != RB_MODE_OFF)
-		ret = render_not_reviewed(&c, job->lost);
+		ret = rb_review_render_not_reviewed(&c, job->lost);
 	if (!ret)
 		ret = write_results(&c);
 	if (ret && ret != -RB_EAGAIN && ret != -RB_ESTORE) {
