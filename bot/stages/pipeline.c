@@ -933,16 +933,18 @@ static bool threaded(const struct rb_job *job)
  */
 static bool waits_for_hand(struct rb_pipeline *p, const struct rb_job *job)
 {
-	struct rb_series_row row = { 0 };
+	struct rb_series_view v = { 0 };
 	bool later;
 
 	if (strcmp(job->kind, "review") ||
-	    rb_store_series_load(p->st, job->key, &row)) {
+	    rb_series_view_open(&v, p->st, job->key, rb_series_max_size(p->cfg),
+				0)) {
+		rb_series_view_release(&v);
 		rb_err_clear();
 		return false;
 	}
-	later = row.version > 1 || (row.previous && *row.previous);
-	rb_series_row_release(&row);
+	later = v.row.version > 1 || (v.row.previous && *v.row.previous);
+	rb_series_view_release(&v);
 	return later;
 }
 
