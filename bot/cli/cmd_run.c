@@ -96,8 +96,6 @@ struct runner {
 	bool leader; /* holds the ingest lock (always true on SQLite) */
 	bool standby_logged;
 	bool busy; /* the last pass did some work */
-	int64_t *fetched; /* owned: when each configured tree was fetched */
-	size_t n_fetched;
 	int64_t pruned_at; /* the last retention pass (prune_step()) */
 
 	/* The heartbeat thread (PostgreSQL workers), on its own connection:
@@ -355,53 +353,6 @@ static int job_finished(struct rb_pipeline *p, const struct rb_job *job,
 }
 
 /*
- * Each worker keeps its own copies of the configured trees and fetches
- * them itself: a tree with a url, a branch and fetch_minutes is fetched
- * (bot/stages/trees.h) when that many minutes passed since its last fetch (a
- * stamp per branch in the clone, which the review stage also reads
- * before an apply-failure notice), between jobs, and its local branch
- * moves to the fetched head, which the next review uses. A failed fetch
- * is logged and tried again after the interval (r->fetched: this
- * process's last try); the review goes on with what the tree has.
- */
-static void fetch_trees(struct runner *r)
-{
-	const struct rb_config *cfg = r->p->cfg;
-	int64_t now = rb_now();
-	size_t i;
-
-	if (!r->fetched || r->n_fetched != cfg->n_trees) {
-		/* First use, or a reloaded config: the stamps decide. */
-		free(r->fetched);
-		r->fetched = calloc(cfg->n_trees + 1, sizeof(*r->fetched));
-		r->n_fetched = r->fetched ? cfg->n_trees : 0;
-	}
-	for (i = 0; i < r->n_fetched && !stop_requested; i++) {
-		const struct rb_tree_config *t = &cfg->trees[i];
-		git_repository *repo = NULL;
-		git_oid oid;
-
-		if (!rb_tree_fetchable(t) ||
-		    now - r->fetched[i] < (int64_t)t->fetch_minutes * 60)
-			continue;
-		git_libgit2_init();
-		if (git_repository_open(&repo, t->path) < 0) {
-			r->fetched[i] = now;
-			rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree",
-			       t->name, "reason",
-			       git_error_last() ? git_error_last()->message :
-						  "cannot open",
-			       NULL);
-		} else if (rb_tree_due(t, repo, now)) {
-			r->fetched[i] = now;
-			rb_tree_fetch(&oid, repo, t, r->name);
-		}
-		git_repository_free(repo);
-		git_libgit2_shutdown();
-	}
-}
-
-/*
  * The retention policy (bot/stages/retention.h), at most once an hour, by
  * the workers; a failure is logged and tried again in an hour.
  */
@@ -431,8 +382,8 @@ static size_t work_done(const struct rb_pipeline_stats *s)
 
 /*
  * One pass of every part this process plays: the sources (ingest), the
- * trees' fetches (workers), then the pipeline's stages for those roles
- * (pipeline.h). A pass that found nothing to do after one that did logs
+ * retention policy (workers), then the pipeline's stages for those roles
+ * (pipeline.h; the workers' first is the trees' fetch). A pass that found nothing to do after one that did logs
  * run.idle once: every due job has run and every due mail has gone.
  */
 static int run_step(struct runner *r)
@@ -447,7 +398,6 @@ static int run_step(struct runner *r)
 			roles |= RB_ROLE_INGEST;
 	}
 	if (r->what & DO_WORK) {
-		fetch_trees(r);
 		prune_step(r);
 		roles |= RB_ROLE_WORKER;
 	}
@@ -542,6 +492,8 @@ static int run_prepare(struct runner *r, struct rb_config *cfg, char *defname,
 	p->st = r->st;
 	p->owner = r->name;
 	p->lease = r->lease;
+	/* Workers fetch their own trees (the fetch stage, trees.h). */
+	p->fetch_trees = true;
 	p->stop = &stop_requested;
 	/*
 	 * On a shared store another sender may hold mail in 'sending': its
@@ -589,11 +541,6 @@ static int run_reload(struct runner *r, struct rb_config **cfg)
 	}
 	rb_sources_free(r->srcs);
 	r->srcs = NULL;
-	/* The trees' fetches: the stamps in the clones decide again, as
-	 * at the first start (fetch_trees()). */
-	free(r->fetched);
-	r->fetched = NULL;
-	r->n_fetched = 0;
 	rb_pipeline_release(r->p);
 	rb_config_free(*cfg);
 	*cfg = ncfg;
@@ -882,7 +829,6 @@ int cmd_run(int argc, char **argv)
 	ret = ret == -RB_ECONFIG ? RB_EXIT_USAGE : RB_EXIT_OK;
 out:
 	hb_stop(&r);
-	free(r.fetched);
 	rb_sources_free(r.srcs);
 	rb_pipeline_release(&p);
 	rb_store_close(r.st);

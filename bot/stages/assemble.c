@@ -18,6 +18,7 @@
 #include "bot/config.h"
 #include "bot/stages/assemble.h"
 #include "bot/stages/fault.h"
+#include "bot/stages/series_view.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
 #include "mail/message.h"
@@ -495,7 +496,7 @@ static int add_msg(struct asm_state *a, struct rb_series_set *set,
 		ret = rb_store_get_raw(a->p->st, m->id, &row);
 		if (ret)
 			return ret;
-		opts.max_size = rb_pipeline_max_size(a->p);
+		opts.max_size = rb_series_max_size(a->p->cfg);
 		opts.received_at = row.received_at;
 		if (!rb_message_parse(&msg, row.raw, row.len, &opts)) {
 			ret = rb_series_set_add(set, msg);

@@ -10,6 +10,7 @@
 #include "bot/config.h"
 #include "bot/stages/curate.h"
 #include "bot/stages/policy.h"
+#include "bot/stages/reply.h"
 #include "bot/stages/scope.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
@@ -341,13 +342,10 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 	struct rb_recipients r = { 0 };
 	struct rb_reply reply = { 0 };
 	struct rb_buf body = RB_BUF_INIT(4u << 20);
-	struct rb_buf bytes = RB_BUF_INIT(4u << 20), by = RB_BUF_INIT(4096);
-	struct rb_buf hdr = RB_BUF_INIT(4096), rc = RB_BUF_INIT(1u << 20);
-	struct rb_buf lists = RB_BUF_INIT(1u << 20);
-	struct rb_buf trusted = RB_BUF_INIT(1u << 20);
-	const char **refs = NULL;
-	char *msgid = NULL, *env_from = NULL, **env = NULL;
-	size_t i, n_env = 0;
+	struct rb_buf by = RB_BUF_INIT(4096), hdr = RB_BUF_INIT(4096);
+	struct rb_reply_mail mail;
+	const char *msgid = NULL;
+	size_t i;
 	int64_t idx = 0;
 	int ret, words = 0;
 
@@ -360,6 +358,7 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 	}
 	/* A summary's findings are on the patches: quote from the first
 	 * one's (the others are shown with file and line). */
+	rb_reply_mail_init(&mail, 4u << 20);
 	quoted = part;
 	if (ch->f[0].patch_index > 0 &&
 	    (size_t)ch->f[0].patch_index < in->n_parts &&
@@ -399,27 +398,10 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 		snprintf(detail, dsize, "nobody it may go to can receive mail");
 		goto out;
 	}
-	refs = calloc(part->n_references + 1, sizeof(*refs));
-	if (!refs) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < part->n_references; i++)
-		refs[i] = part->references[i];
-	refs[i] = part->message_id;
 	ret = rb_buf_printf(&hdr, "X-Reviewbot-Forwarded-By: %s", c->actor);
 	if (ret)
 		goto out;
 	reply.from = cfg->smtp_from;
-	reply.to = (const char *const *)r.to;
-	reply.n_to = r.n_to;
-	reply.cc = (const char *const *)r.cc;
-	reply.n_cc = r.n_cc;
-	reply.subject = part->subject_raw ? part->subject_raw : "";
-	reply.in_reply_to = part->message_id;
-	reply.references = refs;
-	reply.n_references = part->n_references + 1;
-	reply.date = rb_now();
 	/* Public now, whatever the section's mode: advisory, or blocking
 	 * where the section blocks. */
 	reply.policy = pol.mode == RB_MODE_BLOCKING ? RB_MODE_BLOCKING :
@@ -427,16 +409,8 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 	reply.series_id = in->row->id;
 	reply.body = body.ptr;
 	reply.extra_headers = hdr.ptr;
-	ret = rb_compose(&bytes, &msgid, &reply);
-	if (!ret)
-		ret = rb_compose_envelope(&env_from, &env, &n_env, &reply);
-	for (i = 0; !ret && i < n_env; i++)
-		ret = rb_buf_printf(&rc, "%s%s", i ? "\n" : "", env[i]);
-	for (i = 0; !ret && i < r.n_lists; i++)
-		ret = rb_buf_printf(&lists, "%s%s", i ? "\n" : "", r.lists[i]);
-	for (i = 0; !ret && i < r.n_trusted; i++)
-		ret = rb_buf_printf(&trusted, "%s%s", i ? "\n" : "",
-				    r.trusted[i]);
+	ret = rb_reply_compose(&mail, &reply, part, &r);
+	msgid = mail.message_id;
 	for (i = 0; i < ch->n; i++)
 		words += rb_stage_count_words(ch->f[i].message);
 	if (!ret)
@@ -444,16 +418,11 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 					       "forward", &idx);
 	if (!ret) {
 		struct rb_outmail om = {
-			.message_id = msgid,
 			.series_id = in->row->id,
 			.kind = "forward",
 			.patch_idx = (int)idx,
-			.env_from = env_from,
-			.rcpts = rc.ptr,
-			.lists = lists.ptr,
-			.trusted = trusted.ptr,
-			.bytes = bytes.ptr,
-			.len = bytes.len,
+			.lists = mail.lists.ptr,
+			.trusted = mail.trusted.ptr,
 			.words = words,
 			.findings = (int)ch->n,
 			.send_after = rb_now(),
@@ -462,11 +431,9 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 			.copy_of = in->review,
 		};
 
-		ret = rb_store_add_outmail(in->p->st, &om);
-		if (!ret) {
+		ret = rb_reply_queue(in->p, &mail, &om);
+		if (!ret)
 			c->out->queued++;
-			in->p->stats.queued++;
-		}
 	}
 	for (i = 0; !ret && i < ch->n; i++) {
 		char fid[16];
@@ -489,20 +456,12 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 			 ch->n == 1 ? "" : "s", msgid);
 	}
 out:
-	if (env)
-		rb_addr_list_free(env, n_env);
-	free(env_from);
-	free(msgid);
-	free(refs);
+	rb_reply_mail_release(&mail);
 	rb_scope_people_release(&pb);
 	rb_recipients_release(&r);
 	rb_buf_release(&body);
-	rb_buf_release(&bytes);
 	rb_buf_release(&by);
 	rb_buf_release(&hdr);
-	rb_buf_release(&rc);
-	rb_buf_release(&lists);
-	rb_buf_release(&trusted);
 	return ret;
 }
 

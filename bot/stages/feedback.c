@@ -13,7 +13,9 @@
 #include "bot/stages/feedback.h"
 #include "bot/stages/model_setup.h"
 #include "bot/stages/policy.h"
+#include "bot/stages/reply.h"
 #include "bot/stages/scope.h"
+#include "bot/stages/series_view.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
 #include "mail/addr.h"
@@ -45,9 +47,8 @@ struct reply_ctx {
 	struct rb_message *m;
 	char *review; /* our review's Message-ID, as stored */
 	char *series_id;
-	struct rb_series_row row;
-	struct rb_message **parts; /* [row.total + 1] */
-	struct rb_scope scope; /* sections, policy: as the review saw them */
+	/* The series, its parts and scope (as the review saw them). */
+	struct rb_series_view view;
 	struct rb_verdicts verdicts;
 	struct rb_prose prose; /* the answers under quoted findings */
 	size_t n_proposed; /* verdicts guessed from prose, stored */
@@ -59,17 +60,11 @@ struct reply_ctx {
 
 static void reply_release(struct reply_ctx *c)
 {
-	int i;
-
 	rb_msgrow_release(&c->raw);
 	rb_message_free(c->m);
 	free(c->review);
 	free(c->series_id);
-	for (i = 0; c->parts && i <= c->row.total; i++)
-		rb_message_free(c->parts[i]);
-	free(c->parts);
-	rb_series_row_release(&c->row);
-	rb_scope_release(&c->scope);
+	rb_series_view_release(&c->view);
 	rb_verdicts_release(&c->verdicts);
 	rb_prose_release(&c->prose);
 }
@@ -85,36 +80,12 @@ static int find_review(struct reply_ctx *c, const char *id)
 	return ret == -RB_ENOTFOUND ? 0 : ret;
 }
 
-static size_t max_size(const struct rb_pipeline *p)
-{
-	return p->cfg->max_message_size ? p->cfg->max_message_size :
-					  RB_MSG_DEFAULT_MAX;
-}
-
 /* The series' parts, parsed (for authors and MAINTAINERS). */
 static int load_series(struct reply_ctx *c)
 {
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	int i, ret;
-
-	ret = rb_store_series_load(c->p->st, c->series_id, &c->row);
-	if (ret)
-		return ret;
-	c->parts = calloc((size_t)c->row.total + 1, sizeof(*c->parts));
-	if (!c->parts)
-		return rb_err(RB_ENOMEM, "out of memory");
-	opts.max_size = max_size(c->p);
-	for (i = 0; i <= c->row.total; i++) {
-		struct rb_msgrow r = { 0 };
-
-		if (!c->row.msgids[i] ||
-		    rb_store_get_raw(c->p->st, c->row.msgids[i], &r))
-			continue;
-		if (rb_message_parse(&c->parts[i], r.raw, r.len, &opts))
-			c->parts[i] = NULL;
-		rb_msgrow_release(&r);
-	}
-	return 0;
+	return rb_series_view_load(&c->view, c->p->st, c->series_id,
+				   rb_series_max_size(c->p->cfg),
+				   RB_VIEW_SKIP_UNREAD);
 }
 
 /*
@@ -124,15 +95,7 @@ static int load_series(struct reply_ctx *c)
  */
 static int resolve_scope(struct reply_ctx *c)
 {
-	const char *list_id = NULL;
-	int i;
-
-	for (i = 0; !list_id && c->parts && i <= c->row.total; i++)
-		if (c->parts[i])
-			list_id = c->parts[i]->list_id;
-	return rb_scope_resolve(&c->scope, c->p,
-				(const struct rb_message *const *)c->parts,
-				(size_t)c->row.total + 1, list_id);
+	return rb_series_view_scope(&c->view, c->p, NULL);
 }
 
 static bool in_list(const char *const *v, size_t n, const char *addr)
@@ -276,10 +239,12 @@ static const char *allowed(const struct reply_ctx *c, const char *addr)
 
 	if (!addr || !rb_addr_valid(addr))
 		return NULL;
-	if (is_author(c->row.author, (const struct rb_message *const *)c->parts,
-		      c->parts ? (size_t)c->row.total + 1 : 0, addr))
+	if (is_author(c->view.row.author,
+		      (const struct rb_message *const *)c->view.msgs,
+		      c->view.msgs ? (size_t)c->view.row.total + 1 : 0, addr))
 		return "author";
-	if (finding_sections(&all, c->p->cfg, NULL, c->scope.touched, NULL))
+	if (finding_sections(&all, c->p->cfg, NULL, c->view.scope.touched,
+			     NULL))
 		return NULL;
 	role = person_role(&all, addr);
 	fsections_release(&all);
@@ -307,16 +272,17 @@ static int verdict_role(struct reply_ctx *c, const char *file,
 		*role = "admin";
 		return 0;
 	}
-	ret = finding_sections(&fs, c->p->cfg, c->scope.maint, c->scope.touched,
-			       file);
+	ret = finding_sections(&fs, c->p->cfg, c->view.scope.maint,
+			       c->view.scope.touched, file);
 	if (ret)
 		return ret;
 	*role = person_role(&fs, addr);
 	fsections_release(&fs);
 	if (*role)
 		return 0;
-	if (is_author(c->row.author, (const struct rb_message *const *)c->parts,
-		      (size_t)c->row.total + 1, addr))
+	if (is_author(c->view.row.author,
+		      (const struct rb_message *const *)c->view.msgs,
+		      (size_t)c->view.row.total + 1, addr))
 		*role = "author";
 	else
 		*role = "other-section";
@@ -339,7 +305,7 @@ static int add_verdict(struct reply_ctx *c, const struct verdict_row *v,
 	/* An author speaks for her own series, the others for this one's. */
 	const char *owner = !v->role		       ? NULL :
 			    !strcmp(v->role, "author") ? judge :
-							 c->row.author;
+							 c->view.row.author;
 	struct rb_verdict_rec rec = {
 		.reply_msgid = c->msgid,
 		.review_msgid = c->review,
@@ -416,21 +382,19 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 	struct rb_render_ack_item *items = NULL;
 	struct rb_render_ack_ctx a = { 0 };
 	struct rb_buf body = RB_BUF_INIT(64 * 1024);
-	struct rb_buf bytes = RB_BUF_INIT(1u << 20);
-	struct rb_buf to = RB_BUF_INIT(4096), rc = RB_BUF_INIT(64 * 1024);
+	struct rb_buf to = RB_BUF_INIT(4096);
+	struct rb_reply_mail mail;
 	struct rb_reply r = { 0 };
-	const char **refs = NULL;
 	const char *to_v[1];
-	char *msgid = NULL, *env_from = NULL, **env = NULL;
-	size_t i, n = 0, n_env = 0;
+	size_t i, n = 0;
 	int64_t idx = 0;
 	int ret;
 
 	if (!c->p->cfg->ack_verdicts || !c->n_stored || !c->p->cfg->smtp_from)
 		return 0;
+	rb_reply_mail_init(&mail, 1u << 20);
 	items = calloc(c->verdicts.n + 1, sizeof(*items));
-	refs = calloc(c->m->n_references + 1, sizeof(*refs));
-	if (!items || !refs) {
+	if (!items) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -443,69 +407,44 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 	a.n_items = n;
 	a.dirs.templates_dir = c->p->templates_dir ? c->p->templates_dir :
 						     RB_TEMPLATES_DIR;
-	a.dirs.override_dir = c->scope.pol.templates_dir;
+	a.dirs.override_dir = c->view.scope.pol.templates_dir;
 	ret = rb_render_ack(&body, &a);
 	if (!ret)
 		ret = rb_addr_format(&to, &c->m->from);
 	if (ret)
 		goto out;
-	for (i = 0; i < c->m->n_references; i++)
-		refs[i] = c->m->references[i];
-	refs[i] = c->m->message_id;
 	to_v[0] = to.ptr;
 	r.from = c->p->cfg->smtp_from;
 	r.to = to_v;
 	r.n_to = 1;
-	r.subject = c->m->subject_raw ? c->m->subject_raw : "";
-	r.in_reply_to = c->m->message_id;
-	r.references = refs;
-	r.n_references = c->m->n_references + 1;
-	r.date = rb_now();
-	r.policy = c->scope.pol.mode;
+	r.policy = c->view.scope.pol.mode;
 	r.series_id = c->series_id;
 	r.body = body.ptr;
-	ret = rb_compose(&bytes, &msgid, &r);
-	if (!ret)
-		ret = rb_compose_envelope(&env_from, &env, &n_env, &r);
-	for (i = 0; !ret && i < n_env; i++)
-		ret = rb_buf_printf(&rc, "%s%s", i ? "\n" : "", env[i]);
+	ret = rb_reply_compose(&mail, &r, c->m, NULL);
 	if (!ret)
 		ret = rb_store_review_next_idx(c->p->st, c->series_id, "ack",
 					       &idx);
 	if (!ret) {
 		struct rb_outmail om = {
-			.message_id = msgid,
 			.series_id = c->series_id,
 			.kind = "ack",
 			.patch_idx = (int)idx,
-			.env_from = env_from,
-			.rcpts = rc.ptr,
-			.bytes = bytes.ptr,
-			.len = bytes.len,
-			.policy = rb_mode_name(c->scope.pol.mode),
-			.subsystem = c->scope.pol.subsystem,
+			.policy = rb_mode_name(c->view.scope.pol.mode),
+			.subsystem = c->view.scope.pol.subsystem,
 			.send_after = rb_now(),
 		};
 
-		ret = rb_store_add_outmail(c->p->st, &om);
+		ret = rb_reply_queue(c->p, &mail, &om);
 		if (ret == -RB_EEXISTS)
 			ret = 0;
-		else if (!ret) {
+		else if (!ret)
 			stats->acks++;
-			c->p->stats.queued++;
-		}
 	}
 out:
-	if (env)
-		rb_addr_list_free(env, n_env);
-	free(env_from);
-	free(msgid);
+	rb_reply_mail_release(&mail);
 	free(items);
-	free(refs);
 	rb_buf_release(&body);
-	rb_buf_release(&bytes);
 	rb_buf_release(&to);
-	rb_buf_release(&rc);
 	return ret;
 }
 
@@ -734,7 +673,7 @@ static int store_proposals(struct reply_ctx *c, bool authorised)
 				.owner = !v.role ? NULL :
 					 !strcmp(v.role, "author") ?
 						   judge :
-						   c->row.author,
+						   c->view.row.author,
 			};
 
 			ret = rb_store_verdict_propose(
@@ -766,7 +705,7 @@ static int read_reply(struct reply_ctx *c)
 	ret = rb_store_get_raw(c->p->st, c->msgid, &c->raw);
 	if (ret)
 		return ret;
-	opts.max_size = max_size(c->p);
+	opts.max_size = rb_series_max_size(c->p->cfg);
 	if (rb_message_parse(&c->m, c->raw.raw, c->raw.len, &opts)) {
 		c->m = NULL;
 		c->state = "unrelated";
@@ -829,7 +768,7 @@ static int check_judge(struct reply_ctx *c, const char **out)
 	 * An admin's verdict reaches every series: a From:, which anyone can
 	 * write, must not claim it alone, whatever require_dkim says.
 	 */
-	if (admin || c->scope.pol.require_dkim) {
+	if (admin || c->view.scope.pol.require_dkim) {
 		ret = rb_dkim_verify(&d, c->raw.raw, c->raw.len,
 				     c->m->from.addr, rb_test_dkim_key_file());
 		if (ret)
@@ -860,7 +799,7 @@ static int check_judge(struct reply_ctx *c, const char **out)
 			 d.reason);
 		return 0;
 	}
-	if (c->scope.pol.require_dkim && !d.pass) {
+	if (c->view.scope.pol.require_dkim && !d.pass) {
 		c->state = "refused";
 		snprintf(c->reason, sizeof(c->reason),
 			 "the policy requires DKIM: %s", d.reason);
@@ -903,7 +842,7 @@ static int curate_prepare(struct reply_ctx *c)
 {
 	int ret;
 
-	if (!c->m || !c->review || c->parts ||
+	if (!c->m || !c->review || c->view.msgs ||
 	    (!rb_verdicts_has_requests(&c->verdicts) &&
 	     !c->verdicts.n_answered))
 		return 0;
@@ -931,18 +870,19 @@ static int curate(struct reply_ctx *c, struct rb_feedback_stats *stats)
 		.raw_len = c->raw.len,
 		.m = c->m,
 		.review = c->review,
-		.row = &c->row,
-		.parts = (const struct rb_message *const *)c->parts,
-		.n_parts = c->parts ? (size_t)c->row.total + 1 : 0,
-		.scope = &c->scope,
+		.row = &c->view.row,
+		.parts = (const struct rb_message *const *)c->view.msgs,
+		.n_parts = c->view.msgs ? (size_t)c->view.row.total + 1 : 0,
+		.scope = &c->view.scope,
 		.v = &c->verdicts,
 	};
 	int ret;
 
-	if (!c->m || !c->review || !c->parts || !c->scope.pol.subsystem)
+	if (!c->m || !c->review || !c->view.msgs ||
+	    !c->view.scope.pol.subsystem)
 		return 0;
-	in.author =
-		is_author(c->row.author, in.parts, in.n_parts, c->m->from.addr);
+	in.author = is_author(c->view.row.author, in.parts, in.n_parts,
+			      c->m->from.addr);
 	ret = rb_curate_reply(&in, &r);
 	if (ret)
 		return ret;

@@ -10,7 +10,7 @@
 
 #include "bot/config.h"
 #include "bot/stages/incomplete.h"
-#include "bot/stages/review_stage.h"
+#include "bot/stages/series_view.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
 #include "mail/addr.h"
@@ -27,58 +27,32 @@
 struct inc_ctx {
 	struct rb_pipeline *p;
 	const struct rb_job *job;
-	struct rb_series_row row;
-	struct rb_message **msgs; /* [total + 1], NULL where missing */
+	/* The series and its parts ([0] the cover, NULL where missing). */
+	struct rb_series_view view;
 	const struct rb_message *first; /* the first part we have */
 	char *author; /* the series' author address (borrowed from row) */
-	size_t n_missing;
 	size_t n_fetched; /* missing parts found and stored */
 };
 
 static void inc_release(struct inc_ctx *c)
 {
-	int i;
-
-	for (i = 0; c->msgs && i <= c->row.total; i++)
-		rb_message_free(c->msgs[i]);
-	free(c->msgs);
-	rb_series_row_release(&c->row);
+	rb_series_view_release(&c->view);
 }
 
 static int load(struct inc_ctx *c)
 {
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	int i, ret;
+	int ret;
 
-	ret = rb_store_series_load(c->p->st, c->job->key, &c->row);
+	ret = rb_series_view_load(&c->view, c->p->st, c->job->key,
+				  rb_series_max_size(c->p->cfg), 0);
 	if (ret)
 		return ret;
-	c->msgs = calloc((size_t)c->row.total + 1, sizeof(*c->msgs));
-	if (!c->msgs)
-		return rb_err(RB_ENOMEM, "out of memory");
-	opts.max_size = rb_pipeline_max_size(c->p);
-	for (i = 0; i <= c->row.total; i++) {
-		struct rb_msgrow raw = { 0 };
-
-		if (!c->row.msgids[i]) {
-			if (i > 0)
-				c->n_missing++;
-			continue;
-		}
-		ret = rb_store_get_raw(c->p->st, c->row.msgids[i], &raw);
-		if (ret)
-			return ret;
-		opts.received_at = raw.received_at;
-		if (rb_message_parse(&c->msgs[i], raw.raw, raw.len, &opts))
-			c->msgs[i] = NULL;
-		rb_msgrow_release(&raw);
-		if (c->msgs[i] && !c->first)
-			c->first = c->msgs[i];
-	}
+	c->first = c->view.first;
 	if (!c->first)
 		return rb_err(RB_EINVAL, "series <%s>: no part parses",
 			      c->job->key);
-	c->author = c->row.author ? c->row.author : c->first->from.addr;
+	c->author = c->view.row.author ? c->view.row.author :
+					 c->first->from.addr;
 	return 0;
 }
 
@@ -90,7 +64,7 @@ static int end_quietly(struct inc_ctx *c, const char *state, const char *detail)
 
 	if (ret)
 		return ret;
-	ret = rb_store_set_series_state(st, c->row.id, state, detail);
+	ret = rb_store_set_series_state(st, c->view.row.id, state, detail);
 	if (!ret)
 		ret = rb_store_job_done_by(st, c->job->id,
 					   c->p->owner ? c->p->owner : "local",
@@ -99,8 +73,8 @@ static int end_quietly(struct inc_ctx *c, const char *state, const char *detail)
 		rb_store_rollback(st);
 		return ret == -RB_ELOCKED ? 0 : ret;
 	}
-	rb_log(RB_LOG_INFO, "incomplete.quiet", "series", c->row.id, "state",
-	       state, "detail", detail, NULL);
+	rb_log(RB_LOG_INFO, "incomplete.quiet", "series", c->view.row.id,
+	       "state", state, "detail", detail, NULL);
 	return rb_store_commit(st);
 }
 
@@ -134,7 +108,7 @@ static int fetched_one(const char *raw, size_t len, const char *origin,
 
 	if (!raw)
 		return 0; /* over the size cap: not a part we can review */
-	opts.max_size = rb_pipeline_max_size(c->p);
+	opts.max_size = rb_series_max_size(c->p->cfg);
 	if (rb_message_parse(&m, raw, len, &opts))
 		return 0; /* a bad message in someone's thread: not ours */
 	s = &m->subject;
@@ -146,17 +120,18 @@ static int fetched_one(const char *raw, size_t len, const char *origin,
 	 * not stored, so nothing that never reached our list is reviewed.
 	 */
 	if (s->is_patch && !s->is_reply && m->patch &&
-	    s->total == c->row.total && s->version == c->row.version &&
-	    s->index > 0 && s->index <= c->row.total &&
-	    !c->row.msgids[s->index] && !c->msgs[s->index] && m->from.addr &&
-	    c->author && rb_addr_same(m->from.addr, c->author) &&
+	    s->total == c->view.row.total &&
+	    s->version == c->view.row.version && s->index > 0 &&
+	    s->index <= c->view.row.total && !c->view.row.msgids[s->index] &&
+	    !c->view.msgs[s->index] && m->from.addr && c->author &&
+	    rb_addr_same(m->from.addr, c->author) &&
 	    list_allowed(c->p->cfg, m->list_id) && m->message_id) {
 		ret = rb_store_add_raw(c->p->st, m->message_id, raw, len,
 				       origin);
 		if (!ret) {
 			c->n_fetched++;
 			/* Found once: a second copy in the thread is skipped. */
-			c->msgs[s->index] = m;
+			c->view.msgs[s->index] = m;
 			m = NULL;
 		} else if (ret == -RB_EEXISTS) {
 			ret = 0; /* stored already, from the list */
@@ -178,11 +153,12 @@ static int fetch_missing(struct inc_ctx *c)
 
 	o.base_url = cfg->fetch_url;
 	o.timeout_seconds = cfg->fetch_timeout_seconds;
-	o.max_message = rb_pipeline_max_size(c->p);
+	o.max_message = rb_series_max_size(c->p->cfg);
 	ret = rb_inbox_fetch_thread(&o, c->first->message_id, fetched_one, c);
 	if (ret == -RB_ENOTFOUND) {
-		rb_log(RB_LOG_INFO, "incomplete.fetch", "series", c->row.id,
-		       "found", "0", "reason", rb_errmsg(), NULL);
+		rb_log(RB_LOG_INFO, "incomplete.fetch", "series",
+		       c->view.row.id, "found", "0", "reason", rb_errmsg(),
+		       NULL);
 		return 0;
 	}
 	if (ret)
@@ -191,8 +167,8 @@ static int fetch_missing(struct inc_ctx *c)
 		char n[32];
 
 		snprintf(n, sizeof(n), "%zu", c->n_fetched);
-		rb_log(RB_LOG_INFO, "incomplete.fetch", "series", c->row.id,
-		       "found", n, "url", cfg->fetch_url, NULL);
+		rb_log(RB_LOG_INFO, "incomplete.fetch", "series",
+		       c->view.row.id, "found", n, "url", cfg->fetch_url, NULL);
 	}
 	return 0;
 }
@@ -212,18 +188,18 @@ int rb_incomplete_job(struct rb_pipeline *p, const struct rb_job *job)
 				  "(series.review_stable)");
 		goto out;
 	}
-	if (p->cfg->fetch_url && c.n_missing) {
+	if (p->cfg->fetch_url && c.view.n_missing) {
 		ret = fetch_missing(&c);
 		if (ret == -RB_EAGAIN && job->attempts < FETCH_TRIES)
 			goto out; /* the inbox is down: try again later */
 		if (ret == -RB_EAGAIN) {
 			rb_log(RB_LOG_WARN, "incomplete.fetch_failed", "series",
-			       c.row.id, "reason", rb_errmsg(), NULL);
+			       c.view.row.id, "reason", rb_errmsg(), NULL);
 			ret = 0;
 		}
 		if (ret)
 			goto out;
-		if (c.n_fetched == c.n_missing) {
+		if (c.n_fetched == c.view.n_missing) {
 			/* Parse and assemble queue the review; no notice. */
 			snprintf(detail, sizeof(detail),
 				 "%zu missing parts fetched from %s",
@@ -233,7 +209,7 @@ int rb_incomplete_job(struct rb_pipeline *p, const struct rb_job *job)
 		}
 	}
 	inc_release(&c);
-	return rb_review_job(p, job);
+	return RB_JOB_NEXT; /* the review stage decides */
 out:
 	inc_release(&c);
 	return ret;

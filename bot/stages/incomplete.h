@@ -10,7 +10,8 @@
  *     parts of this series (same author, version and count, not already
  *     stored) are stored; when that completes the series, the next
  *     assembly queues its review and no notice goes out;
- *  3. otherwise the review stage decides, under the series' policy
+ *  3. otherwise the review stage decides (the job returns RB_JOB_NEXT
+ *     and pipeline.c hands it on), under the series' policy
  *     ("incomplete": review the parts before the first gap, send a
  *     notice, or nothing; review_stage.h).
  */

@@ -11,7 +11,9 @@
 #include "bot/config.h"
 #include "bot/stages/ledger.h"
 #include "bot/stages/policy.h"
+#include "bot/stages/reply.h"
 #include "bot/stages/scope.h"
+#include "bot/stages/series_view.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
 #include "bot/store/store_versions.h"
@@ -306,55 +308,25 @@ out:
 
 /* One series, parsed, with its scope. */
 struct series {
-	struct rb_series_row row;
-	struct rb_message **parts; /* [row.total + 1] */
-	struct rb_scope scope;
-	bool scoped;
+	struct rb_series_view view;
 };
 
 static void series_release(struct series *s)
 {
-	int i;
-
-	for (i = 0; s->parts && i <= s->row.total; i++)
-		rb_message_free(s->parts[i]);
-	free(s->parts);
-	if (s->scoped)
-		rb_scope_release(&s->scope);
-	rb_series_row_release(&s->row);
+	rb_series_view_release(&s->view);
 }
 
 static int series_load(struct rb_pipeline *p, const char *id, struct series *s)
 {
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	const char *list_id = NULL;
-	int i, ret;
+	int ret;
 
-	ret = rb_store_series_load(p->st, id, &s->row);
+	ret = rb_series_view_load(&s->view, p->st, id,
+				  rb_series_max_size(p->cfg),
+				  RB_VIEW_SKIP_UNREAD);
 	if (ret)
 		return ret;
-	s->parts = calloc((size_t)s->row.total + 1, sizeof(*s->parts));
-	if (!s->parts)
-		return rb_err(RB_ENOMEM, "out of memory");
-	opts.max_size = rb_pipeline_max_size(p);
-	for (i = 0; i <= s->row.total; i++) {
-		struct rb_msgrow r = { 0 };
-
-		if (!s->row.msgids[i] ||
-		    rb_store_get_raw(p->st, s->row.msgids[i], &r))
-			continue;
-		if (rb_message_parse(&s->parts[i], r.raw, r.len, &opts))
-			s->parts[i] = NULL;
-		if (s->parts[i] && !list_id)
-			list_id = s->parts[i]->list_id;
-		rb_msgrow_release(&r);
-	}
 	rb_err_clear();
-	ret = rb_scope_resolve(&s->scope, p,
-			       (const struct rb_message *const *)s->parts,
-			       (size_t)s->row.total + 1, list_id);
-	s->scoped = !ret;
-	return ret;
+	return rb_series_view_scope(&s->view, p, NULL);
 }
 
 /* Is @tree one of the trees the series' policy names (all: none)? */
@@ -377,9 +349,9 @@ static const struct rb_message *first_part(const struct series *s)
 {
 	int i;
 
-	for (i = 0; i <= s->row.total; i++)
-		if (s->parts[i])
-			return s->parts[i];
+	for (i = 0; i <= s->view.row.total; i++)
+		if (s->view.msgs[i])
+			return s->view.msgs[i];
 	return NULL;
 }
 
@@ -396,22 +368,18 @@ static int notice(struct rb_pipeline *p, struct series *s,
 	struct rb_recipients r = { 0 };
 	struct rb_reply reply = { 0 };
 	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	struct rb_buf bytes = RB_BUF_INIT(4u << 20);
-	struct rb_buf rc = RB_BUF_INIT(1u << 20);
-	struct rb_buf trusted = RB_BUF_INIT(1u << 20);
 	struct rb_buf author = RB_BUF_INIT(4096);
-	const char **refs = NULL;
-	char *env_from = NULL, **env = NULL;
-	size_t i, k = 0, n_env = 0;
+	struct rb_reply_mail mail;
+	size_t i, k = 0;
 	int64_t idx = 0;
 	int ret = 0;
 
 	*msgid = NULL;
 	if (!m)
 		return 0;
+	rb_reply_mail_init(&mail, 4u << 20);
 	items = calloc(n + 1, sizeof(*items));
-	refs = calloc(m->n_references + 1, sizeof(*refs));
-	if (!items || !refs) {
+	if (!items) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -436,15 +404,15 @@ static int notice(struct rb_pipeline *p, struct series *s,
 		k++;
 	}
 	lc.head.mode = RB_MODE_BLOCKING;
-	lc.head.subsystem = s->scope.pol.subsystem;
-	lc.head.blocking_text = s->scope.pol.blocking_text;
-	lc.head.version = s->row.version;
-	lc.head.total = s->row.total;
-	lc.head.title = s->row.title;
+	lc.head.subsystem = s->view.scope.pol.subsystem;
+	lc.head.blocking_text = s->view.scope.pol.blocking_text;
+	lc.head.version = s->view.row.version;
+	lc.head.total = s->view.row.total;
+	lc.head.title = s->view.row.title;
 	/* The author as the series names her: "Name <addr>". */
 	if (rb_addr_format(&author, m->author.addr ? &m->author : &m->from))
 		rb_err_clear();
-	lc.author = author.len ? author.ptr : s->row.author;
+	lc.author = author.len ? author.ptr : s->view.row.author;
 	lc.tree = g->tree;
 	lc.commit = g->commit;
 	lc.parts = g->parts;
@@ -452,82 +420,51 @@ static int notice(struct rb_pipeline *p, struct series *s,
 	lc.n_items = k;
 	lc.dirs.templates_dir = p->templates_dir ? p->templates_dir :
 						   RB_TEMPLATES_DIR;
-	lc.dirs.override_dir = s->scope.pol.templates_dir;
+	lc.dirs.override_dir = s->view.scope.pol.templates_dir;
 	ret = rb_render_ledger(&body, &lc);
 	/* The home section's M: people, from the trusted tree. */
-	if (!ret && s->scope.home && s->scope.maint)
-		sec = rb_maint_find_section(s->scope.maint, s->scope.home);
+	if (!ret && s->view.scope.home && s->view.scope.maint)
+		sec = rb_maint_find_section(s->view.scope.maint,
+					    s->view.scope.home);
 	if (!ret)
 		ret = rb_policy_private_recipients(
 			&r, cfg, sec ? sec->maintainers : NULL,
 			sec ? sec->nmaintainers : 0, true);
 	if (ret || !r.n_to)
 		goto out;
-	for (i = 0; i < m->n_references; i++)
-		refs[i] = m->references[i];
-	refs[i] = m->message_id;
 	reply.from = cfg->smtp_from;
-	reply.to = (const char *const *)r.to;
-	reply.n_to = r.n_to;
-	reply.cc = (const char *const *)r.cc;
-	reply.n_cc = r.n_cc;
-	reply.subject = m->subject_raw ? m->subject_raw : "";
-	reply.in_reply_to = m->message_id;
-	reply.references = refs;
-	reply.n_references = m->n_references + 1;
-	reply.date = rb_now();
 	reply.policy = RB_MODE_BLOCKING;
-	reply.series_id = s->row.id;
+	reply.series_id = s->view.row.id;
 	reply.body = body.ptr;
-	ret = rb_compose(&bytes, msgid, &reply);
+	ret = rb_reply_compose(&mail, &reply, m, &r);
 	if (!ret)
-		ret = rb_compose_envelope(&env_from, &env, &n_env, &reply);
-	for (i = 0; !ret && i < n_env; i++)
-		ret = rb_buf_printf(&rc, "%s%s", i ? "\n" : "", env[i]);
-	for (i = 0; !ret && i < r.n_trusted; i++)
-		ret = rb_buf_printf(&trusted, "%s%s", i ? "\n" : "",
-				    r.trusted[i]);
-	if (!ret)
-		ret = rb_store_review_next_idx(p->st, s->row.id, "ledger",
+		ret = rb_store_review_next_idx(p->st, s->view.row.id, "ledger",
 					       &idx);
 	if (!ret) {
 		struct rb_outmail om = {
-			.message_id = *msgid,
-			.series_id = s->row.id,
+			.series_id = s->view.row.id,
 			.kind = "ledger",
 			.patch_idx = (int)idx,
-			.env_from = env_from,
-			.rcpts = rc.ptr,
-			.trusted = trusted.ptr,
-			.bytes = bytes.ptr,
-			.len = bytes.len,
+			.trusted = mail.trusted.ptr,
 			.findings = (int)k,
 			.send_after = rb_now(),
 			.policy = "blocking",
-			.subsystem = s->scope.pol.subsystem,
+			.subsystem = s->view.scope.pol.subsystem,
 		};
 
-		ret = rb_store_add_outmail(p->st, &om);
+		ret = rb_reply_queue(p, &mail, &om);
 		if (ret == -RB_EEXISTS)
 			ret = 0;
-		else if (!ret)
-			p->stats.queued++;
+	}
+	if (!ret) {
+		*msgid = mail.message_id;
+		mail.message_id = NULL;
 	}
 out:
-	if (ret) {
-		free(*msgid);
-		*msgid = NULL;
-	}
-	if (env)
-		rb_addr_list_free(env, n_env);
-	free(env_from);
+	rb_reply_mail_release(&mail);
 	free(items);
-	free(refs);
 	rb_recipients_release(&r);
 	rb_buf_release(&body);
-	rb_buf_release(&bytes);
-	rb_buf_release(&rc);
-	rb_buf_release(&trusted);
 	rb_buf_release(&author);
 	return ret;
 }
@@ -557,7 +494,7 @@ static int decide(struct rb_pipeline *p, const struct rb_sighting *g)
 		goto out;
 	for (i = 0; i < n; i++)
 		open += !strcmp(v[i].state, "open");
-	ours = section_tree(&s.scope.pol, g->tree);
+	ours = section_tree(&s.view.scope.pol, g->tree);
 	ret = rb_store_begin(p->st);
 	if (ret)
 		goto out;

@@ -21,6 +21,8 @@
 #include "bot/stages/outbox.h"
 #include "bot/stages/pipeline.h"
 #include "bot/stages/review_stage.h"
+#include "bot/stages/series_view.h"
+#include "bot/stages/trees.h"
 #include "bot/store/store.h"
 #include "mail/mbox.h"
 #include "mail/message.h"
@@ -35,12 +37,6 @@
 #include "util/banned.h"
 
 #define RB_BATCH 256
-
-size_t rb_pipeline_max_size(const struct rb_pipeline *p)
-{
-	return p->cfg->max_message_size ? p->cfg->max_message_size :
-					  RB_MSG_DEFAULT_MAX;
-}
 
 /*
  * A cheap first look before the parser: the first line must be a header
@@ -113,7 +109,7 @@ static int parse_raw(const struct rb_pipeline *p, const char *raw, size_t len,
 			      "%s: message of %zu bytes is over the "
 			      "size cap of %zu bytes; recorded and "
 			      "skipped",
-			      origin, len, rb_pipeline_max_size(p));
+			      origin, len, rb_series_max_size(p->cfg));
 		return -1;
 	}
 	if (!looks_like_mail(raw, len, &why)) {
@@ -123,7 +119,7 @@ static int parse_raw(const struct rb_pipeline *p, const char *raw, size_t len,
 			      origin, why);
 		return -1;
 	}
-	opts.max_size = rb_pipeline_max_size(p);
+	opts.max_size = rb_series_max_size(p->cfg);
 	opts.received_at = rb_now();
 	opts.no_recipients = true; /* the metadata needs none */
 	if (rb_message_parse(out, raw, len, &opts)) {
@@ -241,7 +237,7 @@ int rb_pipeline_ingest_path(struct rb_pipeline *p, const char *path)
 		return ret;
 	p->batch = 0;
 	p->batching = true;
-	ret = rb_mail_walk(path, rb_pipeline_max_size(p), ingest_cb, p);
+	ret = rb_mail_walk(path, rb_series_max_size(p->cfg), ingest_cb, p);
 	p->batching = false;
 	rb_pipeline_progress_done(p);
 	if (ret) {
@@ -514,7 +510,7 @@ static int parse_one(struct rb_msgrow *row, void *payload)
 	struct prepared *pr;
 	int ret;
 
-	opts.max_size = rb_pipeline_max_size(p);
+	opts.max_size = rb_series_max_size(p->cfg);
 	opts.received_at = row->received_at;
 	opts.no_recipients = true;
 	if (rb_message_parse(&m, row->raw, row->len, &opts)) {
@@ -591,10 +587,12 @@ static const struct {
 	const char *kind;
 	rb_job_fn run;
 	const char *fault; /* its kill point after the job, or NULL */
+	rb_job_fn then; /* when run returns RB_JOB_NEXT, or NULL */
 } job_kinds[] = {
 	{ "feedback", rb_feedback_job, NULL /* feedback.c has its own */ },
 	{ "review", rb_review_job, "review" },
-	{ "incomplete", rb_incomplete_job, "review" },
+	/* A series nothing completed is reviewed (incomplete.h). */
+	{ "incomplete", rb_incomplete_job, "review", rb_review_job },
 };
 
 /* Claims the next due job for p->owner, with the caller's claim hook in
@@ -652,6 +650,7 @@ static int run_job(struct rb_pipeline *p, const struct rb_job *job,
 		   const char **fault)
 {
 	size_t i;
+	int ret;
 
 	if (job->lost >= max_lost(p)) {
 		*fault = NULL;
@@ -663,7 +662,10 @@ static int run_job(struct rb_pipeline *p, const struct rb_job *job,
 		if (strcmp(job->kind, job_kinds[i].kind))
 			continue;
 		*fault = job_kinds[i].fault;
-		return job_kinds[i].run(p, job);
+		ret = job_kinds[i].run(p, job);
+		if (ret == RB_JOB_NEXT && job_kinds[i].then)
+			ret = job_kinds[i].then(p, job);
+		return ret == RB_JOB_NEXT ? 0 : ret;
 	}
 	/* A kind this build does not know (a newer version queued it). */
 	*fault = NULL;
@@ -931,16 +933,18 @@ static bool threaded(const struct rb_job *job)
  */
 static bool waits_for_hand(struct rb_pipeline *p, const struct rb_job *job)
 {
-	struct rb_series_row row = { 0 };
+	struct rb_series_view v = { 0 };
 	bool later;
 
 	if (strcmp(job->kind, "review") ||
-	    rb_store_series_load(p->st, job->key, &row)) {
+	    rb_series_view_open(&v, p->st, job->key, rb_series_max_size(p->cfg),
+				0)) {
+		rb_series_view_release(&v);
 		rb_err_clear();
 		return false;
 	}
-	later = row.version > 1 || (row.previous && *row.previous);
-	rb_series_row_release(&row);
+	later = v.row.version > 1 || (v.row.previous && *v.row.previous);
+	rb_series_view_release(&v);
 	return later;
 }
 
@@ -1113,6 +1117,8 @@ int rb_pipeline_step(struct rb_pipeline *p, unsigned roles)
 	} stages[] = {
 		{ RB_ROLE_INGEST, rb_pipeline_parse },
 		{ RB_ROLE_INGEST, rb_pipeline_assemble },
+		/* A tree fetched now is the base of the jobs after it. */
+		{ RB_ROLE_WORKER, rb_trees_fetch_step },
 		{ RB_ROLE_WORKER, rb_pipeline_jobs },
 		/* After the jobs: a series reviewed now is decided now. */
 		{ RB_ROLE_WORKER, rb_ledger_step },
@@ -1142,4 +1148,8 @@ void rb_pipeline_release(struct rb_pipeline *p)
 	p->model_made = false;
 	pool_free(p->pool);
 	p->pool = NULL;
+	/* A reloaded config: the stamps in the clones decide again. */
+	free(p->tree_tried);
+	p->tree_tried = NULL;
+	p->n_tree_tried = 0;
 }

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "bot/stages/prereq.h"
+#include "bot/stages/series_view.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"
 #include "mail/message.h"
@@ -147,21 +148,8 @@ static bool on_list(char *const *v, size_t n, const char *s)
 static int load_msg(struct walk *w, const char *message_id,
 		    struct rb_message **out)
 {
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	struct rb_msgrow row = { 0 };
-	int ret;
-
-	ret = rb_store_get_raw(w->p->st, message_id, &row);
-	if (ret)
-		return ret;
-	opts.max_size = rb_pipeline_max_size(w->p);
-	opts.received_at = row.received_at;
-	if (rb_message_parse(out, row.raw, row.len, &opts)) {
-		rb_err_clear();
-		*out = NULL;
-	}
-	rb_msgrow_release(&row);
-	return 0;
+	return rb_series_parse_stored(w->p->st, message_id,
+				      rb_series_max_size(w->p->cfg), out, NULL);
 }
 
 /* Takes @m (owned from now on) as the next patch to apply first. */
@@ -248,38 +236,30 @@ static bool too_many_patches(struct walk *w, const struct rb_series_row *row,
  * them), or *@out NULL, with the reason noted, when the series is too
  * big or incomplete.
  */
-static int load_parts(struct walk *w, const struct rb_series_row *row,
-		      const char *sid, struct rb_message ***out)
+/* The parts of @v (opened), parsed; *ok when every patch is there. */
+static int load_parts(struct walk *w, struct rb_series_view *v, const char *sid,
+		      bool *ok)
 {
-	size_t i, total = (size_t)row->total;
-	struct rb_message **msgs;
-	int ret = 0;
+	size_t i, total = (size_t)v->row.total;
+	int ret;
 
-	*out = NULL;
+	*ok = false;
 	/* Before reading any part: a stored total can be 10000. */
-	if (too_many_patches(w, row, sid))
+	if (too_many_patches(w, &v->row, sid))
 		return 0;
-	msgs = calloc(total + 1, sizeof(*msgs));
-	if (!msgs)
-		return -RB_ENOMEM;
-	for (i = 0; i <= total && !ret; i++)
-		if (row->msgids[i])
-			ret = load_msg(w, row->msgids[i], &msgs[i]);
-	for (i = 1; !ret && i <= total; i++)
-		if (!msgs[i] || !msgs[i]->patch)
+	ret = rb_series_view_parse(v, w->p->st);
+	if (ret)
+		return ret;
+	for (i = 1; i <= total; i++)
+		if (!v->msgs[i] || !v->msgs[i]->patch)
 			break;
-	if (!ret && (i <= total || !total))
+	if (i <= total || !total)
 		note(&w->pr->missing,
 		     "prerequisite series <%s> is incomplete (not applied)",
 		     sid);
-	else if (!ret) {
-		*out = msgs;
-		return 0;
-	}
-	for (i = 0; i <= total; i++)
-		rb_message_free(msgs[i]);
-	free(msgs);
-	return ret;
+	else
+		*ok = true;
+	return 0;
 }
 
 /* Records series @sid (owned, taken) as applied. */
@@ -313,9 +293,9 @@ static int series_taken(struct walk *w, char *sid,
 
 static int take_series(struct walk *w, const char *id)
 {
-	struct rb_series_row row = { 0 };
-	struct rb_message **msgs = NULL;
+	struct rb_series_view v = { 0 };
 	char *sid = NULL;
+	bool ok = false;
 	size_t i;
 	int ret;
 
@@ -327,29 +307,25 @@ static int take_series(struct walk *w, const char *id)
 	}
 	if (ret || series_refused(w, id, sid))
 		goto out;
-	ret = rb_store_series_load(w->p->st, sid, &row);
+	ret = rb_series_view_open(&v, w->p->st, sid,
+				  rb_series_max_size(w->p->cfg), 0);
 	if (!ret)
-		ret = load_parts(w, &row, sid, &msgs);
-	if (ret || !msgs)
+		ret = load_parts(w, &v, sid, &ok);
+	if (ret || !ok)
 		goto out;
 	w->stack[w->depth++] = sid;
-	ret = resolve_msgs(w, msgs, (size_t)row.total + 1);
+	ret = resolve_msgs(w, v.msgs, (size_t)v.row.total + 1);
 	w->depth--;
-	if (!ret && too_many_patches(w, &row, sid))
+	if (!ret && too_many_patches(w, &v.row, sid))
 		goto out;
-	for (i = 1; i <= (size_t)row.total && !ret; i++) {
-		ret = take(w, msgs[i]);
-		msgs[i] = NULL;
-	}
+	for (i = 1; i <= (size_t)v.row.total && !ret; i++)
+		ret = take(w, rb_series_view_take(&v, (int)i));
 	if (!ret) {
-		ret = series_taken(w, sid, &row, id);
+		ret = series_taken(w, sid, &v.row, id);
 		sid = NULL;
 	}
 out:
-	for (i = 0; msgs && i <= (size_t)row.total; i++)
-		rb_message_free(msgs[i]);
-	free(msgs);
-	rb_series_row_release(&row);
+	rb_series_view_release(&v);
 	free(sid);
 	return ret;
 }

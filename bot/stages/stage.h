@@ -121,6 +121,11 @@ struct rb_pipeline {
 	bool assemble_full;
 	/* The step runs the send stage too: send after each job (below) */
 	bool send_each;
+	/* The worker fetches its trees before the jobs ("reviewbot run",
+	 * trees.h); when it last tried each configured tree (owned). */
+	bool fetch_trees;
+	int64_t *tree_tried;
+	size_t n_tree_tried;
 	unsigned long batch; /* messages in the open batch */
 	/* Progress on a terminal (isatty(2)): ingest and jobs say how far
 	 * they are, once a second, on one status line (util/log.h). */
@@ -137,13 +142,17 @@ struct rb_pipeline {
 /*
  * A job handler: runs @job, a claimed row of the job table. Returns 0 when
  * the job ended (done or failed, recorded in the store with the job's
- * end), -RB_EAGAIN for a temporary failure (the caller puts the job back
+ * end), RB_JOB_NEXT (below), -RB_EAGAIN for a temporary failure (the caller puts the job back
  * with the reason), other negative codes for store failures.
  */
 typedef int (*rb_job_fn)(struct rb_pipeline *p, const struct rb_job *job);
 
-/* The cap on one raw message: limits.max_message_size or the default. */
-size_t rb_pipeline_max_size(const struct rb_pipeline *p);
+/*
+ * What a job handler returns when the job is not its to end: pipeline.c
+ * runs the next handler its kind names (an incomplete series nothing
+ * completed goes on to the review stage). No stage calls another's job.
+ */
+#define RB_JOB_NEXT 1
 
 /* The words of @s (blank-separated), for the reviews' word counts:
  * review_stage.c and curate.c count alike. */

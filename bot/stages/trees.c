@@ -3,12 +3,15 @@
  * trees.c - fetching the configured trees. See trees.h.
  */
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "bot/config.h"
+#include "bot/stages/stage.h"
 #include "bot/stages/trees.h"
+#include "bot/store/store.h"
 #include "review/apply/base.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -130,4 +133,45 @@ int rb_tree_fetch(git_oid *out, git_repository *repo,
 	git_reference_free(head);
 	rb_buf_release(&ref);
 	return ret;
+}
+
+int rb_trees_fetch_step(struct rb_pipeline *p)
+{
+	const struct rb_config *cfg = p->cfg;
+	int64_t now = rb_now();
+	size_t i;
+
+	if (!p->fetch_trees)
+		return 0;
+	if (!p->tree_tried || p->n_tree_tried != cfg->n_trees) {
+		/* First use, or a reloaded config: the stamps decide. */
+		free(p->tree_tried);
+		p->tree_tried =
+			calloc(cfg->n_trees + 1, sizeof(*p->tree_tried));
+		p->n_tree_tried = p->tree_tried ? cfg->n_trees : 0;
+	}
+	for (i = 0; i < p->n_tree_tried && !(p->stop && *p->stop); i++) {
+		const struct rb_tree_config *t = &cfg->trees[i];
+		git_repository *repo = NULL;
+		git_oid oid;
+
+		if (!rb_tree_fetchable(t) ||
+		    now - p->tree_tried[i] < (int64_t)t->fetch_minutes * 60)
+			continue;
+		git_libgit2_init();
+		if (git_repository_open(&repo, t->path) < 0) {
+			p->tree_tried[i] = now;
+			rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree",
+			       t->name, "reason",
+			       git_error_last() ? git_error_last()->message :
+						  "cannot open",
+			       NULL);
+		} else if (rb_tree_due(t, repo, now)) {
+			p->tree_tried[i] = now;
+			rb_tree_fetch(&oid, repo, t, p->owner);
+		}
+		git_repository_free(repo);
+		git_libgit2_shutdown();
+	}
+	return 0;
 }

@@ -26,6 +26,7 @@
 #include <git2.h>
 
 struct rb_tree_config;
+struct rb_pipeline;
 
 /* @t has a url, a branch other than HEAD and fetch_minutes > 0. */
 bool rb_tree_fetchable(const struct rb_tree_config *t);
@@ -47,5 +48,17 @@ bool rb_tree_due(const struct rb_tree_config *t, git_repository *repo,
  */
 int rb_tree_fetch(git_oid *out, git_repository *repo,
 		  const struct rb_tree_config *t, const char *who);
+
+/*
+ * The fetch stage (role worker, before the jobs; with p->fetch_trees,
+ * which "reviewbot run" sets): each worker keeps its own copies of the
+ * configured trees and fetches them itself. A fetchable tree is fetched
+ * when fetch_minutes passed since this process last tried it
+ * (p->tree_tried) and its stamps say it is due; its local branch moves
+ * to the fetched head, which the next review uses. A failed fetch is
+ * logged and tried again after the interval; the review goes on with
+ * what the tree has. Always 0.
+ */
+int rb_trees_fetch_step(struct rb_pipeline *p);
 
 #endif

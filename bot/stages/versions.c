@@ -11,6 +11,7 @@
 
 #include "bot/store/store.h"
 #include "bot/store/store_versions.h"
+#include "bot/stages/series_view.h"
 #include "bot/stages/threads.h"
 #include "bot/stages/versions.h"
 #include "mail/message.h"
@@ -96,17 +97,17 @@ static int prev_pid(int idx, const char *patch_id, int unchanged_since,
 /* v(n)'s parts: titles and patch-ids, from its stored mails. */
 static int load_prev(struct rb_versions *v, const struct rb_versions_in *in)
 {
-	struct rb_parse_opts opts = RB_PARSE_OPTS_INIT;
-	struct rb_series_row row = { 0 };
+	struct rb_series_view view = { 0 };
+	const struct rb_series_row *row = &view.row;
 	char computed[RB_PATCH_ID_HEX];
 	int i, ret;
 	size_t n;
 
-	ret = rb_store_series_load(in->st, v->prev_id, &row);
+	ret = rb_series_view_open(&view, in->st, v->prev_id, in->max_size, 0);
 	if (ret)
-		return ret;
-	v->prev_total = row.total;
-	n = (size_t)row.total + 1;
+		goto out;
+	v->prev_total = row->total;
+	n = (size_t)row->total + 1;
 	v->prev_titles = calloc(n, sizeof(*v->prev_titles));
 	v->prev_ids = calloc(n, sizeof(*v->prev_ids));
 	v->prev_reviewed = calloc(n, sizeof(*v->prev_reviewed));
@@ -121,22 +122,21 @@ static int load_prev(struct rb_versions *v, const struct rb_versions_in *in)
 		goto out;
 	}
 	ret = rb_store_each_patch_id(in->st, v->prev_id, prev_pid, v);
-	opts.max_size = in->max_size;
-	for (i = 1; !ret && i <= row.total; i++) {
-		struct rb_msgrow raw = { 0 };
+	for (i = 1; !ret && i <= row->total; i++) {
 		struct rb_message *m = NULL;
 
-		if (!row.msgids[i])
+		if (!row->msgids[i])
 			continue;
-		v->prev_msgids[i] = strdup(row.msgids[i]);
+		v->prev_msgids[i] = strdup(row->msgids[i]);
 		if (!v->prev_msgids[i]) {
 			ret = rb_err(RB_ENOMEM, "out of memory");
 			break;
 		}
-		ret = rb_store_get_raw(in->st, row.msgids[i], &raw);
+		ret = rb_series_parse_stored(in->st, row->msgids[i],
+					     view.max_size, &m, NULL);
 		if (ret)
 			break;
-		if (!rb_message_parse(&m, raw.raw, raw.len, &opts)) {
+		if (m) {
 			v->prev_titles[i] = strdup(
 				m->subject.title ? m->subject.title : "");
 			/* A part v(n) did not review has no recorded id:
@@ -160,10 +160,9 @@ static int load_prev(struct rb_versions *v, const struct rb_versions_in *in)
 			if (!v->prev_titles[i])
 				ret = rb_err(RB_ENOMEM, "out of memory");
 		}
-		rb_msgrow_release(&raw);
 	}
 out:
-	rb_series_row_release(&row);
+	rb_series_view_release(&view);
 	return ret;
 }
 
