@@ -604,9 +604,9 @@ static void test_other_mails(void **state)
 	struct rb_render_incomplete_ctx inc = { 0 };
 	const int missing[] = { 3, 8 };
 	const struct rb_render_ack_item items[] = {
-		{ 1, RB_VERDICT_FALSE_POSITIVE },
-		{ 3, RB_VERDICT_VALID },
-		{ 4, RB_VERDICT_FIXED },
+		{ 1, RB_VK_FALSE_POSITIVE },
+		{ 3, RB_VK_VALID },
+		{ 4, RB_VK_FIXED },
 	};
 	struct rb_render_ack_ctx ack = { 0 };
 
