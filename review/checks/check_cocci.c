@@ -98,9 +98,16 @@ int rb_cocci_parse(struct rb_findings *out, const char *text,
 
 				snprintf(code, sizeof(code), "%s: %s", script,
 					 msg);
-				ret = rb_findings_add(out, CHECKER, VERSION,
-						      "coccinelle", RB_FSEV_LOW,
-						      file, line, code, msg, 0);
+				ret = rb_findings_add(
+					out, &(struct rb_finding_spec){
+						     .checker = CHECKER,
+						     .checker_version = VERSION,
+						     .category = "coccinelle",
+						     .severity = RB_FSEV_LOW,
+						     .file = file,
+						     .line = line,
+						     .code = code,
+						     .message = msg });
 			}
 		}
 		free(s);
@@ -181,10 +188,18 @@ static int report(struct rb_findings *out, const struct rb_check_ctx *ctx,
 			 colon ? (int)(colon - f->code) : 0, f->code,
 			 f->message);
 		code = rb_check_line_of(adir, f->file, f->line);
-		ret = rb_findings_add(out, CHECKER, VERSION, "coccinelle",
-				      RB_FSEV_LOW, f->file, f->line,
-				      code ? code : f->code, msg,
-				      rb_check_patch_of(ctx, f->file));
+		ret = rb_findings_add(
+			out, &(struct rb_finding_spec){
+				     .checker = CHECKER,
+				     .checker_version = VERSION,
+				     .category = "coccinelle",
+				     .severity = RB_FSEV_LOW,
+				     .file = f->file,
+				     .line = f->line,
+				     .code = code ? code : f->code,
+				     .message = msg,
+				     .patch_index =
+					     rb_check_patch_of(ctx, f->file) });
 		free(code);
 	}
 	free(used);

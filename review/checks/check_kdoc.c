@@ -71,9 +71,16 @@ int rb_kdoc_parse(struct rb_findings *out, const char *text, char *const *files,
 		if (level && out->n < 10000) {
 			const char *m = msg + strlen(level) + 2;
 
-			ret = rb_findings_add(out, CHECKER, VERSION,
-					      "kernel-doc", RB_FSEV_LOW, file,
-					      line, msg, m, 0);
+			ret = rb_findings_add(
+				out, &(struct rb_finding_spec){
+					     .checker = CHECKER,
+					     .checker_version = VERSION,
+					     .category = "kernel-doc",
+					     .severity = RB_FSEV_LOW,
+					     .file = file,
+					     .line = line,
+					     .code = msg,
+					     .message = m });
 		}
 		free(s);
 	}
@@ -145,11 +152,18 @@ static int report(struct rb_findings *out, const struct rb_check_ctx *ctx,
 			ret = rb_buf_puts(&msg, ".");
 		code = rb_check_line_of(adir, f->file, f->line);
 		if (!ret)
-			ret = rb_findings_add(out, CHECKER, VERSION,
-					      "kernel-doc", RB_FSEV_LOW,
-					      f->file, f->line,
-					      code ? code : f->code, msg.ptr,
-					      rb_check_patch_of(ctx, f->file));
+			ret = rb_findings_add(
+				out, &(struct rb_finding_spec){
+					     .checker = CHECKER,
+					     .checker_version = VERSION,
+					     .category = "kernel-doc",
+					     .severity = RB_FSEV_LOW,
+					     .file = f->file,
+					     .line = f->line,
+					     .code = code ? code : f->code,
+					     .message = msg.ptr,
+					     .patch_index = rb_check_patch_of(
+						     ctx, f->file) });
 		free(code);
 		rb_buf_release(&msg);
 	}

@@ -228,11 +228,16 @@ int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 			if (!ret)
 				ret = rb_buf_puts(&all, msg.ptr);
 			if (!ret)
-				ret = rb_findings_add(out, CHECKER, VERSION,
-						      "cc-maintainers",
-						      RB_FSEV_LOW, first_file,
-						      0, NULL, all.ptr,
-						      patch_index);
+				ret = rb_findings_add(
+					out,
+					&(struct rb_finding_spec){
+						.checker = CHECKER,
+						.checker_version = VERSION,
+						.category = "cc-maintainers",
+						.severity = RB_FSEV_LOW,
+						.file = first_file,
+						.message = all.ptr,
+						.patch_index = patch_index });
 			rb_buf_release(&all);
 		}
 	}

@@ -2144,13 +2144,20 @@ static int apply_policy(struct review *r, struct rb_findings *out)
 		rb_model_neutralise(f->quoted_code);
 		/* The review quotes the mail's diff: the mail's numbers. */
 		ret = rb_findings_add(
-			out, "model", rb_model_name(r->m), f->category,
-			f->severity, c->file,
-			c->file && !f->old_side ?
-				rb_model_diff_mail_line(&r->md, c->file, false,
-							f->line) :
-				0,
-			f->quoted_code, msg.ptr, r->ctx->index);
+			out, &(struct rb_finding_spec){
+				     .checker = "model",
+				     .checker_version = rb_model_name(r->m),
+				     .category = f->category,
+				     .severity = f->severity,
+				     .file = c->file,
+				     .line = c->file && !f->old_side ?
+						     rb_model_diff_mail_line(
+							     &r->md, c->file,
+							     false, f->line) :
+						     0,
+				     .code = f->quoted_code,
+				     .message = msg.ptr,
+				     .patch_index = r->ctx->index });
 		if (ret)
 			break;
 		/* Why: kept with the finding for the dashboard, never mailed. */
