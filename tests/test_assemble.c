@@ -42,7 +42,6 @@ static int setup(void **state)
 	(void)state;
 	if (!src || !mkdtemp(dir))
 		return -1;
-	git_libgit2_init();
 	snprintf(cmd, sizeof(cmd),
 		 "bash %s/scripts/demo.sh --make-only %s/demo >/dev/null", src,
 		 dir);
@@ -54,7 +53,6 @@ static int teardown(void **state)
 	char cmd[512];
 
 	(void)state;
-	git_libgit2_shutdown();
 	if (!getenv("RB_KEEP")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))
@@ -337,6 +335,10 @@ int main(void)
 		cmocka_unit_test(test_passes),
 		cmocka_unit_test(test_corpus_chunks),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -76,7 +76,6 @@ static int setup(void **state)
 	git_repository *repo = NULL;
 
 	(void)state;
-	git_libgit2_init();
 	assert_non_null(mkdtemp(repo_dir));
 	assert_int_equal(git_repository_init(&repo, repo_dir, 1), 0);
 	commit_file(repo, &c1, "int frob;\n", "mm/frob: add the frob driver\n",
@@ -93,7 +92,6 @@ static int teardown(void **state)
 {
 	(void)state;
 	rb_remove_tree(repo_dir);
-	git_libgit2_shutdown();
 	return 0;
 }
 
@@ -457,6 +455,10 @@ int main(void)
 		cmocka_unit_test(test_series_size_text),
 		cmocka_unit_test(test_hidden_unicode),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

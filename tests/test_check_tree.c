@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "mail/message.h"
 #include "review/checks/check_build.h"
@@ -276,6 +277,10 @@ int main(void)
 		cmocka_unit_test(test_cc_maintainers),
 		cmocka_unit_test(test_rules),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -40,7 +40,6 @@ static int setup(void **state)
 	(void)state;
 	if (!src || !mkdtemp(dir))
 		return -1;
-	git_libgit2_init();
 	snprintf(db_path, sizeof(db_path), "%s/rb.db", dir);
 	snprintf(cmd, sizeof(cmd),
 		 "bash %s/scripts/demo.sh --make-only %s/demo >/dev/null", src,
@@ -53,7 +52,6 @@ static int teardown(void **state)
 	char cmd[512];
 
 	(void)state;
-	git_libgit2_shutdown();
 	if (!getenv("RB_KEEP")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))
@@ -383,6 +381,10 @@ int main(void)
 		cmocka_unit_test(test_send_between_jobs),
 		cmocka_unit_test(test_rate_kinds),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

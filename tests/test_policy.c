@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "bot/config.h"
 #include "bot/stages/policy.h"
@@ -947,6 +948,10 @@ int main(void)
 		cmocka_unit_test(test_rate_classes_hostile),
 		cmocka_unit_test(test_sub_maintainers),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include <jansson.h>
 
@@ -820,6 +821,10 @@ int main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_sub_maintainer_mails),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

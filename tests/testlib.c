@@ -140,14 +140,12 @@ void rb_test_repo_new(git_repository **out, char *dir, size_t size,
 {
 	snprintf(dir, size, "%s", tmpl);
 	assert_non_null(mkdtemp(dir));
-	git_libgit2_init();
 	assert_int_equal(git_repository_init(out, dir, 0), 0);
 }
 
 void rb_test_repo_free(git_repository *repo, const char *dir)
 {
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	rb_remove_tree(dir);
 }
 

@@ -384,7 +384,6 @@ static void fetch_trees(struct runner *r)
 		if (!rb_tree_fetchable(t) ||
 		    now - r->fetched[i] < (int64_t)t->fetch_minutes * 60)
 			continue;
-		git_libgit2_init();
 		if (git_repository_open(&repo, t->path) < 0) {
 			r->fetched[i] = now;
 			rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree",
@@ -397,7 +396,6 @@ static void fetch_trees(struct runner *r)
 			rb_tree_fetch(&oid, repo, t, r->name);
 		}
 		git_repository_free(repo);
-		git_libgit2_shutdown();
 	}
 }
 

@@ -1459,7 +1459,6 @@ static int run_mode(const struct rb_check_ctx *ctx, struct rb_findings *out,
 			      "build options need scripts/config from the "
 			      "configured branch tip");
 	rb_buf_init(&b.cfg_script, 1 << 20);
-	git_libgit2_init();
 	ret = rb_check_repo_open(&b.repo, ctx);
 	if (!ret)
 		ret = find_targets(&b.t, b.repo, ctx);
@@ -1494,7 +1493,6 @@ static int run_mode(const struct rb_check_ctx *ctx, struct rb_findings *out,
 	       b.base_reused ? "yes" : "no", NULL);
 out:
 	build_run_release(&b);
-	git_libgit2_shutdown();
 	return ret;
 }
 

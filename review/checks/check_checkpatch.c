@@ -519,7 +519,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			break;
 	if (i == ctx->n_patches)
 		return 0; /* no part to check (write_patches()) */
-	git_libgit2_init();
 	ret = rb_check_repo_open(&repo, ctx);
 	if (ret)
 		goto out;
@@ -586,7 +585,6 @@ out:
 	free(cl.argv);
 	rb_buf_release(&ign);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 

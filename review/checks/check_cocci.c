@@ -232,7 +232,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			      "coccinelle needs the configured branch tip: its "
 			      "scripts are never taken from a base a mail "
 			      "names");
-	git_libgit2_init();
 	ret = rb_check_repo_open(&repo, ctx);
 	if (!ret)
 		ret = rb_check_changed_files(&files, &n, repo, ctx, exts,
@@ -333,7 +332,6 @@ out:
 	rb_buf_release(&ob);
 	rb_check_files_free(files, n);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 

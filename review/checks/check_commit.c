@@ -837,12 +837,9 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	const struct rb_check_opts *o = ctx->opts;
 	struct cm c = { .ctx = ctx, .out = out };
-	bool inited = false;
 	size_t i;
 
 	if (ctx->repo_path && ctx->has_base) {
-		git_libgit2_init();
-		inited = true;
 		if (git_repository_open(&c.repo, ctx->repo_path)) {
 			c.ret = rb_err(RB_EIO, "cannot open %s: %s",
 				       ctx->repo_path,
@@ -883,8 +880,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		    ctx->n_patches, o->max_patches);
 out:
 	git_repository_free(c.repo);
-	if (inited)
-		git_libgit2_shutdown();
 	return c.ret;
 }
 

@@ -373,7 +373,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			      "bwrap cannot create a sandbox on this machine, "
 			      "and the %s checker never runs outside one",
 			      name);
-	git_libgit2_init();
 	dir = mkdtemp(tmpl);
 	if (!dir) {
 		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
@@ -448,7 +447,6 @@ out:
 	if (dir)
 		rb_remove_tree(dir);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 

@@ -262,7 +262,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	if (ret)
 		return ret;
 	/* The configured tree, where a Fixes: target is looked up. */
-	git_libgit2_init();
 	if (ctx->opts->maint_fixes &&
 	    git_repository_open_bare(&repo, ctx->repo_path) &&
 	    git_repository_open(&repo, ctx->repo_path))
@@ -274,7 +273,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 					   ctx->patches[i].raw_len, (int)i + 1,
 					   ctx->opts->maint_fixes, repo);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	rb_maint_free(mt);
 	return ret;
 }
