@@ -53,11 +53,10 @@ int rb_code_tree_load(struct rb_code_tree *s, git_repository *repo,
 	if (s->loaded)
 		return 0;
 	if (git_tree_lookup(&tree, repo, oid) < 0)
-		return rb_err(RB_EIO, "model tools: the %s tree cannot be read",
-			      what);
+		return rb_err(RB_EIO, "code: the %s tree cannot be read", what);
 	if (git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w) < 0 && !w.ret)
 		w.ret = rb_err(RB_EIO,
-			       "model tools: the %s tree cannot be "
+			       "code: the %s tree cannot be "
 			       "walked",
 			       what);
 	git_tree_free(tree);
