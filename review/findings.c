@@ -108,6 +108,23 @@ int rb_findings_add(struct rb_findings *fs, const struct rb_finding_spec *in)
 	return 0;
 }
 
+int rb_findings_add_copy(struct rb_findings *fs, const struct rb_finding *f)
+{
+	const struct rb_finding_spec in = {
+		.checker = f->checker,
+		.checker_version = f->checker_version,
+		.category = f->category,
+		.severity = f->severity,
+		.file = f->file,
+		.line = f->line,
+		.code = f->code,
+		.message = f->message,
+		.patch_index = f->patch_index,
+	};
+
+	return rb_findings_add(fs, &in);
+}
+
 void rb_findings_release(struct rb_findings *fs)
 {
 	size_t i;

@@ -72,6 +72,11 @@ struct rb_finding_spec {
  * Returns 0 or -RB_ENOMEM.
  */
 int rb_findings_add(struct rb_findings *fs, const struct rb_finding_spec *f);
+/*
+ * Appends a copy of @f as rb_findings_add() would make it (the model's
+ * reasons are not copied). Returns 0 or -RB_ENOMEM.
+ */
+int rb_findings_add_copy(struct rb_findings *fs, const struct rb_finding *f);
 void rb_findings_release(struct rb_findings *fs);
 /* Frees and removes the findings with @gone[i] set; the order of the
  * others is kept. */

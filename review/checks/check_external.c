@@ -313,18 +313,7 @@ static int delta(struct rb_findings *out, const struct rb_findings *now,
 				used[k] = true;
 		}
 		if (!old)
-			ret = rb_findings_add(
-				out,
-				&(struct rb_finding_spec){
-					.checker = f->checker,
-					.checker_version = f->checker_version,
-					.category = f->category,
-					.severity = f->severity,
-					.file = f->file,
-					.line = f->line,
-					.code = f->code,
-					.message = f->message,
-					.patch_index = f->patch_index });
+			ret = rb_findings_add_copy(out, f);
 	}
 	free(used);
 	return ret;

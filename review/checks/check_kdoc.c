@@ -37,6 +37,16 @@
 #define MAX_FILES 64
 #define SPLIT "rb-kdoc-applied"
 
+/* A finding of this checker: @s says where and what, the rest is fixed. */
+static int add_finding(struct rb_findings *out, struct rb_finding_spec s)
+{
+	s.checker = CHECKER;
+	s.checker_version = VERSION;
+	s.category = "kernel-doc";
+	s.severity = RB_FSEV_LOW;
+	return rb_findings_add(out, &s);
+}
+
 int rb_kdoc_parse(struct rb_findings *out, const char *text, char *const *files,
 		  size_t n_files)
 {
@@ -71,16 +81,11 @@ int rb_kdoc_parse(struct rb_findings *out, const char *text, char *const *files,
 		if (level && out->n < 10000) {
 			const char *m = msg + strlen(level) + 2;
 
-			ret = rb_findings_add(
-				out, &(struct rb_finding_spec){
-					     .checker = CHECKER,
-					     .checker_version = VERSION,
-					     .category = "kernel-doc",
-					     .severity = RB_FSEV_LOW,
-					     .file = file,
-					     .line = line,
-					     .code = msg,
-					     .message = m });
+			ret = add_finding(
+				out, (struct rb_finding_spec){ .file = file,
+							       .line = line,
+							       .code = msg,
+							       .message = m });
 		}
 		free(s);
 	}
@@ -152,12 +157,8 @@ static int report(struct rb_findings *out, const struct rb_check_ctx *ctx,
 			ret = rb_buf_puts(&msg, ".");
 		code = rb_check_line_of(adir, f->file, f->line);
 		if (!ret)
-			ret = rb_findings_add(
-				out, &(struct rb_finding_spec){
-					     .checker = CHECKER,
-					     .checker_version = VERSION,
-					     .category = "kernel-doc",
-					     .severity = RB_FSEV_LOW,
+			ret = add_finding(
+				out, (struct rb_finding_spec){
 					     .file = f->file,
 					     .line = f->line,
 					     .code = code ? code : f->code,

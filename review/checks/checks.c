@@ -269,18 +269,7 @@ int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
 		for (k = 0; k < j->found.n && !ret; k++) {
 			const struct rb_finding *f = &j->found.v[k];
 
-			ret = rb_findings_add(
-				out,
-				&(struct rb_finding_spec){
-					.checker = f->checker,
-					.checker_version = f->checker_version,
-					.category = f->category,
-					.severity = f->severity,
-					.file = f->file,
-					.line = f->line,
-					.code = f->code,
-					.message = f->message,
-					.patch_index = f->patch_index });
+			ret = rb_findings_add_copy(out, f);
 		}
 		if (j->ret && !ret) {
 			char msg[700];
