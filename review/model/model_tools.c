@@ -341,6 +341,20 @@ out:
 	return ret;
 }
 
+int mt_text_at(git_blob **blob, struct rb_c_lines *l,
+	       const struct rb_model_tools *t, int side, const char *path,
+	       struct rb_buf *err)
+{
+	int ret = mt_blob_at(blob, t, side, path, err);
+
+	if (ret)
+		return ret;
+	if (git_blob_is_binary(*blob))
+		return rb_buf_puts(err, "error: a binary file\n") ?: -RB_EINVAL;
+	return rb_c_lines_split(l, git_blob_rawcontent(*blob),
+				(size_t)git_blob_rawsize(*blob));
+}
+
 /* ---- the tools' lifecycle ---- */
 
 int rb_model_tools_new(struct rb_model_tools **out,
@@ -530,16 +544,7 @@ static int tool_read_file(struct rb_model_tools *t, struct mt_args *a,
 	if (end < start)
 		return rb_buf_puts(a->err, "error: end is before start\n") ?:
 			       -RB_EINVAL;
-	ret = mt_blob_at(&blob, t, side, path, a->err);
-	if (ret)
-		return ret;
-	if (git_blob_is_binary(blob)) {
-		ret = rb_buf_puts(a->err, "error: a binary file\n") ?:
-								      -RB_EINVAL;
-		goto out;
-	}
-	ret = rb_c_lines_split(&l, git_blob_rawcontent(blob),
-			       (size_t)git_blob_rawsize(blob));
+	ret = mt_text_at(&blob, &l, t, side, path, a->err);
 	if (ret)
 		goto out;
 	if (end - start + 1 > READ_MAX)

@@ -250,16 +250,7 @@ int mt_tool_blame(struct rb_model_tools *t, struct mt_args *a,
 	if (!t->ctx.base_commit || !t->ctx.base_tree)
 		return rb_buf_puts(out, "no history: the base is not a commit "
 					"of a tree with history\n");
-	ret = mt_blob_at(&blob, t, 0, path, a->err);
-	if (ret)
-		return ret;
-	if (git_blob_is_binary(blob)) {
-		ret = rb_buf_puts(a->err, "error: a binary file\n") ?:
-								      -RB_EINVAL;
-		goto out;
-	}
-	ret = rb_c_lines_split(&l, git_blob_rawcontent(blob),
-			       (size_t)git_blob_rawsize(blob));
+	ret = mt_text_at(&blob, &l, t, 0, path, a->err);
 	if (ret)
 		goto out;
 	if ((size_t)start > l.n) {

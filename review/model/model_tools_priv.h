@@ -28,6 +28,7 @@
 #include "review/model/model_tools.h"
 
 struct rb_buf;
+struct rb_c_lines;
 
 #define MAX_PATH 1024
 #define MAX_PATTERN RB_CODE_REGEX_MAX_PATTERN
@@ -97,6 +98,14 @@ int mt_side_load(struct rb_model_tools *t, int side);
  */
 int mt_blob_at(git_blob **out, const struct rb_model_tools *t, int side,
 	       const char *path, struct rb_buf *err);
+/*
+ * The text file at @path of tree @side, its blob into *@blob (owned by
+ * the caller, even on failure) and its lines into @l: 0, -RB_ENOTFOUND
+ * or -RB_EINVAL (a binary file) with the reason in @err, or -RB_ENOMEM.
+ */
+int mt_text_at(git_blob **blob, struct rb_c_lines *l,
+	       const struct rb_model_tools *t, int side, const char *path,
+	       struct rb_buf *err);
 
 /* The tools of the other files: the result into @out, see mt_arg_str(). */
 int mt_tool_grep(struct rb_model_tools *t, struct mt_args *a,
