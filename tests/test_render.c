@@ -100,10 +100,9 @@ static void load_findings(void)
 				&series[idx - 1].fs,
 				&(struct rb_finding_spec){
 					.checker = checker,
+					/* a model finding's version: its model */
 					.checker_version =
-						/* a model finding's version: its model */
-							strcmp(checker,
-							       "model") ?
+						strcmp(checker, "model") ?
 							"1" :
 							"claude-sonnet-4-5",
 					.category = json_string_value(
