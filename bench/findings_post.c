@@ -72,12 +72,19 @@ static int one_series(json_t **objs, size_t n, git_repository *repo,
 		 * here rewrites. */
 		snprintf(idx, sizeof(idx), "%zu", i);
 		ret = rb_findings_add(
-			&fs, str(o, "checker"), idx, str(o, "category"),
-			sev < 0 ? RB_FSEV_LOW : (enum rb_fsev)sev,
-			str(o, "file"),
-			(int)json_integer_value(json_object_get(o, "line")),
-			str(o, "code"), str(o, "message"),
-			(int)json_integer_value(json_object_get(o, "patch")));
+			&fs, &(struct rb_finding_spec){
+				     .checker = str(o, "checker"),
+				     .checker_version = idx,
+				     .category = str(o, "category"),
+				     .severity = sev < 0 ? RB_FSEV_LOW :
+							   (enum rb_fsev)sev,
+				     .file = str(o, "file"),
+				     .line = (int)json_integer_value(
+					     json_object_get(o, "line")),
+				     .code = str(o, "code"),
+				     .message = str(o, "message"),
+				     .patch_index = (int)json_integer_value(
+					     json_object_get(o, "patch")) });
 	}
 	/* What the next version will have seen: every finding of this one
 	 * and of the versions before it. */

@@ -3442,7 +3442,6 @@ int rb_config_check_system(const struct rb_config *cfg,
 	size_t i, n = 0;
 	int ret;
 
-	git_libgit2_init();
 	sys_sources(&s);
 	if (cfg->n_trees) {
 		m = calloc(cfg->n_trees, sizeof(*m));
@@ -3475,7 +3474,6 @@ out:
 	free(m);
 	free(names);
 	rb_maint_cache_free(cache);
-	git_libgit2_shutdown();
 	if (s.oom)
 		return rb_err(RB_ENOMEM, "out of memory");
 	if (errs->n == s.n0)

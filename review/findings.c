@@ -80,10 +80,7 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-int rb_findings_add(struct rb_findings *fs, const char *checker,
-		    const char *checker_version, const char *category,
-		    enum rb_fsev sev, const char *file, int line,
-		    const char *code, const char *message, int patch_index)
+int rb_findings_add(struct rb_findings *fs, const struct rb_finding_spec *in)
 {
 	struct rb_finding *v, *f;
 
@@ -93,15 +90,15 @@ int rb_findings_add(struct rb_findings *fs, const char *checker,
 	fs->v = v;
 	f = &v[fs->n];
 	memset(f, 0, sizeof(*f));
-	f->checker = strdup(checker);
-	f->checker_version = dup_or_null(checker_version);
-	f->category = strdup(category);
-	f->severity = sev;
-	f->file = dup_or_null(file);
-	f->line = line;
-	f->code = dup_or_null(code);
-	f->message = strdup(message);
-	f->patch_index = patch_index;
+	f->checker = strdup(in->checker);
+	f->checker_version = dup_or_null(in->checker_version);
+	f->category = strdup(in->category);
+	f->severity = in->severity;
+	f->file = dup_or_null(in->file);
+	f->line = in->line;
+	f->code = dup_or_null(in->code);
+	f->message = strdup(in->message);
+	f->patch_index = in->patch_index;
 	if (!f->checker || !f->category || !f->message) {
 		finding_release(f);
 		return rb_err(RB_ENOMEM, "out of memory");
@@ -109,6 +106,23 @@ int rb_findings_add(struct rb_findings *fs, const char *checker,
 	rb_finding_fingerprint(f, f->fingerprint);
 	fs->n++;
 	return 0;
+}
+
+int rb_findings_add_copy(struct rb_findings *fs, const struct rb_finding *f)
+{
+	const struct rb_finding_spec in = {
+		.checker = f->checker,
+		.checker_version = f->checker_version,
+		.category = f->category,
+		.severity = f->severity,
+		.file = f->file,
+		.line = f->line,
+		.code = f->code,
+		.message = f->message,
+		.patch_index = f->patch_index,
+	};
+
+	return rb_findings_add(fs, &in);
 }
 
 void rb_findings_release(struct rb_findings *fs)

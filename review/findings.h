@@ -50,13 +50,33 @@ struct rb_findings {
 };
 
 /*
- * Appends a finding; strings are copied, NULL allowed except checker,
- * category and message. Computes the fingerprint. Returns 0 or -RB_ENOMEM.
+ * What a checker says of one place: the fields of struct rb_finding that
+ * it chooses, all borrowed. Give them by name; those left out are NULL
+ * or 0 (no version, the commit message, no line, no code, the cover).
  */
-int rb_findings_add(struct rb_findings *fs, const char *checker,
-		    const char *checker_version, const char *category,
-		    enum rb_fsev sev, const char *file, int line,
-		    const char *code, const char *message, int patch_index);
+struct rb_finding_spec {
+	const char *checker; /* required */
+	const char *checker_version;
+	const char *category; /* required */
+	enum rb_fsev severity;
+	const char *file;
+	int line;
+	const char *code;
+	const char *message; /* required */
+	int patch_index;
+};
+
+/*
+ * Appends a finding made of @f; its strings are copied, NULL allowed
+ * except checker, category and message. Computes the fingerprint.
+ * Returns 0 or -RB_ENOMEM.
+ */
+int rb_findings_add(struct rb_findings *fs, const struct rb_finding_spec *f);
+/*
+ * Appends a copy of @f as rb_findings_add() would make it (the model's
+ * reasons are not copied). Returns 0 or -RB_ENOMEM.
+ */
+int rb_findings_add_copy(struct rb_findings *fs, const struct rb_finding *f);
 void rb_findings_release(struct rb_findings *fs);
 /* Frees and removes the findings with @gone[i] set; the order of the
  * others is kept. */

@@ -1675,7 +1675,7 @@ static int ack_item(json_t *o, const void *arg, size_t i)
 	char id[32];
 	int ret;
 
-	if ((unsigned int)it->verdict > RB_VERDICT_FIXED)
+	if ((unsigned int)it->verdict > RB_VK_FIXED)
 		return rb_err(RB_EINVAL, "unknown verdict %d",
 			      (int)it->verdict);
 	snprintf(id, sizeof(id), "F%d", it->id);
@@ -1683,7 +1683,7 @@ static int ack_item(json_t *o, const void *arg, size_t i)
 	ret = ret ?: set_str(o, "verdict", words[it->verdict]);
 	ret = ret   ?:
 		      set_bool(o, "false_positive",
-			       it->verdict == RB_VERDICT_FALSE_POSITIVE);
+			       it->verdict == RB_VK_FALSE_POSITIVE);
 	return ret ?: set_bool(o, "last", i + 1 == ctx->n_items);
 }
 

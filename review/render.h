@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "mail/mode.h"
+#include "mail/verdict.h"
 #include "review/findings.h"
 
 struct rb_buf;
@@ -291,15 +292,9 @@ struct rb_render_not_reviewed_ctx {
 int rb_render_not_reviewed(struct rb_buf *out,
 			   const struct rb_render_not_reviewed_ctx *ctx);
 
-enum rb_verdict {
-	RB_VERDICT_FALSE_POSITIVE,
-	RB_VERDICT_VALID,
-	RB_VERDICT_FIXED
-};
-
 struct rb_render_ack_item {
 	int id; /* N of "FN" */
-	enum rb_verdict verdict;
+	enum rb_verdict_kind verdict; /* mail/verdict.h */
 };
 
 struct rb_render_ack_ctx {

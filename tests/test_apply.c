@@ -1329,6 +1329,10 @@ int main(void)
 		T(test_fetch_and_stale),
 #undef T
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

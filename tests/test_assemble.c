@@ -320,6 +320,10 @@ int main(void)
 		cmocka_unit_test(test_passes),
 		cmocka_unit_test(test_corpus_chunks),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

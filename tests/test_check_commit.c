@@ -454,6 +454,10 @@ int main(void)
 		cmocka_unit_test(test_series_size_text),
 		cmocka_unit_test(test_hidden_unicode),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

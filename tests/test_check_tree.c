@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "mail/message.h"
 #include "review/checks/check_build.h"
@@ -144,12 +145,33 @@ static void test_in_base(void **state)
 	bool used[2] = { false, false };
 
 	(void)state;
-	rb_findings_add(&base, "kernel-doc", "1", "kernel-doc", RB_FSEV_LOW,
-			"a.c", 10, "warning: x at line 10", "m", 0);
-	rb_findings_add(&now, "kernel-doc", "1", "kernel-doc", RB_FSEV_LOW,
-			"a.c", 12, "warning: x at line 12", "m", 0);
-	rb_findings_add(&now, "kernel-doc", "1", "kernel-doc", RB_FSEV_LOW,
-			"a.c", 14, "warning: x at line 14", "m", 0);
+	rb_findings_add(&base, &(struct rb_finding_spec){
+				       .checker = "kernel-doc",
+				       .checker_version = "1",
+				       .category = "kernel-doc",
+				       .severity = RB_FSEV_LOW,
+				       .file = "a.c",
+				       .line = 10,
+				       .code = "warning: x at line 10",
+				       .message = "m" });
+	rb_findings_add(&now, &(struct rb_finding_spec){
+				      .checker = "kernel-doc",
+				      .checker_version = "1",
+				      .category = "kernel-doc",
+				      .severity = RB_FSEV_LOW,
+				      .file = "a.c",
+				      .line = 12,
+				      .code = "warning: x at line 12",
+				      .message = "m" });
+	rb_findings_add(&now, &(struct rb_finding_spec){
+				      .checker = "kernel-doc",
+				      .checker_version = "1",
+				      .category = "kernel-doc",
+				      .severity = RB_FSEV_LOW,
+				      .file = "a.c",
+				      .line = 14,
+				      .code = "warning: x at line 14",
+				      .message = "m" });
 	assert_true(rb_check_in_base(&base, used, &now.v[0]));
 	assert_false(rb_check_in_base(&base, used, &now.v[1]));
 	rb_findings_release(&base);
@@ -255,6 +277,10 @@ int main(void)
 		cmocka_unit_test(test_cc_maintainers),
 		cmocka_unit_test(test_rules),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

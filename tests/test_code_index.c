@@ -818,6 +818,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tip_stays_out, setup,
 						teardown),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

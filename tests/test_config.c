@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "bot/config.h"
 #include "util/err.h"
@@ -1367,7 +1368,9 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
+	git_libgit2_init();
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
 	remove_tmp();
 	return ret;
 }

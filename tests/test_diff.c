@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "review/apply/diff.h"
 #include "util/err.h"
@@ -319,6 +320,10 @@ int main(void)
 		cmocka_unit_test(test_binary),
 		cmocka_unit_test(test_errors),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -790,6 +790,10 @@ int main(void)
 		cmocka_unit_test(test_recall),
 		cmocka_unit_test(test_line_zero),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

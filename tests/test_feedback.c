@@ -123,7 +123,6 @@ static int setup(void **state)
 	}
 	if (!mkdtemp(dir))
 		return -1;
-	git_libgit2_init();
 	setenv("RB_NOW", "1793780000", 1);
 	snprintf(db_path, sizeof(db_path), "%s/rb.db", dir);
 	snprintf(keys, sizeof(keys), "%s/keys", dir);
@@ -727,6 +726,10 @@ int main(void)
 		cmocka_unit_test(test_dkim),
 		cmocka_unit_test(test_dashboard),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

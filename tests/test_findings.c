@@ -27,8 +27,17 @@ static void add(struct rb_findings *fs, const char *checker, const char *cat,
 		const char *file, int line, const char *code, const char *msg,
 		int patch)
 {
-	assert_int_equal(rb_findings_add(fs, checker, "1", cat, RB_FSEV_LOW,
-					 file, line, code, msg, patch),
+	assert_int_equal(rb_findings_add(fs,
+					 &(struct rb_finding_spec){
+						 .checker = checker,
+						 .checker_version = "1",
+						 .category = cat,
+						 .severity = RB_FSEV_LOW,
+						 .file = file,
+						 .line = line,
+						 .code = code,
+						 .message = msg,
+						 .patch_index = patch }),
 			 0);
 }
 

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "mail/message.h"
 #include "review/apply/diff.h"
@@ -1082,6 +1083,10 @@ int main(void)
 		cmocka_unit_test(test_citations),
 		cmocka_unit_test(test_bad_and_version),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

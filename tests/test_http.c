@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <cmocka.h>
+#include <git2.h>
 #include <jansson.h>
 
 #include "bot/web/http.h"
@@ -715,6 +716,10 @@ int main(void)
 		cmocka_unit_test(test_series_json),
 		cmocka_unit_test(test_served),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "review/maint/maint_priv.h"
 #include "review/maint/maint_regex.h"
@@ -966,8 +967,12 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_quoted_paths),
 	};
+	int ret;
 
 	snprintf(data, sizeof(data), "%s/tests/data/maintainers",
 		 src ? src : "..");
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "bot/web/metrics.h"
 #include "bot/store/store.h"
@@ -247,6 +248,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_outbox_lease, setup,
 						teardown),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -839,7 +839,6 @@ static void test_prompt_functions(void **state)
 	git_oid blob, mm, root;
 
 	(void)state;
-	git_libgit2_init();
 	snprintf(dir, sizeof(dir), "%s/repo", srv.dir);
 	assert_int_equal(git_repository_init(&repo, dir, 1), 0);
 	assert_int_equal(
@@ -873,7 +872,6 @@ static void test_prompt_functions(void **state)
 	rb_buf_release(&sys);
 	rb_buf_release(&user);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	free(foo);
 	free(patch);
 }
@@ -1575,7 +1573,6 @@ static void test_verifier_tools(void **state)
 	int n;
 
 	(void)state;
-	git_libgit2_init();
 	snprintf(dir, sizeof(dir), "%s/vrepo", srv.dir);
 	assert_int_equal(git_repository_init(&repo, dir, 1), 0);
 	tree_of(&base, repo, before);
@@ -1636,7 +1633,6 @@ static void test_verifier_tools(void **state)
 	run_release(&r);
 
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	free(step);
 	free(before);
 	free(after);
@@ -2101,6 +2097,10 @@ int main(void)
 		cmocka_unit_test(test_concurrency),
 		cmocka_unit_test(test_series_caps),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -865,7 +865,6 @@ static void test_linux_offsets(void **state)
 			      "scripts/setup-linux-tree.sh\n");
 		skip();
 	}
-	git_libgit2_init();
 	assert_int_equal(git_repository_open(&repo, tree), 0);
 	assert_int_equal(git_revparse_single(&head, repo, "HEAD^{commit}"), 0);
 	for (i = 0; i < 2; i++) {
@@ -943,7 +942,6 @@ static void test_linux_offsets(void **state)
 	rb_apply_result_free(ar);
 	git_object_free(head);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 }
 
 int main(void)
@@ -961,6 +959,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test(test_linux_offsets),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

@@ -689,6 +689,10 @@ int main(void)
 		cmocka_unit_test(test_command_protocol),
 		cmocka_unit_test(test_record_replay),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

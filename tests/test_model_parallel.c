@@ -842,6 +842,10 @@ int main(void)
 		cmocka_unit_test(test_verifier_reserve),
 		cmocka_unit_test(test_order),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

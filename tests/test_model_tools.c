@@ -1062,6 +1062,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_quote_at, setup, teardown),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

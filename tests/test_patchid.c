@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "review/apply/diff.h"
 #include "review/apply/patchid.h"
@@ -132,5 +133,10 @@ int main(void)
 		cmocka_unit_test(test_git_patch_id),
 		cmocka_unit_test(test_later_change),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int ret;
+
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

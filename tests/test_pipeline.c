@@ -368,6 +368,10 @@ int main(void)
 		cmocka_unit_test(test_send_between_jobs),
 		cmocka_unit_test(test_rate_kinds),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

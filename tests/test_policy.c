@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "bot/config.h"
 #include "bot/stages/policy.h"
@@ -383,11 +384,20 @@ static void test_filter(void **state)
 	size_t i;
 
 	for (i = 0; i < 8; i++)
-		assert_int_equal(rb_findings_add(&fs, "model", "m", "c",
-						 (enum rb_fsev)spec[i][1],
-						 "mm/a.c", (int)i + 1, "x",
-						 "Is this right?", spec[i][0]),
-				 0);
+		assert_int_equal(
+			rb_findings_add(
+				&fs,
+				&(struct rb_finding_spec){
+					.checker = "model",
+					.checker_version = "m",
+					.category = "c",
+					.severity = (enum rb_fsev)spec[i][1],
+					.file = "mm/a.c",
+					.line = (int)i + 1,
+					.code = "x",
+					.message = "Is this right?",
+					.patch_index = spec[i][0] }),
+			0);
 	/* mm: min low, at most 5 per patch. */
 	resolve(&p, "MEMORY MANAGEMENT", NULL, NULL);
 	assert_int_equal(rb_policy_filter_findings(&p, fs.v, 8, keep), 7);
@@ -938,6 +948,10 @@ int main(void)
 		cmocka_unit_test(test_rate_classes_hostile),
 		cmocka_unit_test(test_sub_maintainers),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

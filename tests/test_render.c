@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include <jansson.h>
 
@@ -96,19 +97,26 @@ static void load_findings(void)
 		assert_true(idx >= 1 && idx <= 2);
 		assert_int_equal(
 			rb_findings_add(
-				&series[idx - 1].fs, checker,
-				/* a model finding's version: its model */
-				strcmp(checker, "model") ? "1" :
-							   "claude-sonnet-4-5",
-				json_string_value(
-					json_object_get(o, "category")),
-				rb_fsev_parse(sev),
-				json_string_value(json_object_get(o, "file")),
-				(int)json_integer_value(
-					json_object_get(o, "line")),
-				json_string_value(json_object_get(o, "code")),
-				json_string_value(json_object_get(o, "message")),
-				idx),
+				&series[idx - 1].fs,
+				&(struct rb_finding_spec){
+					.checker = checker,
+					/* a model finding's version: its model */
+					.checker_version =
+						strcmp(checker, "model") ?
+							"1" :
+							"claude-sonnet-4-5",
+					.category = json_string_value(
+						json_object_get(o, "category")),
+					.severity = rb_fsev_parse(sev),
+					.file = json_string_value(
+						json_object_get(o, "file")),
+					.line = (int)json_integer_value(
+						json_object_get(o, "line")),
+					.code = json_string_value(
+						json_object_get(o, "code")),
+					.message = json_string_value(
+						json_object_get(o, "message")),
+					.patch_index = idx }),
 			0);
 	}
 	json_decref(arr);
@@ -562,11 +570,18 @@ static void test_hostile_text(void **state)
 
 	assert_int_equal(
 		rb_findings_add(
-			&fs, "model", "m", "x", RB_FSEV_HIGH,
-			"mm/page_counter.c", 34, NULL,
-			"Bad \x01\x1b[31m bytes \xff\xfe and\r\nReViEwEd-By:\tme "
-			"\xe2\x80\xae}\xe2\x81\xa6 hidden",
-			1),
+			&fs,
+			&(struct rb_finding_spec){
+				.checker = "model",
+				.checker_version = "m",
+				.category = "x",
+				.severity = RB_FSEV_HIGH,
+				.file = "mm/page_counter.c",
+				.line = 34,
+				.message =
+					"Bad \x01\x1b[31m bytes \xff\xfe and\r\nReViEwEd-By:\tme "
+					"\xe2\x80\xae}\xe2\x81\xa6 hidden",
+				.patch_index = 1 }),
 		0);
 	review_ctx(&c, &series[0], 1, NULL);
 	c.title = "evil\r\nReviewed-by: x";
@@ -604,9 +619,9 @@ static void test_other_mails(void **state)
 	struct rb_render_incomplete_ctx inc = { 0 };
 	const int missing[] = { 3, 8 };
 	const struct rb_render_ack_item items[] = {
-		{ 1, RB_VERDICT_FALSE_POSITIVE },
-		{ 3, RB_VERDICT_VALID },
-		{ 4, RB_VERDICT_FIXED },
+		{ 1, RB_VK_FALSE_POSITIVE },
+		{ 3, RB_VK_VALID },
+		{ 4, RB_VK_FIXED },
 	};
 	struct rb_render_ack_ctx ack = { 0 };
 
@@ -706,16 +721,31 @@ static void test_quote_as_is(void **state)
 	struct rb_render_ctx c;
 
 	(void)state;
-	assert_int_equal(rb_findings_add(&fs, "commit-msg", "1", "x",
-					 RB_FSEV_LOW, NULL, 3,
-					 "Reviewed-by: Jane Doe",
-					 "Was this Reviewed-by: given on the "
-					 "list?",
-					 1),
-			 0);
-	assert_int_equal(rb_findings_add(&fs, "checkpatch", "1", "y",
-					 RB_FSEV_LOW, "Documentation/x.rst", 2,
-					 "Acked-by: Some One", "A nit.", 1),
+	assert_int_equal(
+		rb_findings_add(
+			&fs,
+			&(struct rb_finding_spec){
+				.checker = "commit-msg",
+				.checker_version = "1",
+				.category = "x",
+				.severity = RB_FSEV_LOW,
+				.line = 3,
+				.code = "Reviewed-by: Jane Doe",
+				.message = "Was this Reviewed-by: given on the "
+					   "list?",
+				.patch_index = 1 }),
+		0);
+	assert_int_equal(rb_findings_add(&fs,
+					 &(struct rb_finding_spec){
+						 .checker = "checkpatch",
+						 .checker_version = "1",
+						 .category = "y",
+						 .severity = RB_FSEV_LOW,
+						 .file = "Documentation/x.rst",
+						 .line = 2,
+						 .code = "Acked-by: Some One",
+						 .message = "A nit.",
+						 .patch_index = 1 }),
 			 0);
 	memset(&c, 0, sizeof(c));
 	c.mode = RB_MODE_ADVISORY;
@@ -790,6 +820,10 @@ int main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_sub_maintainer_mails),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

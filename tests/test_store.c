@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <git2.h>
 
 #include "bot/store/db.h"
 #include "bot/store/store.h"
@@ -263,12 +264,29 @@ static void test_prompt_version(void **state)
 
 	(void)state;
 	assert_int_equal(rb_store_add_outmail(st, &m), 0);
-	assert_int_equal(rb_findings_add(&fs, "model", "m1", "leak",
-					 RB_FSEV_HIGH, "mm/a.c", 3, "x", "y?",
-					 1),
+	assert_int_equal(rb_findings_add(&fs,
+					 &(struct rb_finding_spec){
+						 .checker = "model",
+						 .checker_version = "m1",
+						 .category = "leak",
+						 .severity = RB_FSEV_HIGH,
+						 .file = "mm/a.c",
+						 .line = 3,
+						 .code = "x",
+						 .message = "y?",
+						 .patch_index = 1 }),
 			 0);
-	assert_int_equal(rb_findings_add(&fs, "checkpatch", "1", "SPACING",
-					 RB_FSEV_LOW, "mm/a.c", 4, "x", "z", 1),
+	assert_int_equal(rb_findings_add(&fs,
+					 &(struct rb_finding_spec){
+						 .checker = "checkpatch",
+						 .checker_version = "1",
+						 .category = "SPACING",
+						 .severity = RB_FSEV_LOW,
+						 .file = "mm/a.c",
+						 .line = 4,
+						 .code = "x",
+						 .message = "z",
+						 .patch_index = 1 }),
 			 0);
 	memcpy(fs.v[0].prompt, "0123456789ab", 13);
 	assert_int_equal(rb_store_add_finding(st, "s2", m.message_id, "F1",
@@ -716,10 +734,17 @@ static void blocking_review(struct rb_store *st, const char *series,
 	for (i = 1; i <= n; i++) {
 		snprintf(fid, sizeof(fid), "F%d", i);
 		snprintf(code, sizeof(code), "x%d", i);
-		assert_int_equal(rb_findings_add(&fs, "commit-msg", "1", "c",
-						 RB_FSEV_HIGH, NULL, 0, code,
-						 "Why?", 1),
-				 0);
+		assert_int_equal(
+			rb_findings_add(&fs,
+					&(struct rb_finding_spec){
+						.checker = "commit-msg",
+						.checker_version = "1",
+						.category = "c",
+						.severity = RB_FSEV_HIGH,
+						.code = code,
+						.message = "Why?",
+						.patch_index = 1 }),
+			0);
 		assert_int_equal(rb_store_add_finding(st, series, msgid, fid,
 						      &fs.v[i - 1], "raised"),
 				 0);
@@ -1179,6 +1204,10 @@ int main(void)
 		cmocka_unit_test(test_stmt_cache),
 		cmocka_unit_test_setup_teardown(test_ledger, setup, teardown),
 	};
+	int ret;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return ret;
 }

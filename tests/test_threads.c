@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "bot/stages/threads.h"
 #include "bot/stages/versions.h"
@@ -431,5 +432,10 @@ int main(void)
 		cmocka_unit_test(test_quoted_and_trust),
 		cmocka_unit_test(test_budgets),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	int ret;
+
+	git_libgit2_init();
+	ret = cmocka_run_group_tests(tests, setup, teardown);
+	git_libgit2_shutdown();
+	return ret;
 }

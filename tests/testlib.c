@@ -154,7 +154,6 @@ static void repo_new(git_repository **out, char *dir, size_t size,
 		     const char *tmpl, bool bare)
 {
 	assert_int_equal(rb_test_tmpdir(dir, size, tmpl), 0);
-	git_libgit2_init();
 	assert_int_equal(git_repository_init(out, dir, bare), 0);
 }
 
@@ -173,7 +172,6 @@ void rb_test_bare_repo_new(git_repository **out, char *dir, size_t size,
 void rb_test_repo_free(git_repository *repo, const char *dir)
 {
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	rb_remove_tree(dir);
 }
 

@@ -69,16 +69,16 @@ struct rb_test_file {
 };
 
 /*
- * libgit2 initialised and a new repository (with a work tree) in a
- * directory made from @tmpl ("/tmp/rb-test-apply.XXXXXX"), whose path is
- * written to @dir (@size bytes).
+ * A new repository (with a work tree) in a directory made from @tmpl
+ * ("/tmp/rb-test-apply.XXXXXX"), whose path is written to @dir (@size
+ * bytes). libgit2 is the test's: its main() initialises it once.
  */
 void rb_test_repo_new(git_repository **out, char *dir, size_t size,
 		      const char *tmpl);
 /* The same, bare: the trees a checker or the model reads. */
 void rb_test_bare_repo_new(git_repository **out, char *dir, size_t size,
 			   const char *tmpl);
-/* Frees @repo, shuts libgit2 down and removes @dir. */
+/* Frees @repo and removes @dir. */
 void rb_test_repo_free(git_repository *repo, const char *dir);
 /*
  * Commits exactly @files (a whole tree) on @parent (NULL: a root commit)

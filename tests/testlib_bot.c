@@ -55,7 +55,6 @@ int rb_test_demo_setup(char *tmpl)
 
 	if (!src || !mkdtemp(tmpl))
 		return -1;
-	git_libgit2_init();
 	ret = rb_buf_printf(&cmd,
 			    "bash %s/scripts/demo.sh --make-only %s/demo"
 			    " >/dev/null",
@@ -68,7 +67,6 @@ int rb_test_demo_setup(char *tmpl)
 
 int rb_test_demo_teardown(const char *dir)
 {
-	git_libgit2_shutdown();
 	if (!getenv("RB_KEEP"))
 		rb_remove_tree(dir);
 	return 0;

@@ -8,7 +8,7 @@
  * a unit test may setenv() and unsetenv() between calls.
  *
  * RB_NOW=SECONDS
- *	The clock of the store (rb_now() in bot/store/store.c): every timestamp
+ *	The clock (rb_now() in util/clock.c): every timestamp
  *	written, every lease, backoff, embargo and rate-limit window. Makes
  *	dates in mail and expectations reproducible and lets a test step
  *	time. Unit: test_store, test_metrics, test_feedback, test_http.

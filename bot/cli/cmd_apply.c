@@ -506,7 +506,6 @@ static int apply_and_print(const struct apply_args *a, const struct inputs *ins,
 	git_object *obj = NULL, *rev = NULL;
 	int ret = RB_EXIT_USAGE;
 
-	git_libgit2_init();
 	if (git_repository_open_ext(&repo, a->tree, 0, NULL) < 0) {
 		fprintf(stderr, "reviewbot apply: %s: not a git repository\n",
 			a->tree);
@@ -541,7 +540,6 @@ out:
 	git_object_free(obj);
 	git_object_free(rev);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 

@@ -553,7 +553,6 @@ int cmd_check(int argc, char **argv)
 		return rc;
 	}
 	rb_log_set_quiet(1);
-	git_libgit2_init();
 	for (; optind < argc && !ret; optind++)
 		ret = rb_mail_walk(argv[optind], MAX_INPUT, on_mail, &r.ms);
 	ret = ret ?: pick_patches(&r);
@@ -575,6 +574,5 @@ int cmd_check(int argc, char **argv)
 				 RB_EXIT_FAIL;
 	rb_findings_release(&found);
 	check_run_release(&r);
-	git_libgit2_shutdown();
 	return rc;
 }

@@ -158,7 +158,6 @@ int cmd_code_index(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	rb_log_set_quiet(1);
-	git_libgit2_init();
 	list = strdup(revs);
 	if (!list ||
 	    git_repository_open_ext(&repo, tree, GIT_REPOSITORY_OPEN_NO_SEARCH,
@@ -187,6 +186,5 @@ out:
 		rb_code_index_put(ix[i]);
 	free(list);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }

@@ -72,6 +72,12 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], commands[i].name)) {
 			int ret;
 
+			/*
+			 * The one git_libgit2_init() of reviewbot-core: the
+			 * library (review/, bot/) never calls it, and every
+			 * command runs inside it. A test, a fuzz target or a
+			 * bench initialises libgit2 in its own main().
+			 */
 			git_libgit2_init();
 			ret = commands[i].fn(argc - 1, argv + 1);
 			git_libgit2_shutdown();

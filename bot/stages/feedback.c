@@ -369,13 +369,6 @@ static int store_verdicts(struct reply_ctx *c, bool authorised)
 	return ret;
 }
 
-static int ack_kind(enum rb_verdict_kind k)
-{
-	return k == RB_VK_VALID ? RB_VERDICT_VALID :
-	       k == RB_VK_FIXED ? RB_VERDICT_FIXED :
-				  RB_VERDICT_FALSE_POSITIVE;
-}
-
 /* The one-line acknowledgement, to the judge, through the outbox. */
 static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 {
@@ -400,7 +393,7 @@ static int queue_ack(struct reply_ctx *c, struct rb_feedback_stats *stats)
 	}
 	for (i = 0; i < c->verdicts.n; i++) {
 		items[n].id = c->verdicts.v[i].id;
-		items[n].verdict = ack_kind(c->verdicts.v[i].kind);
+		items[n].verdict = c->verdicts.v[i].kind;
 		n++;
 	}
 	a.items = items;

@@ -533,10 +533,8 @@ int rb_ledger_step(struct rb_pipeline *p)
 
 	if (!cfg->n_trees || !any_blocking(cfg))
 		return 0;
-	git_libgit2_init();
 	for (i = 0; i < cfg->n_trees && !ret && !(p->stop && *p->stop); i++)
 		ret = scan_tree(p, &cfg->trees[i]);
-	git_libgit2_shutdown();
 	if (!ret)
 		ret = rb_store_sightings_pending(p->st, DECIDE_MAX, &g, &n);
 	for (i = 0; !ret && i < n && !(p->stop && *p->stop); i++)

@@ -158,7 +158,6 @@ int rb_trees_fetch_step(struct rb_pipeline *p)
 		if (!rb_tree_fetchable(t) ||
 		    now - p->tree_tried[i] < (int64_t)t->fetch_minutes * 60)
 			continue;
-		git_libgit2_init();
 		if (git_repository_open(&repo, t->path) < 0) {
 			p->tree_tried[i] = now;
 			rb_log(RB_LOG_WARN, "tree.fetch_failed", "tree",
@@ -171,7 +170,6 @@ int rb_trees_fetch_step(struct rb_pipeline *p)
 			rb_tree_fetch(&oid, repo, t, p->owner);
 		}
 		git_repository_free(repo);
-		git_libgit2_shutdown();
 	}
 	return 0;
 }

@@ -12,13 +12,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bot/store/store_priv.h"
 #include "util/buf.h"
 #include "util/err.h"
-#include "util/testenv.h"
 #include "util/banned.h"
 
 /*
@@ -321,15 +319,6 @@ _Static_assert(N_MIGRATIONS == RB_SCHEMA_VERSION,
 static int (*const migration_code[N_MIGRATIONS])(struct rb_store *) = {
 	[8] = rb_store_outbox_backfill_rates,
 };
-
-int64_t rb_now(void)
-{
-	int64_t now;
-
-	if (rb_test_now(&now))
-		return now;
-	return (int64_t)time(NULL);
-}
 
 int rb_store_begin(struct rb_store *st)
 {

@@ -76,8 +76,8 @@ int rb_store_savepoint(struct rb_store *st);
 int rb_store_release(struct rb_store *st);
 int rb_store_rollback_to(struct rb_store *st);
 
-/* The clock: time(NULL), or RB_NOW from the environment, for tests and replay. */
-int64_t rb_now(void);
+/* The store stamps rows with rb_now(); its users read the same clock. */
+#include "util/clock.h"
 
 #include "bot/store/store_messages.h"
 #include "bot/store/store_jobs.h"

@@ -155,13 +155,29 @@ static int add_diag(struct rb_findings *out, const char *file, int line,
 		return 0;
 	if (sparse)
 		return rb_findings_add(
-			out, "sparse", VERSION,
-			*level == 'w' ? "sparse-warning" : "sparse-error",
-			RB_FSEV_MEDIUM, file, line, code, msg, 0);
-	return rb_findings_add(out, CHECKER, VERSION,
-			       *level == 'w' ? "build-warning" : "build-error",
-			       *level == 'w' ? RB_FSEV_MEDIUM : RB_FSEV_HIGH,
-			       file, line, code, msg, 0);
+			out,
+			&(struct rb_finding_spec){
+				.checker = "sparse",
+				.checker_version = VERSION,
+				.category = *level == 'w' ? "sparse-warning" :
+							    "sparse-error",
+				.severity = RB_FSEV_MEDIUM,
+				.file = file,
+				.line = line,
+				.code = code,
+				.message = msg });
+	return rb_findings_add(
+		out, &(struct rb_finding_spec){
+			     .checker = CHECKER,
+			     .checker_version = VERSION,
+			     .category = *level == 'w' ? "build-warning" :
+							 "build-error",
+			     .severity = *level == 'w' ? RB_FSEV_MEDIUM :
+							 RB_FSEV_HIGH,
+			     .file = file,
+			     .line = line,
+			     .code = code,
+			     .message = msg });
 }
 
 /*
@@ -1307,10 +1323,18 @@ static int report_new(struct build_run *b, struct rb_findings *out,
 				 "With this series applied, W=1 reports a new "
 				 "%s here: \"%s\". Is that intended?",
 				 level, f->message);
-		ret = rb_findings_add(out, sparse ? "sparse" : CHECKER, VERSION,
-				      f->category, f->severity, f->file,
-				      f->line, code ? code : f->code, msg,
-				      patch_of_diag(b, f->file));
+		ret = rb_findings_add(
+			out,
+			&(struct rb_finding_spec){
+				.checker = sparse ? "sparse" : CHECKER,
+				.checker_version = VERSION,
+				.category = f->category,
+				.severity = f->severity,
+				.file = f->file,
+				.line = f->line,
+				.code = code ? code : f->code,
+				.message = msg,
+				.patch_index = patch_of_diag(b, f->file) });
 		free(code);
 	}
 	added_release(&a);
@@ -1327,12 +1351,17 @@ static int report_failure(struct build_run *b, struct rb_findings *out)
 	size_t i;
 
 	if (b->rp.timed_out)
-		return rb_findings_add(out, CHECKER, VERSION, "build-failed",
-				       RB_FSEV_HIGH, NULL, 0, NULL,
-				       "The build with this series applied did "
-				       "not finish in time (the base build "
-				       "did). Does something in it hang?",
-				       0);
+		return rb_findings_add(
+			out,
+			&(struct rb_finding_spec){
+				.checker = CHECKER,
+				.checker_version = VERSION,
+				.category = "build-failed",
+				.severity = RB_FSEV_HIGH,
+				.message =
+					"The build with this series applied did "
+					"not finish in time (the base build "
+					"did). Does something in it hang?" });
 	if (b->patched_exit == 0 || b->base_exit != 0)
 		return 0;
 	for (i = 0; i < b->new_diags.n; i++)
@@ -1345,8 +1374,13 @@ static int report_failure(struct build_run *b, struct rb_findings *out)
 		 "(exit %d) and not without it. The last "
 		 "lines of its output are quoted.",
 		 b->patched_exit);
-	return rb_findings_add(out, CHECKER, VERSION, "build-failed",
-			       RB_FSEV_HIGH, NULL, 0, tail, msg, 0);
+	return rb_findings_add(
+		out, &(struct rb_finding_spec){ .checker = CHECKER,
+						.checker_version = VERSION,
+						.category = "build-failed",
+						.severity = RB_FSEV_HIGH,
+						.code = tail,
+						.message = msg });
 }
 
 /*
@@ -1390,10 +1424,17 @@ static int report_bisect(struct build_run *b, struct rb_findings *out)
 			 "The build first breaks at patch %d/%zu of this "
 			 "series%s.",
 			 b->broken_at, n, what);
-	return rb_findings_add(out, CHECKER, VERSION, "build-bisect",
-			       RB_FSEV_HIGH, e ? e->file : NULL,
-			       e ? e->line : 0, e ? e->code : b->broken_tail,
-			       msg, b->broken_at);
+	return rb_findings_add(
+		out,
+		&(struct rb_finding_spec){ .checker = CHECKER,
+					   .checker_version = VERSION,
+					   .category = "build-bisect",
+					   .severity = RB_FSEV_HIGH,
+					   .file = e ? e->file : NULL,
+					   .line = e ? e->line : 0,
+					   .code = e ? e->code : b->broken_tail,
+					   .message = msg,
+					   .patch_index = b->broken_at });
 }
 
 static int run_mode(const struct rb_check_ctx *ctx, struct rb_findings *out,
@@ -1412,7 +1453,6 @@ static int run_mode(const struct rb_check_ctx *ctx, struct rb_findings *out,
 			      "build options need scripts/config from the "
 			      "configured branch tip");
 	rb_buf_init(&b.cfg_script, 1 << 20);
-	git_libgit2_init();
 	ret = rb_check_repo_open(&b.repo, ctx);
 	if (!ret)
 		ret = find_targets(&b.t, b.repo, ctx);
@@ -1447,7 +1487,6 @@ static int run_mode(const struct rb_check_ctx *ctx, struct rb_findings *out,
 	       b.base_reused ? "yes" : "no", NULL);
 out:
 	build_run_release(&b);
-	git_libgit2_shutdown();
 	return ret;
 }
 

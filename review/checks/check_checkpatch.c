@@ -172,9 +172,17 @@ static int flush(struct report *r, const struct rb_check_opts *o,
 	while (r->msg.len && r->msg.ptr[r->msg.len - 1] == '\n')
 		rb_buf_truncate(&r->msg, r->msg.len - 1);
 	if (!ignored(o, r->type))
-		ret = rb_findings_add(out, CHECKER, version, r->type,
-				      level_sev(r->level), r->file, r->line,
-				      r->code, r->msg.ptr, r->patch);
+		ret = rb_findings_add(out,
+				      &(struct rb_finding_spec){
+					      .checker = CHECKER,
+					      .checker_version = version,
+					      .category = r->type,
+					      .severity = level_sev(r->level),
+					      .file = r->file,
+					      .line = r->line,
+					      .code = r->code,
+					      .message = r->msg.ptr,
+					      .patch_index = r->patch });
 	rb_buf_release(&r->msg);
 	free(r->file);
 	free(r->code);
@@ -511,7 +519,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			break;
 	if (i == ctx->n_patches)
 		return 0; /* no part to check (write_patches()) */
-	git_libgit2_init();
 	ret = rb_check_repo_open(&repo, ctx);
 	if (ret)
 		goto out;
@@ -578,7 +585,6 @@ out:
 	free(cl.argv);
 	rb_buf_release(&ign);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 

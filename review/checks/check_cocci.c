@@ -40,6 +40,16 @@
 #define MARK "rb-cocci: "
 #define MARK_BASE "rb-cocci-base: "
 
+/* A finding of this checker: @s says where and what, the rest is fixed. */
+static int add_finding(struct rb_findings *out, struct rb_finding_spec s)
+{
+	s.checker = CHECKER;
+	s.checker_version = VERSION;
+	s.category = "coccinelle";
+	s.severity = RB_FSEV_LOW;
+	return rb_findings_add(out, &s);
+}
+
 /* A script name as the sandbox prints it: a plain relative path. */
 static bool script_name(const char *s, size_t n)
 {
@@ -98,9 +108,12 @@ int rb_cocci_parse(struct rb_findings *out, const char *text,
 
 				snprintf(code, sizeof(code), "%s: %s", script,
 					 msg);
-				ret = rb_findings_add(out, CHECKER, VERSION,
-						      "coccinelle", RB_FSEV_LOW,
-						      file, line, code, msg, 0);
+				ret = add_finding(out,
+						  (struct rb_finding_spec){
+							  .file = file,
+							  .line = line,
+							  .code = code,
+							  .message = msg });
 			}
 		}
 		free(s);
@@ -181,10 +194,13 @@ static int report(struct rb_findings *out, const struct rb_check_ctx *ctx,
 			 colon ? (int)(colon - f->code) : 0, f->code,
 			 f->message);
 		code = rb_check_line_of(adir, f->file, f->line);
-		ret = rb_findings_add(out, CHECKER, VERSION, "coccinelle",
-				      RB_FSEV_LOW, f->file, f->line,
-				      code ? code : f->code, msg,
-				      rb_check_patch_of(ctx, f->file));
+		ret = add_finding(out, (struct rb_finding_spec){
+					       .file = f->file,
+					       .line = f->line,
+					       .code = code ? code : f->code,
+					       .message = msg,
+					       .patch_index = rb_check_patch_of(
+						       ctx, f->file) });
 		free(code);
 	}
 	free(used);
@@ -203,7 +219,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	size_t i;
 	int ret;
 
-	git_libgit2_init();
 	ret = rb_check_work_open(&w, ctx, CHECKER, exts, MAX_FILES);
 	if (ret || !w.n)
 		goto out;
@@ -262,7 +277,6 @@ out:
 	rb_buf_release(&oa);
 	rb_buf_release(&ob);
 	rb_check_work_release(&w);
-	git_libgit2_shutdown();
 	return ret;
 }
 

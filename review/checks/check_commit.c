@@ -95,8 +95,14 @@ static void add(struct cm *c, const char *cat, enum rb_fsev sev,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	c->ret = rb_findings_add(c->out, CHECKER, VERSION, cat, sev, NULL, 0,
-				 code, msg, c->patch);
+	c->ret = rb_findings_add(
+		c->out, &(struct rb_finding_spec){ .checker = CHECKER,
+						   .checker_version = VERSION,
+						   .category = cat,
+						   .severity = sev,
+						   .code = code,
+						   .message = msg,
+						   .patch_index = c->patch });
 }
 
 /* A line of the commit message, without its newline. */
@@ -619,10 +625,22 @@ static void check_hidden(struct cm *c, const struct rb_message *m)
 				c->ret = rb_hidden_escape(&q, p + 1, n - 1);
 				if (!c->ret)
 					c->ret = rb_findings_add(
-						c->out, CHECKER, VERSION,
-						"hidden-unicode", RB_FSEV_HIGH,
-						*file ? file : NULL, line,
-						q.ptr, msg, c->patch);
+						c->out,
+						&(struct rb_finding_spec){
+							.checker = CHECKER,
+							.checker_version =
+								VERSION,
+							.category =
+								"hidden-unicode",
+							.severity =
+								RB_FSEV_HIGH,
+							.file = *file ? file :
+									NULL,
+							.line = line,
+							.code = q.ptr,
+							.message = msg,
+							.patch_index =
+								c->patch });
 				rb_buf_release(&q);
 				return;
 			}
@@ -819,12 +837,9 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 {
 	const struct rb_check_opts *o = ctx->opts;
 	struct cm c = { .ctx = ctx, .out = out };
-	bool inited = false;
 	size_t i;
 
 	if (ctx->repo_path && ctx->has_base) {
-		git_libgit2_init();
-		inited = true;
 		if (git_repository_open(&c.repo, ctx->repo_path)) {
 			c.ret = rb_err(RB_EIO, "cannot open %s: %s",
 				       ctx->repo_path,
@@ -865,8 +880,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 		    ctx->n_patches, o->max_patches);
 out:
 	git_repository_free(c.repo);
-	if (inited)
-		git_libgit2_shutdown();
 	return c.ret;
 }
 

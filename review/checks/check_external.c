@@ -132,13 +132,21 @@ static int parse_lines(struct rb_findings *out, const char *name,
 					msg += 7;
 				if (*msg && ++taken <= MAX_LINES)
 					ret = rb_findings_add(
-						out, name, NULL, "external",
-						err ? RB_FSEV_MEDIUM :
-						      RB_FSEV_LOW,
-						file, ln, NULL, msg,
-						ctx ? rb_check_patch_of(ctx,
-									file) :
-						      0);
+						out,
+						&(struct rb_finding_spec){
+							.checker = name,
+							.category = "external",
+							.severity =
+								err ? RB_FSEV_MEDIUM :
+								      RB_FSEV_LOW,
+							.file = file,
+							.line = ln,
+							.message = msg,
+							.patch_index =
+								ctx ? rb_check_patch_of(
+									      ctx,
+									      file) :
+								      0 });
 				free(t);
 				goto next;
 			}
@@ -172,10 +180,18 @@ static int parse_lines(struct rb_findings *out, const char *name,
 				problem = "\"line\" or \"patch\" out of range";
 			else if (++taken <= MAX_LINES)
 				ret = rb_findings_add(
-					out, name, NULL,
-					cat && *cat ? cat : "external",
-					(enum rb_fsev)s, jstr(o, "file"),
-					(int)ln, jstr(o, "code"), msg, (int)pi);
+					out,
+					&(struct rb_finding_spec){
+						.checker = name,
+						.category = cat && *cat ?
+								    cat :
+								    "external",
+						.severity = (enum rb_fsev)s,
+						.file = jstr(o, "file"),
+						.line = (int)ln,
+						.code = jstr(o, "code"),
+						.message = msg,
+						.patch_index = (int)pi });
 		}
 problem:
 		if (problem && !reported) {
@@ -185,9 +201,12 @@ problem:
 				 "The %s checker printed a bad line %d (%s); "
 				 "its other lines were kept.",
 				 name, lineno, problem);
-			ret = rb_findings_add(out, name, NULL,
-					      "checker-problem", RB_FSEV_INFO,
-					      NULL, 0, NULL, m, 0);
+			ret = rb_findings_add(
+				out, &(struct rb_finding_spec){
+					     .checker = name,
+					     .category = "checker-problem",
+					     .severity = RB_FSEV_INFO,
+					     .message = m });
 			reported = true;
 		}
 		json_decref(o);
@@ -277,11 +296,7 @@ static int delta(struct rb_findings *out, const struct rb_findings *now,
 				used[k] = true;
 		}
 		if (!old)
-			ret = rb_findings_add(out, f->checker,
-					      f->checker_version, f->category,
-					      f->severity, f->file, f->line,
-					      f->code, f->message,
-					      f->patch_index);
+			ret = rb_findings_add_copy(out, f);
 	}
 	free(used);
 	return ret;
@@ -330,7 +345,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 			      "bwrap cannot create a sandbox on this machine, "
 			      "and the %s checker never runs outside one",
 			      name);
-	git_libgit2_init();
 	dir = mkdtemp(tmpl);
 	if (!dir) {
 		ret = rb_err(RB_EIO, "mkdtemp: %s", strerror(errno));
@@ -405,7 +419,6 @@ out:
 	if (dir)
 		rb_remove_tree(dir);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 

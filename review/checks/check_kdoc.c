@@ -37,6 +37,16 @@
 #define MAX_FILES 64
 #define SPLIT "rb-kdoc-applied"
 
+/* A finding of this checker: @s says where and what, the rest is fixed. */
+static int add_finding(struct rb_findings *out, struct rb_finding_spec s)
+{
+	s.checker = CHECKER;
+	s.checker_version = VERSION;
+	s.category = "kernel-doc";
+	s.severity = RB_FSEV_LOW;
+	return rb_findings_add(out, &s);
+}
+
 int rb_kdoc_parse(struct rb_findings *out, const char *text, char *const *files,
 		  size_t n_files)
 {
@@ -71,9 +81,11 @@ int rb_kdoc_parse(struct rb_findings *out, const char *text, char *const *files,
 		if (level && out->n < 10000) {
 			const char *m = msg + strlen(level) + 2;
 
-			ret = rb_findings_add(out, CHECKER, VERSION,
-					      "kernel-doc", RB_FSEV_LOW, file,
-					      line, msg, m, 0);
+			ret = add_finding(
+				out, (struct rb_finding_spec){ .file = file,
+							       .line = line,
+							       .code = msg,
+							       .message = m });
 		}
 		free(s);
 	}
@@ -145,11 +157,14 @@ static int report(struct rb_findings *out, const struct rb_check_ctx *ctx,
 			ret = rb_buf_puts(&msg, ".");
 		code = rb_check_line_of(adir, f->file, f->line);
 		if (!ret)
-			ret = rb_findings_add(out, CHECKER, VERSION,
-					      "kernel-doc", RB_FSEV_LOW,
-					      f->file, f->line,
-					      code ? code : f->code, msg.ptr,
-					      rb_check_patch_of(ctx, f->file));
+			ret = add_finding(
+				out, (struct rb_finding_spec){
+					     .file = f->file,
+					     .line = f->line,
+					     .code = code ? code : f->code,
+					     .message = msg.ptr,
+					     .patch_index = rb_check_patch_of(
+						     ctx, f->file) });
 		free(code);
 		rb_buf_release(&msg);
 	}
@@ -172,7 +187,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	const char *split;
 	int ret;
 
-	git_libgit2_init();
 	ret = rb_check_work_open(&w, ctx, CHECKER, exts, MAX_FILES);
 	if (ret || !w.n)
 		goto out;
@@ -210,7 +224,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 out:
 	rb_buf_release(&script);
 	rb_check_work_release(&w);
-	git_libgit2_shutdown();
 	return ret;
 }
 

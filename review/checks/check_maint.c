@@ -228,11 +228,16 @@ int rb_maint_check_patch(struct rb_findings *out, const struct rb_maint *mt,
 			if (!ret)
 				ret = rb_buf_puts(&all, msg.ptr);
 			if (!ret)
-				ret = rb_findings_add(out, CHECKER, VERSION,
-						      "cc-maintainers",
-						      RB_FSEV_LOW, first_file,
-						      0, NULL, all.ptr,
-						      patch_index);
+				ret = rb_findings_add(
+					out,
+					&(struct rb_finding_spec){
+						.checker = CHECKER,
+						.checker_version = VERSION,
+						.category = "cc-maintainers",
+						.severity = RB_FSEV_LOW,
+						.file = first_file,
+						.message = all.ptr,
+						.patch_index = patch_index });
 			rb_buf_release(&all);
 		}
 	}
@@ -257,7 +262,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 	if (ret)
 		return ret;
 	/* The configured tree, where a Fixes: target is looked up. */
-	git_libgit2_init();
 	if (ctx->opts->maint_fixes &&
 	    git_repository_open_bare(&repo, ctx->repo_path) &&
 	    git_repository_open(&repo, ctx->repo_path))
@@ -269,7 +273,6 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 					   ctx->patches[i].raw_len, (int)i + 1,
 					   ctx->opts->maint_fixes, repo);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	rb_maint_free(mt);
 	return ret;
 }

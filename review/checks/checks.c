@@ -269,11 +269,7 @@ int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
 		for (k = 0; k < j->found.n && !ret; k++) {
 			const struct rb_finding *f = &j->found.v[k];
 
-			ret = rb_findings_add(out, f->checker,
-					      f->checker_version, f->category,
-					      f->severity, f->file, f->line,
-					      f->code, f->message,
-					      f->patch_index);
+			ret = rb_findings_add_copy(out, f);
 		}
 		if (j->ret && !ret) {
 			char msg[700];
@@ -281,10 +277,13 @@ int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
 			snprintf(msg, sizeof(msg),
 				 "The %s checker did not run: %s", j->ops->name,
 				 j->errmsg[0] ? j->errmsg : rb_errname(j->ret));
-			ret = rb_findings_add(out, j->ops->name,
-					      j->ops->version,
-					      "checker-problem", RB_FSEV_INFO,
-					      NULL, 0, NULL, msg, 0);
+			ret = rb_findings_add(
+				out, &(struct rb_finding_spec){
+					     .checker = j->ops->name,
+					     .checker_version = j->ops->version,
+					     .category = "checker-problem",
+					     .severity = RB_FSEV_INFO,
+					     .message = msg });
 		}
 	}
 out:

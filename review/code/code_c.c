@@ -971,3 +971,23 @@ bool rb_c_block_at(const struct rb_c_lines *l, size_t line, size_t *start,
 			return false;
 	}
 }
+
+bool rb_c_is_c_path(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 2 && path[n - 2] == '.' &&
+	       (path[n - 1] == 'c' || path[n - 1] == 'h');
+}
+
+int rb_c_path_rank(const char *path)
+{
+	static const char *const far[] = { "tools/", "scripts/", "samples/",
+					   "Documentation/", "usr/" };
+	size_t i;
+
+	for (i = 0; i < sizeof(far) / sizeof(*far); i++)
+		if (!strncmp(path, far[i], strlen(far[i])))
+			return 2;
+	return strncmp(path, "arch/", 5) ? 0 : 1;
+}

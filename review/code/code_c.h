@@ -111,4 +111,14 @@ bool rb_c_block_at(const struct rb_c_lines *l, size_t line, size_t *start,
 		   size_t *end, const char **kind, const char **name,
 		   size_t *name_len);
 
+/* Is @path a C source or header (".c", ".h")? */
+bool rb_c_is_c_path(const char *path);
+
+/*
+ * Where a definition is: 0 the kernel's own, 1 the architectures' (arch/),
+ * 2 the copies and stand-ins of tools/, scripts/ and the like, which would
+ * otherwise come first in tree order.
+ */
+int rb_c_path_rank(const char *path);
+
 #endif

@@ -183,7 +183,6 @@ int rb_maint__open_git(struct tree_src *src, const char *repo_path,
 	git_tree_entry *e = NULL;
 	int err = 0;
 
-	git_libgit2_init();
 	src->ops = &git_ops;
 	if (git_repository_open_ext(&src->repo, repo_path,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) {

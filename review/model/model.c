@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * model.c - the model stage for one patch: focused finders, validators,
- * the merge, the verifier with evidence, policy. See model.h.
+ * the merge, the verifier with evidence, policy. See model.h. The
+ * model's answers are read in model_parse.c, a finding's quote is checked
+ * against the patch in model_validate.c (model_priv.h).
  *
  * Precision first (maintainers reject LLM reviewers for their false
  * positives): a finding must quote code the patch shows, on the side and
@@ -28,6 +30,7 @@
 #include "mail/verdict.h"
 #include "review/apply/diff.h"
 #include "review/model/model.h"
+#include "review/model/model_priv.h"
 #include "review/model/model_diff.h"
 #include "review/model/model_evidence.h"
 #include "review/model/model_plan.h"
@@ -41,15 +44,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define MAX_FINDINGS 64
-#define MAX_FIELD 4096
-#define MIN_QUOTE 4 /* significant characters a quote needs */
-#define MIN_FRAGMENT 12 /* a quote shorter than its line must be this long */
-#define MAX_EVIDENCE 8 /* quotes per verdict */
-#define MAX_PATH 1024
-#define MAX_DISMISSED 16 /* dismissals of one answer */
 #define MAX_DISMISSALS 64 /* dismissals of every pass of a patch */
-#define MAX_REASON 1024 /* bytes of a dismissal's reason */
-#define MAX_CATEGORY 64
 #define DISMISS_NEAR 2 /* a dismissal this many lines off still speaks */
 #define KEEP_REASON 1024 /* bytes of a reason stored with a finding */
 
@@ -367,479 +362,7 @@ void rb_model_usage_add(struct rb_model_usage *a,
 	a->unreviewed += b->unreviewed;
 }
 
-/* ---- parsing the model's answers ---- */
-
-/* The JSON object in @text: a ```json fence or prose around it is cut. */
-static json_t *load_object(const char *text, size_t len)
-{
-	const char *a = memchr(text, '{', len), *b = NULL;
-	size_t i;
-
-	for (i = len; i > 0; i--)
-		if (text[i - 1] == '}') {
-			b = text + i - 1;
-			break;
-		}
-	if (!a || !b || b < a)
-		return NULL;
-	return json_loadb(a, (size_t)(b - a) + 1, JSON_REJECT_DUPLICATES, NULL);
-}
-
-static char *field_str(json_t *o, const char *k, bool nonempty)
-{
-	json_t *v = json_object_get(o, k);
-	const char *s = json_string_value(v);
-	size_t l = json_string_length(v);
-
-	if (!s || l > MAX_FIELD || (nonempty && !l) || strlen(s) != l)
-		return NULL;
-	return strdup(s);
-}
-
-static void raw_release(struct rb_model_raw_finding *f)
-{
-	free(f->file);
-	free(f->quoted_code);
-	free(f->category);
-	free(f->trigger_scenario);
-	free(f->question);
-	free(f->severity_reason);
-	memset(f, 0, sizeof(*f));
-}
-
-static void dismissal_release(struct rb_model_dismissal *d)
-{
-	free(d->file);
-	free(d->category);
-	free(d->reason);
-	memset(d, 0, sizeof(*d));
-}
-
-void rb_model_raw_findings_release(struct rb_model_raw_findings *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->n; i++)
-		raw_release(&f->v[i]);
-	for (i = 0; i < f->n_dis; i++)
-		dismissal_release(&f->dis[i]);
-	free(f->v);
-	free(f->dis);
-	memset(f, 0, sizeof(*f));
-}
-
-static bool parse_one(struct rb_model_raw_finding *f, json_t *o)
-{
-	json_t *line = json_object_get(o, "line");
-	json_t *conf = json_object_get(o, "confidence");
-	json_t *intro = json_object_get(o, "introduced_by_patch");
-	char *side = NULL, *sev = NULL;
-	int s;
-	bool ok = false;
-
-	memset(f, 0, sizeof(*f));
-	if (!json_is_object(o) || !json_is_integer(line) ||
-	    !json_is_number(conf) || !json_is_boolean(intro))
-		goto out;
-	f->file = field_str(o, "file", false);
-	f->quoted_code = field_str(o, "quoted_code", true);
-	f->category = field_str(o, "category", true);
-	f->trigger_scenario = field_str(o, "trigger_scenario", false);
-	f->question = field_str(o, "question", true);
-	side = field_str(o, "side", true);
-	sev = field_str(o, "severity", true);
-	if (!f->file || !f->quoted_code || !f->category ||
-	    !f->trigger_scenario || !f->question || !side || !sev)
-		goto out;
-	if (strcmp(side, "new") && strcmp(side, "old"))
-		goto out;
-	f->old_side = !strcmp(side, "old");
-	if (json_integer_value(line) < 0 || json_integer_value(line) > 1 << 24)
-		goto out;
-	f->line = (int)json_integer_value(line);
-	s = rb_fsev_parse(sev);
-	if (s < 0)
-		goto out;
-	f->severity = (enum rb_fsev)s;
-	f->confidence = json_number_value(conf);
-	if (!(f->confidence >= 0 && f->confidence <= 1))
-		goto out;
-	f->introduced_by_patch = json_is_true(intro);
-	/* Optional: a model or a recording from before it still counts. */
-	f->severity_reason = field_str(o, "severity_reason", true);
-	ok = true;
-out:
-	free(side);
-	free(sev);
-	if (!ok)
-		raw_release(f);
-	return ok;
-}
-
-/*
- * The concerns the finder ruled out; absent is none, a bad entry is
- * skipped: they only ever take a finding away (the merge), so what is
- * not understood is not used.
- */
-static int parse_dismissed(struct rb_model_raw_findings *r, json_t *arr)
-{
-	json_t *it;
-	size_t i;
-
-	if (!json_is_array(arr) || !json_array_size(arr))
-		return 0;
-	r->dis = calloc(MAX_DISMISSED, sizeof(*r->dis));
-	if (!r->dis)
-		return rb_err(RB_ENOMEM, "out of memory");
-	json_array_foreach(arr, i, it)
-	{
-		struct rb_model_dismissal *d = &r->dis[r->n_dis];
-		json_t *line = json_object_get(it, "line");
-
-		if (r->n_dis == MAX_DISMISSED)
-			break;
-		if (!json_is_integer(line) || json_integer_value(line) < 0 ||
-		    json_integer_value(line) > 1 << 24)
-			continue;
-		d->file = field_str(it, "file", true);
-		d->category = field_str(it, "category", true);
-		d->reason = field_str(it, "reason", true);
-		if (!d->file || !d->category || !d->reason ||
-		    strlen(d->file) > MAX_PATH ||
-		    strlen(d->category) > MAX_CATEGORY ||
-		    strlen(d->reason) > MAX_REASON) {
-			dismissal_release(d);
-			continue;
-		}
-		d->line = (int)json_integer_value(line);
-		r->n_dis++;
-	}
-	return 0;
-}
-
-int rb_model_parse_findings(struct rb_model_raw_findings *out, const char *text,
-			    size_t len)
-{
-	struct rb_model_raw_findings r = { 0 };
-	json_t *j = load_object(text, len), *arr, *it;
-	size_t i;
-	int ret = 0;
-
-	arr = json_object_get(j, "findings");
-	if (!json_is_array(arr)) {
-		ret = rb_err(RB_EPARSE,
-			     "model: the finder's answer is not "
-			     "{\"findings\": [...]}: %.80s",
-			     len ? text : "(empty)");
-		goto out;
-	}
-	r.v = calloc(MAX_FINDINGS, sizeof(*r.v));
-	if (!r.v) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	json_array_foreach(arr, i, it)
-	{
-		if (r.n == MAX_FINDINGS) {
-			r.malformed++;
-			continue;
-		}
-		if (parse_one(&r.v[r.n], it))
-			r.n++;
-		else
-			r.malformed++;
-	}
-	ret = parse_dismissed(&r, json_object_get(j, "dismissed"));
-	if (ret)
-		goto out;
-	*out = r;
-	memset(&r, 0, sizeof(r));
-out:
-	rb_model_raw_findings_release(&r);
-	json_decref(j);
-	return ret;
-}
-
-static void evidence_release(struct rb_model_evidence *e, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(e[i].file);
-		free(e[i].quote);
-	}
-	free(e);
-}
-
-void rb_model_verdicts_release(struct rb_model_verdict_entry *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v && i < n; i++) {
-		evidence_release(v[i].ev, v[i].n_ev);
-		free(v[i].reason);
-		memset(&v[i], 0, sizeof(v[i]));
-	}
-}
-
-/* The evidence of one verdict; entries that break the schema are skipped. */
-static int parse_evidence(struct rb_model_verdict_entry *e, json_t *arr)
-{
-	json_t *it;
-	size_t i;
-
-	if (!json_is_array(arr) || !json_array_size(arr))
-		return 0;
-	e->ev = calloc(MAX_EVIDENCE, sizeof(*e->ev));
-	if (!e->ev)
-		return rb_err(RB_ENOMEM, "out of memory");
-	json_array_foreach(arr, i, it)
-	{
-		struct rb_model_evidence *x = &e->ev[e->n_ev];
-		json_t *line = json_object_get(it, "line");
-		const char *side =
-			json_string_value(json_object_get(it, "side"));
-
-		if (e->n_ev == MAX_EVIDENCE)
-			break;
-		if (!json_is_integer(line) || json_integer_value(line) < 0 ||
-		    json_integer_value(line) > 1 << 24 || !side ||
-		    (strcmp(side, "base") && strcmp(side, "tip")))
-			continue;
-		x->file = field_str(it, "file", true);
-		x->quote = field_str(it, "quote", true);
-		if (!x->file || !x->quote || strlen(x->file) > MAX_PATH) {
-			free(x->file);
-			free(x->quote);
-			memset(x, 0, sizeof(*x));
-			continue;
-		}
-		x->base = !strcmp(side, "base");
-		x->line = (int)json_integer_value(line);
-		e->n_ev++;
-	}
-	return 0;
-}
-
-int rb_model_parse_verdicts(struct rb_model_verdict_entry *out, size_t n,
-			    const char *text, size_t len)
-{
-	json_t *j = load_object(text, len), *arr, *it;
-	size_t i;
-	int ret = 0;
-
-	memset(out, 0, n * sizeof(*out));
-	arr = json_object_get(j, "verdicts");
-	if (!json_is_array(arr)) {
-		ret = rb_err(RB_EPARSE, "model: the verifier's answer is not "
-					"{\"verdicts\": [...]}");
-		goto out;
-	}
-	json_array_foreach(arr, i, it)
-	{
-		json_int_t id = json_integer_value(json_object_get(it, "id"));
-		const char *v =
-			json_string_value(json_object_get(it, "verdict"));
-		struct rb_model_verdict_entry *e;
-
-		if (id < 1 || (size_t)id > n || !v)
-			continue;
-		/* A second verdict on one id replaces the first. */
-		e = &out[id - 1];
-		evidence_release(e->ev, e->n_ev);
-		free(e->reason);
-		memset(e, 0, sizeof(*e));
-		e->verdict = !strcmp(v, "confirmed") ? RB_MODEL_CONFIRMED :
-			     !strcmp(v, "rejected")  ? RB_MODEL_REJECTED :
-						       RB_MODEL_UNCERTAIN;
-		e->reason = field_str(it, "reason", true);
-		ret = parse_evidence(e, json_object_get(it, "evidence"));
-		if (ret)
-			break;
-	}
-out:
-	if (ret)
-		rb_model_verdicts_release(out, n);
-	json_decref(j);
-	return ret;
-}
-
-int rb_model_parse_prose_verdict(const char *text, size_t len)
-{
-	static const struct {
-		const char *name;
-		enum rb_verdict_kind kind;
-	} words[] = {
-		{ "false_positive", RB_VK_FALSE_POSITIVE },
-		{ "valid", RB_VK_VALID },
-		{ "fixed", RB_VK_FIXED },
-	};
-	json_t *j = text ? load_object(text, len) : NULL;
-	const char *v = json_string_value(json_object_get(j, "prose_verdict"));
-	size_t i;
-	int ret = -1;
-
-	for (i = 0; v && i < sizeof(words) / sizeof(words[0]); i++)
-		if (!strcmp(v, words[i].name))
-			ret = (int)words[i].kind;
-	json_decref(j);
-	return ret;
-}
-
-/* ---- validators ---- */
-
-/* @s (@n bytes) with blanks collapsed and trimmed, into @b. */
-static void norm(struct rb_buf *b, const char *s, size_t n)
-{
-	size_t i;
-	bool sp = false;
-
-	rb_buf_reset(b);
-	for (i = 0; i < n; i++) {
-		if (isspace((unsigned char)s[i])) {
-			sp = b->len > 0;
-			continue;
-		}
-		if (sp)
-			rb_buf_putc(b, ' ');
-		sp = false;
-		rb_buf_putc(b, s[i]);
-	}
-}
-
-static size_t significant(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += isalnum((unsigned char)*s) || strchr("_()[]*&=<>!+-", *s);
-	return n;
-}
-
-struct quote_search {
-	const struct rb_model_raw_finding *f;
-	const char *want; /* one normalised quote line */
-	int lo, hi; /* the window of line numbers */
-	struct rb_buf tmp;
-	bool found;
-};
-
-static int match_line(const struct rb_diff_hunk *h, size_t hunk_no,
-		      const struct rb_diff_line *l, void *payload)
-{
-	struct quote_search *q = payload;
-	int no = (int)(q->f->old_side ? l->old_lineno : l->new_lineno);
-
-	(void)h;
-	(void)hunk_no;
-	if (!no || no < q->lo || no > q->hi)
-		return 0;
-	if (q->f->old_side ? l->origin == '+' : l->origin == '-')
-		return 0;
-	norm(&q->tmp, l->text, l->len);
-	/* The whole line, or a fragment of it long enough to mean something. */
-	if (q->tmp.len &&
-	    (!strcmp(q->tmp.ptr, q->want) || (strlen(q->want) >= MIN_FRAGMENT &&
-					      strstr(q->tmp.ptr, q->want)))) {
-		q->found = true;
-		return 1;
-	}
-	return 0;
-}
-
-/*
- * Is every line of the quote on its side of @file within near lines of
- * the line it names? A leading "+"/"-" marker copied by the model is
- * forgiven.
- */
-static bool quote_in_diff(const struct rb_diff_file *file,
-			  const struct rb_model_raw_finding *f, int near)
-{
-	struct quote_search q = { .f = f };
-	struct rb_buf want = RB_BUF_INIT(MAX_FIELD * 2);
-	const char *s = f->quoted_code, *e;
-	int lines = 0;
-	bool ok = true;
-
-	rb_buf_init(&q.tmp, 1u << 20);
-	while (ok && s && *s) {
-		size_t n;
-
-		e = strchr(s, '\n');
-		n = e ? (size_t)(e - s) : strlen(s);
-		norm(&want, s, n);
-		if (want.len) {
-			q.lo = f->line - near;
-			q.hi = f->line + near + lines;
-			q.found = false;
-			q.want = want.ptr;
-			rb_diff_foreach_line(file, match_line, &q);
-			if (!q.found &&
-			    (want.ptr[0] == '+' || want.ptr[0] == '-')) {
-				norm(&want, want.ptr + 1, want.len - 1);
-				q.want = want.ptr;
-				rb_diff_foreach_line(file, match_line, &q);
-			}
-			ok = q.found;
-			lines++;
-		}
-		s = e ? e + 1 : NULL;
-	}
-	rb_buf_release(&want);
-	rb_buf_release(&q.tmp);
-	return ok && lines > 0;
-}
-
-static bool quote_in_text(const char *text, const char *quote)
-{
-	struct rb_buf a = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	struct rb_buf b = RB_BUF_INIT(RB_BUF_NOLIMIT);
-	bool ok;
-
-	norm(&a, text ? text : "", text ? strlen(text) : 0);
-	norm(&b, quote, strlen(quote));
-	ok = b.len && a.len && strstr(a.ptr, b.ptr);
-	rb_buf_release(&a);
-	rb_buf_release(&b);
-	return ok;
-}
-
-static const char *strip_ab(const char *p)
-{
-	if ((p[0] == 'a' || p[0] == 'b') && p[1] == '/')
-		return p + 2;
-	return p;
-}
-
-int rb_model_validate(const char **out, const struct rb_diff *d,
-		      const char *commit_msg,
-		      const struct rb_model_raw_finding *f, int near)
-{
-	const struct rb_diff_file *df = NULL;
-	bool msgf = !strcmp(f->category, "commit-message") &&
-		    (!*f->file || !strcmp(f->file, "COMMIT_MSG"));
-
-	if (!rb_model_category_allowed(f->category) || !f->introduced_by_patch)
-		return rb_err(RB_ENOTFOUND, "model: category %s refused",
-			      f->category);
-	if (!msgf) {
-		df = rb_diff_find_file(d, f->file);
-		if (!df)
-			df = rb_diff_find_file(d, strip_ab(f->file));
-		if (!df)
-			return rb_err(RB_ENOTFOUND,
-				      "model: %s is not in the patch", f->file);
-	}
-	if (significant(f->quoted_code) < MIN_QUOTE ||
-	    (msgf ? !quote_in_text(commit_msg, f->quoted_code) :
-		    !quote_in_diff(df, f, near)))
-		return rb_err(RB_EINVAL,
-			      "model: the quote is not in %s near "
-			      "line %d",
-			      f->file, f->line);
-	*out = df ? rb_diff_file_path(df) : NULL;
-	return 0;
-}
+/* ---- one finding or one cause ---- */
 
 /* The lines a finding spans: its line and one more per quoted line. */
 static int span(const struct rb_model_raw_finding *f)
@@ -856,7 +379,7 @@ static const char *finding_file(const struct rb_model_raw_finding *f)
 {
 	if (!*f->file || !strcmp(f->file, "COMMIT_MSG"))
 		return "COMMIT_MSG";
-	return strip_ab(f->file);
+	return rb_model__strip_ab(f->file);
 }
 
 bool rb_model_same_finding(const struct rb_model_raw_finding *a,
@@ -885,7 +408,7 @@ bool rb_model_same_cause(const struct rb_model_raw_finding *a,
 bool rb_model_dismissal_matches(const struct rb_model_dismissal *d,
 				const struct rb_model_raw_finding *f)
 {
-	const char *df = *d->file ? strip_ab(d->file) : "COMMIT_MSG";
+	const char *df = *d->file ? rb_model__strip_ab(d->file) : "COMMIT_MSG";
 
 	return !strcmp(df, finding_file(f)) &&
 	       d->line >= f->line - DISMISS_NEAR &&
@@ -1500,7 +1023,7 @@ static void cand_add(struct review *r, struct rb_model_raw_finding *f,
 	tmp.checker = "model";
 	tmp.file = (char *)path;
 	tmp.category = f->category;
-	norm(&code, f->quoted_code, strlen(f->quoted_code));
+	rb_model__norm(&code, f->quoted_code, strlen(f->quoted_code));
 	tmp.code = code.ptr;
 	rb_finding_fingerprint(&tmp, n.fp);
 	rb_buf_release(&code);
@@ -2144,13 +1667,20 @@ static int apply_policy(struct review *r, struct rb_findings *out)
 		rb_model_neutralise(f->quoted_code);
 		/* The review quotes the mail's diff: the mail's numbers. */
 		ret = rb_findings_add(
-			out, "model", rb_model_name(r->m), f->category,
-			f->severity, c->file,
-			c->file && !f->old_side ?
-				rb_model_diff_mail_line(&r->md, c->file, false,
-							f->line) :
-				0,
-			f->quoted_code, msg.ptr, r->ctx->index);
+			out, &(struct rb_finding_spec){
+				     .checker = "model",
+				     .checker_version = rb_model_name(r->m),
+				     .category = f->category,
+				     .severity = f->severity,
+				     .file = c->file,
+				     .line = c->file && !f->old_side ?
+						     rb_model_diff_mail_line(
+							     &r->md, c->file,
+							     false, f->line) :
+						     0,
+				     .code = f->quoted_code,
+				     .message = msg.ptr,
+				     .patch_index = r->ctx->index });
 		if (ret)
 			break;
 		/* Why: kept with the finding for the dashboard, never mailed. */

@@ -8,7 +8,7 @@
  * number lines as the tree does, so the diff must too, and so must the
  * validators that check the lines the model cites.
  *
- * The prompt (model_prompt.c) and the validators (model.c) both parse
+ * The prompt (model_prompt.c) and the validators (model_validate.c) parse
  * the patch through rb_model_diff_parse(); findings go back to the
  * mail's numbers (rb_model_diff_mail_line()) for the review mail, which
  * quotes the mail's diff.

@@ -14,8 +14,9 @@
  * What was shown is kept as (path, side, line, text) rows, parsed from
  * the two places the verifier reads code: its prompt (model_prompt.c's
  * numbered diff and functions, inside the markers of its own nonce) and
- * the results of the tools that return tree lines (model_tools.c's
- * read_file, grep, find_definition and find_callers formats). Text in any
+ * the results of the tools that return tree lines (the formats of
+ * model_tools.c's read_file and model_tools_search.c's grep,
+ * find_definition and find_callers). Text in any
  * other block of the prompt (the commit message, the cover letter, the
  * findings under review) or from any other tool (a patch, a history) is
  * never a row: it is the author's or a model's, not the tree's.

@@ -104,11 +104,26 @@ static void fuzz_review(const char *data, size_t size)
 	find_templates();
 	if (!patch || !msg || !file || !code || !text)
 		goto out;
-	if (rb_findings_add(&fs, "model", "fuzz", "fuzz", RB_FSEV_MEDIUM,
-			    *file ? file : NULL, (int)(strlen(text) % 64), code,
-			    text, 1) ||
-	    rb_findings_add(&fs, "commit-msg", "1", "fuzz", RB_FSEV_LOW, NULL,
-			    (int)(strlen(code) % 16), code, text, 1))
+	if (rb_findings_add(
+		    &fs,
+		    &(struct rb_finding_spec){ .checker = "model",
+					       .checker_version = "fuzz",
+					       .category = "fuzz",
+					       .severity = RB_FSEV_MEDIUM,
+					       .file = *file ? file : NULL,
+					       .line = (int)(strlen(text) % 64),
+					       .code = code,
+					       .message = text,
+					       .patch_index = 1 }) ||
+	    rb_findings_add(&fs, &(struct rb_finding_spec){
+					 .checker = "commit-msg",
+					 .checker_version = "1",
+					 .category = "fuzz",
+					 .severity = RB_FSEV_LOW,
+					 .line = (int)(strlen(code) % 16),
+					 .code = code,
+					 .message = text,
+					 .patch_index = 1 }))
 		goto out;
 	memset(&c, 0, sizeof(c));
 	c.mode = RB_MODE_ADVISORY;
