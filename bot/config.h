@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * config.h - the validated configuration, loaded from YAML with libyaml.
- * config.example.yaml at the top of the project is the commented
- * reference of every key. An unknown key, a wrong type or a bad value is
+ * config.yaml at the top of the project is the commented reference of
+ * every key, its values the embedded defaults (tests/test_config.c). An unknown key, a wrong type or a bad value is
  * reported as "FILE:LINE:COL: <key path>: message"; all errors are
  * collected, not only the first. Secrets come only from *_file or *_env keys; the config keeps
  * the secret's value in memory but never logs or prints it.
@@ -122,11 +122,10 @@ struct rb_policy {
 	size_t n_skip_authors;
 	char **checkpatch_ignore; /* checkpatch types to drop */
 	size_t n_checkpatch_ignore;
-	/* The checkers the review runs: "commit-msg", "checkpatch", "build",
-	 * "sparse", "kernel-doc", "coccinelle", "cc-maintainers",
-	 * "external"; NULL: commit-msg and checkpatch (the rest opt-in). */
-	char **checkers;
-	size_t n_checkers;
+	/* The checkers the review runs, RB_CHECKER_BIT()s of the registry
+	 * (review/checks/checks.h); default RB_CHECKERS_DEFAULT, commit-msg
+	 * and checkpatch (the rest opt-in). */
+	unsigned int checkers;
 	/* The section's build: its config target (replaces checkers.
 	 * build_config; "i386_defconfig" for a 32-bit build) and options
 	 * added after checkers.build_options ("TRANSPARENT_HUGEPAGE=n"). */
@@ -394,6 +393,19 @@ int rb_config_check_system(const struct rb_config *cfg,
  * rather than a MAINTAINERS section's.
  */
 bool rb_config_is_list_policy(const struct rb_config *cfg, const char *name);
+
+/*
+ * The key tables as data. rb_config_each_key() calls @fn with the path of
+ * every key the loader knows, in table order ("model.tools.max_calls";
+ * the keys of each entry of a list as "sources[].url").
+ * rb_config_diff() calls @fn (may be NULL) with the path of each key
+ * whose value differs between @a and @b, and returns how many do; a list
+ * of entries (sources, trees, subsystems, people, rules, prefixes) is
+ * compared by its count.
+ */
+void rb_config_each_key(void (*fn)(const char *path, void *arg), void *arg);
+size_t rb_config_diff(const struct rb_config *a, const struct rb_config *b,
+		      void (*fn)(const char *path, void *arg), void *arg);
 
 /* The policy for a subsystem or list name, else the default. Borrowed. */
 const struct rb_policy *rb_config_policy(const struct rb_config *cfg,

@@ -297,7 +297,7 @@ static void test_tree_checkers(void **state)
 	assert_string_equal(cfg->external_command, "/usr/bin/true");
 	assert_string_equal(cfg->external_name, "mine");
 	p = rb_config_policy(cfg, "MEMORY MANAGEMENT");
-	assert_int_equal(p->n_checkers, 6);
+	assert_int_equal(__builtin_popcount(p->checkers), 6);
 	assert_string_equal(p->build_config, "i386_defconfig");
 	assert_int_equal(p->n_build_options, 1);
 	assert_string_equal(p->build_options[0], "TRANSPARENT_HUGEPAGE=n");

@@ -464,47 +464,33 @@ out:
 }
 
 /*
- * The checkers to run: those the policy names (commit-msg and checkpatch
- * unless it says otherwise), checkpatch only where the trusted tree
- * ships it, the tree checkers only on an applied series, external only
- * with a command in the config. sparse runs inside the build when both
- * are asked for (one build, opts->build_sparse).
+ * The checkers to run (RB_CHECKER_BIT()s of the registry): those the
+ * policy names (commit-msg and checkpatch unless it says otherwise),
+ * checkpatch only where the trusted tree ships it, the tree checkers
+ * only on an applied series, external only with a command in the
+ * config. sparse runs inside the build when both are asked for (one
+ * build, opts->build_sparse).
  */
-static void checker_names(char *out, size_t size, unsigned want, bool applied,
-			  bool have_checkpatch, bool have_external,
-			  struct rb_check_opts *opts)
+static unsigned int checker_set(unsigned int want, bool applied,
+				bool have_checkpatch, bool have_external,
+				struct rb_check_opts *opts)
 {
-	static const struct {
-		unsigned bit;
-		const char *name;
-		bool tree; /* needs the applied series */
-	} order[] = {
-		{ RB_PCHECK_COMMIT, "commit-msg", false },
-		{ RB_PCHECK_CHECKPATCH, "checkpatch", false },
-		{ RB_PCHECK_BUILD, "build", true },
-		{ RB_PCHECK_SPARSE, "sparse", true },
-		{ RB_PCHECK_KDOC, "kernel-doc", true },
-		{ RB_PCHECK_COCCI, "coccinelle", true },
-		{ RB_PCHECK_MAINT, "cc-maintainers", true },
-		{ RB_PCHECK_EXTERNAL, "external", false },
-	};
+	const unsigned int build = RB_CHECKER_BIT(RB_CHECKER_BUILD),
+			   sparse = RB_CHECKER_BIT(RB_CHECKER_SPARSE);
 	size_t i;
 
-	out[0] = '\0';
-	if ((want & RB_PCHECK_BUILD) && (want & RB_PCHECK_SPARSE) && applied) {
+	if ((want & build) && (want & sparse) && applied) {
 		opts->build_sparse = true;
-		want &= ~(unsigned)RB_PCHECK_SPARSE;
+		want &= ~sparse;
 	}
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!(want & order[i].bit) || (order[i].tree && !applied))
-			continue;
-		if (order[i].bit == RB_PCHECK_CHECKPATCH && !have_checkpatch)
-			continue;
-		if (order[i].bit == RB_PCHECK_EXTERNAL && !have_external)
-			continue;
-		snprintf(out + strlen(out), size - strlen(out), "%s%s",
-			 out[0] ? "," : "", order[i].name);
-	}
+	for (i = 0; i < RB_N_CHECKERS; i++)
+		if (rb_checkers[i]->tree && !applied)
+			want &= ~RB_CHECKER_BIT(i);
+	if (!have_checkpatch)
+		want &= ~RB_CHECKER_BIT(RB_CHECKER_CHECKPATCH);
+	if (!have_external)
+		want &= ~RB_CHECKER_BIT(RB_CHECKER_EXTERNAL);
+	return want;
 }
 
 /*
@@ -513,54 +499,37 @@ static void checker_names(char *out, size_t size, unsigned want, bool applied,
  * is named apart with its reason, so that a review never claims a check
  * that did not happen.
  */
-static int add_checks_summary(struct series_ctx *c, const char *names,
+static int add_checks_summary(struct series_ctx *c, unsigned int set,
 			      const struct rb_check_opts *opts)
 {
-	static const struct {
-		const char *checker, *what;
-	} known[] = { { "commit-msg", "commit message" },
-		      { "checkpatch", "checkpatch" },
-		      { "build", "build" },
-		      { "sparse", "sparse" },
-		      { "kernel-doc", "kernel-doc" },
-		      { "coccinelle", "coccinelle" },
-		      { "cc-maintainers", "Cc of the maintainers" },
-		      { "external", "external" } };
-	const size_t n_known = sizeof(known) / sizeof(known[0]);
-	const char *ran[8], *why[8];
+	const char *ran[RB_N_CHECKERS], *why[RB_N_CHECKERS];
 	struct rb_buf line = RB_BUF_INIT(4096);
 	size_t n = 0, n_why = 0, i, k;
 	int ret = 0;
 
-	for (i = 0; i < n_known; i++) {
+	/* sparse inside the build: said when the build is, its problem
+	 * is the build's. */
+	if (opts->build_sparse && (set & RB_CHECKER_BIT(RB_CHECKER_BUILD)))
+		set |= RB_CHECKER_BIT(RB_CHECKER_SPARSE);
+	else if (opts->build_sparse)
+		set &= ~RB_CHECKER_BIT(RB_CHECKER_SPARSE);
+	for (i = 0; i < RB_N_CHECKERS; i++) {
 		const char *problem = NULL;
-		const char *name = known[i].checker;
-		bool asked = false;
-		char *p;
+		const char *name = rb_checkers[i]->name;
+		bool in_build = i == RB_CHECKER_SPARSE && opts->build_sparse;
 
-		/* A whole name of the list, not a part of one. */
-		for (p = strstr(names, name); p && !asked;
-		     p = strstr(p + 1, name))
-			asked = (p == names || p[-1] == ',') &&
-				(p[strlen(name)] == ',' || !p[strlen(name)]);
-		/* sparse inside the build. */
-		if (!strcmp(name, "sparse") && opts->build_sparse)
-			asked = strstr(names, "build") != NULL;
-		if (!asked)
+		if (!(set & RB_CHECKER_BIT(i)))
 			continue;
 		for (k = 0; k < c->findings.n && !problem; k++)
 			if (!strcmp(c->findings.v[k].checker,
-				    !strcmp(name, "sparse") &&
-						    opts->build_sparse ?
-					    "build" :
-					    name) &&
+				    in_build ? "build" : name) &&
 			    !strcmp(c->findings.v[k].category,
 				    "checker-problem"))
 				problem = c->findings.v[k].message;
-		if (problem && strcmp(name, "sparse"))
+		if (problem && i != RB_CHECKER_SPARSE)
 			why[n_why++] = problem;
 		else if (!problem)
-			ran[n++] = known[i].what;
+			ran[n++] = rb_checkers[i]->label;
 	}
 	ret = rb_buf_puts(&line, "Checks: ");
 	for (i = 0; i < n && !ret; i++) {
@@ -569,7 +538,7 @@ static int add_checks_summary(struct series_ctx *c, const char *names,
 				    i == n - 1 ? " and " :
 						 ", ",
 				    ran[i]);
-		if (!ret && !strcmp(ran[i], "build"))
+		if (!ret && ran[i] == rb_checkers[RB_CHECKER_BUILD]->label)
 			ret = rb_buf_printf(&line, " (%s)",
 					    opts->section_build_config ?
 						    opts->section_build_config :
@@ -655,7 +624,8 @@ static int run_checkers(struct series_ctx *c)
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
 	git_oid *commits = NULL;
-	char names[256], cache[4096];
+	unsigned int set;
+	char cache[4096];
 	int i, ret;
 
 	cp = calloc((size_t)c->row.total, sizeof(*cp));
@@ -724,16 +694,16 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(tip);
 		git_object_free(obj);
 	}
-	checker_names(names, sizeof(names), c->scope.pol.checkers, c->applied,
-		      have_checkpatch, cfg->external_command != NULL, &opts);
+	set = checker_set(c->scope.pol.checkers, c->applied, have_checkpatch,
+			  cfg->external_command != NULL, &opts);
 	/* kernel-doc said once: by its checker, not by W=1 in the build. */
-	opts.build_no_kdoc = strstr(names, "kernel-doc") != NULL;
-	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
+	opts.build_no_kdoc = set & RB_CHECKER_BIT(RB_CHECKER_KDOC);
+	ret = rb_checks_run_set(&c->findings, &ctx, set);
 	free(cp);
 	free(commits);
 	if (ret)
 		return ret;
-	return add_checks_summary(c, names, &opts);
+	return add_checks_summary(c, set, &opts);
 }
 
 struct notes_load {
