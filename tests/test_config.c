@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_config.c - the config loader: defaults, every key of
- * tests/data/config/full.yaml, config.example.yaml, the error format
+ * tests/data/config/full.yaml, config.yaml (the defaults, key by key), the error format
  * FILE:LINE:COL: key.path: message, all errors at once, secrets, policy
  * inheritance, URLs that do not parse, and what check-config looks at on
  * the machine (rb_config_check_system): trees, branches, MAINTAINERS
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <yaml.h>
 
 #include "bot/config.h"
 #include "util/err.h"
@@ -1059,30 +1060,160 @@ static void test_syntax_errors(void **state)
 	rb_config_errors_release(&e);
 }
 
-/* config.example.yaml is the reference, and it loads cleanly. */
+/* The key paths of a YAML document: "a.b", a list's items as "a[].b". */
+struct doc_paths {
+	char **v;
+	size_t n;
+};
+
+static void doc_walk(yaml_document_t *d, yaml_node_t *n, char *path,
+		     struct doc_paths *out)
+{
+	size_t len = strlen(path);
+	yaml_node_pair_t *p;
+	yaml_node_item_t *it;
+
+	if (n->type == YAML_SEQUENCE_NODE) {
+		snprintf(path + len, PATH_MAX - len, "[]");
+		for (it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++)
+			doc_walk(d, yaml_document_get_node(d, *it), path, out);
+		path[len] = '\0';
+		return;
+	}
+	if (n->type != YAML_MAPPING_NODE)
+		return;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+
+		snprintf(path + len, PATH_MAX - len, "%s%s", len ? "." : "",
+			 (const char *)k->data.scalar.value);
+		out->v = realloc(out->v, (out->n + 1) * sizeof(*out->v));
+		assert_non_null(out->v);
+		out->v[out->n++] = strdup(path);
+		doc_walk(d, yaml_document_get_node(d, p->value), path, out);
+		path[len] = '\0';
+	}
+}
+
+struct key_check {
+	struct doc_paths doc;
+	const char *text; /* the file, for keys shown commented out */
+	char missing[8192];
+	size_t n_keys;
+	bool in_list; /* the keys of a list's entries were named */
+};
+
+/* A key of the tables is in the file, or shown there commented out
+ * ("  # url: ...", "#   - name: ..."). */
+static void key_present(const char *path, void *arg)
+{
+	struct key_check *k = arg;
+	const char *leaf = strrchr(path, '.'), *l;
+	size_t i, n;
+
+	k->n_keys++;
+	k->in_list = k->in_list || !strcmp(path, "sources[].mailboxes");
+	for (i = 0; i < k->doc.n; i++)
+		if (!strcmp(k->doc.v[i], path))
+			return;
+	leaf = leaf ? leaf + 1 : path;
+	n = strlen(leaf);
+	for (l = k->text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *s = l + strspn(l, " ");
+
+		if (*s != '#')
+			continue;
+		s += 1 + strspn(s + 1, " ");
+		if (!strncmp(s, "- ", 2))
+			s += 2;
+		if (!strncmp(s, leaf, n) && s[n] == ':')
+			return;
+	}
+	snprintf(k->missing + strlen(k->missing),
+		 sizeof(k->missing) - strlen(k->missing), " %s", path);
+}
+
+static void key_differs(const char *path, void *arg)
+{
+	char *out = arg;
+
+	snprintf(out + strlen(out), 8192 - strlen(out), " %s", path);
+}
+
+/*
+ * config.yaml at the top is the reference of every key and holds the
+ * embedded defaults: loaded, it differs from rb_config_defaults() in no
+ * key of the tables, and every key of the tables is in it (or shown
+ * commented out, for those with no default).
+ */
 static void test_shipped_config(void **state)
 {
 	struct rb_config_errors e = { 0 };
-	struct rb_config *cfg = NULL;
+	struct rb_config *cfg = NULL, *dflt = NULL;
+	struct key_check k = { .missing = "" };
 	const char *src = getenv("RB_SRC");
-	char path[PATH_MAX];
+	char cwd[PATH_MAX], path[PATH_MAX], differs[8192] = "";
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	FILE *f;
+	size_t i;
+	long len;
+	char *text;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/config.example.yaml",
-		 src ? src : "..");
-	ret = rb_config_load(&cfg, path, &e);
-	if (ret) {
-		char *p = printed(&e, path);
+	(void)state;
+	/* Its relative paths (./reviewbot.db) are the defaults' when read
+	 * from its own directory. */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(src ? src : ".."), 0);
+	ret = rb_config_load(&cfg, "config.yaml", &e);
+	if (ret)
+		fail_msg("%s", printed(&e, "config.yaml"));
+	assert_int_equal(rb_config_defaults(&dflt), 0);
+	if (rb_config_diff(cfg, dflt, key_differs, differs))
+		fail_msg("config.yaml differs from the defaults in:%s",
+			 differs);
+	assert_int_equal(rb_config_diff(cfg, cfg, NULL, NULL), 0);
 
-		fail_msg("%s", p);
-	}
-	assert_string_equal(cfg->model.provider, "none");
-	assert_null(cfg->smtp_url);
-	assert_int_equal(cfg->policy_default.mode, RB_MODE_OFF);
-	assert_int_equal(rb_config_policy(cfg, "MEMORY MANAGEMENT")->mode,
-			 RB_MODE_SHADOW);
-	assert_true(cfg->n_sources >= 1);
-	assert_true(cfg->n_admins >= 1);
+	f = fopen("config.yaml", "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	assert_int_equal(chdir(cwd), 0);
+	assert_true(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+				     (size_t)len);
+	assert_true(yaml_parser_load(&parser, &doc));
+	path[0] = '\0';
+	doc_walk(&doc, yaml_document_get_root_node(&doc), path, &k.doc);
+	k.text = text;
+	rb_config_each_key(key_present, &k);
+	if (k.missing[0])
+		fail_msg("config.yaml lacks the keys:%s", k.missing);
+	/* the tables are walked whole: sources[] and trees[] too */
+	assert_true(k.in_list);
+	assert_in_range(k.n_keys, 130, 1000);
+
+	/* and a value that is not the default is named */
+	cfg->model.max_words++;
+	differs[0] = '\0';
+	assert_int_equal(rb_config_diff(cfg, dflt, key_differs, differs), 1);
+	assert_string_equal(differs, " model.max_words");
+
+	for (i = 0; i < k.doc.n; i++)
+		free(k.doc.v[i]);
+	free(k.doc.v);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	free(text);
+	rb_config_free(dflt);
 	rb_config_free(cfg);
 }
 

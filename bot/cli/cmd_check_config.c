@@ -29,8 +29,8 @@ static void usage(FILE *f)
 		   "  -h, --help         this help\n\n"
 		   "Exit codes: 0 the config is valid, 2 it is not (or bad "
 		   "usage).\n"
-		   "config.example.yaml at the top of the source tree is the "
-		   "commented\nreference of every key.\n");
+		   "config.yaml at the top of the source tree is the "
+		   "commented\nreference of every key, with its default.\n");
 }
 
 static const char *yes_no(bool b)
