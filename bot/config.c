@@ -36,6 +36,8 @@
 #include "bot/config.h"
 #include "bot/config_priv.h"
 #include "mail/addr.h"
+#include "mail/message.h"
+#include "review/apply/apply.h"
 #include "review/checks/checks.h"
 #include "review/checks/rules.h"
 #include "review/maint/maintainers.h"
@@ -916,6 +918,13 @@ static void apply_key(struct ctx *c, const struct key *k, yaml_node_t *v,
 	case K_INT:
 		set_int(c, v, (int *)(base + k->off), k->min, k->max);
 		break;
+	case K_SIZE: {
+		int i = (int)*(size_t *)(base + k->off);
+
+		set_int(c, v, &i, k->min, k->max);
+		*(size_t *)(base + k->off) = (size_t)i;
+		break;
+	}
 	case K_LONG: {
 		int i = (int)*(long *)(base + k->off);
 
@@ -1085,6 +1094,8 @@ static enum kstore store_of(const struct key *k)
 		return S_INT;
 	case K_LONG:
 		return S_LONG;
+	case K_SIZE:
+		return S_SIZE;
 	case K_DOUBLE:
 		return S_DOUBLE;
 	case K_BOOL:
@@ -1201,7 +1212,6 @@ static void policy_defaults(struct rb_policy *p)
 
 int rb_config_defaults(struct rb_config **out)
 {
-	static char *blind[] = { "correctness", "memory" };
 	struct rb_config *c = calloc(1, sizeof(*c));
 
 	if (!c)
@@ -1215,29 +1225,17 @@ int rb_config_defaults(struct rb_config **out)
 	c->rate_per_list_hour = 60;
 	c->max_recipients = 20;
 	c->max_lists = 10;
-	c->model.provider = strdup("none");
-	c->model.max_tokens_field = strdup("max_tokens");
-	c->model.max_tokens = 4096;
-	c->model.timeout_seconds = 120;
-	c->model.concurrency = 4;
-	c->model.max_retries = 3;
-	c->model.max_findings = 3;
-	c->model.max_words = 400;
-	c->model.prompt_tokens = RB_MODEL_PROMPT_TOKENS;
-	c->model.prefetch_bytes = RB_MODEL_PREFETCH_BYTES;
+	/* The model's defaults are its own; the config owns their strings. */
+	c->model.opts = (struct rb_model_opts)RB_MODEL_OPTS_INIT;
+	c->model.opts.provider = strdup(c->model.opts.provider);
+	c->model.opts.max_tokens_field = strdup(c->model.opts.max_tokens_field);
+	/* model.tools: the bot's limits per pass (bot/stages/model_setup.c). */
 	c->model.tools.max_calls = 12;
 	c->model.tools.max_bytes = 96 << 10;
 	c->model.tools.verifier_calls = 16;
 	c->model.tools.verifier_bytes = 128 << 10;
 	c->model.tools.series_calls = 300;
 	c->model.tools.series_bytes = 6 << 20;
-	c->model.focus_planner = true;
-	c->model.prompt_cache = true;
-	/* The author's framing steers every pass that reads it: two do not. */
-	c->model.n_blind_focuses = rb_cfg_strv_dup(&c->model.blind_focuses,
-						   blind, ARRAY_SIZE(blind)) ?
-					   0 :
-					   ARRAY_SIZE(blind);
 	c->model.tools.max_result = 16 << 10;
 	c->model.tools.max_seconds = 300;
 	c->model.tools.max_rounds = 12;
@@ -1245,26 +1243,21 @@ int rb_config_defaults(struct rb_config **out)
 	c->policy_default.name = strdup("default");
 	c->http_listen = strdup("127.0.0.1:8080");
 	c->http_thread_url = strdup("https://lore.kernel.org/r/");
-	c->max_message_size = 4u << 20; /* RB_MSG_DEFAULT_MAX */
-	c->max_apply_bytes = (size_t)128 << 20; /* RB_APPLY_MAX_BYTES */
-	c->max_file_lines = 2000000; /* RB_APPLY_MAX_FILE_LINES */
-	c->apply_seconds = 4; /* RB_APPLY_MAX_WORK */
+	/* The message parser's and the apply's own defaults. */
+	c->max_message_size = RB_MSG_DEFAULT_MAX;
+	c->max_apply_bytes = RB_APPLY_MAX_BYTES;
+	c->max_file_lines = RB_APPLY_MAX_FILE_LINES;
+	c->apply_seconds = (double)RB_APPLY_MAX_WORK / RB_APPLY_WORK_PER_SECOND;
 	c->max_job_attempts = 3;
 	c->incomplete_wait_minutes = 60;
 	c->apply_retry_minutes = -1;
 	c->parallel_series = 4;
+	c->check = (struct rb_check_opts)RB_CHECK_OPTS_INIT;
 	c->earlier_replies = true;
-	c->checkers_parallel = 2;
-	c->checkers_timeout = 600;
 	c->fetch_timeout_seconds = 30;
-	c->build_jobs = 2;
-	c->build_mem_mb = 4096;
-	c->build_each = true;
-	c->maint_fixes = true;
 	if (!c->store_path || !c->outbox_maildir || !c->smtp_from ||
-	    !c->model.provider || !c->model.max_tokens_field ||
-	    !c->model.blind_focuses || !c->policy_default.name ||
-	    !c->http_listen || !c->http_thread_url) {
+	    !c->model.opts.provider || !c->model.opts.max_tokens_field ||
+	    !c->policy_default.name || !c->http_listen || !c->http_thread_url) {
 		rb_config_free(c);
 		return rb_err(RB_ENOMEM, "out of memory");
 	}
@@ -1294,15 +1287,14 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->smtp_ca_file);
 	free(cfg->outbox_maildir);
 	free(cfg->kill_switch_file);
-	free(cfg->model.provider);
-	free(cfg->model.url);
-	free(cfg->model.name);
-	rb_free_secret(cfg->model.api_key);
-	free(cfg->model.command);
+	free((char *)cfg->model.opts.provider);
+	free((char *)cfg->model.opts.url);
+	free((char *)cfg->model.opts.name);
+	rb_free_secret((char *)cfg->model.opts.api_key);
+	free((char *)cfg->model.opts.command);
+	free((char *)cfg->model.opts.max_tokens_field);
 	free(cfg->model.index_dir);
-	free(cfg->model.max_tokens_field);
 	rb_cfg_strv_free(cfg->model.focuses, cfg->model.n_focuses);
-	rb_cfg_strv_free(cfg->model.blind_focuses, cfg->model.n_blind_focuses);
 	rb_cfg_policy_release(&cfg->policy_default);
 	for (i = 0; i < cfg->n_policies; i++)
 		rb_cfg_policy_release(&cfg->policies[i]);
@@ -1317,11 +1309,12 @@ void rb_config_free(struct rb_config *cfg)
 	free(cfg->http_thread_url);
 	free(cfg->fetch_url);
 	rb_cfg_strv_free(cfg->catch_all, cfg->n_catch_all);
-	free(cfg->build_config);
-	rb_cfg_strv_free(cfg->build_options, cfg->n_build_options);
-	free(cfg->build_cache_dir);
-	free(cfg->external_command);
-	free(cfg->external_name);
+	/* The runner's options borrow; the config owns what it read. */
+	free((char *)cfg->check.build_config);
+	rb_cfg_strv_free(cfg->check.build_options, cfg->check.n_build_options);
+	free((char *)cfg->check.build_cache_dir);
+	free((char *)cfg->check.external_cmd);
+	free((char *)cfg->check.external_name);
 	free(cfg);
 }
 

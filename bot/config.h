@@ -15,6 +15,8 @@
 #include <stdio.h>
 
 #include "mail/mode.h"
+#include "review/checks/checks.h"
+#include "review/model/model_provider.h"
 #include "review/findings.h"
 
 /* Where a value stood in the config file: 1-based; 0 when not known. */
@@ -186,32 +188,20 @@ struct rb_model_tools_config {
 };
 
 struct rb_model_config {
-	char *provider; /* "openai", "anthropic", "command", "none" */
-	char *url;
-	char *name;
-	char *api_key; /* from api_key_env or api_key_file; never logged */
-	char *command;
-	char *max_tokens_field; /* "max_tokens" or "max_completion_tokens" */
+	/*
+	 * model.*: the model's own options (review/model/model_provider.h),
+	 * its defaults RB_MODEL_OPTS_INIT, filled in place. The config owns
+	 * the strings in it (provider, url, name, api_key, command,
+	 * max_tokens_field); api_key comes from api_key_env or
+	 * api_key_file and is never logged. blind_focuses is read into its
+	 * bits. The bot sets the rest (record_dir, replay_dir, tools and
+	 * their limits, from tools below: bot/stages/model_setup.c).
+	 */
+	struct rb_model_opts opts;
 	struct rb_model_tools_config tools;
-	int max_tokens;
-	int timeout_seconds;
-	int concurrency;
-	int max_retries;
-	double cost_per_mtok_in, cost_per_mtok_out;
-	bool keep_uncertain;
-	int max_findings; /* per patch, default 3 */
-	int max_words; /* per patch, default 400 */
-	int prompt_tokens; /* one prompt's budget, default 48000 */
-	int prefetch_bytes; /* the tree context in it, default 100 KiB */
 	/* The finder's focuses, one call each (review/model/model.h); none: all */
 	char **focuses;
 	size_t n_focuses;
-	/* Focuses that see the diff without the commit message; default
-	 * correctness and memory, [] for none */
-	char **blind_focuses;
-	size_t n_blind_focuses;
-	bool focus_planner; /* leave out focuses with nothing to look at */
-	bool prompt_cache; /* mark the shared prefix for the provider */
 	/* The code index's files (review/code/code_index.h); NULL: the default */
 	char *index_dir;
 };
@@ -309,24 +299,14 @@ struct rb_config {
 	 * (checkers.parallel) keep their own limits over all of them.
 	 * Default 4, 1..64. */
 	int parallel_series;
-	int checkers_parallel;
-	bool checkpatch_strict;
-	int checkers_timeout; /* seconds per checker; default 600 */
-	/* The build checker (a policy's checkers: [..., build]). */
-	char *build_config; /* make target; default "defconfig" */
-	char **build_options; /* CONFIG_ names to enable */
-	size_t n_build_options;
-	int build_jobs; /* make -j; default 2 */
-	int build_mem_mb; /* the sandbox's memory cap; default 4096 */
-	char *build_cache_dir; /* NULL: the checker's private default */
-	bool build_each; /* build each patch in turn; default true */
-	bool build_sparse; /* the build also runs sparse; default false */
-	int series_budget; /* seconds for all checkers of a series; 0: none */
-	bool maint_fixes; /* cc-maintainers: Fixes: targets too; default true */
-	/* The "external" checker a policy may name: a command run in the
-	 * sandbox (review/checks/check_external.h), and its name in findings. */
-	char *external_command;
-	char *external_name;
+	/*
+	 * checkers.*: the runner's options (review/checks/checks.h), its
+	 * defaults RB_CHECK_OPTS_INIT, filled in place. The config owns
+	 * the strings and lists in it (build_config, build_options,
+	 * build_cache_dir, external_cmd, external_name); the policy's
+	 * fields (checkpatch_ignore, section_*) are the review's to set.
+	 */
+	struct rb_check_opts check;
 };
 
 /* One problem found in a config file. */

@@ -1170,17 +1170,47 @@ static char *focus_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return r;
 }
 
+/* One item of blind_focuses, into the bits of the model's options. */
+static bool blind_item(struct ctx *c, yaml_node_t *n, void *arg)
+{
+	const char *t = rb_cfg_text(c, n, "a string", false);
+	char *ok;
+
+	if (t && !*t) {
+		rb_cfg_cerr(c, n, "must not be empty");
+	} else if (t && (ok = focus_item(c, n, t))) {
+		*(unsigned int *)arg |= 1u << rb_model_focus_index(t);
+		free(ok);
+	}
+	return true;
+}
+
+/* blind_focuses: [correctness, memory]; null or [] for none. */
+static void model_blind_focuses(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	struct rb_model_config *m = obj;
+	unsigned int bits = 0;
+
+	if (!rb_cfg_is_null(v) && !rb_cfg_is_list(c, v, ""))
+		return;
+	if (!rb_cfg_is_null(v))
+		rb_cfg_each_item(c, v, blind_item, &bits);
+	m->opts.blind_focuses = bits;
+}
+
+/* model.*: the model's options in place (struct rb_model_opts). */
 static const struct key model_keys[] = {
 	[OK_PROVIDER] = KEY("provider", K_CHOICE, struct rb_model_config,
-			    provider, .aux = provider_names),
-	[OK_URL] = KEY("url", K_URL, struct rb_model_config, url,
+			    opts.provider, .aux = provider_names),
+	[OK_URL] = KEY("url", K_URL, struct rb_model_config, opts.url,
 		       .aux = http_schemes),
-	[OK_NAME] = KEY("name", K_STR, struct rb_model_config, name),
+	[OK_NAME] = KEY("name", K_STR, struct rb_model_config, opts.name),
 	[OK_KEY_ENV] = KEY("api_key_env", K_SECRET_ENV, struct rb_model_config,
-			   api_key),
+			   opts.api_key),
 	[OK_KEY_FILE] = KEY("api_key_file", K_SECRET_FILE,
-			    struct rb_model_config, api_key),
-	[OK_COMMAND] = KEY("command", K_STR, struct rb_model_config, command),
+			    struct rb_model_config, opts.api_key),
+	[OK_COMMAND] =
+		KEY("command", K_STR, struct rb_model_config, opts.command),
 	{ .name = "tools",
 	  .type = K_MAP,
 	  .off = offsetof(struct rb_model_config, tools),
@@ -1188,36 +1218,37 @@ static const struct key model_keys[] = {
 	  .nsub = ARRAY_SIZE(tools_keys),
 	  .check = tools_check },
 	KEY("max_tokens_field", K_CHOICE, struct rb_model_config,
-	    max_tokens_field, .aux = tokens_field_names),
-	KEY("max_tokens", K_INT, struct rb_model_config, max_tokens, .min = 1,
-	    .max = 1000000),
-	KEY("timeout_seconds", K_INT, struct rb_model_config, timeout_seconds,
-	    .min = 1, .max = 3600),
-	KEY("concurrency", K_INT, struct rb_model_config, concurrency, .min = 1,
-	    .max = 64),
-	KEY("max_retries", K_INT, struct rb_model_config, max_retries, .min = 0,
-	    .max = 20),
+	    opts.max_tokens_field, .aux = tokens_field_names),
+	KEY("max_tokens", K_INT, struct rb_model_config, opts.max_tokens,
+	    .min = 1, .max = 1000000),
+	KEY("timeout_seconds", K_INT, struct rb_model_config,
+	    opts.timeout_seconds, .min = 1, .max = 3600),
+	KEY("concurrency", K_INT, struct rb_model_config, opts.concurrency,
+	    .min = 1, .max = 64),
+	KEY("max_retries", K_INT, struct rb_model_config, opts.max_retries,
+	    .min = 0, .max = 20),
 	KEY("cost_per_mtok_in", K_DOUBLE, struct rb_model_config,
-	    cost_per_mtok_in, .min = 0, .max = 1000000),
+	    opts.cost_per_mtok_in, .min = 0, .max = 1000000),
 	KEY("cost_per_mtok_out", K_DOUBLE, struct rb_model_config,
-	    cost_per_mtok_out, .min = 0, .max = 1000000),
-	KEY("keep_uncertain", K_BOOL, struct rb_model_config, keep_uncertain),
-	KEY("max_findings", K_INT, struct rb_model_config, max_findings,
+	    opts.cost_per_mtok_out, .min = 0, .max = 1000000),
+	KEY("keep_uncertain", K_BOOL, struct rb_model_config,
+	    opts.keep_uncertain),
+	KEY("max_findings", K_INT, struct rb_model_config, opts.max_findings,
 	    .min = 0, .max = 50),
-	KEY("max_words", K_INT, struct rb_model_config, max_words, .min = 10,
-	    .max = 10000),
-	KEY("prompt_tokens", K_INT, struct rb_model_config, prompt_tokens,
+	KEY("max_words", K_INT, struct rb_model_config, opts.max_words,
+	    .min = 10, .max = 10000),
+	KEY("prompt_tokens", K_INT, struct rb_model_config, opts.prompt_tokens,
 	    .min = 1000, .max = 1000000),
-	KEY("prefetch_bytes", K_INT, struct rb_model_config, prefetch_bytes,
-	    .min = 0, .max = 4 << 20),
+	KEY("prefetch_bytes", K_SIZE, struct rb_model_config,
+	    opts.prefetch_bytes, .min = 0, .max = 4 << 20),
 	KEY("focuses", K_STRLIST, struct rb_model_config, focuses,
 	    .noff = offsetof(struct rb_model_config, n_focuses),
 	    .item = focus_item),
-	KEY("blind_focuses", K_STRLIST, struct rb_model_config, blind_focuses,
-	    .noff = offsetof(struct rb_model_config, n_blind_focuses),
-	    .item = focus_item),
-	KEY("focus_planner", K_BOOL, struct rb_model_config, focus_planner),
-	KEY("prompt_cache", K_BOOL, struct rb_model_config, prompt_cache),
+	KEY("blind_focuses", K_FN, struct rb_model_config, opts.blind_focuses,
+	    .fn = model_blind_focuses, .store = S_UINT),
+	KEY("focus_planner", K_BOOL, struct rb_model_config,
+	    opts.focus_planner),
+	KEY("prompt_cache", K_BOOL, struct rb_model_config, opts.prompt_cache),
 	KEY("index_dir", K_PATH, struct rb_model_config, index_dir),
 };
 
@@ -1225,7 +1256,7 @@ static void model_check(struct ctx *c, yaml_node_t *map, void *obj,
 			yaml_node_t *const *seen)
 {
 	struct rb_model_config *m = obj;
-	const char *p = m->provider;
+	const char *p = m->opts.provider;
 
 	/*
 	 * Tools are on by default where the provider speaks tool calling
@@ -1554,28 +1585,30 @@ static const struct key review_keys[] = {
 	KEY("parallel_series", K_INT, struct rb_config, parallel_series,
 	    .min = 1, .max = 64),
 };
+/* checkers.*: the runner's own options (review/checks/checks.h), in place. */
 static const struct key checkers_keys[] = {
-	KEY("parallel", K_INT, struct rb_config, checkers_parallel, .min = 1,
+	KEY("parallel", K_INT, struct rb_check_opts, parallel, .min = 1,
 	    .max = 64),
-	KEY("checkpatch_strict", K_BOOL, struct rb_config, checkpatch_strict),
-	KEY("timeout_seconds", K_INT, struct rb_config, checkers_timeout,
+	KEY("checkpatch_strict", K_BOOL, struct rb_check_opts,
+	    checkpatch_strict),
+	KEY("timeout_seconds", K_INT, struct rb_check_opts, timeout_seconds,
 	    .min = 10, .max = 24 * 3600),
-	KEY("build_config", K_STR, struct rb_config, build_config),
-	KEY("build_options", K_STRLIST, struct rb_config, build_options,
-	    .noff = offsetof(struct rb_config, n_build_options),
+	KEY("build_config", K_STR, struct rb_check_opts, build_config),
+	KEY("build_options", K_STRLIST, struct rb_check_opts, build_options,
+	    .noff = offsetof(struct rb_check_opts, n_build_options),
 	    .item = kconfig_item),
-	KEY("build_jobs", K_INT, struct rb_config, build_jobs, .min = 1,
+	KEY("build_jobs", K_INT, struct rb_check_opts, build_jobs, .min = 1,
 	    .max = 256),
-	KEY("build_mem_mb", K_INT, struct rb_config, build_mem_mb, .min = 256,
-	    .max = 1024 * 1024),
-	KEY("build_cache_dir", K_PATH, struct rb_config, build_cache_dir),
-	KEY("build_each", K_BOOL, struct rb_config, build_each),
-	KEY("build_sparse", K_BOOL, struct rb_config, build_sparse),
-	KEY("series_budget_seconds", K_INT, struct rb_config, series_budget,
-	    .min = 0, .max = 24 * 3600),
-	KEY("maintainers_fixes", K_BOOL, struct rb_config, maint_fixes),
-	KEY("external_command", K_STR, struct rb_config, external_command),
-	KEY("external_name", K_STR, struct rb_config, external_name),
+	KEY("build_mem_mb", K_LONG, struct rb_check_opts, build_mem_mb,
+	    .min = 256, .max = 1024 * 1024),
+	KEY("build_cache_dir", K_PATH, struct rb_check_opts, build_cache_dir),
+	KEY("build_each", K_BOOL, struct rb_check_opts, build_each),
+	KEY("build_sparse", K_BOOL, struct rb_check_opts, build_sparse),
+	KEY("series_budget_seconds", K_INT, struct rb_check_opts,
+	    series_budget_seconds, .min = 0, .max = 24 * 3600),
+	KEY("maintainers_fixes", K_BOOL, struct rb_check_opts, maint_fixes),
+	KEY("external_command", K_STR, struct rb_check_opts, external_cmd),
+	KEY("external_name", K_STR, struct rb_check_opts, external_name),
 };
 
 #define SECTION(n, keys, ...)                              \
@@ -1625,7 +1658,8 @@ const struct key rb_cfg_top_keys[] = {
 	SECTION("series", series_keys),
 	SECTION("feedback", feedback_keys),
 	SECTION("review", review_keys),
-	SECTION("checkers", checkers_keys),
+	SECTION("checkers", checkers_keys,
+		.off = offsetof(struct rb_config, check)),
 	SECTION("policy", policy_section_keys),
 };
 const size_t rb_cfg_n_top_keys = ARRAY_SIZE(rb_cfg_top_keys);

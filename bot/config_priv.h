@@ -62,6 +62,7 @@ enum ktype {
 	K_SECRET_FILE,
 	K_SECRET_ENV,
 	K_LONG, /* as K_INT, into a long */
+	K_SIZE, /* as K_INT, into a size_t */
 	K_MAP, /* .sub / .nsub, on the object at .off */
 	K_FN, /* .fn; .store: what it keeps at .off */
 };

@@ -23,6 +23,7 @@
 #include <yaml.h>
 
 #include "bot/config.h"
+#include "review/model/model.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -102,11 +103,11 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg->rate_per_recipient_hour, 10);
 	assert_int_equal(cfg->rate_per_list_hour, 60);
 	assert_int_equal(cfg->max_recipients, 20);
-	assert_string_equal(cfg->model.provider, "none");
-	assert_int_equal(cfg->model.max_findings, 3);
-	assert_int_equal(cfg->model.max_words, 400);
-	assert_int_equal(cfg->model.prompt_tokens, 48000);
-	assert_int_equal(cfg->model.prefetch_bytes, 100 * 1024);
+	assert_string_equal(cfg->model.opts.provider, "none");
+	assert_int_equal(cfg->model.opts.max_findings, 3);
+	assert_int_equal(cfg->model.opts.max_words, 400);
+	assert_int_equal(cfg->model.opts.prompt_tokens, 48000);
+	assert_int_equal(cfg->model.opts.prefetch_bytes, 100 * 1024);
 	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
 	assert_int_equal(cfg->max_message_size, 4u << 20);
 	assert_int_equal(cfg->max_apply_bytes, 128u << 20);
@@ -207,17 +208,17 @@ static void test_full(void **state)
 	assert_int_equal(cfg->max_recipients, 12);
 	assert_string_equal(cfg->kill_switch_file, "/tmp/STOP");
 
-	assert_string_equal(cfg->model.provider, "anthropic");
+	assert_string_equal(cfg->model.opts.provider, "anthropic");
 	/* A file without a final newline is read whole. */
-	assert_string_equal(cfg->model.api_key, "model-test-key");
-	assert_string_equal(cfg->model.max_tokens_field,
+	assert_string_equal(cfg->model.opts.api_key, "model-test-key");
+	assert_string_equal(cfg->model.opts.max_tokens_field,
 			    "max_completion_tokens");
-	assert_int_equal(cfg->model.concurrency, 4);
-	assert_true(cfg->model.cost_per_mtok_in == 3.5);
-	assert_true(cfg->model.keep_uncertain);
-	assert_int_equal(cfg->model.max_words, 250);
-	assert_int_equal(cfg->model.prompt_tokens, 64000);
-	assert_int_equal(cfg->model.prefetch_bytes, 50000);
+	assert_int_equal(cfg->model.opts.concurrency, 4);
+	assert_true(cfg->model.opts.cost_per_mtok_in == 3.5);
+	assert_true(cfg->model.opts.keep_uncertain);
+	assert_int_equal(cfg->model.opts.max_words, 250);
+	assert_int_equal(cfg->model.opts.prompt_tokens, 64000);
+	assert_int_equal(cfg->model.opts.prefetch_bytes, 50000);
 
 	d = &cfg->policy_default;
 	assert_int_equal(d->min_severity, RB_FSEV_MEDIUM);
@@ -257,8 +258,8 @@ static void test_full(void **state)
 	assert_true(cfg->ack_verdicts);
 	assert_true(cfg->reply_to_cover);
 	assert_int_equal(cfg->apply_retry_minutes, 45);
-	assert_int_equal(cfg->checkers_parallel, 3);
-	assert_true(cfg->checkpatch_strict);
+	assert_int_equal(cfg->check.parallel, 3);
+	assert_true(cfg->check.checkpatch_strict);
 	rb_config_free(cfg);
 }
 
@@ -291,12 +292,12 @@ static void test_tree_checkers(void **state)
 			 "      build_options: [TRANSPARENT_HUGEPAGE=n]\n",
 			 &e),
 		0);
-	assert_false(cfg->build_each);
-	assert_true(cfg->build_sparse);
-	assert_int_equal(cfg->series_budget, 900);
-	assert_false(cfg->maint_fixes);
-	assert_string_equal(cfg->external_command, "/usr/bin/true");
-	assert_string_equal(cfg->external_name, "mine");
+	assert_false(cfg->check.build_each);
+	assert_true(cfg->check.build_sparse);
+	assert_int_equal(cfg->check.series_budget_seconds, 900);
+	assert_false(cfg->check.maint_fixes);
+	assert_string_equal(cfg->check.external_cmd, "/usr/bin/true");
+	assert_string_equal(cfg->check.external_name, "mine");
 	p = rb_config_policy(cfg, "MEMORY MANAGEMENT");
 	assert_int_equal(__builtin_popcount(p->checkers), 6);
 	assert_string_equal(p->build_config, "i386_defconfig");
@@ -545,7 +546,7 @@ static void test_secret_never_printed(void **state)
 	write_tmp("pw", "Sup3rSecret-pw\n");
 	setenv("RB_TEST_KEY", "Sup3rSecret-env", 1);
 	assert_int_equal(load_mem(&cfg, yaml, &e), 0);
-	assert_string_equal(cfg->model.api_key, "Sup3rSecret-env");
+	assert_string_equal(cfg->model.opts.api_key, "Sup3rSecret-env");
 	assert_string_equal(cfg->smtp_password, "Sup3rSecret-pw");
 	rb_config_free(cfg);
 
@@ -711,11 +712,11 @@ static void test_model_focuses(void **state)
 	assert_string_equal(cfg->model.focuses[1], "claims");
 	/* The defaults: two passes without the commit message, the
 	 * planner and the prompt cache on. */
-	assert_int_equal(cfg->model.n_blind_focuses, 2);
-	assert_string_equal(cfg->model.blind_focuses[0], "correctness");
-	assert_string_equal(cfg->model.blind_focuses[1], "memory");
-	assert_true(cfg->model.focus_planner);
-	assert_true(cfg->model.prompt_cache);
+	assert_int_equal(cfg->model.opts.blind_focuses,
+			 1u << rb_model_focus_index("correctness") |
+				 1u << rb_model_focus_index("memory"));
+	assert_true(cfg->model.opts.focus_planner);
+	assert_true(cfg->model.opts.prompt_cache);
 	assert_null(cfg->model.index_dir);
 	rb_config_free(cfg);
 
@@ -728,9 +729,9 @@ static void test_model_focuses(void **state)
 				  "  index_dir: cache/code\n",
 				  &e),
 			 0);
-	assert_int_equal(cfg->model.n_blind_focuses, 0);
-	assert_false(cfg->model.focus_planner);
-	assert_false(cfg->model.prompt_cache);
+	assert_int_equal(cfg->model.opts.blind_focuses, 0);
+	assert_false(cfg->model.opts.focus_planner);
+	assert_false(cfg->model.opts.prompt_cache);
 	/* A path, against the config's directory. */
 	assert_non_null(cfg->model.index_dir);
 	assert_non_null(strstr(cfg->model.index_dir, "/cache/code"));
@@ -743,8 +744,10 @@ static void test_model_focuses(void **state)
 				  "memory]\n",
 				  &e),
 			 0);
-	assert_int_equal(cfg->model.n_blind_focuses, 3);
-	assert_string_equal(cfg->model.blind_focuses[0], "claims");
+	assert_int_equal(cfg->model.opts.blind_focuses,
+			 1u << rb_model_focus_index("claims") |
+				 1u << rb_model_focus_index("api") |
+				 1u << rb_model_focus_index("memory"));
 	rb_config_free(cfg);
 
 	cfg = NULL;
@@ -1202,7 +1205,7 @@ static void test_shipped_config(void **state)
 	assert_in_range(k.n_keys, 130, 1000);
 
 	/* and a value that is not the default is named */
-	cfg->model.max_words++;
+	cfg->model.opts.max_words++;
 	differs[0] = '\0';
 	assert_int_equal(rb_config_diff(cfg, dflt, key_differs, differs), 1);
 	assert_string_equal(differs, " model.max_words");

@@ -138,9 +138,9 @@ static void summary(const struct rb_config *cfg, FILE *f)
 	else
 		fprintf(f, "send: no SMTP; replies go to the Maildir %s\n",
 			cfg->outbox_maildir);
-	fprintf(f, "model: %s%s%s\n", cfg->model.provider,
-		cfg->model.name ? " " : "",
-		cfg->model.name ? cfg->model.name : "");
+	fprintf(f, "model: %s%s%s\n", cfg->model.opts.provider,
+		cfg->model.opts.name ? " " : "",
+		cfg->model.opts.name ? cfg->model.opts.name : "");
 	fprintf(f, "policies: %zu (and the default)\n", cfg->n_policies);
 	p = &cfg->policy_default;
 	fprintf(f, "  default: %s, min_severity %s, max_findings %d\n",

@@ -539,12 +539,13 @@ static int add_checks_summary(struct series_ctx *c, unsigned int set,
 						 ", ",
 				    ran[i]);
 		if (!ret && ran[i] == rb_checkers[RB_CHECKER_BUILD]->label)
-			ret = rb_buf_printf(&line, " (%s)",
-					    opts->section_build_config ?
-						    opts->section_build_config :
-					    c->p->cfg->build_config ?
-						    c->p->cfg->build_config :
-						    "defconfig");
+			ret = rb_buf_printf(
+				&line, " (%s)",
+				opts->section_build_config ?
+					opts->section_build_config :
+				c->p->cfg->check.build_config ?
+					c->p->cfg->check.build_config :
+					"defconfig");
 	}
 	if (!ret && !n)
 		ret = rb_buf_puts(&line, "none");
@@ -562,22 +563,16 @@ static int add_checks_summary(struct series_ctx *c, unsigned int set,
 	return ret;
 }
 
-/* @v when the config sets it (above 0), else the checker's default. */
-static void set_positive(int *dst, int v)
-{
-	if (v > 0)
-		*dst = v;
-}
-
 /*
- * The checkers' options from the config and the governing policy @pol;
- * @cache is the caller's buffer for the build cache's default path.
+ * The checkers' options: the config's (checkers.*, filled in place from
+ * RB_CHECK_OPTS_INIT) and the governing policy @pol's; @cache is the
+ * caller's buffer for the build cache's default path.
  */
 static void checker_opts(struct rb_check_opts *opts,
 			 const struct rb_config *cfg,
 			 const struct rb_policy *pol, char *cache, size_t size)
 {
-	opts->checkpatch_strict = cfg->checkpatch_strict;
+	*opts = cfg->check;
 	if (pol) {
 		opts->checkpatch_ignore = pol->checkpatch_ignore;
 		opts->n_checkpatch_ignore = pol->n_checkpatch_ignore;
@@ -586,21 +581,6 @@ static void checker_opts(struct rb_check_opts *opts,
 		opts->section_build_options = pol->build_options;
 		opts->n_section_build_options = pol->n_build_options;
 	}
-	set_positive(&opts->parallel, cfg->checkers_parallel);
-	set_positive(&opts->timeout_seconds, cfg->checkers_timeout);
-	set_positive(&opts->series_budget_seconds, cfg->series_budget);
-	opts->build_config = cfg->build_config;
-	opts->build_options = cfg->build_options;
-	opts->n_build_options = cfg->n_build_options;
-	opts->build_each = cfg->build_each;
-	opts->build_sparse = cfg->build_sparse;
-	opts->maint_fixes = cfg->maint_fixes;
-	opts->external_cmd = cfg->external_command;
-	opts->external_name = cfg->external_name;
-	set_positive(&opts->build_jobs, cfg->build_jobs);
-	if (cfg->build_mem_mb > 0)
-		opts->build_mem_mb = cfg->build_mem_mb;
-	opts->build_cache_dir = cfg->build_cache_dir;
 	/* A private build cache beside the store, not in a shared /var/tmp. */
 	if (!opts->build_cache_dir && cfg->store_path) {
 		const char *slash = strrchr(cfg->store_path, '/');
@@ -617,7 +597,7 @@ static void checker_opts(struct rb_check_opts *opts,
 
 static int run_checkers(struct series_ctx *c)
 {
-	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
+	struct rb_check_opts opts;
 	struct rb_check_ctx ctx = { 0 };
 	struct rb_check_patch *cp;
 	const struct rb_policy *pol = c->scope.pol.governing;
@@ -695,7 +675,7 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(obj);
 	}
 	set = checker_set(c->scope.pol.checkers, c->applied, have_checkpatch,
-			  cfg->external_command != NULL, &opts);
+			  cfg->check.external_cmd != NULL, &opts);
 	/* kernel-doc said once: by its checker, not by W=1 in the build. */
 	opts.build_no_kdoc = set & RB_CHECKER_BIT(RB_CHECKER_KDOC);
 	ret = rb_checks_run_set(&c->findings, &ctx, set);
