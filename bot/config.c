@@ -827,6 +827,42 @@ void rb_cfg_set_list(struct ctx *c, yaml_node_t *v, char ***vp, size_t *np,
 	*np = l.n;
 }
 
+struct bits_list {
+	unsigned int bits;
+	int (*index)(const char *name);
+	const char *what;
+};
+
+static bool bits_item(struct ctx *c, yaml_node_t *n, void *arg)
+{
+	struct bits_list *l = arg;
+	const char *t = rb_cfg_text(c, n, "a string", false);
+	char tmp[80];
+	int i;
+
+	if (t && !*t)
+		rb_cfg_cerr(c, n, "must not be empty");
+	else if (t && (i = l->index(t)) < 0)
+		rb_cfg_cerr(c, n, "'%s' is not %s",
+			    rb_cfg_shown(tmp, sizeof(tmp), t), l->what);
+	else if (t)
+		l->bits |= 1u << i;
+	return true;
+}
+
+bool rb_cfg_set_bits(struct ctx *c, yaml_node_t *v, unsigned int *dst,
+		     int (*index)(const char *name), const char *what)
+{
+	struct bits_list l = { .index = index, .what = what };
+
+	if (!rb_cfg_is_null(v) && !rb_cfg_is_list(c, v, ""))
+		return false;
+	if (!rb_cfg_is_null(v))
+		rb_cfg_each_item(c, v, bits_item, &l);
+	*dst = l.bits;
+	return true;
+}
+
 static char *addr_item(struct ctx *c, yaml_node_t *n, const char *t)
 {
 	char tmp[80];
@@ -1219,7 +1255,7 @@ int rb_config_defaults(struct rb_config **out)
 	c->store_path = strdup("./reviewbot.db");
 	c->outbox_maildir = strdup("./outbox");
 	c->smtp_from = strdup("reviewbot <reviewbot@localhost>");
-	c->smtp_starttls = true;
+	c->smtp = (struct rb_smtp_opts)RB_SMTP_OPTS_INIT;
 	c->rate_per_hour = 60;
 	c->rate_per_recipient_hour = 10;
 	c->rate_per_list_hour = 60;
@@ -1280,11 +1316,11 @@ void rb_config_free(struct rb_config *cfg)
 	for (i = 0; i < cfg->n_trees; i++)
 		rb_cfg_tree_release(&cfg->trees[i]);
 	free(cfg->trees);
-	free(cfg->smtp_url);
+	free((char *)cfg->smtp.url);
 	free(cfg->smtp_from);
-	free(cfg->smtp_user);
-	rb_free_secret(cfg->smtp_password);
-	free(cfg->smtp_ca_file);
+	free((char *)cfg->smtp.user);
+	rb_free_secret((char *)cfg->smtp.password);
+	free((char *)cfg->smtp.ca_file);
 	free(cfg->outbox_maildir);
 	free(cfg->kill_switch_file);
 	free((char *)cfg->model.opts.provider);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "mail/mode.h"
+#include "mail/sender_smtp.h"
 #include "review/checks/checks.h"
 #include "review/model/model_provider.h"
 #include "review/findings.h"
@@ -217,12 +218,14 @@ struct rb_config {
 	struct rb_tree_config *trees;
 	size_t n_trees;
 
-	char *smtp_url; /* NULL: write to the Maildir outbox */
+	/*
+	 * smtp.*: the SMTP sender's options (mail/sender_smtp.h), its
+	 * defaults RB_SMTP_OPTS_INIT, filled in place; the config owns the
+	 * strings (url: NULL writes to the Maildir outbox; password from
+	 * password_file, never logged).
+	 */
+	struct rb_smtp_opts smtp;
 	char *smtp_from; /* also used as From: in the Maildir outbox */
-	char *smtp_user;
-	char *smtp_password;
-	bool smtp_starttls; /* "required" (true) or "off" */
-	char *smtp_ca_file;
 	char *outbox_maildir; /* default ./outbox */
 	char *kill_switch_file; /* sending stops while this file exists */
 	int rate_per_hour; /* global send limit, default 60 */

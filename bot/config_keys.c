@@ -212,36 +212,18 @@ static char *checkpatch_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return rb_cfg_xstrdup(c, t);
 }
 
-/* One of the checkers of the registry (review/checks/checks.h). */
-static bool checker_item(struct ctx *c, yaml_node_t *n, void *arg)
-{
-	const char *t = rb_cfg_text(c, n, "a string", false);
-	char tmp[80];
-	int id;
-
-	if (t && !*t) {
-		rb_cfg_cerr(c, n, "must not be empty");
-	} else if (t && (id = rb_checker_id(t)) < 0) {
-		rb_cfg_cerr(c, n, "'%s' is not a checker; one of %s",
-			    rb_cfg_shown(tmp, sizeof(tmp), t),
-			    rb_checker_names());
-	} else if (t) {
-		*(unsigned int *)arg |= RB_CHECKER_BIT(id);
-	}
-	return true;
-}
-
-/* checkers: [build, ...]; null or [] for the default set. */
+/* checkers: [build, ...]: the registry's names (review/checks/checks.h);
+ * null or [] for the default set. */
 static void policy_checkers(struct ctx *c, yaml_node_t *v, void *obj)
 {
 	struct rb_policy *p = obj;
 	unsigned int set = 0;
+	char what[256];
 
-	if (!rb_cfg_is_null(v) && !rb_cfg_is_list(c, v, ""))
-		return;
-	if (!rb_cfg_is_null(v))
-		rb_cfg_each_item(c, v, checker_item, &set);
-	p->checkers = set ? set : RB_CHECKERS_DEFAULT;
+	snprintf(what, sizeof(what), "a checker; one of %s",
+		 rb_checker_names());
+	if (rb_cfg_set_bits(c, v, &set, rb_checker_id, what))
+		p->checkers = set ? set : RB_CHECKERS_DEFAULT;
 }
 
 /* A CONFIG_ option of the build checker: CONFIG_FOO, FOO, or FOO=n. */
@@ -1052,18 +1034,34 @@ static void smtp_from(struct ctx *c, yaml_node_t *v, void *obj)
 
 static const char *const smtp_schemes[] = { "smtp", "smtps", NULL };
 
+/* starttls: required or off, as a source's, into the sender's enum. */
+static void smtp_starttls(struct ctx *c, yaml_node_t *v, void *obj)
+{
+	static const char *const st[] = { "off", "required", NULL };
+	int i;
+
+	(void)obj;
+	if (rb_cfg_is_null(v))
+		return;
+	i = rb_cfg_pick(c, v, st);
+	if (i >= 0)
+		c->cfg->smtp.starttls = i ? RB_STARTTLS_REQUIRED :
+					    RB_STARTTLS_OFF;
+}
+
 enum { MK_URL, MK_FROM, MK_USER, MK_PASSWORD_FILE };
 
 static const struct key smtp_keys[] = {
-	[MK_URL] = KEY("url", K_URL, struct rb_config, smtp_url,
+	[MK_URL] = KEY("url", K_URL, struct rb_config, smtp.url,
 		       .aux = smtp_schemes),
 	[MK_FROM] = KEY("from", K_FN, struct rb_config, smtp_from,
 			.fn = smtp_from, .store = S_STR),
-	[MK_USER] = KEY("user", K_STR, struct rb_config, smtp_user),
+	[MK_USER] = KEY("user", K_STR, struct rb_config, smtp.user),
 	[MK_PASSWORD_FILE] = KEY("password_file", K_SECRET_FILE,
-				 struct rb_config, smtp_password),
-	KEY("starttls", K_STARTTLS, struct rb_config, smtp_starttls),
-	KEY("ca_file", K_FILE, struct rb_config, smtp_ca_file),
+				 struct rb_config, smtp.password),
+	KEY("starttls", K_FN, struct rb_config, smtp.starttls,
+	    .fn = smtp_starttls, .store = S_INT),
+	KEY("ca_file", K_FILE, struct rb_config, smtp.ca_file),
 };
 
 static void smtp_check(struct ctx *c, yaml_node_t *map, void *obj,
@@ -1170,32 +1168,14 @@ static char *focus_item(struct ctx *c, yaml_node_t *n, const char *t)
 	return r;
 }
 
-/* One item of blind_focuses, into the bits of the model's options. */
-static bool blind_item(struct ctx *c, yaml_node_t *n, void *arg)
-{
-	const char *t = rb_cfg_text(c, n, "a string", false);
-	char *ok;
-
-	if (t && !*t) {
-		rb_cfg_cerr(c, n, "must not be empty");
-	} else if (t && (ok = focus_item(c, n, t))) {
-		*(unsigned int *)arg |= 1u << rb_model_focus_index(t);
-		free(ok);
-	}
-	return true;
-}
-
-/* blind_focuses: [correctness, memory]; null or [] for none. */
+/* blind_focuses: [correctness, memory], into the model's bits; null or
+ * [] for none. */
 static void model_blind_focuses(struct ctx *c, yaml_node_t *v, void *obj)
 {
 	struct rb_model_config *m = obj;
-	unsigned int bits = 0;
 
-	if (!rb_cfg_is_null(v) && !rb_cfg_is_list(c, v, ""))
-		return;
-	if (!rb_cfg_is_null(v))
-		rb_cfg_each_item(c, v, blind_item, &bits);
-	m->opts.blind_focuses = bits;
+	rb_cfg_set_bits(c, v, &m->opts.blind_focuses, rb_model_focus_index,
+			"a focus (correctness, locking, memory, api, claims)");
 }
 
 /* model.*: the model's options in place (struct rb_model_opts). */

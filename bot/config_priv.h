@@ -165,6 +165,14 @@ void rb_cfg_walk_map(struct ctx *c, yaml_node_t *n, const struct key *keys,
 		     size_t nkeys, void *obj, check_fn check);
 char *rb_cfg_xstrdup(struct ctx *c, const char *s);
 
+/*
+ * A list of names read into *@dst, bit @index(name) for each (an unknown
+ * name, -1, is reported as "'NAME' is not @what"); null and [] give 0.
+ * False, and *@dst untouched, when @v is not a list (reported).
+ */
+bool rb_cfg_set_bits(struct ctx *c, yaml_node_t *v, unsigned int *dst,
+		     int (*index)(const char *name), const char *what);
+
 extern const size_t rb_cfg_n_top_keys;
 
 #endif

@@ -96,9 +96,9 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg->store_path, "./reviewbot.db");
 	assert_null(cfg->store_url);
 	assert_string_equal(cfg->outbox_maildir, "./outbox");
-	assert_null(cfg->smtp_url);
+	assert_null(cfg->smtp.url);
 	assert_string_equal(cfg->smtp_from, "reviewbot <reviewbot@localhost>");
-	assert_true(cfg->smtp_starttls);
+	assert_int_equal(cfg->smtp.starttls, RB_STARTTLS_REQUIRED);
 	assert_int_equal(cfg->rate_per_hour, 60);
 	assert_int_equal(cfg->rate_per_recipient_hour, 10);
 	assert_int_equal(cfg->rate_per_list_hour, 60);
@@ -197,11 +197,11 @@ static void test_full(void **state)
 	assert_ptr_equal(rb_config_tree(cfg, "mainline"), &cfg->trees[1]);
 	assert_null(rb_config_tree(cfg, "linux-next"));
 
-	assert_string_equal(cfg->smtp_url, "smtp://127.0.0.1:2525");
+	assert_string_equal(cfg->smtp.url, "smtp://127.0.0.1:2525");
 	assert_string_equal(cfg->smtp_from, "Review Bot <bot@example.org>");
 	/* First line only, without CR LF. */
-	assert_string_equal(cfg->smtp_password, "smtp-test-password");
-	assert_true(cfg->smtp_starttls);
+	assert_string_equal(cfg->smtp.password, "smtp-test-password");
+	assert_int_equal(cfg->smtp.starttls, RB_STARTTLS_REQUIRED);
 	assert_int_equal(cfg->rate_per_hour, 30);
 	assert_int_equal(cfg->rate_per_recipient_hour, 5);
 	assert_int_equal(cfg->rate_per_list_hour, 25);
@@ -547,7 +547,7 @@ static void test_secret_never_printed(void **state)
 	setenv("RB_TEST_KEY", "Sup3rSecret-env", 1);
 	assert_int_equal(load_mem(&cfg, yaml, &e), 0);
 	assert_string_equal(cfg->model.opts.api_key, "Sup3rSecret-env");
-	assert_string_equal(cfg->smtp_password, "Sup3rSecret-pw");
+	assert_string_equal(cfg->smtp.password, "Sup3rSecret-pw");
 	rb_config_free(cfg);
 
 	/* Now with errors all around the secrets. */

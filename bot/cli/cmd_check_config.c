@@ -132,9 +132,9 @@ static void summary(const struct rb_config *cfg, FILE *f)
 			cfg->trees[i].path, cfg->trees[i].branch);
 	fprintf(f, "store: %s\n",
 		cfg->store_url ? "postgresql" : cfg->store_path);
-	if (cfg->smtp_url)
+	if (cfg->smtp.url)
 		fprintf(f, "send: SMTP %s as %s, at most %d/hour\n",
-			cfg->smtp_url, cfg->smtp_from, cfg->rate_per_hour);
+			cfg->smtp.url, cfg->smtp_from, cfg->rate_per_hour);
 	else
 		fprintf(f, "send: no SMTP; replies go to the Maildir %s\n",
 			cfg->outbox_maildir);
