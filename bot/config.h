@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * config.h - the validated configuration, loaded from YAML with libyaml.
- * config.example.yaml at the top of the project is the commented
- * reference of every key. An unknown key, a wrong type or a bad value is
+ * config.yaml at the top of the project is the commented reference of
+ * every key, its values the embedded defaults (tests/test_config.c). An unknown key, a wrong type or a bad value is
  * reported as "FILE:LINE:COL: <key path>: message"; all errors are
  * collected, not only the first. Secrets come only from *_file or *_env keys; the config keeps
  * the secret's value in memory but never logs or prints it.
@@ -15,6 +15,9 @@
 #include <stdio.h>
 
 #include "mail/mode.h"
+#include "mail/sender_smtp.h"
+#include "review/checks/checks.h"
+#include "review/model/model_provider.h"
 #include "review/findings.h"
 
 /* Where a value stood in the config file: 1-based; 0 when not known. */
@@ -122,11 +125,10 @@ struct rb_policy {
 	size_t n_skip_authors;
 	char **checkpatch_ignore; /* checkpatch types to drop */
 	size_t n_checkpatch_ignore;
-	/* The checkers the review runs: "commit-msg", "checkpatch", "build",
-	 * "sparse", "kernel-doc", "coccinelle", "cc-maintainers",
-	 * "external"; NULL: commit-msg and checkpatch (the rest opt-in). */
-	char **checkers;
-	size_t n_checkers;
+	/* The checkers the review runs, RB_CHECKER_BIT()s of the registry
+	 * (review/checks/checks.h); default RB_CHECKERS_DEFAULT, commit-msg
+	 * and checkpatch (the rest opt-in). */
+	unsigned int checkers;
 	/* The section's build: its config target (replaces checkers.
 	 * build_config; "i386_defconfig" for a 32-bit build) and options
 	 * added after checkers.build_options ("TRANSPARENT_HUGEPAGE=n"). */
@@ -187,32 +189,20 @@ struct rb_model_tools_config {
 };
 
 struct rb_model_config {
-	char *provider; /* "openai", "anthropic", "command", "none" */
-	char *url;
-	char *name;
-	char *api_key; /* from api_key_env or api_key_file; never logged */
-	char *command;
-	char *max_tokens_field; /* "max_tokens" or "max_completion_tokens" */
+	/*
+	 * model.*: the model's own options (review/model/model_provider.h),
+	 * its defaults RB_MODEL_OPTS_INIT, filled in place. The config owns
+	 * the strings in it (provider, url, name, api_key, command,
+	 * max_tokens_field); api_key comes from api_key_env or
+	 * api_key_file and is never logged. blind_focuses is read into its
+	 * bits. The bot sets the rest (record_dir, replay_dir, tools and
+	 * their limits, from tools below: bot/stages/model_setup.c).
+	 */
+	struct rb_model_opts opts;
 	struct rb_model_tools_config tools;
-	int max_tokens;
-	int timeout_seconds;
-	int concurrency;
-	int max_retries;
-	double cost_per_mtok_in, cost_per_mtok_out;
-	bool keep_uncertain;
-	int max_findings; /* per patch, default 3 */
-	int max_words; /* per patch, default 400 */
-	int prompt_tokens; /* one prompt's budget, default 48000 */
-	int prefetch_bytes; /* the tree context in it, default 100 KiB */
 	/* The finder's focuses, one call each (review/model/model.h); none: all */
 	char **focuses;
 	size_t n_focuses;
-	/* Focuses that see the diff without the commit message; default
-	 * correctness and memory, [] for none */
-	char **blind_focuses;
-	size_t n_blind_focuses;
-	bool focus_planner; /* leave out focuses with nothing to look at */
-	bool prompt_cache; /* mark the shared prefix for the provider */
 	/* The code index's files (review/code/code_index.h); NULL: the default */
 	char *index_dir;
 };
@@ -228,12 +218,14 @@ struct rb_config {
 	struct rb_tree_config *trees;
 	size_t n_trees;
 
-	char *smtp_url; /* NULL: write to the Maildir outbox */
+	/*
+	 * smtp.*: the SMTP sender's options (mail/sender_smtp.h), its
+	 * defaults RB_SMTP_OPTS_INIT, filled in place; the config owns the
+	 * strings (url: NULL writes to the Maildir outbox; password from
+	 * password_file, never logged).
+	 */
+	struct rb_smtp_opts smtp;
 	char *smtp_from; /* also used as From: in the Maildir outbox */
-	char *smtp_user;
-	char *smtp_password;
-	bool smtp_starttls; /* "required" (true) or "off" */
-	char *smtp_ca_file;
 	char *outbox_maildir; /* default ./outbox */
 	char *kill_switch_file; /* sending stops while this file exists */
 	int rate_per_hour; /* global send limit, default 60 */
@@ -310,24 +302,14 @@ struct rb_config {
 	 * (checkers.parallel) keep their own limits over all of them.
 	 * Default 4, 1..64. */
 	int parallel_series;
-	int checkers_parallel;
-	bool checkpatch_strict;
-	int checkers_timeout; /* seconds per checker; default 600 */
-	/* The build checker (a policy's checkers: [..., build]). */
-	char *build_config; /* make target; default "defconfig" */
-	char **build_options; /* CONFIG_ names to enable */
-	size_t n_build_options;
-	int build_jobs; /* make -j; default 2 */
-	int build_mem_mb; /* the sandbox's memory cap; default 4096 */
-	char *build_cache_dir; /* NULL: the checker's private default */
-	bool build_each; /* build each patch in turn; default true */
-	bool build_sparse; /* the build also runs sparse; default false */
-	int series_budget; /* seconds for all checkers of a series; 0: none */
-	bool maint_fixes; /* cc-maintainers: Fixes: targets too; default true */
-	/* The "external" checker a policy may name: a command run in the
-	 * sandbox (review/checks/check_external.h), and its name in findings. */
-	char *external_command;
-	char *external_name;
+	/*
+	 * checkers.*: the runner's options (review/checks/checks.h), its
+	 * defaults RB_CHECK_OPTS_INIT, filled in place. The config owns
+	 * the strings and lists in it (build_config, build_options,
+	 * build_cache_dir, external_cmd, external_name); the policy's
+	 * fields (checkpatch_ignore, section_*) are the review's to set.
+	 */
+	struct rb_check_opts check;
 };
 
 /* One problem found in a config file. */
@@ -394,6 +376,19 @@ int rb_config_check_system(const struct rb_config *cfg,
  * rather than a MAINTAINERS section's.
  */
 bool rb_config_is_list_policy(const struct rb_config *cfg, const char *name);
+
+/*
+ * The key tables as data. rb_config_each_key() calls @fn with the path of
+ * every key the loader knows, in table order ("model.tools.max_calls";
+ * the keys of each entry of a list as "sources[].url").
+ * rb_config_diff() calls @fn (may be NULL) with the path of each key
+ * whose value differs between @a and @b, and returns how many do; a list
+ * of entries (sources, trees, subsystems, people, rules, prefixes) is
+ * compared by its count.
+ */
+void rb_config_each_key(void (*fn)(const char *path, void *arg), void *arg);
+size_t rb_config_diff(const struct rb_config *a, const struct rb_config *b,
+		      void (*fn)(const char *path, void *arg), void *arg);
 
 /* The policy for a subsystem or list name, else the default. Borrowed. */
 const struct rb_policy *rb_config_policy(const struct rb_config *cfg,

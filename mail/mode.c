@@ -7,11 +7,12 @@
 #include "mail/mode.h"
 #include "util/banned.h"
 
-static const char *const names[] = { "off", "shadow", "advisory", "blocking" };
+const char *const rb_mode_names[] = { "off", "shadow", "advisory", "blocking",
+				      NULL };
 
 const char *rb_mode_name(enum rb_mode m)
 {
-	return (unsigned int)m <= RB_MODE_BLOCKING ? names[m] : "off";
+	return (unsigned int)m <= RB_MODE_BLOCKING ? rb_mode_names[m] : "off";
 }
 
 int rb_mode_parse(const char *s)
@@ -19,7 +20,7 @@ int rb_mode_parse(const char *s)
 	int i;
 
 	for (i = 0; s && i <= RB_MODE_BLOCKING; i++)
-		if (!strcmp(s, names[i]))
+		if (!strcmp(s, rb_mode_names[i]))
 			return i;
 	return -1;
 }

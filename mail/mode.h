@@ -14,6 +14,12 @@ enum rb_mode {
 	RB_MODE_BLOCKING, /* reviewed on the list, findings to be answered */
 };
 
+/*
+ * The names, indexed by the enum and NULL-terminated: the one place they
+ * are written (the config reads them, the dashboard offers them).
+ */
+extern const char *const rb_mode_names[];
+
 /* "off", "shadow", "advisory" or "blocking"; "off" for another value. */
 const char *rb_mode_name(enum rb_mode m);
 

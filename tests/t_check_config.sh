@@ -139,9 +139,9 @@ sed -i -e "s#$tmp/no-such.mbox#$tmp/demo/series.mbox#" \
 	-e 's/RING BUFER/RING BUFFER/' "$tmp/machine.yaml"
 expect 0 "machine, fixed" "$RB_BIN" check-config -c "$tmp/machine.yaml"
 
-# The kernel: MEMORY MANAGMENT, and the reference config.example.yaml
-# with a local inbox (its tree is the one scripts/setup-linux-tree.sh
-# makes).
+# The kernel: MEMORY MANAGMENT, and the reference config.yaml with its
+# commented-out tree (the one scripts/setup-linux-tree.sh makes) and a
+# section in shadow mode.
 if [ -d "$tree/.git" ] && [ -f "$tree/MAINTAINERS" ]; then
 	cat >"$tmp/mm.yaml" <<YAML
 trees:
@@ -157,12 +157,14 @@ YAML
 	grep_err "^$tmp/mm\.yaml:7:5: policy\.subsystems\.MEMORY MANAGMENT: not a MAINTAINERS section of the tree mainline, nor one of list_ids \(did you mean 'MEMORY MANAGEMENT'\?\)$" \
 		"MEMORY MANAGMENT"
 	mkdir -p "$tmp/ref"
-	sed "s#~/.cache/reviewbot/linux-6.1#$tree#" \
-		"$RB_SRC/config.example.yaml" >"$tmp/ref/config.yaml"
-	: >"$tmp/ref/inbox.mbox"
-	expect 0 "config.example.yaml" "$RB_BIN" check-config -c "$tmp/ref/config.yaml"
+	sed -e 's/^admins: \[\]/admins: [admin@example.org]/' \
+		-e 's/^policy:$/policy:\n  subsystems:\n    MEMORY MANAGEMENT:\n      mode: shadow/' \
+		"$RB_SRC/config.yaml" >"$tmp/ref/config.yaml"
+	printf 'trees:\n  - name: mainline\n    path: %s\n' "$tree" \
+		>>"$tmp/ref/config.yaml"
+	expect 0 "config.yaml" "$RB_BIN" check-config -c "$tmp/ref/config.yaml"
 	grep -q "MEMORY MANAGEMENT: shadow" "$tmp/out" ||
-		{ echo "FAIL: config.example.yaml: no policy summary"; fail=1; }
+		{ echo "FAIL: config.yaml: no policy summary"; fail=1; }
 else
 	echo "SKIP: the kernel part: no linux 6.1 git tree at $tree: run scripts/setup-linux-tree.sh (or set RB_LINUX_TREE)"
 fi

@@ -3,7 +3,7 @@
 # t_linux_mm_doc.sh - docs/LINUX-MM.md is right: every fenced yaml block
 # passes "reviewbot check-config", offline; what it says of how policies
 # combine is what check-config prints, and its min_severity is
-# config.example.yaml's default. A block whose first line is
+# config.yaml's default. A block whose first line is
 # "# /etc/reviewbot/config.yaml" is a whole config; one whose first line
 # is "# KEY: in /etc/reviewbot/config.yaml" replaces the top-level keys it
 # holds in the last whole config. /var/lib/reviewbot and /etc/reviewbot
@@ -121,12 +121,12 @@ grep -q "MEMORY MANAGEMENT: advisory" < <("$RB_BIN" check-config -c "$T/cfg/$n.y
 # sentence check-config prints of how entries combine is on the page,
 # word for word; the page never says "most restrictive" (policy.resolve:
 # strictest, which it does not use); and it sets min_severity as
-# config.example.yaml's default does.
+# config.yaml's default does.
 "$RB_BIN" check-config -c "$T/cfg/1.yaml" >"$T/out" 2>"$T/err" ||
 	fail "block 1: $(cat "$T/err")"
-python3 - "$doc" "$T/out" "$RB_SRC/config.example.yaml" "$T"/cfg/*.yaml <<'PY' ||
+python3 - "$doc" "$T/out" "$RB_SRC/config.yaml" "$T"/cfg/*.yaml <<'PY' ||
 import re, sys
-doc, out, example, *cfgs = sys.argv[1:]
+doc, out, reference, *cfgs = sys.argv[1:]
 flat = lambda t: " ".join(t.split())
 text = flat(open(doc).read())
 m = re.search(r"^how they combine \(policy\.resolve: home\): (.*)$",
@@ -141,13 +141,13 @@ if "most restrictive" in text and "strictest" not in "".join(
     sys.exit("the page says \"most restrictive\", but its configs resolve "
              "by the home section")
 dflt = re.search(r"^  default:\n(?:    .*\n)*?    min_severity: (\w+)",
-                 open(example).read(), re.M)
+                 open(reference).read(), re.M)
 if not dflt:
-    sys.exit("config.example.yaml sets no default min_severity")
+    sys.exit("config.yaml sets no default min_severity")
 for c in cfgs:
     for v in re.findall(r"^\s+min_severity: (\w+)", open(c).read(), re.M):
         if v != dflt.group(1):
-            sys.exit("%s: min_severity %s, config.example.yaml's default is %s"
+            sys.exit("%s: min_severity %s, config.yaml's default is %s"
                      % (c, v, dflt.group(1)))
 PY
 	fail "docs/LINUX-MM.md and the code disagree"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_config.c - the config loader: defaults, every key of
- * tests/data/config/full.yaml, config.example.yaml, the error format
+ * tests/data/config/full.yaml, config.yaml (the defaults, key by key), the error format
  * FILE:LINE:COL: key.path: message, all errors at once, secrets, policy
  * inheritance, URLs that do not parse, and what check-config looks at on
  * the machine (rb_config_check_system): trees, branches, MAINTAINERS
@@ -21,8 +21,10 @@
 
 #include <cmocka.h>
 #include <git2.h>
+#include <yaml.h>
 
 #include "bot/config.h"
+#include "review/model/model.h"
 #include "util/err.h"
 #include "util/banned.h"
 
@@ -95,18 +97,18 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg->store_path, "./reviewbot.db");
 	assert_null(cfg->store_url);
 	assert_string_equal(cfg->outbox_maildir, "./outbox");
-	assert_null(cfg->smtp_url);
+	assert_null(cfg->smtp.url);
 	assert_string_equal(cfg->smtp_from, "reviewbot <reviewbot@localhost>");
-	assert_true(cfg->smtp_starttls);
+	assert_int_equal(cfg->smtp.starttls, RB_STARTTLS_REQUIRED);
 	assert_int_equal(cfg->rate_per_hour, 60);
 	assert_int_equal(cfg->rate_per_recipient_hour, 10);
 	assert_int_equal(cfg->rate_per_list_hour, 60);
 	assert_int_equal(cfg->max_recipients, 20);
-	assert_string_equal(cfg->model.provider, "none");
-	assert_int_equal(cfg->model.max_findings, 3);
-	assert_int_equal(cfg->model.max_words, 400);
-	assert_int_equal(cfg->model.prompt_tokens, 48000);
-	assert_int_equal(cfg->model.prefetch_bytes, 100 * 1024);
+	assert_string_equal(cfg->model.opts.provider, "none");
+	assert_int_equal(cfg->model.opts.max_findings, 3);
+	assert_int_equal(cfg->model.opts.max_words, 400);
+	assert_int_equal(cfg->model.opts.prompt_tokens, 48000);
+	assert_int_equal(cfg->model.opts.prefetch_bytes, 100 * 1024);
 	assert_string_equal(cfg->http_listen, "127.0.0.1:8080");
 	assert_int_equal(cfg->max_message_size, 4u << 20);
 	assert_int_equal(cfg->max_apply_bytes, 128u << 20);
@@ -196,28 +198,28 @@ static void test_full(void **state)
 	assert_ptr_equal(rb_config_tree(cfg, "mainline"), &cfg->trees[1]);
 	assert_null(rb_config_tree(cfg, "linux-next"));
 
-	assert_string_equal(cfg->smtp_url, "smtp://127.0.0.1:2525");
+	assert_string_equal(cfg->smtp.url, "smtp://127.0.0.1:2525");
 	assert_string_equal(cfg->smtp_from, "Review Bot <bot@example.org>");
 	/* First line only, without CR LF. */
-	assert_string_equal(cfg->smtp_password, "smtp-test-password");
-	assert_true(cfg->smtp_starttls);
+	assert_string_equal(cfg->smtp.password, "smtp-test-password");
+	assert_int_equal(cfg->smtp.starttls, RB_STARTTLS_REQUIRED);
 	assert_int_equal(cfg->rate_per_hour, 30);
 	assert_int_equal(cfg->rate_per_recipient_hour, 5);
 	assert_int_equal(cfg->rate_per_list_hour, 25);
 	assert_int_equal(cfg->max_recipients, 12);
 	assert_string_equal(cfg->kill_switch_file, "/tmp/STOP");
 
-	assert_string_equal(cfg->model.provider, "anthropic");
+	assert_string_equal(cfg->model.opts.provider, "anthropic");
 	/* A file without a final newline is read whole. */
-	assert_string_equal(cfg->model.api_key, "model-test-key");
-	assert_string_equal(cfg->model.max_tokens_field,
+	assert_string_equal(cfg->model.opts.api_key, "model-test-key");
+	assert_string_equal(cfg->model.opts.max_tokens_field,
 			    "max_completion_tokens");
-	assert_int_equal(cfg->model.concurrency, 4);
-	assert_true(cfg->model.cost_per_mtok_in == 3.5);
-	assert_true(cfg->model.keep_uncertain);
-	assert_int_equal(cfg->model.max_words, 250);
-	assert_int_equal(cfg->model.prompt_tokens, 64000);
-	assert_int_equal(cfg->model.prefetch_bytes, 50000);
+	assert_int_equal(cfg->model.opts.concurrency, 4);
+	assert_true(cfg->model.opts.cost_per_mtok_in == 3.5);
+	assert_true(cfg->model.opts.keep_uncertain);
+	assert_int_equal(cfg->model.opts.max_words, 250);
+	assert_int_equal(cfg->model.opts.prompt_tokens, 64000);
+	assert_int_equal(cfg->model.opts.prefetch_bytes, 50000);
 
 	d = &cfg->policy_default;
 	assert_int_equal(d->min_severity, RB_FSEV_MEDIUM);
@@ -257,8 +259,8 @@ static void test_full(void **state)
 	assert_true(cfg->ack_verdicts);
 	assert_true(cfg->reply_to_cover);
 	assert_int_equal(cfg->apply_retry_minutes, 45);
-	assert_int_equal(cfg->checkers_parallel, 3);
-	assert_true(cfg->checkpatch_strict);
+	assert_int_equal(cfg->check.parallel, 3);
+	assert_true(cfg->check.checkpatch_strict);
 	rb_config_free(cfg);
 }
 
@@ -291,14 +293,14 @@ static void test_tree_checkers(void **state)
 			 "      build_options: [TRANSPARENT_HUGEPAGE=n]\n",
 			 &e),
 		0);
-	assert_false(cfg->build_each);
-	assert_true(cfg->build_sparse);
-	assert_int_equal(cfg->series_budget, 900);
-	assert_false(cfg->maint_fixes);
-	assert_string_equal(cfg->external_command, "/usr/bin/true");
-	assert_string_equal(cfg->external_name, "mine");
+	assert_false(cfg->check.build_each);
+	assert_true(cfg->check.build_sparse);
+	assert_int_equal(cfg->check.series_budget_seconds, 900);
+	assert_false(cfg->check.maint_fixes);
+	assert_string_equal(cfg->check.external_cmd, "/usr/bin/true");
+	assert_string_equal(cfg->check.external_name, "mine");
 	p = rb_config_policy(cfg, "MEMORY MANAGEMENT");
-	assert_int_equal(p->n_checkers, 6);
+	assert_int_equal(__builtin_popcount(p->checkers), 6);
 	assert_string_equal(p->build_config, "i386_defconfig");
 	assert_int_equal(p->n_build_options, 1);
 	assert_string_equal(p->build_options[0], "TRANSPARENT_HUGEPAGE=n");
@@ -545,8 +547,8 @@ static void test_secret_never_printed(void **state)
 	write_tmp("pw", "Sup3rSecret-pw\n");
 	setenv("RB_TEST_KEY", "Sup3rSecret-env", 1);
 	assert_int_equal(load_mem(&cfg, yaml, &e), 0);
-	assert_string_equal(cfg->model.api_key, "Sup3rSecret-env");
-	assert_string_equal(cfg->smtp_password, "Sup3rSecret-pw");
+	assert_string_equal(cfg->model.opts.api_key, "Sup3rSecret-env");
+	assert_string_equal(cfg->smtp.password, "Sup3rSecret-pw");
 	rb_config_free(cfg);
 
 	/* Now with errors all around the secrets. */
@@ -711,11 +713,11 @@ static void test_model_focuses(void **state)
 	assert_string_equal(cfg->model.focuses[1], "claims");
 	/* The defaults: two passes without the commit message, the
 	 * planner and the prompt cache on. */
-	assert_int_equal(cfg->model.n_blind_focuses, 2);
-	assert_string_equal(cfg->model.blind_focuses[0], "correctness");
-	assert_string_equal(cfg->model.blind_focuses[1], "memory");
-	assert_true(cfg->model.focus_planner);
-	assert_true(cfg->model.prompt_cache);
+	assert_int_equal(cfg->model.opts.blind_focuses,
+			 1u << rb_model_focus_index("correctness") |
+				 1u << rb_model_focus_index("memory"));
+	assert_true(cfg->model.opts.focus_planner);
+	assert_true(cfg->model.opts.prompt_cache);
 	assert_null(cfg->model.index_dir);
 	rb_config_free(cfg);
 
@@ -728,9 +730,9 @@ static void test_model_focuses(void **state)
 				  "  index_dir: cache/code\n",
 				  &e),
 			 0);
-	assert_int_equal(cfg->model.n_blind_focuses, 0);
-	assert_false(cfg->model.focus_planner);
-	assert_false(cfg->model.prompt_cache);
+	assert_int_equal(cfg->model.opts.blind_focuses, 0);
+	assert_false(cfg->model.opts.focus_planner);
+	assert_false(cfg->model.opts.prompt_cache);
 	/* A path, against the config's directory. */
 	assert_non_null(cfg->model.index_dir);
 	assert_non_null(strstr(cfg->model.index_dir, "/cache/code"));
@@ -743,8 +745,10 @@ static void test_model_focuses(void **state)
 				  "memory]\n",
 				  &e),
 			 0);
-	assert_int_equal(cfg->model.n_blind_focuses, 3);
-	assert_string_equal(cfg->model.blind_focuses[0], "claims");
+	assert_int_equal(cfg->model.opts.blind_focuses,
+			 1u << rb_model_focus_index("claims") |
+				 1u << rb_model_focus_index("api") |
+				 1u << rb_model_focus_index("memory"));
 	rb_config_free(cfg);
 
 	cfg = NULL;
@@ -1060,30 +1064,160 @@ static void test_syntax_errors(void **state)
 	rb_config_errors_release(&e);
 }
 
-/* config.example.yaml is the reference, and it loads cleanly. */
+/* The key paths of a YAML document: "a.b", a list's items as "a[].b". */
+struct doc_paths {
+	char **v;
+	size_t n;
+};
+
+static void doc_walk(yaml_document_t *d, yaml_node_t *n, char *path,
+		     struct doc_paths *out)
+{
+	size_t len = strlen(path);
+	yaml_node_pair_t *p;
+	yaml_node_item_t *it;
+
+	if (n->type == YAML_SEQUENCE_NODE) {
+		snprintf(path + len, PATH_MAX - len, "[]");
+		for (it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++)
+			doc_walk(d, yaml_document_get_node(d, *it), path, out);
+		path[len] = '\0';
+		return;
+	}
+	if (n->type != YAML_MAPPING_NODE)
+		return;
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+
+		snprintf(path + len, PATH_MAX - len, "%s%s", len ? "." : "",
+			 (const char *)k->data.scalar.value);
+		out->v = realloc(out->v, (out->n + 1) * sizeof(*out->v));
+		assert_non_null(out->v);
+		out->v[out->n++] = strdup(path);
+		doc_walk(d, yaml_document_get_node(d, p->value), path, out);
+		path[len] = '\0';
+	}
+}
+
+struct key_check {
+	struct doc_paths doc;
+	const char *text; /* the file, for keys shown commented out */
+	char missing[8192];
+	size_t n_keys;
+	bool in_list; /* the keys of a list's entries were named */
+};
+
+/* A key of the tables is in the file, or shown there commented out
+ * ("  # url: ...", "#   - name: ..."). */
+static void key_present(const char *path, void *arg)
+{
+	struct key_check *k = arg;
+	const char *leaf = strrchr(path, '.'), *l;
+	size_t i, n;
+
+	k->n_keys++;
+	k->in_list = k->in_list || !strcmp(path, "sources[].mailboxes");
+	for (i = 0; i < k->doc.n; i++)
+		if (!strcmp(k->doc.v[i], path))
+			return;
+	leaf = leaf ? leaf + 1 : path;
+	n = strlen(leaf);
+	for (l = k->text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *s = l + strspn(l, " ");
+
+		if (*s != '#')
+			continue;
+		s += 1 + strspn(s + 1, " ");
+		if (!strncmp(s, "- ", 2))
+			s += 2;
+		if (!strncmp(s, leaf, n) && s[n] == ':')
+			return;
+	}
+	snprintf(k->missing + strlen(k->missing),
+		 sizeof(k->missing) - strlen(k->missing), " %s", path);
+}
+
+static void key_differs(const char *path, void *arg)
+{
+	char *out = arg;
+
+	snprintf(out + strlen(out), 8192 - strlen(out), " %s", path);
+}
+
+/*
+ * config.yaml at the top is the reference of every key and holds the
+ * embedded defaults: loaded, it differs from rb_config_defaults() in no
+ * key of the tables, and every key of the tables is in it (or shown
+ * commented out, for those with no default).
+ */
 static void test_shipped_config(void **state)
 {
 	struct rb_config_errors e = { 0 };
-	struct rb_config *cfg = NULL;
+	struct rb_config *cfg = NULL, *dflt = NULL;
+	struct key_check k = { .missing = "" };
 	const char *src = getenv("RB_SRC");
-	char path[PATH_MAX];
+	char cwd[PATH_MAX], path[PATH_MAX], differs[8192] = "";
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	FILE *f;
+	size_t i;
+	long len;
+	char *text;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/config.example.yaml",
-		 src ? src : "..");
-	ret = rb_config_load(&cfg, path, &e);
-	if (ret) {
-		char *p = printed(&e, path);
+	(void)state;
+	/* Its relative paths (./reviewbot.db) are the defaults' when read
+	 * from its own directory. */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(src ? src : ".."), 0);
+	ret = rb_config_load(&cfg, "config.yaml", &e);
+	if (ret)
+		fail_msg("%s", printed(&e, "config.yaml"));
+	assert_int_equal(rb_config_defaults(&dflt), 0);
+	if (rb_config_diff(cfg, dflt, key_differs, differs))
+		fail_msg("config.yaml differs from the defaults in:%s",
+			 differs);
+	assert_int_equal(rb_config_diff(cfg, cfg, NULL, NULL), 0);
 
-		fail_msg("%s", p);
-	}
-	assert_string_equal(cfg->model.provider, "none");
-	assert_null(cfg->smtp_url);
-	assert_int_equal(cfg->policy_default.mode, RB_MODE_OFF);
-	assert_int_equal(rb_config_policy(cfg, "MEMORY MANAGEMENT")->mode,
-			 RB_MODE_SHADOW);
-	assert_true(cfg->n_sources >= 1);
-	assert_true(cfg->n_admins >= 1);
+	f = fopen("config.yaml", "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	assert_int_equal(chdir(cwd), 0);
+	assert_true(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+				     (size_t)len);
+	assert_true(yaml_parser_load(&parser, &doc));
+	path[0] = '\0';
+	doc_walk(&doc, yaml_document_get_root_node(&doc), path, &k.doc);
+	k.text = text;
+	rb_config_each_key(key_present, &k);
+	if (k.missing[0])
+		fail_msg("config.yaml lacks the keys:%s", k.missing);
+	/* the tables are walked whole: sources[] and trees[] too */
+	assert_true(k.in_list);
+	assert_in_range(k.n_keys, 130, 1000);
+
+	/* and a value that is not the default is named */
+	cfg->model.opts.max_words++;
+	differs[0] = '\0';
+	assert_int_equal(rb_config_diff(cfg, dflt, key_differs, differs), 1);
+	assert_string_equal(differs, " model.max_words");
+
+	for (i = 0; i < k.doc.n; i++)
+		free(k.doc.v[i]);
+	free(k.doc.v);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	free(text);
+	rb_config_free(dflt);
 	rb_config_free(cfg);
 }
 

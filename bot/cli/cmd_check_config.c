@@ -29,8 +29,8 @@ static void usage(FILE *f)
 		   "  -h, --help         this help\n\n"
 		   "Exit codes: 0 the config is valid, 2 it is not (or bad "
 		   "usage).\n"
-		   "config.example.yaml at the top of the source tree is the "
-		   "commented\nreference of every key.\n");
+		   "config.yaml at the top of the source tree is the "
+		   "commented\nreference of every key, with its default.\n");
 }
 
 static const char *yes_no(bool b)
@@ -132,15 +132,15 @@ static void summary(const struct rb_config *cfg, FILE *f)
 			cfg->trees[i].path, cfg->trees[i].branch);
 	fprintf(f, "store: %s\n",
 		cfg->store_url ? "postgresql" : cfg->store_path);
-	if (cfg->smtp_url)
+	if (cfg->smtp.url)
 		fprintf(f, "send: SMTP %s as %s, at most %d/hour\n",
-			cfg->smtp_url, cfg->smtp_from, cfg->rate_per_hour);
+			cfg->smtp.url, cfg->smtp_from, cfg->rate_per_hour);
 	else
 		fprintf(f, "send: no SMTP; replies go to the Maildir %s\n",
 			cfg->outbox_maildir);
-	fprintf(f, "model: %s%s%s\n", cfg->model.provider,
-		cfg->model.name ? " " : "",
-		cfg->model.name ? cfg->model.name : "");
+	fprintf(f, "model: %s%s%s\n", cfg->model.opts.provider,
+		cfg->model.opts.name ? " " : "",
+		cfg->model.opts.name ? cfg->model.opts.name : "");
 	fprintf(f, "policies: %zu (and the default)\n", cfg->n_policies);
 	p = &cfg->policy_default;
 	fprintf(f, "  default: %s, min_severity %s, max_findings %d\n",

@@ -485,19 +485,17 @@ out:
 static void checker_opts(struct rb_check_opts *o, const struct rb_config *cfg)
 {
 	/* What review_stage.c checker_opts() takes from the config. */
-	o->checkpatch_strict = cfg->checkpatch_strict;
-	if (cfg->checkers_parallel > 0)
-		o->parallel = cfg->checkers_parallel;
-	if (cfg->checkers_timeout > 0)
-		o->timeout_seconds = cfg->checkers_timeout;
-	o->build_config = cfg->build_config;
-	o->build_options = cfg->build_options;
-	o->n_build_options = cfg->n_build_options;
-	if (cfg->build_jobs > 0)
-		o->build_jobs = cfg->build_jobs;
-	if (cfg->build_mem_mb > 0)
-		o->build_mem_mb = cfg->build_mem_mb;
-	o->build_cache_dir = cfg->build_cache_dir;
+	const struct rb_check_opts *c = &cfg->check;
+
+	o->checkpatch_strict = c->checkpatch_strict;
+	o->parallel = c->parallel;
+	o->timeout_seconds = c->timeout_seconds;
+	o->build_config = c->build_config;
+	o->build_options = c->build_options;
+	o->n_build_options = c->n_build_options;
+	o->build_jobs = c->build_jobs;
+	o->build_mem_mb = c->build_mem_mb;
+	o->build_cache_dir = c->build_cache_dir;
 }
 
 /* ---- the report ---- */

@@ -60,8 +60,8 @@ static void review_defaults(struct rb_pipeline *p, struct rb_config *cfg,
 		       p->outbox_override ? p->outbox_override :
 					    cfg->outbox_maildir);
 	}
-	if (!p->replay_dir &&
-	    (!cfg->model.provider || !strcmp(cfg->model.provider, "none"))) {
+	if (!p->replay_dir && (!cfg->model.opts.provider ||
+			       !strcmp(cfg->model.opts.provider, "none"))) {
 		printf("reviewbot: the model stage is off; set "
 		       "model.provider in config.yaml to turn it on.\n");
 	} else if (!p->record_dir && !p->replay_dir) {

@@ -16,36 +16,8 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 			 const struct rb_model_config *mc,
 			 const char *record_dir, const char *replay_dir)
 {
-	size_t i;
-
-	if (mc->provider)
-		o->provider = mc->provider;
-	o->url = mc->url;
-	o->name = mc->name;
-	o->api_key = mc->api_key;
-	o->command = mc->command;
-	if (mc->max_tokens_field)
-		o->max_tokens_field = mc->max_tokens_field;
-	if (mc->max_tokens > 0)
-		o->max_tokens = mc->max_tokens;
-	if (mc->timeout_seconds > 0)
-		o->timeout_seconds = mc->timeout_seconds;
-	if (mc->concurrency > 0)
-		o->concurrency = mc->concurrency;
-	if (mc->max_retries >= 0)
-		o->max_retries = mc->max_retries;
-	o->cost_per_mtok_in = mc->cost_per_mtok_in;
-	o->cost_per_mtok_out = mc->cost_per_mtok_out;
-	o->keep_uncertain = mc->keep_uncertain;
-	if (mc->max_findings > 0)
-		o->max_findings = mc->max_findings;
-	if (mc->max_words > 0)
-		o->max_words = mc->max_words;
-	if (mc->prompt_tokens > 0)
-		o->prompt_tokens = mc->prompt_tokens;
-	/* 0 is a value here: no tree context in the prompt. */
-	if (mc->prefetch_bytes >= 0)
-		o->prefetch_bytes = (size_t)mc->prefetch_bytes;
+	/* model.*: the model's options, read in place (bot/config.h). */
+	*o = mc->opts;
 	/* model.tools: the review offers the tools when this is on. */
 	o->tools = mc->tools.enabled;
 	o->tool_limits.max_calls = mc->tools.max_calls;
@@ -57,15 +29,6 @@ void rb_model_setup_opts(struct rb_model_opts *o,
 	o->verifier_tool_limits.max_bytes = (size_t)mc->tools.verifier_bytes;
 	o->series_tool_calls = mc->tools.series_calls;
 	o->series_tool_bytes = (size_t)mc->tools.series_bytes;
-	o->focus_planner = mc->focus_planner;
-	o->prompt_cache = mc->prompt_cache;
-	o->blind_focuses = 0;
-	for (i = 0; i < mc->n_blind_focuses; i++) {
-		int k = rb_model_focus_index(mc->blind_focuses[i]);
-
-		if (k >= 0)
-			o->blind_focuses |= 1u << k;
-	}
 	o->tool_rounds = mc->tools.max_rounds;
 	/*
 	 * The code index's directory is the process's, not the model's

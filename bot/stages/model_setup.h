@@ -12,8 +12,9 @@
 struct rb_model_config;
 
 /*
- * Fills @o (already RB_MODEL_OPTS_INIT) from model.* of the config;
- * strings are borrowed from @mc. @record_dir and @replay_dir (may be
+ * Fills @o from model.* of the config: the model's options the config
+ * read in place (from RB_MODEL_OPTS_INIT), and the tools and their
+ * limits; strings are borrowed from @mc. @record_dir and @replay_dir (may be
  * NULL) are the command line's: replay makes the provider "replay".
  */
 void rb_model_setup_opts(struct rb_model_opts *o,

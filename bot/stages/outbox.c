@@ -51,20 +51,15 @@
 static int make_sender(struct rb_pipeline *p)
 {
 	const struct rb_config *c = p->cfg;
-	struct rb_smtp_opts o = RB_SMTP_OPTS_INIT;
 
 	if (p->sender)
 		return 0;
-	if (!c->smtp_url)
+	if (!c->smtp.url)
 		return rb_sender_maildir_new(
 			&p->sender, p->outbox_override ? p->outbox_override :
 							 c->outbox_maildir);
-	o.url = c->smtp_url;
-	o.user = c->smtp_user;
-	o.password = c->smtp_password;
-	o.starttls = c->smtp_starttls ? RB_STARTTLS_REQUIRED : RB_STARTTLS_OFF;
-	o.ca_file = c->smtp_ca_file;
-	return rb_sender_smtp_new(&p->sender, &o);
+	/* smtp.*: the sender's own options, read in place (bot/config.h). */
+	return rb_sender_smtp_new(&p->sender, &c->smtp);
 }
 
 /* Seconds to wait before attempt @n + 1: 1 min, doubling, at most 6 h. */

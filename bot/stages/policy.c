@@ -69,34 +69,6 @@ static int add_skip(struct rb_effective_policy *out,
 	return 0;
 }
 
-unsigned rb_policy_checkers(const struct rb_policy *pol)
-{
-	unsigned bits = 0;
-	size_t i;
-
-	if (!pol->checkers)
-		return RB_PCHECK_DEFAULT;
-	for (i = 0; i < pol->n_checkers; i++) {
-		if (!strcmp(pol->checkers[i], "commit-msg"))
-			bits |= RB_PCHECK_COMMIT;
-		else if (!strcmp(pol->checkers[i], "checkpatch"))
-			bits |= RB_PCHECK_CHECKPATCH;
-		else if (!strcmp(pol->checkers[i], "build"))
-			bits |= RB_PCHECK_BUILD;
-		else if (!strcmp(pol->checkers[i], "sparse"))
-			bits |= RB_PCHECK_SPARSE;
-		else if (!strcmp(pol->checkers[i], "kernel-doc"))
-			bits |= RB_PCHECK_KDOC;
-		else if (!strcmp(pol->checkers[i], "coccinelle"))
-			bits |= RB_PCHECK_COCCI;
-		else if (!strcmp(pol->checkers[i], "cc-maintainers"))
-			bits |= RB_PCHECK_MAINT;
-		else if (!strcmp(pol->checkers[i], "external"))
-			bits |= RB_PCHECK_EXTERNAL;
-	}
-	return bits;
-}
-
 /* Folds @pol into @out; @first says whether it is the first one. */
 static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 		 bool first)
@@ -113,7 +85,7 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 		out->require_dkim = pol->require_dkim;
 		out->suppress_similar =
 			pol->suppress_similar > 0 ? pol->suppress_similar : 0;
-		out->checkers = rb_policy_checkers(pol);
+		out->checkers = pol->checkers;
 		out->incomplete = pol->incomplete;
 		out->already_quoted = pol->already_quoted;
 		out->governing = pol;
@@ -124,7 +96,7 @@ static int merge(struct rb_effective_policy *out, const struct rb_policy *pol,
 		out->governing = pol;
 	}
 	out->recipients &= pol->recipients;
-	out->checkers &= rb_policy_checkers(pol);
+	out->checkers &= pol->checkers;
 	if (pol->incomplete < out->incomplete)
 		out->incomplete = pol->incomplete;
 	if (pol->embargo_minutes > out->embargo_minutes)

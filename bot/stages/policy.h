@@ -56,25 +56,9 @@
 #include "bot/config.h"
 #include "review/findings.h"
 
-/* The checkers a policy runs (policy key "checkers"). */
-enum rb_policy_checker {
-	RB_PCHECK_COMMIT = 1 << 0, /* commit-msg */
-	RB_PCHECK_CHECKPATCH = 1 << 1, /* checkpatch */
-	RB_PCHECK_BUILD = 1 << 2, /* build, in the sandbox */
-	RB_PCHECK_SPARSE = 1 << 3, /* sparse: C=1 on the changed objects */
-	RB_PCHECK_KDOC = 1 << 4, /* kernel-doc on the changed files */
-	RB_PCHECK_COCCI = 1 << 5, /* scripts/coccinelle, report mode */
-	RB_PCHECK_MAINT = 1 << 6, /* cc-maintainers */
-	RB_PCHECK_EXTERNAL = 1 << 7, /* checkers.external_command */
-};
-#define RB_PCHECK_DEFAULT (RB_PCHECK_COMMIT | RB_PCHECK_CHECKPATCH)
-
-/* The bits of a policy's checkers list (RB_PCHECK_DEFAULT when unset). */
-unsigned rb_policy_checkers(const struct rb_policy *pol);
-
 struct rb_effective_policy {
 	enum rb_mode mode;
-	unsigned checkers; /* enum rb_policy_checker bits */
+	unsigned checkers; /* RB_CHECKER_BIT()s (review/checks/checks.h) */
 	enum rb_incomplete incomplete;
 	unsigned int recipients; /* enum rb_recipient bits */
 	int embargo_minutes;

@@ -341,47 +341,33 @@ out:
 }
 
 /*
- * The checkers to run: those the policy names (commit-msg and checkpatch
- * unless it says otherwise), checkpatch only where the trusted tree
- * ships it, the tree checkers only on an applied series, external only
- * with a command in the config. sparse runs inside the build when both
- * are asked for (one build, opts->build_sparse).
+ * The checkers to run (RB_CHECKER_BIT()s of the registry): those the
+ * policy names (commit-msg and checkpatch unless it says otherwise),
+ * checkpatch only where the trusted tree ships it, the tree checkers
+ * only on an applied series, external only with a command in the
+ * config. sparse runs inside the build when both are asked for (one
+ * build, opts->build_sparse).
  */
-static void checker_names(char *out, size_t size, unsigned want, bool applied,
-			  bool have_checkpatch, bool have_external,
-			  struct rb_check_opts *opts)
+static unsigned int checker_set(unsigned int want, bool applied,
+				bool have_checkpatch, bool have_external,
+				struct rb_check_opts *opts)
 {
-	static const struct {
-		unsigned bit;
-		const char *name;
-		bool tree; /* needs the applied series */
-	} order[] = {
-		{ RB_PCHECK_COMMIT, "commit-msg", false },
-		{ RB_PCHECK_CHECKPATCH, "checkpatch", false },
-		{ RB_PCHECK_BUILD, "build", true },
-		{ RB_PCHECK_SPARSE, "sparse", true },
-		{ RB_PCHECK_KDOC, "kernel-doc", true },
-		{ RB_PCHECK_COCCI, "coccinelle", true },
-		{ RB_PCHECK_MAINT, "cc-maintainers", true },
-		{ RB_PCHECK_EXTERNAL, "external", false },
-	};
+	const unsigned int build = RB_CHECKER_BIT(RB_CHECKER_BUILD),
+			   sparse = RB_CHECKER_BIT(RB_CHECKER_SPARSE);
 	size_t i;
 
-	out[0] = '\0';
-	if ((want & RB_PCHECK_BUILD) && (want & RB_PCHECK_SPARSE) && applied) {
+	if ((want & build) && (want & sparse) && applied) {
 		opts->build_sparse = true;
-		want &= ~(unsigned)RB_PCHECK_SPARSE;
+		want &= ~sparse;
 	}
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!(want & order[i].bit) || (order[i].tree && !applied))
-			continue;
-		if (order[i].bit == RB_PCHECK_CHECKPATCH && !have_checkpatch)
-			continue;
-		if (order[i].bit == RB_PCHECK_EXTERNAL && !have_external)
-			continue;
-		snprintf(out + strlen(out), size - strlen(out), "%s%s",
-			 out[0] ? "," : "", order[i].name);
-	}
+	for (i = 0; i < RB_N_CHECKERS; i++)
+		if (rb_checkers[i]->tree && !applied)
+			want &= ~RB_CHECKER_BIT(i);
+	if (!have_checkpatch)
+		want &= ~RB_CHECKER_BIT(RB_CHECKER_CHECKPATCH);
+	if (!have_external)
+		want &= ~RB_CHECKER_BIT(RB_CHECKER_EXTERNAL);
+	return want;
 }
 
 /*
@@ -390,54 +376,37 @@ static void checker_names(char *out, size_t size, unsigned want, bool applied,
  * is named apart with its reason, so that a review never claims a check
  * that did not happen.
  */
-static int add_checks_summary(struct series_ctx *c, const char *names,
+static int add_checks_summary(struct series_ctx *c, unsigned int set,
 			      const struct rb_check_opts *opts)
 {
-	static const struct {
-		const char *checker, *what;
-	} known[] = { { "commit-msg", "commit message" },
-		      { "checkpatch", "checkpatch" },
-		      { "build", "build" },
-		      { "sparse", "sparse" },
-		      { "kernel-doc", "kernel-doc" },
-		      { "coccinelle", "coccinelle" },
-		      { "cc-maintainers", "Cc of the maintainers" },
-		      { "external", "external" } };
-	const size_t n_known = sizeof(known) / sizeof(known[0]);
-	const char *ran[8], *why[8];
+	const char *ran[RB_N_CHECKERS], *why[RB_N_CHECKERS];
 	struct rb_buf line = RB_BUF_INIT(4096);
 	size_t n = 0, n_why = 0, i, k;
 	int ret = 0;
 
-	for (i = 0; i < n_known; i++) {
+	/* sparse inside the build: said when the build is, its problem
+	 * is the build's. */
+	if (opts->build_sparse && (set & RB_CHECKER_BIT(RB_CHECKER_BUILD)))
+		set |= RB_CHECKER_BIT(RB_CHECKER_SPARSE);
+	else if (opts->build_sparse)
+		set &= ~RB_CHECKER_BIT(RB_CHECKER_SPARSE);
+	for (i = 0; i < RB_N_CHECKERS; i++) {
 		const char *problem = NULL;
-		const char *name = known[i].checker;
-		bool asked = false;
-		char *p;
+		const char *name = rb_checkers[i]->name;
+		bool in_build = i == RB_CHECKER_SPARSE && opts->build_sparse;
 
-		/* A whole name of the list, not a part of one. */
-		for (p = strstr(names, name); p && !asked;
-		     p = strstr(p + 1, name))
-			asked = (p == names || p[-1] == ',') &&
-				(p[strlen(name)] == ',' || !p[strlen(name)]);
-		/* sparse inside the build. */
-		if (!strcmp(name, "sparse") && opts->build_sparse)
-			asked = strstr(names, "build") != NULL;
-		if (!asked)
+		if (!(set & RB_CHECKER_BIT(i)))
 			continue;
 		for (k = 0; k < c->findings.n && !problem; k++)
 			if (!strcmp(c->findings.v[k].checker,
-				    !strcmp(name, "sparse") &&
-						    opts->build_sparse ?
-					    "build" :
-					    name) &&
+				    in_build ? "build" : name) &&
 			    !strcmp(c->findings.v[k].category,
 				    "checker-problem"))
 				problem = c->findings.v[k].message;
-		if (problem && strcmp(name, "sparse"))
+		if (problem && i != RB_CHECKER_SPARSE)
 			why[n_why++] = problem;
 		else if (!problem)
-			ran[n++] = known[i].what;
+			ran[n++] = rb_checkers[i]->label;
 	}
 	ret = rb_buf_puts(&line, "Checks: ");
 	for (i = 0; i < n && !ret; i++) {
@@ -446,13 +415,14 @@ static int add_checks_summary(struct series_ctx *c, const char *names,
 				    i == n - 1 ? " and " :
 						 ", ",
 				    ran[i]);
-		if (!ret && !strcmp(ran[i], "build"))
-			ret = rb_buf_printf(&line, " (%s)",
-					    opts->section_build_config ?
-						    opts->section_build_config :
-					    c->p->cfg->build_config ?
-						    c->p->cfg->build_config :
-						    "defconfig");
+		if (!ret && ran[i] == rb_checkers[RB_CHECKER_BUILD]->label)
+			ret = rb_buf_printf(
+				&line, " (%s)",
+				opts->section_build_config ?
+					opts->section_build_config :
+				c->p->cfg->check.build_config ?
+					c->p->cfg->check.build_config :
+					"defconfig");
 	}
 	if (!ret && !n)
 		ret = rb_buf_puts(&line, "none");
@@ -470,22 +440,16 @@ static int add_checks_summary(struct series_ctx *c, const char *names,
 	return ret;
 }
 
-/* @v when the config sets it (above 0), else the checker's default. */
-static void set_positive(int *dst, int v)
-{
-	if (v > 0)
-		*dst = v;
-}
-
 /*
- * The checkers' options from the config and the governing policy @pol;
- * @cache is the caller's buffer for the build cache's default path.
+ * The checkers' options: the config's (checkers.*, filled in place from
+ * RB_CHECK_OPTS_INIT) and the governing policy @pol's; @cache is the
+ * caller's buffer for the build cache's default path.
  */
 static void checker_opts(struct rb_check_opts *opts,
 			 const struct rb_config *cfg,
 			 const struct rb_policy *pol, char *cache, size_t size)
 {
-	opts->checkpatch_strict = cfg->checkpatch_strict;
+	*opts = cfg->check;
 	if (pol) {
 		opts->checkpatch_ignore = pol->checkpatch_ignore;
 		opts->n_checkpatch_ignore = pol->n_checkpatch_ignore;
@@ -494,21 +458,6 @@ static void checker_opts(struct rb_check_opts *opts,
 		opts->section_build_options = pol->build_options;
 		opts->n_section_build_options = pol->n_build_options;
 	}
-	set_positive(&opts->parallel, cfg->checkers_parallel);
-	set_positive(&opts->timeout_seconds, cfg->checkers_timeout);
-	set_positive(&opts->series_budget_seconds, cfg->series_budget);
-	opts->build_config = cfg->build_config;
-	opts->build_options = cfg->build_options;
-	opts->n_build_options = cfg->n_build_options;
-	opts->build_each = cfg->build_each;
-	opts->build_sparse = cfg->build_sparse;
-	opts->maint_fixes = cfg->maint_fixes;
-	opts->external_cmd = cfg->external_command;
-	opts->external_name = cfg->external_name;
-	set_positive(&opts->build_jobs, cfg->build_jobs);
-	if (cfg->build_mem_mb > 0)
-		opts->build_mem_mb = cfg->build_mem_mb;
-	opts->build_cache_dir = cfg->build_cache_dir;
 	/* A private build cache beside the store, not in a shared /var/tmp. */
 	if (!opts->build_cache_dir && cfg->store_path) {
 		const char *slash = strrchr(cfg->store_path, '/');
@@ -525,14 +474,15 @@ static void checker_opts(struct rb_check_opts *opts,
 
 static int run_checkers(struct series_ctx *c)
 {
-	struct rb_check_opts opts = RB_CHECK_OPTS_INIT;
+	struct rb_check_opts opts;
 	struct rb_check_ctx ctx = { 0 };
 	struct rb_check_patch *cp;
 	const struct rb_policy *pol = c->view.scope.pol.governing;
 	const struct rb_config *cfg = c->p->cfg;
 	bool have_checkpatch = false;
 	git_oid *commits = NULL;
-	char names[256], cache[4096];
+	unsigned int set;
+	char cache[4096];
 	int i, ret;
 
 	cp = calloc((size_t)c->view.row.total, sizeof(*cp));
@@ -601,17 +551,17 @@ static int run_checkers(struct series_ctx *c)
 		git_object_free(tip);
 		git_object_free(obj);
 	}
-	checker_names(names, sizeof(names), c->view.scope.pol.checkers,
-		      c->applied, have_checkpatch,
-		      cfg->external_command != NULL, &opts);
+	set = checker_set(c->view.scope.pol.checkers, c->applied,
+			  have_checkpatch, cfg->check.external_cmd != NULL,
+			  &opts);
 	/* kernel-doc said once: by its checker, not by W=1 in the build. */
-	opts.build_no_kdoc = strstr(names, "kernel-doc") != NULL;
-	ret = names[0] ? rb_checks_run(&c->findings, &ctx, names) : 0;
+	opts.build_no_kdoc = set & RB_CHECKER_BIT(RB_CHECKER_KDOC);
+	ret = rb_checks_run_set(&c->findings, &ctx, set);
 	free(cp);
 	free(commits);
 	if (ret)
 		return ret;
-	return add_checks_summary(c, names, &opts);
+	return add_checks_summary(c, set, &opts);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include "bot/web/metrics.h"
 #include "bot/web/stats.h"
 #include "bot/store/store.h"
+#include "mail/mode.h"
 #include "review/checks/rules.h"
 #include "util/buf.h"
 #include "util/dur.h"
@@ -488,9 +489,6 @@ static int select_of(struct rb_buf *b, const char *name, const char *title,
 	return ret ?: rb_buf_puts(b, "</select></label> ");
 }
 
-static const char *const modes[] = { "off", "shadow", "advisory", "blocking",
-				     NULL };
-
 static int list_form(struct rb_buf *b, json_t *j)
 {
 	json_t *f = json_object_get(j, "filter");
@@ -511,7 +509,9 @@ static int list_form(struct rb_buf *b, json_t *j)
 		      select_of(b, "state", "state",
 				json_object_get(j, "states"), NULL,
 				js(f, "state"));
-	ret = ret ?: select_of(b, "mode", "mode", NULL, modes, js(f, "mode"));
+	ret = ret   ?:
+		      select_of(b, "mode", "mode", NULL, rb_mode_names,
+				js(f, "mode"));
 	ret = ret   ?:
 		      rb_buf_printf(
 			      b,

@@ -1508,6 +1508,8 @@ static int run_sparse(const struct rb_check_ctx *ctx, struct rb_findings *out)
 
 const struct rb_checker_ops rb_check_build_ops = {
 	.name = "build",
+	.label = "build",
+	.tree = true,
 	.version = VERSION,
 	.run = run,
 };
@@ -1515,6 +1517,8 @@ const struct rb_checker_ops rb_check_build_ops = {
 /* sparse: the same build with C=1, only sparse's new warnings. */
 const struct rb_checker_ops rb_check_sparse_ops = {
 	.name = "sparse",
+	.label = "sparse",
+	.tree = true,
 	.version = VERSION,
 	.run = run_sparse,
 };

@@ -590,6 +590,7 @@ out:
 
 const struct rb_checker_ops rb_check_checkpatch_ops = {
 	.name = "checkpatch",
+	.label = "checkpatch",
 	.version = "tip",
 	.run = run,
 };

@@ -282,6 +282,8 @@ out:
 
 const struct rb_checker_ops rb_check_cocci_ops = {
 	.name = "coccinelle",
+	.label = "coccinelle",
+	.tree = true,
 	.version = VERSION,
 	.run = run,
 };

@@ -885,6 +885,7 @@ out:
 
 const struct rb_checker_ops rb_check_commit_ops = {
 	.name = "commit-msg",
+	.label = "commit message",
 	.version = VERSION,
 	.run = run,
 	.light = true,

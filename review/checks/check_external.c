@@ -424,6 +424,7 @@ out:
 
 const struct rb_checker_ops rb_check_external_ops = {
 	.name = "external",
+	.label = "external",
 	.version = "1",
 	.run = run,
 };

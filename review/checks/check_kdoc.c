@@ -229,6 +229,8 @@ out:
 
 const struct rb_checker_ops rb_check_kdoc_ops = {
 	.name = "kernel-doc",
+	.label = "kernel-doc",
+	.tree = true,
 	.version = VERSION,
 	.run = run,
 };

@@ -279,6 +279,8 @@ static int run(const struct rb_check_ctx *ctx, struct rb_findings *out)
 
 const struct rb_checker_ops rb_check_maint_ops = {
 	.name = "cc-maintainers",
+	.label = "Cc of the maintainers",
+	.tree = true,
 	.version = VERSION,
 	.run = run,
 	.light = true,

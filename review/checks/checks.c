@@ -30,21 +30,53 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-const struct rb_checker_ops *const rb_checkers[] = {
-	&rb_check_commit_ops, &rb_check_checkpatch_ops, &rb_check_build_ops,
-	&rb_check_sparse_ops, &rb_check_kdoc_ops,	&rb_check_cocci_ops,
-	&rb_check_maint_ops,  &rb_check_external_ops,
+const struct rb_checker_ops *const rb_checkers[RB_N_CHECKERS] = {
+	[RB_CHECKER_COMMIT] = &rb_check_commit_ops,
+	[RB_CHECKER_CHECKPATCH] = &rb_check_checkpatch_ops,
+	[RB_CHECKER_BUILD] = &rb_check_build_ops,
+	[RB_CHECKER_SPARSE] = &rb_check_sparse_ops,
+	[RB_CHECKER_KDOC] = &rb_check_kdoc_ops,
+	[RB_CHECKER_COCCI] = &rb_check_cocci_ops,
+	[RB_CHECKER_MAINT] = &rb_check_maint_ops,
+	[RB_CHECKER_EXTERNAL] = &rb_check_external_ops,
 };
 const size_t rb_n_checkers = ARRAY_SIZE(rb_checkers);
 
-const struct rb_checker_ops *rb_checker_find(const char *name)
+int rb_checker_id(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(rb_checkers); i++)
+	for (i = 0; name && i < ARRAY_SIZE(rb_checkers); i++)
 		if (!strcmp(rb_checkers[i]->name, name))
-			return rb_checkers[i];
-	return NULL;
+			return (int)i;
+	return -1;
+}
+
+const struct rb_checker_ops *rb_checker_find(const char *name)
+{
+	int id = rb_checker_id(name);
+
+	return id < 0 ? NULL : rb_checkers[id];
+}
+
+static char names_list[256];
+
+static void fill_names(void)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < ARRAY_SIZE(rb_checkers); i++)
+		len += (size_t)snprintf(names_list + len,
+					sizeof(names_list) - len, "%s%s",
+					i ? ", " : "", rb_checkers[i]->name);
+}
+
+const char *rb_checker_names(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, fill_names);
+	return names_list;
 }
 
 int rb_check_repo_open(git_repository **out, const struct rb_check_ctx *ctx)
@@ -184,11 +216,8 @@ static int parse_names(const struct rb_checker_ops ***out, size_t *n_out,
 		size_t i;
 
 		if (!ops) {
-			ret = rb_err(RB_EINVAL,
-				     "unknown checker '%s' (commit-msg, "
-				     "checkpatch, build, sparse, kernel-doc, "
-				     "coccinelle, cc-maintainers, external)",
-				     p);
+			ret = rb_err(RB_EINVAL, "unknown checker '%s' (%s)", p,
+				     rb_checker_names());
 			goto out;
 		}
 		for (i = 0; i < n && v[i] != ops; i++)
@@ -205,25 +234,18 @@ out:
 	return ret;
 }
 
-int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
-		  const char *names)
+/* Runs the @n checkers of @list, in that order (see rb_checks_run()). */
+static int run_list(struct rb_findings *out, const struct rb_check_ctx *ctx,
+		    const struct rb_checker_ops *const *list, size_t n)
 {
-	const struct rb_checker_ops **list = NULL;
 	struct rb_check_opts dflt = RB_CHECK_OPTS_INIT;
 	struct pool p = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	pthread_t th[16];
-	size_t n = 0, i, nth;
-	int ret, par;
+	size_t i, nth;
+	int ret = 0, par;
 
 	if (!ctx->opts)
 		ctx = NULL;
-	if (!names)
-		names = ctx && ctx->opts->external_cmd ?
-				"commit-msg,checkpatch,external" :
-				"commit-msg,checkpatch";
-	ret = parse_names(&list, &n, names);
-	if (ret)
-		return ret;
 	p.jobs = calloc(n ? n : 1, sizeof(*p.jobs));
 	if (!p.jobs) {
 		ret = rb_err(RB_ENOMEM, "out of memory");
@@ -291,8 +313,37 @@ out:
 		for (i = 0; i < n; i++)
 			rb_findings_release(&p.jobs[i].found);
 	free(p.jobs);
+	return ret;
+}
+
+int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
+		  const char *names)
+{
+	const struct rb_checker_ops **list = NULL;
+	size_t n = 0;
+	int ret;
+
+	if (!names)
+		names = ctx->opts && ctx->opts->external_cmd ?
+				"commit-msg,checkpatch,external" :
+				"commit-msg,checkpatch";
+	ret = parse_names(&list, &n, names);
+	if (!ret)
+		ret = run_list(out, ctx, list, n);
 	free(list);
 	return ret;
+}
+
+int rb_checks_run_set(struct rb_findings *out, const struct rb_check_ctx *ctx,
+		      unsigned int set)
+{
+	const struct rb_checker_ops *list[RB_N_CHECKERS];
+	size_t n = 0, i;
+
+	for (i = 0; i < RB_N_CHECKERS; i++)
+		if (set & RB_CHECKER_BIT(i))
+			list[n++] = rb_checkers[i];
+	return n ? run_list(out, ctx, list, n) : 0;
 }
 
 static int json_str(struct rb_buf *b, const char *s)

@@ -138,6 +138,9 @@ struct rb_check_ctx {
 
 struct rb_checker_ops {
 	const char *name; /* "commit-msg", "checkpatch", "build", ... */
+	/* How a review's summary names it: "commit message", "Cc of the
+	 * maintainers", ... */
+	const char *label;
 	const char *version;
 	/*
 	 * Appends findings to @out. Returns 0 when the check ran (whatever it
@@ -148,17 +151,48 @@ struct rb_checker_ops {
 	/* Runs in the process, no child, in milliseconds: not held by the
 	 * process-wide limit of opts->parallel (checks.c). */
 	bool light;
+	/* Reads the applied series (a tree checker): runs only when the
+	 * series applied somewhere. */
+	bool tree;
 };
+
+/*
+ * The registry: every checker, in the order a review names them and
+ * runs them. rb_checkers[id] for each enum rb_checker_id; a set of
+ * checkers is a mask of RB_CHECKER_BIT(id), which is what the config
+ * reads a policy's "checkers" into and what the review runs.
+ */
+enum rb_checker_id {
+	RB_CHECKER_COMMIT, /* commit-msg */
+	RB_CHECKER_CHECKPATCH, /* checkpatch */
+	RB_CHECKER_BUILD, /* build, in the sandbox */
+	RB_CHECKER_SPARSE, /* sparse: C=1 on the changed objects */
+	RB_CHECKER_KDOC, /* kernel-doc on the changed files */
+	RB_CHECKER_COCCI, /* scripts/coccinelle, report mode */
+	RB_CHECKER_MAINT, /* cc-maintainers */
+	RB_CHECKER_EXTERNAL, /* checkers.external_command */
+	RB_N_CHECKERS
+};
+#define RB_CHECKER_BIT(id) (1u << (id))
+/* What a policy runs when it names none. */
+#define RB_CHECKERS_DEFAULT                  \
+	(RB_CHECKER_BIT(RB_CHECKER_COMMIT) | \
+	 RB_CHECKER_BIT(RB_CHECKER_CHECKPATCH))
+
+extern const struct rb_checker_ops *const rb_checkers[RB_N_CHECKERS];
+extern const size_t rb_n_checkers;
 
 /* The checker named @name, or NULL. */
 const struct rb_checker_ops *rb_checker_find(const char *name);
 
+/* The id of the checker named @name, or -1. */
+int rb_checker_id(const char *name);
+
 /*
- * The registry: every checker, in the order a review names them.
- * rb_checkers[i] for i < rb_n_checkers.
+ * "commit-msg, checkpatch, ..., external": every name, for a message
+ * that lists what may be named. Static storage.
  */
-extern const struct rb_checker_ops *const rb_checkers[];
-extern const size_t rb_n_checkers;
+const char *rb_checker_names(void);
 
 /*
  * Runs the checkers named in @names (a comma-separated list; NULL means
@@ -172,6 +206,10 @@ extern const size_t rb_n_checkers;
  */
 int rb_checks_run(struct rb_findings *out, const struct rb_check_ctx *ctx,
 		  const char *names);
+
+/* Same, for the set @set of RB_CHECKER_BIT()s, in registry order. */
+int rb_checks_run_set(struct rb_findings *out, const struct rb_check_ctx *ctx,
+		      unsigned int set);
 
 /*
  * Opens a repository that reads the base, the applied commits and the

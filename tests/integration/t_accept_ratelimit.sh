@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # t_accept_ratelimit.sh - issue 38: rate limits that fit a list, on the
 # running daemon ("reviewbot run", Dovecot in, the SMTP sink out), with
-# the default limits (config.example.yaml: 60 an hour in all, 10 to a
+# the default limits (config.yaml: 60 an hour in all, 10 to a
 # person a poster chose, 60 to a list).
 #
 # A burst arrives at once: 30 one-patch series to lib/ring.c, each by
