@@ -83,7 +83,10 @@ tables = {"series": "id", "patches": "series_id", "reviews": "series_id",
           "findings": "series_id", "outbox": "series_id"}
 for t, sel in tables.items():
     cols = db.execute("PRAGMA table_info(%s)" % t).fetchall()
-    names = [c[1] for c in cols if not (c[5] and c[2].upper() == "INTEGER")]
+    rowid = [c[1] for c in cols if c[5]]
+    rowid = rowid[0] if len(rowid) == 1 and [c[2] for c in cols
+                                              if c[5]][0].upper() == "INTEGER" else None
+    names = [c[1] for c in cols if c[1] != rowid]
     for k in range(1, scale):
         expr = ["%s || '~%d'" % (n, k) if n in keys and
                 not (t != "series" and n == "id") else n for n in names]
