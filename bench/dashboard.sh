@@ -23,8 +23,8 @@
 # N times as many (issue 38: the last page at 100 times the archive's
 # series), each copy's keys suffixed "~k".
 # RB_BIN_BASE: a second reviewbot (the main branch's, say) served on the
-# same store and measured beside RB_BIN, request by request, with the
-# load average beside each.
+# same store and measured before RB_BIN (which may migrate the store),
+# reported beside it, with the load average beside each figure.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 . "$src/bench/lib.sh"
@@ -37,6 +37,9 @@ scale=${RB_BENCH_SCALE:-1}
 bin=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 base=
 [ -z "${RB_BIN_BASE:-}" ] || base=$(bench_bin "$RB_BIN_BASE") || exit 1
+# The store is made by the base when there is one: an older binary
+# refuses a store that a newer one has migrated past it.
+maker=${base:-$bin}
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-dashboard.XXXXXX")
 pid=
 pid_base=
@@ -66,11 +69,11 @@ EOC
 received=1793770000
 touch hold
 t0=$(date +%s.%N)
-RB_NOW=$received "$bin" review -c config.yaml corpus.mbox >review.out \
+RB_NOW=$received "$maker" review -c config.yaml corpus.mbox >review.out \
 	2>review.log || [ $? = 1 ] || bench_die "review: $(tail -3 review.log)"
 t1=$(date +%s.%N)
 rm hold
-RB_NOW=$((received + 5400)) "$bin" run --once -c config.yaml 2>run.log ||
+RB_NOW=$((received + 5400)) "$maker" run --once -c config.yaml 2>run.log ||
 	bench_die "run: $(tail -3 run.log)"
 
 [ "$scale" -le 1 ] || python3 - rb.db "$scale" <<'PY' ||
@@ -110,19 +113,9 @@ serve()
 	[ -n "$url" ] || bench_die "serve did not start: $(cat "$2")"
 	echo "$url"
 }
-url=$(serve "$bin" serve.log)
-pid=$(cat serve.log.pid)
-url_base=
-if [ -n "$base" ]; then
-	url_base=$(serve "$base" serve-base.log)
-	pid_base=$(cat serve-base.log.pid)
-fi
-
-python3 - "$url" rb.db "$rounds" "$(python3 -c "print('%.0f' % ($t1 - $t0))")" \
-	"$("$bin" --version | head -1)" "$scale" "$url_base" \
-	"${base:+$("$base" --version | head -1)}" >"$out" <<'PY'
+cat >measure.py <<'PY'
 import os, sqlite3, statistics, sys, time, urllib.parse, urllib.request
-base, store, rounds, secs, version, scale, base2, version2 = sys.argv[1:9]
+base, store, rounds, secs, version, scale, base_json, version2 = sys.argv[1:9]
 rounds, scale = int(rounds), int(scale)
 db = sqlite3.connect(store)
 q = lambda s, *a: db.execute(s, a).fetchall()
@@ -161,11 +154,16 @@ def measure(server, path):
     ts.sort()
     p95 = ts[max(0, (len(ts) * 95 + 99) // 100 - 1)]
     return statistics.median(ts), p95, ts[-1], size, os.getloadavg()[0]
-rows = []
-for label, path in reqs:
-    # Side by side: the base binary, then this one, request by request.
-    b = measure(base2, path) if base2 else None
-    rows.append((label, measure(base, path), b))
+if os.environ.get("RB_BENCH_JSON"):
+    import json
+    print(json.dumps([measure(base, path) for label, path in reqs]))
+    sys.exit(0)
+if base_json:
+    import json
+    base_rows = json.load(open(base_json))
+rows = [(label, measure(base, path), base_rows[i] if base_json else None)
+        for i, (label, path) in enumerate(reqs)]
+base2 = base_json
 front = urllib.request.urlopen(base + "/").read().decode()
 stats = urllib.request.urlopen(base + "/stats").read().decode()
 import re
@@ -190,8 +188,9 @@ w("Measured %s by `bench/dashboard.sh` with %s on 2 shared cores. Store:"
      n_series, q("SELECT COUNT(*) FROM reviews")[0][0], rounds))
 w("")
 if base2:
-    w("Side by side on the same store: **base** is %s (RB_BIN_BASE), **this**"
-      " is %s (RB_BIN), each request measured on base and then on this."
+    w("Side by side on the same store: **base** is %s (RB_BIN_BASE),"
+      " measured first, then stopped; **this** is %s (RB_BIN), measured"
+      " after it on the same store (which it may migrate)."
       % (version2, version))
     w("")
     w("| request | base median ms | base p95 ms | base load | this median"
@@ -211,4 +210,28 @@ w("The front page shows %d rows (50 a page, %d pages). /stats reads"
   " median %s and p95 %s from receipt to sending, where the mails' Date:"
   " is 2019 to 2026." % (front.count("<tr><td>"), pages, med, p95s))
 PY
+# measure URL [BASE.json]: the requests below on URL; with BASE.json
+# (what a first call printed with RB_BENCH_JSON=1) the report of both.
+measure()
+{
+	python3 measure.py "$1" rb.db "$rounds" "$(python3 -c "print('%.0f' % ($t1 - $t0))")" \
+		"$("$bin" --version | head -1)" "$scale" "${2:-}" \
+		"${base:+$("$base" --version | head -1)}"
+}
+# The base binary first, on the store before this one opens it (this
+# one may add indexes that the base would then use too), then stopped.
+base_json=
+if [ -n "$base" ]; then
+	url_base=$(serve "$base" serve-base.log)
+	pid_base=$(cat serve-base.log.pid)
+	RB_BENCH_JSON=1 measure "$url_base" >base.json ||
+		bench_die "measuring the base failed"
+	kill "$pid_base"
+	pid_base=
+	base_json=$work/base.json
+fi
+url=$(serve "$bin" serve.log)
+pid=$(cat serve.log.pid)
+
+measure "$url" "$base_json" >"$out"
 cat "$out"
