@@ -669,6 +669,51 @@ static void test_hostile(void **state)
 	rb_store_close(st);
 }
 
+static int id_into(const struct rb_report_series *s, void *payload)
+{
+	json_array_append_new(payload, json_string(s->id));
+	return 0;
+}
+
+/* Pages in the older half are read from the oldest end of the index
+ * (issue 38): any window of the list is the same rows as one read. */
+static void test_page_ends(void **state)
+{
+	static const int64_t offs[] = { 0, 10, 50, 60, 61, 62, 70, 100, 121 };
+	struct rb_report_filter f = RB_REPORT_FILTER_INIT;
+	struct rb_store *st = NULL;
+	json_t *all = json_array();
+	int64_t total = 0;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(rb_store_open(&st, db, true), 0);
+	f.limit = 200;
+	assert_int_equal(
+		rb_store_report_series_page(st, &f, &total, id_into, all), 0);
+	assert_int_equal(json_array_size(all), (size_t)total);
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		json_t *page = json_array();
+
+		f.limit = 50;
+		f.offset = offs[i];
+		assert_int_equal(rb_store_report_series_page(st, &f, &total,
+							     id_into, page),
+				 0);
+		assert_int_equal(
+			json_array_size(page),
+			(size_t)(total - offs[i] < 50 ? total - offs[i] : 50));
+		for (k = 0; k < json_array_size(page); k++)
+			assert_string_equal(
+				json_string_value(json_array_get(page, k)),
+				json_string_value(json_array_get(
+					all, (size_t)offs[i] + k)));
+		json_decref(page);
+	}
+	json_decref(all);
+	rb_store_close(st);
+}
+
 /* What the series' JSON says is what its page shows. */
 static void test_series_json(void **state)
 {
@@ -846,6 +891,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pages),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_page_ends),
 		cmocka_unit_test(test_series_json),
 		cmocka_unit_test(test_served),
 		cmocka_unit_test(test_hostile),
