@@ -115,7 +115,8 @@ serve()
 }
 cat >measure.py <<'PY'
 import os, sqlite3, statistics, sys, time, urllib.parse, urllib.request
-base, store, rounds, secs, version, scale, base_json, version2 = sys.argv[1:9]
+base, store, rounds, secs, version, scale, base_json, version2, spid = \
+    sys.argv[1:10]
 rounds, scale = int(rounds), int(scale)
 db = sqlite3.connect(store)
 q = lambda s, *a: db.execute(s, a).fetchall()
@@ -143,8 +144,13 @@ reqs = [
     ("/api/stats", "/api/stats"),
     ("/metrics", "/metrics"),
 ]
+def cpu_s():
+    # The server's user + system CPU time (its threads included).
+    f = open("/proc/%s/stat" % spid).read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 def measure(server, path):
     ts, size = [], 0
+    c0 = cpu_s()
     for _ in range(rounds):
         t = time.perf_counter()
         with urllib.request.urlopen(server + path, timeout=600) as r:
@@ -153,7 +159,8 @@ def measure(server, path):
         size = len(body)
     ts.sort()
     p95 = ts[max(0, (len(ts) * 95 + 99) // 100 - 1)]
-    return statistics.median(ts), p95, ts[-1], size, os.getloadavg()[0]
+    return (statistics.median(ts), p95, ts[-1], size, os.getloadavg()[0],
+            (cpu_s() - c0) * 1000 / rounds)
 if os.environ.get("RB_BENCH_JSON"):
     import json
     print(json.dumps([measure(base, path) for label, path in reqs]))
@@ -181,7 +188,9 @@ w("Measured %s by `bench/dashboard.sh` with %s on 2 shared cores. Store:"
   " subsystem advisory) in %s s, received at T with the outbox held, sent"
   " at T + 90 min by `reviewbot run --once`%s: %d series, %d mails. Each"
   " request %d times from one Python process (no process start counted);"
-  " wall ms; load: the 1-minute load average after the request's rounds."
+  " wall ms; CPU ms: the server's CPU time per request (its threads,"
+  " from /proc), what the wall time would be on an idle core; load: the"
+  " 1-minute load average after the request's rounds."
   % (time.strftime("%Y-%m-%d", time.gmtime()), version, secs,
      ", then every series copied to %d times as many"
      " (RB_BENCH_SCALE=%d)" % (scale, scale) if scale > 1 else "",
@@ -193,30 +202,34 @@ if base2:
       " after it on the same store (which it may migrate)."
       % (version2, version))
     w("")
-    w("| request | base median ms | base p95 ms | base load | this median"
-      " ms | this p95 ms | this max ms | this load | bytes |")
-    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    w("| request | base median ms | base p95 ms | base CPU ms | base load |"
+      " this median ms | this p95 ms | this max ms | this CPU ms | this"
+      " load | bytes |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+      " ---: |")
     for label, r, b in rows:
-        w("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d |"
-          % (label, b[0], b[1], b[4], r[0], r[1], r[2], r[4], r[3]))
+        w("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |"
+          " %.1f | %d |" % (label, b[0], b[1], b[5], b[4], r[0], r[1], r[2],
+                            r[5], r[4], r[3]))
 else:
-    w("| request | median ms | p95 ms | max ms | bytes | load |")
-    w("| --- | ---: | ---: | ---: | ---: | ---: |")
+    w("| request | median ms | p95 ms | max ms | CPU ms | bytes | load |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for label, r, b in rows:
-        w("| %s | %.1f | %.1f | %.1f | %d | %.1f |"
-          % (label, r[0], r[1], r[2], r[3], r[4]))
+        w("| %s | %.1f | %.1f | %.1f | %.1f | %d | %.1f |"
+          % (label, r[0], r[1], r[2], r[5], r[3], r[4]))
 w("")
 w("The front page shows %d rows (50 a page, %d pages). /stats reads"
   " median %s and p95 %s from receipt to sending, where the mails' Date:"
   " is 2019 to 2026." % (front.count("<tr><td>"), pages, med, p95s))
 PY
-# measure URL [BASE.json]: the requests below on URL; with BASE.json
+# measure URL PID [BASE.json]: the requests below on URL, served by
+# PID (its CPU time is read from /proc); with BASE.json
 # (what a first call printed with RB_BENCH_JSON=1) the report of both.
 measure()
 {
 	python3 measure.py "$1" rb.db "$rounds" "$(python3 -c "print('%.0f' % ($t1 - $t0))")" \
-		"$("$bin" --version | head -1)" "$scale" "${2:-}" \
-		"${base:+$("$base" --version | head -1)}"
+		"$("$bin" --version | head -1)" "$scale" "${3:-}" \
+		"${base:+$("$base" --version | head -1)}" "$2"
 }
 # The base binary first, on the store before this one opens it (this
 # one may add indexes that the base would then use too), then stopped.
@@ -224,7 +237,7 @@ base_json=
 if [ -n "$base" ]; then
 	url_base=$(serve "$base" serve-base.log)
 	pid_base=$(cat serve-base.log.pid)
-	RB_BENCH_JSON=1 measure "$url_base" >base.json ||
+	RB_BENCH_JSON=1 measure "$url_base" "$pid_base" >base.json ||
 		bench_die "measuring the base failed"
 	kill "$pid_base"
 	pid_base=
@@ -233,5 +246,5 @@ fi
 url=$(serve "$bin" serve.log)
 pid=$(cat serve.log.pid)
 
-measure "$url" "$base_json" >"$out"
+measure "$url" "$pid" "$base_json" >"$out"
 cat "$out"
