@@ -536,6 +536,178 @@ static void has_text(const char *page, const char *text)
 	rb_buf_release(&b);
 }
 
+/* Text from mail that would be markup, in every field a page shows. */
+#define HOSTILE "<script>x()</script>\"'><img src=x onerror=y()>"
+#define HOSTILE_MAIL "Subject: x\r\nTo: a@example.org\r\n\r\n" HOSTILE "\r\n"
+
+/* Series h1@x: its subject, names, section, attempt, findings (message,
+ * file, quote, reasons), verdict, mail and a note all hostile. */
+static void fill_hostile(struct rb_store *st)
+{
+	char *patches[] = { "hp1@x" };
+	struct rb_series s = { .id = "h1@x",
+			       .version = 1,
+			       .total = 1,
+			       .patches = patches,
+			       .complete = true,
+			       .title = HOSTILE,
+			       .author = HOSTILE,
+			       .last_date = 1600000000 };
+	struct rb_msgmeta meta = { .kind = "patch",
+				   .msg.subject = HOSTILE,
+				   .msg.date = 1600000000,
+				   .idx = 1,
+				   .total = 1,
+				   .version = 1 };
+	struct rb_outmail m = { .message_id = "<rb-h@x>",
+				.series_id = "h1@x",
+				.kind = "review",
+				.patch_idx = 1,
+				.env_from = "bot@example.org",
+				.rcpts = "a@example.org",
+				.bytes = HOSTILE_MAIL,
+				.len = sizeof(HOSTILE_MAIL) - 1,
+				.policy = "advisory",
+				.subsystem = HOSTILE };
+	struct rb_finding f = { .checker = "commit-msg",
+				.checker_version = "1",
+				.category = "fixes-format",
+				.severity = RB_FSEV_LOW,
+				.file = (char *)HOSTILE,
+				.line = 3,
+				.code = (char *)HOSTILE,
+				.message = (char *)HOSTILE,
+				.patch_index = 1,
+				.severity_reason = (char *)HOSTILE,
+				.verifier_reason = (char *)HOSTILE,
+				.fingerprint = "00000000000000h1" };
+	struct rb_verdict_rec v = { .reply_msgid = "<rh@x>",
+				    .review_msgid = "<rb-h@x>",
+				    .fid = "F1",
+				    .fingerprint = "00000000000000h1",
+				    .verdict = "valid",
+				    .judge = HOSTILE,
+				    .authorised = true,
+				    .reason = HOSTILE,
+				    .role = "author",
+				    .owner = HOSTILE };
+	struct rb_outrow o = { 0 };
+
+	assert_int_equal(rb_store_add_raw(st, "hp1@x", PATCH, sizeof(PATCH) - 1,
+					  "t:2"),
+			 0);
+	assert_int_equal(rb_store_mark_parsed(st, "hp1@x", &meta), 0);
+	assert_int_equal(rb_store_put_series(st, &s), 0);
+	assert_int_equal(rb_store_series_subsystem(st, "h1@x", HOSTILE, NULL),
+			 0);
+	assert_int_equal(rb_store_add_attempt(st, "h1@x", HOSTILE, HOSTILE,
+					      false, 1, HOSTILE, 2, HOSTILE),
+			 0);
+	assert_int_equal(
+		rb_store_set_series_state(st, "h1@x", "reviewed", HOSTILE), 0);
+	assert_int_equal(rb_store_add_outmail(st, &m), 0);
+	assert_int_equal(rb_store_outbox_next(st, &o), 0);
+	assert_int_equal(rb_store_outbox_sent(st, o.message_id), 0);
+	rb_outrow_release(&o);
+	assert_int_equal(rb_store_add_finding(st, "h1@x", "<rb-h@x>", "F1", &f,
+					      "raised"),
+			 0);
+	assert_int_equal(rb_store_verdict_add(st, &v), 0);
+	assert_int_equal(
+		rb_store_note_add(st, HOSTILE, HOSTILE, 0, HOSTILE, NULL), 0);
+}
+
+/* No page lets mail's text become markup (issue 35): the templates'
+ * escaping is the engine's. */
+static void test_hostile(void **state)
+{
+	static const struct {
+		const char *path, *id;
+	} pages[] = {
+		{ "/", NULL },
+		{ "/series", "h1@x" },
+		{ "/stats", NULL },
+		{ "/notes", NULL },
+	};
+	struct rb_http_query q = RB_HTTP_QUERY_INIT;
+	struct rb_store *st = NULL;
+	const char *ctype = NULL;
+	size_t i;
+	int status = 0;
+
+	(void)state;
+	assert_int_equal(rb_store_open(&st, db, true), 0);
+	fill_hostile(st);
+	for (i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		char *p =
+			render(st, pages[i].path, pages[i].id, &status, &ctype);
+
+		assert_int_equal(status, 200);
+		if (strstr(p, "<script") || strstr(p, "<img") ||
+		    strstr(p, "\"'>"))
+			fail_msg("%s lets markup through:\n%s", pages[i].path,
+				 p);
+		has_text(p, HOSTILE);
+		free(p);
+	}
+	/* The list's search shows the query back escaped too. */
+	q.q = HOSTILE;
+	{
+		char *p = render_q(st, &q);
+
+		assert_null(strstr(p, "<script"));
+		has(p,
+		    "value=\"&lt;script&gt;x()&lt;/script&gt;&quot;&#39;&gt;");
+		free(p);
+	}
+	rb_store_close(st);
+}
+
+static int id_into(const struct rb_report_series *s, void *payload)
+{
+	json_array_append_new(payload, json_string(s->id));
+	return 0;
+}
+
+/* Pages in the older half are read from the oldest end of the index
+ * (issue 38): any window of the list is the same rows as one read. */
+static void test_page_ends(void **state)
+{
+	static const int64_t offs[] = { 0, 10, 50, 60, 61, 62, 70, 100, 121 };
+	struct rb_report_filter f = RB_REPORT_FILTER_INIT;
+	struct rb_store *st = NULL;
+	json_t *all = json_array();
+	int64_t total = 0;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(rb_store_open(&st, db, true), 0);
+	f.limit = 200;
+	assert_int_equal(
+		rb_store_report_series_page(st, &f, &total, id_into, all), 0);
+	assert_int_equal(json_array_size(all), (size_t)total);
+	for (i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		json_t *page = json_array();
+
+		f.limit = 50;
+		f.offset = offs[i];
+		assert_int_equal(rb_store_report_series_page(st, &f, &total,
+							     id_into, page),
+				 0);
+		assert_int_equal(
+			json_array_size(page),
+			(size_t)(total - offs[i] < 50 ? total - offs[i] : 50));
+		for (k = 0; k < json_array_size(page); k++)
+			assert_string_equal(
+				json_string_value(json_array_get(page, k)),
+				json_string_value(json_array_get(
+					all, (size_t)offs[i] + k)));
+		json_decref(page);
+	}
+	json_decref(all);
+	rb_store_close(st);
+}
+
 /* What the series' JSON says is what its page shows. */
 static void test_series_json(void **state)
 {
@@ -713,8 +885,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pages),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_page_ends),
 		cmocka_unit_test(test_series_json),
 		cmocka_unit_test(test_served),
+		cmocka_unit_test(test_hostile),
 	};
 	int ret;
 

@@ -652,6 +652,9 @@ static void test_migrate_rates(void **state)
 					   "DROP TABLE series_pause;"
 					   "DROP TABLE tree_heads;"
 					   "DROP TABLE sightings;"
+					   /* migration 17 (issue 38) */
+					   "DROP INDEX series_state;"
+					   "DROP INDEX series_subsystem;"
 					   /* migration 16 (issue 38) */
 					   "ALTER TABLE messages DROP COLUMN"
 					   " stored_us;"

@@ -142,6 +142,38 @@ static void test_errors(void **state)
 	check_err(deep, "nested deeper");
 }
 
+/* A page (".html"): every value escaped, no tag may opt out. */
+static void test_html(void **state)
+{
+	struct rb_buf out = RB_BUF_INIT(1 << 20);
+	json_t *d = data("{\"s\":\"<script>&\\\"'\",\"n\":7,"
+			 "\"l\":[{\"t\":\"<b>\"}]}");
+	const char *ok =
+		"<p title=\"{{s}}\">{{s}} {{n}}{{#l}}<i>{{t}}</i>{{/l}}"
+		"</p>";
+	struct rb_tmpl *t = NULL;
+
+	(void)state;
+	assert_int_equal(
+		rb_tmpl_render_str(&out, "page.html", ok, strlen(ok), d), 0);
+	assert_string_equal(out.ptr,
+			    "<p title=\"&lt;script&gt;&amp;&quot;&#39;\">"
+			    "&lt;script&gt;&amp;&quot;&#39; 7<i>&lt;b&gt;"
+			    "</i></p>");
+	assert_int_equal(rb_tmpl_parse(&t, "page.html", "{{{s}}}", 7),
+			 -RB_EPARSE);
+	assert_non_null(strstr(rb_errmsg(), "unescaped output is refused"));
+	assert_int_equal(rb_tmpl_parse(&t, "page.html", "{{&s}}", 6),
+			 -RB_EPARSE);
+	/* A mail is plain text. */
+	rb_buf_reset(&out);
+	assert_int_equal(rb_tmpl_render_str(&out, "mail.txt", "{{s}}", 5, d),
+			 0);
+	assert_string_equal(out.ptr, "<script>&\"'");
+	json_decref(d);
+	rb_buf_release(&out);
+}
+
 static void test_caps(void **state)
 {
 	struct rb_buf out = RB_BUF_INIT(64);
@@ -231,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_standalone),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_files),
 	};
 

@@ -36,6 +36,7 @@ struct node {
 
 struct rb_tmpl {
 	char *name;
+	bool html; /* a name ending in ".html": every value escaped */
 	char *src;
 	size_t src_len;
 	struct node *v;
@@ -194,6 +195,11 @@ static int read_tag(struct tag *g, const struct rb_tmpl *t,
 	if (g->sigil != '!' &&
 	    memchr(src + g->inner, '\n', g->inner_end - g->inner))
 		return rb_err(RB_EPARSE, "%s:%d: a tag must not span lines",
+			      t->name, g->line);
+	/* In a page, escaping is the engine's: no tag may opt out. */
+	if (t->html && (triple || g->sigil == '&'))
+		return rb_err(RB_EPARSE,
+			      "%s:%d: unescaped output is refused in HTML",
 			      t->name, g->line);
 	if (g->sigil == '>')
 		return rb_err(RB_EPARSE, "%s:%d: partials are not supported",
@@ -370,6 +376,8 @@ int rb_tmpl_parse(struct rb_tmpl **out, const char *name, const char *text,
 		memcpy(t->src, text, len);
 	t->src[len] = '\0';
 	t->src_len = len;
+	t->html = strlen(t->name) >= 5 &&
+		  !strcmp(t->name + strlen(t->name) - 5, ".html");
 	ret = parse(t);
 out:
 	if (ret) {
@@ -453,8 +461,33 @@ static bool truthy(const json_t *v)
 	return true;
 }
 
-static int put_value(struct rb_buf *out, const json_t *v)
+int rb_tmpl_html_escape(struct rb_buf *out, const char *s, size_t len)
 {
+	size_t i, from = 0;
+	int ret = 0;
+
+	for (i = 0; i < len && !ret; i++) {
+		const char *e = s[i] == '&'  ? "&amp;" :
+				s[i] == '<'  ? "&lt;" :
+				s[i] == '>'  ? "&gt;" :
+				s[i] == '"'  ? "&quot;" :
+				s[i] == '\'' ? "&#39;" :
+					       NULL;
+
+		if (!e)
+			continue;
+		ret = rb_buf_add(out, s + from, i - from);
+		ret = ret ?: rb_buf_puts(out, e);
+		from = i + 1;
+	}
+	return ret ?: rb_buf_add(out, s + from, len - from);
+}
+
+static int put_value(struct rb_buf *out, const json_t *v, bool html)
+{
+	if (json_is_string(v) && html)
+		return rb_tmpl_html_escape(out, json_string_value(v),
+					   json_string_length(v));
 	if (json_is_string(v))
 		return rb_buf_add(out, json_string_value(v),
 				  json_string_length(v));
@@ -514,7 +547,7 @@ static int render_range(struct render *r, size_t from, size_t to)
 			if (ret)
 				return ret;
 			v = lookup(r, n->s, n->len);
-			ret = v ? put_value(r->out, v) : 0;
+			ret = v ? put_value(r->out, v, r->t->html) : 0;
 			if (ret)
 				return ret;
 			i++;

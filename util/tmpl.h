@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * tmpl.h - a small mustache-subset template engine for the plain-text mail
- * bodies in templates/ (https://mustache.github.io/mustache.5.html):
+ * bodies in templates/ and the dashboard's pages in templates/web/
+ * (https://mustache.github.io/mustache.5.html):
  *
- *   {{name}} {{{name}}} {{&name}}  the value, never HTML-escaped: this is
- *                                  plain-text mail, not a web page
+ *   {{name}} {{{name}}} {{&name}}  the value; in a mail never HTML-escaped
+ *                                  (plain text, not a web page)
  *   {{#name}}...{{/name}}          once per element of an array, or once
  *                                  with the value pushed when it is truthy
  *   {{^name}}...{{/name}}          once when the value is falsy
@@ -15,6 +16,11 @@
  * A section, inverted section, closing or comment tag alone on its line
  * takes the whole line with it (the mustache "standalone" rule), so
  * templates can put their tags on lines of their own.
+ *
+ * A template whose name ends in ".html" is a page: {{name}} is
+ * HTML-escaped (& < > " ' as in rb_tmpl_html_escape()), and {{{name}}} and
+ * {{&name}} are refused when it is parsed, so that no value reaches a page
+ * unescaped, whoever wrote the data.
  *
  * Partials ({{>x}}) and delimiter changes ({{=<% %>=}}) are refused. The
  * data is a jansson value; the engine only reads it.
@@ -52,6 +58,9 @@ void rb_tmpl_free(struct rb_tmpl *t);
  */
 int rb_tmpl_render(struct rb_buf *out, const struct rb_tmpl *t,
 		   const json_t *data);
+
+/* Appends @len bytes of @s to @out with & < > " ' as entities. */
+int rb_tmpl_html_escape(struct rb_buf *out, const char *s, size_t len);
 
 /* Parse and render in one call. */
 int rb_tmpl_render_str(struct rb_buf *out, const char *name, const char *text,

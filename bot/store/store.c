@@ -305,6 +305,13 @@ static const char *const migrations[] = {
 	 * of a burst are queued as its series came in. NULL for older rows.
 	 * Self-contained: renumber freely at a merge. */
 	("ALTER TABLE messages ADD COLUMN stored_us BIGINT;"),
+	/* 17: issue 38. The dashboard's filters count the series by state
+	 * and by section on every page of the list: without an index each
+	 * count read every series row (0.9 s each at 164,000 series), with
+	 * one it reads only the index. Self-contained: renumber freely at
+	 * a merge. */
+	("CREATE INDEX series_state ON series(state);"
+	 "CREATE INDEX series_subsystem ON series(subsystem);"),
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))

@@ -16,7 +16,8 @@
  *                  precision over time, mails by the day their series
  *                  arrived, the latency histogram
  *   ?format=json   beside each of these (or /api/series, /api/stats):
- *                  the same figures as JSON; the HTML is rendered from it
+ *                  the same figures as JSON; the HTML is a template of
+ *                  templates/web/ rendered from it (bot/web/pages.h)
  *   /metrics       the same figures in the Prometheus text format (0.0.4)
  *
  * Only GET and HEAD are served (405 otherwise), and only for the Host
