@@ -649,6 +649,11 @@ static void test_migrate_rates(void **state)
 					   "DROP TABLE series_pause;"
 					   "DROP TABLE tree_heads;"
 					   "DROP TABLE sightings;"
+					   /* migration 17 (issue 38) */
+					   "DROP TABLE asm_pending;"
+					   "CREATE INDEX messages_pending ON"
+					   " messages(received_at, message_id)"
+					   " WHERE arrival IS NULL;"
 					   /* migration 16 (issue 38) */
 					   "ALTER TABLE messages DROP COLUMN"
 					   " stored_us;"
