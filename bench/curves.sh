@@ -38,9 +38,15 @@
 #           message of its own; with RB_BIN_BEFORE (another build, e.g.
 #           main's) the same passes on a store that build filled, in the
 #           same run.
+#  lists    one daemon following 1, 10 and 100 IMAP folders (LISTS), each
+#           its own List-Id, the corpus dealt over them: the first pass,
+#           a pass with one new message and one with none (CPU, wall,
+#           peak RSS).
+#  index    the chart of bench/RESULTS-code-index.md (bench/code-index.sh)
+#           against the number of bases: CPU to index them, RSS open.
 #
-# usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|all]...
-#   (default all). Writes bench/charts/NAME.tsv and .svg and prints the
+# usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|lists|index|all]...
+#   (default all: not pass, lists nor index). Writes bench/charts/NAME.tsv and .svg and prints the
 #   tables for bench/RESULTS-curves.md. The load average is recorded with
 #   each point. APPLY_N="1 5 20 100", APPLY_BASES="1 3 10", QUEUED="0 10
 #   100" change the points; PASS_SIZES="0 5000 15000 30571 305710" too.
