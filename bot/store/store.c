@@ -314,7 +314,9 @@ static const char *const migrations[] = {
 	 * the INSERT, its join key by the parse; the messages no assembly
 	 * has seen are the rows of asm_pending, which the INSERT adds to
 	 * and assembly empties. Rows pending at the migration get their
-	 * arrival and join key here, once (rb_store_asm_migrate()). */
+	 * arrival and join key here, once (rb_store_asm_migrate()).
+	 * Self-contained: renumber freely at a merge (with its entry in
+	 * migration_code[] below). */
 	("CREATE TABLE asm_pending (message_id TEXT PRIMARY KEY);"
 	 "INSERT INTO asm_pending SELECT message_id FROM messages"
 	 " WHERE arrival IS NULL;"
