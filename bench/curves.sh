@@ -38,9 +38,15 @@
 #           message of its own; with RB_BIN_BEFORE (another build, e.g.
 #           main's) the same passes on a store that build filled, in the
 #           same run.
+#  lists    one daemon following 1, 10 and 100 IMAP folders (LISTS), each
+#           its own List-Id, the corpus dealt over them: the first pass,
+#           a pass with one new message and one with none (CPU, wall,
+#           peak RSS).
+#  index    the chart of bench/RESULTS-code-index.md (bench/code-index.sh)
+#           against the number of bases: CPU to index them, RSS open.
 #
-# usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|all]...
-#   (default all). Writes bench/charts/NAME.tsv and .svg and prints the
+# usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|lists|index|all]...
+#   (default all: not pass, lists nor index). Writes bench/charts/NAME.tsv and .svg and prints the
 #   tables for bench/RESULTS-curves.md. The load average is recorded with
 #   each point. APPLY_N="1 5 20 100", APPLY_BASES="1 3 10", QUEUED="0 10
 #   100" change the points; PASS_SIZES="0 5000 15000 30571 305710" too.
@@ -628,17 +634,21 @@ PY
 # pass_fill BIN N: a store of N messages made by BIN (reviewbot review,
 # policy off), in $w/pass.db.
 pass_fill() {
-	local bin=$1 n=$2 last
+	local bin=$1 n=$2 last t0
 	rm -rf "$w/pass.db"* "$w/pass-outbox"
 	echo "none@bench.example.org" >"$w/last-id"
+	echo 0 >"$w/fill-s"
 	[ "$n" = 0 ] && return 0
 	# The first N messages; the new mail answers the last of them.
 	last=$(python3 -m mbox_feed head "$n" "$w/x10.mbox" "$w/part.mbox")
 	[ -z "$last" ] || echo "$last" >"$w/last-id"
+	t0=$(now)
 	"$bin" review -c "$w/pass-fill.yaml" "$w/part.mbox" >"$w/fill.txt" \
 		2>"$w/fill.err" || true
+	secs "$t0" "$(now)" >"$w/fill-s"
 	grep -q 'stored in' "$w/fill.txt" ||
 		bench_die "pass: filling $n with $bin: $(tail -n 3 "$w/fill.err")"
+	echo "pass: filled $n with $bin in $(cat "$w/fill-s") s, store $(du -sm "$w/pass.db" | cut -f1) MB (load $(load))" >&2
 	rm -f "$w/part.mbox"
 }
 
@@ -732,7 +742,7 @@ PY
 				echo "pass $tag $n: run $i: $wall s wall, $u+$s s CPU, $((rss / 1024)) MB (load $ld)" >&2
 			done
 			med() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-			echo "$tag $n $(echo "$cpus" | med) $(echo "$rsss" | med) $ld" >>"$w/pass.rows"
+			echo "$tag $n $(echo "$cpus" | med) $(echo "$rsss" | med) $ld $(cat "$w/fill-s")" >>"$w/pass.rows"
 		done
 	done
 	rm -f "$w/x10.mbox" "$w/pass.db"*
@@ -756,10 +766,213 @@ PY
 		     END { for (i = 1; i <= k; i++) printf "%s\t%s\t%s\n", o[i], v[o[i], "after"], (o[i], "before") in v ? v[o[i], "before"] : "-" }' "$w/pass.rows"
 	} >"$charts/pass-rss.tsv"
 	plot "$charts/pass-cpu.tsv" "$charts/pass-rss.tsv"
-	echo "| stored messages | build | CPU s (median) | x empty store | peak RSS MB | load |"
-	echo "| ---: | --- | ---: | ---: | ---: | ---: |"
+	echo "| stored messages | build | CPU s (median) | x empty store | peak RSS MB | load | fill s |"
+	echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
 	awk '$2 == 0 { e[$1] = $3 } { r[NR] = $0 }
-	     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %s | %s | %.1f | %s | %s |\n", f[2], f[1], f[3], (e[f[1]] > 0 ? f[3] / e[f[1]] : 0), f[4], f[5] } }' "$w/pass.rows"
+	     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); printf "| %s | %s | %s | %.1f | %s | %s | %s |\n", f[2], f[1], f[3], (e[f[1]] > 0 ? f[3] / e[f[1]] : 0), f[4], f[5], f[6] } }' "$w/pass.rows"
+}
+
+# ---- lists ------------------------------------------------------------------
+# One daemon following N IMAP folders (LISTS="1 10 100"): the linux-api
+# corpus dealt over N folders of a loopback Dovecot, each folder its own
+# List-Id (message i to folder i mod N), all N in list_ids. For each N:
+# the first pass (reviewbot run --once: every folder synced, the corpus
+# stored, parsed and assembled), then PASS_RUNS passes with one new
+# message in the last folder, and as many with none: wall, CPU and peak
+# RSS of each (the median), policy off.
+curve_lists() {
+	bench_need dovecot sqlite3
+	local n ns=${LISTS:-1 10 100} runs=${PASS_RUNS:-3} i k ld mb f
+	TMPDIR=$w
+	. "$src/tests/integration/lib.sh"
+	trap 'rb_cleanup; cleanup' EXIT
+	local d=$RB_TEST_DIR
+	chmod 0755 "$d"
+	rb_start_dovecot
+	printf 'botpass\n' >"$d/pass"
+	xz -dc "$RB_SHARED/corpus/linux-api.mbox.xz" >"$w/all.mbox"
+	: >"$w/lists.rows"
+	cat >"$d/rus.py" <<'EOP'
+import resource, subprocess, sys, time
+t = time.time()
+rc = subprocess.call(sys.argv[2:], stdout=subprocess.DEVNULL,
+                     stderr=open(sys.argv[1] + ".err", "w"))
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.3f %.4f %d\n" % (
+    time.time() - t, r.ru_utime + r.ru_stime, r.ru_maxrss // 1024))
+sys.exit(rc)
+EOP
+	for n in $ns; do
+		rm -rf "$d/mail/bot" "$d/lists.db"* "$d/lists-outbox"
+		python3 - "$w/all.mbox" "$d/mail/bot/Maildir" "$n" <<'EOP'
+import os, re, sys
+src, md, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+data = open(src, "rb").read()
+starts = [m.start() for m in re.finditer(rb"^From ", data, re.M)]
+lid = re.compile(rb"^list-id:[^\n]*\n", re.I | re.M)
+for k in range(n):
+    for sub in ("cur", "new", "tmp"):
+        os.makedirs("%s/.list%d/%s" % (md, k, sub), exist_ok=True)
+for sub in ("cur", "new", "tmp"):
+    os.makedirs("%s/%s" % (md, sub), exist_ok=True)
+for i, s in enumerate(starts):
+    m = data[s:starts[i + 1] if i + 1 < len(starts) else len(data)]
+    m = m.split(b"\n", 1)[1]  # the mbox From_ line
+    m = re.sub(rb"^>(>*From )", rb"\1", m, flags=re.M)
+    head, sep, body = m.partition(b"\n\n")
+    head = lid.sub(b"", head + b"\n").rstrip(b"\n")
+    head += b"\nList-Id: <list%d.bench.example.org>" % (i % n)
+    open("%s/.list%d/new/%d.bench:2," % (md, i % n, i), "wb").write(
+        head + sep + body)
+EOP
+		chmod -R a+rwX "$d/mail/bot"
+		{
+			echo "store:"
+			echo "  path: $d/lists.db"
+			echo "sources:"
+			echo "  - type: imap"
+			echo "    name: lists"
+			echo "    url: imap://127.0.0.1:$RB_IMAP_PORT"
+			echo "    user: bot"
+			echo "    password_file: $d/pass"
+			echo "    starttls: \"off\""
+			echo "    mailboxes: [$(seq -f 'list%g' 0 $((n - 1)) | paste -sd, | sed 's/,/, /g')]"
+			echo "list_ids: [$(seq -f 'list%g.bench.example.org' 0 $((n - 1)) | paste -sd, | sed 's/,/, /g')]"
+			echo "outbox:"
+			echo "  maildir: $d/lists-outbox"
+			echo "model:"
+			echo "  provider: none"
+			echo "policy:"
+			echo "  default:"
+			echo "    mode: \"off\""
+		} >"$d/lists.yaml"
+		"$RB_BIN" check-config -c "$d/lists.yaml" >/dev/null 2>&1 ||
+			bench_die "lists: the config does not check: $("$RB_BIN" check-config -c "$d/lists.yaml" 2>&1 | tail -n 2)"
+		ld=$(load)
+		python3 "$d/rus.py" "$d/t" "$RB_BIN" run --once -c "$d/lists.yaml" ||
+			bench_die "lists $n: first pass: $(tail -n 3 "$d/t.err")"
+		mb=$(sqlite3 "$d/lists.db" "SELECT COUNT(*) FROM messages")
+		echo "$n first $(cat "$d/t") $ld $mb" >>"$w/lists.rows"
+		echo "lists $n: first pass $(cat "$d/t") (wall, CPU, RSS MB), $mb stored (load $ld)" >&2
+		for k in new idle; do
+			for i in $(seq "$runs"); do
+				if [ $k = new ]; then
+					f="$d/mail/bot/Maildir/.list$((n - 1))/new/new$i.bench:2,"
+					printf 'From: Bench <bench@example.org>\nTo: list@example.org\nSubject: Re: one more word\nDate: Mon, 1 Jan 2024 12:00:00 +0000\nMessage-ID: <lists-%s-%s@bench.example.org>\nList-Id: <list%s.bench.example.org>\n\nOne more word.\n' \
+						"$n" "$i" $((n - 1)) >"$f"
+					chmod a+rw "$f"
+				fi
+				ld=$(load)
+				python3 "$d/rus.py" "$d/t" "$RB_BIN" run --once -c "$d/lists.yaml" ||
+					bench_die "lists $n: pass: $(tail -n 3 "$d/t.err")"
+				echo "$n $k $(cat "$d/t") $ld" >>"$w/lists.rows"
+				echo "lists $n: $k pass $i: $(cat "$d/t") (load $ld)" >&2
+			done
+		done
+		[ "$(sqlite3 "$d/lists.db" "SELECT COUNT(*) FROM messages")" = $((mb + runs)) ] ||
+			bench_die "lists $n: the new messages were not all stored"
+	done
+	rm -f "$w/all.mbox"
+	python3 - "$w/lists.rows" "$charts/lists.tsv" "$day" "$ver" "$runs" <<'EOP'
+import statistics, sys
+src, out, day, ver, runs = sys.argv[1:6]
+rows = [l.split() for l in open(src) if l.strip()]
+ns, at = [], {}
+for r in rows:
+    if r[0] not in ns:
+        ns.append(r[0])
+    at.setdefault((r[0], r[1]), []).append(r)
+def med(n, k, col):
+    return statistics.median_low(float(r[col]) for r in at[(n, k)])
+print("| list ids (folders) | pass | wall s | CPU s | peak RSS MB | load |")
+print("| ---: | --- | ---: | ---: | ---: | ---: |")
+names = {"first": "first (the corpus, %s stored)", "new": "one new message",
+         "idle": "nothing new"}
+for n in ns:
+    for k in ("first", "new", "idle"):
+        rs = at[(n, k)]
+        name = names[k] % rs[0][6] if k == "first" else names[k]
+        print("| %s | %s | %.3f | %.3f | %d | %s |" % (
+            n, name, med(n, k, 2), med(n, k, 3), med(n, k, 4), rs[-1][5]))
+with open(out, "w") as o:
+    o.write("# title: One daemon following N IMAP folders (list ids): one pass\n"
+            "# x: folders followed (list ids)\n"
+            "# y: CPU seconds (median of %s)\n# xscale: log\n" % runs)
+    o.write("# note: bench/curves.sh lists, %s, %s; reviewbot run --once,"
+            " SQLite, loopback Dovecot, policy off\n" % (day, ver))
+    o.write("# note: the linux-api corpus (30,571) dealt over the folders;"
+            " load average %s to %s\n" % (
+                min((r[5] for r in rows), key=float),
+                max((r[5] for r in rows), key=float)))
+    o.write("folders\tone new message\tnothing new\n")
+    for n in ns:
+        o.write("%s\t%.4f\t%.4f\n" % (n, med(n, "new", 3), med(n, "idle", 3)))
+EOP
+	plot "$charts/lists.tsv"
+}
+
+# ---- index ------------------------------------------------------------------
+# The figures of bench/RESULTS-code-index.md (bench/code-index.sh), drawn
+# against the number of bases: the CPU to have 1, 2 and 3 bases indexed
+# (linux 6.1 from nothing, then b1, then b2 and b3, each from the one
+# before; before the code index, a whole build per base: the scenario's
+# CPU over its builds), and the RSS of one process with 1, 2 and 3 bases
+# open, beside the lookup times measured with 3 open.
+curve_index() {
+	local r=$src/bench/RESULTS-code-index.md
+	[ -r "$r" ] || bench_die "no $r: run bench/code-index.sh first"
+	python3 - "$r" "$charts" <<'EOP'
+import re, sys
+src, charts = sys.argv[1:3]
+text = open(src).read()
+def row(label):
+    m = re.search(r"^\| " + re.escape(label) + r" \|([^\n]*)$", text, re.M)
+    if not m:
+        raise SystemExit("no row %r in %s" % (label, src))
+    return [c.strip() for c in m.group(1).split("|")]
+head = re.search(r"^# code-index (\S+), ([^\n]*)$", text, re.M)
+when = "%s, %s" % (head.group(1), head.group(2)) if head else "?"
+built = float(row("linux 6.1, from nothing")[2])
+b1 = float(row("b1, one file away, from 6.1's")[2])
+b23 = float(row("b2 and b3 in one process, each from the one before")[2])
+loaded = float(row("b1 again, a second process")[2])
+before = row("before (index in memory)")
+per_build = float(before[2]) / int(before[0])
+rss = [float(x) for x in re.findall(r"rss with \d open: ([\d.]+) MiB", text)]
+looks = re.findall(r"^\| (\w+) \| \d+ \| ([\d.]+) \| \d+ \| ([\d.]+) \|$",
+                   text, re.M)
+with open(charts + "/index-build.tsv", "w") as o:
+    o.write("# title: Code index: CPU to have N bases indexed\n"
+            "# x: bases (linux 6.1, then commits one file apart)\n"
+            "# y: CPU seconds, cumulative\n")
+    o.write("# note: bench/code-index.sh, from bench/RESULTS-code-index.md"
+            " (%s)\n" % when)
+    o.write("# note: after: 6.1 built, b1 updated, b2 and b3 updated (one"
+            " figure for both: %.1f s); a second process loads one in"
+            " %.1f s CPU\n" % (b23, loaded))
+    o.write("# note: before: a whole build per base, per process: %.1f s"
+            " each (the scenario's CPU over its %s builds)\n"
+            % (per_build, before[0]))
+    o.write("bases\tafter: one file per base, updated from the nearest\t"
+            "before: built in memory per base\n")
+    o.write("1\t%.1f\t%.1f\n" % (built, per_build))
+    o.write("2\t%.1f\t%.1f\n" % (built + b1, 2 * per_build))
+    o.write("3\t%.1f\t%.1f\n" % (built + b1 + b23, 3 * per_build))
+with open(charts + "/index-rss.tsv", "w") as o:
+    o.write("# title: Code index: RSS of one process with N bases open\n"
+            "# x: bases open (6 lookups on each)\n# y: RSS, MiB\n")
+    o.write("# note: bench/code-index.sh, from bench/RESULTS-code-index.md"
+            " (%s); /proc/self/status of the process\n" % when)
+    o.write("# note: lookups with 3 open: word %s ms; grep candidates"
+            " %s ms\n" % (
+                " / ".join(l[1] for l in looks),
+                " / ".join(l[2] for l in looks)))
+    o.write("bases\tafter: RSS (anon + mapped files)\n")
+    for i, v in enumerate(rss, 1):
+        o.write("%d\t%.1f\n" % (i, v))
+EOP
+	plot "$charts/index-build.tsv" "$charts/index-rss.tsv"
+	echo "index: $charts/index-build.svg $charts/index-rss.svg" >&2
 }
 
 # ---- burst ------------------------------------------------------------------
@@ -803,7 +1016,7 @@ PY
 for c in $what; do
 	case $c in
 	all) curve_ingest; curve_apply; curve_latency; curve_workers; curve_burst ;;
-	ingest | apply | latency | workers | pass | burst) "curve_$c" ;;
-	*) bench_die "usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|all]..." ;;
+	ingest | apply | latency | workers | pass | burst | lists | index) "curve_$c" ;;
+	*) bench_die "usage: bench/curves.sh [ingest|apply|latency|workers|pass|burst|lists|index|all]..." ;;
 	esac
 done

@@ -591,6 +591,7 @@ static void test_migrate_rates(void **state)
 					   "rb-mig-new@example.org",
 					   "rb-mig-queued@example.org" };
 	struct rb_outrate *v = NULL;
+	int64_t v64 = 0;
 	size_t n = 0, i;
 	int from = -1, to = -1;
 	char *id;
@@ -652,6 +653,11 @@ static void test_migrate_rates(void **state)
 					   "DROP TABLE series_pause;"
 					   "DROP TABLE tree_heads;"
 					   "DROP TABLE sightings;"
+					   /* migration 18 (issue 38) */
+					   "DROP TABLE asm_pending;"
+					   "CREATE INDEX messages_pending ON"
+					   " messages(received_at, message_id)"
+					   " WHERE arrival IS NULL;"
 					   /* migration 17 (issue 38) */
 					   "DROP INDEX series_state;"
 					   "DROP INDEX series_subsystem;"
@@ -678,10 +684,29 @@ static void test_migrate_rates(void **state)
 					   " WHERE version >= 9",
 					   NULL, 0),
 			 0);
+	/* Stored before migration 15: no arrival, no assembly has seen it
+	 * (migration 18 gives it both, and makes it pending). */
+	assert_int_equal(st->db->ops->exec(st->db,
+					   "INSERT INTO messages (message_id,"
+					   " raw, origin, received_at, state,"
+					   " kind, subject, from_addr)"
+					   " VALUES ('m17@x', 'x', 't', 1,"
+					   " 'parsed', 'patch', '[PATCH 1/2] a:"
+					   " b', 'a@x')",
+					   NULL, 0),
+			 0);
 	setenv("RB_NOW", "10000", 1);
 	assert_int_equal(rb_store_migrate(st, &from, &to), 0);
 	assert_int_equal(from, 8);
 	assert_int_equal(to, RB_SCHEMA_VERSION);
+	assert_int_equal(rb_db_query_int(st->db, &v64,
+					 "SELECT COUNT(*) FROM messages m JOIN"
+					 " asm_pending q ON q.message_id ="
+					 " m.message_id WHERE m.message_id ="
+					 " 'm17@x' AND m.arrival > 0",
+					 NULL, 0),
+			 0);
+	assert_int_equal(v64, 1);
 	assert_int_equal(rb_store_outbox_rates(st, ids[0], 0, &v, &n), 0);
 	assert_int_equal(n, 0);
 	rb_outrates_free(v, n);

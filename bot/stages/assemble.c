@@ -154,7 +154,7 @@ struct amsg {
 struct asm_state {
 	struct rb_pipeline *p;
 	bool full;
-	int64_t since; /* the first arrival this pass gave */
+	int64_t since; /* the first arrival of this pass's new mail */
 	struct amsg *msgs;
 	size_t n, cap;
 	size_t scanned; /* msgs[0..scanned) had their stored series read */
@@ -318,13 +318,14 @@ static bool reads(const struct rb_asm_row *r)
 
 struct index_ctx {
 	struct asm_state *a;
-	int64_t next;
+	int64_t since; /* the first arrival of this pass's messages */
 };
 
 /*
- * One message no assembly has seen: its arrival, its join key and the
- * ids it ties to, in the store; a seed of the walk. Malformed and
- * ignored mail gets an arrival alone (the reply queue reads it).
+ * One message no assembly has seen: the ids it ties to, in the store
+ * (its arrival and join key were set as it was stored and parsed:
+ * store_messages.c); a seed of the walk. Malformed and ignored mail is
+ * only marked seen (the reply queue reads its arrival).
  */
 static int index_one(const struct rb_asm_row *r, void *payload)
 {
@@ -332,23 +333,19 @@ static int index_one(const struct rb_asm_row *r, void *payload)
 	struct asm_state *a = x->a;
 	struct rb_series_msg sm = r->meta->msg;
 	const char **refv = NULL, **links = NULL;
-	char *refs = NULL, *key = NULL, hex[RB_SHA256_HEX];
+	char *refs = NULL;
 	size_t n_refs = 0, n = 0, i;
-	int64_t arrival = x->next++;
 	int ret = 0;
 
+	if (r->arrival < x->since)
+		x->since = r->arrival;
 	if (!reads(r))
-		return rb_store_asm_index(a->p->st, sm.message_id, arrival,
-					  NULL, NULL, 0);
+		return rb_store_asm_index(a->p->st, sm.message_id, NULL, 0);
 	if (r->meta->references && *r->meta->references) {
 		refs = strdup(r->meta->references);
 		ret = refs ? split_refs(refs, &refv, &n_refs) :
 			     rb_err(RB_ENOMEM, "out of memory");
 	}
-	sm.references = refv;
-	sm.n_references = n_refs;
-	if (!ret)
-		ret = rb_series_join_key(&key, &sm);
 	if (!ret) {
 		links = calloc(n_refs + 1, sizeof(*links));
 		if (!links)
@@ -363,17 +360,13 @@ static int index_one(const struct rb_asm_row *r, void *payload)
 	for (i = 0; i < n_refs; i++)
 		if (*refv[i] && strcmp(refv[i], sm.message_id))
 			links[n++] = refv[i];
-	if (key)
-		rb_sha256_hex(hex, key, strlen(key));
-	ret = rb_store_asm_index(a->p->st, sm.message_id, arrival,
-				 key ? hex : NULL, links, n);
+	ret = rb_store_asm_index(a->p->st, sm.message_id, links, n);
 	if (!ret && !a->full)
-		ret = take(a, r->meta, arrival, key ? hex : NULL);
+		ret = take(a, r->meta, r->arrival, r->join_key);
 out:
 	free(links);
 	free(refv);
 	free(refs);
-	free(key);
 	return ret;
 }
 
@@ -829,7 +822,7 @@ int rb_assemble(struct rb_pipeline *p, bool full)
 {
 	struct asm_state a = { .p = p, .budget = RB_ASSEMBLE_BUDGET };
 	struct rb_series_set *set = NULL;
-	struct index_ctx x = { &a, 0 };
+	struct index_ctx x = { &a, INT64_MAX };
 	int64_t now = rb_now(), pending = 0;
 	size_t replies = 0;
 	int ret;
@@ -840,11 +833,9 @@ int rb_assemble(struct rb_pipeline *p, bool full)
 		return ret;
 	ret = rb_store_asm_pending_count(p->st, &pending);
 	a.full = full || pending > RB_ASSEMBLE_FULL_AT;
-	if (!ret)
-		ret = rb_store_asm_next_arrival(p->st, &x.next);
-	a.since = x.next;
 	if (!ret && pending)
 		ret = rb_store_asm_each_pending(p->st, index_one, &x);
+	a.since = x.since;
 	if (!ret && !a.full && a.n)
 		ret = assemble_part(&a, &set);
 	if (!ret && !a.full && a.over) {

@@ -34,7 +34,7 @@
 
 struct rb_store;
 
-#define RB_SCHEMA_VERSION 17
+#define RB_SCHEMA_VERSION 18
 
 /*
  * Opens the store and runs pending migrations. For SQLite, takes an

@@ -65,12 +65,69 @@ static int asm_row(const struct rb_dbrow *row, void *payload)
 	return cb->fn(&r, cb->payload);
 }
 
+/* The pending messages that a parse has seen (parsed or refused). */
+#define ASM_PENDING                                       \
+	" FROM asm_pending q CROSS JOIN messages m WHERE" \
+	" m.message_id = q.message_id AND m.state <> 'new'"
+
 int rb_store_asm_pending_count(struct rb_store *st, int64_t *n)
 {
-	return rb_db_query_int(st->db, n,
-			       "SELECT COUNT(*) FROM messages WHERE"
-			       " arrival IS NULL AND state <> 'new'",
-			       NULL, 0);
+	return rb_db_query_int(st->db, n, "SELECT COUNT(*)" ASM_PENDING, NULL,
+			       0);
+}
+
+int rb_store_asm_pend(struct rb_store *st, const char *message_id)
+{
+	return EXEC(st,
+		    "INSERT INTO asm_pending VALUES (?) ON CONFLICT DO NOTHING",
+		    RB_DB_TEXT(message_id));
+}
+
+static bool reads_kind(const char *k)
+{
+	return k && (!strcmp(k, "patch") || !strcmp(k, "cover") ||
+		     !strcmp(k, "reply"));
+}
+
+int rb_store_asm_join_key(char hex[RB_SHA256_HEX], bool *has,
+			  const char *message_id, const struct rb_msgmeta *m)
+{
+	struct rb_series_msg sm = m->msg;
+	const char **refv = NULL;
+	char *refs = NULL, *key = NULL, *save = NULL, *t, *c;
+	size_t n = 0, max = 1;
+	int ret = 0;
+
+	*has = false;
+	if (!reads_kind(m->kind))
+		return 0;
+	if (m->references && *m->references) {
+		refs = strdup(m->references);
+		if (!refs)
+			return rb_err(RB_ENOMEM, "out of memory");
+		for (c = refs; *c; c++)
+			max += *c == ' ';
+		refv = calloc(max, sizeof(*refv));
+		if (!refv) {
+			free(refs);
+			return rb_err(RB_ENOMEM, "out of memory");
+		}
+		for (t = strtok_r(refs, " ", &save); t && n < max;
+		     t = strtok_r(NULL, " ", &save))
+			refv[n++] = t;
+	}
+	sm.message_id = message_id;
+	sm.references = refv;
+	sm.n_references = n;
+	ret = rb_series_join_key(&key, &sm);
+	if (!ret && key) {
+		rb_sha256_hex(hex, key, strlen(key));
+		*has = true;
+	}
+	free(key);
+	free(refv);
+	free(refs);
+	return ret;
 }
 
 /* Rows copied, so that the callback may write to the table. */
@@ -130,19 +187,15 @@ static int copy_row(const struct rb_dbrow *row, void *payload)
 	return 0;
 }
 
-int rb_store_asm_each_pending(struct rb_store *st, rb_asm_row_fn fn,
-			      void *payload)
+/* Calls @fn with each row that @sql selects (ASM_COLS), copied first. */
+static int each_copied(struct rb_store *st, const char *sql, rb_asm_row_fn fn,
+		       void *payload)
 {
 	struct row_copy c = { 0 };
 	size_t r, k;
 	int ret;
 
-	ret = st->db->ops->query(st->db,
-				 "SELECT " ASM_COLS " FROM messages m WHERE"
-				 " m.arrival IS NULL AND m.state <> 'new'"
-				 " ORDER BY m.received_at,"
-				 " COALESCE(m.stored_us, 0), m.message_id",
-				 NULL, 0, copy_row, &c);
+	ret = st->db->ops->query(st->db, sql, NULL, 0, copy_row, &c);
 	for (r = 0; !ret && r < c.n; r++) {
 		char **s = &c.s[r * COPY_S];
 		int64_t *i = &c.i[r * COPY_I];
@@ -184,18 +237,42 @@ int rb_store_asm_each_pending(struct rb_store *st, rb_asm_row_fn fn,
 	return ret;
 }
 
-int rb_store_asm_next_arrival(struct rb_store *st, int64_t *out)
+int rb_store_asm_each_pending(struct rb_store *st, rb_asm_row_fn fn,
+			      void *payload)
 {
-	int64_t v = 0;
-	int ret = rb_db_query_int(st->db, &v,
-				  "SELECT COALESCE(MAX(arrival), 0) FROM"
-				  " messages",
-				  NULL, 0);
+	return each_copied(st,
+			   "SELECT " ASM_COLS ASM_PENDING " ORDER BY m.arrival",
+			   fn, payload);
+}
 
-	if (ret < 0)
-		return ret;
-	*out = v + 1;
-	return 0;
+/* Migration 18: a row no assembly has seen gets its arrival (after
+ * those that one has, in the order they were stored) and, when it has
+ * one, its join key. */
+static int migrate_row(const struct rb_asm_row *r, void *payload)
+{
+	struct rb_store *st = payload;
+	const char *id = r->meta->msg.message_id;
+	char hex[RB_SHA256_HEX];
+	bool has = false;
+	int ret = 0;
+
+	if (r->state && !strcmp(r->state, "parsed"))
+		ret = rb_store_asm_join_key(hex, &has, id, r->meta);
+	if (!ret)
+		ret = EXEC(st,
+			   "UPDATE messages SET arrival = " RB_ASM_ARRIVAL
+			   ", join_key = ? WHERE message_id = ?",
+			   has ? RB_DB_TEXT(hex) : RB_DB_NULL, RB_DB_TEXT(id));
+	return ret;
+}
+
+int rb_store_asm_migrate(struct rb_store *st)
+{
+	return each_copied(st,
+			   "SELECT " ASM_COLS " FROM messages m WHERE"
+			   " m.arrival IS NULL ORDER BY m.received_at,"
+			   " COALESCE(m.stored_us, 0), m.message_id",
+			   migrate_row, st);
 }
 
 /* @id as msg_links keeps it: itself, or its hash when too long. */
@@ -212,17 +289,14 @@ static const char *link_key(char buf[RB_SHA256_HEX + 16], const char *id)
 }
 
 int rb_store_asm_index(struct rb_store *st, const char *message_id,
-		       int64_t arrival, const char *join_key,
 		       const char *const *links, size_t n)
 {
 	char buf[RB_SHA256_HEX + 16];
 	size_t i;
 	int ret;
 
-	ret = EXEC(st,
-		   "UPDATE messages SET arrival = ?, join_key = ?"
-		   " WHERE message_id = ?",
-		   RB_DB_INT(arrival), RB_DB_TEXT(join_key),
+	/* Not pending any more: the row itself is not written. */
+	ret = EXEC(st, "DELETE FROM asm_pending WHERE message_id = ?",
 		   RB_DB_TEXT(message_id));
 	for (i = 0; !ret && i < n; i++)
 		ret = EXEC(st,

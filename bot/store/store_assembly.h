@@ -3,14 +3,16 @@
  * store_assembly.h - what series assembly reads and keeps (store.h),
  * so that a pass assembles only what its new mail touches
  * (bot/stages/assemble.c): each message's place in assembly order
- * (messages.arrival, NULL while pending), the ids it answers or
- * references (msg_links), the key that joins it to other unthreaded
- * parts (messages.join_key), and each series' keys of version links
- * (series.change_key, title_key; NULL once no assembly makes it).
+ * (messages.arrival) and the key that joins it to other unthreaded
+ * parts (messages.join_key), both set as it is stored or parsed
+ * (store_messages.c, migration 18: assembly never rewrites a message
+ * row); which messages no assembly has seen (asm_pending); the ids each
+ * answers or references (msg_links), and each series' keys of version
+ * links (series.change_key, title_key; NULL once no assembly makes it).
  *
- * Keys are what the caller gives (bot/stages/assemble.c hashes them);
- * a referenced id is kept as it is, or hashed when it is too long to
- * index (PostgreSQL refuses a btree row past about 2.7 KB).
+ * Link keys are what the caller gives (bot/stages/assemble.c hashes
+ * them); a referenced id is kept as it is, or hashed when it is too long
+ * to index (PostgreSQL refuses a btree row past about 2.7 KB).
  */
 #ifndef RB_BOT_STORE_ASSEMBLY_H
 #define RB_BOT_STORE_ASSEMBLY_H
@@ -29,26 +31,23 @@ struct rb_asm_row {
 	const struct rb_msgmeta
 		*meta; /* msg.references unset: meta->references */
 	const char *state; /* "parsed", "malformed" */
-	int64_t arrival; /* its place in assembly order, 0 while pending */
+	int64_t arrival; /* its place in assembly order */
 	const char *join_key; /* or NULL */
 };
 typedef int (*rb_asm_row_fn)(const struct rb_asm_row *r, void *payload);
 
 /* How many stored messages no assembly has seen (parsed or refused). */
 int rb_store_asm_pending_count(struct rb_store *st, int64_t *n);
-/* Calls @fn with each of them, oldest first (received_at, Message-ID).
- * The rows are read before the first call: @fn may write. */
+/* Calls @fn with each of them, in arrival order (as stored). The rows
+ * are read before the first call: @fn may write. */
 int rb_store_asm_each_pending(struct rb_store *st, rb_asm_row_fn fn,
 			      void *payload);
-/* The arrival the next message seen gets (1 in an empty store). */
-int rb_store_asm_next_arrival(struct rb_store *st, int64_t *out);
 /*
- * Records that assembly has seen @message_id: its @arrival, its
- * @join_key (or NULL) and the ids it answers or references, @links[@n]
- * (its own left out by the caller). In the caller's transaction.
+ * Records that assembly has seen @message_id (no longer pending) and
+ * the ids it answers or references, @links[@n] (its own left out by the
+ * caller). In the caller's transaction; the message row is not written.
  */
 int rb_store_asm_index(struct rb_store *st, const char *message_id,
-		       int64_t arrival, const char *join_key,
 		       const char *const *links, size_t n);
 
 /* Every parsed patch, cover and reply that assembly has seen, in

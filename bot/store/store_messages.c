@@ -53,14 +53,21 @@ int rb_store_add_raw(struct rb_store *st, const char *message_id,
 	return rb_store_add_parsed(st, message_id, raw, len, origin, NULL);
 }
 
-/* The columns a parse sets, in this order, as parameters at @v. */
+/* The columns a parse sets, in this order, as parameters at @v; the
+ * last, join_key, is what assembly needs (issue 38: set here, never by
+ * an UPDATE of assembly's), from @hex. */
 #define META_COLS                                                          \
 	"kind, subject, from_addr, from_name, date, list_id, in_reply_to," \
-	" refs, version, idx, total, change_id, reason, body_facts, patch_id"
-#define META_N 15
+	" refs, version, idx, total, change_id, reason, body_facts,"       \
+	" patch_id, join_key"
+#define META_N 16
 
-static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
+static int meta_params(struct rb_dbv *v, const struct rb_msgmeta *m,
+		       const char *message_id, char hex[RB_SHA256_HEX])
 {
+	bool has = false;
+	int ret = rb_store_asm_join_key(hex, &has, message_id, m);
+
 	v[0] = RB_DB_TEXT(m->kind);
 	v[1] = RB_DB_TEXT(m->msg.subject);
 	v[2] = RB_DB_TEXT(m->msg.from_addr);
@@ -76,6 +83,8 @@ static void meta_params(struct rb_dbv *v, const struct rb_msgmeta *m)
 	v[12] = RB_DB_TEXT(m->reason);
 	v[13] = m->body_unknown ? RB_DB_NULL : RB_DB_INT(m->msg.body);
 	v[14] = RB_DB_TEXT(m->patch_id);
+	v[15] = has ? RB_DB_TEXT(hex) : RB_DB_NULL;
+	return ret;
 }
 
 /*
@@ -110,14 +119,17 @@ static int insert_parsed(struct rb_store *st, const char *message_id,
 					RB_DB_BLOB(raw, len),
 					RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
 					RB_DB_INT(stored_now()) };
+	char hex[RB_SHA256_HEX];
+	int ret = meta_params(v + 5, m, message_id, hex);
 
-	meta_params(v + 5, m);
+	if (ret)
+		return ret;
 	return st->db->ops->exec(
 		st->db,
 		"INSERT INTO messages (message_id, raw, origin, received_at,"
-		" stored_us, state, " META_COLS ") VALUES (?, ?, ?, ?, ?,"
-		" 'parsed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		" ON CONFLICT DO NOTHING",
+		" stored_us, arrival, state, " META_COLS ") VALUES (?, ?, ?,"
+		" ?, ?, " RB_ASM_ARRIVAL ", 'parsed', ?, ?, ?, ?, ?, ?, ?, ?,"
+		" ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
 		v, 5 + META_N);
 }
 
@@ -141,14 +153,14 @@ int rb_store_add_parsed(struct rb_store *st, const char *message_id,
 			 hex);
 		rb_log(RB_LOG_WARN, "store.quarantined", "origin", origin,
 		       "reason", why, NULL);
-		ret = EXEC(
-			st,
-			"INSERT INTO messages (message_id, raw, origin,"
-			" received_at, state, reason) VALUES"
-			" (?, ?, ?, ?, 'malformed', ?) ON CONFLICT DO NOTHING",
-			RB_DB_TEXT(key), RB_DB_BLOB(raw, len),
-			RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
-			RB_DB_TEXT(why));
+		ret = EXEC(st,
+			   "INSERT INTO messages (message_id, raw, origin,"
+			   " received_at, arrival, state, reason) VALUES"
+			   " (?, ?, ?, ?, " RB_ASM_ARRIVAL ", 'malformed', ?)"
+			   " ON CONFLICT DO NOTHING",
+			   RB_DB_TEXT(key), RB_DB_BLOB(raw, len),
+			   RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
+			   RB_DB_TEXT(why));
 		if (ret)
 			return ret;
 		return rb_store_changes(st) ? 0 : -RB_EEXISTS;
@@ -164,14 +176,17 @@ int rb_store_add_parsed(struct rb_store *st, const char *message_id,
 	else
 		ret = EXEC(st,
 			   "INSERT INTO messages (message_id, raw, origin,"
-			   " received_at, stored_us) VALUES (?, ?, ?, ?, ?)"
-			   " ON CONFLICT DO NOTHING",
+			   " received_at, stored_us, arrival) VALUES (?, ?, ?,"
+			   " ?, ?, " RB_ASM_ARRIVAL ") ON CONFLICT DO NOTHING",
 			   RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
 			   RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
 			   RB_DB_INT(stored_now()));
 	if (ret)
 		return ret;
-	return rb_store_changes(st) ? 0 : -RB_EEXISTS;
+	if (!rb_store_changes(st))
+		return -RB_EEXISTS;
+	/* Assembly's to see (malformed mail above is never assembled). */
+	return rb_store_asm_pend(st, message_id);
 }
 
 int rb_store_add_bad(struct rb_store *st, const char *origin,
@@ -183,13 +198,13 @@ int rb_store_add_bad(struct rb_store *st, const char *origin,
 
 	rb_sha256_hex(hex, origin, strlen(origin));
 	rb_buf_printf(&key, "rb-bad-%.40s@reviewbot.invalid", hex);
-	ret = EXEC(st,
-		   "INSERT INTO messages (message_id, raw, origin, received_at,"
-		   " state, reason) VALUES (?, ?, ?, ?, 'malformed', ?)"
-		   " ON CONFLICT DO NOTHING",
-		   RB_DB_TEXT(key.ptr),
-		   RB_DB_BLOB(raw ? raw : "", raw ? len : 0),
-		   RB_DB_TEXT(origin), RB_DB_INT(rb_now()), RB_DB_TEXT(reason));
+	ret = EXEC(
+		st,
+		"INSERT INTO messages (message_id, raw, origin, received_at,"
+		" arrival, state, reason) VALUES (?, ?, ?, ?, " RB_ASM_ARRIVAL
+		", 'malformed', ?) ON CONFLICT DO NOTHING",
+		RB_DB_TEXT(key.ptr), RB_DB_BLOB(raw ? raw : "", raw ? len : 0),
+		RB_DB_TEXT(origin), RB_DB_INT(rb_now()), RB_DB_TEXT(reason));
 	rb_buf_release(&key);
 	return ret;
 }
@@ -296,13 +311,17 @@ int rb_store_mark_parsed(struct rb_store *st, const char *message_id,
 			 const struct rb_msgmeta *m)
 {
 	struct rb_dbv v[META_N + 1];
+	char hex[RB_SHA256_HEX];
+	int ret = meta_params(v, m, message_id, hex);
 
-	meta_params(v, m);
+	if (ret)
+		return ret;
 	v[META_N] = RB_DB_TEXT(message_id);
 	return st->db->ops->exec(
 		st->db,
 		"UPDATE messages SET state = 'parsed', (" META_COLS ") = (?, ?,"
-		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE message_id = ?",
+		" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE message_id ="
+		" ?",
 		v, META_N + 1);
 }
 

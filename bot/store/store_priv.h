@@ -69,6 +69,26 @@ int rb_store_claim_query(struct rb_store *st, const char *sql,
  * (bot/store/store_outbox.c). */
 int rb_store_outbox_backfill_rates(struct rb_store *st);
 
+/* Migration 18: the arrival and join key of the rows no assembly has
+ * seen yet (bot/store/store_assembly.c). */
+int rb_store_asm_migrate(struct rb_store *st);
+
+struct rb_msgmeta;
+/*
+ * What assembly needs of a message, set as it is stored or parsed
+ * (bot/store/store_assembly.c, issue 38), so that assembly never
+ * rewrites its row. rb_store_asm_join_key(): @m's join key as assembly
+ * keeps it (hex of SHA-256), *@has false when it has none (assembly
+ * reads only parsed patches, covers and replies; the others never
+ * join). rb_store_asm_pend(): @message_id, just inserted, is pending
+ * for assembly. RB_ASM_ARRIVAL: the arrival of a row being inserted,
+ * one more than the store's last (SQL, for the VALUES of an INSERT).
+ */
+int rb_store_asm_join_key(char hex[65], bool *has, const char *message_id,
+			  const struct rb_msgmeta *m);
+int rb_store_asm_pend(struct rb_store *st, const char *message_id);
+#define RB_ASM_ARRIVAL "(SELECT COALESCE(MAX(arrival), 0) + 1 FROM messages)"
+
 /* *out: whether the COUNT(*) that @sql asks for is above 0. */
 int rb_store_exists(struct rb_store *st, bool *out, const char *sql,
 		    const struct rb_dbv *p, size_t n);
