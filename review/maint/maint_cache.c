@@ -53,7 +53,9 @@
 
 #define CACHE_MAGIC "RBMAINT"
 /* 2: the checksum in four lanes; 3: patterns as struct pat, their
- * regexes after them; 4: the patterns' keys (struct pat_key) between.
+ * regexes after them; 4: the patterns' keys (struct pat_key) between;
+ * 5: the keys' order after them (struct index's kblock and korder), and
+ * the checksum idx_sum().
  */
 #define CACHE_FORMAT 5u
 #define CACHE_ENDIAN 0x01020304u
@@ -318,6 +320,39 @@ static void enc_rest(struct enc *e, const struct index *ix)
 	put_str(e, ix->warnings.len ? ix->warnings.ptr : "");
 }
 
+/*
+ * The index file's checksum (format 5): sixteen 32-bit lanes of
+ * Fletcher's two sums, which compilers vectorise with plain adds (SSE2),
+ * mixed at the end. rb_checksum64()'s dependent 64-bit multiplies were a
+ * third of a one-shot lookup's instructions after the other cuts (1.6M
+ * for the 1.3 MB file; this takes about a fifth of that). Like it, it
+ * catches damage (a flipped bit, a zeroed or moved block), not an
+ * adversary. The loop asks for the next page's lines itself: the
+ * hardware prefetcher stops at each 4 kB page of a file cold in the
+ * CPU's caches.
+ */
+static uint64_t idx_sum(const unsigned char *p, size_t len)
+{
+	uint32_t a[16] = { 0 }, b[16] = { 0 }, w[16];
+	uint64_t r = 0x9e3779b97f4a7c15ull ^ len;
+	size_t i, k;
+
+	for (i = 0; i + 64 <= len; i += 64) {
+		if (len - i > 4096)
+			__builtin_prefetch(p + i + 4096);
+		memcpy(w, p + i, 64);
+		for (k = 0; k < 16; k++) {
+			a[k] += w[k];
+			b[k] += a[k];
+		}
+	}
+	for (k = 0; k < 16; k++)
+		r = (r ^ ((uint64_t)b[k] << 32 | a[k])) * 0xff51afd7ed558ccdull;
+	for (; i < len; i++)
+		r = (r ^ p[i]) * 0xc4ceb9fe1a85ec53ull;
+	return r ^ (r >> 29);
+}
+
 /* The file's header for a body and string table of these lengths. */
 static void enc_header(unsigned char *h, const struct index *ix,
 		       const struct enc *e)
@@ -345,9 +380,8 @@ static void enc_header(unsigned char *h, const struct index *ix,
 	u = (uint32_t)e->st.tab.len;
 	memcpy(h, &u, 4);
 	h += 4;
-	sum = rb_checksum64((const unsigned char *)e->body.ptr, e->body.len) ^
-	      (rb_checksum64((const unsigned char *)e->st.tab.ptr,
-			     e->st.tab.len) *
+	sum = idx_sum((const unsigned char *)e->body.ptr, e->body.len) ^
+	      (idx_sum((const unsigned char *)e->st.tab.ptr, e->st.tab.len) *
 	       3);
 	memcpy(h, &sum, 8);
 }
@@ -935,8 +969,7 @@ static int decode(struct index *ix, const unsigned char *h, size_t len,
 	d.end = d.p + blen;
 	d.tab = (const char *)d.end;
 	d.tablen = tlen;
-	if (verify && sum != (rb_checksum64(d.p, blen) ^
-			      (rb_checksum64(d.end, tlen) * 3)))
+	if (verify && sum != (idx_sum(d.p, blen) ^ (idx_sum(d.end, tlen) * 3)))
 		return -RB_EINVAL;
 
 	/* A count can't exceed what its smallest records would fill. */
