@@ -21,7 +21,15 @@
 #     with one reviewbot process per patch, reading the parsed index from
 #     its on-disk cache (made by the parity runs before), and again with
 #     --no-cache (MAINTAINERS inflated and parsed by every process), and
-#     the floor, /bin/true per patch. Each one-process-per-patch loop
+#     the floor: an empty static program per patch (bench/empty.c, the
+#     cost of exec alone; /bin/true, dynamic, beside it). The quick
+#     one-shot rows run before and after get_maintainer.pl and count
+#     their mean, so that a load that changes during its 50 s weighs on
+#     both sides. The load average is read before and after, and the
+#     first table gives the ratio, the floor and the load in one row.
+#     With valgrind installed, the instructions of one lookup (callgrind,
+#     user space; they do not depend on the load) over every 10th patch,
+#     and the floor's. Each one-process-per-patch loop
 #     forks and execs once a patch, from the tree. Wall and CPU
 #     (user+sys) time. The parity runs use the cache too, and a
 #     --no-cache run of all patches must print the same.
@@ -31,6 +39,10 @@
 #   APPLY_MAX=N  only the first N apply-6.1 mails (a quick try)
 #   RB_BIN       a reviewbot binary; default: the Release build in
 #                build-bench/, built first (bench/lib.sh)
+#   INSNS=0      skip the instruction counts
+#   PARITY=0     speed only: no oracle and no parity (get_maintainer.pl
+#                runs 4 to 7 times a patch for it, which takes most of
+#                the run on a loaded machine)
 # Exit status: 0 when every patch matches, 1 otherwise.
 set -eu -o pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +57,10 @@ tree=$("$src/scripts/setup-linux-tree.sh") ||
 gm="$tree/scripts/get_maintainer.pl"
 RB_BIN=$(bench_reviewbot "${RB_BIN:-}") || exit 1
 bin=$RB_BIN
+empty=$(bench_build bench_empty)/bench/bench_empty || exit 1
+[ -x "$empty" ] || bench_die "no $empty"
+commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$src" diff --quiet HEAD -- 2>/dev/null || commit="$commit+changes"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rb-bench-maint.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/mail" "$work"/o{0,1,2,3,4,5} "$work"/r{0,1,2,3,4,5} \
@@ -73,6 +89,9 @@ cat "$work/apply.list" "$work/sample.list" > "$work/all.list"
 napply=$(wc -l < "$work/apply.list")
 nsample=$(wc -l < "$work/sample.list")
 
+parity=${PARITY:-1}
+[ "$parity" = 0 ] && : > "$work/all.list.parity" || cp "$work/all.list" "$work/all.list.parity"
+
 # --- the oracle (not timed; two at a time) -----------------------------
 oracle() { # SEED MODE(o|r) PATCH
 	local args=(--nogit --nogit-fallback)
@@ -82,7 +101,7 @@ oracle() { # SEED MODE(o|r) PATCH
 }
 export -f oracle
 export work tree gm
-xargs -a "$work/all.list" -P 2 -I{} bash -c 'oracle 0 o {}; oracle 0 r {};
+xargs -r -a "$work/all.list.parity" -P 2 -I{} bash -c 'oracle 0 o {}; oracle 0 r {};
 	oracle 1 o {}; oracle 2 o {}'
 
 # --- reviewbot, parity ---------------------------------------------------
@@ -92,16 +111,18 @@ split_each() { # FILE DIR: "==> PATH <==" sections into DIR/basename
 		f = d "/" a[n]; printf "" > f; next } { print > f }' "$1"
 }
 cache=$work/cache
+cache_same=yes
+if [ "$parity" != 0 ]; then
 (cd "$tree" && "$bin" maintainers --tree . --cache-dir "$cache" --each \
 	$(cat "$work/all.list")) > "$work/ours.txt"
 (cd "$tree" && "$bin" maintainers --tree . --cache-dir "$cache" --roles \
 	--each $(cat "$work/all.list")) > "$work/oursr.txt"
 (cd "$tree" && "$bin" maintainers --tree . --no-cache --roles --each \
 	$(cat "$work/all.list")) > "$work/parsedr.txt"
-cache_same=yes
 cmp -s "$work/oursr.txt" "$work/parsedr.txt" || cache_same=NO
 split_each "$work/ours.txt" "$work/ours"
 split_each "$work/oursr.txt" "$work/oursr"
+fi
 
 ok=0 bad=0 varied=0 varied_ok=0
 : > "$work/diffs"
@@ -148,7 +169,7 @@ while read -r p; do
 			diff "$work/${mode}0/$b" "$mine" || true
 		} >> "$work/diffs"
 	done
-done < "$work/all.list"
+done < "$work/all.list.parity"
 
 # --- speed, side by side on the apply-6.1 patches ------------------------------
 clock() { # prints "wall cpu" in seconds for the command
@@ -182,11 +203,11 @@ run_each() { # extra options
 # The floor of any one-shot program: a process that does nothing, run
 # the same way, output redirected too (under load, process start alone
 # is a large part of it).
-run_floor() {
+run_floor() { # the program: the static empty one, or /bin/true
 	local p
 	cd "$tree" || return
 	for p in $(cat "$work/apply.list"); do
-		/bin/true "$p" > /dev/null
+		"$1" "$p" > /dev/null
 	done
 }
 run_oneshot() { # extra options
@@ -206,26 +227,85 @@ run_oneshot_sub() { # the harness before: a subshell per patch
 rm -rf "$cache"
 first_t=$(clock bash -c "cd '$tree' && '$bin' maintainers --tree . \
 	--cache-dir '$cache' $(head -n 1 "$work/apply.list") > /dev/null")
+# The quick rows before and after get_maintainer.pl: their mean.
+mean2() { echo "$1 $2" | awk '{ printf "%.3f %.3f", ($1 + $3) / 2, ($2 + $4) / 2 }'; }
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+one_a=$(clock run_oneshot --cache-dir "$cache")
+floor_a=$(clock run_floor "$empty")
+true_a=$(clock run_floor /bin/true)
 gm_t=$(clock run_gm)
+true_b=$(clock run_floor /bin/true)
+floor_b=$(clock run_floor "$empty")
+one_b=$(clock run_oneshot --cache-dir "$cache")
+one_t=$(mean2 "$one_a" "$one_b")
+floor_t=$(mean2 "$floor_a" "$floor_b")
+true_t=$(mean2 "$true_a" "$true_b")
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
 each_t=$(clock run_each --cache-dir "$cache")
 each_nc_t=$(clock run_each --no-cache)
-one_t=$(clock run_oneshot --cache-dir "$cache")
 sub_t=$(clock run_oneshot_sub --cache-dir "$cache")
 nocache_t=$(clock run_oneshot --no-cache)
-floor_t=$(clock run_floor)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# Instructions (user space, callgrind): they do not move with the load.
+insns() { # CMD...: the instructions callgrind counts
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
+		2>&1 >/dev/null | awk '/Collected :/ { print $NF }'
+}
+ins_rb= ins_floor= ins_n=0
+if [ "${INSNS:-1}" != 0 ] && command -v valgrind >/dev/null; then
+	ins_floor=$(insns "$empty")
+	tot=0
+	for p in $(awk 'NR % 10 == 1' "$work/apply.list"); do
+		i=$(cd "$tree" && insns "$bin" maintainers --tree . \
+			--cache-dir "$cache" "$p")
+		[ -n "$i" ] || continue
+		tot=$((tot + i))
+		ins_n=$((ins_n + 1))
+	done
+	[ "$ins_n" -gt 0 ] && ins_rb=$((tot / ins_n))
+fi
 
 {
 	echo "## MAINTAINERS lookup (bench/maintainers.sh)"
 	echo
-	echo "linux 6.1.192 ($tree), $(date -u +%Y-%m-%d), load average $load."
+	echo "linux 6.1.192 ($tree), $(date -u +%Y-%m-%d), at $commit, load average $load."
 	echo "Repeat: \`bench/maintainers.sh\` (SAMPLE=$sample)."
+	echo
+	echo "### One process per patch: the ratio, the floor and the load"
+	echo
+	echo "| commit | load before / after | get_maintainer.pl a patch | reviewbot a patch | floor a patch (empty static program) | speed-up wall / CPU | floor's speed-up | reviewbot above the floor |"
+	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+	set -- $gm_t
+	gw=$1 gc=$2
+	set -- $one_t
+	ow=$1 oc=$2
+	set -- $floor_t
+	fw=$1
+	awk -v c="$commit" -v l0="$load0" -v l1="$load1" -v n="$napply" \
+		-v gw="$gw" -v gc="$gc" -v ow="$ow" -v oc="$oc" -v fw="$fw" \
+		'BEGIN { printf "| %s | %s / %s | %.3f s | %.1f ms | %.1f ms | %.0fx / %.0fx | %.0fx | %.1f ms |\n",
+			c, l0, l1, gw / n, ow * 1000 / n, fw * 1000 / n,
+			gw / ow, (oc > 0 ? gc / oc : 0), gw / fw,
+			(ow - fw) * 1000 / n }'
+	echo
+	echo "The reviewbot and floor rows are the means of a pass before and"
+	echo "one after get_maintainer.pl's. A load average above 1 on these 2"
+	echo "cores means other work shared them: on a quiet machine the floor"
+	echo "and reviewbot both cost less, and the ratio is higher."
+	if [ -n "$ins_rb" ]; then
+		echo
+		echo "Instructions (callgrind, user space; they do not depend on the"
+		echo "load): reviewbot $ins_rb a lookup (mean of $ins_n patches, every"
+		echo "10th of apply-6.1), the empty static program $ins_floor."
+	fi
 	echo
 	echo "### Parity with get_maintainer.pl"
 	echo
-	echo "| set | patches | outputs compared (2 modes) | byte-identical | same set where Perl's order varies | differ |"
-	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-	echo "| apply-6.1 + linux-api (every ${step}th patch mail) | $((napply + nsample)) ($napply + $nsample) | $(( (napply + nsample) * 2 )) | $ok | $varied_ok (of $varied) | $bad |"
+	[ "$parity" = 0 ] && echo "Not run (PARITY=0): speed only." && echo
+	[ "$parity" = 0 ] || echo "| set | patches | outputs compared (2 modes) | byte-identical | same set where Perl's order varies | differ |"
+	[ "$parity" = 0 ] || echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+	[ "$parity" = 0 ] || echo "| apply-6.1 + linux-api (every ${step}th patch mail) | $((napply + nsample)) ($napply + $nsample) | $(( (napply + nsample) * 2 )) | $ok | $varied_ok (of $varied) | $bad |"
 	echo
 	if [ "$bad" -gt 0 ]; then
 		echo "Differences (get_maintainer first):"
@@ -239,15 +319,14 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "| run | wall s | CPU s | per patch (wall) | speed-up (wall) | speed-up (CPU) |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-	set -- $gm_t
-	gw=$1 gc=$2
 	echo "| get_maintainer.pl, one process per patch | $gw | $gc | $(awk -v n="$napply" -v w="$gw" 'BEGIN{printf "%.4f", w/n}') | 1x | 1x |"
 	for row in "reviewbot, one process (--each)|$each_t" \
 		"reviewbot, one process (--each), --no-cache|$each_nc_t" \
 		"reviewbot, one process per patch|$one_t" \
 		"reviewbot, one process per patch, a subshell per patch (the harness before)|$sub_t" \
 		"reviewbot, one process per patch, --no-cache|$nocache_t" \
-		"floor: /bin/true, one process per patch|$floor_t"; do
+		"floor: an empty static program, one process per patch|$floor_t" \
+		"/bin/true (dynamic), one process per patch|$true_t"; do
 		name=${row%%|*}
 		set -- ${row#*|}
 		echo "| $name | $1 | $2 | $(awk -v n="$napply" -v w="$1" 'BEGIN{printf "%.4f", w/n}') | $(awk -v a="$gw" -v b="$1" 'BEGIN{printf "%.0fx", a/b}') | $(awk -v a="$gc" -v b="$2" 'BEGIN{ if (b > 0) printf "%.0fx", a/b; else print "n/a" }') |"
@@ -258,7 +337,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "~/.cache/reviewbot/maintainers; 1.2 MB for linux 6.1, and the"
 	echo "HEAD commit's .tree file), without libgit2. The run that"
 	echo "parses and writes them took $(echo $first_t | cut -d' ' -f1) s wall."
-	echo "Cached and parsed index print the same for all $((napply + nsample)) patches"
-	echo "(--roles): $cache_same."
+	[ "$parity" = 0 ] || echo "Cached and parsed index print the same for all $((napply + nsample)) patches"
+	[ "$parity" = 0 ] || echo "(--roles): $cache_same."
 } > "$out"
 [ "$bad" -eq 0 ] && [ "$cache_same" = yes ]

@@ -572,7 +572,8 @@ static int match_query(struct collect *c, const struct rb_maint_query *q,
 		if (strlen(q->files.v[i]) > maxlen)
 			maxlen = strlen(q->files.v[i]);
 	b.lower = malloc(maxlen + 1);
-	if (!b.hits || !b.slot || !b.lower) {
+	b.cand = malloc((ix->npat + 1) * sizeof(*b.cand));
+	if (!b.hits || !b.slot || !b.lower || !b.cand) {
 		err = rb_err(RB_ENOMEM, "maintainers: out of memory");
 		goto out;
 	}
@@ -593,6 +594,7 @@ out:
 	free(b.hits);
 	free(b.slot);
 	free(b.lower);
+	free(b.cand);
 	return err;
 }
 

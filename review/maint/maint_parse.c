@@ -599,6 +599,8 @@ static int finish_patterns(struct index *ix, const struct vec *pats)
 	for (k = 0; !err && k < pats->n; k++)
 		if (pv[k].glob)
 			rb_maint__pat_key(&ix->pkey_buf[k], &pv[k], vals[k]);
+	if (!err)
+		err = rb_maint__key_order(ix);
 	free(vals);
 	return err;
 }
@@ -735,6 +737,7 @@ void rb_maint__index_unref(struct index *ix)
 	free(ix->tv_sect);
 	free(ix->pstr_buf);
 	free(ix->pkey_buf);
+	free(ix->korder_buf);
 	if (ix->block) {
 		munmap(ix->block, ix->blocklen);
 		if (ix->lazy)

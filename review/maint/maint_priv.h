@@ -109,6 +109,8 @@ struct pat_key {
 	uint8_t b[16];
 };
 
+#define KEY_BLOCKS 17 /* struct index's kblock[] */
+
 /* What matching reads of every section (struct sect has it too). */
 struct sect_m {
 	uint32_t pat0, npat; /* F:/N: patterns in line order */
@@ -158,6 +160,15 @@ struct index {
 	char *pstr_buf;
 	const struct pat_key *pkey; /* one per pattern */
 	struct pat_key *pkey_buf;
+	/* The patterns by key: their numbers sorted by (key length, key
+	 * bytes, number), the keys of length L at korder[kblock[L]] to
+	 * korder[kblock[L + 1]] (L = 0 to 15; kblock[16] = npat), so that
+	 * a file's candidates are found by bisection, not by trying every
+	 * key (rb_maint__match_file()).
+	 */
+	const uint32_t *korder;
+	uint32_t *korder_buf;
+	uint32_t kblock[KEY_BLOCKS];
 	struct pat_rx *rx;
 	size_t nrx;
 	struct cat *cat;
@@ -376,6 +387,8 @@ char *rb_maint__clean_file_email(const char *raw);
 bool rb_maint__glob_check(struct pat *p, const char *val);
 /* The struct pat_key of a pattern glob_check() accepted. */
 void rb_maint__pat_key(struct pat_key *k, const struct pat *p, const char *val);
+/* ix->korder_buf and ix->kblock from ix->pkey: 0 or -RB_ENOMEM. */
+int rb_maint__key_order(struct index *ix);
 /*
  * Compiles @perl into @dst's regex, keeping the literals @dst got from
  * the translation at load time; @state goes to 1, or -1 on failure.
@@ -385,7 +398,8 @@ bool rb_maint__lazy_re(struct index *ix, struct rb_perl_re *dst, int *state,
 bool rb_maint__kw_re(struct index *ix, struct kw *k, int which);
 /* One K: keyword against the lines of a patch: any line matches? */
 bool rb_maint__kw_patch(struct index *ix, struct kw *k, const char *text,
-			const char *lower, size_t len, const size_t *lstart,
+			const char *lower, size_t len,
+			const struct rb_grams *grams, const size_t *lstart,
 			const unsigned char *lflag, size_t nlines);
 
 struct hit {
@@ -398,6 +412,7 @@ struct match_buf {
 	struct hit *hits; /* one per section */
 	int *slot; /* one per section, -1 */
 	char *lower; /* strlen(file) + 1 bytes */
+	uint32_t *cand; /* one per pattern */
 };
 
 /*

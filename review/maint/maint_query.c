@@ -291,6 +291,7 @@ int rb_maint_query_add_patch(struct rb_maint_query *q, const char *text,
 			     size_t len)
 {
 	struct index *ix = q->m->ix;
+	struct rb_grams *grams = NULL;
 	size_t *lstart = NULL, nlines = 0, i, k;
 	unsigned char *lflag = NULL;
 	char *lower = NULL;
@@ -330,13 +331,22 @@ int rb_maint_query_add_patch(struct rb_maint_query *q, const char *text,
 	err = add_diff_paths(&q->files, text, len);
 	if (err)
 		goto out;
+	if (ix->nkw) {
+		grams = malloc(sizeof(*grams));
+		if (!grams) {
+			err = rb_err(RB_ENOMEM, "maintainers: out of memory");
+			goto out;
+		}
+		rb_grams_fill(grams, lower, len);
+	}
 	for (k = 0; k < ix->nkw; k++)
 		if (!q->kwhit[k])
 			q->kwhit[k] = rb_maint__kw_patch(ix, &ix->kw[k], text,
-							 lower, len, lstart,
-							 lflag, nlines);
+							 lower, len, grams,
+							 lstart, lflag, nlines);
 	sort_uniq(&q->files);
 out:
+	free(grams);
 	free(lstart);
 	free(lflag);
 	free(lower);

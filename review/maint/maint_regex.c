@@ -818,6 +818,54 @@ bool rb_perl_re_maybe(const struct rb_perl_re *r, const char *lower, size_t len)
 	return false;
 }
 
+static inline unsigned gram(const unsigned char *p)
+{
+	uint32_t x = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+
+	return (x * 2654435761u) >> 16;
+}
+
+void rb_grams_fill(struct rb_grams *g, const char *lower, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)lower;
+	size_t i;
+
+	memset(g->bits, 0, sizeof(g->bits));
+	for (i = 0; i + 3 <= len; i++) {
+		unsigned h = gram(p + i);
+
+		g->bits[h >> 6] |= 1ull << (h & 63);
+	}
+}
+
+static bool grams_have(const struct rb_grams *g, const char *lit, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)lit;
+	size_t i;
+
+	for (i = 0; i + 3 <= len; i++) {
+		unsigned h = gram(p + i);
+
+		if (!(g->bits[h >> 6] & (1ull << (h & 63))))
+			return false;
+	}
+	return true;
+}
+
+bool rb_perl_re_maybe_in(const struct rb_perl_re *r, const char *lower,
+			 size_t len, const struct rb_grams *g)
+{
+	size_t i;
+
+	if (!r->nlits)
+		return true;
+	for (i = 0; i < r->nlits; i++)
+		if (grams_have(g, r->lits[i], r->litlens[i]) &&
+		    memmem(lower, len, r->lits[i], r->litlens[i]))
+			return true;
+	return false;
+}
+
 bool rb_perl_re_match(const struct rb_perl_re *r, const char *s, size_t len)
 {
 	regmatch_t m[1];
