@@ -352,7 +352,8 @@ policy:
 EOC
 		local a b
 		a=$(now)
-		"$RB_BIN" run -c "$d/$1.yaml" --once 2>"$d/$1.log" ||
+		# (its summary on stdout is not this function's output)
+		"$RB_BIN" run -c "$d/$1.yaml" --once >"$d/$1.out" 2>"$d/$1.log" ||
 			rb_fail "$1: $(tail -3 "$d/$1.log")"
 		b=$(now)
 		echo "$(secs "$a" "$b") $(q "$2/$1.db" "SELECT count(*) FROM messages") $(q "$2/$1.db" "SELECT last FROM source_state") $(synced "$d/$1.log" nntp.synced)"
@@ -528,7 +529,7 @@ EOC
 		rm -f "$2/imap.db" "$2/imap.db-wal" "$2/imap.db-shm"
 		local a b
 		a=$(now)
-		"$RB_BIN" run -c "$d/$1.yaml" --once 2>"$d/$1.log" ||
+		"$RB_BIN" run -c "$d/$1.yaml" --once >"$d/$1.out" 2>"$d/$1.log" ||
 			rb_fail "imap: $(tail -3 "$d/$1.log")"
 		b=$(now)
 		it=$(secs "$a" "$b")
