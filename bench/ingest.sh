@@ -25,9 +25,15 @@
 #      with) into a Maildir, against reviewbot --once ingesting into its
 #      store on disk, same run (imap.synced and the whole --once).
 #
+# (b) and (c) run each side in turn TROUNDS times in the same run (the
+# peer, then reviewbot, alternately), and report the medians, each ratio
+# with the load average (uptime, 1 minute) beside it: the machine is
+# shared, so a figure means little without the load it was taken under.
+#
 # usage: bench/ingest.sh [latency|nntp|imap|throughput|all] [RESULTS.md]
 #   (throughput: (b) and (c); all: (a), (b) and (c))
 #   ROUNDS=N   latency rounds per mode (default 7)
+#   TROUNDS=N  throughput rounds per side for (b) and (c) (default 5)
 #   NNTP_N=N   corpus messages for (b) and (c) (default: all)
 # RB_BIN: the reviewbot to measure (default build-bench/bot/reviewbot,
 # built first: bench/lib.sh).
@@ -50,6 +56,7 @@ bench_need xz python3 sqlite3
 	bench_need public-inbox-init public-inbox-nntpd
 [ "$what" = nntp ] || [ "$what" = latency ] || bench_need mbsync
 rounds=${ROUNDS:-7}
+trounds=${TROUNDS:-5}
 corpus=$RB_SHARED/corpus/linux-api.mbox.xz
 . "$src/tests/integration/lib.sh"
 d=$RB_TEST_DIR
@@ -280,6 +287,11 @@ synced() {
 		awk '{ printf "%d %.3f", $1, $2 / 1000 }'
 }
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }'; }
+# load: the 1-minute load average now.
+load() { cut -d' ' -f1 /proc/loadavg; }
+# med FILE COLUMN: the median of COLUMN (1-based) of FILE's lines.
+med() { awk -v c="$2" '{ print $c }' "$1" >"$1.col" && stats "$1.col" | cut -d' ' -f1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 run_nntp() {
 	local t0 t1 G=org.kernel.vger.linux-api port got
@@ -303,8 +315,7 @@ run_nntp() {
 	rb_start nntpd public-inbox-nntpd -l "127.0.0.1:$port"
 	rb_wait_port "$port"
 
-	t0=$(now)
-	got=$(/usr/bin/python3 -W ignore - "$port" <<'PY'
+	cat >"$d/nntp_peer.py" <<'PY'
 import nntplib, sys
 s = nntplib.NNTP("127.0.0.1", int(sys.argv[1]))
 _, count, first, last, _ = s.group("org.kernel.vger.linux-api")
@@ -319,14 +330,10 @@ for i in range(first, last + 1):
 s.quit()
 print(n, b)
 PY
-)
-	t1=$(now)
-	local pyt pyn pyb
-	pyt=$(secs "$t0" "$t1")
-	read -r pyn pyb <<<"$got"
 
-	# rb_nntp NAME DBDIR
+	# rb_nntp NAME DBDIR: "whole-seconds stored last synced-n synced-s"
 	rb_nntp() {
+		rm -f "$2/$1.db" "$2/$1.db-wal" "$2/$1.db-shm"
 		cat >"$d/$1.yaml" <<EOC
 store:
   path: $2/$1.db
@@ -344,31 +351,69 @@ policy:
 EOC
 		local a b
 		a=$(now)
-		"$RB_BIN" run -c "$d/$1.yaml" --once 2>"$d/$1.log" ||
+		# (its summary on stdout is not this function's output)
+		"$RB_BIN" run -c "$d/$1.yaml" --once >"$d/$1.out" 2>"$d/$1.log" ||
 			rb_fail "$1: $(tail -3 "$d/$1.log")"
 		b=$(now)
 		echo "$(secs "$a" "$b") $(q "$2/$1.db" "SELECT count(*) FROM messages") $(q "$2/$1.db" "SELECT last FROM source_state") $(synced "$d/$1.log" nntp.synced)"
 	}
-	local shm
+	local shm r pyn pyb dl
 	shm=$(mktemp -d /dev/shm/rb-bench-ingest.XXXXXX)
-	read -r tt tn tl tsn tst <<<"$(rb_nntp tmpfs "$shm")"
+	: >"$d/nntp.rounds"
+	# Each round: nntplib, reviewbot on disk, reviewbot on tmpfs, each
+	# with the load it ran under ("pyt pyl dst dsl tst tsl dt tt").
+	for r in $(seq "$trounds"); do
+		local l1 l2 l3 pyt
+		l1=$(load)
+		t0=$(now)
+		read -r pyn pyb <<<"$(/usr/bin/python3 -W ignore "$d/nntp_peer.py" "$port")"
+		t1=$(now)
+		pyt=$(secs "$t0" "$t1")
+		l2=$(load)
+		read -r dt dn dl dsn dst <<<"$(rb_nntp disk "$d")"
+		l3=$(load)
+		read -r tt tn tl tsn tst <<<"$(rb_nntp tmpfs "$shm")"
+		echo "$pyt $l1 $dst $l2 $tst $l3 $dt $tt" >>"$d/nntp.rounds"
+		[ "$dsn" = "$pyn" ] && [ "$tsn" = "$pyn" ] ||
+			rb_fail "nntp round $r: stored $dsn and $tsn, nntplib fetched $pyn"
+	done
 	rm -rf "$shm"
-	read -r dt dn dl dsn dst <<<"$(rb_nntp disk "$d")"
+	local mpy mds mts mdt mtt
+	mpy=$(med "$d/nntp.rounds" 1)
+	mds=$(med "$d/nntp.rounds" 3)
+	mts=$(med "$d/nntp.rounds" 5)
+	mdt=$(med "$d/nntp.rounds" 7)
+	mtt=$(med "$d/nntp.rounds" 8)
 	report "### (b) Ingest throughput over NNTP (public-inbox-nntpd, linux-api corpus)"
 	report ""
 	report "$msgs corpus messages imported into a public-inbox v2 archive in $imp s"
 	report "(import_mbox, one process); the group's high-water mark is $dl."
 	report "The ingest pass fetches and stores every article (pipelined ARTICLE,"
-	report "256 to a store transaction); the whole --once also parses, assembles"
-	report "and runs the jobs."
+	report "read and parsed on one thread, stored on another, 1,024 to a store"
+	report "transaction); the whole --once also parses, assembles and runs the"
+	report "jobs. $trounds rounds, each side in turn (nntplib, reviewbot on disk,"
+	report "reviewbot on tmpfs); medians, seconds."
 	report ""
-	report "| what | articles | seconds | articles/s |"
+	report "| what | articles | seconds (median) | articles/s |"
 	report "| --- | --- | --- | --- |"
-	report "| reviewbot ingest pass, store on disk (SQLite WAL, synchronous=FULL) | $dsn stored | $dst | $(rate "$dsn" "$dst") |"
-	report "| reviewbot ingest pass, store on tmpfs | $tsn stored | $tst | $(rate "$tsn" "$tst") |"
-	report "| Python nntplib ARTICLE loop, nothing stored | $pyn fetched ($pyb bytes) | $pyt | $(rate "$pyn" "$pyt") |"
-	report "| reviewbot --once, whole (start: all), store on disk | $dn stored | $dt | $(rate "$dn" "$dt") |"
-	report "| reviewbot --once, whole (start: all), store on tmpfs | $tn stored | $tt | $(rate "$tn" "$tt") |"
+	report "| reviewbot ingest pass, store on disk (SQLite WAL, synchronous=FULL) | $pyn stored | $mds | $(rate "$pyn" "$mds") |"
+	report "| reviewbot ingest pass, store on tmpfs | $pyn stored | $mts | $(rate "$pyn" "$mts") |"
+	report "| Python nntplib ARTICLE loop, nothing stored | $pyn fetched ($pyb bytes) | $mpy | $(rate "$pyn" "$mpy") |"
+	report "| reviewbot --once, whole (start: all), store on disk | $pyn stored | $mdt | $(rate "$pyn" "$mdt") |"
+	report "| reviewbot --once, whole (start: all), store on tmpfs | $pyn stored | $mtt | $(rate "$pyn" "$mtt") |"
+	report ""
+	report "Each round, seconds, and the load average (1 minute) as each side"
+	report "started; the ratio is nntplib's seconds over reviewbot's (above 1:"
+	report "reviewbot is faster):"
+	report ""
+	report "| round | nntplib s (load) | reviewbot disk s (load) | ratio, disk | reviewbot tmpfs s (load) | ratio, tmpfs |"
+	report "| --- | --- | --- | --- | --- | --- |"
+	r=0
+	while read -r pyt l1 dst l2 tst l3 dt tt; do
+		r=$((r + 1))
+		report "| $r | $pyt ($l1) | $dst ($l2) | $(ratio "$pyt" "$dst") | $tst ($l3) | $(ratio "$pyt" "$tst") |"
+	done <"$d/nntp.rounds"
+	report "| median | $mpy | $mds | **$(ratio "$mpy" "$mds")** | $mts | $(ratio "$mpy" "$mts") |"
 	report ""
 	rb_stop nntpd
 }
@@ -438,27 +483,13 @@ Sync Pull
 Create Near
 SyncState *
 EOC
-	t0=$(now)
-	mbsync -q -c "$d/mbsyncrc" list 2>"$d/mbsync.log" ||
-		rb_fail "mbsync: $(tail -3 "$d/mbsync.log")"
-	t1=$(now)
-	local mt mn ft fn
-	mt=$(secs "$t0" "$t1")
-	mn=$(find "$d/mbsync/INBOX" -type f -path '*/cur/*' -o -type f -path '*/new/*' | wc -l)
 	# The same without an fsync per message, into tmpfs: no durability
 	# cost at all, as reviewbot's store on tmpfs below (the fair pair).
-	rm -rf "$d/mbsync"
-	local mshm
+	local mshm shm
 	mshm=$(mktemp -d /dev/shm/rb-bench-mbsync.XXXXXX)
+	shm=$(mktemp -d /dev/shm/rb-bench-imap.XXXXXX)
 	sed -e '1i FSync no\n' -e "s|$d/mbsync/|$mshm/|g" "$d/mbsyncrc" \
 		>"$d/mbsyncrc2"
-	t0=$(now)
-	mbsync -q -c "$d/mbsyncrc2" list 2>"$d/mbsync2.log" ||
-		rb_fail "mbsync: $(tail -3 "$d/mbsync2.log")"
-	t1=$(now)
-	ft=$(secs "$t0" "$t1")
-	fn=$(find "$mshm/INBOX" -type f -path '*/cur/*' -o -type f -path '*/new/*' | wc -l)
-	rm -rf "$mshm"
 
 	# rb_imap_cfg FILE DBDIR
 	rb_imap_cfg() {
@@ -480,36 +511,91 @@ policy:
 EOC
 	}
 	rb_imap_cfg "$d/imap.yaml" "$d"
-	local a b it in isn ist tsn tst shm
-	# The ingest pass with the store on tmpfs (no fsync cost), first.
-	shm=$(mktemp -d /dev/shm/rb-bench-imap.XXXXXX)
 	rb_imap_cfg "$d/imap-tmpfs.yaml" "$shm"
-	"$RB_BIN" run -c "$d/imap-tmpfs.yaml" --once 2>"$d/imap-tmpfs.log" ||
-		rb_fail "imap: $(tail -3 "$d/imap-tmpfs.log")"
-	read -r tsn tst <<<"$(synced "$d/imap-tmpfs.log" imap.synced)"
-	rm -rf "$shm"
-	a=$(now)
-	"$RB_BIN" run -c "$d/imap.yaml" --once 2>"$d/imap.log" ||
-		rb_fail "imap: $(tail -3 "$d/imap.log")"
-	b=$(now)
-	it=$(secs "$a" "$b")
-	in=$(q "$d/imap.db" "SELECT count(*) FROM messages")
-	read -r isn ist <<<"$(synced "$d/imap.log" imap.synced)"
+	# mbsync_run RC DIR: seconds of one mbsync pull into DIR (emptied).
+	mbsync_run() {
+		rm -rf "$2"/*
+		local a b
+		a=$(now)
+		mbsync -q -c "$1" list 2>"$d/mbsync.log" ||
+			rb_fail "mbsync: $(tail -3 "$d/mbsync.log")"
+		b=$(now)
+		mn=$(find "$2/INBOX" -type f -path '*/cur/*' -o -type f -path '*/new/*' | wc -l)
+		secs "$a" "$b" >"$d/mbsync.secs"
+	}
+	# rb_imap_run NAME DBDIR: one --once; sets isn, ist (the pass), it.
+	rb_imap_run() {
+		rm -f "$2/imap.db" "$2/imap.db-wal" "$2/imap.db-shm"
+		local a b
+		a=$(now)
+		"$RB_BIN" run -c "$d/$1.yaml" --once >"$d/$1.out" 2>"$d/$1.log" ||
+			rb_fail "imap: $(tail -3 "$d/$1.log")"
+		b=$(now)
+		it=$(secs "$a" "$b")
+		in=$(q "$2/imap.db" "SELECT count(*) FROM messages")
+		read -r isn ist <<<"$(synced "$d/$1.log" imap.synced)"
+	}
+	# Each round, each side in turn, with the load it started under:
+	# "mt l1 ft l2 tst l3 ist l4 it".
+	local r mn in it isn ist mt ft tst l1 l2 l3 l4
+	: >"$d/imap.rounds"
+	for r in $(seq "$trounds"); do
+		l1=$(load)
+		mbsync_run "$d/mbsyncrc" "$d/mbsync"
+		mt=$(cat "$d/mbsync.secs")
+		l2=$(load)
+		mbsync_run "$d/mbsyncrc2" "$mshm"
+		ft=$(cat "$d/mbsync.secs")
+		l3=$(load)
+		rb_imap_run imap-tmpfs "$shm"
+		tst=$ist
+		[ "$isn" = "$mn" ] ||
+			rb_fail "imap round $r: stored $isn, mbsync $mn"
+		l4=$(load)
+		rb_imap_run imap "$d"
+		[ "$isn" = "$mn" ] ||
+			rb_fail "imap round $r: stored $isn, mbsync $mn"
+		echo "$mt $l1 $ft $l2 $tst $l3 $ist $l4 $it" >>"$d/imap.rounds"
+	done
+	rm -rf "$mshm" "$shm"
+	local mmt mft mts mis mit
+	mmt=$(med "$d/imap.rounds" 1)
+	mft=$(med "$d/imap.rounds" 3)
+	mts=$(med "$d/imap.rounds" 5)
+	mis=$(med "$d/imap.rounds" 7)
+	mit=$(med "$d/imap.rounds" 9)
 	report "### (c) Ingest throughput over IMAP (Dovecot, linux-api corpus)"
 	report ""
 	report "$msgs corpus messages in a Maildir served by a loopback Dovecot (indexed"
 	report "by one SELECT before either client is timed). mbsync $(mbsync --version | awk '{ print $2 }')"
 	report "pulls INBOX into a Maildir (its defaults: FSync yes, pipelined FETCH);"
-	report "reviewbot fetches 256 messages to a UID FETCH, two FETCHes ahead,"
+	report "reviewbot fetches 256 messages to a UID FETCH, two FETCHes ahead, the"
+	report "next one sent before the answer to the one before is read (pipelined),"
 	report "and commits every 1,024 messages (SQLite on disk, synchronous=FULL)."
+	report "$trounds rounds, each side in turn (mbsync FSync yes, mbsync FSync no"
+	report "on tmpfs, reviewbot on tmpfs, reviewbot on disk); medians, seconds."
 	report ""
-	report "| what | messages | seconds | messages/s |"
+	report "| what | messages | seconds (median) | messages/s |"
 	report "| --- | --- | --- | --- |"
-	report "| reviewbot ingest pass (fetch and store; an fsync per 1,024) | $isn stored | $ist | $(rate "$isn" "$ist") |"
-	report "| mbsync, Sync Pull into a Maildir (FSync yes, its default: an fsync per message) | $mn stored | $mt | $(rate "$mn" "$mt") |"
-	report "| reviewbot ingest pass, store on tmpfs (no fsync cost) | $tsn stored | $tst | $(rate "$tsn" "$tst") |"
-	report "| mbsync, Sync Pull, FSync no, Maildir on tmpfs (no fsync cost) | $fn stored | $ft | $(rate "$fn" "$ft") |"
-	report "| reviewbot --once, whole (ingest, parse, assemble, jobs) | $in stored | $it | $(rate "$in" "$it") |"
+	report "| reviewbot ingest pass (fetch and store; an fsync per 1,024) | $mn stored | $mis | $(rate "$mn" "$mis") |"
+	report "| mbsync, Sync Pull into a Maildir (FSync yes, its default: an fsync per message) | $mn stored | $mmt | $(rate "$mn" "$mmt") |"
+	report "| reviewbot ingest pass, store on tmpfs (no fsync cost) | $mn stored | $mts | $(rate "$mn" "$mts") |"
+	report "| mbsync, Sync Pull, FSync no, Maildir on tmpfs (no fsync cost) | $mn stored | $mft | $(rate "$mn" "$mft") |"
+	report "| reviewbot --once, whole (ingest, parse, assemble, jobs), on disk | $mn fetched | $mit | $(rate "$mn" "$mit") |"
+	report ""
+	report "Each round, seconds, and the load average (1 minute) as each side"
+	report "started; the ratio is mbsync's seconds over reviewbot's (above 1:"
+	report "reviewbot is faster). The fair pair is on tmpfs (neither pays for"
+	report "durability); on disk mbsync pays an fsync per message:"
+	report ""
+	report "| round | mbsync FSync no, tmpfs s (load) | reviewbot tmpfs s (load) | ratio, tmpfs | mbsync FSync yes s (load) | reviewbot disk s (load) | ratio, disk |"
+	report "| --- | --- | --- | --- | --- | --- | --- |"
+	r=0
+	while read -r mt l1 ft l2 tst l3 ist l4 it; do
+		r=$((r + 1))
+		report "| $r | $ft ($l2) | $tst ($l3) | $(ratio "$ft" "$tst") | $mt ($l1) | $ist ($l4) | $(ratio "$mt" "$ist") |"
+	done <"$d/imap.rounds"
+	report "| median | $mft | $mts | **$(ratio "$mft" "$mts")** | $mmt | $mis | $(ratio "$mmt" "$mis") |"
 	report ""
 	rb_stop dovecot
 }

@@ -12,7 +12,10 @@
  * of the next two batches, and the parse of their messages (the source
  * env's prepare()), run on threads while the batch before them is stored,
  * so the server, the parser and the store work at the same time, as
- * mbsync keeps several FETCHes in flight. Messages are delivered in UID
+ * mbsync keeps several FETCHes in flight; and each FETCH is pipelined:
+ * the next one is written (by hand: libetpan sends and reads in one
+ * call) before the answer to the one before is read, so that the server
+ * never waits for us between two answers. Messages are delivered in UID
  * order and stored one transaction per IMAP_COMMIT messages (source.h
  * begin/commit) with the last UID: a store commit costs an fsync (about
  * 10 ms here) and rewrites every index page the batch touched (random
@@ -431,73 +434,6 @@ static char *find_body(clist *res, clistiter **at, uint32_t uid, size_t *len)
 }
 
 /*
- * Fetches the messages of @v (@n of them, each within the size cap) in one
- * "UID FETCH set (UID BODY.PEEK[])" (a range: one round trip, not one per
- * message); *@res is the parsed response (fetch_free it). -RB_EAGAIN with
- * the stream dropped and *@over set when the server sent more than the
- * sizes it announced.
- */
-static int fetch_set(struct imap_source *s, const struct msg_ref *v, size_t n,
-		     clist **res, bool *over)
-{
-	struct mailimap_fetch_type *ft = NULL;
-	struct mailimap_set *set = NULL;
-	struct mailimap_section *sec = NULL;
-	struct mailimap_fetch_att *fa = NULL;
-	size_t k, announced = 0;
-	int r, ret = 0;
-
-	*res = NULL;
-	*over = false;
-	set = mailimap_set_new_empty();
-	for (k = 0; set && k < n; k++) {
-		if (mailimap_set_add_single(set, v[k].uid)) {
-			mailimap_set_free(set);
-			set = NULL;
-		}
-		announced += v[k].size;
-	}
-	ft = mailimap_fetch_type_new_fetch_att_list_empty();
-	sec = mailimap_section_new(NULL);
-	if (sec)
-		fa = mailimap_fetch_att_new_body_peek_section(sec);
-	if (!set || !ft || !fa ||
-	    mailimap_fetch_type_new_fetch_att_list_add(
-		    ft, mailimap_fetch_att_new_uid()) ||
-	    mailimap_fetch_type_new_fetch_att_list_add(ft, fa)) {
-		if (!fa && sec)
-			mailimap_section_free(sec);
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
-	rb_recv_guard_reset(&s->net.guard, announced + n * FETCH_SLACK);
-	r = mailimap_uid_fetch(s->imap, set, ft, res);
-	if (s->net.guard.over) {
-		*over = true;
-		disconnect(s);
-		ret = rb_err(RB_EAGAIN,
-			     "imap %s: reconnecting after an oversized "
-			     "message",
-			     s->net.url.host);
-		goto out;
-	}
-	if (!is_ok(r))
-		ret = is_refusal(r) ?
-			      rb_err(RB_EAGAIN,
-				     "imap %s: UID FETCH %u:%u refused: %s",
-				     s->net.url.host, v[0].uid, v[n - 1].uid,
-				     s->imap->imap_response ?
-					     s->imap->imap_response :
-					     "") :
-			      net_fail(s, "UID FETCH BODY.PEEK[]", r);
-out:
-	fetch_free(ret ? *res : NULL, set, ft);
-	if (ret)
-		*res = NULL;
-	return ret;
-}
-
-/*
  * EXAMINE mailbox @i, and where this pass starts: *@cur its UIDVALIDITY,
  * *@last the highest UID already delivered (0 after a UIDVALIDITY
  * change, which is logged and stored). 1 when there is nothing new.
@@ -559,16 +495,15 @@ static int open_mailbox(struct imap_source *s, const struct rb_source_env *env,
  * overran its announced size, one at a time up to it, so that the guilty
  * one is found. Returns the end of the batch in @v.
  */
-static size_t next_batch(const struct imap_source *s,
-			 const struct imap_mbox *mb, const struct msg_ref *v,
-			 size_t n, size_t k, struct msg_ref *pick,
-			 size_t *fetch_n)
+static size_t next_batch(const struct imap_source *s, uint32_t solo_until,
+			 const struct msg_ref *v, size_t n, size_t k,
+			 struct msg_ref *pick, size_t *fetch_n)
 {
 	size_t end, bytes = 0;
 
 	*fetch_n = 0;
 	for (end = k; end < n && end - k < IMAP_BATCH; end++) {
-		if (end > k && v[end].uid <= mb->solo_until)
+		if (end > k && v[end].uid <= solo_until)
 			break;
 		if (v[end].size > s->net.max_size)
 			continue;
@@ -576,7 +511,7 @@ static size_t next_batch(const struct imap_source *s,
 			break;
 		bytes += v[end].size;
 		pick[(*fetch_n)++] = v[end];
-		if (v[end].uid <= mb->solo_until)
+		if (v[end].uid <= solo_until)
 			return end + 1;
 	}
 	return end;
@@ -642,6 +577,13 @@ static int overran(struct mbox_pass *p, const struct msg_ref *pick,
  * imap_turns): only the thread whose turn it is touches the session, and
  * after a FETCH that failed no later one is sent (the session may be
  * gone). Only the caller touches the store.
+ *
+ * Pipelined: the thread on its turn writes the next batch's UID FETCH
+ * (written here by hand: libetpan sends a command and reads its answer in
+ * one call) before it reads its own answer, so that the server always has
+ * a FETCH to answer, even while every thread waits for the store. The
+ * next batch's thread then only reads. The answers come in the order of
+ * the commands (RFC 3501 5.5), each checked against its own tag.
  */
 #define IMAP_AHEAD 2
 
@@ -650,12 +592,27 @@ struct imap_turns {
 	pthread_cond_t cv;
 	unsigned next; /* the batch whose FETCH may go now */
 	bool failed; /* a FETCH failed: send no more */
+	/* Touched by the thread on its turn only: the FETCH sent ahead for
+	 * batch pre_seq (its tag, first UID and count), not read yet. */
+	bool pre_sent;
+	unsigned pre_seq;
+	int pre_tag;
+	uint32_t pre_first;
+	size_t pre_n;
+	size_t pre_bytes; /* its announced sizes and slack */
+	/* FETCH items of the batch sent ahead that came with the answer
+	 * read before it: a server may run pipelined FETCHes at once and
+	 * interleave their untagged answers (RFC 3501 5.5; Dovecot does). */
+	clist *carry;
 };
 
 struct imap_batch {
 	struct imap_source *s;
 	const struct rb_source_env *env;
 	struct imap_turns *turns;
+	uint32_t solo_until; /* the mailbox's, when the batch began */
+	const struct msg_ref *v; /* the pass's list, n of them */
+	size_t n;
 	unsigned seq;
 	size_t k, end; /* v[k..end) */
 	struct msg_ref pick[IMAP_BATCH];
@@ -672,6 +629,210 @@ struct imap_batch {
 	pthread_t th;
 	bool started;
 };
+
+/*
+ * Writes "TAG UID FETCH set (UID BODY.PEEK[])" for @pick (@n of them, in
+ * UID order; runs of UIDs as ranges) and flushes it; *@tag is the tag,
+ * the session's next. A libetpan code.
+ */
+static int send_fetch(struct imap_source *s, const struct msg_ref *pick,
+		      size_t n, int *tag)
+{
+	char cmd[IMAP_BATCH * 24 + 64];
+	size_t len, i, j;
+	int k;
+
+	if (!n || n > IMAP_BATCH)
+		return MAILIMAP_ERROR_INVAL;
+	*tag = ++s->imap->imap_tag;
+	k = snprintf(cmd, sizeof(cmd), "%d UID FETCH ", *tag);
+	len = (size_t)k;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && pick[j].uid == pick[j - 1].uid + 1;
+		     j++)
+			;
+		k = j - i > 1 ? snprintf(cmd + len, sizeof(cmd) - len,
+					 "%s%u:%u", i ? "," : "", pick[i].uid,
+					 pick[j - 1].uid) :
+				snprintf(cmd + len, sizeof(cmd) - len, "%s%u",
+					 i ? "," : "", pick[i].uid);
+		len += (size_t)k;
+	}
+	k = snprintf(cmd + len, sizeof(cmd) - len, " (UID BODY.PEEK[])\r\n");
+	len += (size_t)k;
+	if (mailstream_write(s->imap->imap_stream, cmd, len) != (ssize_t)len ||
+	    mailstream_flush(s->imap->imap_stream))
+		return MAILIMAP_ERROR_STREAM;
+	return MAILIMAP_NO_ERROR;
+}
+
+/*
+ * Reads the answer to the UID FETCH tagged @tag (the oldest one in
+ * flight) as mailimap_uid_fetch() does after sending: the FETCH items
+ * into *@res, and MAILIMAP_ERROR_UID_FETCH for a NO without any. An
+ * answer under another tag is MAILIMAP_ERROR_PROTOCOL. The bytes are
+ * capped by the stream logger (the guard), inside libetpan's loop.
+ */
+static int read_fetch(struct imap_source *s, int tag, clist **res)
+{
+	struct mailimap_response *resp = NULL;
+	int top = s->imap->imap_tag, r, cond;
+
+	*res = NULL;
+	if (!mailimap_read_line(s->imap))
+		return MAILIMAP_ERROR_STREAM;
+	/* libetpan checks the answer's tag against the session's last. */
+	s->imap->imap_tag = tag;
+	r = mailimap_parse_response(s->imap, &resp);
+	s->imap->imap_tag = top;
+	if (r != MAILIMAP_NO_ERROR)
+		return r;
+	if (!s->imap->imap_response_info) {
+		mailimap_response_free(resp);
+		return MAILIMAP_ERROR_MEMORY;
+	}
+	*res = s->imap->imap_response_info->rsp_fetch_list;
+	s->imap->imap_response_info->rsp_fetch_list = NULL;
+	cond = *res && clist_count(*res) ?
+		       MAILIMAP_RESP_COND_STATE_OK :
+		       resp->rsp_resp_done->rsp_data.rsp_tagged->rsp_cond_state
+			       ->rsp_type;
+	mailimap_response_free(resp);
+	if (cond == MAILIMAP_RESP_COND_STATE_OK && *res)
+		return MAILIMAP_NO_ERROR;
+	fetch_free(*res, NULL, NULL);
+	*res = NULL;
+	return MAILIMAP_ERROR_UID_FETCH;
+}
+
+/*
+ * Moves the FETCH items carried from the answer before into @b->res,
+ * then, when a FETCH was sent ahead, the items of @b->res outside
+ * @b's UIDs out to the carry (for the batch after; what belongs to
+ * neither is dropped at the end of the pass). 0 or -RB_ENOMEM.
+ */
+static int carry_over(struct imap_turns *t, struct imap_batch *b)
+{
+	uint32_t lo = b->pick[0].uid, hi = b->pick[b->fetch_n - 1].uid;
+	clistiter *it;
+
+	if (t->carry) {
+		while ((it = clist_begin(t->carry))) {
+			if (clist_append(b->res, clist_content(it)))
+				return rb_err(RB_ENOMEM, "out of memory");
+			clist_delete(t->carry, it);
+		}
+	}
+	if (!t->pre_sent)
+		return 0;
+	if (!t->carry && !(t->carry = clist_new()))
+		return rb_err(RB_ENOMEM, "out of memory");
+	for (it = clist_begin(b->res); it;) {
+		uint32_t uid = 0;
+
+		att_statics(clist_content(it), &uid, NULL, NULL, NULL);
+		if (uid >= lo && uid <= hi) {
+			it = clist_next(it);
+			continue;
+		}
+		if (clist_append(t->carry, clist_content(it)))
+			return rb_err(RB_ENOMEM, "out of memory");
+		it = clist_delete(b->res, it);
+	}
+	return 0;
+}
+
+/*
+ * The FETCH of batch @b, on its turn: its command, unless the batch
+ * before sent it ahead; the next batch's command; then its own answer,
+ * into @b->res (fetch_free it). -RB_EAGAIN with the stream dropped and
+ * @b->over set when the server sent more than the sizes it announced.
+ */
+static int fetch_set(struct imap_batch *b)
+{
+	struct imap_source *s = b->s;
+	struct imap_turns *t = b->turns;
+	struct msg_ref next[IMAP_BATCH];
+	size_t k, announced = 0, next_n = 0, ahead = 0;
+	int r = MAILIMAP_NO_ERROR, tag = 0, ret = 0;
+	const char *what = "UID FETCH BODY.PEEK[]";
+
+	b->res = NULL;
+	b->over = false;
+	for (k = 0; k < b->fetch_n; k++)
+		announced += b->pick[k].size;
+	if (!s->imap || s->selected < 0)
+		return rb_err(RB_EAGAIN, "imap %s: no mailbox open",
+			      s->net.url.host);
+	if (t->pre_sent) {
+		/* Sent ahead by the batch before: the same set, or the
+		 * answer in flight is not this batch's. */
+		if (t->pre_seq != b->seq || t->pre_first != b->pick[0].uid ||
+		    t->pre_n != b->fetch_n) {
+			disconnect(s);
+			return rb_err(RB_EAGAIN,
+				      "imap %s: the FETCH sent ahead was not "
+				      "batch %u's",
+				      s->net.url.host, b->seq);
+		}
+		tag = t->pre_tag;
+		t->pre_sent = false;
+		t->pre_bytes = 0;
+	} else {
+		r = send_fetch(s, b->pick, b->fetch_n, &tag);
+	}
+	/* The next batch's FETCH, before this one's answer is read. */
+	if (r == MAILIMAP_NO_ERROR && b->end < b->n)
+		next_batch(s, b->solo_until, b->v, b->n, b->end, next, &next_n);
+	if (r == MAILIMAP_NO_ERROR && next_n) {
+		r = send_fetch(s, next, next_n, &t->pre_tag);
+		if (r == MAILIMAP_NO_ERROR) {
+			t->pre_sent = true;
+			t->pre_seq = b->seq + 1;
+			t->pre_first = next[0].uid;
+			t->pre_n = next_n;
+			for (k = 0; k < next_n; k++)
+				ahead += next[k].size;
+			t->pre_bytes = ahead + next_n * FETCH_SLACK;
+		}
+	}
+	if (r != MAILIMAP_NO_ERROR)
+		return net_fail(s, "UID FETCH", r);
+	/* What comes of the next answer before this one's end (a buffer
+	 * read ahead, or all of it when the server interleaves them) is
+	 * counted with this one. */
+	rb_recv_guard_reset(
+		&s->net.guard,
+		announced + b->fetch_n * FETCH_SLACK +
+			(t->pre_sent ? t->pre_bytes + RB_NET_STREAM_BUFFER :
+				       0));
+	r = read_fetch(s, tag, &b->res);
+	if (s->net.guard.over) {
+		b->over = true;
+		disconnect(s);
+		ret = rb_err(RB_EAGAIN,
+			     "imap %s: reconnecting after an oversized "
+			     "message",
+			     s->net.url.host);
+	} else if (r != MAILIMAP_NO_ERROR) {
+		ret = is_refusal(r) && r != MAILIMAP_ERROR_PROTOCOL ?
+			      rb_err(RB_EAGAIN,
+				     "imap %s: UID FETCH %u:%u refused: %s",
+				     s->net.url.host, b->pick[0].uid,
+				     b->pick[b->fetch_n - 1].uid,
+				     s->imap->imap_response ?
+					     s->imap->imap_response :
+					     "") :
+			      net_fail(s, what, r);
+	}
+	if (!ret)
+		ret = carry_over(t, b);
+	if (ret) {
+		fetch_free(b->res, NULL, NULL);
+		b->res = NULL;
+	}
+	return ret;
+}
 
 /* Finds each fetched message in the response and prepares it. */
 static void batch_index(struct imap_batch *b)
@@ -707,8 +868,7 @@ static void batch_fetch_turn(struct imap_batch *b)
 				"FETCH that failed",
 				b->s->net.url.host);
 	else if (b->fetch_n)
-		b->ret =
-			fetch_set(b->s, b->pick, b->fetch_n, &b->res, &b->over);
+		b->ret = fetch_set(b);
 	pthread_mutex_lock(&t->mu);
 	if (b->ret)
 		t->failed = true;
@@ -801,13 +961,16 @@ static void batch_start(struct imap_batch *b, struct imap_source *s,
 	b->s = s;
 	b->env = env;
 	b->turns = turns;
+	b->solo_until = mb->solo_until;
+	b->v = v;
+	b->n = n;
 	b->seq = seq;
 	b->k = k;
 	b->res = NULL;
 	b->over = false;
 	b->ret = 0;
 	b->why[0] = '\0';
-	b->end = next_batch(s, mb, v, n, k, b->pick, &b->fetch_n);
+	b->end = next_batch(s, mb->solo_until, v, n, k, b->pick, &b->fetch_n);
 	b->started = b->fetch_n &&
 		     !pthread_create(&b->th, NULL, batch_fetch, b);
 	if (!b->started)
@@ -905,6 +1068,11 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 		 * dropped. */
 		batch_free(cur);
 	}
+	/* A FETCH sent ahead for a batch that was never read (the pass
+	 * stopped): its answer is still in flight. */
+	if (turns.pre_sent && s->imap)
+		disconnect(s);
+	fetch_free(turns.carry, NULL, NULL);
 	pthread_cond_destroy(&turns.cv);
 	pthread_mutex_destroy(&turns.mu);
 	ret = rb_src_batch_end(&p.b, ret);
