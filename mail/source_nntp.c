@@ -283,6 +283,13 @@ static int open_group(struct nntp_source *s, const struct rb_source_env *env,
  * NNTP_QUEUE articles and NNTP_QUEUE_BYTES (at least one article).
  */
 #define NNTP_QUEUE 512
+/*
+ * Articles (and gaps) read from one group in one pass: the group's
+ * high-water mark is the server's word, and a hostile server can claim
+ * 2^62 and answer 423 to every ARTICLE. The pass ends there with its
+ * mark stored, and the next pass goes on from it.
+ */
+#define NNTP_PASS_MAX 65536
 #define NNTP_QUEUE_BYTES ((size_t)16 << 20)
 
 /* An article read: the bytes (owned) and their parse, or a gap (raw
@@ -536,6 +543,11 @@ static int sync_group(struct nntp_source *s, const struct rb_source_env *env,
 	if (ret)
 		return ret;
 	b.mark = b.saved = last;
+	if (high > last && high - last > NNTP_PASS_MAX) {
+		rb_log(RB_LOG_INFO, "nntp.pass_capped", "source",
+		       s->net.base.name, "group", group, NULL);
+		high = last + NNTP_PASS_MAX;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return rb_err(RB_ENOMEM, "out of memory");

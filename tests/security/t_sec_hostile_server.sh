@@ -18,6 +18,8 @@
 # - a server that never answers LOGOUT (QUIT) (silent_goodbye.py): the
 #   source's 5 s wait for the goodbye was never read by libetpan, and
 #   the daemon's exit waited the stream's 60 s.
+# - a group whose high-water mark is near 2^63, every article a gap
+#   (nntp_gaps.py): the pass read on for ever, one ARTICLE after another;
 # Each pass must fail, log what failed, end, and store nothing; the
 # passes against the silent server must end within 15 s.
 here=$(cd "$(dirname "$0")" && pwd)
@@ -85,6 +87,15 @@ pass nntp-flood nntp 'connect failed' greet_hostile.py flood '200 '
 pass nntp-close nntp 'connect failed' greet_hostile.py close ''
 pass imap-cut imap 'UID FETCH BODY.PEEK[] failed' imap_cut.py
 pass nntp-cut nntp 'ARTICLE failed' nntp_cut.py
+# A group that claims a high-water mark near 2^63 and answers 423 to
+# every ARTICLE (nntp_gaps.py): the pass reads at most NNTP_PASS_MAX
+# (65536) numbers, ends, and keeps its mark for the next pass.
+run nntp-gaps nntp nntp_gaps.py
+grep -q 'event=nntp.pass_capped' "$d/nntp-gaps.run" ||
+	rb_fail "nntp-gaps: the pass was not capped: $(tail -3 "$d/nntp-gaps.run")"
+mark=$(sqlite3 "$d/nntp-gaps.db" "SELECT last FROM source_state")
+[ "$mark" = 65536 ] || rb_fail "nntp-gaps: the mark is '$mark', not 65536"
+rb_stop nntp-gaps
 for proto in imap nntp; do
 	run "$proto-goodbye" "$proto" silent_goodbye.py "$proto"
 	[ "$secs" -lt 15 ] ||
