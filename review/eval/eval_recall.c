@@ -156,17 +156,7 @@ static int plan(struct rb_eval_recall *out, const struct rb_model_opts *o,
 		const struct rb_model_patch_ctx *ctx, const struct func *fn,
 		int nfn, const struct rb_eval_changed *changed, size_t n)
 {
-	struct rb_model_tools_ctx tc = {
-		.repo = ctx->repo,
-		.base_tree = ctx->base_tree,
-		.tip_tree = ctx->tip_tree,
-		.base_commit = ctx->base_commit,
-		.patches = ctx->patches,
-		.n_patches = ctx->patches ? ctx->n_subjects : 0,
-		.index = ctx->index,
-		.cover = ctx->cover_body,
-		.prev_review = ctx->prev_review,
-	};
+	struct rb_model_tools_ctx tc = rb_model_tools_ctx_of(ctx, ctx->repo);
 	struct rb_buf all = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct rb_buf one = RB_BUF_INIT(RB_BUF_NOLIMIT);
 	struct rb_model_tools *t = NULL;
@@ -174,6 +164,8 @@ static int plan(struct rb_eval_recall *out, const struct rb_model_opts *o,
 	size_t i, k;
 	int f, ret;
 
+	/* The recall asks the tree, not the other parts' applies. */
+	tc.applied = NULL;
 	ret = rb_model_tools_new(&t, &tc, &o->tool_limits);
 	for (f = 0; !ret && f < nfn; f++) {
 		long at;

@@ -534,9 +534,9 @@ static int tool_call(void *arg, const char *name, const char *args,
 	return rb_model_tools_call(arg, name, args, args_len, out);
 }
 
-/* What the tools of a pass see: the tree through @repo (its thread's). */
-static struct rb_model_tools_ctx tools_ctx(const struct rb_model_patch_ctx *ctx,
-					   git_repository *repo)
+struct rb_model_tools_ctx
+rb_model_tools_ctx_of(const struct rb_model_patch_ctx *ctx,
+		      git_repository *repo)
 {
 	struct rb_model_tools_ctx tc = {
 		.repo = repo,
@@ -594,7 +594,7 @@ int rb_model_series_pool_new(struct rb_model_tools_pool **out,
 static int verifier_tools(struct rb_model_tools **out, struct review *r)
 {
 	const struct rb_model_patch_ctx *ctx = r->ctx;
-	struct rb_model_tools_ctx tc = tools_ctx(ctx, ctx->repo);
+	struct rb_model_tools_ctx tc = rb_model_tools_ctx_of(ctx, ctx->repo);
 	struct rb_model_tool_limits lim = verifier_limits(r->o);
 	int ret;
 
@@ -817,7 +817,7 @@ static int find_one(struct pass *p, bool own_thread)
 
 		if (own_thread && pass_reads_tree(r))
 			ret = ctx->repo_open(&repo, ctx->repo_arg);
-		tc = tools_ctx(ctx, own_thread ? repo : ctx->repo);
+		tc = rb_model_tools_ctx_of(ctx, own_thread ? repo : ctx->repo);
 		if (!ret)
 			ret = rb_model_tools_new(&tools, &tc,
 						 &r->o->tool_limits);
@@ -1303,18 +1303,7 @@ static int verifier_tools_new(struct review *r, struct rb_model_tools **out)
 	const struct rb_model_patch_ctx *ctx = r->ctx;
 	struct rb_model_tool_limits lim = verifier_limits(r->o);
 	int ret;
-	struct rb_model_tools_ctx tc = {
-		.repo = ctx->repo,
-		.base_tree = ctx->base_tree,
-		.tip_tree = ctx->tip_tree,
-		.base_commit = ctx->base_commit,
-		.patches = ctx->patches,
-		.n_patches = ctx->patches ? ctx->n_subjects : 0,
-		.index = ctx->index,
-		.cover = ctx->cover_body,
-		.prev_review = ctx->prev_review,
-		.applied = ctx->patches ? ctx->applied_all : NULL,
-	};
+	struct rb_model_tools_ctx tc = rb_model_tools_ctx_of(ctx, ctx->repo);
 
 	if (lim.max_calls <= 0 || lim.max_calls > VERIFY_TOOL_CALLS)
 		lim.max_calls = VERIFY_TOOL_CALLS;

@@ -45,6 +45,7 @@
 
 #include "review/findings.h"
 #include "review/model/model_provider.h"
+#include "review/model/model_tools.h"
 
 struct rb_apply_patch_result;
 struct rb_buf;
@@ -166,6 +167,15 @@ bool rb_model_focus_known(const char *name);
 const char *const *rb_model_focus_names(size_t *n);
 /* @name's place in that order, or -1. */
 int rb_model_focus_index(const char *name);
+
+/*
+ * What the model's tools see of @ctx (model_tools.h): its trees, the
+ * series and its applies, the code index, read through @repo (the
+ * calling thread's own handle, or ctx->repo).
+ */
+struct rb_model_tools_ctx
+rb_model_tools_ctx_of(const struct rb_model_patch_ctx *ctx,
+		      git_repository *repo);
 
 /*
  * Reviews one patch. Appends the surviving findings (checker "model",
