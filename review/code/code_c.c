@@ -190,8 +190,7 @@ static bool closed_parens(const char *s, size_t n)
 	return depth == 0;
 }
 
-/* SYSCALL_DEFINE4, BPF_CALL_2: a word of capitals, digits and '_'. */
-static bool macro_word(const char *s, size_t n)
+bool rb_c_is_capitals(const char *s, size_t n)
 {
 	bool letter = false;
 	size_t i;
@@ -329,7 +328,7 @@ static void scan_head_text(struct head_scan *h, const char *s, size_t n,
 					al++;
 				if (annotation(w, n2)) {
 					/* skipped: __printf(1, 2) */
-				} else if (!macro_word(w, n2)) {
+				} else if (!rb_c_is_capitals(w, n2)) {
 					h->name = w;
 					h->name_len = n2;
 					h->params = true;
@@ -485,7 +484,7 @@ const char *rb_c_def_kind(const struct rb_c_lines *l, size_t i, const char *sym,
 			w = par;
 			while (w > s && rb_c_is_word((unsigned char)w[-1]))
 				w--;
-			if (w < par && macro_word(w, (size_t)(par - w)) &&
+			if (w < par && rb_c_is_capitals(w, (size_t)(par - w)) &&
 			    closed_parens(s, (size_t)(w - s)) &&
 			    !memchr(s, '=', (size_t)at) &&
 			    has_body(l, i, (size_t)(par - s)))

@@ -47,6 +47,12 @@ static inline bool rb_c_is_word(int c)
 bool rb_c_in_list(const char *s, size_t n, const char *const *v, size_t nv);
 
 /*
+ * Whether @s (@n bytes) is capitals, digits and '_' with a letter among
+ * them: SOME_CONSTANT, or a macro like SYSCALL_DEFINE4 or BPF_CALL_2.
+ */
+bool rb_c_is_capitals(const char *s, size_t n);
+
+/*
  * The word that starts at @s[@i] (rb_c_is_word): its end, and in *@k
  * where the next thing after it begins (spaces and tabs skipped).
  */

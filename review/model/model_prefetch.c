@@ -729,21 +729,6 @@ static bool boring(const char *s, size_t n)
 	return n < 3 || rb_c_in_list(s, n, v, sizeof(v) / sizeof(*v));
 }
 
-/* SOME_CONSTANT: capitals, digits, '_', a letter among them. */
-static bool capitals(const char *s, size_t n)
-{
-	bool letter = false;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] >= 'A' && s[i] <= 'Z')
-			letter = true;
-		else if (!(s[i] >= '0' && s[i] <= '9') && s[i] != '_')
-			return false;
-	}
-	return letter;
-}
-
 static int sym_add(struct pf *p, const char *s, size_t n, enum skind k,
 		   const char *path)
 {
@@ -843,7 +828,7 @@ static int scan_syms(struct pf *p, const char *s, size_t n, const char *path)
 			continue;
 		if (k < n && s[k] == '(')
 			ret = sym_add(p, s + b, i - b, S_CALL, path);
-		else if (capitals(s + b, i - b))
+		else if (rb_c_is_capitals(s + b, i - b))
 			ret = sym_add(p, s + b, i - b, S_CONST, path);
 	}
 	return ret;
