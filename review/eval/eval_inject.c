@@ -146,29 +146,38 @@ int rb_eval_diff_reverse(struct rb_buf *out, const struct rb_diff *d)
 
 /* ---- reading the tree ---- */
 
+int rb_eval_tree_blob(git_blob **out, git_repository *repo, git_tree *tree,
+		      const char *path)
+{
+	git_tree_entry *te = NULL;
+	int ret = 0;
+
+	*out = NULL;
+	if (!git_tree_entry_bypath(&te, tree, path) &&
+	    git_tree_entry_type(te) == GIT_OBJECT_BLOB &&
+	    git_blob_lookup(out, repo, git_tree_entry_id(te)))
+		ret = rb_err(RB_EIO, "%s: cannot read its blob", path);
+	git_error_clear();
+	git_tree_entry_free(te);
+	return ret;
+}
+
 /* The blob at @path of tree @tree_id in @repo; *out NULL when none. */
 static int blob_at(git_blob **out, git_repository *repo, const git_oid *tree_id,
 		   const char *path)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *te = NULL;
-	int ret = 0;
+	git_tree *tree;
+	int ret;
 
 	*out = NULL;
 	if (git_tree_lookup(&tree, repo, tree_id)) {
 		ret = rb_err(RB_EIO, "tree %.12s: %s", git_oid_tostr_s(tree_id),
 			     git_error_last() ? git_error_last()->message :
 						"?");
-		goto out;
+		git_error_clear();
+		return ret;
 	}
-	if (git_tree_entry_bypath(&te, tree, path) ||
-	    git_tree_entry_type(te) != GIT_OBJECT_BLOB)
-		goto out;
-	if (git_blob_lookup(out, repo, git_tree_entry_id(te)))
-		ret = rb_err(RB_EIO, "%s: cannot read its blob", path);
-out:
-	git_error_clear();
-	git_tree_entry_free(te);
+	ret = rb_eval_tree_blob(out, repo, tree, path);
 	git_tree_free(tree);
 	return ret;
 }
@@ -329,24 +338,10 @@ bool rb_eval_func_span(const char *text, size_t len, int line, char *name,
 	return false;
 }
 
+/* c->lines is kept ascending. */
 static int add_int(struct rb_eval_changed *c, int v)
 {
-	size_t i;
-	int *nv;
-
-	for (i = 0; i < c->n_lines; i++)
-		if (c->lines[i] == v)
-			return 0;
-	nv = realloc(c->lines, (c->n_lines + 1) * sizeof(*nv));
-	if (!nv)
-		return rb_err(RB_ENOMEM, "out of memory");
-	c->lines = nv;
-	/* Kept ascending. */
-	for (i = c->n_lines; i > 0 && nv[i - 1] > v; i--)
-		nv[i] = nv[i - 1];
-	nv[i] = v;
-	c->n_lines++;
-	return 0;
+	return rb_eval_int_add(&c->lines, &c->n_lines, v, true);
 }
 
 static int add_name(struct rb_eval_changed *c, const char *name)

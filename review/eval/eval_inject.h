@@ -76,6 +76,13 @@ struct rb_eval_tree {
 int rb_eval_diff_reverse(struct rb_buf *out, const struct rb_diff *d);
 
 /*
+ * The blob at @path in @tree of @repo; *@out NULL when there is none or it
+ * is not a file.
+ */
+int rb_eval_tree_blob(git_blob **out, git_repository *repo, git_tree *tree,
+		      const char *path);
+
+/*
  * Is the fix @fix in @t: does every file it modifies or adds hold every
  * line it adds, and is every file it deletes gone? *why gets the first
  * line missing when it is not. 0, -RB_EIO, -RB_ENOMEM.

@@ -30,22 +30,15 @@ static bool holds(const struct rb_buf *b, const char *s, size_t n)
 static int read_blob(git_blob **out, const struct rb_model_patch_ctx *ctx,
 		     const char *path)
 {
-	git_tree *tree = NULL;
-	git_tree_entry *te = NULL;
-	int ret = 0;
+	git_tree *tree;
+	int ret;
 
 	*out = NULL;
 	if (git_tree_lookup(&tree, ctx->repo, ctx->tree)) {
-		ret = rb_err(RB_EIO, "the case's tree cannot be read");
-		goto out;
+		git_error_clear();
+		return rb_err(RB_EIO, "the case's tree cannot be read");
 	}
-	if (!git_tree_entry_bypath(&te, tree, path) &&
-	    git_tree_entry_type(te) == GIT_OBJECT_BLOB &&
-	    git_blob_lookup(out, ctx->repo, git_tree_entry_id(te)))
-		ret = rb_err(RB_EIO, "%s: cannot read its blob", path);
-out:
-	git_error_clear();
-	git_tree_entry_free(te);
+	ret = rb_eval_tree_blob(out, ctx->repo, tree, path);
 	git_tree_free(tree);
 	return ret;
 }

@@ -453,19 +453,24 @@ struct linevec {
 	size_t n;
 };
 
-static int add_line(struct linevec *lv, int line)
+int rb_eval_int_add(int **v, size_t *n, int x, bool sorted)
 {
 	size_t i;
-	int *v;
+	int *nv;
 
-	for (i = 0; i < lv->n; i++)
-		if (lv->v[i] == line)
+	for (i = 0; i < *n; i++)
+		if ((*v)[i] == x)
 			return 0;
-	v = realloc(lv->v, (lv->n + 1) * sizeof(*v));
-	if (!v)
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
 		return rb_err(RB_ENOMEM, "out of memory");
-	lv->v = v;
-	lv->v[lv->n++] = line;
+	*v = nv;
+	i = *n;
+	if (sorted)
+		for (; i > 0 && nv[i - 1] > x; i--)
+			nv[i] = nv[i - 1];
+	nv[i] = x;
+	(*n)++;
 	return 0;
 }
 
@@ -499,7 +504,7 @@ static int match_anchor(struct linevec *lv, const struct rb_diff_file *bf,
 		}
 	}
 	for (i = 0; i < hits; i++)
-		if (add_line(lv, found[i]))
+		if (rb_eval_int_add(&lv->v, &lv->n, found[i], false))
 			return -RB_ENOMEM;
 	return 0;
 }

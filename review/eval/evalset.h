@@ -128,6 +128,12 @@ const char *rb_eval_function_at(const struct rb_diff *d, const char *file,
 				int line, char *buf, size_t size);
 
 /*
+ * Add @x to the @n ints of *@v unless it is there already: at the end, or
+ * where it keeps them ascending when @sorted.
+ */
+int rb_eval_int_add(int **v, size_t *n, int x, bool sorted);
+
+/*
  * Does the C line @text (@len bytes, no newline) open a function
  * definition: at column 0, an identifier first, a "(" with no ";" or "="
  * before it, not ending in ";"? Its name into @buf (for SYSCALL_DEFINEn,
