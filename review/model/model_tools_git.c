@@ -56,6 +56,35 @@ static bool path_id(git_commit *c, const char *path, git_oid *out)
 	return ok;
 }
 
+/* "2024-05-01" of a commit's time, into @b (11 bytes). */
+static void commit_date(const git_commit *c, char b[11])
+{
+	time_t tt = (time_t)git_commit_time(c);
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(b, 11, "%Y-%m-%d", &tm))
+		snprintf(b, 11, "%s", "unknown");
+}
+
+/* "0123456789ab 2024-05-01 subject\n" (no date when !@date) */
+static int commit_row(struct rb_buf *out, const git_commit *c, bool date)
+{
+	const char *sum = git_commit_summary((git_commit *)c);
+	char hex[13], day[11];
+	int ret;
+
+	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+	if (date) {
+		commit_date(c, day);
+		ret = rb_buf_printf(out, "%s %s ", hex, day);
+	} else {
+		ret = rb_buf_printf(out, "%s ", hex);
+	}
+	if (!ret && sum)
+		ret = mt_put_line(out, sum, strlen(sum));
+	return ret ? ret : rb_buf_putc(out, '\n');
+}
+
 int mt_tool_path_history(struct rb_model_tools *t, struct mt_args *a,
 			 struct rb_buf *out)
 {
@@ -123,16 +152,7 @@ int mt_tool_path_history(struct rb_model_tools *t, struct mt_args *a,
 				git_commit_free(par);
 			}
 			if (touched && (have || np)) {
-				const char *sum = git_commit_summary(c);
-				char hex[13];
-
-				git_oid_tostr(hex, sizeof(hex), &id);
-				ret = rb_buf_printf(out, "%s ", hex);
-				if (!ret && sum)
-					ret = mt_put_line(out, sum,
-							  strlen(sum));
-				if (!ret)
-					ret = rb_buf_putc(out, '\n');
+				ret = commit_row(out, c, false);
 				listed++;
 			}
 			git_commit_free(c);
@@ -153,31 +173,6 @@ out:
 }
 
 /* ---- history: blame, show_commit, log ---- */
-
-/* "2024-05-01" of a commit's time, into @b (11 bytes). */
-static void commit_date(const git_commit *c, char b[11])
-{
-	time_t tt = (time_t)git_commit_time(c);
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(b, 11, "%Y-%m-%d", &tm))
-		snprintf(b, 11, "%s", "unknown");
-}
-
-/* "0123456789ab 2024-05-01 subject\n" */
-static int commit_row(struct rb_buf *out, const git_commit *c)
-{
-	const char *sum = git_commit_summary((git_commit *)c);
-	char hex[13], date[11];
-	int ret;
-
-	git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
-	commit_date(c, date);
-	ret = rb_buf_printf(out, "%s %s ", hex, date);
-	if (!ret && sum)
-		ret = mt_put_line(out, sum, strlen(sum));
-	return ret ? ret : rb_buf_putc(out, '\n');
-}
 
 /* The relative path argument "path" of a history tool, checked. */
 static int arg_path(struct mt_args *a, bool dir, const char **path,
@@ -317,7 +312,7 @@ int mt_tool_blame(struct rb_model_tools *t, struct mt_args *a,
 
 		if (git_commit_lookup(&c, t->ctx.repo, &seen[i]) < 0)
 			continue;
-		ret = commit_row(out, c);
+		ret = commit_row(out, c, true);
 		git_commit_free(c);
 	}
 out:
@@ -818,7 +813,7 @@ int mt_tool_log(struct rb_model_tools *t, struct mt_args *a, struct rb_buf *out)
 		     i++)
 			ret = pickaxe_file(&pk, t->ctx.repo, diff, i, &hit);
 		if (!ret && hit) {
-			ret = commit_row(out, c);
+			ret = commit_row(out, c, true);
 			listed++;
 		}
 next:
