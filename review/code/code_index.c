@@ -328,20 +328,9 @@ uint32_t rb_code_index_blob(const struct rb_code_index *ix, const git_oid *id)
 	uint32_t key = fan_key(id->id);
 	uint32_t lo = key ? rd32(ix->fan + 4 * (key - 1)) : 0;
 	uint32_t hi = rd32(ix->fan + 4 * key);
+	size_t pos = oid_find(ix->blobs, OID_LEN, lo, hi, id->id);
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(ix->blobs + (size_t)mid * OID_LEN, id->id,
-			       OID_LEN);
-
-		if (!c)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return RB_CODE_INDEX_NONE;
+	return pos == SIZE_MAX ? RB_CODE_INDEX_NONE : (uint32_t)pos;
 }
 
 /* Word @w of the table against @s[0..@n): <0, 0 or >0 as strcmp. */

@@ -480,20 +480,9 @@ static void tblobs_release(struct tblobs *t)
 /* Position of @id in t->ids, or SIZE_MAX. */
 static size_t tblobs_pos(const struct tblobs *t, const git_oid *id)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = git_oid_cmp(&t->ids[mid], id);
-
-		if (!c)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return SIZE_MAX;
+	if (!t->n)
+		return SIZE_MAX;
+	return oid_find(t->ids[0].id, sizeof(*t->ids), 0, t->n, id->id);
 }
 
 /*

@@ -81,6 +81,28 @@ static inline void hex_of(char out[2 * OID_LEN + 1], const git_oid *id)
 	git_oid_tostr(out, 2 * OID_LEN + 1, id);
 }
 
+/*
+ * Where the blob id @id is among the ids of @base[@lo, @hi), sorted
+ * ascending, each at @stride bytes from the last; SIZE_MAX when it is
+ * not there.
+ */
+static inline size_t oid_find(const unsigned char *base, size_t stride,
+			      size_t lo, size_t hi, const unsigned char *id)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(base + mid * stride, id, OID_LEN);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
 /* Word @i's offset in the table, and its postings' in the postings. */
 static inline uint32_t str_of(const struct rb_code_index *ix, uint32_t i)
 {
