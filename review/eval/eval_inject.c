@@ -344,25 +344,6 @@ static int add_int(struct rb_eval_changed *c, int v)
 	return rb_eval_int_add(&c->lines, &c->n_lines, v, true);
 }
 
-static int add_name(struct rb_eval_changed *c, const char *name)
-{
-	size_t i;
-	char **v;
-
-	for (i = 0; i < c->n_functions; i++)
-		if (!strcmp(c->functions[i], name))
-			return 0;
-	v = realloc(c->functions, (c->n_functions + 1) * sizeof(*v));
-	if (!v)
-		return rb_err(RB_ENOMEM, "out of memory");
-	c->functions = v;
-	v[c->n_functions] = strdup(name);
-	if (!v[c->n_functions])
-		return rb_err(RB_ENOMEM, "out of memory");
-	c->n_functions++;
-	return 0;
-}
-
 /* The lines of the old side of @f that it removes, and those around what
  * it inserts: in the buggy code, the fix's lines. */
 static int fix_lines(struct rb_eval_changed *c, const struct rb_diff_file *f)
@@ -413,7 +394,7 @@ static int fix_functions(struct rb_eval_changed *c, const char *text,
 	for (i = 0; !ret && i < c->n_lines; i++)
 		if (rb_eval_func_span(text, len, c->lines[i], name,
 				      sizeof(name), &s, &e))
-			ret = add_name(c, name);
+			ret = rb_eval_add_function(c, name);
 	return ret;
 }
 

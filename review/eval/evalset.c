@@ -535,7 +535,7 @@ static bool adds_in(const struct rb_diff_file *bf, const char *name)
 	return false;
 }
 
-static int add_func(struct rb_eval_changed *c, const char *name)
+int rb_eval_add_function(struct rb_eval_changed *c, const char *name)
 {
 	char **v;
 	size_t i;
@@ -577,14 +577,14 @@ static int changed_in(struct rb_eval_changed *c, const struct rb_diff_file *ff,
 			if (!changed && l->origin == ' ' &&
 			    def_line(l, name, sizeof(name)) &&
 			    adds_in(bf, name))
-				ret = add_func(c, name);
+				ret = rb_eval_add_function(c, name);
 			if (l->origin == ' ')
 				continue;
 			if (!changed &&
 			    func_name(hk->section, hk->section_len, name,
 				      sizeof(name)) &&
 			    adds_in(bf, name))
-				ret = add_func(c, name);
+				ret = rb_eval_add_function(c, name);
 			changed = true;
 			if (l->origin == '-') {
 				ret = match_anchor(&lv, bf, l);

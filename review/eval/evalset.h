@@ -133,6 +133,9 @@ const char *rb_eval_function_at(const struct rb_diff *d, const char *file,
  */
 int rb_eval_int_add(int **v, size_t *n, int x, bool sorted);
 
+/* Add a copy of @name to @c's functions unless it is there already. */
+int rb_eval_add_function(struct rb_eval_changed *c, const char *name);
+
 /*
  * Does the C line @text (@len bytes, no newline) open a function
  * definition: at column 0, an identifier first, a "(" with no ";" or "="
