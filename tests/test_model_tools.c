@@ -619,6 +619,14 @@ static void test_path_history(void **state)
 	hasnt(f, "docs: notes");
 	assert_true(strstr(f->out.ptr, "a_main and friends") <
 		    strstr(f->out.ptr, "mm: first"));
+	/* A row is "0123456789ab subject": no date, unlike log's. */
+	{
+		const char *r = strstr(f->out.ptr, "mm: first\n");
+
+		assert_true(r && r - f->out.ptr >= 13 && r[-1] == ' ');
+		assert_true(strspn(r - 13, "0123456789abcdef") == 12);
+		assert_true(r - 13 == f->out.ptr || r[-14] == '\n');
+	}
 	assert_int_equal(call(f, "path_history",
 			      "{\"path\": \"Documentation/notes.txt\", "
 			      "\"max\": 1}"),
