@@ -597,6 +597,15 @@ struct summary {
 	FILE *f;
 };
 
+/* "<n> <state> (<why>), until <at>" after @sep; empty parts left out. */
+static int sum_state(struct summary *s, const char *sep, int64_t n,
+		     const char *state, const char *why, const char *at)
+{
+	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s%s%s",
+			     s->line.len ? sep : "", n, state, *why ? " (" : "",
+			     why, *why ? ")" : "", *at ? ", until " : "", at);
+}
+
 static int sum_series(const char *state, const char *why, int64_t n,
 		      int64_t when, void *payload)
 {
@@ -604,9 +613,7 @@ static int sum_series(const char *state, const char *why, int64_t n,
 
 	(void)when;
 	s->total += n;
-	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s",
-			     s->line.len ? ", " : "", n, state,
-			     *why ? " (" : "", why, *why ? ")" : "");
+	return sum_state(s, ", ", n, state, why, "");
 }
 
 static int sum_waiting(const char *state, const char *kind, int64_t n,
@@ -636,10 +643,7 @@ static int sum_unsent(const char *state, const char *why, int64_t n,
 
 	utc(at, sizeof(at), when);
 	s->n += n;
-	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s%s%s",
-			     s->line.len ? "; " : "", n, state,
-			     *why ? " (" : "", why, *why ? ")" : "",
-			     *at ? ", until " : "", at);
+	return sum_state(s, "; ", n, state, why, at);
 }
 
 static int sum_mails(const char *kind, const char *state, int64_t n,
