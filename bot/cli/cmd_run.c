@@ -597,6 +597,31 @@ struct summary {
 	FILE *f;
 };
 
+/*
+ * "<n> <state> (<why>)<label><at>" after @sep (but first on the line);
+ * an empty <why> or <at> is left out with what frames it.
+ */
+static int sum_state(struct summary *s, const char *sep, int64_t n,
+		     const char *state, const char *why, const char *label,
+		     const char *at)
+{
+	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s%s%s",
+			     s->line.len ? sep : "", n, state, *why ? " (" : "",
+			     why, *why ? ")" : "", *at ? label : "", at);
+}
+
+/* One of the series waiting or not sent yet, the oldest's time given. */
+static int sum_dated(void *payload, int64_t n, const char *state,
+		     const char *why, const char *label, int64_t when)
+{
+	struct summary *s = payload;
+	char at[40];
+
+	utc(at, sizeof(at), when);
+	s->n += n;
+	return sum_state(s, "; ", n, state, why, label, at);
+}
+
 static int sum_series(const char *state, const char *why, int64_t n,
 		      int64_t when, void *payload)
 {
@@ -604,42 +629,27 @@ static int sum_series(const char *state, const char *why, int64_t n,
 
 	(void)when;
 	s->total += n;
-	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s",
-			     s->line.len ? ", " : "", n, state,
-			     *why ? " (" : "", why, *why ? ")" : "");
+	return sum_state(s, ", ", n, state, why, "", "");
 }
 
 static int sum_waiting(const char *state, const char *kind, int64_t n,
 		       int64_t when, void *payload)
 {
-	struct summary *s = payload;
-	char at[40];
-
-	utc(at, sizeof(at), when);
-	s->n += n;
-	return rb_buf_printf(
-		&s->line, "%s%" PRId64 " %s%s%s", s->line.len ? "; " : "", n,
-		!strcmp(state, "apply_waiting") ?
-			"apply nowhere yet: tried again after the trees' "
-			"next fetch" :
-		!strcmp(kind, "incomplete") ? "wait for missing parts" :
-		!strcmp(kind, "review")	    ? "wait for their review" :
-					      "wait",
-		*at ? ", the first at " : "", at);
+	return sum_dated(payload, n,
+			 !strcmp(state, "apply_waiting") ?
+				 "apply nowhere yet: tried again after the "
+				 "trees' next fetch" :
+			 !strcmp(kind, "incomplete") ?
+				 "wait for missing parts" :
+			 !strcmp(kind, "review") ? "wait for their review" :
+						   "wait",
+			 "", ", the first at ", when);
 }
 
 static int sum_unsent(const char *state, const char *why, int64_t n,
 		      int64_t when, void *payload)
 {
-	struct summary *s = payload;
-	char at[40];
-
-	utc(at, sizeof(at), when);
-	s->n += n;
-	return rb_buf_printf(&s->line, "%s%" PRId64 " %s%s%s%s%s%s",
-			     s->line.len ? "; " : "", n, state,
-			     *why ? " (" : "", why, *why ? ")" : "",
-			     *at ? ", until " : "", at);
+	return sum_dated(payload, n, state, why, ", until ", when);
 }
 
 static int sum_mails(const char *kind, const char *state, int64_t n,

@@ -328,49 +328,29 @@ static bool part_relayed(const struct rb_curate_reply *in, int idx)
 	return relay;
 }
 
-/* The forward itself: rendered, composed, in the outbox, recorded. */
-static int forward(struct curate *c, const struct rb_review_row *rv,
-		   struct chosen *ch, char *detail, size_t dsize)
+/*
+ * The forward's body: the findings chosen, quoted from the patch of the
+ * first one (a summary's findings are on the patches; the others are
+ * shown with file and line), else from @part.
+ */
+static int forward_render(struct curate *c, const struct chosen *ch,
+			  const struct rb_message *part,
+			  const struct rb_effective_policy *pol, const char *by,
+			  struct rb_buf *body)
 {
 	const struct rb_curate_reply *in = c->in;
-	const struct rb_config *cfg = in->p->cfg;
-	const struct rb_message *part = NULL, *quoted, *m = in->m;
 	struct rb_render_forward_ctx fc = { 0 };
-	struct rb_effective_policy pol = in->scope->pol;
-	struct rb_scope_people_buf pb = { 0 };
-	struct rb_policy_people who = { 0 };
-	struct rb_recipients r = { 0 };
-	struct rb_reply reply = { 0 };
-	struct rb_buf body = RB_BUF_INIT(4u << 20);
-	struct rb_buf by = RB_BUF_INIT(4096), hdr = RB_BUF_INIT(4096);
-	struct rb_reply_mail mail;
-	const char *msgid = NULL;
-	size_t i;
-	int64_t idx = 0;
-	int ret, words = 0;
+	const struct rb_message *quoted;
 
-	if (rv->patch_idx >= 0 && (size_t)rv->patch_idx < in->n_parts)
-		part = in->parts[rv->patch_idx];
-	if (!part) {
-		snprintf(detail, dsize,
-			 "the part the review answers is not stored");
-		return 0;
-	}
-	/* A summary's findings are on the patches: quote from the first
-	 * one's (the others are shown with file and line). */
-	rb_reply_mail_init(&mail, 4u << 20);
 	quoted = part;
 	if (ch->f[0].patch_index > 0 &&
 	    (size_t)ch->f[0].patch_index < in->n_parts &&
 	    in->parts[ch->f[0].patch_index])
 		quoted = in->parts[ch->f[0].patch_index];
-	ret = rb_addr_format(&by, &m->from);
-	if (ret)
-		goto out;
-	fc.mode = pol.mode;
-	fc.subsystem = pol.subsystem;
-	fc.blocking_text = pol.blocking_text;
-	fc.by = by.ptr;
+	fc.mode = pol->mode;
+	fc.subsystem = pol->subsystem;
+	fc.blocking_text = pol->blocking_text;
+	fc.by = by;
 	fc.role = c->role;
 	fc.version = quoted->subject.version;
 	fc.index = quoted->subject.index;
@@ -384,8 +364,91 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 	fc.patch_len = quoted->patch_len;
 	fc.dirs.templates_dir = in->p->templates_dir ? in->p->templates_dir :
 						       RB_TEMPLATES_DIR;
-	fc.dirs.override_dir = pol.templates_dir;
-	ret = rb_render_forward(&body, &fc);
+	fc.dirs.override_dir = pol->templates_dir;
+	return rb_render_forward(body, &fc);
+}
+
+/* The forward composed in @mail: in the outbox, and each finding's
+ * forward recorded. */
+static int forward_queue(struct curate *c, struct chosen *ch,
+			 const struct rb_reply_mail *mail, enum rb_mode policy,
+			 const char *subsystem)
+{
+	const struct rb_curate_reply *in = c->in;
+	int64_t idx = 0;
+	size_t i;
+	int ret, words = 0;
+
+	for (i = 0; i < ch->n; i++)
+		words += rb_stage_count_words(ch->f[i].message);
+	ret = rb_store_review_next_idx(in->p->st, in->row->id, "forward", &idx);
+	if (!ret) {
+		struct rb_outmail om = {
+			.series_id = in->row->id,
+			.kind = "forward",
+			.patch_idx = (int)idx,
+			.lists = mail->lists.ptr,
+			.trusted = mail->trusted.ptr,
+			.words = words,
+			.findings = (int)ch->n,
+			.send_after = rb_now(),
+			.policy = rb_mode_name(policy),
+			.subsystem = subsystem,
+			.copy_of = in->review,
+		};
+
+		ret = rb_reply_queue(in->p, mail, &om);
+		if (!ret)
+			c->out->queued++;
+	}
+	for (i = 0; !ret && i < ch->n; i++) {
+		char fid[16];
+		struct rb_forward_rec fr = {
+			.finding_id = ch->sf[i].id,
+			.series_id = in->row->id,
+			.review_msgid = in->review,
+			.fid = fid,
+			.message_id = mail->message_id,
+			.by = c->actor,
+			.reply_msgid = in->reply_msgid,
+		};
+
+		snprintf(fid, sizeof(fid), "F%d", ch->ids[i]);
+		ret = rb_store_forward_add(in->p->st, &fr);
+	}
+	return ret;
+}
+
+/* The forward itself: rendered, composed, in the outbox, recorded. */
+static int forward(struct curate *c, const struct rb_review_row *rv,
+		   struct chosen *ch, char *detail, size_t dsize)
+{
+	const struct rb_curate_reply *in = c->in;
+	const struct rb_config *cfg = in->p->cfg;
+	const struct rb_message *part = NULL, *m = in->m;
+	struct rb_effective_policy pol = in->scope->pol;
+	struct rb_scope_people_buf pb = { 0 };
+	struct rb_policy_people who = { 0 };
+	struct rb_recipients r = { 0 };
+	struct rb_reply reply = { 0 };
+	struct rb_buf body = RB_BUF_INIT(4u << 20);
+	struct rb_buf by = RB_BUF_INIT(4096), hdr = RB_BUF_INIT(4096);
+	struct rb_reply_mail mail;
+	const char *msgid = NULL;
+	int ret;
+
+	if (rv->patch_idx >= 0 && (size_t)rv->patch_idx < in->n_parts)
+		part = in->parts[rv->patch_idx];
+	if (!part) {
+		snprintf(detail, dsize,
+			 "the part the review answers is not stored");
+		return 0;
+	}
+	rb_reply_mail_init(&mail, 4u << 20);
+	ret = rb_addr_format(&by, &m->from);
+	if (ret)
+		goto out;
+	ret = forward_render(c, ch, part, &pol, by.ptr, &body);
 	/* Whom it goes to is the policy's: the reply chose findings only. */
 	if (!ret)
 		ret = rb_scope_people(&who, &pb, in->scope, part,
@@ -411,45 +474,8 @@ static int forward(struct curate *c, const struct rb_review_row *rv,
 	reply.extra_headers = hdr.ptr;
 	ret = rb_reply_compose(&mail, &reply, part, &r);
 	msgid = mail.message_id;
-	for (i = 0; i < ch->n; i++)
-		words += rb_stage_count_words(ch->f[i].message);
 	if (!ret)
-		ret = rb_store_review_next_idx(in->p->st, in->row->id,
-					       "forward", &idx);
-	if (!ret) {
-		struct rb_outmail om = {
-			.series_id = in->row->id,
-			.kind = "forward",
-			.patch_idx = (int)idx,
-			.lists = mail.lists.ptr,
-			.trusted = mail.trusted.ptr,
-			.words = words,
-			.findings = (int)ch->n,
-			.send_after = rb_now(),
-			.policy = rb_mode_name(reply.policy),
-			.subsystem = pol.subsystem,
-			.copy_of = in->review,
-		};
-
-		ret = rb_reply_queue(in->p, &mail, &om);
-		if (!ret)
-			c->out->queued++;
-	}
-	for (i = 0; !ret && i < ch->n; i++) {
-		char fid[16];
-		struct rb_forward_rec fr = {
-			.finding_id = ch->sf[i].id,
-			.series_id = in->row->id,
-			.review_msgid = in->review,
-			.fid = fid,
-			.message_id = msgid,
-			.by = c->actor,
-			.reply_msgid = in->reply_msgid,
-		};
-
-		snprintf(fid, sizeof(fid), "F%d", ch->ids[i]);
-		ret = rb_store_forward_add(in->p->st, &fr);
-	}
+		ret = forward_queue(c, ch, &mail, reply.policy, pol.subsystem);
 	if (!ret) {
 		c->out->forwarded += ch->n;
 		snprintf(detail, dsize, "%zu finding%s forwarded in %s", ch->n,

@@ -355,34 +355,12 @@ static const struct rb_message *first_part(const struct series *s)
 	return NULL;
 }
 
-/* The notice, composed into the outbox (in the open transaction). */
-static int notice(struct rb_pipeline *p, struct series *s,
-		  const struct rb_sighting *g, const struct rb_ledger_item *v,
-		  size_t n, char **msgid)
+/* The open ones of @v[@n] as the notice lists them, in @items: how many. */
+static size_t open_items(struct rb_render_ledger_item *items,
+			 const struct rb_ledger_item *v, size_t n)
 {
-	const struct rb_config *cfg = p->cfg;
-	const struct rb_message *m = first_part(s);
-	const struct rb_maint_section *sec = NULL;
-	struct rb_render_ledger_item *items = NULL;
-	struct rb_render_ledger_ctx lc = { 0 };
-	struct rb_recipients r = { 0 };
-	struct rb_reply reply = { 0 };
-	struct rb_buf body = RB_BUF_INIT(1u << 20);
-	struct rb_buf author = RB_BUF_INIT(4096);
-	struct rb_reply_mail mail;
 	size_t i, k = 0;
-	int64_t idx = 0;
-	int ret = 0;
 
-	*msgid = NULL;
-	if (!m)
-		return 0;
-	rb_reply_mail_init(&mail, 4u << 20);
-	items = calloc(n + 1, sizeof(*items));
-	if (!items) {
-		ret = rb_err(RB_ENOMEM, "out of memory");
-		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		const struct rb_stored_finding *sf = &v[i].f;
 		struct rb_render_ledger_item *it = &items[k];
@@ -403,6 +381,38 @@ static int notice(struct rb_pipeline *p, struct series *s,
 		it->index = sf->patch_idx;
 		k++;
 	}
+	return k;
+}
+
+/* The notice, composed into the outbox (in the open transaction). */
+static int notice(struct rb_pipeline *p, struct series *s,
+		  const struct rb_sighting *g, const struct rb_ledger_item *v,
+		  size_t n, char **msgid)
+{
+	const struct rb_config *cfg = p->cfg;
+	const struct rb_message *m = first_part(s);
+	const struct rb_maint_section *sec = NULL;
+	struct rb_render_ledger_item *items = NULL;
+	struct rb_render_ledger_ctx lc = { 0 };
+	struct rb_recipients r = { 0 };
+	struct rb_reply reply = { 0 };
+	struct rb_buf body = RB_BUF_INIT(1u << 20);
+	struct rb_buf author = RB_BUF_INIT(4096);
+	struct rb_reply_mail mail;
+	size_t k = 0;
+	int64_t idx = 0;
+	int ret = 0;
+
+	*msgid = NULL;
+	if (!m)
+		return 0;
+	rb_reply_mail_init(&mail, 4u << 20);
+	items = calloc(n + 1, sizeof(*items));
+	if (!items) {
+		ret = rb_err(RB_ENOMEM, "out of memory");
+		goto out;
+	}
+	k = open_items(items, v, n);
 	lc.head.mode = RB_MODE_BLOCKING;
 	lc.head.subsystem = s->view.scope.pol.subsystem;
 	lc.head.blocking_text = s->view.scope.pol.blocking_text;

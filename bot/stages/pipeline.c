@@ -966,6 +966,80 @@ static int slot_reap(struct rb_pipeline *p, struct job_slot *s, bool *more)
 }
 
 /*
+ * Start @job on a free slot of @pool: true when a thread took it; false
+ * when it runs here (feedback, no free slot, or no threads any more).
+ */
+static bool slot_start(struct rb_pipeline *p, struct rb_job_pool *pool,
+		       const struct rb_job *job, bool *threads)
+{
+	struct job_slot *s = NULL;
+	int i;
+
+	if (!threaded(job) || !*threads)
+		return false;
+	/* The threads borrow the parent's model: made first. */
+	if (!p->model_made && rb_review_model_prepare(p)) {
+		rb_log(RB_LOG_WARN, "jobs.one_at_a_time", "reason", rb_errmsg(),
+		       NULL);
+		rb_err_clear();
+		*threads = false;
+		return false;
+	}
+	for (i = 0; i < pool->n; i++)
+		if (!pool->slots[i].busy) {
+			s = &pool->slots[i];
+			break;
+		}
+	if (!s)
+		return false;
+	slot_ctx(s, p);
+	s->job = *job;
+	s->busy = true;
+	s->done = false;
+	if (!pthread_create(&s->th, NULL, slot_main, s))
+		return true;
+	s->busy = false;
+	return false;
+}
+
+/*
+ * Wait until a thread of @pool has ended, then reap each that has:
+ * @running counts them off; the first error is returned.
+ */
+static int slots_reap(struct rb_pipeline *p, struct rb_job_pool *pool,
+		      bool *more, int *running)
+{
+	int i, ret = 0;
+
+	pthread_mutex_lock(&pool->lock);
+	for (;;) {
+		for (i = 0; i < pool->n; i++)
+			if (pool->slots[i].busy && pool->slots[i].done)
+				break;
+		if (i < pool->n)
+			break;
+		pthread_cond_wait(&pool->cond, &pool->lock);
+	}
+	pthread_mutex_unlock(&pool->lock);
+	for (i = 0; i < pool->n; i++) {
+		struct job_slot *s = &pool->slots[i];
+		bool done;
+		int r;
+
+		pthread_mutex_lock(&pool->lock);
+		done = s->busy && s->done;
+		pthread_mutex_unlock(&pool->lock);
+		if (!done)
+			continue;
+		r = slot_reap(p, s, more);
+		(*running)--;
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+/*
  * Up to p->parallel jobs at once, claimed oldest first (the order
  * assembly queued them, bot/stages/assemble.c), each mail sent as soon
  * as its job ends. A job a worker died with runs alone, after the jobs
@@ -978,7 +1052,7 @@ static int jobs_parallel(struct rb_pipeline *p)
 	struct rb_job isolated = { 0 }; /* claimed; runs once the rest end */
 	struct rb_job held = { 0 }; /* claimed; starts once the rest end */
 	bool more = true, threads = true;
-	int i, ret, running = 0;
+	int r, ret, running = 0;
 
 	ret = pool_get(p, &pool);
 	if (ret)
@@ -986,10 +1060,8 @@ static int jobs_parallel(struct rb_pipeline *p)
 	for (;;) {
 		while (!ret && running < pool->n && !isolated.id &&
 		       (held.id ? !running : more && !stopping(p))) {
-			struct job_slot *s = NULL;
 			const char *fault = NULL;
 			struct rb_job job = { 0 };
-			int r;
 
 			if (held.id) {
 				job = held;
@@ -1019,31 +1091,9 @@ static int jobs_parallel(struct rb_pipeline *p)
 				isolated = job;
 				break;
 			}
-			/* The threads borrow the parent's model: made first. */
-			if (threaded(&job) && threads && !p->model_made &&
-			    rb_review_model_prepare(p)) {
-				rb_log(RB_LOG_WARN, "jobs.one_at_a_time",
-				       "reason", rb_errmsg(), NULL);
-				rb_err_clear();
-				threads = false;
-			}
-			for (i = 0; threaded(&job) && threads && i < pool->n;
-			     i++)
-				if (!pool->slots[i].busy) {
-					s = &pool->slots[i];
-					break;
-				}
-			if (s) {
-				slot_ctx(s, p);
-				s->job = job;
-				s->busy = true;
-				s->done = false;
-				if (!pthread_create(&s->th, NULL, slot_main,
-						    s)) {
-					running++;
-					continue;
-				}
-				s->busy = false;
+			if (slot_start(p, pool, &job, &threads)) {
+				running++;
+				continue;
 			}
 			/* Feedback, or no thread: here, now. */
 			r = run_job(p, &job, &fault);
@@ -1061,8 +1111,8 @@ static int jobs_parallel(struct rb_pipeline *p)
 		}
 		if (!running && isolated.id) {
 			const char *fault = NULL;
-			int r = run_job(p, &isolated, &fault);
 
+			r = run_job(p, &isolated, &fault);
 			r = job_ended(p, &isolated, r, fault, &more);
 			rb_job_release(&isolated);
 			if (r && !ret)
@@ -1071,31 +1121,9 @@ static int jobs_parallel(struct rb_pipeline *p)
 		}
 		if (!running)
 			break;
-		pthread_mutex_lock(&pool->lock);
-		for (;;) {
-			for (i = 0; i < pool->n; i++)
-				if (pool->slots[i].busy && pool->slots[i].done)
-					break;
-			if (i < pool->n)
-				break;
-			pthread_cond_wait(&pool->cond, &pool->lock);
-		}
-		pthread_mutex_unlock(&pool->lock);
-		for (i = 0; i < pool->n; i++) {
-			struct job_slot *s = &pool->slots[i];
-			bool done;
-			int r;
-
-			pthread_mutex_lock(&pool->lock);
-			done = s->busy && s->done;
-			pthread_mutex_unlock(&pool->lock);
-			if (!done)
-				continue;
-			r = slot_reap(p, s, &more);
-			running--;
-			if (r && !ret)
-				ret = r;
-		}
+		r = slots_reap(p, pool, &more, &running);
+		if (r && !ret)
+			ret = r;
 	}
 	if (p->progress && p->progress_at)
 		rb_log_status(NULL);
