@@ -24,6 +24,7 @@ import base64
 import json
 import os
 import sys
+import time
 import urllib.request
 
 port, profile, steps = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -40,6 +41,25 @@ def call(method, path, body=None):
     except urllib.error.HTTPError as e:
         raise SystemExit("webdriver %s %s: %s" % (method, path,
                                                   e.read().decode()[:500]))
+
+
+def script(src):
+    return call("POST", "/session/%s/execute/sync" % sid,
+                {"script": src, "args": []})
+
+
+def wait_new_page():
+    """True once the marked document is gone and the new one has loaded
+    (within 60 s: a budget, not a timing assumption)."""
+    for _ in range(600):
+        try:
+            if script("return !window.rbOld &&"
+                      " document.readyState === 'complete';"):
+                return True
+        except SystemExit:
+            pass  # the document went away under the script: try again
+        time.sleep(0.1)
+    return False
 
 
 flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -99,7 +119,16 @@ try:
                 call("POST", "/session/%s/element/%s/value" % (sid, eid),
                      {"text": text})
             else:
+                # A form's submit may start its navigation after the
+                # click returns: the old document is marked, and the
+                # click ends when a new one has loaded (else a step
+                # after it reads the old page, or none, when the
+                # machine is busy).
+                script("window.rbOld = true; return 0;")
                 call("POST", "/session/%s/element/%s/click" % (sid, eid), {})
+                if not wait_new_page():
+                    fail = "%s: no new page loaded after the click" % css
+                    break
             print(kind, css, "->", call("GET", "/session/%s/url" % sid))
         elif kind == "shot":
             png = base64.b64decode(call("GET", "/session/%s/screenshot" % sid))
