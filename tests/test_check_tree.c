@@ -138,6 +138,22 @@ static void test_external_lines(void **state)
 	rb_findings_release(&fs);
 }
 
+/* A kernel-doc warning at @line of a.c, the line number in its text. */
+static void add_kdoc(struct rb_findings *fs, int line)
+{
+	char code[64];
+
+	snprintf(code, sizeof(code), "warning: x at line %d", line);
+	rb_findings_add(fs, &(struct rb_finding_spec){ .checker = "kernel-doc",
+						       .checker_version = "1",
+						       .category = "kernel-doc",
+						       .severity = RB_FSEV_LOW,
+						       .file = "a.c",
+						       .line = line,
+						       .code = code,
+						       .message = "m" });
+}
+
 /* The delta: each base finding hides one, digits aside. */
 static void test_in_base(void **state)
 {
@@ -145,33 +161,9 @@ static void test_in_base(void **state)
 	bool used[2] = { false, false };
 
 	(void)state;
-	rb_findings_add(&base, &(struct rb_finding_spec){
-				       .checker = "kernel-doc",
-				       .checker_version = "1",
-				       .category = "kernel-doc",
-				       .severity = RB_FSEV_LOW,
-				       .file = "a.c",
-				       .line = 10,
-				       .code = "warning: x at line 10",
-				       .message = "m" });
-	rb_findings_add(&now, &(struct rb_finding_spec){
-				      .checker = "kernel-doc",
-				      .checker_version = "1",
-				      .category = "kernel-doc",
-				      .severity = RB_FSEV_LOW,
-				      .file = "a.c",
-				      .line = 12,
-				      .code = "warning: x at line 12",
-				      .message = "m" });
-	rb_findings_add(&now, &(struct rb_finding_spec){
-				      .checker = "kernel-doc",
-				      .checker_version = "1",
-				      .category = "kernel-doc",
-				      .severity = RB_FSEV_LOW,
-				      .file = "a.c",
-				      .line = 14,
-				      .code = "warning: x at line 14",
-				      .message = "m" });
+	add_kdoc(&base, 10);
+	add_kdoc(&now, 12);
+	add_kdoc(&now, 14);
 	assert_true(rb_check_in_base(&base, used, &now.v[0]));
 	assert_false(rb_check_in_base(&base, used, &now.v[1]));
 	rb_findings_release(&base);
