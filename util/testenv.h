@@ -34,7 +34,7 @@
  *	t_sec_build_sandbox_limits; bench/checks.sh.
  *
  * RB_FAULT=STAGE:N[:KEY]
- *	The kill tests' fault point (bot/stages/fault.h): the process kills itself
+ *	The kill tests' fault point (util/fault.h): the process kills itself
  *	right after the N-th commit of STAGE, or (STAGE "job") when the N-th
  *	job whose key holds KEY starts. Tests: t_review_kill,
  *	integration/t_daemon_kill, security/t_sec_job_quarantine.

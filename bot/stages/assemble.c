@@ -17,7 +17,7 @@
 
 #include "bot/config.h"
 #include "bot/stages/assemble.h"
-#include "bot/stages/fault.h"
+#include "util/fault.h"
 #include "bot/stages/series_view.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"

@@ -9,7 +9,7 @@
 
 #include "bot/config.h"
 #include "bot/stages/curate.h"
-#include "bot/stages/fault.h"
+#include "util/fault.h"
 #include "bot/stages/feedback.h"
 #include "bot/stages/model_setup.h"
 #include "bot/stages/policy.h"

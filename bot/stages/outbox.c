@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "bot/config.h"
-#include "bot/stages/fault.h"
+#include "util/fault.h"
 #include "bot/stages/outbox.h"
 #include "bot/stages/stage.h"
 #include "bot/store/store.h"

@@ -14,7 +14,7 @@
 
 #include "bot/config.h"
 #include "bot/stages/assemble.h"
-#include "bot/stages/fault.h"
+#include "util/fault.h"
 #include "bot/stages/feedback.h"
 #include "bot/stages/incomplete.h"
 #include "bot/stages/ledger.h"

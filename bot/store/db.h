@@ -66,6 +66,9 @@ struct rb_db_ops {
 	const char *begin;
 	/* Rows changed by the last exec. */
 	int64_t (*changes)(struct rb_db *db);
+	/* Whether a transaction is open on this connection (else each
+	 * statement commits by itself). */
+	bool (*in_txn)(struct rb_db *db);
 	/* SQL text for "claim one row": "" for SQLite, " FOR UPDATE SKIP
 	 * LOCKED" for PostgreSQL, appended to the claim subquery. */
 	const char *skip_locked;

@@ -213,6 +213,11 @@ static int64_t pg_changes(struct rb_db *db)
 	return P(db)->changes;
 }
 
+static bool pg_in_txn(struct rb_db *db)
+{
+	return PQtransactionStatus(P(db)->c) != PQTRANS_IDLE;
+}
+
 static void pg_close(struct rb_db *db)
 {
 	PQfinish(P(db)->c);
@@ -263,6 +268,7 @@ static const struct rb_db_ops pg_ops = {
 	.query = pg_run,
 	.begin = "BEGIN",
 	.changes = pg_changes,
+	.in_txn = pg_in_txn,
 	.skip_locked = " FOR UPDATE SKIP LOCKED",
 	.autoid = "BIGSERIAL PRIMARY KEY",
 	.blob = "BYTEA",

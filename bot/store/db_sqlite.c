@@ -259,6 +259,11 @@ static int64_t sq_changes(struct rb_db *db)
 	return sqlite3_changes64(S(db)->h);
 }
 
+static bool sq_in_txn(struct rb_db *db)
+{
+	return !sqlite3_get_autocommit(S(db)->h);
+}
+
 static void sq_close(struct rb_db *db)
 {
 	struct sqlite_db *d = S(db);
@@ -284,6 +289,7 @@ static const struct rb_db_ops sqlite_ops = {
 	.query = sq_query,
 	.begin = "BEGIN IMMEDIATE",
 	.changes = sq_changes,
+	.in_txn = sq_in_txn,
 	.skip_locked = "",
 	.autoid = "INTEGER PRIMARY KEY AUTOINCREMENT",
 	.blob = "BLOB",

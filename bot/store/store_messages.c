@@ -12,6 +12,7 @@
 #include "mail/series.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/fault.h"
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/banned.h"
@@ -138,7 +139,7 @@ int rb_store_add_parsed(struct rb_store *st, const char *message_id,
 			const struct rb_msgmeta *meta)
 {
 	char hex[RB_SHA256_HEX], key[96], why[256];
-	bool ok = true;
+	bool ok = true, own;
 	int ret;
 
 	if (message_id) {
@@ -171,6 +172,18 @@ int rb_store_add_parsed(struct rb_store *st, const char *message_id,
 			 hex);
 		message_id = key;
 	}
+	/*
+	 * The row and its asm_pending row go in one transaction: a source
+	 * that commits each message by itself (a Maildir, an mbox) and was
+	 * killed between the two left a message that no assembly would
+	 * ever see (t_workers_pg: a series that stayed incomplete).
+	 */
+	own = !st->db->ops->in_txn(st->db);
+	if (own) {
+		ret = rb_store_begin(st);
+		if (ret)
+			return ret;
+	}
 	if (meta)
 		ret = insert_parsed(st, message_id, raw, len, origin, meta);
 	else
@@ -181,12 +194,21 @@ int rb_store_add_parsed(struct rb_store *st, const char *message_id,
 			   RB_DB_TEXT(message_id), RB_DB_BLOB(raw, len),
 			   RB_DB_TEXT(origin), RB_DB_INT(rb_now()),
 			   RB_DB_INT(stored_now()));
-	if (ret)
+	if (!ret && !rb_store_changes(st))
+		ret = -RB_EEXISTS;
+	if (!ret) {
+		rb_fault_point("store.pend");
+		/* Assembly's to see (malformed mail above is never
+		 * assembled). */
+		ret = rb_store_asm_pend(st, message_id);
+	}
+	if (!own)
 		return ret;
-	if (!rb_store_changes(st))
-		return -RB_EEXISTS;
-	/* Assembly's to see (malformed mail above is never assembled). */
-	return rb_store_asm_pend(st, message_id);
+	if (!ret)
+		ret = rb_store_commit(st);
+	if (ret)
+		rb_store_rollback(st);
+	return ret;
 }
 
 int rb_store_add_bad(struct rb_store *st, const char *origin,

@@ -252,7 +252,7 @@ echo "w2 drained in $((($(date +%s%N) - ts) / 1000000)) ms after SIGTERM, finish
 # The rest: w3 to w6 drain the queue (and w1's job once its lease ran
 # out); the senders empty the outbox.
 wait_for 240 "SELECT count(*) FROM jobs WHERE kind = 'review' AND state = 'done'" "$N" ||
-	rb_fail "not every series was reviewed: $(q "SELECT state, count(*) FROM jobs GROUP BY state")"
+	rb_fail "not every series was reviewed: $(q "SELECT state, count(*) FROM jobs GROUP BY state"); not done: $(q "SELECT kind, key, state, attempts, not_before - EXTRACT(EPOCH FROM now())::bigint, error FROM jobs WHERE state <> 'done'"); $(grep -h 'job.deferred\|apply_deferred\|lease_lost' "$d"/*.log | head -5)"
 wait_for 60 "SELECT count(*) FROM outbox WHERE state <> 'sent'" 0 ||
 	rb_fail "the outbox is not empty: $(q "SELECT state, count(*) FROM outbox GROUP BY state")"
 t1=$(date +%s.%N)

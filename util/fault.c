@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/stages/fault.h"
+#include "util/fault.h"
 #include "util/testenv.h"
 #include "util/banned.h"
 

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fault.h - the kill points of the kill tests, the one test interface in
- * stage code. With RB_FAULT=STAGE:N in the environment, the process kills
+ * the pipeline and the store. With RB_FAULT=STAGE:N in the environment, the process kills
  * itself (SIGKILL, no cleanup) right after the N-th commit of STAGE:
  * "ingest", "parse", "assemble", "feedback", "review" (any job) or
- * "send"; or when the N-th job starts ("job", below). Without RB_FAULT nothing happens. tests/t_review_kill.sh and
+ * "send"; when the N-th job starts ("job", below); or inside the store,
+ * between the N-th stored message's row and its asm_pending row
+ * ("store.pend", before their commit). Without RB_FAULT nothing happens.
+ * tests/t_review_kill.sh, tests/t_ingest_kill.sh and
  * tests/integration/t_daemon_kill.sh compare the outcome with an
  * uninterrupted run.
  */
-#ifndef RB_BOT_FAULT_H
-#define RB_BOT_FAULT_H
+#ifndef RB_UTIL_FAULT_H
+#define RB_UTIL_FAULT_H
 
 /* Kills the process when RB_FAULT names @stage and this is its N-th call. */
 void rb_fault_point(const char *stage);
