@@ -210,7 +210,7 @@ static int connect_server(struct imap_source *s)
 	rb_recv_guard_reset(&s->net.guard, SMALL_CAP);
 	/* mailimap_connect() keeps the stream, even when it fails: the
 	 * session closes it. */
-	st = rb_net_open_stream(&s->net, &tls_failed);
+	st = rb_net_open_stream(&s->net, RB_NET_STREAM_BUFFER, &tls_failed);
 	if (!st)
 		r = !tls_failed ? MAILIMAP_ERROR_CONNECTION_REFUSED :
 		    tls		? MAILIMAP_ERROR_SSL :

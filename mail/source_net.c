@@ -235,7 +235,8 @@ int mail_tcp_connect_timeout(const char *server, uint16_t port, time_t timeout);
  * on the thread the next FETCH waits for. With 256 kB, 64,000 of these
  * calls a pass of the linux-api corpus became 4,900.
  */
-mailstream *rb_net_open_stream(struct rb_net_source *n, bool *tls_failed)
+mailstream *rb_net_open_stream(struct rb_net_source *n, size_t buffer,
+			       bool *tls_failed)
 {
 	mailstream_low *low;
 	mailstream *st;
@@ -256,7 +257,7 @@ mailstream *rb_net_open_stream(struct rb_net_source *n, bool *tls_failed)
 		return NULL;
 	}
 	mailstream_low_set_timeout(low, RB_NET_TIMEOUT);
-	st = mailstream_new(low, RB_NET_STREAM_BUFFER);
+	st = mailstream_new(low, buffer);
 	if (!st) {
 		mailstream_low_close(low);
 		mailstream_low_free(low);
