@@ -43,7 +43,9 @@
  *
  * Waiting: IDLE on the first mailbox, re-issued every 29 minutes (RFC 2177
  * asks clients to re-issue within 29 minutes), wakes the daemon when mail
- * arrives; the other mailboxes are read at each periodic pass.
+ * arrives; with several mailboxes, IDLE is ended every WATCH_MS to ask the
+ * others for their UIDNEXT (STATUS), and mail in one of them wakes the
+ * daemon too (before: only at the next periodic pass, poll_seconds).
  */
 #include <limits.h>
 #include <pthread.h>
@@ -62,9 +64,17 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/testenv.h"
 #include "util/banned.h"
 
 #define IDLE_MAX_MS (29 * 60 * 1000)
+/*
+ * How often, while IDLE waits on the first mailbox, the others are asked
+ * for their UIDNEXT: one STATUS each, a few hundred bytes; 100 mailboxes
+ * every 30 s is about 3 commands a second. RB_IMAP_WATCH_MS sets it for
+ * the tests (util/testenv.h).
+ */
+#define WATCH_MS (30 * 1000)
 /* What a server may send beyond a message's size in one FETCH response. */
 #define FETCH_SLACK (64 * 1024)
 /* Caps on other answers: a mailbox's listing (about 60 bytes a message,
@@ -74,7 +84,15 @@
 
 struct imap_mbox {
 	char *name;
-	int64_t next_uid; /* last delivered UID + 1, after a pass */
+	/*
+	 * The first UID no pass has seen: after a pass, the mailbox's
+	 * UIDNEXT when it was opened, or past the last message delivered
+	 * (a message expunged before it was fetched still counts as seen,
+	 * so that the wait does not wake for it again and again). 0 until
+	 * a pass has opened the mailbox.
+	 */
+	int64_t next_uid;
+	int64_t uidnext; /* the UIDNEXT of this pass's EXAMINE */
 	uint32_t solo_until; /* fetch one at a time up to this UID */
 };
 
@@ -86,6 +104,12 @@ struct imap_source {
 	mailimap *imap;
 	int selected; /* index of the mailbox EXAMINEd, or -1 */
 	bool pass_ok; /* the last poll read every mailbox */
+	int64_t pass_new; /* messages the last poll delivered */
+	/* The last wait ended early on a UIDNEXT the server announced: when
+	 * the poll after it delivers nothing, the next wait does not end
+	 * early again (a server that announces mail it never gives would
+	 * otherwise keep the daemon polling without a pause). */
+	bool woken;
 };
 
 struct msg_ref {
@@ -457,6 +481,7 @@ static int open_mailbox(struct imap_source *s, const struct rb_source_env *env,
 			      s->net.url.host, mb->name);
 	*cur = sel->sel_uidvalidity;
 	uidnext = sel->sel_uidnext;
+	mb->uidnext = uidnext;
 	*last = 0;
 	ret = env->get_state(s->net.base.name, mb->name, &validity, last,
 			     env->payload);
@@ -1077,9 +1102,16 @@ static int sync_mailbox(struct imap_source *s, const struct rb_source_env *env,
 	pthread_mutex_destroy(&turns.mu);
 	ret = rb_src_batch_end(&p.b, ret);
 	free(v);
-	if (p.b.saved > last)
+	/* Every UID below the EXAMINE's UIDNEXT was listed and delivered:
+	 * those past the last one delivered were expunged before the
+	 * listing, and the wait must not take them for new mail. */
+	if (!ret && p.mb->uidnext > p.mb->next_uid)
+		p.mb->next_uid = p.mb->uidnext;
+	if (p.b.saved > last) {
+		s->pass_new += p.b.saved - last;
 		rb_net_log_synced(&s->net, "imap.synced", p.mb->name,
 				  p.b.saved - last, &t0);
+	}
 	return ret;
 }
 
@@ -1090,6 +1122,7 @@ static int imap_poll(struct rb_source *src, const struct rb_source_env *env)
 	int ret, first = 0;
 
 	s->pass_ok = false;
+	s->pass_new = 0;
 	if (!s->imap) {
 		ret = connect_server(s);
 		if (ret)
@@ -1111,12 +1144,74 @@ static int imap_poll(struct rb_source *src, const struct rb_source_env *env)
 	return first;
 }
 
+static void log_woken(const struct imap_source *s, size_t i)
+{
+	rb_log(RB_LOG_INFO, "imap.woken", "source", s->net.base.name, "mailbox",
+	       s->mb[i].name, NULL);
+}
+
+/*
+ * Whether a mailbox other than the first (IDLE's) has mail that no pass
+ * has seen: STATUS (UIDNEXT) of each one a pass has opened. 1 (and the
+ * mailbox logged) when one has, 0 when none has, -1 when the connection
+ * failed (dropped; the next poll connects again). A mailbox the server
+ * refuses is left to the next pass, which says why.
+ */
+static int others_moved(struct imap_source *s)
+{
+	struct mailimap_status_att_list *atts;
+	struct mailimap_mailbox_data_status *st;
+	clistiter *it;
+	size_t i;
+	int r, moved = 0;
+
+	atts = mailimap_status_att_list_new_empty();
+	if (!atts ||
+	    mailimap_status_att_list_add(atts, MAILIMAP_STATUS_ATT_UIDNEXT) !=
+		    MAILIMAP_NO_ERROR) {
+		if (atts)
+			mailimap_status_att_list_free(atts);
+		return 0;
+	}
+	for (i = 1; i < s->n_mb && !moved; i++) {
+		if (!s->mb[i].next_uid)
+			continue;
+		st = NULL;
+		rb_recv_guard_reset(&s->net.guard, SMALL_CAP);
+		r = mailimap_status(s->imap, s->mb[i].name, atts, &st);
+		if (!is_ok(r)) {
+			if (is_refusal(r))
+				continue;
+			net_fail(s, "STATUS", r);
+			moved = -1;
+			break;
+		}
+		for (it = st && st->st_info_list ?
+				  clist_begin(st->st_info_list) :
+				  NULL;
+		     it; it = clist_next(it)) {
+			const struct mailimap_status_info *si =
+				clist_content(it);
+
+			if (si->st_att == MAILIMAP_STATUS_ATT_UIDNEXT &&
+			    (int64_t)si->st_value > s->mb[i].next_uid)
+				moved = 1;
+		}
+		if (moved)
+			log_woken(s, i);
+		mailimap_mailbox_data_status_free(st);
+	}
+	mailimap_status_att_list_free(atts);
+	return moved;
+}
+
 static int imap_wait(struct rb_source *src, int timeout_ms,
 		     volatile const int *stop)
 {
 	struct imap_source *s = (struct imap_source *)src;
-	int left = timeout_ms, chunk, r, woke;
+	int left = timeout_ms, chunk, r, woke, watch = WATCH_MS;
 	struct mailimap_selection_info *sel;
+	bool early = !s->woken || s->pass_new > 0;
 
 	if (!s->imap) {
 		chunk = rb_backoff_remaining_ms(&s->net.backoff);
@@ -1137,11 +1232,23 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 		return 0;
 	}
 	sel = s->imap->imap_selection_info;
-	if (s->pass_ok && sel && sel->sel_uidnext &&
-	    sel->sel_uidnext > s->mb[0].next_uid)
+	s->woken = false;
+	if (early && s->pass_ok && sel && sel->sel_uidnext &&
+	    sel->sel_uidnext > s->mb[0].next_uid) {
+		log_woken(s, 0);
+		s->woken = true;
 		return 0;
+	}
+	rb_test_imap_watch_ms(&watch);
+	/* Mail that came to another mailbox since the pass read it. */
+	if (early && s->n_mb > 1 && (r = others_moved(s)) != 0) {
+		s->woken = r > 0;
+		return 0;
+	}
 	while (left > 0 && !*stop) {
 		chunk = left < IDLE_MAX_MS ? left : IDLE_MAX_MS;
+		if (s->n_mb > 1 && chunk > watch)
+			chunk = watch;
 		rb_recv_guard_reset(&s->net.guard, SMALL_CAP);
 		r = mailimap_idle(s->imap);
 		if (!is_ok(r)) {
@@ -1161,6 +1268,10 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 		if (woke) /* mail, a signal (SIGHUP) or stop */
 			return 0;
 		left -= chunk;
+		if (s->n_mb > 1 && left > 0 && (r = others_moved(s)) != 0) {
+			s->woken = r > 0;
+			return 0;
+		}
 	}
 	return 0;
 }

@@ -49,3 +49,12 @@ void rb_test_assemble_budget(size_t *budget)
 	if (n > 0)
 		*budget = (size_t)n;
 }
+
+void rb_test_imap_watch_ms(int *ms)
+{
+	const char *v = knob("RB_IMAP_WATCH_MS");
+	long long n = v ? strtoll(v, NULL, 10) : 0;
+
+	if (n > 0 && n <= 3600000)
+		*ms = (int)n;
+}

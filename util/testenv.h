@@ -36,14 +36,22 @@
  * RB_FAULT=STAGE:N[:KEY]
  *	The kill tests' fault point (util/fault.h): the process kills itself
  *	right after the N-th commit of STAGE, or (STAGE "job") when the N-th
- *	job whose key holds KEY starts. Tests: t_review_kill,
- *	integration/t_daemon_kill, security/t_sec_job_quarantine.
+ *	job whose key holds KEY starts, or (STAGE "store.pend") between the
+ *	N-th message's row and its asm_pending row. Tests: t_review_kill,
+ *	t_ingest_kill, integration/t_daemon_kill,
+ *	security/t_sec_job_quarantine.
  *
  * RB_ASSEMBLE_BUDGET=N
  *	The work an incremental assembly may do before it assembles the
  *	whole store instead (bot/stages/assemble.h), lowered so that a
  *	test reaches the fallback with a few messages. Tests:
  *	test_assemble, security/t_sec_assemble_refs.
+ *
+ * RB_IMAP_WATCH_MS=N
+ *	How often, in milliseconds, an IMAP source that waits in IDLE on its
+ *	first mailbox asks the others for new mail (mail/source_imap.c,
+ *	WATCH_MS: 30 s), lowered so that a test need not wait 30 s. Test:
+ *	integration/t_imap_watch.
  *
  * The tests' own variables (RB_BIN, RB_SRC, RB_SHARED, RB_BUILD; set by
  * ctest, tests/CMakeLists.txt) are read by the tests, not by reviewbot.
@@ -69,5 +77,8 @@ const char *rb_test_fault(void);
 
 /* RB_ASSEMBLE_BUDGET: *budget set when it is a number above 0. */
 void rb_test_assemble_budget(size_t *budget);
+
+/* RB_IMAP_WATCH_MS: *ms set when it is a number from 1 to 3,600,000. */
+void rb_test_imap_watch_ms(int *ms);
 
 #endif
