@@ -9,7 +9,7 @@ import os, sys
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hostile_server import serve_commands
+from hostile_server import serve_forever
 
 MSG = (b"From: a@example.org\r\nSubject: phantom\r\n"
        b"Message-ID: <phantom.1@example.org>\r\n\r\nbody\r\n")
@@ -64,5 +64,15 @@ def answer(c, line):
     return True
 
 
-serve_commands(sys.argv[1], b"* OK [CAPABILITY IMAP4rev1 IDLE] phantom\r\n",
-               answer)
+def handle(c):
+    # A connection that ended in IDLE leaves nothing to the next one.
+    state["idle"] = None
+    f = c.makefile("rb")
+    c.sendall(b"* OK [CAPABILITY IMAP4rev1 IDLE] phantom\r\n")
+    while True:
+        line = f.readline()
+        if not line or not answer(c, line):
+            return
+
+
+serve_forever(sys.argv[1], handle)
