@@ -92,13 +92,20 @@ rb_start_aiosmtpd()
 	rb_wait_port "$RB_SMTP_PORT"
 }
 
-# rb_start_dovecot [tls]: Dovecot IMAP+LMTP from tests/data/rig on free
-# ports; sets RB_IMAP_PORT, RB_LMTP_PORT (and RB_IMAPS_PORT with tls) and
-# RB_DOVECOT_CONF. The user is bot / botpass.
+# rb_start_dovecot [tls] [detail]: Dovecot IMAP+LMTP from tests/data/rig on
+# free ports; sets RB_IMAP_PORT, RB_LMTP_PORT (and RB_IMAPS_PORT with tls)
+# and RB_DOVECOT_CONF. The user is bot / botpass. With detail, LMTP
+# deliveries to bot+NAME land in the mailbox NAME (made when missing).
 rb_start_dovecot()
 {
-	local rig=$RB_RIG conf=dovecot.conf d=$RB_TEST_DIR/dovecot
-	[ "${1:-}" = tls ] && conf=dovecot-tls.conf
+	local rig=$RB_RIG conf=dovecot.conf d=$RB_TEST_DIR/dovecot detail= a
+	for a in "$@"; do
+		case $a in
+		tls) conf=dovecot-tls.conf ;;
+		detail) detail='s/^lmtp_save_to_detail_mailbox = no/lmtp_save_to_detail_mailbox = yes\nrecipient_delimiter = +\nlda_mailbox_autocreate = yes/' ;;
+		*) rb_fail "rb_start_dovecot: unknown option $a" ;;
+		esac
+	done
 	rb_need dovecot
 	mkdir -p "$d/run" "$d/state" "$RB_TEST_DIR/mail"
 	# Dovecot's auth process must read the passwd file when run as root.
@@ -110,7 +117,7 @@ rb_start_dovecot()
 	RB_IMAPS_PORT=$(rb_free_port)
 	sed -e "s#@RIG@#$RB_TEST_DIR#g" -e "s/10143/$RB_IMAP_PORT/" \
 		-e "s/10024/$RB_LMTP_PORT/" -e "s/10993/$RB_IMAPS_PORT/" \
-		"$rig/$conf" >"$d/dovecot.conf"
+		${detail:+-e "$detail"} "$rig/$conf" >"$d/dovecot.conf"
 	RB_DOVECOT_CONF=$d/dovecot.conf
 	rb_start dovecot dovecot -F -c "$d/dovecot.conf"
 	rb_wait_port "$RB_IMAP_PORT"

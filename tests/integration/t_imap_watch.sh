@@ -16,14 +16,8 @@ d=$RB_TEST_DIR
 rb_need sqlite3
 rb_need doveadm
 chmod 0755 "$d"
-rb_start_dovecot
 # Deliveries to bot+Archive land in the mailbox Archive.
-sed -i 's/^lmtp_save_to_detail_mailbox = no/lmtp_save_to_detail_mailbox = yes\nrecipient_delimiter = +\nlda_mailbox_autocreate = yes/' \
-	"$RB_DOVECOT_CONF"
-rb_stop dovecot
-rb_start dovecot dovecot -F -c "$RB_DOVECOT_CONF"
-rb_wait_port "$RB_IMAP_PORT"
-rb_wait_port "$RB_LMTP_PORT"
+rb_start_dovecot detail
 
 # send FIRST COUNT [MAILBOX]: COUNT small list mails by LMTP.
 send() {
