@@ -1144,16 +1144,18 @@ static int imap_poll(struct rb_source *src, const struct rb_source_env *env)
 	return first;
 }
 
-static void log_woken(const struct imap_source *s, size_t i)
+/* The wait ends early: mailbox @i has mail past what the last pass saw. */
+static void woken_by(struct imap_source *s, size_t i)
 {
+	s->woken = true;
 	rb_log(RB_LOG_INFO, "imap.woken", "source", s->net.base.name, "mailbox",
 	       s->mb[i].name, NULL);
 }
 
 /*
  * Whether a mailbox other than the first (IDLE's) has mail that no pass
- * has seen: STATUS (UIDNEXT) of each one a pass has opened. 1 (and the
- * mailbox logged) when one has, 0 when none has, -1 when the connection
+ * has seen: STATUS (UIDNEXT) of each one a pass has opened. 1 (and
+ * woken_by() it) when one has, 0 when none has, -1 when the connection
  * failed (dropped; the next poll connects again). A mailbox the server
  * refuses is left to the next pass, which says why.
  */
@@ -1198,7 +1200,7 @@ static int others_moved(struct imap_source *s)
 				moved = 1;
 		}
 		if (moved)
-			log_woken(s, i);
+			woken_by(s, i);
 		mailimap_mailbox_data_status_free(st);
 	}
 	mailimap_status_att_list_free(atts);
@@ -1235,16 +1237,13 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 	s->woken = false;
 	if (early && s->pass_ok && sel && sel->sel_uidnext &&
 	    sel->sel_uidnext > s->mb[0].next_uid) {
-		log_woken(s, 0);
-		s->woken = true;
+		woken_by(s, 0);
 		return 0;
 	}
 	rb_test_imap_watch_ms(&watch);
 	/* Mail that came to another mailbox since the pass read it. */
-	if (early && s->n_mb > 1 && (r = others_moved(s)) != 0) {
-		s->woken = r > 0;
+	if (early && s->n_mb > 1 && others_moved(s))
 		return 0;
-	}
 	while (left > 0 && !*stop) {
 		chunk = left < IDLE_MAX_MS ? left : IDLE_MAX_MS;
 		if (s->n_mb > 1 && chunk > watch)
@@ -1268,10 +1267,8 @@ static int imap_wait(struct rb_source *src, int timeout_ms,
 		if (woke) /* mail, a signal (SIGHUP) or stop */
 			return 0;
 		left -= chunk;
-		if (s->n_mb > 1 && left > 0 && (r = others_moved(s)) != 0) {
-			s->woken = r > 0;
+		if (s->n_mb > 1 && left > 0 && others_moved(s))
 			return 0;
-		}
 	}
 	return 0;
 }
